@@ -1,0 +1,18 @@
+"""framework: a deep-learning framework on NumPy/CuPy that behaves like PyTorch."""
+from .tensor import Size, Tensor  # noqa: F401
+from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype,  # noqa
+                     int8, int16, int32, int64, set_default_dtype, uint8)
+from .dtypes import float16 as half, float32 as float, float64 as double  # noqa: F401
+from .dtypes import int64 as long, int32 as int  # noqa: F401
+from .backend import device  # noqa: F401
+from .backend import get_rng_state, set_rng_state, initial_seed  # noqa: F401
+from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like, eye,  # noqa
+                       from_numpy, full, full_like, linspace, manual_seed, ones, ones_like, rand,
+                       rand_like, randint, randn, randn_like, randperm, tensor, zeros,
+                       zeros_like)
+from .ops import *  # noqa: F401,F403
+from . import autograd  # noqa: F401
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
+                       set_grad_enabled)
+
+__version__ = "0.1.0"

@@ -1,0 +1,44 @@
+"""torch.autograd: backward, grad, Function, grad modes, checking tools."""
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+                        is_inference_mode_enabled, no_grad, set_grad_enabled)
+from . import engine as _engine
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of `tensors` into the leaves' `.grad`."""
+    from ..tensor import Tensor
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is not None:
+        grad_tensors = [grad_tensors] if isinstance(grad_tensors, Tensor) else list(grad_tensors)
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    _engine.run(tensors, grad_tensors, retain_graph, create_graph, inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of `outputs` with respect to `inputs` (no `.grad` is touched)."""
+    from ..tensor import Tensor
+    single = isinstance(inputs, Tensor)
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is not None:
+        grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = _engine.run(outputs, grad_outputs, retain_graph, create_graph, inputs,
+                         capture=True, allow_unused=allow_unused)
+    if materialize_grads:
+        from ..creation import zeros_like
+        result = tuple(zeros_like(i) if g is None else g for g, i in zip(result, inputs))
+    return result
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """The legacy wrapper: since torch 0.4 a Variable is just a Tensor."""
+    from ..creation import tensor
+    from ..tensor import Tensor
+    t = data.detach() if isinstance(data, Tensor) else tensor(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t

@@ -1,0 +1,257 @@
+"""The backward engine: one iterative walk over grad_fn nodes, by dependency count.
+
+Ready nodes run latest-created first (as torch's engine does); in-flight gradients live in a
+local dict keyed by node and popped when the node runs.
+"""
+import heapq
+import sys
+
+from ..tensor import Tensor
+from .grad_mode import state
+from .op import AccumulateGrad
+
+NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
+UNUSED = ("One of the differentiated Tensors appears to not have been used in the graph. "
+          "Set allow_unused=True if this is the desired behavior.")
+
+
+def _root_grads(tensors, grads):
+    """Check the roots and build their starting gradients (implicit ones only for scalars)."""
+    if grads is None:
+        grads = [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs" if not grads
+                           else f"Mismatch in number of grad tensors: got {len(grads)}, "
+                                f"expected {len(tensors)}")
+    out = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not t.requires_grad:
+            raise RuntimeError(NO_GRAD_FN.format(i))
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not t.dtype.is_floating_point:
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   f"but got {t.dtype}")
+            g = Tensor._make(t.xp.ones_like(t._data), t._device)
+        elif not isinstance(g, Tensor):
+            g = Tensor._make(t.xp.asarray(g, dtype=t._data.dtype), t._device)
+        elif g.shape != t.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                               f"{tuple(g.shape)} and output[{i}] has a shape of {tuple(t.shape)}.")
+        out.append(g)
+    return out
+
+
+def _collect(roots, targets):
+    """Dependency counts of the nodes that lead to a target (all nodes when targets is None)."""
+    deps, order, seen = {}, [], set()
+    stack = [fn for fn, _ in roots]
+    seen.update(stack)
+    while stack:
+        fn = stack.pop()
+        order.append(fn)
+        for e in fn._edges:
+            if e is not None and e[0] not in seen:
+                seen.add(e[0])
+                stack.append(e[0])
+    needed = None
+    if targets is not None:
+        # A node is needed when a target is reachable from it: settle children before parents.
+        needed = set()
+        for fn in _topological(order)[::-1]:
+            if fn in targets or any(e is not None and e[0] in needed for e in fn._edges):
+                needed.add(fn)
+    for fn in order:
+        if needed is not None and fn not in needed:
+            continue
+        for e in fn._edges:
+            if e is not None and (needed is None or e[0] in needed):
+                deps[e[0]] = deps.get(e[0], 0) + 1
+    return deps, needed
+
+
+def _topological(order):
+    """Kahn's order of the discovered nodes (parents before children)."""
+    indeg = {fn: 0 for fn in order}
+    for fn in order:
+        for e in fn._edges:
+            if e is not None:
+                indeg[e[0]] += 1
+    ready = [fn for fn in order if indeg[fn] == 0]
+    out = []
+    while ready:
+        fn = ready.pop()
+        out.append(fn)
+        for e in fn._edges:
+            if e is not None:
+                indeg[e[0]] -= 1
+                if indeg[e[0]] == 0:
+                    ready.append(e[0])
+    return out
+
+
+def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+        capture=False, allow_unused=False):
+    """Backpropagate from `tensors`. With capture=True return the gradients of `inputs`
+    instead of accumulating them (autograd.grad); otherwise accumulate into `.grad`."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _root_grads(tensors, grad_tensors)
+    roots = [t._edge() for t in tensors]
+    targets = None
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets.setdefault(t._edge()[0], []).append((t._edge()[1], i, t))
+    deps, needed = _collect(roots, targets)
+    buffers = {}
+    for (fn, nr), g in zip(roots, grads):
+        _add_to(buffers, fn, nr, g)
+    captured = [None] * len(inputs) if capture else None
+    heap = [(-fn._seq, id(fn), fn) for fn, _ in dict.fromkeys(roots) if deps.get(fn, 0) == 0]
+    heapq.heapify(heap)
+    prev_mode = state.enabled
+    state.enabled = create_graph
+    try:
+        while heap:
+            fn = heapq.heappop(heap)[2]
+            grads_out = buffers.pop(fn, None)
+            if grads_out is not None:
+                grads_in = _run_node(fn, grads_out, targets, captured, create_graph, retain_graph)
+            else:
+                grads_in = ()
+            for k, e in enumerate(fn._edges):
+                if e is None or (needed is not None and e[0] not in needed):
+                    continue
+                nxt = e[0]
+                g = grads_in[k] if k < len(grads_in) else None
+                if g is not None:
+                    _add_to(buffers, nxt, e[1], _fit(g, fn._in_meta[k]))
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+    finally:
+        state.enabled = prev_mode
+    if capture:
+        for i, g in enumerate(captured):
+            if g is None and not allow_unused:
+                raise RuntimeError(UNUSED)
+        return tuple(captured)
+    return None
+
+
+def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph):
+    """Run hooks and one node's backward; returns its gradients per input edge."""
+    if fn._tensor_hooks:
+        for nr, hooks in fn._tensor_hooks.items():
+            if grads_out[nr] is not None:
+                for hook in list(hooks.values()):
+                    r = hook(grads_out[nr])
+                    if r is not None:
+                        grads_out[nr] = r
+    if fn._retain:
+        for nr, ref in fn._retain.items():
+            t = ref()
+            if t is not None and grads_out[nr] is not None:
+                _store_grad(t, grads_out[nr], create_graph)
+    if fn._prehooks:
+        for hook in list(fn._prehooks.values()):
+            r = hook(tuple(grads_out))
+            if r is not None:
+                grads_out = list(r)
+    if targets is not None and fn in targets:
+        for nr, i, t in targets[fn]:
+            g = grads_out[nr]
+            if captured is not None:
+                captured[i] = g if g is None or create_graph else g.detach()
+            elif g is not None and not isinstance(fn, AccumulateGrad):
+                _store_grad(t, g, create_graph)  # backward(inputs=[non-leaf])
+        if captured is not None and isinstance(fn, AccumulateGrad):
+            return ()
+    if isinstance(fn, AccumulateGrad):
+        if grads_out[0] is not None:
+            _accumulate(fn.variable, grads_out[0], create_graph)
+        return ()
+    if all(g is None for g in grads_out):
+        return ()
+    fn.check_saved()
+    result = fn.backward(*grads_out)
+    if type(result) is not tuple:
+        result = (result,)
+    if fn._hooks:
+        for hook in list(fn._hooks.values()):
+            r = hook(result, tuple(grads_out))
+            if r is not None:
+                result = tuple(r)
+    if state.anomaly:
+        _check_nan(fn, result)
+    if not retain_graph:
+        fn.release()
+    return result
+
+
+def _add_to(buffers, fn, nr, g):
+    slot = buffers.get(fn)
+    if slot is None:
+        slot = buffers[fn] = [None] * fn._n_out
+    slot[nr] = g if slot[nr] is None else slot[nr] + g
+
+
+def _fit(g, meta):
+    """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype."""
+    shape, dtype = meta
+    if g._data.shape != shape:
+        g = g.sum_to_size(shape)
+    if g._data.dtype != dtype:
+        g = g._cast(dtype)
+    return g
+
+
+def _owned(array, tensor):
+    """True when nobody else can see `array`, so `.grad` may take it without a copy."""
+    return (getattr(array, "base", None) is None and sys.getrefcount(array) <= 3
+            and sys.getrefcount(tensor) <= 4)
+
+
+def _accumulate(leaf, g, create_graph):
+    """AccumulateGrad: leaf hooks, then `.grad` set or summed, then post-accumulate hooks."""
+    if leaf._hooks:
+        for hook in list(leaf._hooks.values()):
+            r = hook(g)
+            if r is not None:
+                g = r
+    _store_grad(leaf, g, create_graph)
+    if leaf._post_hooks:
+        for hook in list(leaf._post_hooks.values()):
+            hook(leaf)
+
+
+def _store_grad(t, g, create_graph):
+    if t.grad is None:
+        if create_graph:
+            t.grad = g
+        else:
+            arr = g._data
+            t.grad = Tensor._make(arr if _owned(arr, g) else arr.copy(), g._device)
+    elif create_graph:
+        t.grad = t.grad + g
+    else:
+        old = t.grad
+        if old._data.flags.writeable and old._data.shape == g._data.shape:
+            old.xp.add(old._data, g._data, out=old._data)
+            old._vc[0] += 1
+        else:
+            t.grad = Tensor._make(old._data + g._data, old._device)
+
+
+def _check_nan(fn, result):
+    for i, g in enumerate(result):
+        if g is not None and g.dtype.is_floating_point and bool(g.xp.isnan(g._data).any()):
+            msg = f"Function '{fn.name()}' returned nan values in its {i}th output."
+            if fn._trace:
+                print("Traceback of forward call that caused the error:\n" + fn._trace,
+                      file=sys.stderr)
+            raise RuntimeError(msg)

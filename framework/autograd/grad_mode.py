@@ -1,0 +1,96 @@
+"""Grad mode: one global flag, switched by context managers that double as decorators."""
+import functools
+
+
+class _State:
+    enabled = True
+    inference = False
+    anomaly = False
+
+
+state = _State()
+
+
+def is_grad_enabled():
+    return state.enabled
+
+
+def is_inference_mode_enabled():
+    return state.inference
+
+
+class _Mode:
+    """Base of the grad-mode context managers; usable as decorators too."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.__class__(*self._args):
+                return func(*args, **kwargs)
+        return wrapper
+
+    _args = ()
+
+    def __enter__(self):
+        self._prev = state.enabled
+        state.enabled = self._target()
+
+    def __exit__(self, *exc):
+        state.enabled = self._prev
+        return False
+
+
+class no_grad(_Mode):
+    """Disable gradient recording."""
+
+    def __init__(self, orig_func=None):
+        if orig_func is not None and callable(orig_func):
+            raise RuntimeError("no_grad must be instantiated: use @no_grad()")
+
+    def _target(self):
+        return False
+
+
+class enable_grad(_Mode):
+    """Enable gradient recording."""
+
+    def _target(self):
+        return True
+
+
+class set_grad_enabled(_Mode):
+    """Set gradient recording on or off; works as a function, context manager or decorator."""
+
+    def __init__(self, mode):
+        self._args = (mode,)
+        self._prev = state.enabled
+        state.enabled = bool(mode)  # torch applies it on construction too
+
+    def _target(self):
+        return bool(self._args[0])
+
+    def __enter__(self):
+        pass  # already applied in __init__
+
+    def __call__(self, func):
+        state.enabled = self._prev  # as a decorator, construction must not change the mode
+        return super().__call__(func)
+
+
+class inference_mode(_Mode):
+    """Like no_grad, and tensors made inside report is_inference()."""
+
+    def __init__(self, mode=True):
+        self._args = (mode,)
+
+    def _target(self):
+        return not self._args[0] and state.enabled
+
+    def __enter__(self):
+        self._prev_inf = state.inference
+        state.inference = bool(self._args[0])
+        super().__enter__()
+
+    def __exit__(self, *exc):
+        state.inference = self._prev_inf
+        return super().__exit__(*exc)

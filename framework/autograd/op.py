@@ -1,0 +1,283 @@
+"""Op: one differentiable primitive and, once applied in grad mode, its graph node.
+
+Cross-cutting rules live here: device checks, Python-scalar dtypes, type promotion,
+recording the node, saving exactly what backward declares, version checks and freeing.
+"""
+import itertools
+import weakref
+
+from .. import dtypes
+from ..backend import xp_for
+from ..tensor import Tensor
+from .grad_mode import state
+
+_seq = itertools.count()
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+def _same_device_error(a, b):
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{a} and {b}!")
+
+
+class Op:
+    """Base class of primitives. Subclasses define forward(*arrays, **params) -> array(s)
+    and backward(*grads) -> gradient Tensor(s) (one per input, or None)."""
+
+    __slots__ = ("xp", "_inputs", "_versions", "_out", "_out_vc", "_out_version", "_edges",
+                 "_in_meta", "needs_input_grad", "_seq", "_n_out", "_released", "_hooks",
+                 "_prehooks", "_tensor_hooks", "_retain", "_trace", "__weakref__", "__dict__")
+    saves_inputs = False   # backward reads self.inputs
+    saves_output = False   # backward reads self.output
+    promote = False        # inputs are promoted to torch's common dtype
+    non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
+    differentiable = True    # False: never recorded (comparisons, argmax)
+
+    @classmethod
+    def apply(cls, *args, **params):
+        fn = cls.__new__(cls)
+        dev = None
+        requires = False
+        has_scalar = False
+        for a in args:
+            if isinstance(a, Tensor):
+                if dev is None:
+                    dev = a._device
+                elif a._device != dev:
+                    raise _same_device_error(dev, a._device)
+                if a._rg:
+                    requires = True
+            elif a is not None:
+                has_scalar = True
+        if dev is None:
+            dev = _cpu()
+        xp = fn.xp = xp_for(dev)
+        if has_scalar or cls.promote:
+            args = _unify(cls, args, xp)
+        arrays = [a._data if a is not None else None for a in args]
+        out = fn.forward(*arrays, **params)
+        if not (requires and state.enabled and cls.differentiable):
+            if type(out) is tuple:
+                return tuple(Tensor._make(o, dev) for o in out)
+            return Tensor._make(out, dev)
+        return fn._record(args, out, dev)
+
+    def _record(self, args, out, dev):
+        """Make this op a graph node: edges, saved data and the output tensor(s)."""
+        self._seq = next(_seq)
+        self._released = False
+        self._hooks = self._prehooks = self._tensor_hooks = self._retain = None
+        self._trace = _anomaly_trace() if state.anomaly else None
+        self.needs_input_grad = tuple(a is not None and a._rg for a in args)
+        self._edges = tuple(a._edge() if need else None
+                            for a, need in zip(args, self.needs_input_grad))
+        self._in_meta = tuple((a._data.shape, a._data.dtype) if need else None
+                              for a, need in zip(args, self.needs_input_grad))
+        if self.saves_inputs:
+            self._inputs = args
+            self._versions = tuple(a._vc[0] if a is not None else 0 for a in args)
+        if type(out) is tuple:
+            self._n_out = len(out)
+            outs = tuple(Tensor._make(o, dev) if i in self.non_differentiable
+                         else Tensor._make(o, dev, True, self, i) for i, o in enumerate(out))
+            if self.saves_output:
+                self._save_output(out[0], outs[0])
+            return outs
+        self._n_out = 1
+        t = Tensor._make(out, dev, True, self, 0)
+        if self.saves_output:
+            self._save_output(out, t)
+        return t
+
+    def _save_output(self, array, tensor):
+        self._out = array
+        self._out_vc = tensor._vc
+        self._out_version = tensor._vc[0]
+
+    # ----- what backward reads -------------------------------------------------------------
+    @property
+    def inputs(self):
+        if self._released:
+            raise RuntimeError(FREED)
+        return self._inputs
+
+    @property
+    def output(self):
+        """The forward output as a Tensor whose grad_fn is this node (for double backward)."""
+        if self._released:
+            raise RuntimeError(FREED)
+        return Tensor._make(self._out, _device_of_node(self), True, self, 0)
+
+    def check_saved(self):
+        """Raise torch's error if a saved tensor was modified in place since forward."""
+        if self._released and (self.saves_inputs or self.saves_output):
+            raise RuntimeError(FREED)
+        if self.saves_inputs:
+            for a, v in zip(self._inputs, self._versions):
+                if a is not None and a._vc[0] != v:
+                    raise _modified_error(a._data, a._vc[0], v, a.grad_fn, a._output_nr)
+        if self.saves_output and self._out_vc[0] != self._out_version:
+            raise _modified_error(self._out, self._out_vc[0], self._out_version, self, 0)
+
+    def release(self):
+        """Free saved data; edges and metadata stay so next_functions remains readable."""
+        self._released = True
+        if self.saves_inputs:
+            self._inputs = None
+        if self.saves_output:
+            self._out = None
+
+    # ----- node surface (torch's grad_fn API) ----------------------------------------------
+    def name(self):
+        return type(self).__name__ + "Backward0"
+
+    @property
+    def next_functions(self):
+        return tuple(e if e is not None else (None, 0) for e in self._edges)
+
+    @property
+    def metadata(self):
+        return self.__dict__.setdefault("_metadata", {})
+
+    def register_hook(self, hook):
+        """hook(grad_inputs, grad_outputs) runs after this node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        return _add_hook(self._hooks, hook)
+
+    def register_prehook(self, hook):
+        """hook(grad_outputs) runs before this node; may return new grad_outputs."""
+        if self._prehooks is None:
+            self._prehooks = {}
+        return _add_hook(self._prehooks, hook)
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __call__(self, *grads):
+        return self.backward(*grads)
+
+    def forward(self, *arrays, **params):
+        raise NotImplementedError(f"{type(self).__name__} must define forward")
+
+    def backward(self, *grads):
+        raise RuntimeError(f"derivative for {type(self).__name__} is not implemented")
+
+
+class AccumulateGrad:
+    """The node of a leaf that requires grad: the only writer of `.grad`."""
+    __slots__ = ("variable", "_hooks", "_prehooks", "__weakref__")
+    _seq = float("inf")  # runs as soon as it is ready, as in torch
+    _n_out = 1
+    _edges = ()
+    _released = False
+    _tensor_hooks = _retain = _trace = None
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._hooks = self._prehooks = None
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    next_functions = ()
+    register_hook = Op.register_hook
+    register_prehook = Op.register_prehook
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+class RemovableHandle:
+    """Returned by every register_*hook; `.remove()` unregisters."""
+    __slots__ = ("_dict", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self._dict = weakref.ref(hooks_dict) if _weakrefable(hooks_dict) else (lambda: hooks_dict)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        d = self._dict()
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookDict(dict):
+    """A dict that can be weakly referenced by its handles."""
+    __slots__ = ("__weakref__",)
+
+
+def _weakrefable(d):
+    return isinstance(d, _HookDict)
+
+
+def _add_hook(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def new_hook_dict():
+    return _HookDict()
+
+
+def _modified_error(array, now, expected, grad_fn, output_nr):
+    kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+            "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}.get(
+                str(array.dtype), "Tensor")
+    shape = ", ".join(str(s) for s in array.shape)
+    where = f", which is output {output_nr} of {grad_fn.name()}," if grad_fn is not None else ""
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [torch.{kind} [{shape}]]{where} is at version {now}; expected version "
+        f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
+        "to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+
+
+def _cpu():
+    from ..backend import CPU
+    return CPU
+
+
+def _device_of_node(fn):
+    from ..backend import device_of
+    return device_of(fn._out)
+
+
+def _anomaly_trace():
+    import traceback
+    return "".join(traceback.format_stack()[:-3])
+
+
+def _unify(cls, args, xp):
+    """Turn Python scalars into tensors and, for promoting ops, cast to torch's result dtype."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if cls.promote:
+        scalars = [a for a in args if a is not None and not isinstance(a, Tensor)]
+        target = dtypes.result_type([t._data for t in tensors], [t._data.ndim for t in tensors],
+                                    scalars)
+    else:
+        target = tensors[0]._data.dtype if tensors else dtypes.get_default_dtype().np
+    out = []
+    for a in args:
+        if a is None:
+            out.append(None)
+        elif isinstance(a, Tensor):
+            out.append(a if a._data.dtype == target else a._cast(target))
+        else:
+            out.append(Tensor._make(xp.asarray(a, dtype=target), tensors[0]._device if tensors
+                                    else _cpu()))
+    return out

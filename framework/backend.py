@@ -1,0 +1,158 @@
+"""Devices and array modules: the only place that imports CuPy.
+
+Every NumPy/CuPy difference gets one shim here; ops call `xp` functions only.
+"""
+import numpy as np
+
+try:  # CuPy is optional: present only on machines with CUDA
+    import cupy as _cupy
+    import cupyx as _cupyx
+except Exception:  # pragma: no cover - depends on the machine
+    _cupy = None
+    _cupyx = None
+
+
+class device:
+    """torch.device: a type ('cpu' or 'cuda') and an optional index."""
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, str) and ":" in type:
+            type, idx = type.split(":", 1)
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError(
+                "Expected one of cpu, cuda device type at start of device string: " + str(type))
+        if type == "cpu":
+            index = None
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "index", index)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("device objects are immutable")
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and (self.index or 0) == (other.index or 0)
+
+    def __hash__(self):
+        return hash((self.type, self.index or 0))
+
+
+CPU = device("cpu")
+
+
+def cuda_available():
+    if _cupy is None:
+        return False
+    try:
+        return _cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def cuda_device_count():
+    return _cupy.cuda.runtime.getDeviceCount() if cuda_available() else 0
+
+
+def as_device(spec):
+    """Normalise a device spec (None, str, int, device) to a device; CUDA must exist."""
+    if spec is None:
+        return CPU
+    if isinstance(spec, device):
+        dev = spec
+    elif isinstance(spec, int):
+        dev = device("cuda", spec)
+    else:
+        dev = device(spec)
+    if dev.type == "cuda":
+        if not cuda_available():
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        if dev.index is None:
+            dev = device("cuda", 0)
+    return dev
+
+
+def xp_for(dev):
+    """The array module (numpy or cupy) of a device."""
+    return np if dev.type == "cpu" else _cupy
+
+
+def device_of(array):
+    """The device an array lives on."""
+    if isinstance(array, np.ndarray) or np.isscalar(array) or _cupy is None:
+        return CPU
+    if isinstance(array, _cupy.ndarray):
+        return device("cuda", array.device.id)
+    return CPU
+
+
+def move(array, dev):
+    """Copy an array to a device (no copy when it is already there)."""
+    if dev.type == "cpu":
+        if isinstance(array, np.ndarray):
+            return array
+        return _cupy.asnumpy(array)
+    with _cupy.cuda.Device(dev.index or 0):
+        return _cupy.asarray(array)
+
+
+def to_numpy(array):
+    return array if isinstance(array, np.ndarray) else _cupy.asnumpy(array)
+
+
+def scatter_add(xp, target, indices, values):
+    """target[indices] += values with repeated indices summed (np.add.at / cupyx.scatter_add)."""
+    if xp is np:
+        np.add.at(target, indices, values)
+    else:
+        _cupyx.scatter_add(target, indices, values)
+    return target
+
+
+def synchronize():
+    if cuda_available():
+        _cupy.cuda.runtime.deviceSynchronize()
+
+
+# One seeded stream of random numbers, drawn on the CPU and moved, so the same seed gives the
+# same weights and dropout masks on every device.
+_rng = np.random.Generator(np.random.PCG64(0))
+_seed = 0
+
+
+def manual_seed(seed):
+    global _rng, _seed
+    _seed = int(seed)
+    _rng = np.random.Generator(np.random.PCG64(_seed))
+
+
+def initial_seed():
+    return _seed
+
+
+def rng():
+    return _rng
+
+
+def get_rng_state():
+    return _rng.bit_generator.state
+
+
+def set_rng_state(state):
+    _rng.bit_generator.state = state

@@ -1,0 +1,129 @@
+"""dtype objects named as torch's, the default dtype and torch's type promotion."""
+import numpy as np
+
+
+class dtype:
+    """torch.dtype: wraps a NumPy dtype; prints as torch.float32."""
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_kind")
+
+    def __init__(self, name, np_dtype, kind):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = kind == 2
+        self.is_signed = name not in ("bool", "uint8")
+        self.itemsize = self.np.itemsize
+        self._kind = kind  # 0 bool, 1 integer, 2 floating: promotion category
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    @property
+    def is_complex(self):
+        return False
+
+
+bool_ = dtype("bool", np.bool_, 0)
+uint8 = dtype("uint8", np.uint8, 1)
+int8 = dtype("int8", np.int8, 1)
+int16 = dtype("int16", np.int16, 1)
+int32 = dtype("int32", np.int32, 1)
+int64 = dtype("int64", np.int64, 1)
+float16 = dtype("float16", np.float16, 2)
+float32 = dtype("float32", np.float32, 2)
+float64 = dtype("float64", np.float64, 2)
+
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_FROM_NP = {d.np: d for d in ALL}
+_NAMES = {d.name: d for d in ALL}
+_NAMES.update(float=float32, double=float64, half=float16, long=int64, int=int32, short=int16)
+
+
+def _by_name(name):
+    return _NAMES[name]
+
+
+def from_numpy_dtype(np_dtype):
+    """The dtype object of a NumPy dtype; raises TypeError for unsupported ones."""
+    try:
+        return _FROM_NP[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
+            "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_numpy_dtype(d):
+    """Accept a framework dtype, a NumPy dtype or a Python type; return the NumPy dtype."""
+    if isinstance(d, dtype):
+        return d.np
+    if d is float:
+        return _default.np
+    if d is int:
+        return np.dtype(np.int64)
+    if d is bool:
+        return np.dtype(np.bool_)
+    return from_numpy_dtype(d).np
+
+
+_default = float32
+
+
+def get_default_dtype():
+    return _default
+
+
+def set_default_dtype(d):
+    global _default
+    if not isinstance(d, dtype) or d not in (float16, float32, float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default = d
+
+
+def scalar_kind(value):
+    """Promotion category of a Python scalar: 0 bool, 1 int, 2 float."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return 1
+    return 2
+
+
+def _kind(np_dtype):
+    return 0 if np_dtype == np.bool_ else (2 if np_dtype.kind == "f" else 1)
+
+
+def _combine(a, b):
+    """Promote within a category; a higher category wins outright."""
+    if a is None:
+        return b
+    ka, kb = _kind(a), _kind(b)
+    if ka == kb:
+        return np.promote_types(a, b)
+    return a if ka > kb else b
+
+
+def result_type(arrays, ndims, scalars):
+    """torch.result_type over arrays (with their ndim) and Python scalars.
+
+    Dimensioned tensors outrank zero-dim ones, which outrank Python scalars; a lower
+    participant only matters when its category (bool < int < float) is higher.
+    """
+    dim_t = zero_t = None
+    for a, nd in zip(arrays, ndims):
+        if nd:
+            dim_t = _combine(dim_t, a.dtype)
+        else:
+            zero_t = _combine(zero_t, a.dtype)
+    result = dim_t
+    if zero_t is not None:
+        if result is None or _kind(zero_t) > _kind(result):
+            result = zero_t
+    if scalars:
+        k = max(scalar_kind(s) for s in scalars)
+        if result is None or k > _kind(result):
+            result = (np.dtype(np.bool_), np.dtype(np.int64), _default.np)[k]
+    return result

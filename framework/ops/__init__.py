@@ -1,0 +1,7 @@
+"""Every primitive and its public function, one module per family."""
+from .elementwise import *  # noqa: F401,F403
+from .reduction import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from ..creation import tensor  # noqa: F401  (copy_ accepts array-likes)

@@ -1,0 +1,815 @@
+"""Tensor: an array on a device plus autograd state. Methods are one-liners over ops."""
+import weakref
+
+import numpy as np
+
+from . import dtypes
+from .backend import CPU, as_device, device_of, move, to_numpy, xp_for
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as torch.Size([2, 3])."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """A multi-dimensional array with autograd: data, grad, grad_fn, requires_grad."""
+
+    __slots__ = ("_data", "_device", "_rg", "grad", "grad_fn", "_output_nr", "_vc",
+                 "__dict__", "__weakref__")
+    __hash__ = object.__hash__  # __eq__ is elementwise
+    __array_priority__ = 1000   # numpy defers to our reflected operators
+
+    # rare attributes live in the instance dict on demand; these are their defaults
+    _hooks = None        # leaf hooks (id -> fn), run before accumulation
+    _post_hooks = None   # post-accumulate hooks
+    _acc = None          # weakref to this leaf's AccumulateGrad node
+    _retains_grad = False
+
+    def __new__(cls, *args, device=None):
+        """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is uninitialised."""
+        dt = dtypes.get_default_dtype().np
+        dev = as_device(device)
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = args[0]
+            arr = data._data.astype(dt) if isinstance(data, Tensor) else np.array(data, dtype=dt)
+        else:
+            arr = np.empty(tuple(args), dtype=dt)
+        return Tensor._make(move(arr, dev), dev)
+
+    @staticmethod
+    def _make(data, device=CPU, requires_grad=False, grad_fn=None, output_nr=0):
+        t = object.__new__(Tensor)
+        t._data = data
+        t._device = device
+        t._rg = requires_grad
+        t.grad = None
+        t.grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._vc = [0]
+        return t
+
+    # ----- attributes ----------------------------------------------------------------------
+    @property
+    def data(self):
+        """The same storage, detached, with a separate version counter (as torch's .data)."""
+        return Tensor._make(self._data, self._device)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data if isinstance(value, Tensor) else value
+        self._device = device_of(self._data)
+
+    @property
+    def xp(self):
+        return xp_for(self._device)
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def T(self):
+        return self.permute(*range(self.ndim - 1, -1, -1))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        _check_requires_grad(self, value)
+        self._rg = bool(value)
+
+    # ----- autograd ------------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import engine
+        if inputs is not None:
+            inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+            if not inputs:
+                raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        engine.run([self], None if gradient is None else [gradient], retain_graph, create_graph,
+                   inputs)
+
+    def _edge(self):
+        """(node, output index) that receives this tensor's gradient."""
+        if self.grad_fn is not None:
+            return self.grad_fn, self._output_nr
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return acc, 0
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        fn = self.grad_fn
+        if fn._retain is None:
+            fn._retain = {}
+        fn._retain[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """hook(grad) runs when this tensor's gradient is computed; may return a new one."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = new_hook_dict()
+            return _add_hook(self._hooks, hook)
+        fn = self.grad_fn
+        if fn._tensor_hooks is None:
+            fn._tensor_hooks = {}
+        return _add_hook(fn._tensor_hooks.setdefault(self._output_nr, new_hook_dict()), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after a leaf's .grad has been accumulated."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_hooks is None:
+            self._post_hooks = new_hook_dict()
+        return _add_hook(self._post_hooks, hook)
+
+    def detach(self):
+        """Same storage and version counter, no history."""
+        t = Tensor._make(self._data, self._device)
+        t._vc = self._vc
+        return t
+
+    def detach_(self):
+        if self.grad_fn is not None:
+            self.grad_fn = None
+        self._rg = False
+        return self
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    # ----- conversion ----------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return to_numpy(self._data).tolist()
+
+    def numpy(self, force=False):
+        if force:
+            return to_numpy(self._data).copy() if self.is_cuda else self._data
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        if self.is_cuda:
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = to_numpy(self._data)
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def to(self, *args, **kwargs):
+        dev, dt, copy = _parse_to(self, args, kwargs)
+        if dev == self._device and (dt is None or dt == self._data.dtype) and not copy:
+            return self
+        return _ops.to_copy(self, device=dev, dtype=dt)
+
+    def cpu(self):
+        return self.to(CPU)
+
+    def cuda(self, device=None):
+        return self.to(as_device("cuda" if device is None else device))
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return "torch." + {"cpu": ""}.get(self._device.type, "cuda.") + _TYPE_NAMES.get(
+                self.dtype.name, "Tensor")
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool_)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def _cast(self, np_dtype):
+        return _ops.to_copy(self, dtype=np_dtype)
+
+    def clone(self):
+        return _ops.clone(self)
+
+    def contiguous(self):
+        return self
+
+    def is_contiguous(self):
+        return True
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __repr__(self):
+        return _tensor_str.tensor_repr(self)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("framework tensors are saved with framework.save, not pickle")
+
+    # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
+    def _inplace(self, op, *args, **kwargs):
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        if state.enabled and (self.requires_grad or any(a.requires_grad for a in tensors)):
+            if self.grad_fn is None and self.requires_grad:
+                raise RuntimeError(LEAF_INPLACE)
+            src = Tensor._make(self._data.copy(), self._device, self.requires_grad,
+                               self.grad_fn, self._output_nr)  # saved values must not change
+            out = op(src, *args, **kwargs)
+            _write(self, out._data)
+            self._rg = True
+            self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+            fn = out.grad_fn
+            if fn.saves_output:
+                fn._out_vc, fn._out_version = self._vc, self._vc[0]
+            return self
+        with _no_grad():
+            out = op(self, *args, **kwargs)
+        _write(self, out._data)
+        return self
+
+    def add_(self, other, alpha=1):
+        return self._inplace(_ops.add, other, alpha=alpha)
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(_ops.sub, other, alpha=alpha)
+
+    def mul_(self, other):
+        return self._inplace(_ops.mul, other)
+
+    def div_(self, other, rounding_mode=None):
+        return self._inplace(_ops.div, other, rounding_mode=rounding_mode)
+
+    def pow_(self, exponent):
+        return self._inplace(_ops.pow, exponent)
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace(_ops.clamp, min, max)
+
+    clip_ = clamp_
+
+    def neg_(self):
+        return self._inplace(_ops.neg)
+
+    def exp_(self):
+        return self._inplace(_ops.exp)
+
+    def sqrt_(self):
+        return self._inplace(_ops.sqrt)
+
+    def relu_(self):
+        return self._inplace(_ops.relu)
+
+    def sigmoid_(self):
+        return self._inplace(_ops.sigmoid)
+
+    def tanh_(self):
+        return self._inplace(_ops.tanh)
+
+    def masked_fill_(self, mask, value):
+        return self._inplace(_ops.masked_fill, mask, value)
+
+    def copy_(self, src, non_blocking=False):
+        if not isinstance(src, Tensor):
+            src = _ops.tensor(src)
+        return self._inplace(_ops.copy_into, src)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def fill_(self, value):
+        return self._inplace(_ops.fill, value)
+
+    def uniform_(self, a=0.0, b=1.0):
+        return self._random_fill(lambda rng, shape: rng.uniform(a, b, shape))
+
+    def normal_(self, mean=0.0, std=1.0):
+        return self._random_fill(lambda rng, shape: rng.normal(mean, std, shape))
+
+    def _random_fill(self, draw):
+        from .backend import rng
+        values = draw(rng(), self._data.shape).astype(self._data.dtype)
+        return self.copy_(Tensor._make(move(values, self._device), self._device))
+
+    def __setitem__(self, index, value):
+        self._inplace(_ops.index_put, index, value)
+
+
+    # ----- methods over ops (one line each) ------------------------------------------------
+    def add(self, other, alpha=1):
+        return _ops.add(self, other, alpha=alpha)
+
+    def sub(self, other, alpha=1):
+        return _ops.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return _ops.mul(self, other)
+
+    def div(self, other, rounding_mode=None):
+        return _ops.div(self, other, rounding_mode=rounding_mode)
+
+    def pow(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def neg(self):
+        return _ops.neg(self)
+
+    def reciprocal(self):
+        return _ops.reciprocal(self)
+
+    def square(self):
+        return _ops.square(self)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def log(self):
+        return _ops.log(self)
+
+    def sqrt(self):
+        return _ops.sqrt(self)
+
+    def rsqrt(self):
+        return _ops.rsqrt(self)
+
+    def sin(self):
+        return _ops.sin(self)
+
+    def cos(self):
+        return _ops.cos(self)
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def relu(self):
+        return _ops.relu(self)
+
+    def abs(self):
+        return _ops.abs(self)
+
+    def sign(self):
+        return _ops.sign(self)
+
+    def clamp(self, min=None, max=None):
+        return _ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return _ops.maximum(self, other)
+
+    def minimum(self, other):
+        return _ops.minimum(self, other)
+
+    def where(self, condition, other):
+        return _ops.where(condition, self, other)
+
+    def eq(self, other):
+        return _ops.eq(self, other)
+
+    def ne(self, other):
+        return _ops.ne(self, other)
+
+    def lt(self, other):
+        return _ops.lt(self, other)
+
+    def le(self, other):
+        return _ops.le(self, other)
+
+    def gt(self, other):
+        return _ops.gt(self, other)
+
+    def ge(self, other):
+        return _ops.ge(self, other)
+
+    def equal(self, other):
+        return self.shape == other.shape and bool((self == other).all())
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(self.xp.allclose(self._data, other._data, rtol, atol, equal_nan))
+
+    def logical_not(self):
+        return _ops.logical_not(self)
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return _ops.sum(self, dim, keepdim, dtype=dtype)
+
+    def sum_to_size(self, *size):
+        return _ops.sum_to_size(self, *size)
+
+    def mean(self, dim=None, keepdim=False, dtype=None):
+        return _ops.mean(self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim=None, keepdim=False):
+        return _ops.prod(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, correction=None):
+        return _ops.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, correction=None):
+        return _ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def max(self, dim=None, keepdim=False):
+        return _ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _ops.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _ops.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _ops.argmin(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _ops.logsumexp(self, dim, keepdim)
+
+    def all(self, dim=None, keepdim=False):
+        return _ops.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return _ops.any(self, dim, keepdim)
+
+    def softmax(self, dim, dtype=None):
+        return _ops.softmax(self, dim)
+
+    def log_softmax(self, dim, dtype=None):
+        return _ops.log_softmax(self, dim)
+
+    def reshape(self, *shape):
+        return _ops.reshape(self, *shape)
+
+    def view(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
+            return self.to(shape[0])  # view(dtype)
+        return _ops.view(self, *shape)
+
+    def view_as(self, other):
+        return _ops.view(self, other.shape)
+
+    def reshape_as(self, other):
+        return _ops.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return _ops.unflatten(self, dim, sizes)
+
+    def squeeze(self, dim=None):
+        return _ops.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return _ops.unsqueeze(self, dim)
+
+    def permute(self, *dims):
+        return _ops.permute(self, *dims)
+
+    def transpose(self, dim0, dim1):
+        return _ops.transpose(self, dim0, dim1)
+
+    def t(self):
+        return _ops.t(self)
+
+    def expand(self, *sizes):
+        return _ops.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return _ops.expand(self, other.shape)
+
+    def repeat(self, *sizes):
+        return _ops.repeat(self, *sizes)
+
+    def split(self, split_size, dim=0):
+        return _ops.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _ops.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return _ops.unbind(self, dim)
+
+    def matmul(self, other):
+        return _ops.matmul(self, other)
+
+    def mm(self, other):
+        return _ops.mm(self, other)
+
+    def bmm(self, other):
+        return _ops.bmm(self, other)
+
+    def mv(self, other):
+        return _ops.mv(self, other)
+
+    def dot(self, other):
+        return _ops.dot(self, other)
+
+    def gather(self, dim, index):
+        return _ops.gather(self, dim, index)
+
+    def masked_fill(self, mask, value):
+        return _ops.masked_fill(self, mask, value)
+
+    def index_select(self, dim, index):
+        return _ops.index_select(self, dim, index)
+
+    def nonzero(self, as_tuple=False):
+        return _ops.nonzero(self, as_tuple)
+
+    def new_zeros(self, *size, dtype=None, device=None):
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device or self._device)
+
+    def new_ones(self, *size, dtype=None, device=None):
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=device or self._device)
+
+    def new_full(self, size, fill_value, dtype=None, device=None):
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype,
+                              device=device or self._device)
+
+    def new_tensor(self, data, dtype=None, device=None):
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=device or self._device)
+
+    # ----- operators -----------------------------------------------------------------------
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(other, self)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.sub(other, self)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(other, self)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.div(other, self)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __floordiv__(self, other):
+        return _ops.div(self, other, rounding_mode="floor")
+
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __pow__(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return _ops.pow(base, self)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __invert__(self):
+        return _ops.logical_not(self)
+
+    def __and__(self, other):
+        return _ops.logical_and(self, other)
+
+    def __or__(self, other):
+        return _ops.logical_or(self, other)
+
+    def __xor__(self, other):
+        return _ops.logical_xor(self, other)
+
+    def __eq__(self, other):
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+
+def _write(t, values):
+    """Copy values into t's array in place and bump its version (shared with its views)."""
+    if values is not t._data:
+        if np.can_cast(values.dtype, t._data.dtype, "same_kind") or values.dtype == np.bool_:
+            t._data[...] = values
+        else:
+            raise RuntimeError(f"result type {_TYPE_SHORT.get(values.dtype.name, values.dtype.name)}"
+                               f" can't be cast to the desired output type "
+                               f"{_TYPE_SHORT.get(t._data.dtype.name, t._data.dtype.name)}")
+    t._vc[0] += 1
+
+
+_TYPE_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_TYPE_NAMES = {k: v + "Tensor" for k, v in
+               {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool"}.items()}
+
+
+def _check_requires_grad(t, value):
+    if value and t._data.dtype.kind not in "fc":
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    if t.grad_fn is not None and not value:
+        raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
+                           "to use a computed variable in a subgraph that doesn't require "
+                           "differentiation use var_no_grad = var.detach().")
+
+
+def _parse_to(t, args, kwargs):
+    """Tensor.to(device), to(dtype), to(tensor), to(device, dtype), with keywords."""
+    dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a._device, a._data.dtype
+        elif isinstance(a, dtypes.dtype) or a in (float, int, bool):
+            dt = a
+        elif a is not None:
+            dev = a
+    dev = t._device if dev is None else as_device(dev)
+    if dt is not None:
+        dt = dtypes.to_numpy_dtype(dt)
+    return dev, dt, copy
+
+
+class _no_grad:
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)
+from . import _tensor_str  # noqa: E402  (printing needs Tensor defined)
+from . import creation as _creation  # noqa: E402
+from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve them at call time)
+from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
