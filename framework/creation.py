@@ -54,7 +54,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             arr = arr.copy()
     if dtype is not None:
         arr = arr.astype(_np_dtype(dtype))
-    return _finish(np.ascontiguousarray(arr), device, requires_grad)
+    return _finish(arr if arr.flags.c_contiguous else arr.copy(order="C"), device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
