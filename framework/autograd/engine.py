@@ -231,8 +231,9 @@ def _accumulate(leaf, g, create_graph):
 
 def _store_grad(t, g, create_graph):
     if t.grad is None:
-        if create_graph:
-            t.grad = g
+        if create_graph:  # torch copies into a fresh tensor: the grad_fn is CopyBackwards
+            from ..ops import copy_into
+            t.grad = copy_into(Tensor._make(t.xp.zeros_like(t._data), t._device), g)
         else:
             arr = g._data
             t.grad = Tensor._make(arr if _owned(arr, g) else arr.copy(), g._device)

@@ -4,7 +4,10 @@ Cross-cutting rules live here: device checks, Python-scalar dtypes, type promoti
 recording the node, saving exactly what backward declares, version checks and freeing.
 """
 import itertools
+import re
 import weakref
+
+import numpy as _np
 
 from .. import dtypes
 from ..backend import xp_for
@@ -62,6 +65,10 @@ class Op:
             args = _unify(cls, args, xp)
         arrays = [a._data if a is not None else None for a in args]
         out = fn.forward(*arrays, **params)
+        if type(out) is tuple:
+            out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
+        elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
+            out = _np.asarray(out)
         if not (requires and state.enabled and cls.differentiable):
             if type(out) is tuple:
                 return tuple(Tensor._make(o, dev) for o in out)
@@ -239,12 +246,13 @@ def _modified_error(array, now, expected, grad_fn, output_nr):
             "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}.get(
                 str(array.dtype), "Tensor")
     shape = ", ".join(str(s) for s in array.shape)
-    where = f", which is output {output_nr} of {grad_fn.name()}," if grad_fn is not None else ""
+    op_name = re.sub(r"Backward\d*$", "", grad_fn.name()) if grad_fn is not None else ""
+    where = f", which is output {output_nr} of {op_name}," if grad_fn is not None else ""
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{kind} [{shape}]]{where} is at version {now}; expected version "
         f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
-        "to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+        "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def _cpu():
