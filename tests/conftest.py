@@ -1,0 +1,27 @@
+"""Shared fixtures: the `device` fixture runs a test on cpu, and on cuda when present."""
+import numpy as np
+import pytest
+
+import framework
+from framework import backend
+
+DEVICES = ["cpu"] + (["cuda"] if backend.cuda_available() else [])
+
+
+def pytest_generate_tests(metafunc):
+    if "device" in metafunc.fixturenames:
+        params = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+            not backend.cuda_available(), reason="CUDA is not available"))]
+        metafunc.parametrize("device", params)
+
+
+@pytest.fixture(autouse=True)
+def _seed_and_restore():
+    """Each test starts from the same seed and leaves global modes as it found them."""
+    framework.manual_seed(0)
+    np.random.seed(0)
+    default = framework.get_default_dtype()
+    grad = framework.is_grad_enabled()
+    yield
+    framework.set_default_dtype(default)
+    framework.set_grad_enabled(grad)
