@@ -12,6 +12,7 @@ from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like,
                        zeros_like)
 from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
+from . import cuda  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 
