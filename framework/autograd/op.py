@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from .grad_mode import state
 
 _seq = itertools.count()
+_new = object.__new__
 
 FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -33,9 +34,12 @@ class Op:
     """Base class of primitives. Subclasses define forward(*arrays, **params) -> array(s)
     and backward(*grads) -> gradient Tensor(s) (one per input, or None)."""
 
+    # Hot per-node state lives in slots; rarely set state (hooks, retain_grad, anomaly traces,
+    # op metadata) falls back to the class defaults below and lands in __dict__ when set.
     __slots__ = ("xp", "_inputs", "_versions", "_out", "_out_vc", "_out_version", "_edges",
-                 "_in_meta", "needs_input_grad", "_seq", "_n_out", "_released", "_hooks",
-                 "_prehooks", "_tensor_hooks", "_retain", "_trace", "__weakref__", "__dict__")
+                 "_in_meta", "needs_input_grad", "_seq", "_n_out", "__weakref__", "__dict__")
+    _released = False
+    _hooks = _prehooks = _tensor_hooks = _retain = _trace = None
     saves_inputs = False   # backward reads self.inputs
     saves_output = False   # backward reads self.output
     promote = False        # inputs are promoted to torch's common dtype
@@ -44,16 +48,18 @@ class Op:
 
     @classmethod
     def apply(cls, *args, **params):
-        fn = cls.__new__(cls)
-        dev = None
-        requires = False
-        has_scalar = False
+        fn = _new(cls)
+        dev = dtype = None
+        requires = mixed = has_scalar = False
         for a in args:
             if isinstance(a, Tensor):
                 if dev is None:
-                    dev = a._device
-                elif a._device != dev:
-                    raise _same_device_error(dev, a._device)
+                    dev, dtype = a._device, a._data.dtype
+                else:
+                    if a._device != dev:
+                        raise _same_device_error(dev, a._device)
+                    if a._data.dtype != dtype:
+                        mixed = True
                 if a._rg:
                     requires = True
             elif a is not None:
@@ -61,10 +67,9 @@ class Op:
         if dev is None:
             dev = _cpu()
         xp = fn.xp = xp_for(dev)
-        if has_scalar or cls.promote:
-            args = _unify(cls, args, xp)
-        arrays = [a._data if a is not None else None for a in args]
-        out = fn.forward(*arrays, **params)
+        if has_scalar or (mixed and cls.promote):
+            args = _unify(cls, args, xp, dev)
+        out = fn.forward(*[a._data if a is not None else None for a in args], **params)
         if type(out) is tuple:
             out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
         elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
@@ -78,17 +83,24 @@ class Op:
     def _record(self, args, out, dev):
         """Make this op a graph node: edges, saved data and the output tensor(s)."""
         self._seq = next(_seq)
-        self._released = False
-        self._hooks = self._prehooks = self._tensor_hooks = self._retain = None
-        self._trace = _anomaly_trace() if state.anomaly else None
-        self.needs_input_grad = tuple(a is not None and a._rg for a in args)
-        self._edges = tuple(a._edge() if need else None
-                            for a, need in zip(args, self.needs_input_grad))
-        self._in_meta = tuple((a._data.shape, a._data.dtype) if need else None
-                              for a, need in zip(args, self.needs_input_grad))
+        if state.anomaly:
+            self._trace = _anomaly_trace()
+        needs, edges, meta = [], [], []
+        for a in args:
+            if a is not None and a._rg:
+                needs.append(True)
+                edges.append(a._edge())
+                meta.append((a._data.shape, a._data.dtype))
+            else:
+                needs.append(False)
+                edges.append(None)
+                meta.append(None)
+        self.needs_input_grad = tuple(needs)
+        self._edges = tuple(edges)
+        self._in_meta = meta
         if self.saves_inputs:
             self._inputs = args
-            self._versions = tuple(a._vc[0] if a is not None else 0 for a in args)
+            self._versions = [a._vc[0] if a is not None else 0 for a in args]
         if type(out) is tuple:
             self._n_out = len(out)
             outs = tuple(Tensor._make(o, dev) if i in self.non_differentiable
@@ -270,13 +282,36 @@ def _anomaly_trace():
     return "".join(traceback.format_stack()[:-3])
 
 
-def _unify(cls, args, xp):
+_scalars = {}  # (value, type, dtype) -> read-only 0-dim array: Python scalars recur
+
+
+def _scalar_array(xp, value, dtype):
+    if xp is not _np:
+        return xp.asarray(value, dtype=dtype)
+    key = (value, type(value), dtype)
+    arr = _scalars.get(key)
+    if arr is None:
+        arr = _np.asarray(value, dtype=dtype)
+        arr.flags.writeable = False
+        if len(_scalars) < 4096:
+            _scalars[key] = arr
+    return arr
+
+
+def _unify(cls, args, xp, dev):
     """Turn Python scalars into tensors and, for promoting ops, cast to torch's result dtype."""
     tensors = [a for a in args if isinstance(a, Tensor)]
     if cls.promote:
         scalars = [a for a in args if a is not None and not isinstance(a, Tensor)]
-        target = dtypes.result_type([t._data for t in tensors], [t._data.ndim for t in tensors],
-                                    scalars)
+        if len(tensors) == 1 and scalars:
+            # common case: tensor op scalar; the scalar only wins with a higher category
+            kind = dtypes._kind(tensors[0]._data.dtype)
+            top = max(dtypes.scalar_kind(v) for v in scalars)
+            target = tensors[0]._data.dtype if top <= kind else dtypes.result_type(
+                [tensors[0]._data], [tensors[0]._data.ndim], scalars)
+        else:
+            target = dtypes.result_type([t._data for t in tensors],
+                                        [t._data.ndim for t in tensors], scalars)
     else:
         target = tensors[0]._data.dtype if tensors else dtypes.get_default_dtype().np
     out = []
@@ -286,6 +321,5 @@ def _unify(cls, args, xp):
         elif isinstance(a, Tensor):
             out.append(a if a._data.dtype == target else a._cast(target))
         else:
-            out.append(Tensor._make(xp.asarray(a, dtype=target), tensors[0]._device if tensors
-                                    else _cpu()))
+            out.append(Tensor._make(_scalar_array(xp, a, target), dev))
     return out
