@@ -42,3 +42,6 @@ def Variable(data, requires_grad=False, volatile=False):
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401

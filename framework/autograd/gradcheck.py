@@ -1,0 +1,255 @@
+"""gradcheck / gradgradcheck: compare analytical Jacobians with central finite differences.
+
+A port of torch's slow mode: the numerical Jacobian perturbs one input element at a time in
+place (through the raw array, so no version counter moves); the analytical one runs one
+autograd.grad per output element. Both are laid out (input.numel(), output.numel()).
+"""
+import warnings
+
+from ..tensor import Tensor
+from .grad_mode import state
+
+
+class GradcheckError(RuntimeError):
+    """Error raised by gradcheck and gradgradcheck."""
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _differentiable_outputs(x):
+    return tuple(o for o in _as_tuple(x) if o.requires_grad)
+
+
+def _diff_inputs(inputs):
+    return [a for a in inputs if isinstance(a, Tensor) and a.requires_grad]
+
+
+def _check_inputs(inputs):
+    any_requires = False
+    for idx, inp in enumerate(inputs):
+        if isinstance(inp, Tensor) and inp.requires_grad:
+            if inp._data.dtype.name != "float64" and inp._data.dtype.kind != "c":
+                warnings.warn(
+                    f"Input #{idx} requires gradient and is not a double precision floating "
+                    "point or complex. This check will likely fail if all the inputs are not of "
+                    "double precision floating point or complex. ", stacklevel=3)
+            a = inp._data
+            if any(st == 0 and sz > 1 for st, sz in zip(a.strides, a.shape)):
+                raise RuntimeError(
+                    f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                    "inputs that are non-overlapping to be able to compute the numerical "
+                    "gradients correctly. You should call .contiguous on the input before "
+                    "passing it to gradcheck.")
+            any_requires = True
+    if not any_requires:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of them have requires_grad=True.")
+
+
+def _numerical_jacobian(func, inputs, outputs, eps):
+    """jac[j][i]: d output i / d input j as an (input.numel(), output.numel()) array."""
+    jacobians = []
+    for inp in _diff_inputs(inputs):
+        xp, arr = inp.xp, inp._data
+        cols = [xp.zeros((arr.size, o._data.size), dtype=o._data.dtype) for o in outputs]
+        for k in range(arr.size):
+            idx = tuple(int(i) for i in _unravel(k, arr.shape))
+            orig = arr[idx].copy()
+            arr[idx] = orig - eps
+            outa = [o._data.copy() for o in _as_tuple(func(*inputs))]
+            arr[idx] = orig + eps
+            outb = [o._data.copy() for o in _as_tuple(func(*inputs))]
+            arr[idx] = orig
+            for col, a, b in zip(cols, outa, outb):
+                if a.shape != b.shape or a.dtype != b.dtype:
+                    raise AssertionError(
+                        "Expected `func` to return outputs with the same shape and dtype when "
+                        f"inputs are perturbed on index {idx} by {eps}")
+                col[k] = ((b - a) / (2 * eps)).reshape(-1)
+        jacobians.append(cols)
+    return jacobians
+
+
+def _unravel(k, shape):
+    idx = []
+    for s in reversed(shape):
+        idx.append(k % s)
+        k //= s
+    return reversed(idx)
+
+
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
+    """Rows of the Jacobian by one vjp per output element, computed twice (reentrancy)."""
+    from . import grad as autograd_grad
+    diff = _diff_inputs(inputs)
+    xp, n_out = output.xp, output._data.size
+
+    def rows():
+        jac = [xp.zeros((d._data.size, n_out), dtype=d._data.dtype) for d in diff]
+        sizes_ok = types_ok = True
+        for j in range(n_out):
+            g = xp.zeros(output._data.shape, dtype=output._data.dtype)
+            g.reshape(-1)[j] = 1
+            grads = autograd_grad(output, diff, Tensor._make(g, output._device),
+                                  retain_graph=True, allow_unused=True)
+            for i, (d, gi) in enumerate(zip(diff, grads)):
+                if gi is None:
+                    continue
+                if gi.shape != d.shape:
+                    sizes_ok = False
+                elif gi.dtype != d.dtype:
+                    types_ok = False
+                if gi._data.size != d._data.size:
+                    raise GradcheckError("Analytical gradient has incorrect size")
+                jac[i][:, j] = gi._data.reshape(-1)
+        return jac, sizes_ok, types_ok
+
+    jac1, sizes_ok, types_ok = rows()
+    jac2, _, _ = rows()
+    if not types_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    for a, b in zip(jac1, jac2):
+        if a.size and float(abs(a - b).max()) > nondet_tol:
+            raise GradcheckError(
+                "Backward is not reentrant, i.e., running backward with same input and "
+                "grad_output multiple times gives different values, although analytical "
+                f"gradient matches numerical gradient.The tolerance for nondeterminism was "
+                f"{nondet_tol}.")
+    return jac1
+
+
+def _mismatch(analytical, numerical, i, j, device):
+    a, n = Tensor._make(analytical, device), Tensor._make(numerical, device)
+    return (f"Jacobian mismatch for output {i:d} with respect to input {j:d},\n"
+            f"numerical:{n}\nanalytical:{a}\n")
+
+
+def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, nondet_tol,
+                    check_grad_dtypes):
+    func_out = _as_tuple(func_out)
+    numerical = _numerical_jacobian(func, inputs, func_out, eps)
+    if not outputs:
+        # nothing is differentiable: the function must then be locally constant
+        for per_input in numerical:
+            for jac in per_input:
+                if bool((jac != 0).any()):
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
+    keep = [k for k, o in enumerate(func_out) if o.requires_grad]
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
+        for j, a in enumerate(analytical):
+            n = numerical[j][keep[i]]
+            xp = o.xp
+            if a.shape != n.shape or not bool(xp.allclose(a, n.astype(a.dtype), rtol=rtol,
+                                                          atol=atol)):
+                raise GradcheckError(_mismatch(a, n, i, j, o._device))
+    return True
+
+
+def _test_zero_grad_outputs(outputs, inputs):
+    """Backward must scale with grad_output: zero grad_outputs give zero (or no) gradients.
+
+    torch also feeds *undefined* gradients; this engine materialises those as zeros, so the
+    same zero-gradient pass covers check_undefined_grad."""
+    from . import grad as autograd_grad
+    diff = _diff_inputs(inputs)
+    if not diff:
+        raise GradcheckError("no Tensors requiring grad found in input")
+    zeros = [Tensor._make(o.xp.zeros_like(o._data), o._device) for o in outputs]
+    grads = autograd_grad(outputs, diff, zeros, allow_unused=True)
+    for gi, di in zip(grads, diff):
+        if gi is None:
+            continue
+        if bool((gi._data != 0).any()):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if gi.dtype != di.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if gi.device != di.device:
+            raise GradcheckError("grad is incorrect device")
+        if gi.shape != di.shape:
+            raise GradcheckError("grad is incorrect size")
+    return True
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False, check_forward_ad=False,
+              check_backward_ad=True, fast_mode=False, masked=None):
+    """Check analytical gradients of `func` at `inputs` against finite differences.
+
+    Returns True, or raises GradcheckError (False when raise_exception=False). Batched,
+    forward-mode and fast-mode checks are not available: those flags must stay False."""
+    if check_forward_ad or check_batched_grad or check_batched_forward_grad:
+        raise NotImplementedError("forward-mode AD and vmap-batched checks are not supported")
+    if not check_backward_ad:
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True")
+    try:
+        inputs = _as_tuple(inputs)
+        _check_inputs(inputs)
+        prev = state.enabled
+        state.enabled = True  # the analytical side needs a graph
+        try:
+            func_out = func(*inputs)
+            outputs = _differentiable_outputs(func_out)
+            _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, nondet_tol,
+                            check_grad_dtypes)
+            if outputs:
+                _test_zero_grad_outputs(outputs, inputs)
+        finally:
+            state.enabled = prev
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
+    """gradcheck of the map (inputs, grad_outputs) -> autograd.grad(func(inputs), ...)."""
+    from . import grad as autograd_grad
+    from ..creation import rand
+    from ..dtypes import float64
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        # random upstream gradients in [-1, 1), like torch.testing.make_tensor
+        outs = _differentiable_outputs(func(*inputs))
+        grad_outputs = tuple(
+            (rand(*o.shape, dtype=o.dtype if o.is_floating_point() else float64,
+                  device=o.device).detach() * 2 - 1).requires_grad_()
+            for o in outs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n_out = len(grad_outputs)
+    diff_idx = {i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad}
+
+    def new_func(*args):
+        input_args = args[:-n_out] if n_out else args
+        outputs = _differentiable_outputs(func(*input_args))
+        diff = tuple(x for i, x in enumerate(input_args) if i in diff_idx)
+        grads = autograd_grad(outputs, diff, list(args[len(args) - n_out:]), create_graph=True,
+                              allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                     fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev, masked=masked)
