@@ -1,0 +1,150 @@
+"""Side-by-side benchmark: framework vs torch CPU vs a hand-written NumPy floor.
+
+    python benchmarks/run.py [--threads N] [--repeat K] [--only NAME ...] [--json PATH]
+
+Each framework runs in its own process (same thread count, same inputs and initial weights);
+warm-up runs are excluded and the median of the timed runs is reported. Peak memory is the
+growth of the process's peak RSS over a few MLP training steps, measured in a fresh process.
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FRAMEWORKS = ("framework", "torch", "numpy")
+
+
+def _load(name, threads):
+    sys.path.insert(0, HERE)
+    if name == "numpy":
+        import numpy_floor
+        return None, numpy_floor.WORKLOADS
+    import workloads
+    if name == "torch":
+        import torch
+        torch.set_num_threads(threads)
+        return torch, workloads.WORKLOADS
+    sys.path.insert(0, ROOT)
+    import framework
+    return framework, workloads.WORKLOADS
+
+
+def _time(make, reps, warmup=3):
+    step = make()
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times
+
+
+def worker(name, threads, only, repeat):
+    T, table = _load(name, threads)
+    out = {}
+    for key, (factory, reps) in table.items():
+        if only and key not in only:
+            continue
+        make = (lambda f=factory: f(T)) if T is not None else factory
+        median, times = _time(make, max(5, int(reps * repeat)))
+        out[key] = {"median_s": median, "runs": len(times), "min_s": min(times)}
+    return out
+
+
+def memory_worker(name, threads):
+    """Peak RSS growth (MiB) of 5 MLP training steps, after the model and data exist."""
+    T, table = _load(name, threads)
+    factory = table["mlp_step_b128"][0]
+    step = factory(T) if T is not None else factory()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(5):
+        step()
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"peak_rss_growth_mib": (after - before) / 1024}
+
+
+def _spawn(args, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
+    res = subprocess.run([sys.executable, __file__] + args, capture_output=True, text=True,
+                         env=env, check=False)
+    if res.returncode != 0:
+        raise RuntimeError(f"worker {args} failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import numpy
+    info = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "numpy": numpy.__version__}
+    try:
+        import torch
+        info["torch"] = torch.__version__
+    except ImportError:
+        pass
+    return info
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--repeat", type=float, default=1.0, help="scale the number of timed runs")
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--worker", choices=FRAMEWORKS)
+    ap.add_argument("--memory", action="store_true")
+    a = ap.parse_args()
+    if a.worker:
+        result = memory_worker(a.worker, a.threads) if a.memory else \
+            worker(a.worker, a.threads, a.only, a.repeat)
+        print(json.dumps(result))
+        return
+    results = {}
+    for name in FRAMEWORKS:
+        extra = ["--only", *a.only] if a.only else []
+        results[name] = _spawn(["--worker", name, "--threads", str(a.threads), "--repeat",
+                                str(a.repeat)] + extra, a.threads)
+        if not a.only:
+            results[name].update(_spawn(["--worker", name, "--memory", "--threads",
+                                         str(a.threads)], a.threads))
+    machine = _machine()
+    print(f"machine: {machine['cpu']}, {machine['cores']} cores, threads={a.threads}, "
+          f"numpy {machine['numpy']}, torch {machine.get('torch', '-')}")
+    print(f"{'workload':<20}{'framework':>12}{'torch':>12}{'numpy':>12}{'fw/torch':>10}"
+          f"{'fw/numpy':>10}")
+    keys = [k for k in results["framework"] if k != "peak_rss_growth_mib"]
+    for k in keys:
+        f, t, n = (results[x][k]["median_s"] for x in FRAMEWORKS)
+        print(f"{k:<20}{_ms(f):>12}{_ms(t):>12}{_ms(n):>12}{f / t:>10.2f}{f / n:>10.2f}")
+    if "peak_rss_growth_mib" in results["framework"]:
+        f, t, n = (results[x]["peak_rss_growth_mib"] for x in FRAMEWORKS)
+        print(f"{'peak_mem_mlp (MiB)':<20}{f:>12.1f}{t:>12.1f}{n:>12.1f}")
+    with open(a.json, "w") as fh:
+        json.dump({"machine": machine, "threads": a.threads, "results": results}, fh, indent=2)
+    print(f"wrote {a.json}")
+
+
+def _ms(s):
+    return f"{s * 1e3:.2f} ms"
+
+
+if __name__ == "__main__":
+    main()

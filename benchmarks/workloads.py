@@ -1,0 +1,101 @@
+"""Benchmark workloads, written once against the torch API and run with `framework` or torch.
+
+Every workload returns a zero-argument `step` callable; inputs and initial weights come from a
+seeded NumPy generator, so both frameworks see identical numbers.
+"""
+import numpy as np
+
+
+def _copy_weights(T, model, seed):
+    """Overwrite every parameter with the same seeded numbers in either framework."""
+    rng = np.random.default_rng(seed)
+    with T.no_grad():
+        for _, p in model.named_parameters():
+            bound = 1.0 / np.sqrt(max(p[0].numel(), 1)) if p.dim() > 1 else 0.05
+            p.copy_(T.from_numpy(rng.uniform(-bound, bound, tuple(p.shape)).astype(np.float32)))
+
+
+def _train_step(T, model, opt, x, y):
+    loss_fn = T.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def mlp_step(T, batch=128):
+    nn = T.nn
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    _copy_weights(T, model, 0)
+    rng = np.random.default_rng(1)
+    x = T.from_numpy(rng.standard_normal((batch, 784)).astype(np.float32))
+    y = T.from_numpy(rng.integers(0, 10, batch).astype(np.int64))
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return _train_step(T, model, opt, x, y)
+
+
+def lenet(T):
+    nn = T.nn
+    return nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                         nn.Linear(1600, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def cnn_step(T, batch=64):
+    model = lenet(T)
+    _copy_weights(T, model, 0)
+    rng = np.random.default_rng(2)
+    x = T.from_numpy(rng.standard_normal((batch, 1, 28, 28)).astype(np.float32))
+    y = T.from_numpy(rng.integers(0, 10, batch).astype(np.int64))
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return _train_step(T, model, opt, x, y)
+
+
+def op_chain(T, n_ops):
+    """n_ops small elementwise ops (alternating mul and add) forward, then backward."""
+    x = T.ones(4, requires_grad=True)
+
+    def step():
+        y = x
+        for _ in range(n_ops // 2):
+            y = y * 1.0001
+            y = y + 0.5
+        y.sum().backward()
+    return step
+
+
+def digits_epoch(T, batch=32):
+    from sklearn.datasets import load_digits
+    data = load_digits()
+    X = (data.data / 16.0).astype(np.float32)
+    y = data.target.astype(np.int64)
+    nn = T.nn
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    _copy_weights(T, model, 0)
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    ds = T.utils.data.TensorDataset(T.from_numpy(X), T.from_numpy(y))
+    T.manual_seed(0)
+    loader = T.utils.data.DataLoader(ds, batch_size=batch, shuffle=True)
+
+    def step():
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            opt.step()
+    return step
+
+
+WORKLOADS = {
+    "mlp_step_b128": (lambda T: mlp_step(T, 128), 30),
+    "cnn_step_b64": (lambda T: cnn_step(T, 64), 10),
+    "per_op_1000": (lambda T: op_chain(T, 1000), 30),
+    "chain_20000": (lambda T: op_chain(T, 20000), 5),
+    "digits_epoch_b32": (lambda T: digits_epoch(T, 32), 5),
+}
