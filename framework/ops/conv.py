@@ -1,0 +1,234 @@
+"""Convolution: conv1d, conv2d, conv_transpose1d/2d, as three bilinear primitives.
+
+y = conv(x, w) is bilinear, so with <conv(x, w), g> = <x, conv_t(g, w)> = <w, conv_w(x, g)>
+each of the three maps has a backward made of the other two. That closes the set under
+differentiation: gradients of every order reuse the same fast kernels.
+
+Kernels work on 4-D arrays (1-D convolutions get a unit height): im2col is one strided view
+copied into a (groups, C/groups*kh*kw, N*oh*ow) buffer, and each map is ONE batched matmul
+over the group axis; col2im adds kh*kw strided slices.
+"""
+from ..autograd.op import Op
+from ._conv_args import (check_conv, conv_out_size, conv_params, same_padding,
+                         transposed_params)
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+
+
+def _as4d(a):
+    return a if a.ndim == 4 else a[:, :, None, :]
+
+
+def _pad(xp, x, pads):
+    """Zero-pad the two spatial axes by ((top, bottom), (left, right)); no copy without pads."""
+    (t, b), (l, r) = pads
+    if not (t or b or l or r):
+        return x
+    n, c, h, w = x.shape
+    out = xp.zeros((n, c, h + t + b, w + l + r), dtype=x.dtype)
+    out[:, :, t:t + h, l:l + w] = x
+    return out
+
+
+def _im2col(xp, x, ksize, out_hw, stride, pads, dilation, groups):
+    """Columns (groups, C/groups*kh*kw, N*oh*ow), contiguous, from a 4-D input."""
+    x = _pad(xp, x, pads)
+    n, c = x.shape[:2]
+    sn, sc, sh, sw = x.strides
+    (kh, kw), (oh, ow) = ksize, out_hw
+    view = xp.lib.stride_tricks.as_strided(
+        x, (c, kh, kw, n, oh, ow),
+        (sc, dilation[0] * sh, dilation[1] * sw, sn, stride[0] * sh, stride[1] * sw))
+    return xp.ascontiguousarray(view).reshape(groups, -1, n * oh * ow)
+
+
+def _by_group(xp, g, groups):
+    """(N, O, oh, ow) -> (groups, O/groups, N*oh*ow), the layout matmul wants."""
+    n, o = g.shape[:2]
+    return xp.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(groups, o // groups, -1)
+
+
+def _conv(xp, x, w, stride, pads, dilation, groups):
+    n, h, wd = x.shape[0], x.shape[2], x.shape[3]
+    o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
+    oh = conv_out_size(h, pads[0], kh, stride[0], dilation[0])
+    ow = conv_out_size(wd, pads[1], kw, stride[1], dilation[1])
+    cols = _im2col(xp, x, (kh, kw), (oh, ow), stride, pads, dilation, groups)
+    y = xp.matmul(w.reshape(groups, o // groups, -1), cols)  # (G, O/G, N*oh*ow)
+    return xp.ascontiguousarray(y.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
+
+
+def _conv_t(xp, g, w, in_hw, stride, pads, dilation, groups):
+    """Adjoint of _conv in x: col2im of w^T g into an input of spatial size in_hw."""
+    n, oh, ow = g.shape[0], g.shape[2], g.shape[3]
+    cg, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    c = cg * groups
+    wg = w.reshape(groups, w.shape[0] // groups, -1).transpose(0, 2, 1)
+    cols = xp.matmul(wg, _by_group(xp, g, groups)).reshape(c, kh, kw, n, oh, ow)
+    (t, b), (l, r) = pads
+    out = xp.zeros((c, n, in_hw[0] + t + b, in_hw[1] + l + r), dtype=cols.dtype)
+    sh, sw = stride
+    for i in range(kh):  # one strided add per kernel position, never per pixel
+        hi = i * dilation[0]
+        for j in range(kw):
+            wj = j * dilation[1]
+            out[:, :, hi:hi + sh * (oh - 1) + 1:sh, wj:wj + sw * (ow - 1) + 1:sw] += cols[:, i, j]
+    out = out[:, :, t:t + in_hw[0], l:l + in_hw[1]]
+    return xp.ascontiguousarray(out.transpose(1, 0, 2, 3))
+
+
+def _conv_w(xp, x, g, ksize, stride, pads, dilation, groups):
+    """Adjoint of _conv in w: the weight gradient, one matmul against the columns of x."""
+    o, oh, ow = g.shape[1], g.shape[2], g.shape[3]
+    cols = _im2col(xp, x, ksize, (oh, ow), stride, pads, dilation, groups)
+    gw = xp.matmul(_by_group(xp, g, groups), cols.transpose(0, 2, 1))  # (G, O/G, Cg*kh*kw)
+    return gw.reshape((o, x.shape[1] // groups) + tuple(ksize))
+
+
+def _keep_params(forward):
+    """Store the convolution parameters on the node so backward can rebuild the maps."""
+    def wrapped(self, *arrays, stride, pads, dilation, groups, **kw):
+        self.p = dict(stride=stride, pads=pads, dilation=dilation, groups=groups)
+        return forward(self, *arrays, stride=stride, pads=pads, dilation=dilation,
+                       groups=groups, **kw)
+    return wrapped
+
+
+def _bias_shape(b, ndim):
+    return b.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+class Convolution(Op):
+    """y = conv(x, w) + b (torch's ConvolutionBackward0)."""
+    saves_inputs = True
+
+    @_keep_params
+    def forward(self, x, w, b, stride, pads, dilation, groups):
+        y = _conv(self.xp, _as4d(x), _as4d(w), stride, pads, dilation, groups)
+        if x.ndim == 3:
+            y = y[:, :, 0]
+        if b is not None:
+            y += _bias_shape(b, y.ndim)
+        return y
+
+    def backward(self, grad):
+        x, w, b = self.inputs
+        p = self.p
+        need_x, need_w, need_b = self.needs_input_grad
+        grad_x = ConvInputGrad.apply(grad, w, None, in_hw=x.shape[2:], **p) if need_x else None
+        grad_w = ConvWeightGrad.apply(x, grad, ksize=w.shape[2:], **p) if need_w else None
+        grad_b = grad.sum(dim=(0,) + tuple(range(2, grad.ndim))) if need_b else None
+        return grad_x, grad_w, grad_b
+
+
+
+class ConvTranspose(Op):
+    """x = conv_t(g, w) + b, the adjoint of Convolution in its input (ConvolutionBackward0)."""
+    saves_inputs = True
+
+    @_keep_params
+    def forward(self, g, w, b, in_hw, stride, pads, dilation, groups):
+        in_hw = tuple(in_hw)
+        hw = in_hw if len(in_hw) == 2 else (1,) + in_hw
+        y = _conv_t(self.xp, _as4d(g), _as4d(w), hw, stride, pads, dilation, groups)
+        if g.ndim == 3:
+            y = y[:, :, 0]
+        if b is not None:
+            y += _bias_shape(b, y.ndim)
+        return y
+
+    def backward(self, grad):
+        g, w, b = self.inputs
+        p = self.p
+        need_g, need_w, need_b = self.needs_input_grad
+        # <conv_t(g, w), u> = <g, conv(u, w)> = <w, conv_w(u, g)>
+        grad_g = ConvGradGrad.apply(grad, w, None, **p) if need_g else None
+        grad_w = ConvWeightGrad.apply(grad, g, ksize=w.shape[2:], **p) if need_w else None
+        grad_b = grad.sum(dim=(0,) + tuple(range(2, grad.ndim))) if need_b else None
+        return grad_g, grad_w, grad_b
+
+    def name(self):
+        return "ConvolutionBackward0"
+
+
+class ConvInputGrad(ConvTranspose):
+    """conv_t as the input gradient of a convolution (torch names it like this)."""
+
+    def name(self):
+        return "ConvolutionBackwardBackward0"
+
+
+class ConvGradGrad(Convolution):
+    """conv as a term of a double backward."""
+
+    def name(self):
+        return "ConvolutionBackwardBackward0"
+
+
+class ConvWeightGrad(Op):
+    """gw = conv_w(x, g), the adjoint of Convolution in its weight."""
+    saves_inputs = True
+
+    @_keep_params
+    def forward(self, x, g, ksize, stride, pads, dilation, groups):
+        ksize = tuple(ksize)
+        k2 = ksize if len(ksize) == 2 else (1,) + ksize
+        gw = _conv_w(self.xp, _as4d(x), _as4d(g), k2, stride, pads, dilation, groups)
+        return gw.reshape(gw.shape[:2] + ksize)
+
+    def backward(self, grad):
+        x, g = self.inputs
+        p = self.p
+        need_x, need_g = self.needs_input_grad
+        # <conv_w(x, g), v> = <conv(x, v), g>
+        grad_x = ConvInputGrad.apply(g, grad, None, in_hw=x.shape[2:], **p) if need_x else None
+        grad_g = ConvGradGrad.apply(x, grad, None, **p) if need_g else None
+        return grad_x, grad_g
+
+    def name(self):
+        return "ConvolutionBackwardBackward0"
+
+
+def _convolution(x, w, b, stride, padding, dilation, groups, nd, name):
+    """Shared body of conv1d/conv2d: argument checks, unbatched input, 'same' padding."""
+    unbatched = check_conv(x, w, b, nd, name, groups)
+    stride, pads, dilation = conv_params(w, stride, padding, dilation, nd)
+    if isinstance(padding, str) and padding == "same":
+        pads = same_padding(w, dilation, nd)
+    if unbatched:
+        x = x.unsqueeze(0)
+    check_conv(x, w, b, nd, name, groups, batched=True, pads=pads, dilation=dilation)
+    y = Convolution.apply(x, w, b, stride=stride, pads=pads, dilation=dilation, groups=groups)
+    return y.squeeze(0) if unbatched else y
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def _conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation, nd, name):
+    unbatched = check_conv(x, w, b, nd, name, groups, transposed=True)
+    stride, pads, dilation, out_hw = transposed_params(x, w, stride, padding, output_padding,
+                                                       dilation, nd)
+    if unbatched:
+        x = x.unsqueeze(0)
+    check_conv(x, w, b, nd, name, groups, batched=True, transposed=True)
+    y = ConvTranspose.apply(x, w, b, in_hw=out_hw, stride=stride, pads=pads, dilation=dilation,
+                            groups=groups)
+    return y.squeeze(0) if unbatched else y
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1, "conv_transpose1d")
