@@ -10,9 +10,11 @@ from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like,
                        from_numpy, full, full_like, linspace, manual_seed, ones, ones_like, rand,
                        rand_like, randint, randn, randn_like, randperm, tensor, zeros,
                        zeros_like)
+from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
+from . import optim  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 

@@ -1,33 +1,118 @@
 """Creation functions: tensor, zeros, ones, full, arange, linspace, eye, rand*, *_like."""
+import math
+
 import numpy as np
 
 from . import backend, dtypes
 from .backend import as_device, move
 from .tensor import Size, Tensor
 
+_MAX_DIMS = 64
+
 
 def _np_dtype(dtype):
     return None if dtype is None else dtypes.to_numpy_dtype(dtype)
 
 
-def _infer(data):
-    """torch.tensor's dtype inference: floats -> default dtype, ints -> int64, bools -> bool."""
-    arr = np.array(data)
-    if arr.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if arr.dtype.kind == "f" and not isinstance(data, np.ndarray) and not isinstance(data, np.floating):
-        return arr.astype(dtypes.get_default_dtype().np)
-    if arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, np.generic)):
-        return arr.astype(np.int64)
-    if arr.dtype.kind in "U S".split():
-        raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
+def _scalar_dtype(v):
+    """torch's dtype of one leaf value: Python bool/int/float, NumPy scalar, 0-dim tensor."""
+    if isinstance(v, (np.ndarray, np.generic)):  # before float: np.float64 subclasses it
+        return v.dtype
+    if isinstance(v, bool):
+        return np.dtype(np.bool_)
+    if isinstance(v, int):
+        return np.dtype(np.int64)
+    if isinstance(v, float):
+        return dtypes.get_default_dtype().np
+    if isinstance(v, Tensor):
+        return v._data.dtype
+    if isinstance(v, str):
+        raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
+
+
+def _infer_dtype(data):
+    """Promote the dtypes of all leaves (torch: int with float gives the float's dtype).
+
+    Returns (dtype or None for no leaves, whether a Tensor was seen)."""
+    if not isinstance(data, (list, tuple)):
+        return _scalar_dtype(data), isinstance(data, Tensor)
+    kinds = set(map(type, data))
+    out, has_tensor = None, False
+    if kinds <= {float, int, bool}:  # the common case, without a Python call per element
+        for k in kinds:
+            out = dtypes._combine(out, _scalar_dtype(k()))
+        return out, False
+    for d in data:
+        dt, t = _infer_dtype(d)
+        has_tensor |= t
+        if dt is not None:
+            out = dtypes._combine(out, dt)
+    return out, has_tensor
+
+
+def _is_seq(v):
+    return isinstance(v, (list, tuple, str)) or (isinstance(v, (Tensor, np.ndarray))
+                                                 and v.ndim > 0)
+
+
+def _sizes(data):
+    """The shape torch reads by following first elements (a str counts as a sequence)."""
+    sizes, v = [], data
+    while _is_seq(v):
+        if len(sizes) >= _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(v).__name__}'")
+        sizes.append(len(v))
+        if len(v) == 0:
+            break
+        v = v[0]
+    return sizes
+
+
+def _check_nested(data, sizes, dim=0):
+    """torch's errors for ragged nesting; called only after NumPy rejected the data."""
+    if dim == len(sizes):
+        if isinstance(data, Tensor) and data.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if isinstance(data, (list, tuple)):
+            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
+        return
+    if not _is_seq(data):
+        raise TypeError("not a sequence")
+    if len(data) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for d in data:
+        _check_nested(d, sizes, dim + 1)
+
+
+def _to_array(data, dtype):
+    """Nested Python data -> a C-contiguous NumPy array with torch's dtype inference."""
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    sizes = _sizes(data)
+    inferred, has_tensor = _infer_dtype(data)
+    dt = _np_dtype(dtype) if dtype is not None else inferred
+    if dt is None:  # empty sequences
+        dt = dtypes.get_default_dtype().np
+    if has_tensor:
+        data = _unwrap(data)
+    try:
+        arr = np.array(data, dtype=dt)
+    except (ValueError, TypeError):
+        _check_nested(data, sizes)
+        raise
+    if list(arr.shape) != sizes:
+        _check_nested(data, sizes)
     return arr
 
 
 def _unwrap(data):
-    """Nested lists of tensors become nested lists of numbers."""
+    """Tensors inside nested lists become arrays NumPy can read."""
     if isinstance(data, Tensor):
-        return backend.to_numpy(data._data)
+        if data.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return backend.to_numpy(data._data).reshape(())
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
@@ -38,22 +123,30 @@ def _finish(arr, device, requires_grad):
     dtypes.from_numpy_dtype(arr.dtype)  # rejects unsupported dtypes with torch's message
     t = Tensor._make(move(arr, dev), dev)
     if requires_grad:
-        t.requires_grad = True
+        _factory_requires_grad(t)
     return t
 
 
+def _factory_requires_grad(t):
+    if t._data.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    t._rg = True
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """Copy data into a new leaf tensor."""
+    """Copy data into a new leaf tensor (never shares memory with data)."""
     if isinstance(data, Tensor):
         arr = backend.to_numpy(data._data).copy()
         if device is None:
             device = data.device
+        if dtype is not None:
+            arr = arr.astype(_np_dtype(dtype))
+    elif isinstance(data, np.ndarray):
+        dtypes.from_numpy_dtype(data.dtype)
+        arr = np.array(data, dtype=_np_dtype(dtype), order="C", copy=True)
     else:
-        arr = _infer(_unwrap(data))
-        if isinstance(data, np.ndarray):
-            arr = arr.copy()
-    if dtype is not None:
-        arr = arr.astype(_np_dtype(dtype))
+        arr = _to_array(data, dtype)
     return _finish(arr if arr.flags.c_contiguous else arr.copy(order="C"), device, requires_grad)
 
 
@@ -79,21 +172,32 @@ def from_numpy(array):
     return Tensor._make(array, backend.CPU)
 
 
-def _size(size):
-    if len(size) == 1 and not isinstance(size[0], int):
-        return tuple(int(s) for s in size[0])
-    return tuple(int(s) for s in size)
+def _size(size, fn):
+    """Sizes as varargs or one sequence, with torch's type errors."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = size[0]
+    out = []
+    for i, s in enumerate(size):
+        if isinstance(s, Tensor) and s.numel() == 1 and s._data.dtype.kind in "iu":
+            s = int(s.item())
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, "
+                            f"not {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"{fn}: Dimension size must be non-negative.")
+        out.append(int(s))
+    return tuple(out)
 
 
-def _filled(fill, size, dtype, device, requires_grad):
+def _filled(fill, shape, dtype, device, requires_grad):
     dt = _np_dtype(dtype) or dtypes.get_default_dtype().np
     dev = as_device(device)
     xp = backend.xp_for(dev)
     with _on(dev):
-        arr = xp.full(_size(size), fill, dtype=dt)
+        arr = xp.full(shape, fill, dtype=dt) if fill is not None else xp.empty(shape, dtype=dt)
     t = Tensor._make(arr, dev)
     if requires_grad:
-        t.requires_grad = True
+        _factory_requires_grad(t)
     return t
 
 
@@ -114,65 +218,94 @@ class _on:
             self.ctx.__exit__(*exc)
 
 
+def _need_size(size, fn):
+    if not size:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+    return _size(size, fn)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, _need_size(size, "zeros"), dtype, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(1, size, dtype, device, requires_grad)
+    return _filled(1, _need_size(size, "ones"), dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, device, requires_grad)
+    """Uninitialised memory, as torch.empty (values are whatever the allocator returns)."""
+    return _filled(None, _need_size(size, "empty"), dtype, device, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if not isinstance(size, (tuple, list, Size)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, "
+                        f"not {type(size).__name__}")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     if dtype is None:
         kind = dtypes.scalar_kind(fill_value)
         dtype = (dtypes.bool_, dtypes.int64, dtypes.get_default_dtype())[kind]
-    return _filled(fill_value, (size,), dtype, device, requires_grad)
+    return _filled(fill_value, _size((size,), "full"), dtype, device, requires_grad)
 
 
-def _like(fn, x, dtype, device, requires_grad, *extra):
-    return fn(*extra, x.shape, dtype=dtype or x.dtype, device=device or x.device,
-              requires_grad=requires_grad) if extra else \
-        fn(x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad)
-
-
-def zeros_like(x, dtype=None, device=None, requires_grad=False):
+def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     return zeros(x.shape, dtype=dtype or x.dtype, device=device or x.device,
                  requires_grad=requires_grad)
 
 
-def ones_like(x, dtype=None, device=None, requires_grad=False):
+def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     return ones(x.shape, dtype=dtype or x.dtype, device=device or x.device,
                 requires_grad=requires_grad)
 
 
-def empty_like(x, dtype=None, device=None, requires_grad=False):
-    return zeros_like(x, dtype, device, requires_grad)
+def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return empty(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+                 requires_grad=requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     return full(x.shape, fill_value, dtype=dtype or x.dtype, device=device or x.device,
                 requires_grad=requires_grad)
 
 
+def _number(v):
+    return v.item() if isinstance(v, Tensor) else v
+
+
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    start, end, step = _number(start), _number(end), _number(step)
     if end is None:
         start, end = 0, start
     if dtype is None:
-        is_float = any(isinstance(v, float) for v in (start, end, step))
+        is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    arr = np.arange(start, end, step, dtype=np.float64).astype(_np_dtype(dtype))
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    # torch computes start + i * step in double, then casts
+    n = max(0, math.ceil((end - start) / step))
+    arr = (start + np.arange(n, dtype=np.float64) * step).astype(_np_dtype(dtype))
     return _finish(arr, device, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    """torch's formula: the first half steps up from start, the second down from end."""
+    start, end = _number(start), _number(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     dt = _np_dtype(dtype) or dtypes.get_default_dtype().np
-    return _finish(np.linspace(start, end, steps).astype(dt), device, requires_grad)
+    work = dt if dt.kind == "f" else np.dtype(np.float64)
+    idx = np.arange(steps, dtype=work)
+    if steps == 1:
+        arr = np.full(1, start, dtype=work)
+    else:
+        s, e = work.type(start), work.type(end)
+        step = (e - s) / work.type(max(steps - 1, 1))
+        half = steps // 2
+        arr = np.where(idx < half, s + step * idx, e - step * (steps - 1 - idx)).astype(work)
+    return _finish(arr.astype(dt), device, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
@@ -184,51 +317,84 @@ def _random(draw, size, dtype, device, requires_grad, generator=None):
     """Draw on the CPU from the seeded stream, then move: same numbers on every device."""
     dt = _np_dtype(dtype) or dtypes.get_default_dtype().np
     rng = generator.rng if generator is not None else backend.rng()
-    arr = np.asarray(draw(rng, _size(size))).astype(dt)
+    arr = np.asarray(draw(rng, size)).astype(dt, copy=False)
     return _finish(arr, device, requires_grad)
 
 
+def _float_only(dtype, what):
+    dt = _np_dtype(dtype)
+    if dt is not None and dt.kind != "f":
+        name = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}[dt.name]
+        raise NotImplementedError(f'"{what}" not implemented for \'{name}\'')
+
+
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _random(lambda r, s: r.random(s), size, dtype, device, requires_grad, generator)
+    """Uniform on [0, 1); drawn in float64 and rounded, so float32 can reach 1.0 rarely."""
+    _float_only(dtype, "check_uniform_bounds")
+    return _random(lambda r, s: r.random(s), _need_size(size, "rand"), dtype, device,
+                   requires_grad, generator)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _random(lambda r, s: r.standard_normal(s), size, dtype, device, requires_grad,
-                   generator)
+    _float_only(dtype, "normal_kernel_cpu")
+    return _random(lambda r, s: r.standard_normal(s), _need_size(size, "randn"), dtype, device,
+                   requires_grad, generator)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
             generator=None):
+    """randint(high, size) or randint(low, high, size): integers in [low, high)."""
+    if size is None and isinstance(high, (tuple, list, Size)):
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing 1 required positional arguments: \"size\"")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
+    return _random(lambda r, s: r.integers(low, high, s), _size((size,), "randint"),
+                   dtype or dtypes.int64, device, requires_grad, generator)
+
+
+def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+    return _random(lambda r, s: r.permutation(n), (n,), dtype or dtypes.int64, device,
+                   requires_grad, generator)
+
+
+def rand_like(x, dtype=None, device=None, requires_grad=False):
+    return rand(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, device=None, requires_grad=False):
+    return randn(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+                 requires_grad=requires_grad)
+
+
+def randint_like(x, low, high=None, dtype=None, device=None):
     if high is None:
         low, high = 0, low
-    return _random(lambda r, s: r.integers(low, high, s), (size,), dtype or dtypes.int64,
-                   device, requires_grad, generator)
-
-
-def randperm(n, dtype=None, device=None, generator=None):
-    return _random(lambda r, s: r.permutation(n), (n,), dtype or dtypes.int64, device, False,
-                   generator)
-
-
-def rand_like(x, dtype=None, device=None):
-    return rand(x.shape, dtype=dtype or x.dtype, device=device or x.device)
-
-
-def randn_like(x, dtype=None, device=None):
-    return randn(x.shape, dtype=dtype or x.dtype, device=device or x.device)
+    return randint(low, high, x.shape, dtype=dtype or x.dtype, device=device or x.device)
 
 
 class Generator:
     """torch.Generator: an independent seeded stream (used by DataLoader and random_split)."""
 
     def __init__(self, device="cpu"):
-        self.rng = np.random.Generator(np.random.PCG64(0))
-        self._seed = 0
+        self.device = as_device(device) if device != "cuda" else backend.device("cuda", 0)
+        self.rng = np.random.Generator(np.random.PCG64(67280421310721))
+        self._seed = 67280421310721  # torch's default seed of a fresh Generator
 
     def manual_seed(self, seed):
         self._seed = int(seed)
-        self.rng = np.random.Generator(np.random.PCG64(self._seed))
+        self.rng = np.random.Generator(np.random.PCG64(self._seed & (2 ** 64 - 1)))
         return self
+
+    def seed(self):
+        """Reseed from the OS's entropy; return the new seed."""
+        return self.manual_seed(int(np.random.SeedSequence().entropy) & (2 ** 63 - 1))._seed
 
     def initial_seed(self):
         return self._seed
@@ -238,8 +404,16 @@ class Generator:
 
     def set_state(self, state):
         self.rng.bit_generator.state = state
+        return self
 
 
 def manual_seed(seed):
+    """Seed the global stream; returns a Generator seeded the same way (as torch's default)."""
     backend.manual_seed(seed)
     return Generator().manual_seed(seed)
+
+
+def seed():
+    s = int(np.random.SeedSequence().entropy) & (2 ** 63 - 1)
+    backend.manual_seed(s)
+    return s

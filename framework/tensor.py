@@ -39,11 +39,16 @@ class Tensor:
         """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is uninitialised."""
         dt = dtypes.get_default_dtype().np
         dev = as_device(device)
-        if len(args) == 1 and not isinstance(args[0], int):
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            return args[0].detach()  # torch aliases the tensor, keeping its dtype
+        if len(args) == 1 and not isinstance(args[0], (int, Size)):
             data = args[0]
-            arr = data._data.astype(dt) if isinstance(data, Tensor) else np.array(data, dtype=dt)
+            if not isinstance(data, (list, tuple, np.ndarray)):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+            arr = np.array(data, dtype=dt)
         else:
-            arr = np.empty(tuple(args), dtype=dt)
+            arr = np.empty(tuple(args[0]) if args and isinstance(args[0], Size) else args,
+                           dtype=dt)
         return Tensor._make(move(arr, dev), dev)
 
     @staticmethod
@@ -204,6 +209,8 @@ class Tensor:
         return self
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self._data.dtype.kind not in "fc":  # torch's wording differs here
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -774,7 +781,7 @@ _TYPE_NAMES = {k: v + "Tensor" for k, v in
 
 def _check_requires_grad(t, value):
     if value and t._data.dtype.kind not in "fc":
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if t.grad_fn is not None and not value:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
                            "to use a computed variable in a subgraph that doesn't require "
