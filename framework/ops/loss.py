@@ -1,0 +1,480 @@
+"""Loss primitives, named like torch.nn.functional's.
+
+Cross-entropy is one fused primitive (log-softmax + weighted NLL, backward softmax - target);
+the regression losses are small primitives so their grad_fn names match torch's.
+"""
+import warnings
+
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .. import dtypes
+from .elementwise import abs, sigmoid, where
+
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+
+def _type_name(dtype):
+    return _TYPE_NAMES.get(str(dtype), str(dtype))
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    """Validate `reduction`; the legacy size_average/reduce flags win when given, as in torch."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        return "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(xp, loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+def _scale(grad, reduction, numel):
+    """The upstream gradient of each element: a 'mean' spreads it over numel elements."""
+    return grad / numel if reduction == "mean" else grad
+
+
+def _no_grad_for(fn_name, arg, t):
+    if isinstance(t, Tensor) and t.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"The function '{fn_name}' is not differentiable with respect to "
+                           f"argument '{arg}'. This input cannot have requires_grad True.")
+
+
+def _warn_size(x, y):
+    if tuple(x.shape) != tuple(y.shape):
+        warnings.warn(f"Using a target size ({y.shape}) that is different to the input size "
+                      f"({x.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+class MseLoss(Op):
+    """mean/sum/none of (x - y)**2, x and y broadcast."""
+    saves_inputs = True
+    promote = True
+
+    def forward(self, x, y, reduction="mean"):
+        self.reduction = reduction
+        d = x - y
+        self.numel = d.size
+        return _reduce(self.xp, d * d, reduction)
+
+    def backward(self, grad):
+        x, y = self.inputs
+        g = _scale(grad, self.reduction, self.numel) * 2 * (x - y)  # d/dx (x-y)^2
+        return g, -g
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size(input, target)
+    return MseLoss.apply(input, target, reduction=_reduction(reduction, size_average, reduce))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """torch composes l1_loss (its grad_fn is Abs/Mean/SumBackward0), so do we."""
+    _warn_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    loss = abs(input - target)
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+class SmoothL1Loss(Op):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta. HuberLoss is delta * this."""
+    saves_inputs = True
+    promote = True
+
+    def forward(self, x, y, reduction="mean", beta=1.0, scale=1.0):
+        self.reduction, self.beta, self.scale = reduction, beta, scale
+        d = x - y
+        self.numel = d.size
+        ad = self.xp.abs(d)
+        loss = self.xp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
+        if scale != 1.0:
+            loss = loss * scale
+        return _reduce(self.xp, loss.astype(d.dtype, copy=False), self.reduction)
+
+    def backward(self, grad):
+        x, y = self.inputs
+        d = x - y
+        slope = where(abs(d) < self.beta, d / self.beta, d.sign())
+        g = _scale(grad, self.reduction, self.numel) * slope
+        if self.scale != 1.0:
+            g = g * self.scale
+        return g, -g
+
+
+class HuberLoss(SmoothL1Loss):
+    pass
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _warn_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:  # torch falls back to l1_loss
+        return l1_loss(input, target, reduction=reduction)
+    return SmoothL1Loss.apply(input, target, reduction=reduction, beta=float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _warn_size(input, target)
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return HuberLoss.apply(input, target, reduction=reduction, beta=float(delta),
+                           scale=float(delta))
+
+
+class BinaryCrossEntropy(Op):
+    """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100 as torch does."""
+    saves_inputs = True
+
+    def forward(self, x, y, w=None, reduction="mean"):
+        xp = self.xp
+        if not bool(((x >= 0) & (x <= 1)).all()):  # NaN fails both tests too
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        self.reduction, self.numel = reduction, x.size
+        log_x = xp.maximum(xp.log(x), -100)
+        log_1mx = xp.maximum(xp.log1p(-x), -100)
+        loss = -(y * log_x + (1 - y) * log_1mx)
+        if w is not None:
+            loss = loss * w
+        return _reduce(xp, loss.astype(x.dtype, copy=False), reduction)
+
+    def backward(self, grad):
+        x, y, w = self.inputs
+        g = _scale(grad, self.reduction, self.numel)
+        if w is not None:
+            g = g * w
+        need_x, need_y = self.needs_input_grad[:2]
+        # torch divides by max(x (1 - x), 1e-12) to stay finite at 0 and 1
+        grad_x = g * (x - y) / (x * (1 - x)).clamp(min=1e-12) if need_x else None
+        grad_y = g * ((1 - x).log() - x.log()) if need_y else None  # -logit(x)
+        return grad_x, grad_y, None
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {_type_name(target.dtype.np)} but expected "
+                           f"{_type_name(input.dtype.np)}")
+    _no_grad_for("binary_cross_entropy", "weight", weight)
+    if weight is not None:
+        _check_broadcast_to(weight, input.shape)
+    return BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
+
+
+def _check_broadcast_to(w, shape):
+    """torch's error when the weight does not broadcast to the input's shape."""
+    ws = tuple(w.shape)
+    for i in range(1, len(ws) + 1):
+        if i > len(shape) or (ws[-i] != 1 and ws[-i] != shape[-i]):
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {ws[-i]} at -{i}! Mismatching "
+                f"argument at index 1 had torch.Size([{', '.join(map(str, ws))}]); but expected "
+                f"shape should be broadcastable to [{', '.join(map(str, shape))}]")
+
+
+class BinaryCrossEntropyWithLogits(Op):
+    """BCE on logits: (1 - y) x + (1 + (pw - 1) y) softplus(-x), softplus computed stably."""
+    saves_inputs = True
+    promote = True
+
+    def forward(self, x, y, w=None, pw=None, reduction="mean"):
+        xp = self.xp
+        self.reduction, self.numel = reduction, x.size
+        softplus_neg = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))  # log(1 + e^-x)
+        if pw is not None:
+            loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
+        else:
+            loss = (1 - y) * x + softplus_neg
+        if w is not None:
+            loss = loss * w
+        return _reduce(xp, loss.astype(xp.result_type(x, y), copy=False), reduction)
+
+    def backward(self, grad):
+        x, y, w, pw = self.inputs
+        g = _scale(grad, self.reduction, self.numel)
+        if w is not None:
+            g = g * w
+        need_x, need_y = self.needs_input_grad[:2]
+        grad_x = grad_y = None
+        if pw is None:
+            if need_x:
+                grad_x = g * (sigmoid(x) - y)
+            if need_y:
+                grad_y = g * -x
+        else:
+            if need_x:  # (1 + (pw-1) y) sigmoid(x) - pw y
+                grad_x = g * ((1 + (pw - 1) * y) * sigmoid(x) - pw * y)
+            if need_y:  # -x + (pw - 1) softplus(-x)
+                softplus_neg = (-x).relu() + ((-abs(x)).exp() + 1).log()
+                grad_y = g * (-x + (pw - 1) * softplus_neg)
+        return grad_x, grad_y, None, None
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type {_type_name(input.dtype.np)} can't be cast to the "
+                           f"desired output type {_type_name(target.dtype.np)}")
+    _no_grad_for("binary_cross_entropy_with_logits", "weight", weight)
+    _no_grad_for("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    if pos_weight is not None:
+        _check_same_or_broadcast(pos_weight.shape, input.shape)
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight,
+                                              reduction=reduction)
+
+
+def _check_same_or_broadcast(a, b):
+    for i in range(1, min(len(a), len(b)) + 1):
+        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[-i]}) must match the size of tensor b "
+                               f"({b[-i]}) at non-singleton dimension {max(len(a), len(b)) - i}")
+
+
+
+def _class_coeffs(xp, t, w, n_classes, ignore_index, dtype):
+    """Safe class indices (ignored -> 0) and each element's weight w[t] (0 where ignored)."""
+    ignored = t == ignore_index
+    bad = ((t < 0) | (t >= n_classes)) & ~ignored
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    safe = xp.where(ignored, 0, t).astype("int64", copy=False)
+    wt = w[safe] if w is not None else xp.ones(safe.shape, dtype=dtype)
+    return safe, xp.where(ignored, 0, wt).astype(dtype, copy=False), ignored
+
+
+def _as_batched(x, t, probs):
+    """Unbatched (C,) input becomes (1, C); the class dim is always axis 1."""
+    if x.ndim == 1:
+        return x[None], (t[None] if probs else t.reshape(1))
+    return x, t
+
+
+def _onehot(xp, safe, n_classes, dtype):
+    shape = (1, n_classes) + (1,) * (safe.ndim - 1)
+    return (xp.arange(n_classes).reshape(shape) == safe[:, None]).astype(dtype)
+
+
+class NllLoss(Op):
+    """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
+
+    def forward(self, x, t, w=None, reduction="mean", ignore_index=-100):
+        xp = self.xp
+        self.x_shape, self.reduction = x.shape, reduction
+        x, t2 = _as_batched(x, t, False)
+        safe, wt, _ = _class_coeffs(xp, t2, w, x.shape[1], ignore_index, x.dtype)
+        self.safe, self.wt, self.out_shape = safe, wt, t.shape
+        loss = -wt * xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        if reduction == "none":
+            return loss.reshape(t.shape)
+        self.denom = wt.sum() if reduction == "mean" else 1
+        return (loss.sum() / self.denom).astype(x.dtype) if reduction == "mean" else loss.sum()
+
+    def backward(self, grad):
+        if self.reduction == "none":
+            g = grad.reshape(self.safe.shape).unsqueeze(1)
+        else:
+            g = grad / Tensor._make(self.xp.asarray(self.denom, dtype=self.wt.dtype),
+                                    grad.device) if self.reduction == "mean" else grad
+        q = _onehot(self.xp, self.safe, self.x_shape[-1] if len(self.x_shape) == 1
+                    else self.x_shape[1], self.wt.dtype) * self.wt[:, None]
+        grad_x = -g * Tensor._make(q, grad.device)  # linear in x: constant coefficients
+        return grad_x.reshape(self.x_shape), None, None
+
+    def release(self):
+        super().release()
+        self.safe = self.wt = None
+
+
+class CrossEntropy(Op):
+    """Fused, stable log-softmax + NLL over class indices or class probabilities.
+
+    Every case is loss_n = -sum_c q[n, c] log p[n, c] with q the (smoothed, weighted) target,
+    so the gradient is softmax * sum_c q - q. torch composes the label-smoothing and
+    probability cases; this node takes the name of torch's outermost node for them."""
+    saves_inputs = True
+
+    def forward(self, x, t, w=None, reduction="mean", ignore_index=-100, label_smoothing=0.0,
+                probs=False):
+        xp = self.xp
+        self.x_shape, self.reduction, self.probs = x.shape, reduction, probs
+        self.ls, out_shape = label_smoothing, (t.shape if not probs else x.shape[:-1]
+                                               if x.ndim == 1 else x.shape[:1] + x.shape[2:])
+        x, t = _as_batched(x, t, probs)
+        n_classes, ls = x.shape[1], label_smoothing
+        self.w_shape = (1, n_classes) + (1,) * (x.ndim - 2)
+        w_b = w.reshape(self.w_shape) if w is not None else None
+        z = x - x.max(axis=1, keepdims=True)
+        e = xp.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        logp = z - xp.log(s)
+        self.p = e / s  # softmax, reused by backward
+        self.logp = logp if probs else None
+        if probs:
+            q = t * (1 - ls) + ls / n_classes if ls else t
+            loss = -((q * w_b if w_b is not None else q) * logp).sum(axis=1)
+            self.denom = loss.size
+        else:
+            safe, wt, ignored = _class_coeffs(xp, t, w, n_classes, ignore_index, x.dtype)
+            self.safe, self.wt, self.keep = safe, wt, ~ignored
+            loss = -wt * xp.take_along_axis(logp, safe[:, None], axis=1)[:, 0]
+            if ls:
+                smooth = -(logp * w_b if w_b is not None else logp).sum(axis=1) * self.keep
+                loss = (1 - ls) * loss + ls / n_classes * smooth
+            self.denom = wt.sum()
+        self.loss_shape = loss.shape
+        if reduction == "none":
+            return loss.reshape(out_shape)
+        if reduction == "sum":
+            return loss.sum()
+        return (loss.sum() / self.denom).astype(x.dtype)
+
+    def _target_q(self, t, w, dev):
+        """q[n, c] as a Tensor: differentiable in t for probabilities, constant otherwise."""
+        xp, ls, n_classes = self.xp, self.ls, self.w_shape[1]
+        w_b = w.reshape(self.w_shape) if w is not None else None
+        if self.probs:
+            q = t.reshape(self.p.shape)
+            q = q * (1 - ls) + ls / n_classes if ls else q
+            return q * w_b if w_b is not None else q
+        q = _onehot(xp, self.safe, n_classes, self.p.dtype) * self.wt[:, None]
+        if ls:
+            w_row = w_b._data if w_b is not None else 1
+            q = (1 - ls) * q + (ls / n_classes) * w_row * self.keep[:, None]
+        return Tensor._make(q.astype(self.p.dtype, copy=False), dev)
+
+    def backward(self, grad):
+        x, t, w = self.inputs
+        dev = grad.device
+        if self.reduction == "none":
+            g = grad.reshape(self.loss_shape).unsqueeze(1)
+        elif self.reduction == "mean":
+            g = grad / Tensor._make(self.xp.asarray(self.denom, dtype=self.p.dtype), dev)
+        else:
+            g = grad
+        if is_grad_enabled():  # create_graph: rebuild softmax from x so it is differentiable
+            x2 = x.reshape(self.p.shape)
+            z = x2 - Tensor._make(x2._data.max(axis=1, keepdims=True), dev)
+            logp = z - z.exp().sum(1, keepdim=True).log()
+            p = logp.exp()
+        else:
+            p = Tensor._make(self.p, dev)
+            logp = Tensor._make(self.logp, dev) if self.probs else None
+        q = self._target_q(t, w, dev)
+        need_x, need_t, need_w = self.needs_input_grad
+        grad_x = grad_t = grad_w = None
+        if need_x:
+            grad_x = (g * (p * q.sum(1, keepdim=True) - q)).reshape(self.x_shape)
+        if need_t and self.probs:
+            gt = -g * (1 - self.ls) * logp
+            grad_t = (gt * w.reshape(self.w_shape) if w is not None else gt).reshape(self.x_shape)
+        if need_w and self.probs:  # torch composes here, so the weight gets a gradient
+            qt = t.reshape(self.p.shape)
+            qt = qt * (1 - self.ls) + self.ls / self.w_shape[1] if self.ls else qt
+            gw = -g * qt * logp
+            axes = tuple(i for i in range(gw.ndim) if i != 1)
+            grad_w = gw.sum(axes)
+        return grad_x, grad_t, grad_w
+
+    def release(self):
+        super().release()
+        self.p = self.logp = self.safe = self.wt = self.keep = None
+
+    def name(self):
+        if not self.probs:
+            return "AddBackward0" if self.ls else "NllLossBackward0"
+        return "DivBackward1" if self.reduction == "mean" else "NegBackward0"
+
+
+def _check_class_target(fn_name, x, t, weight):
+    """torch's checks of class-index targets and of the class weight."""
+    if str(t.dtype.np) not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_type_name(t.dtype.np)}")
+    if x.ndim == 2 and t.ndim != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim >= 2 and t.shape[:1] != x.shape[:1]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                         f"({t.shape[0] if t.ndim else 1}).")
+    if x.ndim > 2 and tuple(t.shape) != tuple(x.shape[:1]) + tuple(x.shape[2:]):
+        want = ", ".join(map(str, tuple(x.shape[:1]) + tuple(x.shape[2:])))
+        raise RuntimeError(f"Expected target size [{want}], got "
+                           f"[{', '.join(map(str, t.shape))}]")
+    _check_weight(fn_name, x, weight)
+
+
+def _check_weight(fn_name, x, weight):
+    if weight is None:
+        return
+    n_classes = x.shape[0] if x.ndim == 1 else x.shape[1]
+    if weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: "
+                           f"[{', '.join(map(str, weight.shape))}]")
+    if weight.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {_type_name(x.dtype.np)} but found "
+                           f"{_type_name(weight.dtype.np)}")
+
+
+def _check_input(x):
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"log_softmax_lastdim_kernel_impl\" not implemented for '{_type_name(x.dtype.np)}'")
+    if x.ndim == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_input(input)
+    _check_class_target("nll_loss_forward", input, target, weight)
+    _no_grad_for("nll_loss_forward", "weight", weight)
+    return NllLoss.apply(input, target, weight, reduction=reduction, ignore_index=ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_input(input)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    probs = tuple(input.shape) == tuple(target.shape)
+    if probs:
+        if not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {_type_name(target.dtype.np)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        _check_weight("cross_entropy", input, weight)
+        if target.dtype != input.dtype:
+            target = target.to(input.dtype)
+    else:
+        _check_class_target("nll_loss_forward", input, target, weight)
+        _no_grad_for("nll_loss_forward", "weight", weight)
+    return CrossEntropy.apply(input, target, weight, reduction=reduction,
+                              ignore_index=ignore_index, label_smoothing=float(label_smoothing),
+                              probs=probs)
