@@ -62,12 +62,13 @@ def _collect(roots, targets):
         for fn in _topological(order)[::-1]:
             if fn in targets or any(e is not None and e[0] in needed for e in fn._edges):
                 needed.add(fn)
+        order = [fn for fn in order if fn in needed]
+    get = deps.get
     for fn in order:
-        if needed is not None and fn not in needed:
-            continue
         for e in fn._edges:
             if e is not None and (needed is None or e[0] in needed):
-                deps[e[0]] = deps.get(e[0], 0) + 1
+                nxt = e[0]
+                deps[nxt] = get(nxt, 0) + 1
     return deps, needed
 
 
@@ -116,23 +117,34 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
     prev_mode = state.enabled
     state.enabled = create_graph
     try:
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            fn = heapq.heappop(heap)[2]
+            fn = pop(heap)[2]
             grads_out = buffers.pop(fn, None)
             if grads_out is not None:
                 grads_in = _run_node(fn, grads_out, targets, captured, create_graph, retain_graph)
             else:
                 grads_in = ()
+            n_in = len(grads_in)
             for k, e in enumerate(fn._edges):
-                if e is None or (needed is not None and e[0] not in needed):
+                if e is None:
                     continue
-                nxt = e[0]
-                g = grads_in[k] if k < len(grads_in) else None
+                nxt, nr = e
+                if needed is not None and nxt not in needed:
+                    continue
+                g = grads_in[k] if k < n_in else None
                 if g is not None:
-                    _add_to(buffers, nxt, e[1], _fit(g, fn._in_meta[k]))
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+                    shape, dtype = fn._in_meta[k]
+                    if g._data.shape != shape or g._data.dtype != dtype:
+                        g = _fit(g, shape, dtype)
+                    slot = buffers.get(nxt)
+                    if slot is None:
+                        slot = buffers[nxt] = [None] * nxt._n_out
+                    slot[nr] = g if slot[nr] is None else slot[nr] + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if not left:
+                    push(heap, (-nxt._seq, id(nxt), nxt))
     finally:
         state.enabled = prev_mode
     if capture:
@@ -175,7 +187,7 @@ def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph):
         if grads_out[0] is not None:
             _accumulate(fn.variable, grads_out[0], create_graph)
         return ()
-    if all(g is None for g in grads_out):
+    if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
         return ()
     fn.check_saved()
     result = fn.backward(*grads_out)
@@ -200,9 +212,8 @@ def _add_to(buffers, fn, nr, g):
     slot[nr] = g if slot[nr] is None else slot[nr] + g
 
 
-def _fit(g, meta):
+def _fit(g, shape, dtype):
     """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype."""
-    shape, dtype = meta
     if g._data.shape != shape:
         g = g.sum_to_size(shape)
     if g._data.dtype != dtype:

@@ -282,24 +282,30 @@ def _anomaly_trace():
     return "".join(traceback.format_stack()[:-3])
 
 
-_scalars = {}  # (value, type, dtype) -> read-only 0-dim array: Python scalars recur
+_scalars = {}  # (value, type, dtype, device) -> constant Tensor: Python scalars recur
 
 
-def _scalar_array(xp, value, dtype):
-    if xp is not _np:
-        return xp.asarray(value, dtype=dtype)
-    key = (value, type(value), dtype)
-    arr = _scalars.get(key)
-    if arr is None:
-        arr = _np.asarray(value, dtype=dtype)
-        arr.flags.writeable = False
+def _scalar_tensor(xp, value, dtype, dev):
+    """A Python scalar as a read-only 0-dim tensor of `dtype` (cached, never mutated)."""
+    key = (value, type(value), dtype, dev)
+    t = _scalars.get(key)
+    if t is None:
+        arr = xp.asarray(value, dtype=dtype)
+        if xp is _np:
+            arr.flags.writeable = False
+        t = Tensor._make(arr, dev)
         if len(_scalars) < 4096:
-            _scalars[key] = arr
-    return arr
+            _scalars[key] = t
+    return t
 
 
 def _unify(cls, args, xp, dev):
     """Turn Python scalars into tensors and, for promoting ops, cast to torch's result dtype."""
+    if len(args) == 2:  # fast path: tensor op scalar, where the tensor's dtype wins
+        a, b = args
+        if isinstance(a, Tensor) and b is not None and not isinstance(b, Tensor) and (
+                not cls.promote or dtypes.scalar_kind(b) <= dtypes._kind(a._data.dtype)):
+            return a, _scalar_tensor(xp, b, a._data.dtype, dev)
     tensors = [a for a in args if isinstance(a, Tensor)]
     if cls.promote:
         scalars = [a for a in args if a is not None and not isinstance(a, Tensor)]
@@ -321,5 +327,5 @@ def _unify(cls, args, xp, dev):
         elif isinstance(a, Tensor):
             out.append(a if a._data.dtype == target else a._cast(target))
         else:
-            out.append(Tensor._make(_scalar_array(xp, a, target), dev))
+            out.append(_scalar_tensor(xp, a, target, dev))
     return out
