@@ -1,30 +1,22 @@
-"""Matrix products: mm, mv, dot, bmm, matmul, addmm (linear)."""
+"""Matrix products: mm, mv, dot, bmm, addmm, outer, linear and matmul's dispatch."""
 from ..autograd.op import Op
-from ..tensor import Tensor
+from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
+
+_SHORT = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
+          "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
+          "bool": "bool"}
+_TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
-def _check_dtypes(a, b, what):
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_name(a.dtype)} != {_name(b.dtype)}")
-
-
-def _name(dt):
-    from ..dtypes import from_numpy_dtype
-    return {"float32": "float", "float64": "double", "int64": "long", "int32": "int"}.get(
-        dt.name, dt.name)
+def _title(dt):
+    return _TITLE.get(dt.name, dt.name)
 
 
 class Mm(Op):
     saves_inputs = True
 
     def forward(self, a, b):
-        if a.ndim != 2 or b.ndim != 2:
-            raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
-        if a.shape[1] != b.shape[0]:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
-                               f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
-        _check_dtypes(a, b, "mm")
         return a @ b
 
     def backward(self, grad):
@@ -34,6 +26,16 @@ class Mm(Op):
 
 
 def mm(a, b):
+    if a.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_SHORT[a._data.dtype.name]} != {_SHORT[b._data.dtype.name]}")
     return Mm.apply(a, b)
 
 
@@ -41,23 +43,26 @@ class Mv(Op):
     saves_inputs = True
 
     def forward(self, a, v):
-        if a.ndim != 2 or v.ndim != 1:
-            raise RuntimeError(f"vector + matrix @ vector expected, got {v.ndim}, {a.ndim}, {v.ndim}")
-        if a.shape[1] != v.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
-                               f"{a.shape[1]}), vec ({v.shape[0]})")
-        _check_dtypes(a, v, "mv")
         return a @ v
 
     def backward(self, grad):
         a, v = self.inputs
         need_a, need_v = self.needs_input_grad
-        grad_a = grad.unsqueeze(1).mm(v.unsqueeze(0)) if need_a else None  # outer product
+        grad_a = grad.unsqueeze(1) * v if need_a else None  # outer product grad ⊗ v
         grad_v = a.t().mv(grad) if need_v else None
         return grad_a, grad_v
 
 
 def mv(a, v):
+    if a.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
+    if a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                           f"{a.shape[1]}), vec ({v.shape[0]})")
+    if a._data.dtype != v._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_title(v._data.dtype)}, {_title(a._data.dtype)}, and "
+                           f"{_title(v._data.dtype)}")
     return Mv.apply(a, v)
 
 
@@ -65,15 +70,6 @@ class Dot(Op):
     saves_inputs = True
 
     def forward(self, a, b):
-        if a.ndim != 1 or b.ndim != 1:
-            raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-        if a.shape[0] != b.shape[0]:
-            raise RuntimeError("inconsistent tensor size, expected tensor [{}] and src [{}] to "
-                               "have the same number of elements, but got {} and {} elements "
-                               "respectively".format(a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-        if a.dtype != b.dtype:
-            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                               f"{_title(a.dtype)} and {_title(b.dtype)}")
         return self.xp.dot(a, b)
 
     def backward(self, grad):
@@ -82,60 +78,184 @@ class Dot(Op):
         return (grad * b if need_a else None), (grad * a if need_b else None)
 
 
-def _title(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long"}.get(dt.name, dt.name)
-
-
 def dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_title(a._data.dtype)} and {_title(b._data.dtype)}")
     return Dot.apply(a, b)
 
 
-def matmul(a, b):
-    """torch.matmul's dispatch over 1-D, 2-D and batched operands."""
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a.ndim}D and {b.ndim}D")
-    if a.ndim == 1 and b.ndim == 1:
-        return dot(a, b)
-    if a.ndim == 2 and b.ndim == 1:
-        return mv(a, b)
-    if a.ndim == 1 and b.ndim == 2:
-        if a.shape[0] != b.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({b.shape[1]}), mat ({b.shape[1]}x"
-                               f"{b.shape[0]}), vec ({a.shape[0]})")
-        return mm(a.unsqueeze(0), b).squeeze(0)
-    if a.ndim == 2 and b.ndim == 2:
-        return mm(a, b)
-    return BatchedMatmul.apply(a, b)
+inner_1d = dot
 
 
-class BatchedMatmul(Op):
-    """matmul with at least one operand of 3+ dims (broadcast batch dims)."""
+class Bmm(Op):
     saves_inputs = True
 
     def forward(self, a, b):
-        if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
-            raise RuntimeError(
-                f"Expected size for first two dimensions of batch2 tensor to be: "
-                f"[{a.shape[0]}, {a.shape[-1]}] but got: [{b.shape[0]}, {b.shape[-2 if b.ndim > 1 else 0]}].")
-        self.a1, self.b1 = a.ndim == 1, b.ndim == 1
         return self.xp.matmul(a, b)
 
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        a2 = a.unsqueeze(0) if self.a1 else a
-        b2 = b.unsqueeze(-1) if self.b1 else b
-        g = grad.unsqueeze(-2) if self.a1 else grad
-        g = g.unsqueeze(-1) if self.b1 else g
-        grad_a = grad_b = None
-        if need_a:
-            grad_a = g.matmul(b2.transpose(-1, -2)).sum_to_size(a2.shape)
-            grad_a = grad_a.squeeze(0) if self.a1 else grad_a
-        if need_b:
-            grad_b = a2.transpose(-1, -2).matmul(g).sum_to_size(b2.shape)
-            grad_b = grad_b.squeeze(-1) if self.b1 else grad_b
-        return grad_a, grad_b
+        return (grad.bmm(b.mT) if need_a else None), (a.mT.bmm(grad) if need_b else None)
 
-    def name(self):
-        return "UnsafeViewBackward0"
+
+def bmm(a, b):
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
+                           f"{b.shape[1]}].")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected scalar type {_title(a._data.dtype)} but found "
+                           f"{_title(b._data.dtype)}")
+    return Bmm.apply(a, b)
+
+
+class Addmm(Op):
+    """beta * bias + alpha * (m1 @ m2) in one node (F.linear's primitive)."""
+    saves_inputs = True
+
+    def forward(self, bias, m1, m2, beta=1, alpha=1):
+        self.beta, self.alpha = beta, alpha
+        out = m1 @ m2
+        if alpha != 1:
+            out *= alpha
+        if beta == 0:  # torch ignores bias (even nan) when beta is 0
+            return out
+        out += bias if beta == 1 else beta * bias
+        return out
+
+    def backward(self, grad):
+        _, m1, m2 = self.inputs
+        need_b, need_1, need_2 = self.needs_input_grad
+        grad_b = grad_1 = grad_2 = None
+        if need_b:
+            grad_b = grad if self.beta == 1 else grad * self.beta
+        if need_1:
+            grad_1 = grad.mm(m2.t())
+            grad_1 = grad_1 if self.alpha == 1 else grad_1 * self.alpha
+        if need_2:
+            grad_2 = m1.t().mm(grad)
+            grad_2 = grad_2 if self.alpha == 1 else grad_2 * self.alpha
+        return grad_b, grad_1, grad_2
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if mat1.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got " f"{mat1.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got " f"{mat2.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
+                           f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    if mat1._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_SHORT[mat1._data.dtype.name]} != {_SHORT[mat2._data.dtype.name]}")
+    _expanded_shape(input, (mat1.shape[0], mat2.shape[1]))  # torch's broadcast error
+    return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def linear(input, weight, bias=None):
+    """F.linear: x @ weight.T (+ bias), one addmm node for 2-D input, as torch records it."""
+    if bias is None:
+        return matmul(input, weight.t())
+    if input.ndim == 2:
+        return addmm(bias, input, weight.t())
+    if input.ndim == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D "
+                           f"and {weight.ndim}D")
+    lead = tuple(input.shape[:-1])
+    out = addmm(bias, reshape(input, -1, input.shape[-1]), weight.t())
+    return reshape(out, lead + (weight.shape[0],))
+
+
+def outer(a, b):
+    """torch composes outer as a.reshape(-1, 1) * b (MulBackward0 over ViewBackward0)."""
+    if a.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {a.ndim}-D")
+    if b.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {b.ndim}-D")
+    return reshape(a, -1, 1) * b
+
+
+ger = outer
+
+
+def _broadcast_batch(sa, sb):
+    """Broadcast two batch shapes with torch's error message."""
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    out = []
+    for i, (x, y) in enumerate(zip(sa, sb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def _fold(big, small, transpose):
+    """matmul of a >=3-D tensor with a 1-D/2-D one as a single mm/mv, as torch folds it."""
+    if transpose:  # small @ big computed as (big.mT @ small.T).mT
+        t1 = big.mT
+        folded = _unsafe_view(t1.clone(), (-1, t1.shape[-1]))
+        t2 = small.t() if small.ndim == 2 else small
+    else:
+        t1, t2 = big, small
+        folded = reshape(t1, -1, t1.shape[-1])
+    shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
+    out = _unsafe_view(folded.mm(t2) if t2.ndim == 2 else folded.mv(t2), shape)
+    return out.mT.clone() if transpose and t2.ndim == 2 else out
+
+
+def matmul(a, b):
+    """torch.matmul's dispatch; it composes the same nodes torch records."""
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(a, b)
+    if da == 2 and db == 1:
+        return mv(a, b)
+    if da == 1 and db == 2:
+        return _squeeze_inplace_dim(mm(a.unsqueeze(0), b), 0)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
+        # torch drops a lone batch of one so the product folds into a single mm
+        if a.shape[0] == 1:
+            a, da = a.squeeze(0), 2
+        else:
+            b, db = b.squeeze(0), 2
+    if da >= 3 and db <= 2:
+        return _fold(a, b, transpose=False)
+    if db >= 3 and da <= 2:
+        return _fold(b, a, transpose=True)
+    n, m1 = a.shape[-2], a.shape[-1]
+    m2, p = b.shape[-2], b.shape[-1]
+    batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
+    count = 1
+    for s in batch:
+        count *= s
+    a3 = _flat_batch(a.expand(batch + (n, m1)), tuple(a.shape[:-2]), (count, n, m1))
+    b3 = _flat_batch(b.expand(batch + (m2, p)), tuple(b.shape[:-2]), (count, m2, p))
+    return _unsafe_view(bmm(a3, b3), batch + (n, p))
+
+
+def _flat_batch(x, own_batch, shape):
+    """torch's reshape of an expanded operand: a view when the batch was already full,
+    otherwise a copy (CloneBackward0 under UnsafeViewBackward0)."""
+    if own_batch == tuple(x.shape[:-2]):
+        return reshape(x, shape)
+    return _unsafe_view(x.clone(), shape)

@@ -1,17 +1,25 @@
-"""Shape ops: views, permutations, broadcasting, joining and splitting."""
+"""Shape ops: views, permutations, squeeze/unsqueeze, broadcasting and repeat.
+
+Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
+"""
 from ..autograd.op import Op
-from ..tensor import Tensor
+from ..tensor import Tensor, _TYPE_NAMES
 
 
 def _shape_arg(shape):
+    """Accept both f(2, 3) and f((2, 3)) / f([2, 3]) / f(torch.Size)."""
     if len(shape) == 1 and not isinstance(shape[0], int):
-        return tuple(shape[0])
-    return tuple(shape)
+        return tuple(int(s) for s in shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _infer(shape, numel):
     """Resolve a single -1 in a requested shape (torch's errors otherwise)."""
-    shape = [int(s) for s in shape]
+    shape = list(shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
@@ -19,59 +27,141 @@ def _infer(shape, numel):
         if s != -1:
             known *= s
     if -1 in shape:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of "
-                               f"size {numel}")
+        if known == 0:
+            if numel == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous")
+            raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+        if numel % known:
+            raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
         shape[shape.index(-1)] = numel // known
     elif known != numel:
-        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of "
-                           f"size {numel}")
+        raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
     return tuple(shape)
 
 
+def _dim(d, ndim):
+    """Wrap a possibly negative dim; 0-dim tensors accept -1 and 0, as in torch."""
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return d % n
+
+
 class View(Op):
+    """reshape / view; arrays have no strides here, so every reshape is a view."""
+
     def forward(self, x, shape):
         self.in_shape = x.shape
-        return x.reshape(_infer(shape, x.size))
+        return x.reshape(shape)
 
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
 
 def reshape(x, *shape):
-    return View.apply(x, shape=_shape_arg(shape))
+    return View.apply(x, shape=_infer(_shape_arg(shape), x._data.size))
 
 
 view = reshape
 
 
+class UnsafeView(View):
+    """torch's _unsafe_view: the reshape matmul uses after mm/bmm."""
+
+    def name(self):
+        return "UnsafeViewBackward0"
+
+
+def _unsafe_view(x, shape):
+    return UnsafeView.apply(x, shape=tuple(shape))
+
+
+class Alias(Op):
+    """x[...] / x[:, :]: a new node over the same data."""
+
+    def forward(self, x):
+        return x
+
+    def backward(self, grad):
+        return grad
+
+
+def alias(x):
+    return Alias.apply(x)
+
+
 class Expand(Op):
     def forward(self, x, shape):
         self.in_shape = x.shape
-        lead = len(shape) - x.ndim
-        if lead < 0:
-            raise RuntimeError(
-                f"expand(torch.FloatTensor{{[{', '.join(map(str, x.shape))}]}}, size=[{', '.join(map(str, shape))}]): "
-                "the number of sizes provided "
-                f"({len(shape)}) must be greater or equal to the number of dimensions in the "
-                f"tensor ({x.ndim})")
-        full = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-        return self.xp.broadcast_to(x, full)
+        return self.xp.broadcast_to(x, shape)
 
     def backward(self, grad):
         return grad.sum_to_size(self.in_shape)
 
 
+def _expanded_shape(x, shape):
+    """torch's checks and -1 handling for expand."""
+    xs = x._data.shape
+    lead = len(shape) - len(xs)
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.{_TYPE_NAMES.get(x._data.dtype.name, 'Tensor')}{{{_fmt(xs)}}}, "
+            f"size={_fmt(shape)}): the number of sizes provided ({len(shape)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({len(xs)})")
+    out = []
+    for i, s in enumerate(shape):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            out.append(s)
+            continue
+        have = xs[i - lead]
+        if s == -1:
+            s = have
+        elif have != 1 and s != have:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({have}) "
+                f"at non-singleton dimension {i}.  Target sizes: {_fmt(shape)}.  "
+                f"Tensor sizes: {_fmt(xs)}")
+        out.append(s)
+    return tuple(out)
+
+
 def expand(x, *shape):
-    return Expand.apply(x, shape=_shape_arg(shape))
+    return Expand.apply(x, shape=_expanded_shape(x, _shape_arg(shape)))
 
 
-def _dim(d, ndim):
-    n = max(ndim, 1)
-    if not -n <= d < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {d})")
-    return d % n
+def expand_as(x, other):
+    return expand(x, other.shape)
+
+
+class Repeat(Op):
+    def forward(self, x, repeats):
+        self.in_shape = x.shape
+        lead = len(repeats) - x.ndim
+        self.padded = (1,) * lead + x.shape
+        self.repeats = repeats
+        return self.xp.tile(x.reshape(self.padded), repeats)
+
+    def backward(self, grad):
+        # view the output as (r0, s0, r1, s1, ...) and sum over the repeat axes
+        inter = []
+        for r, s in zip(self.repeats, self.padded):
+            inter += [r, s]
+        summed = grad.reshape(inter).sum(dim=tuple(range(0, len(inter), 2)))
+        return summed.reshape(self.in_shape)
+
+
+def repeat(x, *repeats):
+    repeats = _shape_arg(repeats)
+    if len(repeats) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return Repeat.apply(x, repeats=repeats)
 
 
 class Permute(Op):
@@ -92,7 +182,25 @@ def permute(x, *dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {x.ndim} is not equal to len(dims) = {len(dims)}")
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return Permute.apply(x, dims=dims)
+
+
+def movedim(x, source, destination):
+    """Move dims to new positions (a permute, as in torch)."""
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    src = [_dim(d, x.ndim) for d in src]
+    dst = [_dim(d, x.ndim) for d in dst]
+    order = [None] * x.ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(x.ndim) if d not in src)
+    return permute(x, [o if o is not None else next(rest) for o in order])
+
+
+moveaxis = movedim
 
 
 class Transpose(Op):
@@ -109,12 +217,11 @@ def transpose(x, dim0, dim1):
 
 
 swapaxes = transpose
+swapdims = transpose
 
 
 class T(Op):
     def forward(self, x):
-        if x.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
         return x.T
 
     def backward(self, grad):
@@ -122,6 +229,8 @@ class T(Op):
 
 
 def t(x):
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     return T.apply(x)
 
 
@@ -143,27 +252,31 @@ def unsqueeze(x, dim):
 
 
 class Squeeze(Op):
-    def forward(self, x, dim=None):
-        self.in_shape = x.shape
-        self.has_dim = dim is not None
-        if dim is None:
-            return x.reshape(tuple(s for s in x.shape if s != 1))
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = {d % max(x.ndim, 1) for d in dims}
-        return x.reshape(tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)))
+    """squeeze(); torch numbers the node by overload: no dim 0, int dim 1, tuple of dims 2."""
+
+    def forward(self, x, dims, overload):
+        self.in_shape, self.overload = x.shape, overload
+        return x.reshape(tuple(s for i, s in enumerate(x.shape)
+                               if not (s == 1 and (dims is None or i in dims))))
 
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
     def name(self):
-        return "SqueezeBackward1" if self.has_dim else "SqueezeBackward0"
+        return f"SqueezeBackward{self.overload}"
 
 
 def squeeze(x, dim=None):
-    if dim is not None:
-        for d in ((dim,) if isinstance(dim, int) else dim):
-            _dim(d, x.ndim)
-    return Squeeze.apply(x, dim=dim)
+    if dim is None:
+        return Squeeze.apply(x, dims=None, overload=0)
+    if isinstance(dim, int):
+        return Squeeze.apply(x, dims=(_dim(dim, x.ndim),), overload=1)
+    return Squeeze.apply(x, dims=tuple(_dim(d, x.ndim) for d in dim), overload=2)
+
+
+def _squeeze_inplace_dim(x, dim):
+    """The node torch records for `squeeze_(dim)` inside matmul (SqueezeBackward4)."""
+    return Squeeze.apply(x, dims=(_dim(dim, x.ndim),), overload=4)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -184,4 +297,13 @@ def flatten(x, start_dim=0, end_dim=-1):
 def unflatten(x, dim, sizes):
     d = _dim(dim, x.ndim)
     shape = tuple(x.shape)
-    return reshape(x, shape[:d] + tuple(sizes) + shape[d + 1:])
+    sizes = tuple(int(s) for s in sizes)
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    if (-1 not in sizes and known != shape[d]) or (-1 in sizes and (known == 0 or
+                                                                    shape[d] % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({shape[d]}) in the input tensor")
+    return reshape(x, shape[:d] + sizes + shape[d + 1:])

@@ -1,0 +1,142 @@
+"""Joining and splitting: cat, stack, split, chunk, unbind."""
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .shape import _dim, _fmt
+
+
+def _zeros_for(op, i, like):
+    """A zero gradient for an output nobody used (multi-output backward)."""
+    return Tensor._make(op.xp.zeros(op.out_shapes[i], dtype=like._data.dtype), like._device)
+
+
+class Cat(Op):
+    promote = True  # torch.cat promotes float32 + float64 to float64
+
+    def forward(self, *xs, dim):
+        self.dim = dim
+        self.sizes = [x.shape[dim] for x in xs]
+        return self.xp.concatenate(xs, axis=dim)
+
+    def backward(self, grad):
+        return grad.split(self.sizes, self.dim)
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    # legacy torch behaviour: 1-D empty tensors are skipped whatever the other shapes are
+    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    ref = kept[0]
+    d = _dim(dim, ref.ndim)
+    for i, t in enumerate(kept):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} "
+                               f"and {t.ndim}")
+        for k in range(ref.ndim):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the "
+                    "list.")
+    return Cat.apply(*kept, dim=d)
+
+
+concat = cat
+concatenate = cat
+
+
+class Stack(Op):
+    promote = True
+
+    def forward(self, *xs, dim):
+        self.dim = dim
+        return self.xp.stack(xs, axis=dim)
+
+    def backward(self, grad):
+        return grad.unbind(self.dim)
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != ref.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{_fmt(ref.shape)} at entry 0 and {_fmt(t.shape)} at entry {i}")
+    return Stack.apply(*tensors, dim=_dim(dim, ref.ndim + 1))
+
+
+class Split(Op):
+    """Several outputs (views); unused outputs get zero gradients in backward."""
+
+    def forward(self, x, sizes, dim, with_sizes):
+        self.dim, self.with_sizes = dim, with_sizes
+        bounds, acc = [], 0
+        for s in sizes[:-1]:
+            acc += s
+            bounds.append(acc)
+        outs = tuple(self.xp.split(x, bounds, axis=dim))
+        self.out_shapes = [o.shape for o in outs]
+        return outs
+
+    def backward(self, *grads):
+        like = next(g for g in grads if g is not None)
+        full = [g if g is not None else _zeros_for(self, i, like) for i, g in enumerate(grads)]
+        return cat(full, self.dim)
+
+    def name(self):
+        return "SplitWithSizesBackward0" if self.with_sizes else "SplitBackward0"
+
+
+def split(x, split_size_or_sections, dim=0):
+    d = _dim(dim, x.ndim)
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={size}")
+        if size == 0 and n != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        count = max((n + size - 1) // size, 1) if size else 1
+        sizes = [size] * (count - 1) + [n - size * (count - 1)]
+        return Split.apply(x, sizes=sizes, dim=d, with_sizes=False)
+    sizes = [int(s) for s in split_size_or_sections]
+    if sum(sizes) != n or any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                           f"tensor's size at dimension {d}), but got split_sizes={_fmt(sizes)}")
+    return Split.apply(x, sizes=sizes, dim=d, with_sizes=True)
+
+
+def chunk(x, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = x.shape[_dim(dim, x.ndim)]
+    return split(x, max((n + chunks - 1) // chunks, 1) if n else 1, dim)
+
+
+class Unbind(Op):
+    def forward(self, x, dim):
+        self.dim = dim
+        outs = tuple(self.xp.moveaxis(x, dim, 0))
+        self.out_shapes = [o.shape for o in outs]
+        return outs
+
+    def backward(self, *grads):
+        like = next(g for g in grads if g is not None)
+        full = [g if g is not None else _zeros_for(self, i, like) for i, g in enumerate(grads)]
+        return stack(full, self.dim)
+
+
+def unbind(x, dim=0):
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return Unbind.apply(x, dim=_dim(dim, x.ndim))
