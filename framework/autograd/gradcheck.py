@@ -231,7 +231,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         # random upstream gradients in [-1, 1), like torch.testing.make_tensor
         outs = _differentiable_outputs(func(*inputs))
         grad_outputs = tuple(
-            (rand(*o.shape, dtype=o.dtype if o.is_floating_point() else float64,
+            (rand(tuple(o.shape), dtype=o.dtype if o.is_floating_point() else float64,
                   device=o.device).detach() * 2 - 1).requires_grad_()
             for o in outs)
     else:

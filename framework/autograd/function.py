@@ -1,0 +1,306 @@
+"""torch.autograd.Function: user-defined forward/backward on Tensors, recorded as one node.
+
+Each Function subclass gets a node class `<Name>Backward` (as torch's metaclass does); the
+node doubles as `ctx`. The engine drives it like any Op: it reads `_edges`, calls
+`backward(*grads)` under the engine's grad mode (so create_graph records the user's
+backward) and calls `release()` to drop the saved tensors.
+"""
+import functools
+import inspect
+
+from ..tensor import LEAF_INPLACE, Tensor
+from . import op as _op
+from .grad_mode import state
+
+
+class FunctionCtx:
+    """What forward/setup_context may call on `ctx`; any other attribute can be set freely."""
+
+    def save_for_backward(self, *tensors):
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._saved_for_forward = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors):
+        self._dirty = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+    _to_save = ()
+    _non_diff = frozenset()
+    _dirty = frozenset()
+    _materialize = True
+
+
+class BackwardCFunction(FunctionCtx):
+    """The graph node of one Function.apply call (torch's BackwardCFunction)."""
+    _forward_cls = None
+    _released = False
+    _saved = ()
+    _edges = ()
+    _hooks = _prehooks = _tensor_hooks = _retain = _trace = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        # torch prints the node's full class path
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    next_functions = _op.Op.next_functions
+    metadata = _op.Op.metadata
+    register_hook = _op.Op.register_hook
+    register_prehook = _op.Op.register_prehook
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to save_for_backward; outputs come back with this node as grad_fn."""
+        if self._released:
+            raise RuntimeError(_op.FREED)
+        out = []
+        for kind, ref, version in self._saved:
+            if kind == "output":
+                i, array, vc, dev = ref
+                if vc[0] != version:
+                    raise _op._modified_error(array, vc[0], version, self, i)
+                t = Tensor._make(array, dev, True, self, i)
+                t._vc = vc
+                out.append(t)
+            else:
+                if ref is not None and ref._vc[0] != version:
+                    raise _op._modified_error(ref._data, ref._vc[0], version, ref.grad_fn,
+                                              ref._output_nr)
+                out.append(ref)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+    def check_saved(self):
+        """Saved tensors are checked when backward unpacks them, as in torch."""
+
+    def release(self):
+        self._released = True
+        self._saved = ()
+
+    def backward(self, *grads):
+        """Called by the engine: materialise missing gradients, run the user's backward and
+        map its per-argument results onto this node's tensor inputs."""
+        if self._materialize:
+            grads = tuple(_zeros(m) if g is None and m is not None else g
+                          for g, m in zip(grads, self._out_meta))
+        result = self._forward_cls.backward(self, *grads)
+        if type(result) is not tuple:
+            result = (result,)
+        n_args = len(self._arg_is_tensor)
+        if len(result) != n_args:
+            if len(result) > n_args and all(r is None for r in result[n_args:]):
+                result = result[:n_args]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {n_args}, got {len(result)})")
+        out = []
+        for pos, (g, is_tensor) in enumerate(zip(result, self._arg_is_tensor)):
+            if not is_tensor:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {pos + 1}, but the corresponding forward input was not a "
+                        "Variable")
+                continue
+            k = len(out)
+            if g is not None and self._edges[k] is not None:
+                _check_grad_shape(self, k, g)
+            out.append(g if self._edges[k] is not None else None)
+        return tuple(out)
+
+    __call__ = backward
+    apply = backward
+
+
+def _zeros(meta):
+    shape, dtype, dev = meta
+    from ..backend import xp_for
+    return Tensor._make(xp_for(dev).zeros(shape, dtype=dtype), dev)
+
+
+def _check_grad_shape(node, k, g):
+    shape = node._in_meta[k][0]
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return
+    # a gradient in a broadcast shape is fine (the engine sums it down), anything else is not
+    ok = len(gshape) >= len(shape) and all(
+        s == gs or s == 1 for s, gs in zip(shape[::-1], gshape[::-1]))
+    if not ok:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {k} - got "
+            f"[{', '.join(map(str, gshape))}] but expected shape compatible with "
+            f"[{', '.join(map(str, shape))}]")
+
+
+class Function(FunctionCtx):
+    """Base class of custom autograd operations; subclass and call `MyFn.apply(*args)`."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(cls.__name__ + "Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": __name__})
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        separate = cls.setup_context is not Function.setup_context
+        if kwargs:  # torch binds keyword arguments to forward's positional parameters
+            sig = inspect.signature(cls.forward)
+            bound = sig.bind(*args, **kwargs) if separate else sig.bind(None, *args, **kwargs)
+            bound.apply_defaults()
+            args = bound.args if separate else bound.args[1:]
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
+        record = state.enabled and any(ctx.needs_input_grad)
+        prev = state.enabled
+        state.enabled = False  # forward records nothing
+        try:
+            if separate:
+                output = cls.forward(*args)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args)
+        finally:
+            state.enabled = prev
+        return _wrap_outputs(ctx, args, output, record)
+
+
+def _wrap_outputs(ctx, args, output, record):
+    """Give each tensor output this node as grad_fn and turn saved tensors into references."""
+    is_tuple = type(output) is tuple
+    outs = output if is_tuple else (output,)
+    input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    new_outs, meta, out_index = [], [], {}
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            new_outs.append(o)
+            meta.append(None)
+            continue
+        meta.append((o._data.shape, o._data.dtype, o._device))
+        differentiable = record and id(o) not in ctx._non_diff
+        if differentiable and id(o) in ctx._dirty and id(o) in input_ids:
+            if o.grad_fn is None and o._rg:
+                raise RuntimeError(LEAF_INPLACE)
+            t = o  # modified in place: its history is rebased onto this node
+        elif id(o) in input_ids or (differentiable and (o.grad_fn is not None or o._rg)):
+            t = Tensor._make(o._data, o._device)  # an input returned as is: a view of it
+            t._vc = o._vc
+        else:
+            t = o
+        if differentiable:
+            t._rg, t.grad_fn, t._output_nr = True, ctx, i
+            out_index[id(o)] = i
+        new_outs.append(t)
+    if record:
+        ctx._out_meta = tuple(meta)
+        ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx._seq = next(_op._seq)
+        ctx._trace = _op._anomaly_trace() if state.anomaly else None
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        ctx._edges = tuple(a._edge() if a._rg else None for a in tensors)
+        ctx._in_meta = tuple((a._data.shape, a._data.dtype) if a._rg else None for a in tensors)
+        ctx._n_out = len(outs)
+    ctx._saved = tuple(_saved_entry(ctx, t, out_index, new_outs, record) for t in ctx._to_save)
+    ctx._to_save = ()
+    return tuple(new_outs) if is_tuple else new_outs[0]
+
+
+def _saved_entry(ctx, t, out_index, new_outs, record):
+    if t is None:
+        return ("tensor", None, 0)
+    i = out_index.get(id(t))
+    if record and i is not None:
+        # keep the array, not the output Tensor: no output -> node -> output cycle
+        o = new_outs[i]
+        return ("output", (i, o._data, o._vc, o._device), o._vc[0])
+    return ("tensor", t, t._vc[0])
+
+
+class _DelayedError(_op.Op):
+    """Identity whose backward raises: marks grads computed by a once_differentiable backward."""
+
+    def forward(self, x, *anchors):
+        return x.copy()
+
+    def backward(self, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+    def name(self):
+        return "DelayedError"
+
+
+def once_differentiable(fn):
+    """Run a Function's backward without recording; differentiating it again raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        prev = state.enabled
+        state.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            state.enabled = prev
+        if not state.enabled:
+            return outputs
+        anchors = [a for a in args if isinstance(a, Tensor) and a.requires_grad]
+        if not anchors:
+            return outputs
+        wrap = (lambda o: _DelayedError.apply(o, *anchors) if isinstance(o, Tensor) else o)
+        return tuple(map(wrap, outputs)) if type(outputs) is tuple else wrap(outputs)
+
+    return wrapper
+
+
+class InplaceFunction(Function):
+    """Legacy base with an `inplace` flag, kept for old code."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """Legacy base; only the name is provided for imports."""
