@@ -563,10 +563,64 @@ class Tensor:
         return _ops.any(self, dim, keepdim)
 
     def softmax(self, dim, dtype=None):
-        return _ops.softmax(self, dim)
+        return _ops.softmax(self, dim, dtype=dtype)
 
     def log_softmax(self, dim, dtype=None):
-        return _ops.log_softmax(self, dim)
+        return _ops.log_softmax(self, dim, dtype=dtype)
+
+    def remainder(self, other):
+        return _ops.remainder(self, other)
+
+    def floor_divide(self, other):
+        return _ops.floor_divide(self, other)
+
+    def floor(self):
+        return _ops.floor(self)
+
+    def ceil(self):
+        return _ops.ceil(self)
+
+    def round(self, decimals=0):
+        return _ops.round(self, decimals=decimals)
+
+    def trunc(self):
+        return _ops.trunc(self)
+
+    def frac(self):
+        return _ops.frac(self)
+
+    def log1p(self):
+        return _ops.log1p(self)
+
+    def expm1(self):
+        return _ops.expm1(self)
+
+    def clamp_min(self, min):
+        return _ops.clamp_min(self, min)
+
+    def clamp_max(self, max):
+        return _ops.clamp_max(self, max)
+
+    def logical_and(self, other):
+        return _ops.logical_and(self, other)
+
+    def logical_or(self, other):
+        return _ops.logical_or(self, other)
+
+    def logical_xor(self, other):
+        return _ops.logical_xor(self, other)
+
+    def bitwise_and(self, other):
+        return _ops.bitwise_and(self, other)
+
+    def bitwise_or(self, other):
+        return _ops.bitwise_or(self, other)
+
+    def bitwise_xor(self, other):
+        return _ops.bitwise_xor(self, other)
+
+    def bitwise_not(self):
+        return _ops.bitwise_not(self)
 
     def reshape(self, *shape):
         return _ops.reshape(self, *shape)
@@ -699,7 +753,13 @@ class Tensor:
         return self.div_(other)
 
     def __floordiv__(self, other):
-        return _ops.div(self, other, rounding_mode="floor")
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(other, self)
+
+    def __rmod__(self, other):
+        return _ops.remainder(other, self)
 
     def __mod__(self, other):
         return _ops.remainder(self, other)
@@ -726,16 +786,25 @@ class Tensor:
         return _ops.abs(self)
 
     def __invert__(self):
-        return _ops.logical_not(self)
+        return _ops.bitwise_not(self)
 
     def __and__(self, other):
-        return _ops.logical_and(self, other)
+        return _ops.bitwise_and(self, other)
 
     def __or__(self, other):
-        return _ops.logical_or(self, other)
+        return _ops.bitwise_or(self, other)
 
     def __xor__(self, other):
-        return _ops.logical_xor(self, other)
+        return _ops.bitwise_xor(self, other)
+
+    def __rand__(self, other):
+        return _ops.bitwise_and(other, self)
+
+    def __ror__(self, other):
+        return _ops.bitwise_or(other, self)
+
+    def __rxor__(self, other):
+        return _ops.bitwise_xor(other, self)
 
     def __eq__(self, other):
         return _ops.eq(self, other)

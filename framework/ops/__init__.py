@@ -1,6 +1,10 @@
 """Every primitive and its public function, one module per family."""
 from .elementwise import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .unary import *  # noqa: F401,F403
+from .logical import *  # noqa: F401,F403
+from .extrema import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .join import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403

@@ -1,7 +1,30 @@
-"""Elementwise primitives: arithmetic, unary math, activations, comparisons, casts."""
+"""Elementwise arithmetic: + - * / ** remainder, clamp, maximum/minimum, where, masked_fill,
+comparisons, logical and bitwise ops, casts and copies."""
+import math as _math
+
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
+from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
+
+
+def _zeros(grad):
+    """A constant zero gradient (torch's zeros_like(grad): no nan from inf * 0)."""
+    return Tensor._make(grad.xp.zeros_like(grad._data), grad.device)
+
+
+class NotImplementedBackward(Op):
+    """A node whose derivative torch does not implement (floor_divide, scalar % tensor)."""
+
+    def forward(self, *arrays, fn, aten):
+        self.aten = aten
+        return fn(self.xp, *arrays)
+
+    def backward(self, grad):
+        raise RuntimeError(f"derivative for aten::{self.aten} is not implemented")
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
 
 
 class Add(Op):
@@ -9,20 +32,35 @@ class Add(Op):
 
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
+        _check_alpha(a, alpha)
         return a + b if alpha == 1 else a + alpha * b
 
     def backward(self, grad):
         return grad, (grad if self.alpha == 1 else grad * self.alpha)
 
 
-def add(a, b, alpha=1):
-    return Add.apply(a, b, alpha=alpha)
+def add(input, other, alpha=1):
+    return Add.apply(input, other, alpha=alpha)
+
+
+def _check_alpha(a, alpha):
+    if a.dtype.kind in "biu" and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+def _check_bool_sub(a):
+    if a.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
 
 
 class Sub(Op):
     promote = True
 
     def forward(self, a, b, alpha=1):
+        _check_bool_sub(a)
+        _check_alpha(a, alpha)
         self.alpha = alpha
         return a - b if alpha == 1 else a - alpha * b
 
@@ -35,6 +73,7 @@ class Rsub(Op):
     promote = True
 
     def forward(self, a, b, alpha=1):
+        _check_bool_sub(a)
         self.alpha = alpha
         return b - a if alpha == 1 else b - alpha * a
 
@@ -45,10 +84,13 @@ class Rsub(Op):
         return "RsubBackward1"
 
 
-def sub(a, b, alpha=1):
-    if not isinstance(a, Tensor):
-        return Rsub.apply(b, a, alpha=alpha)
-    return Sub.apply(a, b, alpha=alpha)
+def sub(input, other, alpha=1):
+    if not isinstance(input, Tensor):
+        return Rsub.apply(other, input, alpha=alpha)
+    return Sub.apply(input, other, alpha=alpha)
+
+
+subtract = sub
 
 
 class Mul(Op):
@@ -64,22 +106,18 @@ class Mul(Op):
         return (grad * b if need_a else None), (grad * a if need_b else None)
 
 
-def mul(a, b):
-    return Mul.apply(a, b)
+def mul(input, other):
+    return Mul.apply(input, other)
+
+
+multiply = mul
 
 
 class Div(Op):
     promote = True
     saves_inputs = True
 
-    def forward(self, a, b, rounding_mode=None):
-        self.rounding_mode = rounding_mode
-        xp = self.xp
-        if rounding_mode == "floor":
-            return xp.floor_divide(a, b) if a.dtype.kind in "iu" else xp.floor(a / b)
-        if rounding_mode == "trunc":
-            out = xp.trunc(a / b)
-            return out.astype(a.dtype) if a.dtype.kind in "iu" else out
+    def forward(self, a, b):
         out = a / b
         if a.dtype.kind in "biu":  # true division of integers gives the default float dtype
             out = out.astype(dtypes.get_default_dtype().np)
@@ -87,53 +125,117 @@ class Div(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        if self.rounding_mode is not None:
-            return grad * 0, None
         need_a, need_b = self.needs_input_grad
         grad_a = grad / b if need_a else None
         grad_b = -grad * a / (b * b) if need_b else None
         return grad_a, grad_b
 
+
+class DivRounding(Op):
+    """div with rounding_mode 'floor' or 'trunc': piecewise constant, so zero gradients."""
+    promote = True
+
+    def forward(self, a, b, rounding_mode):
+        xp = self.xp
+        if rounding_mode == "floor":
+            return xp.floor_divide(a, b)  # Python's floor semantics, as torch's div_floor
+        if a.dtype.kind in "iu":
+            q = a // b  # floor, then step towards zero where it rounded down a negative ratio
+            return q + ((q < 0) & (q * b != a))
+        return xp.trunc(a / b)
+
+    def backward(self, grad):
+        return _zeros(grad), _zeros(grad)
+
     def name(self):
-        return "DivBackward0" if self.rounding_mode is None else "DivBackward1"
+        return "DivBackward2"
 
 
-def div(a, b, rounding_mode=None):
-    if not isinstance(a, Tensor):  # scalar / tensor = reciprocal(tensor) * scalar, as torch
-        return mul(reciprocal(b), a)
-    return Div.apply(a, b, rounding_mode=rounding_mode)
+def div(input, other, rounding_mode=None):
+    if rounding_mode is not None:
+        if rounding_mode not in ("floor", "trunc"):
+            raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                             f"but found '{rounding_mode}'")
+        return DivRounding.apply(input, other, rounding_mode=rounding_mode)
+    if not isinstance(input, Tensor):  # scalar / tensor = reciprocal(tensor) * scalar, as torch
+        return mul(reciprocal(other), input)
+    return Div.apply(input, other)
 
 
 true_divide = divide = div
 
 
-class Reciprocal(Op):
-    saves_output = True
+def floor_divide(input, other):
+    """`//`: torch gives it no derivative."""
+    return NotImplementedBackward.apply(*_promoted(input, other), fn=lambda xp, a, b:
+                                        xp.floor_divide(a, b), aten="floor_divide")
 
-    def forward(self, x):
-        if x.dtype.kind in "biu":
-            x = x.astype(dtypes.get_default_dtype().np)
-        return 1 / x
+
+def _promoted(a, b):
+    """Cast a and b (tensors or scalars) to torch's result dtype, as promoting ops do."""
+    ts = [t for t in (a, b) if isinstance(t, Tensor)]
+    target = dtypes.result_type([t._data for t in ts], [t.ndim for t in ts],
+                                [s for s in (a, b) if not isinstance(s, Tensor)])
+    dev, xp = ts[0].device, ts[0].xp
+    return tuple(t._cast(target) if isinstance(t, Tensor) and t._data.dtype != target
+                 else t if isinstance(t, Tensor) else Tensor._make(xp.asarray(t, dtype=target), dev)
+                 for t in (a, b))
+
+
+class Remainder(Op):
+    """Python-style modulus (sign of the divisor), as torch.remainder."""
+    promote = True
+    saves_inputs = True
+
+    def forward(self, a, b):
+        self.scalar_other = False
+        return self.xp.remainder(a, b)
 
     def backward(self, grad):
-        y = self.output
-        return -grad * y * y  # d/dx 1/x = -1/x**2
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        # a % b = a - floor(a / b) * b
+        grad_b = -grad * div(a, b, rounding_mode="floor") if need_b else None
+        return (grad if need_a else None), grad_b
+
+    def name(self):
+        return "RemainderBackward0" if self.scalar_other else "RemainderBackward1"
 
 
-def reciprocal(x):
-    return Reciprocal.apply(x)
+class RemainderScalar(Remainder):
+    def forward(self, a, b):
+        return self.xp.remainder(a, b)
+
+    def backward(self, grad):
+        return grad, None
+
+    def name(self):
+        return "RemainderBackward0"
+
+
+def remainder(input, other):
+    if not isinstance(input, Tensor):
+        return NotImplementedBackward.apply(*_promoted(input, other), fn=lambda xp, a, b:
+                                            xp.remainder(a, b), aten="remainder")
+    if not isinstance(other, Tensor):
+        return RemainderScalar.apply(input, other)
+    return Remainder.apply(input, other)
 
 
 class Neg(Op):
     def forward(self, x):
+        if x.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
         return -x
 
     def backward(self, grad):
         return -grad
 
 
-def neg(x):
-    return Neg.apply(x)
+def neg(input):
+    return Neg.apply(input)
 
 
 negative = neg
@@ -145,19 +247,19 @@ class Pow(Op):
 
     def forward(self, x, exponent):
         self.exponent = exponent
-        if x.dtype.kind in "biu" and isinstance(exponent, float):
-            x = x.astype(dtypes.get_default_dtype().np)
-        elif x.dtype.kind in "iu" and exponent < 0:
+        target = dtypes.result_type([x], [x.ndim], [exponent])
+        if target.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        x = x.astype(target, copy=False)
         if exponent == 2:
             return x * x
-        return x ** self.xp.asarray(exponent, dtype=x.dtype)
+        return x ** self.xp.asarray(exponent, dtype=target)
 
     def backward(self, grad):
         x, = self.inputs
         e = self.exponent
         if e == 0:
-            return grad * 0
+            return _zeros(grad)
         return grad * e * x ** (e - 1)
 
 
@@ -172,9 +274,10 @@ class PowTensor(Op):
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        grad_a = grad * b * a ** (b - 1) if need_a else None
-        # d/db a**b = a**b * log(a); torch masks the a == 0 case (b >= 0) to 0
-        grad_b = grad * where(a == 0, 0.0, a ** b * log(a)) if need_b else None
+        # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf
+        grad_a = grad * where(b == 0, 0.0, b * a ** (b - 1)) if need_a else None
+        # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
+        grad_b = grad * where((a == 0) & (b >= 0), 0.0, a ** b * log(a)) if need_b else None
         return grad_a, grad_b
 
     def name(self):
@@ -183,212 +286,117 @@ class PowTensor(Op):
 
 class PowScalarBase(Op):
     """number ** tensor."""
+    saves_inputs = True
     saves_output = True
 
     def forward(self, x, base):
         self.base = base
-        if x.dtype.kind in "biu" and isinstance(base, float):
-            x = x.astype(dtypes.get_default_dtype().np)
-        return self.xp.asarray(base, dtype=x.dtype) ** x
+        target = dtypes.result_type([x], [x.ndim], [base])
+        return self.xp.asarray(base, dtype=target) ** x.astype(target, copy=False)
 
     def backward(self, grad):
-        import math
-        return grad * self.output * math.log(self.base) if self.base > 0 else grad * 0
+        base = self.base
+        if base == 0:  # d/dx 0**x is 0 where x >= 0, and 0**x * log(0) elsewhere
+            x, = self.inputs
+            return grad * where(x >= 0, 0.0, self.output * -_math.inf)
+        return grad * self.output * (_math.log(base) if base > 0 else _math.nan)
 
     def name(self):
         return "PowBackward2"
 
 
-def pow(a, b):
-    if not isinstance(a, Tensor):
-        return PowScalarBase.apply(b, base=a)
-    if isinstance(b, Tensor):
-        return PowTensor.apply(a, b)
-    return Pow.apply(a, exponent=b)
+def pow(input, exponent):
+    if not isinstance(input, Tensor):
+        return PowScalarBase.apply(exponent, base=input)
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply(input, exponent)
+    return Pow.apply(input, exponent=exponent)
 
 
-def square(x):
-    return pow(x, 2)
-
-
-class Exp(Op):
-    saves_output = True
-
-    def forward(self, x):
-        return self.xp.exp(_float(x))
-
-    def backward(self, grad):
-        return grad * self.output  # d/dx e^x = e^x
-
-
-def exp(x):
-    return Exp.apply(x)
-
-
-class Log(Op):
-    saves_inputs = True
-
-    def forward(self, x):
-        return self.xp.log(_float(x))
-
-    def backward(self, grad):
-        x, = self.inputs
-        return grad / x
-
-
-def log(x):
-    return Log.apply(x)
-
-
-class Sqrt(Op):
-    saves_output = True
-
-    def forward(self, x):
-        return self.xp.sqrt(_float(x))
-
-    def backward(self, grad):
-        return grad / (2 * self.output)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
-
-
-def sqrt(x):
-    return Sqrt.apply(x)
-
-
-class Sin(Op):
-    saves_inputs = True
-
-    def forward(self, x):
-        return self.xp.sin(_float(x))
-
-    def backward(self, grad):
-        x, = self.inputs
-        return grad * cos(x)
-
-
-def sin(x):
-    return Sin.apply(x)
-
-
-class Cos(Op):
-    saves_inputs = True
-
-    def forward(self, x):
-        return self.xp.cos(_float(x))
-
-    def backward(self, grad):
-        x, = self.inputs
-        return grad * -sin(x)
-
-
-def cos(x):
-    return Cos.apply(x)
-
-
-class Tanh(Op):
-    saves_output = True
-
-    def forward(self, x):
-        return self.xp.tanh(_float(x))
-
-    def backward(self, grad):
-        y = self.output
-        return grad * (1 - y * y)  # d/dx tanh = 1 - tanh(x)**2
-
-
-def tanh(x):
-    return Tanh.apply(x)
-
-
-class Sigmoid(Op):
-    saves_output = True
-
-    def forward(self, x):
-        x = _float(x)
-        xp = self.xp
-        # stable for large |x|: exp of a non-positive number only
-        e = xp.exp(-xp.abs(x))
-        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-
-    def backward(self, grad):
-        y = self.output
-        return grad * y * (1 - y)  # d/dx sigmoid = s (1 - s)
-
-
-def sigmoid(x):
-    return Sigmoid.apply(x)
-
-
-class Relu(Op):
-    saves_output = True
-
-    def forward(self, x):
-        return self.xp.maximum(x, 0, dtype=x.dtype)
-
-    def backward(self, grad):
-        return grad * (self.output > 0)
-
-
-def relu(x):
-    return Relu.apply(x)
-
-
-class Abs(Op):
-    saves_inputs = True
-
-    def forward(self, x):
-        return self.xp.abs(x)
-
-    def backward(self, grad):
-        x, = self.inputs
-        return grad * sign(x)
-
-
-def abs(x):
-    return Abs.apply(x)
-
-
-absolute = abs
-
-
-class Sign(Op):
-    def forward(self, x):
-        return self.xp.sign(x)
-
-    def backward(self, grad):
-        return grad * 0
-
-
-def sign(x):
-    return Sign.apply(x)
+def square(input):
+    return pow(input, 2)
 
 
 class Clamp(Op):
+    """clamp with number bounds."""
     saves_inputs = True
 
     def forward(self, x, min=None, max=None):
-        if min is None and max is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         self.min, self.max = min, max
-        return self.xp.clip(x, min, max).astype(x.dtype, copy=False)
+        target = dtypes.result_type([x], [x.ndim], [b for b in (min, max) if b is not None])
+        x = x.astype(target, copy=False)
+        return self.xp.clip(x, min, max).astype(target, copy=False)
 
     def backward(self, grad):
         x, = self.inputs
-        mask = True
-        if self.min is not None:
-            mask = x >= self.min
-        if self.max is not None:
-            mask = (x <= self.max) & mask if self.min is not None else x <= self.max
-        return grad * mask
+        if self.min is not None and self.max is not None:
+            mask = (x >= self.min) & (x <= self.max)
+        else:
+            mask = x >= self.min if self.min is not None else x <= self.max
+        return where(mask, grad, 0.0)
 
     def name(self):
         return "ClampBackward1"
 
 
-def clamp(x, min=None, max=None):
-    return Clamp.apply(x, min=min, max=max)
+class ClampTensor(Op):
+    """clamp with tensor bounds (None where absent); torch's clamp_backward_min_max."""
+    promote = True
+    saves_inputs = True
+
+    def forward(self, x, lo, hi):
+        xp = self.xp
+        out = x if lo is None else xp.maximum(x, lo)
+        return out if hi is None else xp.minimum(out, hi)
+
+    def backward(self, grad):
+        x, lo, hi = self.inputs
+        _, need_lo, need_hi = self.needs_input_grad
+        if lo is not None and hi is not None:
+            mask_x = (x >= lo) & (x <= hi)
+            mask_lo = (x < lo) & (lo < hi)
+            mask_hi = (x > hi) | (hi < lo)
+        else:
+            mask_x = x >= lo if lo is not None else x <= hi
+            mask_lo = x < lo if lo is not None else None
+            mask_hi = x > hi if hi is not None else None
+        return (where(mask_x, grad, 0.0), where(mask_lo, grad, 0.0) if need_lo else None,
+                where(mask_hi, grad, 0.0) if need_hi else None)
+
+    def name(self):
+        return "ClampBackward0"
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        as_t = [b if isinstance(b, Tensor) or b is None else
+                Tensor._make(input.xp.asarray(b, dtype=dtypes.result_type([], [], [b])),
+                             input.device) for b in (min, max)]
+        return ClampTensor.apply(input, *as_t)
+    return Clamp.apply(input, min=min, max=max)
 
 
 clip = clamp
+
+
+class ClampMin(Clamp):
+    def name(self):
+        return "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    def name(self):
+        return "ClampMaxBackward0"
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min) if isinstance(min, Tensor) else ClampMin.apply(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max) if isinstance(max, Tensor) else ClampMax.apply(input, max=max)
 
 
 class Maximum(Op):
@@ -400,13 +408,19 @@ class Maximum(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        # ties share the gradient equally, as torch does
-        mask = (a > b) + (a == b) * 0.5
-        return grad * mask, grad * (1 - mask)
+        return _split_ties(grad, a > b, a == b, self.needs_input_grad)
 
 
-def maximum(a, b):
-    return Maximum.apply(a, b)
+def _split_ties(grad, wins, ties, needs):
+    """Gradient of max/min of two inputs: the winner takes it, ties share it equally (torch)."""
+    half = grad / 2
+    grad_a = where(wins, grad, where(ties, half, 0.0)) if needs[0] else None
+    grad_b = where(wins | ties, where(ties, half, 0.0), grad) if needs[1] else None
+    return grad_a, grad_b
+
+
+def maximum(input, other):
+    return Maximum.apply(input, other)
 
 
 class Minimum(Op):
@@ -418,12 +432,11 @@ class Minimum(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        mask = (a < b) + (a == b) * 0.5
-        return grad * mask, grad * (1 - mask)
+        return _split_ties(grad, a < b, a == b, self.needs_input_grad)
 
 
-def minimum(a, b):
-    return Minimum.apply(a, b)
+def minimum(input, other):
+    return Minimum.apply(input, other)
 
 
 class Where(Op):
@@ -435,8 +448,8 @@ class Where(Op):
 
     def backward(self, grad):
         cond = self.inputs[0]
-        zero = grad * 0
         _, need_a, need_b = self.needs_input_grad
+        zero = _zeros(grad)
         return (None, where(cond, grad, zero) if need_a else None,
                 where(cond, zero, grad) if need_b else None)
 
@@ -444,200 +457,62 @@ class Where(Op):
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if condition.dtype.name != "bool":
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_dtype_word(condition)}")
     a, b = input, other
-    tensors = [t for t in (a, b) if isinstance(t, Tensor)]
-    if len(tensors) < 2 or tensors[0].dtype != tensors[-1].dtype:
-        ref_arrays = [t._data for t in tensors]
-        target = dtypes.result_type(ref_arrays, [x.ndim for x in ref_arrays],
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+        tensors = [t for t in (a, b) if isinstance(t, Tensor)]
+        ref = [t._data for t in tensors]
+        target = dtypes.result_type(ref, [x.ndim for x in ref],
                                     [s for s in (a, b) if not isinstance(s, Tensor)])
-        a = a._cast(target) if isinstance(a, Tensor) and a._data.dtype != target else a
-        b = b._cast(target) if isinstance(b, Tensor) and b._data.dtype != target else b
-        if not isinstance(a, Tensor):
-            a = Tensor._make(condition.xp.asarray(a, dtype=target), condition.device)
-        if not isinstance(b, Tensor):
-            b = Tensor._make(condition.xp.asarray(b, dtype=target), condition.device)
+        a, b = (t._cast(target) if isinstance(t, Tensor) and t._data.dtype != target
+                else t if isinstance(t, Tensor)
+                else Tensor._make(condition.xp.asarray(t, dtype=target), condition.device)
+                for t in (a, b))
     return Where.apply(condition, a, b)
 
 
-def nonzero(x, as_tuple=False):
-    idx = x.xp.nonzero(x._data)
+def _dtype_word(t):
+    return t.dtype.name.capitalize() if t.dtype.name != "float32" else "Float"
+
+
+def nonzero(input, as_tuple=False):
+    idx = input.xp.nonzero(input._data)
     if as_tuple:
-        return tuple(Tensor._make(i.astype("int64"), x.device) for i in idx)
-    return Tensor._make(x.xp.stack(idx, axis=1).astype("int64"), x.device)
+        return tuple(Tensor._make(i.astype("int64"), input.device) for i in idx)
+    return Tensor._make(input.xp.stack(idx, axis=1).astype("int64"), input.device)
 
 
-class _Compare(Op):
-    promote = True
-    differentiable = False
+class MaskedFill(Op):
+    """masked_fill(mask, value); a 0-dim tensor value gets the masked gradient's sum."""
+    saves_inputs = True
 
-
-class Eq(_Compare):
-    def forward(self, a, b):
-        return a == b
-
-
-class Ne(_Compare):
-    def forward(self, a, b):
-        return a != b
-
-
-class Lt(_Compare):
-    def forward(self, a, b):
-        return a < b
-
-
-class Le(_Compare):
-    def forward(self, a, b):
-        return a <= b
-
-
-class Gt(_Compare):
-    def forward(self, a, b):
-        return a > b
-
-
-class Ge(_Compare):
-    def forward(self, a, b):
-        return a >= b
-
-
-def eq(a, b):
-    return Eq.apply(a, b) if isinstance(a, Tensor) else Eq.apply(b, a)
-
-
-def ne(a, b):
-    return Ne.apply(a, b) if isinstance(a, Tensor) else Ne.apply(b, a)
-
-
-def lt(a, b):
-    return Lt.apply(a, b) if isinstance(a, Tensor) else Gt.apply(b, a)
-
-
-def le(a, b):
-    return Le.apply(a, b) if isinstance(a, Tensor) else Ge.apply(b, a)
-
-
-def gt(a, b):
-    return Gt.apply(a, b) if isinstance(a, Tensor) else Lt.apply(b, a)
-
-
-def ge(a, b):
-    return Ge.apply(a, b) if isinstance(a, Tensor) else Le.apply(b, a)
-
-
-greater, less, greater_equal, less_equal, equal_ = gt, lt, ge, le, eq
-
-
-class LogicalNot(_Compare):
-    def forward(self, x):
-        return self.xp.logical_not(x) if x.dtype.kind == "b" else self.xp.invert(x)
-
-
-class LogicalAnd(_Compare):
-    def forward(self, a, b):
-        return a & b
-
-
-class LogicalOr(_Compare):
-    def forward(self, a, b):
-        return a | b
-
-
-class LogicalXor(_Compare):
-    def forward(self, a, b):
-        return a ^ b
-
-
-def logical_not(x):
-    return LogicalNot.apply(x)
-
-
-def logical_and(a, b):
-    return LogicalAnd.apply(a, b)
-
-
-def logical_or(a, b):
-    return LogicalOr.apply(a, b)
-
-
-def logical_xor(a, b):
-    return LogicalXor.apply(a, b)
-
-
-class ToCopy(Op):
-    """Change dtype and/or device; the gradient goes back to the source's."""
-
-    def forward(self, x, device=None, dtype=None):
-        from ..backend import device_of, move
-        self.src_device, self.src_dtype = device_of(x), x.dtype
-        if dtype is not None and x.dtype != dtype:
-            x = x.astype(dtype)
-        elif device is None or device == self.src_device:
-            x = x.copy()
-        return move(x, device) if device is not None else x
+    def forward(self, x, mask, value, tensor_value):
+        if mask.dtype.kind != "b":
+            word = {"float32": "float", "float64": "double", "int64": "long int",
+                    "int32": "int"}.get(mask.dtype.name, mask.dtype.name)
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
+                               f"dtype {word}")
+        self.tensor_value = tensor_value
+        return self.xp.where(mask, value.astype(x.dtype, copy=False), x)
 
     def backward(self, grad):
-        return grad.to(device=self.src_device, dtype=self.src_dtype)
-
-
-def to_copy(x, device=None, dtype=None):
-    out = ToCopy.apply(x, device=device, dtype=dtype)
-    if device is not None and out._device != device:
-        out._device = device
-    return out
-
-
-class Clone(Op):
-    def forward(self, x):
-        return x.copy()
-
-    def backward(self, grad):
-        return grad
-
-
-def clone(x, memory_format=None):
-    return Clone.apply(x)
-
-
-class Fill(Op):
-    """fill_(value) as an op: the result ignores the input."""
-
-    def forward(self, x, value):
-        if isinstance(value, Tensor):
-            value = value.item()
-        return self.xp.full(x.shape, value, dtype=x.dtype)
-
-    def backward(self, grad):
-        return grad * 0
+        mask = self.inputs[1]
+        need_x, _, need_v = self.needs_input_grad
+        grad_x = where(mask, 0.0, grad) if need_x else None
+        grad_v = where(mask, grad, 0.0).sum() if need_v else None
+        return grad_x, None, grad_v
 
     def name(self):
-        return "FillBackward0"
+        return "MaskedFillBackward1" if self.tensor_value else "MaskedFillBackward0"
 
 
-def fill(x, value):
-    return Fill.apply(x, value=value)
-
-
-class CopyInto(Op):
-    """copy_(src): the result is src broadcast to the destination's shape and dtype."""
-
-    def forward(self, dst, src):
-        self.src_dtype = src.dtype
-        return self.xp.broadcast_to(src.astype(dst.dtype, copy=False), dst.shape)
-
-    def backward(self, grad):
-        return grad * 0, grad
-
-    def name(self):
-        return "CopyBackwards"
-
-
-def copy_into(dst, src):
-    if src._device != dst._device:
-        src = src.to(dst._device)
-    return CopyInto.apply(dst, src)
-
-
-def _float(x):
-    """Unary math on integers gives the default float dtype, as in torch."""
-    return x.astype(dtypes.get_default_dtype().np) if x.dtype.kind in "biu" else x
+def masked_fill(input, mask, value):
+    tensor_value = isinstance(value, Tensor)
+    if tensor_value and value.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    if not tensor_value:
+        value = Tensor._make(input.xp.asarray(value, dtype=input._data.dtype), input.device)
+    return MaskedFill.apply(input, mask, value, tensor_value=tensor_value)

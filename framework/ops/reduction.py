@@ -1,11 +1,21 @@
-"""Reductions: sum, mean, max/min, prod, var/std, argmax/argmin, logsumexp."""
+"""Reductions: sum, mean, prod, var/std, logsumexp, all/any; max/min family in extrema.py."""
+import builtins as _b
+
 from ..autograd.op import Op
-from ..tensor import Tensor
 from .. import dtypes
 
 
+def _wrap_dim(d, ndim):
+    """One dim to a non-negative axis, with torch's IndexError (0-dim tensors accept -1, 0)."""
+    n = _b.max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return d % n if ndim else 0
+
+
 def _axis(dim, ndim):
-    """Normalise dim (int, tuple or None) to a sorted tuple of non-negative axes."""
+    """Normalise dim (int, tuple or None) to a sorted tuple of axes; () and None mean all."""
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -13,40 +23,55 @@ def _axis(dim, ndim):
         return tuple(range(ndim))
     out = []
     for d in dims:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
-        out.append(d % ndim if ndim else 0)
-    return tuple(sorted(set(out)))
+        a = _wrap_dim(d, ndim)
+        if a in out:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+        out.append(a)
+    return tuple(sorted(out)) if ndim else ()
 
 
-def _kept_shape(shape, axes):
-    return tuple(1 if i in axes else s for i, s in enumerate(shape))
+def _reduce_shape(shape, axes, keepdim):
+    """Output shape of a reduction over axes."""
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
-class Sum(Op):
-    def forward(self, x, dim=None, keepdim=False, dtype=None):
+def _kept(grad, op):
+    """grad of a reduction reshaped so it broadcasts against the input."""
+    return grad.reshape(op.kept_shape)
+
+
+class _Reduce(Op):
+    """Shared bookkeeping: axes, input shape, and the shape with reduced dims kept as 1."""
+
+    def _setup(self, x, dim, keepdim):
         self.all = dim is None
-        axes = _axis(dim, x.ndim) if x.ndim else None
+        self.axes = _axis(dim, x.ndim)
         self.in_shape = x.shape
+        self.kept_shape = _reduce_shape(x.shape, self.axes, True)
+        self.out_shape = _reduce_shape(x.shape, self.axes, keepdim)
+        return self.axes
+
+
+class Sum(_Reduce):
+    def forward(self, x, dim=None, keepdim=False, dtype=None):
+        axes = self._setup(x, dim, keepdim)
         if dtype is None and x.dtype.kind in "biu":
             dtype = "int64"  # torch sums bools and integers as int64
-        y = x.sum(axis=axes, keepdims=True, dtype=dtype)
-        self.kept_shape = y.shape
-        return y if keepdim else y.reshape(tuple(s for i, s in enumerate(x.shape)
-                                                 if axes is not None and i not in axes))
+        return x.sum(axis=axes, dtype=dtype).reshape(self.out_shape)
 
     def backward(self, grad):
-        return grad.reshape(self.kept_shape).expand(self.in_shape)
+        return _kept(grad, self).expand(self.in_shape)
 
     def name(self):
         return "SumBackward0" if self.all else "SumBackward1"
 
 
-def sum(x, dim=None, keepdim=False, dtype=None):
+def sum(input, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
-    return Sum.apply(x, dim=dim, keepdim=keepdim, dtype=dtype)
+    return Sum.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def sum_to_size(x, *size):
@@ -61,29 +86,195 @@ def sum_to_size(x, *size):
     return y.reshape(shape) if lead else y
 
 
-class Mean(Op):
-    def forward(self, x, dim=None, keepdim=False):
-        if x.dtype.kind not in "f":
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {dtypes.from_numpy_dtype(x.dtype).name.capitalize()}")
-        self.all = dim is None
-        axes = _axis(dim, x.ndim) if x.ndim else None
-        self.in_shape = x.shape
-        y = x.mean(axis=axes, keepdims=True)
-        self.kept_shape = y.shape
-        self.count = x.size // max(y.size, 1) if x.size else 0
-        return y if keepdim else y.reshape(tuple(s for i, s in enumerate(x.shape)
-                                                 if axes is not None and i not in axes))
+def _float_only(x, what):
+    if x.dtype.kind != "f":
+        raise RuntimeError(
+            f"{what}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {_word(x.dtype)}")
+
+
+def _word(np_dtype):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short",
+            "int8": "Char"}.get(np_dtype.name, np_dtype.name.capitalize())
+
+
+class Mean(_Reduce):
+    def forward(self, x, dim=None, keepdim=False, dtype=None):
+        if dtype is not None:
+            x = x.astype(dtype, copy=False)
+        _float_only(x, "mean")
+        axes = self._setup(x, dim, keepdim)
+        self.count = _b.max(x.size // _b.max(_prod(self.kept_shape), 1), 0)
+        return x.mean(axis=axes).astype(x.dtype, copy=False).reshape(self.out_shape)
 
     def backward(self, grad):
-        return grad.reshape(self.kept_shape).expand(self.in_shape) / self.count
+        return _kept(grad, self).expand(self.in_shape) / self.count
 
     def name(self):
         return "MeanBackward0" if self.all else "MeanBackward1"
 
 
-def mean(x, dim=None, keepdim=False, dtype=None):
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def mean(input, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
-        x = x.to(dtype)
-    return Mean.apply(x, dim=dim, keepdim=keepdim)
+        dtype = dtypes.to_numpy_dtype(dtype)
+    return Mean.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+class Prod(_Reduce):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, x, dim=None, keepdim=False, dtype=None):
+        axes = self._setup(x, dim, keepdim)
+        if dtype is None and x.dtype.kind in "biu":
+            dtype = "int64"
+        return x.prod(axis=axes, dtype=dtype).reshape(self.out_shape)
+
+    def backward(self, grad):
+        x, = self.inputs
+        if x.ndim == 0:
+            return grad
+        grad = _kept(grad, self)
+        if not (x._data == 0).any():
+            return grad * _kept(self.output, self) / x  # prod of the others = prod / x
+        # With zeros, the product of the others is the product of the nonzero entries where
+        # x is the only zero of its slice, and 0 everywhere else.
+        from .elementwise import where
+        zero = x == 0
+        n_zero = zero.sum(self.axes, keepdim=True)
+        nonzero_prod = Prod.apply(where(zero, 1.0, x), dim=self.axes, keepdim=True)
+        others = where(zero, where(n_zero == 1, nonzero_prod, 0.0),
+                       where(n_zero == 0, nonzero_prod / where(zero, 1.0, x), 0.0))
+        return grad * others
+
+    def name(self):
+        return "ProdBackward0" if self.all else "ProdBackward1"
+
+
+def prod(input, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        dtype = dtypes.to_numpy_dtype(dtype)
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    return Prod.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+class Var(_Reduce):
+    saves_inputs = True
+
+    def forward(self, x, dim=None, correction=1, keepdim=False):
+        if x.dtype.kind != "f":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        axes = self._setup(x, dim, keepdim)
+        self.correction = correction
+        self.dof = _b.max(x.size // _b.max(_prod(self.kept_shape), 1) - correction, 0)
+        return self.var(x, axes)
+
+    def var(self, x, axes):
+        return x.var(axis=axes, ddof=self.correction).reshape(self.out_shape)
+
+    def backward(self, grad):
+        x, = self.inputs
+        centered = x - x.mean(self.axes, keepdim=True)
+        return _kept(grad, self) * centered * (2.0 / self.dof if self.dof else float("inf"))
+
+    def name(self):
+        return "VarBackward0"
+
+
+class Std(Var):
+    saves_output = True
+
+    def var(self, x, axes):
+        return self.xp.sqrt(super().var(x, axes))
+
+    def backward(self, grad):
+        from .elementwise import where
+        std = _kept(self.output, self)
+        # d std = d var / (2 std); torch zeroes it where std == 0
+        grad = where(std == 0, 0.0, _kept(grad, self) / (2 * std))
+        x, = self.inputs
+        centered = x - x.mean(self.axes, keepdim=True)
+        return grad * centered * (2.0 / self.dof if self.dof else float("inf"))
+
+    def name(self):
+        return "StdBackward0"
+
+
+def _var_args(dim, unbiased, correction):
+    if isinstance(dim, bool):  # legacy var(input, unbiased)
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, correction
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, correction = _var_args(dim, unbiased, correction)
+    return Var.apply(input, dim=dim, correction=correction, keepdim=keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, correction = _var_args(dim, unbiased, correction)
+    return Std.apply(input, dim=dim, correction=correction, keepdim=keepdim)
+
+
+class Logsumexp(_Reduce):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, x, dim, keepdim=False):
+        x = x.astype(dtypes.get_default_dtype().np) if x.dtype.kind in "biu" else x
+        axes = self._setup(x, dim, keepdim)
+        xp = self.xp
+        m = x.max(axis=axes, keepdims=True) if x.size else xp.zeros(self.kept_shape, x.dtype)
+        m = xp.where(xp.isinf(m), 0, m).astype(x.dtype, copy=False)  # all -inf: keep -inf
+        out = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
+        return out.reshape(self.out_shape)
+
+    def backward(self, grad):
+        x, = self.inputs
+        from .unary import exp
+        return _kept(grad, self) * exp(x - _kept(self.output, self))  # softmax of x
+
+
+def logsumexp(input, dim, keepdim=False):
+    if isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim:
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"[{', '.join('1' for _ in input.shape)}]")
+    return Logsumexp.apply(input, dim=dim, keepdim=keepdim)
+
+
+class _BoolReduce(Op):
+    differentiable = False
+
+    def forward(self, x, dim=None, keepdim=False):
+        axes = _axis(dim, x.ndim)
+        out = self.reduce(x, axes).reshape(_reduce_shape(x.shape, axes, keepdim))
+        return out.astype(x.dtype) if x.dtype.name == "uint8" else out
+
+
+class All(_BoolReduce):
+    def reduce(self, x, axes):
+        return self.xp.all(x, axis=axes)
+
+
+class Any(_BoolReduce):
+    def reduce(self, x, axes):
+        return self.xp.any(x, axis=axes)
+
+
+def all(input, dim=None, keepdim=False):
+    return All.apply(input, dim=dim, keepdim=keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    return Any.apply(input, dim=dim, keepdim=keepdim)

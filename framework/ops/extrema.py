@@ -1,0 +1,218 @@
+"""max/min (full, per dim with indices, or of two tensors), amax/amin, argmax/argmin."""
+from collections import namedtuple as _namedtuple
+
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .reduction import _axis, _reduce_shape, _wrap_dim
+
+
+def _return_type(name, fields):
+    """torch.return_types.<name>: a named tuple that prints as torch's."""
+    base = _namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__module__": "torch.return_types"})
+
+
+class return_types:
+    """Namespace of the structured results (torch.return_types)."""
+    max = _return_type("max", ("values", "indices"))
+    min = _return_type("min", ("values", "indices"))
+
+
+def _const(array, like):
+    """A constant tensor (mask, count) on `like`'s device."""
+    return Tensor._make(array, like.device)
+
+
+def _tie_mask(xp, x, y):
+    """Where x equals its reduced value y (NaN matches NaN, as torch's evenly_distribute)."""
+    return (x == y) | (xp.isnan(x) & xp.isnan(y))
+
+
+class _Extreme(Op):
+    """Full or multi-dim max/min: ties share the gradient evenly, as torch."""
+    saves_inputs = True
+    saves_output = True
+    fname = ""
+
+    def forward(self, x, dim=None, keepdim=False):
+        self.axes = _axis(dim, x.ndim)
+        if x.size == 0 and (dim is None or self.axes == tuple(range(x.ndim))):
+            raise RuntimeError(f"{self.fname}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        self.kept_shape = _reduce_shape(x.shape, self.axes, True)
+        y = self.reduce(x, axis=self.axes)
+        return y.reshape(_reduce_shape(x.shape, self.axes, keepdim))
+
+    def backward(self, grad):
+        from .elementwise import where
+        x, y = self.inputs[0], self.output.reshape(self.kept_shape)
+        xp = x.xp
+        mask = _tie_mask(xp, x._data, y._data)
+        count = mask.sum(axis=self.axes, keepdims=True)
+        return where(_const(mask, x), grad.reshape(self.kept_shape) / _const(count, x), 0.0)
+
+
+class MaxAll(_Extreme):
+    fname = "max"
+
+    def reduce(self, x, axis):
+        return x.max(axis=axis)
+
+    def name(self):
+        return "MaxBackward1"
+
+
+class MinAll(_Extreme):
+    fname = "min"
+
+    def reduce(self, x, axis):
+        return x.min(axis=axis)
+
+    def name(self):
+        return "MinBackward1"
+
+
+class Amax(MaxAll):
+    fname = "amax"
+
+    def name(self):
+        return "AmaxBackward0"
+
+
+class Amin(MinAll):
+    fname = "amin"
+
+    def name(self):
+        return "AminBackward0"
+
+
+class _ExtremeDim(Op):
+    """max/min over one dim -> (values, indices); the gradient goes to the chosen index."""
+    non_differentiable = (1,)
+    fname = ""
+
+    def forward(self, x, dim, keepdim=False):
+        xp = self.xp
+        axis = _wrap_dim(dim, x.ndim)
+        if x.ndim == 0:
+            self.axis, self.idx = None, xp.zeros((), "int64")
+            return x.copy(), self.idx
+        if x.shape[axis] == 0:
+            raise IndexError(f"{self.fname}(): Expected reduction dim {axis} to have non-zero "
+                             "size.")
+        idx = self.arg(x, axis=axis)[(slice(None),) * axis + (None,)]  # keep the dim
+        values = xp.take_along_axis(x, idx, axis=axis)
+        self.axis, self.idx, self.in_shape = axis, idx, x.shape
+        if not keepdim:
+            values, idx = values.squeeze(axis), idx.squeeze(axis)
+        return values, idx.astype("int64", copy=False)
+
+    def backward(self, grad, _=None):
+        from .elementwise import where
+        if self.axis is None:
+            return grad
+        xp, axis = grad.xp, self.axis
+        shape = [1] * len(self.in_shape)
+        shape[axis] = self.in_shape[axis]
+        mask = xp.arange(self.in_shape[axis]).reshape(shape) == self.idx
+        return where(_const(mask, grad), grad.reshape(self.idx.shape), 0.0)
+
+
+class MaxDim(_ExtremeDim):
+    fname = "max"
+
+    def arg(self, x, axis):
+        return self.xp.argmax(x, axis=axis)
+
+    def name(self):
+        return "MaxBackward0"
+
+
+class MinDim(_ExtremeDim):
+    fname = "min"
+
+    def arg(self, x, axis):
+        return self.xp.argmin(x, axis=axis)
+
+    def name(self):
+        return "MinBackward0"
+
+
+def _max_min(input, dim, keepdim, other, full, per_dim, pair, result):
+    if isinstance(dim, Tensor):  # torch.max(a, b) is maximum
+        return pair(input, dim)
+    if other is not None:
+        return pair(input, other)
+    if dim is None:
+        return full.apply(input)
+    return result(*per_dim.apply(input, dim=dim, keepdim=keepdim))
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    from .elementwise import maximum
+    return _max_min(input, dim, keepdim, other, MaxAll, MaxDim, maximum, return_types.max)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    from .elementwise import minimum
+    return _max_min(input, dim, keepdim, other, MinAll, MinDim, minimum, return_types.min)
+
+
+def amax(input, dim=(), keepdim=False):
+    return Amax.apply(input, dim=dim, keepdim=keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return Amin.apply(input, dim=dim, keepdim=keepdim)
+
+
+class _Arg(Op):
+    differentiable = False
+    fname = ""
+
+    def forward(self, x, dim=None, keepdim=False):
+        if x.dtype.kind == "b":
+            raise RuntimeError(f"{self.fname}(): does not support bool input")
+        if dim is None:
+            if x.size == 0:
+                raise IndexError(f"{self.fname}(): Expected reduction dim to be specified for "
+                                 "input.numel() == 0.")
+            i = self.arg(x.reshape(-1), axis=0)
+            return i.reshape((1,) * x.ndim if keepdim else ()).astype("int64")
+        axis = _wrap_dim(dim, x.ndim)
+        if x.ndim == 0:
+            return self.xp.zeros((), "int64")
+        if x.shape[axis] == 0:
+            raise IndexError(f"{self.fname}(): Expected reduction dim {axis} to have non-zero "
+                             "size.")
+        i = self.arg(x, axis=axis)
+        return (self.xp.expand_dims(i, axis) if keepdim else i).astype("int64", copy=False)
+
+
+class Argmax(_Arg):
+    fname = "argmax"
+
+    def arg(self, x, axis):
+        return self.xp.argmax(x, axis=axis)
+
+
+class Argmin(_Arg):
+    fname = "argmin"
+
+    def arg(self, x, axis):
+        return self.xp.argmin(x, axis=axis)
+
+
+def argmax(input, dim=None, keepdim=False):
+    return Argmax.apply(input, dim=dim, keepdim=keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return Argmin.apply(input, dim=dim, keepdim=keepdim)

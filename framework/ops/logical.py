@@ -1,0 +1,166 @@
+"""Comparisons, logical and bitwise ops: never differentiable, no grad_fn."""
+from ..autograd.op import Op
+from ..tensor import Tensor
+
+
+class _Compare(Op):
+    promote = True
+    differentiable = False
+
+
+class Eq(_Compare):
+    def forward(self, a, b):
+        return a == b
+
+
+class Ne(_Compare):
+    def forward(self, a, b):
+        return a != b
+
+
+class Lt(_Compare):
+    def forward(self, a, b):
+        return a < b
+
+
+class Le(_Compare):
+    def forward(self, a, b):
+        return a <= b
+
+
+class Gt(_Compare):
+    def forward(self, a, b):
+        return a > b
+
+
+class Ge(_Compare):
+    def forward(self, a, b):
+        return a >= b
+
+
+def eq(input, other):
+    return Eq.apply(input, other) if isinstance(input, Tensor) else Eq.apply(other, input)
+
+
+def ne(input, other):
+    return Ne.apply(input, other) if isinstance(input, Tensor) else Ne.apply(other, input)
+
+
+def lt(input, other):
+    return Lt.apply(input, other) if isinstance(input, Tensor) else Gt.apply(other, input)
+
+
+def le(input, other):
+    return Le.apply(input, other) if isinstance(input, Tensor) else Ge.apply(other, input)
+
+
+def gt(input, other):
+    return Gt.apply(input, other) if isinstance(input, Tensor) else Lt.apply(other, input)
+
+
+def ge(input, other):
+    return Ge.apply(input, other) if isinstance(input, Tensor) else Le.apply(other, input)
+
+
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+
+
+class _Logical(Op):
+    """logical_*: any dtype, nonzero is true, result bool."""
+    differentiable = False
+
+
+class LogicalNot(_Logical):
+    def forward(self, x):
+        return self.xp.logical_not(x)
+
+
+class LogicalAnd(_Logical):
+    def forward(self, a, b):
+        return self.xp.logical_and(a, b)
+
+
+class LogicalOr(_Logical):
+    def forward(self, a, b):
+        return self.xp.logical_or(a, b)
+
+
+class LogicalXor(_Logical):
+    def forward(self, a, b):
+        return self.xp.logical_xor(a, b)
+
+
+def logical_not(input):
+    return LogicalNot.apply(input)
+
+
+def logical_and(input, other):
+    return LogicalAnd.apply(input, other)
+
+
+def logical_or(input, other):
+    return LogicalOr.apply(input, other)
+
+
+def logical_xor(input, other):
+    return LogicalXor.apply(input, other)
+
+
+class _Bitwise(Op):
+    """& | ^ ~ on bool and integer tensors, with torch's type promotion."""
+    promote = True
+    differentiable = False
+    kernel = ""
+
+    def forward(self, a, b):
+        if a.dtype.kind == "f":
+            word = {"float32": "Float", "float64": "Double", "float16": "Half"}[a.dtype.name]
+            raise NotImplementedError(f'"{self.kernel}" not implemented for \'{word}\'')
+        return self.combine(a, b)
+
+
+class BitwiseAnd(_Bitwise):
+    kernel = "bitwise_and_cpu"
+
+    def combine(self, a, b):
+        return a & b
+
+
+class BitwiseOr(_Bitwise):
+    kernel = "bitwise_or_cpu"
+
+    def combine(self, a, b):
+        return a | b
+
+
+class BitwiseXor(_Bitwise):
+    kernel = "bitwise_xor_cpu"
+
+    def combine(self, a, b):
+        return a ^ b
+
+
+class BitwiseNot(Op):
+    differentiable = False
+
+    def forward(self, x):
+        if x.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors")
+        return ~x
+
+
+def bitwise_and(input, other):
+    return BitwiseAnd.apply(input, other)
+
+
+def bitwise_or(input, other):
+    return BitwiseOr.apply(input, other)
+
+
+def bitwise_xor(input, other):
+    return BitwiseXor.apply(input, other)
+
+
+def bitwise_not(input):
+    return BitwiseNot.apply(input)

@@ -1,0 +1,344 @@
+"""Unary math (exp, log, sqrt, trig, rounding, abs, sign) and copies/casts."""
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .. import dtypes
+
+
+def _float(x):
+    """Unary math on integers gives the default float dtype, as in torch."""
+    return x.astype(dtypes.get_default_dtype().np) if x.dtype.kind in "biu" else x
+
+
+def _zeros(grad):
+    """A constant zero gradient (torch's zeros_like(grad): no nan from inf * 0)."""
+    return Tensor._make(grad.xp.zeros_like(grad._data), grad.device)
+
+
+def _not_for(x, kernel, kinds="b"):
+    """torch's error for a kernel that has no implementation for this dtype."""
+    if x.dtype.kind in kinds:
+        word = {"b": "Bool", "i": "Long", "u": "Byte"}[x.dtype.kind]
+        if x.dtype.name == "int32":
+            word = "Int"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{word}\'')
+
+
+class Exp(Op):
+    saves_output = True
+
+    def forward(self, x):
+        return self.xp.exp(_float(x))
+
+    def backward(self, grad):
+        return grad * self.output  # d/dx e^x = e^x
+
+
+def exp(input):
+    return Exp.apply(input)
+
+
+class Expm1(Op):
+    saves_output = True
+
+    def forward(self, x):
+        return self.xp.expm1(_float(x))
+
+    def backward(self, grad):
+        return grad * (self.output + 1)  # d/dx (e^x - 1) = e^x
+
+
+def expm1(input):
+    return Expm1.apply(input)
+
+
+class Log(Op):
+    saves_inputs = True
+
+    def forward(self, x):
+        return self.xp.log(_float(x))
+
+    def backward(self, grad):
+        x, = self.inputs
+        return grad / x
+
+
+def log(input):
+    return Log.apply(input)
+
+
+class Log1p(Op):
+    saves_inputs = True
+
+    def forward(self, x):
+        return self.xp.log1p(_float(x))
+
+    def backward(self, grad):
+        x, = self.inputs
+        return grad / (x + 1)
+
+    def name(self):
+        return "Log1PBackward0"
+
+
+def log1p(input):
+    return Log1p.apply(input)
+
+
+class Sqrt(Op):
+    saves_output = True
+
+    def forward(self, x):
+        return self.xp.sqrt(_float(x))
+
+    def backward(self, grad):
+        return grad / (2 * self.output)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
+
+
+def sqrt(input):
+    return Sqrt.apply(input)
+
+
+class Rsqrt(Op):
+    saves_output = True
+
+    def forward(self, x):
+        x = _float(x)
+        return 1 / self.xp.sqrt(x)
+
+    def backward(self, grad):
+        y = self.output
+        return grad * -0.5 * y * y * y  # d/dx x**-1/2 = -1/2 x**-3/2
+
+
+def rsqrt(input):
+    return Rsqrt.apply(input)
+
+
+class Reciprocal(Op):
+    saves_output = True
+
+    def forward(self, x):
+        return 1 / _float(x)
+
+    def backward(self, grad):
+        y = self.output
+        return -grad * y * y  # d/dx 1/x = -1/x**2
+
+
+def reciprocal(input):
+    return Reciprocal.apply(input)
+
+
+class Sin(Op):
+    saves_inputs = True
+
+    def forward(self, x):
+        return self.xp.sin(_float(x))
+
+    def backward(self, grad):
+        x, = self.inputs
+        return grad * cos(x)
+
+
+def sin(input):
+    return Sin.apply(input)
+
+
+class Cos(Op):
+    saves_inputs = True
+
+    def forward(self, x):
+        return self.xp.cos(_float(x))
+
+    def backward(self, grad):
+        x, = self.inputs
+        return grad * -sin(x)
+
+
+def cos(input):
+    return Cos.apply(input)
+
+
+class Abs(Op):
+    saves_inputs = True
+
+    def forward(self, x):
+        _not_for(x, "abs_cpu")
+        return self.xp.abs(x)
+
+    def backward(self, grad):
+        x, = self.inputs
+        return grad * sign(x)  # sign(0) = 0: torch's subgradient at the kink
+
+
+def abs(input):
+    return Abs.apply(input)
+
+
+absolute = abs
+
+
+class Sign(Op):
+    def forward(self, x):
+        return x.copy() if x.dtype.kind == "b" else self.xp.sign(x)
+
+    def backward(self, grad):
+        return _zeros(grad)
+
+
+def sign(input):
+    return Sign.apply(input)
+
+
+class _Rounding(Op):
+    """Piecewise-constant ops: zero gradient; integers pass through unchanged."""
+    kernel = ""
+
+    def forward(self, x):
+        _not_for(x, self.kernel)
+        return x.copy() if x.dtype.kind in "iu" else self.round(self.xp, x)
+
+    def backward(self, grad):
+        return _zeros(grad)
+
+
+class Floor(_Rounding):
+    kernel = "floor_cpu"
+
+    def round(self, xp, x):
+        return xp.floor(x)
+
+
+class Ceil(_Rounding):
+    kernel = "ceil_vml_cpu"
+
+    def round(self, xp, x):
+        return xp.ceil(x)
+
+
+class Trunc(_Rounding):
+    kernel = "trunc_vml_cpu"
+
+    def round(self, xp, x):
+        return xp.trunc(x)
+
+
+class Round(_Rounding):
+    kernel = "round_vml_cpu"
+
+    def forward(self, x, decimals=0):
+        self.decimals = decimals
+        return super().forward(x)
+
+    def round(self, xp, x):
+        # rint rounds half to even, as torch; decimals scale first, as torch does
+        return xp.rint(x) if self.decimals == 0 else xp.round(x, self.decimals)
+
+    def name(self):
+        return "RoundBackward0" if self.decimals == 0 else "RoundBackward1"
+
+
+def floor(input):
+    return Floor.apply(input)
+
+
+def ceil(input):
+    return Ceil.apply(input)
+
+
+def trunc(input):
+    return Trunc.apply(input)
+
+
+fix = trunc
+
+
+def round(input, decimals=0):
+    return Round.apply(input, decimals=decimals)
+
+
+class Frac(Op):
+    def forward(self, x):
+        _not_for(x, "frac_cpu", "biu")
+        return x - self.xp.trunc(x)
+
+    def backward(self, grad):
+        return grad
+
+
+def frac(input):
+    return Frac.apply(input)
+
+
+class ToCopy(Op):
+    """Change dtype and/or device; the gradient goes back to the source's."""
+
+    def forward(self, x, device=None, dtype=None):
+        from ..backend import device_of, move
+        self.src_device, self.src_dtype = device_of(x), x.dtype
+        if dtype is not None and x.dtype != dtype:
+            x = x.astype(dtype)
+        elif device is None or device == self.src_device:
+            x = x.copy()
+        return move(x, device) if device is not None else x
+
+    def backward(self, grad):
+        return grad.to(device=self.src_device, dtype=self.src_dtype)
+
+
+def to_copy(x, device=None, dtype=None):
+    out = ToCopy.apply(x, device=device, dtype=dtype)
+    if device is not None and out._device != device:
+        out._device = device
+    return out
+
+
+class Clone(Op):
+    def forward(self, x):
+        return x.copy()
+
+    def backward(self, grad):
+        return grad
+
+
+def clone(input, memory_format=None):
+    return Clone.apply(input)
+
+
+class Fill(Op):
+    """fill_(value) as an op: the result ignores the input."""
+
+    def forward(self, x, value):
+        if isinstance(value, Tensor):
+            value = value.item()
+        return self.xp.full(x.shape, value, dtype=x.dtype)
+
+    def backward(self, grad):
+        return _zeros(grad)
+
+    def name(self):
+        return "FillBackward0"
+
+
+def fill(x, value):
+    return Fill.apply(x, value=value)
+
+
+class CopyInto(Op):
+    """copy_(src): the result is src broadcast to the destination's shape and dtype."""
+
+    def forward(self, dst, src):
+        self.src_dtype = src.dtype
+        return self.xp.broadcast_to(src.astype(dst.dtype, copy=False), dst.shape)
+
+    def backward(self, grad):
+        return _zeros(grad), grad
+
+    def name(self):
+        return "CopyBackwards"
+
+
+def copy_into(dst, src):
+    if src._device != dst._device:
+        src = src.to(dst._device)
+    return CopyInto.apply(dst, src)
