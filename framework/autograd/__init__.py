@@ -46,3 +46,4 @@ def Variable(data, requires_grad=False, volatile=False):
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
+from . import functional  # noqa: E402,F401
