@@ -1,0 +1,10 @@
+"""torch.nn: Module, Parameter, layers, functional, init, utils."""
+from .parameter import Parameter  # noqa: F401
+from .module import Module  # noqa: F401
+from . import functional, init, utils  # noqa: F401
+from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .linear import Flatten, Identity, Linear, Unflatten  # noqa: F401
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh  # noqa: F401
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
+from .dropout import Dropout  # noqa: F401
+from .sparse import Embedding  # noqa: F401

@@ -1,0 +1,92 @@
+"""torch.nn.functional: the functional form of every layer, plus pad."""
+from ..autograd.op import Op
+from ..ops.linalg import linear  # noqa: F401
+from ..tensor import Tensor
+from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
+from .dropout import dropout  # noqa: F401
+from .normalization import batch_norm, layer_norm  # noqa: F401
+from .sparse import embedding, one_hot  # noqa: F401
+
+
+class ConstantPadNd(Op):
+    """Pad (or, with negative sizes, crop) the trailing dims with a constant."""
+
+    def forward(self, x, pad=(), value=0.0):
+        self.pad = pad
+        n = len(pad) // 2
+        out_shape = list(x.shape)
+        src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+        for i in range(n):  # pad[2i], pad[2i+1] are (before, after) of dim -1-i
+            d = x.ndim - 1 - i
+            lo, hi = pad[2 * i], pad[2 * i + 1]
+            size = x.shape[d] + lo + hi
+            if size < 0:
+                raise RuntimeError(
+                    f"The input size {x.shape[d]}, plus negative padding {lo} and {hi} resulted "
+                    f"in a negative output size, which is invalid. Check dimension {d} of your "
+                    "input.")
+            out_shape[d] = size
+            src[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
+            dst[d] = slice(max(lo, 0), size - max(hi, 0))
+        out = self.xp.full(out_shape, value, dtype=x.dtype)
+        out[tuple(dst)] = x[tuple(src)]
+        return out
+
+    def backward(self, grad):
+        return ConstantPadNd.apply(grad, pad=tuple(-p for p in self.pad), value=0.0)
+
+
+def _gather_pad(input, pad, mode):
+    """reflect / replicate / circular: gather source indices per padded dim (differentiable)."""
+    xp = input.xp
+    n = len(pad) // 2
+    if not (input.dim() in (n + 1, n + 2) and 1 <= n <= 3):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    out = input
+    for i in range(n):
+        d = input.dim() - 1 - i
+        size, lo, hi = input.shape[d], pad[2 * i], pad[2 * i + 1]
+        j = xp.arange(-lo, size + hi)
+        if mode == "reflect":
+            if lo >= size or hi >= size:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding ({lo}, "
+                                   f"{hi}) at dimension {d} of input {list(input.shape)}")
+            period = 2 * (size - 1)
+            j = xp.abs(j) % period if period else xp.zeros_like(j)
+            j = xp.where(j >= size, period - j, j)
+        elif mode == "replicate":
+            j = xp.clip(j, 0, size - 1)
+        else:
+            j = j % size
+        index = (slice(None),) * d + (Tensor._make(j, input.device),)
+        out = out[index]
+    return out
+
+
+def pad(input, pad, mode="constant", value=None):
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.dim()}")
+    if mode == "constant":
+        return ConstantPadNd.apply(input, pad=pad, value=0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return _gather_pad(input, pad, mode)
+
+
+from ..ops.conv import *  # noqa: F401,F403,E402
+from ..ops.loss import *  # noqa: F401,F403,E402
+try:  # the pooling engineer's file is still landing: drop this guard once it imports
+    from ..ops.pooling import *  # noqa: F401,F403,E402
+except ImportError:
+    pass

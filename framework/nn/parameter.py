@@ -1,0 +1,37 @@
+"""Parameter: a leaf Tensor that Modules register as a learnable weight."""
+from ..tensor import Tensor
+from ..creation import empty
+
+
+class Parameter(Tensor):
+    """A Tensor that shares the given tensor's data and requires grad by default."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter data must be a Tensor, but got {type(data).__name__}")
+        p = object.__new__(cls)
+        p._data = data._data  # same storage as `data`, as torch's detach()-based constructor
+        p._device = data._device
+        p._rg = False
+        p.grad = None
+        p.grad_fn = None
+        p._output_nr = 0
+        p._vc = data._vc
+        if requires_grad:
+            p.requires_grad_(True)  # raises torch's error for integer data
+        return p
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Parameter(Tensor._make(self._data.copy(), self._device), self._rg)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("framework parameters are saved with framework.save, not pickle")

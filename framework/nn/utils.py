@@ -1,0 +1,69 @@
+"""torch.nn.utils: gradient clipping and flattening parameters to one vector."""
+from ..autograd.grad_mode import no_grad
+from ..backend import move
+from ..ops.join import cat
+from ..tensor import Tensor
+from .module import _typename
+
+
+def _grads(parameters):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def _norm(xp, a, norm_type):
+    if norm_type == float("inf"):
+        return xp.abs(a).max() if a.size else xp.zeros((), a.dtype)
+    if norm_type == 2.0:
+        return xp.sqrt(xp.vdot(a.ravel(), a.ravel()).real if a.dtype.kind == "c"
+                       else (a * a).sum())
+    return (xp.abs(a) ** norm_type).sum() ** (1.0 / norm_type)
+
+
+@no_grad()
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scale all gradients together so their joint norm is at most max_norm; returns the norm."""
+    grads = _grads(parameters)
+    max_norm, norm_type = float(max_norm), float(norm_type)
+    if not grads:
+        from ..creation import tensor
+        return tensor(0.0)
+    dev, xp = grads[0].device, grads[0].xp
+    norms = xp.stack([move(xp.asarray(_norm(g.xp, g._data, norm_type)), dev) for g in grads])
+    total = _norm(xp, norms, norm_type)  # the norm of the per-tensor norms is the joint norm
+    if error_if_nonfinite and not bool(xp.isfinite(total)):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+            "so it cannot be clipped. To disable this error and scale the gradients by the "
+            "non-finite norm anyway, set `error_if_nonfinite=False`")
+    coef = xp.asarray(xp.minimum(max_norm / (total + 1e-6), 1.0), dtype=total.dtype)
+    for g in grads:
+        g._data *= move(coef, g.device).astype(g._data.dtype)
+        g._vc[0] += 1
+    return Tensor._make(xp.asarray(total), dev)
+
+
+@no_grad()
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient element to [-clip_value, clip_value] in place."""
+    clip_value = float(clip_value)
+    for g in _grads(parameters):
+        g.xp.clip(g._data, -clip_value, clip_value, out=g._data)
+        g._vc[0] += 1
+
+
+def parameters_to_vector(parameters):
+    """Concatenate the flattened parameters into one vector (differentiable, as torch)."""
+    return cat([p.reshape(-1) for p in parameters])
+
+
+def vector_to_parameters(vec, parameters):
+    """Copy slices of `vec` into the parameters' data, in order."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+    pointer = 0
+    for p in parameters:
+        n = p.numel()
+        p.data = vec[pointer:pointer + n].reshape(p.shape).data
+        pointer += n
