@@ -15,6 +15,8 @@ from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
 from . import optim  # noqa: F401
+from . import utils  # noqa: F401
+from .serialization import load, save  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 

@@ -9,7 +9,6 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
-from .elementwise import abs, sigmoid, where
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
@@ -83,7 +82,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """torch composes l1_loss (its grad_fn is Abs/Mean/SumBackward0), so do we."""
     _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
-    loss = abs(input - target)
+    loss = (input - target).abs()
     if reduction == "none":
         return loss
     return loss.mean() if reduction == "mean" else loss.sum()
@@ -107,7 +106,7 @@ class SmoothL1Loss(Op):
     def backward(self, grad):
         x, y = self.inputs
         d = x - y
-        slope = where(abs(d) < self.beta, d / self.beta, d.sign())
+        slope = (d / self.beta).where(d.abs() < self.beta, d.sign())
         g = _scale(grad, self.reduction, self.numel) * slope
         if self.scale != 1.0:
             g = g * self.scale
@@ -218,14 +217,14 @@ class BinaryCrossEntropyWithLogits(Op):
         grad_x = grad_y = None
         if pw is None:
             if need_x:
-                grad_x = g * (sigmoid(x) - y)
+                grad_x = g * (x.sigmoid() - y)
             if need_y:
                 grad_y = g * -x
         else:
             if need_x:  # (1 + (pw-1) y) sigmoid(x) - pw y
-                grad_x = g * ((1 + (pw - 1) * y) * sigmoid(x) - pw * y)
+                grad_x = g * ((1 + (pw - 1) * y) * x.sigmoid() - pw * y)
             if need_y:  # -x + (pw - 1) softplus(-x)
-                softplus_neg = (-x).relu() + ((-abs(x)).exp() + 1).log()
+                softplus_neg = (-x).relu() + ((-x.abs()).exp() + 1).log()
                 grad_y = g * (-x + (pw - 1) * softplus_neg)
         return grad_x, grad_y, None, None
 
