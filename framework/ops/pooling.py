@@ -1,0 +1,256 @@
+"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d.
+
+Windows are never materialised per pixel: non-overlapping windows are a reshape, others are
+visited one kernel position at a time (kh*kw strided slices over the whole output).
+Each backward is a linear primitive whose own backward is the forward map again, so
+gradients of every order work.
+"""
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.op import Op
+from ..backend import scatter_add
+from ._pool_args import adaptive_size, avg_divisor, pool_params, pool_windows
+
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d"]
+
+
+def _as4d(a):
+    return a if a.ndim == 4 else a[None]
+
+
+def _lowest(xp, dtype):
+    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+
+
+def _padded(xp, x, p, fill):
+    """x (N, C, H, W) padded with `fill` so every window of p.windows fits."""
+    (ph, pw), (hp, wp) = p.pad, p.padded_hw
+    n, c, h, w = x.shape
+    if (hp, wp) == (h, w) and ph == pw == 0:
+        return x
+    out = xp.full((n, c, hp, wp), fill, dtype=x.dtype)
+    out[:, :, ph:ph + h, pw:pw + w] = x
+    return out
+
+
+class MaxPool2DWithIndices(Op):
+    """max over windows; also returns the flat (h*W + w) index of each max, as torch."""
+    non_differentiable = (1,)
+
+    def forward(self, x, p, need_indices):
+        xp, self.p, self.in_shape = self.xp, p, x.shape
+        x4 = _as4d(x)
+        n, c, h, w = x4.shape
+        (oh, ow), (kh, kw), (sh, sw), (dh, dw) = p.out_hw, p.kernel, p.stride, p.dilation
+        shape = x.shape[:-2] + (oh, ow)
+        if p.reshapeable:  # stride == kernel, no padding: windows are a reshape
+            xr = x4.reshape(n, c, oh, kh, ow, kw)
+            if not need_indices:
+                return xr.max(axis=(3, 5)).reshape(shape), xp.empty(0, dtype=xp.int64)
+            slices = [xr[:, :, :, i, :, j] for i in range(kh) for j in range(kw)]
+        else:
+            xpad = _padded(xp, x4, p, _lowest(xp, x.dtype))
+            slices = [xpad[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                           j * dw:j * dw + sw * (ow - 1) + 1:sw]
+                      for i in range(kh) for j in range(kw)]
+        rows, cols = p.starts(xp)
+        y = xp.full((n, c, oh, ow), _lowest(xp, x.dtype), dtype=x.dtype)
+        # torch starts from the first in-bounds position and takes strictly greater values
+        idx = xp.broadcast_to(xp.maximum(rows, 0)[:, None] * w + xp.maximum(cols, 0)[None],
+                              (n, c, oh, ow)).copy()
+        for k, v in enumerate(slices):
+            i, j = divmod(k, kw)
+            better = v > y
+            if x.dtype.kind == "f":
+                better |= v != v  # NaN wins, as in torch
+            xp.copyto(y, v, where=better)
+            xp.copyto(idx, (rows[:, None] + i * dh) * w + cols[None] + j * dw, where=better)
+        self.idx = idx
+        return y.reshape(shape), idx.reshape(shape)
+
+    def backward(self, grad, grad_indices=None):
+        return MaxPool2DWithIndicesBackward.apply(grad, idx=self.idx, in_shape=self.in_shape,
+                                                  unique=self.p.disjoint)
+
+
+class MaxPool2DWithIndicesBackward(Op):
+    """Scatter each output gradient to the input position of its max (adjoint of a gather)."""
+
+    def forward(self, grad, idx, in_shape, unique):
+        xp, self.in_shape, self.idx, self.out_shape = self.xp, in_shape, idx, grad.shape
+        plane = in_shape[-1] * in_shape[-2]
+        lead = grad.size // (grad.shape[-1] * grad.shape[-2])
+        flat_idx = (idx.reshape(lead, -1) + xp.arange(lead)[:, None] * plane).ravel()
+        out = xp.zeros(lead * plane, dtype=grad.dtype)
+        if unique:  # disjoint windows: plain assignment is exact and fast
+            out[flat_idx] = grad.ravel()
+        else:
+            scatter_add(xp, out, flat_idx, grad.ravel())
+        return out.reshape(in_shape)
+
+    def backward(self, grad):
+        return _MaxGather.apply(grad, idx=self.idx, out_shape=self.out_shape)
+
+    def name(self):
+        return "MaxPool2DWithIndicesBackwardBackward0"
+
+
+class _MaxGather(Op):
+    """Read each input gradient at its window's max position (adjoint of the scatter)."""
+
+    def forward(self, gg, idx, out_shape):
+        self.in_shape, self.idx = gg.shape, idx
+        lead = idx.size // (idx.shape[-1] * idx.shape[-2])
+        out = self.xp.take_along_axis(gg.reshape(lead, -1), idx.reshape(lead, -1), axis=1)
+        return out.reshape(out_shape)
+
+    def backward(self, grad):
+        return MaxPool2DWithIndicesBackward.apply(grad, idx=self.idx, in_shape=self.in_shape,
+                                                  unique=False)
+
+    def name(self):
+        return "MaxPool2DWithIndicesBackwardBackward0"
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    p = pool_params(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    need = return_indices or (input.requires_grad and is_grad_enabled())
+    y, idx = MaxPool2DWithIndices.apply(input, p=p, need_indices=need)
+    return (y, idx) if return_indices else y
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    k, s, pd, d = pool_windows(kernel_size, stride, padding, dilation)
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, pd), (1, d), ceil_mode,
+                     return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def _window_sums(xp, x, p):
+    """Sum of each (zero-padded) window, in the output's shape."""
+    x4 = _as4d(x)
+    n, c = x4.shape[:2]
+    (oh, ow), (kh, kw), (sh, sw) = p.out_hw, p.kernel, p.stride
+    if p.reshapeable:
+        y = x4.reshape(n, c, oh, kh, ow, kw).sum(axis=(3, 5))
+    else:
+        xpad = _padded(xp, x4, p, 0)
+        y = xp.zeros((n, c, oh, ow), dtype=x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                y += xpad[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+    return y.reshape(x.shape[:-2] + (oh, ow))
+
+
+class AvgPool2D(Op):
+    """Window means; the divisor follows count_include_pad / divisor_override as torch."""
+
+    def forward(self, x, p, count_include_pad, divisor_override):
+        self.p, self.in_shape = p, x.shape
+        self.div = avg_divisor(self.xp, p, x.shape[-2:], count_include_pad, divisor_override,
+                               x.dtype)
+        y = _window_sums(self.xp, x, p)
+        y /= self.div
+        return y
+
+    def backward(self, grad):
+        return AvgPool2DBackward.apply(grad, fwd=self)
+
+
+class _AvgPoolAgain(AvgPool2D):
+    """The forward map reused inside a double backward (same windows, same divisor)."""
+
+    def forward(self, x, fwd):
+        self.p, self.in_shape, self.div = fwd.p, fwd.in_shape, fwd.div
+        y = _window_sums(self.xp, x, fwd.p)
+        y /= self.div
+        return y
+
+    def name(self):
+        return "AvgPool2DBackward0"
+
+
+class AvgPool2DBackward(Op):
+    """Spread each output gradient over its window (adjoint of AvgPool2D)."""
+
+    def forward(self, grad, fwd):
+        xp, p, self.fwd = self.xp, fwd.p, fwd
+        g4 = _as4d(grad / fwd.div)
+        n, c = g4.shape[:2]
+        (oh, ow), (kh, kw), (sh, sw) = p.out_hw, p.kernel, p.stride
+        h, w = fwd.in_shape[-2:]
+        if p.reshapeable:
+            out = xp.broadcast_to(g4[:, :, :, None, :, None], (n, c, oh, kh, ow, kw))
+            return out.reshape(fwd.in_shape)
+        (ph, pw), (hp, wp) = p.pad, p.padded_hw
+        out = xp.zeros((n, c, hp, wp), dtype=grad.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                out[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += g4
+        return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w]).reshape(fwd.in_shape)
+
+    def backward(self, grad):
+        return _AvgPoolAgain.apply(grad, fwd=self.fwd)
+
+    def name(self):
+        return "AvgPool2DBackwardBackward0"
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    p = pool_params(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return AvgPool2D.apply(input, p=p, count_include_pad=count_include_pad,
+                           divisor_override=divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    k, s, pd, _ = pool_windows(kernel_size, stride, padding, 1)
+    return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, pd), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def _averaging_matrix(xp, size, out, dtype):
+    """(out, size) matrix whose row i averages torch's adaptive window i."""
+    i = xp.arange(out)
+    start = (i * size) // out
+    end = ((i + 1) * size + out - 1) // out  # ceil
+    j = xp.arange(size)
+    inside = (j[None] >= start[:, None]) & (j[None] < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+class AdaptiveAvgPool2D(Op):
+    """Adaptive average pooling as two small matmuls: A_h @ x @ A_w^T (any size ratio)."""
+
+    def forward(self, x, out_hw):
+        xp, (h, w), (oh, ow) = self.xp, x.shape[-2:], out_hw
+        self.a_h = _averaging_matrix(xp, h, oh, x.dtype)
+        self.a_w = _averaging_matrix(xp, w, ow, x.dtype)
+        if h % oh == 0 and w % ow == 0:  # equal windows: a reshape and one mean
+            return x.reshape(x.shape[:-2] + (oh, h // oh, ow, w // ow)).mean(axis=(-3, -1))
+        return xp.matmul(xp.matmul(self.a_h, x), self.a_w.T)
+
+    def backward(self, grad):
+        from ..tensor import Tensor
+        dev = grad.device
+        a_h, a_w = Tensor._make(self.a_h, dev), Tensor._make(self.a_w, dev)
+        return a_h.t().matmul(grad).matmul(a_w)  # linear, so this is differentiable as is
+
+
+def adaptive_avg_pool2d(input, output_size):
+    out_hw = adaptive_size(input, output_size, 2, "adaptive_avg_pool2d")
+    if out_hw == (1, 1):  # torch takes the mean here (MeanBackward1)
+        return input.mean(dim=(-2, -1), keepdim=True)
+    return AdaptiveAvgPool2D.apply(input, out_hw=out_hw)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    out = adaptive_size(input, output_size, 1, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + out).squeeze(-2)
