@@ -183,9 +183,13 @@ def _size(size, fn):
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
             raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, "
                             f"not {type(s).__name__}")
-        if s < 0:
-            raise RuntimeError(f"{fn}: Dimension size must be non-negative.")
         out.append(int(s))
+    if any(s < 0 for s in out):
+        if fn == "zeros":
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        bad = next(s for s in out if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
+                           f"[{', '.join(map(str, out))}]")
     return tuple(out)
 
 
@@ -280,31 +284,48 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
+    dt = _np_dtype(dtype)
+    if dt.kind != "f":  # integer ranges truncate their bounds first, as torch
+        if isinstance(step, (float, np.floating)) and int(step) == 0 and step != 0:
+            raise ValueError("step must be nonzero")
+        start, end, step = int(start), int(end), int(step)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    # torch computes start + i * step in double, then casts
+    # torch computes start + i * step in double, then casts (its vectorised chunks of
+    # long ranges round their bases separately: values may differ by one ulp there)
     n = max(0, math.ceil((end - start) / step))
-    arr = (start + np.arange(n, dtype=np.float64) * step).astype(_np_dtype(dtype))
+    arr = (start + np.arange(n, dtype=np.float64) * step).astype(dt)
     return _finish(arr, device, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    """torch's formula: the first half steps up from start, the second down from end."""
+    """torch's formula: the first half steps up from start, the second down from end.
+
+    torch's compiled loop fuses multiply-add (one rounding); computing the float32 case in
+    float64 (and float64 in long double) reproduces that."""
     start, end = _number(start), _number(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _np_dtype(dtype) or dtypes.get_default_dtype().np
-    work = dt if dt.kind == "f" else np.dtype(np.float64)
-    idx = np.arange(steps, dtype=work)
-    if steps == 1:
-        arr = np.full(1, start, dtype=work)
+    if dt.kind == "f" and dt.itemsize < 8:
+        s, e = np.float32(start), np.float32(end)
+        step = np.float32((e - s) / np.float32(max(steps - 1, 1)))
+        wide = np.float64
     else:
-        s, e = work.type(start), work.type(end)
-        step = (e - s) / work.type(max(steps - 1, 1))
-        half = steps // 2
-        arr = np.where(idx < half, s + step * idx, e - step * (steps - 1 - idx)).astype(work)
+        if dt.kind != "f":
+            start, end = int(start), int(end)
+        s, e = np.longdouble(start), np.longdouble(end)
+        step = (e - s) / max(steps - 1, 1)
+        if dt.kind == "f":
+            step = np.float64(step)
+        wide = np.longdouble
+    idx = np.arange(steps, dtype=wide)
+    arr = np.where(idx < steps // 2, wide(s) + wide(step) * idx,
+                   wide(e) - wide(step) * (steps - 1 - idx))
+    if steps == 1:
+        arr = np.full(1, s, dtype=wide)
     return _finish(arr.astype(dt), device, requires_grad)
 
 

@@ -47,8 +47,8 @@ class Tensor:
                 raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
             arr = np.array(data, dtype=dt)
         else:
-            arr = np.empty(tuple(args[0]) if args and isinstance(args[0], Size) else args,
-                           dtype=dt)
+            shape = tuple(args[0]) if args and isinstance(args[0], Size) else args
+            arr = np.empty(shape if args else (0,), dtype=dt)  # Tensor() is empty, not 0-dim
         return Tensor._make(move(arr, dev), dev)
 
     @staticmethod
@@ -415,7 +415,7 @@ class Tensor:
         return self.copy_(Tensor._make(move(values, self._device), self._device))
 
     def __setitem__(self, index, value):
-        self._inplace(_ops.index_put, index, value)
+        _ops.setitem(self, index, value)
 
 
     # ----- methods over ops (one line each) ------------------------------------------------
