@@ -47,3 +47,5 @@ def Variable(data, requires_grad=False, volatile=False):
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
 from . import functional  # noqa: E402,F401
+from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa: E402,F401
+                      is_anomaly_enabled, set_detect_anomaly)

@@ -5,6 +5,7 @@ local dict keyed by node and popped when the node runs.
 """
 import heapq
 import sys
+import warnings
 
 from ..tensor import Tensor
 from .grad_mode import state
@@ -189,17 +190,23 @@ def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph):
         return ()
     if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
         return ()
-    fn.check_saved()
-    result = fn.backward(*grads_out)
-    if type(result) is not tuple:
-        result = (result,)
-    if fn._hooks:
-        for hook in list(fn._hooks.values()):
-            r = hook(result, tuple(grads_out))
-            if r is not None:
-                result = tuple(r)
-    if state.anomaly:
-        _check_nan(fn, result)
+    try:
+        fn.check_saved()
+        result = fn.backward(*grads_out)
+        if type(result) is not tuple:
+            result = (result,)
+        if fn._hooks:
+            for hook in list(fn._hooks.values()):
+                r = hook(result, tuple(grads_out))
+                if r is not None:
+                    result = tuple(r)
+        if state.anomaly and state.check_nan:
+            _check_nan(fn, result)
+    except Exception:
+        if state.anomaly and fn._trace:  # torch's anomaly mode: show where forward ran
+            warnings.warn(f"Error detected in {fn.name()}. Traceback of forward call that caused "
+                          f"the error:\n{fn._trace}", stacklevel=2)
+        raise
     if not retain_graph:
         fn.release()
     return result
@@ -262,8 +269,4 @@ def _store_grad(t, g, create_graph):
 def _check_nan(fn, result):
     for i, g in enumerate(result):
         if g is not None and g.dtype.is_floating_point and bool(g.xp.isnan(g._data).any()):
-            msg = f"Function '{fn.name()}' returned nan values in its {i}th output."
-            if fn._trace:
-                print("Traceback of forward call that caused the error:\n" + fn._trace,
-                      file=sys.stderr)
-            raise RuntimeError(msg)
+            raise RuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")

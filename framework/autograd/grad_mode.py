@@ -6,6 +6,7 @@ class _State:
     enabled = True
     inference = False
     anomaly = False
+    check_nan = True  # with anomaly: nan gradients raise
 
 
 state = _State()

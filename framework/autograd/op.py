@@ -278,8 +278,12 @@ def _device_of_node(fn):
 
 
 def _anomaly_trace():
+    """The user's stack at forward time (framework frames left out, as torch's are C++)."""
+    import os
     import traceback
-    return "".join(traceback.format_stack()[:-3])
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(pkg + os.sep)]
+    return "".join(traceback.format_list(frames))
 
 
 _scalars = {}  # (value, type, dtype, device) -> constant Tensor: Python scalars recur

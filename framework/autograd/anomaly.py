@@ -1,0 +1,66 @@
+"""Anomaly detection: record each node's forward traceback and reject nan gradients.
+
+While enabled, every recorded node keeps the stack of the forward call that created it;
+when a backward fails (or, with check_nan, returns nan) the engine warns with that stack and
+raises torch's "Function 'XBackward0' returned nan values in its 0th output." error.
+"""
+import warnings
+
+from .grad_mode import state
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+
+def is_anomaly_enabled():
+    return state.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return state.check_nan
+
+
+def _set(mode, check_nan):
+    state.anomaly = bool(mode)
+    state.check_nan = bool(check_nan)
+
+
+class detect_anomaly:
+    """Context manager (and decorator) that enables anomaly detection inside it."""
+
+    def __init__(self, check_nan=True):
+        self.prev = state.anomaly
+        self.check_nan = check_nan
+        self.prev_check_nan = state.check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
+
+    def __enter__(self):
+        _set(True, self.check_nan)
+
+    def __exit__(self, *args):
+        _set(self.prev, self.prev_check_nan)
+
+    def __call__(self, func):
+        import functools
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off: applies at once, and restores on leaving a `with`."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = state.anomaly
+        self.prev_check_nan = state.check_nan
+        _set(mode, check_nan)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *args):
+        _set(self.prev, self.prev_check_nan)
