@@ -693,6 +693,24 @@ class Tensor:
     def gather(self, dim, index):
         return _ops.gather(self, dim, index)
 
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        return _ops.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return self._inplace(_ops.scatter, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        return _ops.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        return self._inplace(_ops.scatter_add, dim, index, src)
+
+    def outer(self, vec2):
+        return _ops.outer(self, vec2)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
     def masked_fill(self, mask, value):
         return _ops.masked_fill(self, mask, value)
 

@@ -1,117 +1,325 @@
-"""Indexing: getitem (basic, advanced, boolean), index_put (setitem), gather, masked_fill."""
+"""Indexing: getitem (basic, advanced, boolean) and setitem, with torch's semantics.
+
+torch applies an index left to right: ints select, slices slice, None unsqueezes, and only
+then do the tensor indices gather (so x[0, :, i] selects before indexing, unlike NumPy).
+Each basic step is its own node (SelectBackward0, SliceBackward0, UnsqueezeBackward0), the
+tensor part is IndexBackward0.
+"""
+from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..backend import scatter_add
-from ..tensor import Tensor
+from ..tensor import LEAF_INPLACE, Tensor
+from .shape import _expanded_shape, _fmt, alias, unsqueeze
+
+_VALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+          "valid indices (got {})")
+VIEW_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def _raw_index(index):
-    """Replace Tensors inside an index by their arrays (bool masks and integer indices)."""
-    if isinstance(index, tuple):
-        return tuple(_raw_index(i) for i in index)
-    if isinstance(index, Tensor):
-        return index._data
-    if isinstance(index, list):
-        return index
-    return index
+class _Basic(Op):
+    """x[key] for a basic NumPy key (a view); backward embeds the gradient in zeros."""
 
-
-def _is_advanced(index):
-    items = index if isinstance(index, tuple) else (index,)
-    return any(not (i is None or i is Ellipsis or isinstance(i, (int, slice)))
-               for i in items)
-
-
-class Index(Op):
-    """x[index]; the backward scatters the gradient into zeros of x's shape."""
-
-    def forward(self, x, index):
-        self.index, self.in_shape, self.in_dtype = index, x.shape, x.dtype
-        self.advanced = _is_advanced(index)
-        try:
-            out = x[index]
-        except IndexError as e:
-            raise IndexError(_index_message(e, index, x.shape)) from None
-        return out.copy() if self.advanced else out
+    def forward(self, x, key):
+        self.in_shape, self.key = x.shape, key
+        return x[key]
 
     def backward(self, grad):
-        return IndexBackward.apply(grad, index=self.index, shape=self.in_shape,
-                                   advanced=self.advanced)
-
-    def name(self):
-        if self.advanced:
-            return "IndexBackward0"
-        items = self.index if isinstance(self.index, tuple) else (self.index,)
-        if any(isinstance(i, int) for i in items):
-            return "SelectBackward0"
-        if any(i is None for i in items) and not any(isinstance(i, slice) for i in items):
-            return "UnsqueezeBackward0"
-        return "SliceBackward0"
+        return _Embed.apply(grad, shape=self.in_shape, key=self.key, of=type(self))
 
 
-class IndexBackward(Op):
-    """Scatter a gradient into zeros at `index` (the backward of Index; itself differentiable)."""
+class Select(_Basic):
+    pass
 
-    def forward(self, grad, index, shape, advanced):
-        self.index = index
+
+class Slice(_Basic):
+    pass
+
+
+class _Embed(Op):
+    """zeros(shape) with grad written at key: the backward of Select/Slice (differentiable)."""
+
+    def forward(self, grad, shape, key, of):
+        self.key, self.of = key, of
         out = self.xp.zeros(shape, dtype=grad.dtype)
-        if advanced:
-            scatter_add(self.xp, out, index, grad)
-        else:
-            out[index] = grad
+        out[key] = grad
         return out
 
     def backward(self, grad):
-        return grad[_wrap_index(self.index, grad)]
+        return self.of.apply(grad, key=self.key)
+
+    def name(self):
+        return self.of.__name__ + "BackwardBackward0"
 
 
-def _wrap_index(index, like):
-    """Arrays inside a raw index back to Tensors, so Tensor.__getitem__ accepts it."""
+class Index(Op):
+    """x[key] with integer arrays (bool masks already turned into their nonzero indices)."""
+
+    def forward(self, x, key):
+        self.in_shape, self.key = x.shape, key
+        return x[key]
+
+    def backward(self, grad):
+        return _IndexAccumulate.apply(grad, shape=self.in_shape, key=self.key)
+
+
+class _IndexAccumulate(Op):
+    """zeros(shape) with grad summed in at key (duplicate indices accumulate)."""
+
+    def forward(self, grad, shape, key):
+        self.key = key
+        out = self.xp.zeros(shape, dtype=grad.dtype)
+        scatter_add(self.xp, out, key, grad)
+        return out
+
+    def backward(self, grad):
+        return Index.apply(grad, key=self.key)
+
+    def name(self):
+        return "IndexPutBackward0"
+
+
+def _as_index_array(item, xp):
+    """A Tensor / list / array used as an index, as an array of int64 or bool."""
+    if isinstance(item, Tensor):
+        arr = item._data
+    else:
+        arr = xp.asarray(item)
+        if arr.dtype.kind == "f" and arr.size == 0:
+            arr = arr.astype("int64")
+    if arr.dtype.kind not in "iub":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr
+
+
+def _items(index):
+    """The index as a tuple, with torch's rule for lists that mean a tuple."""
     if isinstance(index, tuple):
-        return tuple(_wrap_index(i, like) for i in index)
-    if hasattr(index, "shape") and hasattr(index, "dtype"):
-        return Tensor._make(index, like.device)
-    return index
+        return index
+    if isinstance(index, list) and any(isinstance(i, (list, tuple, Tensor, slice)) or i is None
+                                       or i is Ellipsis for i in index):
+        return tuple(index)
+    return (index,)
 
 
-def _index_message(err, index, shape):
-    msg = str(err)
-    if "out of bounds" in msg and isinstance(index, int):
-        return (f"index {index} is out of bounds for dimension 0 with size "
-                f"{shape[0] if shape else 0}")
-    return msg
+def _parse(x, index, getitem=True):
+    """Turn a torch index into (steps, adv, key): the basic steps in order, the advanced
+    part {dim: int array} on the result of those steps, and one NumPy basic key for the
+    no-grad fast path."""
+    items = _items(index)
+    single = getitem and not isinstance(index, tuple)  # x[:] alone is still a node
+    shape, xp = tuple(x._data.shape), x.xp
+    arrays = []
+    specified = 0
+    for it in items:
+        if it is None or it is Ellipsis or isinstance(it, bool):
+            arrays.append(None)
+            continue
+        if isinstance(it, (Tensor, list)) or hasattr(it, "__array__") and not _is_int(it):
+            arr = _as_index_array(it, xp)
+            if arr.ndim == 0 and arr.dtype.kind in "iu":
+                arrays.append(int(arr))
+                specified += 1
+                continue
+            if arr.ndim == 0:  # a 0-dim bool tensor acts as a Python bool
+                arrays.append(bool(arr))
+                continue
+            arrays.append(arr)
+            specified += arr.ndim if arr.dtype.kind == "b" else 1
+            continue
+        arrays.append(None)
+        specified += 1
+    if specified > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    steps, adv, key = [], {}, []
+    dim = real = 0  # dim in the running result, real = dim of x (for messages)
+    cur = list(shape)
+    n_adv = 0
+    for it, arr in zip(items, arrays):
+        if isinstance(arr, (int, bool)):
+            it = arr
+            arr = None
+        if it is Ellipsis:
+            skip = len(shape) - specified
+            key += [slice(None)] * skip
+            dim, real = dim + skip, real + skip
+        elif it is None:
+            steps.append(("unsqueeze", dim))
+            cur.insert(dim, 1)
+            key.append(None)
+            dim += 1
+        elif isinstance(it, bool):
+            steps.append(("unsqueeze", dim))
+            cur.insert(dim, 1)
+            key.append(None)
+            adv[dim] = xp.zeros(1 if it else 0, dtype="int64")
+            dim += 1
+        elif arr is not None:
+            if arr.dtype.kind == "b":
+                _check_mask(arr, cur, dim)
+                for k, a in enumerate(arr.nonzero()):
+                    adv[dim + k] = a
+                key += [slice(None)] * arr.ndim
+                dim, real = dim + arr.ndim, real + arr.ndim
+            else:
+                _check_bounds(arr, cur[dim], n_adv)
+                adv[dim] = arr.astype("int64", copy=False)
+                key.append(slice(None))
+                dim, real = dim + 1, real + 1
+            n_adv += 1
+        elif _is_int(it):
+            i = int(it)
+            size = cur[dim]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {real} with size "
+                                 f"{size}")
+            steps.append(("select", dim, i % size))
+            cur.pop(dim)
+            key.append(i)
+            real += 1
+        elif isinstance(it, slice):
+            if it.step is not None and int(it.step) == 0:
+                raise ValueError("slice step cannot be zero")
+            if it.step is not None and int(it.step) < 0:
+                raise ValueError("step must be greater than zero")
+            start, stop, step = it.indices(cur[dim])
+            stop = max(stop, start)
+            if single or not (start == 0 and stop == cur[dim] and step == 1):
+                steps.append(("slice", dim, slice(start, stop, step)))
+            cur[dim] = len(range(start, stop, step))
+            key.append(slice(start, stop, step))
+            dim, real = dim + 1, real + 1
+        else:
+            raise IndexError(_VALID.format(type(it).__name__))
+    return steps, adv, tuple(key)
+
+
+def _is_int(it):
+    return isinstance(it, int) or (hasattr(it, "dtype") and not isinstance(it, Tensor)
+                                   and getattr(it, "ndim", 1) == 0 and it.dtype.kind in "iu")
+
+
+def _check_mask(mask, cur, dim):
+    for j, s in enumerate(mask.shape):
+        if dim + j >= len(cur) or cur[dim + j] != s:
+            raise IndexError(f"The shape of the mask {_fmt(mask.shape)} at index {j} does not "
+                             f"match the shape of the indexed tensor {_fmt(cur)} at index "
+                             f"{dim + j}")
+
+
+def _check_bounds(arr, size, k):
+    if arr.size and (arr.max() >= size or arr.min() < -size):
+        bad = int(arr.max()) if arr.max() >= size else int(arr.min())
+        raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {size}")
+
+
+def _adv_key(adv, ndim):
+    return tuple(adv.get(d, slice(None)) for d in range(max(adv) + 1)) if adv else ()
 
 
 def getitem(x, index):
-    return Index.apply(x, index=_raw_index(index))
+    steps, adv, key = _parse(x, index)
+    if not (state.enabled and x._rg):
+        out = x._data[key]
+        if adv:
+            out = out[_adv_key(adv, out.ndim)]
+        elif not hasattr(out, "shape") or out.ndim == 0:
+            out = x._data[key + (Ellipsis,)]  # a 0-dim view, never a NumPy scalar
+        return Tensor._make(out, x._device)
+    out = x
+    for step in steps:
+        if step[0] == "unsqueeze":
+            out = unsqueeze(out, step[1])
+        elif step[0] == "select":
+            out = Select.apply(out, key=(slice(None),) * step[1] + (step[2], Ellipsis))
+        else:
+            out = Slice.apply(out, key=(slice(None),) * step[1] + (step[2],))
+    if adv:
+        return Index.apply(out, key=_adv_key(adv, out.ndim))
+    return alias(out) if out is x else out
 
 
 class IndexPut(Op):
-    """The result of x[index] = value, as a new value (the in-place machinery writes it back)."""
+    """x with x[key][adv] = value, as a new value (setitem writes it back in place)."""
 
-    def forward(self, x, value, index):
-        self.index, self.value_shape = index, value.shape
+    def forward(self, x, value, key, adv, kind):
+        self.key, self.adv, self.kind = key, adv, kind
         out = x.copy()
-        out[index] = value
+        _write(out, key, adv, value)
         return out
 
     def backward(self, grad):
         need_x, need_v = self.needs_input_grad
-        idx = _wrap_index(self.index, grad)
         grad_x = grad_v = None
         if need_x:
-            grad_x = grad.clone()
-            grad_x[idx] = 0
+            zero = Tensor._make(grad.xp.zeros((), dtype=grad._data.dtype), grad._device)
+            grad_x = IndexPut.apply(grad, zero, key=self.key, adv=self.adv, kind=self.kind)
         if need_v:
-            grad_v = grad[idx].sum_to_size(self.value_shape) if self.value_shape else grad[idx].sum()
+            grad_v = _Basic.apply(grad, key=self.key + (Ellipsis,))
+            if self.adv:
+                grad_v = Index.apply(grad_v, key=self.adv)
         return grad_x, grad_v
 
     def name(self):
-        return "CopySlices" if not _is_advanced(self.index) else "IndexPutBackward0"
+        return self.kind
 
 
-def index_put(x, index, value):
-    if not isinstance(value, Tensor):
-        value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x.device)
+def _write(data, key, adv, value):
+    """data[key][adv] = value in place, with torch's broadcast errors."""
+    target = data[key + (Ellipsis,)]
+    if adv:
+        try:
+            target[adv] = value
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(value.shape)} cannot "
+                               f"be broadcast to indexing result of shape "
+                               f"{_fmt(target[adv].shape)}") from None
+    else:
+        try:
+            target[...] = value
+        except ValueError:
+            _expanded_shape(Tensor._make(value), target.shape)  # raises torch's message
+            raise
+
+
+def setitem(x, index, value):
+    """x[index] = value: in place; the node is CopySlices, IndexPutBackward0 or a fill/copy."""
+    steps, adv, key = _parse(x, index, getitem=False)
+    scalar = not isinstance(value, Tensor)
+    if scalar:
+        value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
     elif value._data.dtype != x._data.dtype:
         value = value.to(x.dtype)
-    return IndexPut.apply(x, value, index=_raw_index(index))
+    if value._device != x._device:
+        value = value.to(x._device)
+    adv_key = _adv_key(adv, 0)
+    if not (state.enabled and (x._rg or value._rg)):
+        _write(x._data, key, adv_key, value._data)
+        x._vc[0] += 1
+        return x
+    if x._rg and x.grad_fn is None:
+        raise RuntimeError(VIEW_LEAF if steps else LEAF_INPLACE)
+    if steps:
+        kind = "torch::autograd::CopySlices"
+    elif adv:
+        kind = "IndexPutBackward0"
+    else:
+        kind = "FillBackward3" if scalar else "CopyBackwards"
+    return x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
+
+
+def _index_put(x, value, key, adv, kind):
+    return IndexPut.apply(x, value, key=key, adv=adv, kind=kind)
+
+
+def index_put(x, indices, values, accumulate=False):
+    """torch.index_put (out of place): `indices` is a tuple of index tensors."""
+    if not accumulate:
+        out = x.clone()
+        setitem(out, tuple(indices), values)
+        return out
+    _, adv, _ = _parse(x, tuple(indices))
+    key = _adv_key(adv, 0)
+    shape = x._data[key].shape
+    if tuple(values.shape) != shape:
+        values = values.expand(shape)
+    return x + _IndexAccumulate.apply(values, shape=tuple(x.shape), key=key)

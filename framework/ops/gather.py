@@ -1,0 +1,151 @@
+"""Index-driven gathers and scatters along one dim: gather, scatter, scatter_add, index_select."""
+from ..autograd.op import Op
+from ..backend import scatter_add as _scatter_into
+from ..tensor import Tensor
+from .indexing import _IndexAccumulate
+from .shape import _dim, _fmt
+
+
+def _grid(index, dim, xp):
+    """A NumPy index tuple that addresses out[i0, ..., index[i], ...] for every i of index."""
+    key = []
+    for d, n in enumerate(index.shape):
+        if d == dim:
+            key.append(index)
+        else:
+            shape = [1] * index.ndim
+            shape[d] = n
+            key.append(xp.arange(n).reshape(shape))
+    return tuple(key)
+
+
+def _check(name, x, dim, index, src=None):
+    """torch's dtype, rank, size and bounds checks shared by gather and scatter."""
+    if index.dtype.name not in (("int64", "int32") if name == "gather" else ("int64",)):
+        raise RuntimeError(f"{name}(): Expected dtype "
+                           f"{'int32/int64' if name == 'gather' else 'int64'} for index")
+    if index.ndim != x.ndim and index.size:
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor")
+    d = _dim(dim, x.ndim)
+    for k in range(index.ndim):
+        too_big = (k != d and index.shape[k] > x.shape[k]) or (
+            src is not None and index.shape[k] > src.shape[k])
+        if too_big:
+            where = f" and to be no larger size than src {_fmt(src.shape)}" if src is not None \
+                else ""
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"{_fmt(index.shape)} to be no larger than self {_fmt(x.shape)} "
+                               f"apart from dimension {d}{where}")
+    if index.size:
+        hi, lo = int(index._data.max()), int(index._data.min())
+        size = x.shape[d] if x.ndim else 1
+        if hi >= size or lo < 0:
+            raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension "
+                               f"{d} with size {size}")
+    return d
+
+
+class Gather(Op):
+    def forward(self, x, index, dim):
+        self.dim, self.in_shape = dim, x.shape
+        self.index = index
+        return x[_grid(index, dim, self.xp)]
+
+    def backward(self, grad):
+        zeros = Tensor._make(grad.xp.zeros(self.in_shape, dtype=grad._data.dtype), grad._device)
+        return scatter_add(zeros, self.dim, Tensor._make(self.index, grad._device), grad), None
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    d = _check("gather", input, dim, index)
+    return Gather.apply(input, index, dim=d)
+
+
+class ScatterAdd(Op):
+    saves_inputs = True  # backward gathers with the index
+
+    def forward(self, x, index, src, dim):
+        self.dim = dim
+        out = x.copy()
+        _scatter_into(self.xp, out, _grid(index, dim, self.xp),
+                      src[tuple(slice(0, n) for n in index.shape)])
+        return out
+
+    def backward(self, grad):
+        index = self.inputs[1]
+        need_x, _, need_src = self.needs_input_grad
+        return (grad if need_x else None), None, (gather(grad, self.dim, index)
+                                                  if need_src else None)
+
+
+def scatter_add(input, dim, index, src):
+    d = _check("scatter", input, dim, index, src)
+    if src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    return ScatterAdd.apply(input, index, src, dim=d)
+
+
+class Scatter(Op):
+    """scatter(dim, index, src) (ScatterBackward0) or scatter(dim, index, value) (...1)."""
+    saves_inputs = True
+
+    def forward(self, x, index, src, dim, overload):
+        self.dim, self.overload = dim, overload
+        out = x.copy()
+        key = _grid(index, dim, self.xp)
+        out[key] = src if overload else src[tuple(slice(0, n) for n in index.shape)]
+        return out
+
+    def backward(self, grad):
+        index = self.inputs[1]
+        need_x, _, need_src = self.needs_input_grad
+        grad_x = scatter(grad, self.dim, index, 0.0) if need_x else None
+        grad_src = gather(grad, self.dim, index) if need_src and not self.overload else None
+        return grad_x, None, grad_src
+
+    def name(self):
+        return f"ScatterBackward{self.overload}"
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    if src is None:
+        src = value
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        if reduce == "add" and isinstance(src, Tensor):
+            return scatter_add(input, dim, index, src)
+    if isinstance(src, Tensor):
+        d = _check("scatter", input, dim, index, src)
+        if src._data.dtype != input._data.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        return Scatter.apply(input, index, src, dim=d, overload=0)
+    d = _check("scatter", input, dim, index)
+    value = Tensor._make(input.xp.asarray(src, dtype=input._data.dtype), input._device)
+    return Scatter.apply(input, index, value, dim=d, overload=1)
+
+
+class IndexSelect(Op):
+    def forward(self, x, index, dim):
+        self.dim, self.in_shape, self.index = dim, x.shape, index
+        return self.xp.take(x, index, axis=dim)
+
+    def backward(self, grad):
+        key = (slice(None),) * self.dim + (self.index,)
+        return _IndexAccumulate.apply(grad, shape=self.in_shape, key=key), None
+
+
+def index_select(input, dim, index):
+    if index._data.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _dim(dim, input.ndim)
+    idx = index._data.reshape(-1)
+    size = input.shape[d] if input.ndim else 1
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
+        raise IndexError("index out of range in self")
+    if input.ndim == 0:
+        return input.reshape(1).index_select(0, index).reshape(())
+    return IndexSelect.apply(input, Tensor._make(idx, index._device), dim=d)
