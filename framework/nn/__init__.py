@@ -8,3 +8,4 @@ from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tan
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .dropout import Dropout  # noqa: F401
 from .sparse import Embedding  # noqa: F401
+from .loss import *  # noqa: F401,F403

@@ -3,6 +3,7 @@
 Cross-entropy is one fused primitive (log-softmax + weighted NLL, backward softmax - target);
 the regression losses are small primitives so their grad_fn names match torch's.
 """
+import contextlib
 import warnings
 
 from ..autograd.grad_mode import is_grad_enabled
@@ -49,7 +50,14 @@ def _no_grad_for(fn_name, arg, t):
                            f"argument '{arg}'. This input cannot have requires_grad True.")
 
 
+def _quiet(xp):
+    """log(0) = -inf is expected (and clamped) where torch is silent."""
+    errstate = getattr(xp, "errstate", None)
+    return errstate(divide="ignore", invalid="ignore") if errstate else contextlib.nullcontext()
+
+
 def _warn_size(x, y):
+    _check_same_or_broadcast(tuple(x.shape), tuple(y.shape))
     if tuple(x.shape) != tuple(y.shape):
         warnings.warn(f"Using a target size ({y.shape}) that is different to the input size "
                       f"({x.shape}). This will likely lead to incorrect results due to "
@@ -145,8 +153,9 @@ class BinaryCrossEntropy(Op):
         if not bool(((x >= 0) & (x <= 1)).all()):  # NaN fails both tests too
             raise RuntimeError("all elements of input should be between 0 and 1")
         self.reduction, self.numel = reduction, x.size
-        log_x = xp.maximum(xp.log(x), -100)
-        log_1mx = xp.maximum(xp.log1p(-x), -100)
+        with _quiet(xp):
+            log_x = xp.maximum(xp.log(x), -100)
+            log_1mx = xp.maximum(xp.log1p(-x), -100)
         loss = -(y * log_x + (1 - y) * log_1mx)
         if w is not None:
             loss = loss * w
@@ -277,6 +286,15 @@ def _onehot(xp, safe, n_classes, dtype):
     return (xp.arange(n_classes).reshape(shape) == safe[:, None]).astype(dtype)
 
 
+def _nll_name(ndim, reduction):
+    """torch runs spatial inputs through nll_loss2d, reshaping 3-D and 5-D+ inputs to 4-D."""
+    if ndim <= 2:
+        return "NllLossBackward0"
+    if ndim != 4 and reduction == "none":
+        return "ViewBackward0"
+    return "NllLoss2DBackward0"
+
+
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
 
@@ -306,6 +324,9 @@ class NllLoss(Op):
     def release(self):
         super().release()
         self.safe = self.wt = None
+
+    def name(self):
+        return _nll_name(len(self.x_shape), self.reduction)
 
 
 class CrossEntropy(Op):
@@ -404,7 +425,7 @@ class CrossEntropy(Op):
 
     def name(self):
         if not self.probs:
-            return "AddBackward0" if self.ls else "NllLossBackward0"
+            return "AddBackward0" if self.ls else _nll_name(len(self.x_shape), self.reduction)
         return "DivBackward1" if self.reduction == "mean" else "NegBackward0"
 
 

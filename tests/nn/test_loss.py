@@ -291,3 +291,33 @@ def test_weight_requiring_grad_is_refused():
     with pytest.raises(RuntimeError, match="not differentiable with respect to argument "
                                            "'weight'"):
         F.cross_entropy(framework.randn(2, 3), framework.tensor([0, 1]), weight=w)
+
+
+def test_loss_modules_match_torch():
+    import framework.nn as nn
+    x, y = randn(4, 3), probs(4, 3)
+    t, w = labels(4, 3), probs(3)
+    cases = [("MSELoss", {}, x, y), ("L1Loss", {"reduction": "sum"}, x, y),
+             ("SmoothL1Loss", {"beta": 0.5}, x, y), ("HuberLoss", {"delta": 0.7}, x, y),
+             ("BCELoss", {"weight": w}, y, probs(4, 3)),
+             ("BCEWithLogitsLoss", {"pos_weight": w}, x, y),
+             ("CrossEntropyLoss", {"weight": w, "label_smoothing": 0.1}, x, t),
+             ("NLLLoss", {"weight": w, "ignore_index": 2}, x, t)]
+    for name, kw, a, b in cases:
+        fw_kw = {k: to_fw(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        th_kw = {k: to_torch(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        fw_mod, th_mod = getattr(nn, name)(**fw_kw), getattr(torch.nn, name)(**th_kw)
+        assert repr(fw_mod) == repr(th_mod)
+        assert list(fw_mod.state_dict()) == list(th_mod.state_dict())
+        compare_with_torch(fw_mod, th_mod, [a, b], requires_grad=[True, False])
+
+
+def test_loss_module_weight_is_a_buffer():
+    import framework.nn as nn
+    m = nn.CrossEntropyLoss(weight=framework.ones(3))
+    assert [n for n, _ in m.named_buffers()] == ["weight"]
+    assert list(m.parameters()) == []
+    assert nn.CrossEntropyLoss().weight is None
+    assert nn.MSELoss(reduction="sum").reduction == "sum"
+    assert nn.MSELoss(size_average=False).reduction == "sum"
+    assert nn.MSELoss(reduce=False).reduction == "none"
