@@ -292,7 +292,12 @@ class PowScalarBase(Op):
     def forward(self, x, base):
         self.base = base
         target = dtypes.result_type([x], [x.ndim], [base])
-        return self.xp.asarray(base, dtype=target) ** x.astype(target, copy=False)
+        xp, x = self.xp, x.astype(target, copy=False)
+        if target.kind in "iu":  # integer base ** negative integer: torch truncates to 0 (or +-1)
+            out = xp.asarray(base, dtype=target) ** xp.maximum(x, 0)
+            neg = 0 if base not in (1, -1) else xp.where(x % 2 == 0, 1, base)
+            return xp.where(x < 0, neg, out).astype(target, copy=False)
+        return xp.asarray(base, dtype=target) ** x
 
     def backward(self, grad):
         base = self.base
@@ -491,7 +496,8 @@ class MaskedFill(Op):
     def forward(self, x, mask, value, tensor_value):
         if mask.dtype.kind != "b":
             word = {"float32": "float", "float64": "double", "int64": "long int",
-                    "int32": "int"}.get(mask.dtype.name, mask.dtype.name)
+                    "int32": "int", "int16": "short int", "int8": "signed char",
+                    "uint8": "unsigned char", "float16": "c10::Half"}[mask.dtype.name]
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
                                f"dtype {word}")
         self.tensor_value = tensor_value

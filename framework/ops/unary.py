@@ -203,7 +203,7 @@ class _Rounding(Op):
 
 
 class Floor(_Rounding):
-    kernel = "floor_cpu"
+    kernel = "floor_vml_cpu"
 
     def round(self, xp, x):
         return xp.floor(x)
