@@ -9,3 +9,5 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .dropout import Dropout  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .loss import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403

@@ -86,7 +86,4 @@ def pad(input, pad, mode="constant", value=None):
 
 from ..ops.conv import *  # noqa: F401,F403,E402
 from ..ops.loss import *  # noqa: F401,F403,E402
-try:  # the pooling engineer's file is still landing: drop this guard once it imports
-    from ..ops.pooling import *  # noqa: F401,F403,E402
-except ImportError:
-    pass
+from ..ops.pooling import *  # noqa: F401,F403,E402
