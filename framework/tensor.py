@@ -91,7 +91,13 @@ class Tensor:
         return Size(self._data.shape)
 
     def size(self, dim=None):
-        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+        if dim is None:
+            return Size(self._data.shape)
+        n = max(self._data.ndim, 1)
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                             f", but got {dim})")
+        return self._data.shape[dim]
 
     def dim(self):
         return self._data.ndim
@@ -243,6 +249,9 @@ class Tensor:
         dev, dt, copy = _parse_to(self, args, kwargs)
         if dev == self._device and (dt is None or dt == self._data.dtype) and not copy:
             return self
+        if dt is not None and dt.kind not in "fc":  # integer results never require grad
+            with _no_grad():
+                return _ops.to_copy(self, device=dev, dtype=dt)
         return _ops.to_copy(self, device=dev, dtype=dt)
 
     def cpu(self):
@@ -306,10 +315,15 @@ class Tensor:
         return bool(self._data.item())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.item()
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -657,6 +671,12 @@ class Tensor:
     def t(self):
         return _ops.t(self)
 
+    def swapaxes(self, axis0, axis1):
+        return _ops.transpose(self, axis0, axis1)
+
+    def movedim(self, source, destination):
+        return _ops.movedim(self, source, destination)
+
     def expand(self, *sizes):
         return _ops.expand(self, *sizes)
 
@@ -868,7 +888,7 @@ _TYPE_NAMES = {k: v + "Tensor" for k, v in
 
 def _check_requires_grad(t, value):
     if value and t._data.dtype.kind not in "fc":
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     if t.grad_fn is not None and not value:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
                            "to use a computed variable in a subgraph that doesn't require "
