@@ -8,7 +8,7 @@ backward) and calls `release()` to drop the saved tensors.
 import functools
 import inspect
 
-from ..tensor import LEAF_INPLACE, Tensor
+from ..tensor import Tensor
 from . import op as _op
 from .grad_mode import state
 
@@ -186,7 +186,8 @@ class Function(FunctionCtx):
     @classmethod
     def apply(cls, *args, **kwargs):
         separate = cls.setup_context is not Function.setup_context
-        if kwargs:  # torch binds keyword arguments to forward's positional parameters
+        if kwargs or separate:
+            # torch binds keywords and, for setup_context, defaults to positional inputs
             sig = inspect.signature(cls.forward)
             bound = sig.bind(*args, **kwargs) if separate else sig.bind(None, *args, **kwargs)
             bound.apply_defaults()
@@ -211,6 +212,10 @@ def _wrap_outputs(ctx, args, output, record):
     """Give each tensor output this node as grad_fn and turn saved tensors into references."""
     is_tuple = type(output) is tuple
     outs = output if is_tuple else (output,)
+    if record:  # edges first: a dirty input is about to be rebased onto this node
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        ctx._edges = tuple(a._edge() if a._rg else None for a in tensors)
+        ctx._in_meta = tuple((a._data.shape, a._data.dtype) if a._rg else None for a in tensors)
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     new_outs, meta, out_index = [], [], {}
     for i, o in enumerate(outs):
@@ -222,8 +227,10 @@ def _wrap_outputs(ctx, args, output, record):
         differentiable = record and id(o) not in ctx._non_diff
         if differentiable and id(o) in ctx._dirty and id(o) in input_ids:
             if o.grad_fn is None and o._rg:
-                raise RuntimeError(LEAF_INPLACE)
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
             t = o  # modified in place: its history is rebased onto this node
+            t._vc[0] += 1  # torch counts mark_dirty as a write
         elif id(o) in input_ids or (differentiable and (o.grad_fn is not None or o._rg)):
             t = Tensor._make(o._data, o._device)  # an input returned as is: a view of it
             t._vc = o._vc
@@ -238,9 +245,6 @@ def _wrap_outputs(ctx, args, output, record):
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx._seq = next(_op._seq)
         ctx._trace = _op._anomaly_trace() if state.anomaly else None
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        ctx._edges = tuple(a._edge() if a._rg else None for a in tensors)
-        ctx._in_meta = tuple((a._data.shape, a._data.dtype) if a._rg else None for a in tensors)
         ctx._n_out = len(outs)
     ctx._saved = tuple(_saved_entry(ctx, t, out_index, new_outs, record) for t in ctx._to_save)
     ctx._to_save = ()
