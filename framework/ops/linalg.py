@@ -241,7 +241,10 @@ def matmul(a, b):
     if da >= 3 and db <= 2:
         return _fold(a, b, transpose=False)
     if db >= 3 and da <= 2:
-        return _fold(b, a, transpose=True)
+        if a._rg or b._rg:  # torch folds this side only when autograd is involved
+            return _fold(b, a, transpose=True)
+        if da == 1:  # without autograd torch runs it batched: a as a (1, m) matrix
+            return matmul(a.unsqueeze(0), b).squeeze(-2)
     n, m1 = a.shape[-2], a.shape[-1]
     m2, p = b.shape[-2], b.shape[-1]
     batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
