@@ -231,7 +231,7 @@ class Optimizer:
         """Load state saved by state_dict(); tensors move to each parameter's device/dtype."""
         state_dict = state_dict.copy()
         groups = self.param_groups
-        saved_groups = deepcopy(state_dict["param_groups"])
+        saved_groups = _deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
@@ -267,6 +267,25 @@ def _cast(param, value, key=None):
     if isinstance(value, (list, tuple)):
         return type(value)(_cast(param, v) for v in value)
     return value
+
+
+def _deepcopy(value):
+    """copy.deepcopy, with tensors (a Tensor lr, Tensor betas) copied as fresh leaves."""
+    tensors = []
+    _collect_tensors(value, tensors)
+    memo = {id(t): Tensor._make(t._data.copy(), t._device) for t in tensors}
+    return deepcopy(value, memo)
+
+
+def _collect_tensors(value, out):
+    if isinstance(value, Tensor):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _collect_tensors(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _collect_tensors(v, out)
 
 
 def _split_names(group):

@@ -277,3 +277,20 @@ def test_closed_form_with_epoch_argument():
         th_s.step(7)
     assert fw_s.get_last_lr() == pytest.approx(th_s.get_last_lr(), rel=1e-14)
     assert fw_s.get_last_lr()[0] == pytest.approx(0.05 * (1 + math.cos(math.pi * 0.7)))
+
+
+def test_tensor_lr_is_updated_in_place_like_torch():
+    fw_opt = optim.SGD([framework.zeros(2, requires_grad=True)], lr=framework.tensor(0.1))
+    th_opt = torch.optim.SGD([torch.zeros(2, requires_grad=True)], lr=torch.tensor(0.1))
+    fw_lr = fw_opt.param_groups[0]["lr"]
+    fw_s = fw_sched.StepLR(fw_opt, step_size=2, gamma=0.5)
+    th_s = torch.optim.lr_scheduler.StepLR(th_opt, step_size=2, gamma=0.5)
+    for _ in range(5):
+        fw_opt.step()
+        th_opt.step()
+        fw_s.step()
+        th_s.step()
+        assert fw_opt.param_groups[0]["lr"] is fw_lr  # filled, never replaced
+        assert fw_lr.item() == pytest.approx(th_opt.param_groups[0]["lr"].item())
+        assert isinstance(fw_s.get_last_lr()[0], framework.Tensor)
+        assert fw_s.get_last_lr()[0] is not fw_lr

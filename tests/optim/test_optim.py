@@ -345,3 +345,13 @@ def test_lr_as_tensor_matches_torch():
         _step(framework, fw_opt, fw_p, weights, noise[k])
         _step(torch, th_opt, th_p, weights, noise[k])
     _assert_params(fw_p, th_p, np.float32)
+
+
+def test_tensor_lr_survives_load_state_dict():
+    p = framework.zeros(2, requires_grad=True)
+    opt = optim.SGD([p], lr=framework.tensor(0.1))
+    opt2 = optim.SGD([framework.zeros(2, requires_grad=True)], lr=framework.tensor(0.2))
+    opt2.load_state_dict(opt.state_dict())
+    lr = opt2.param_groups[0]["lr"]
+    assert isinstance(lr, framework.Tensor) and lr.item() == pytest.approx(0.1)
+    assert lr is not opt.param_groups[0]["lr"]  # param_groups are deep-copied, as torch's
