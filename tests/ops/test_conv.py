@@ -1,0 +1,198 @@
+"""conv1d/conv2d/conv_transpose1d/2d against torch: values, grad_fn, gradients, errors."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import framework
+from framework.autograd import gradcheck, gradgradcheck
+from helpers import compare_with_torch, randn, to_fw
+
+CONV2D = [  # (x shape, w shape, bias, kwargs)
+    ((2, 4, 9, 8), (6, 4, 3, 3), True, {}),
+    ((2, 4, 9, 8), (6, 4, 3, 3), True, dict(stride=2)),
+    ((2, 4, 9, 8), (6, 4, 3, 3), False, dict(padding=1)),
+    ((2, 4, 9, 8), (6, 4, 3, 3), True, dict(dilation=2)),
+    ((2, 4, 9, 8), (6, 2, 3, 3), True, dict(groups=2)),
+    ((2, 4, 9, 8), (4, 1, 3, 3), True, dict(groups=4, padding=1)),  # depthwise
+    ((2, 4, 9, 8), (8, 1, 3, 3), False, dict(groups=4, stride=2)),  # depthwise multiplier 2
+    ((2, 4, 9, 8), (5, 4, 1, 1), True, {}),  # 1x1
+    ((2, 4, 9, 8), (5, 4, 2, 4), True, dict(stride=(2, 1), padding=(1, 2))),  # rectangular
+    ((2, 4, 9, 8), (5, 4, 3, 3), True, dict(padding="same")),
+    ((2, 4, 9, 8), (5, 4, 4, 2), True, dict(padding="same", dilation=(1, 2))),  # asymmetric
+    ((2, 4, 9, 8), (5, 4, 3, 3), True, dict(padding="valid")),
+    ((2, 6, 10, 11), (6, 3, 3, 2), True, dict(stride=3, padding=2, dilation=(2, 3), groups=2)),
+    ((4, 9, 8), (6, 4, 3, 3), True, dict(padding=1)),  # unbatched
+]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("xs,ws,bias,kw", CONV2D)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_conv2d(xs, ws, bias, kw, dtype, device):
+    inputs = [randn(*xs, dtype=dtype), randn(*ws, dtype=dtype)]
+    if bias:
+        inputs.append(randn(ws[0], dtype=dtype))
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else {}
+    compare_with_torch(lambda *a: framework.conv2d(*a, **kw),
+                       lambda *a: F.conv2d(*a, **kw), inputs, device=device, **tol)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(stride=2, padding=1), dict(dilation=3, groups=2),
+                                dict(padding="same")])
+def test_conv1d(kw, device):
+    w = randn(6, 2 if kw.get("groups") else 4, 3)
+    compare_with_torch(lambda *a: framework.conv1d(*a, **kw), lambda *a: F.conv1d(*a, **kw),
+                       [randn(2, 4, 17), w, randn(6)], device=device)
+
+
+CONV_T = [  # (x shape, w shape, kwargs)
+    ((2, 4, 5, 6), (4, 3, 3, 3), {}),
+    ((2, 4, 5, 6), (4, 3, 3, 3), dict(stride=2)),
+    ((2, 4, 5, 6), (4, 3, 3, 2), dict(stride=2, padding=1, output_padding=1)),
+    ((2, 4, 5, 6), (4, 3, 3, 3), dict(stride=(2, 3), output_padding=(1, 2), groups=2)),
+    ((2, 4, 5, 6), (4, 3, 3, 3), dict(dilation=2, padding=2)),
+    ((2, 4, 5, 6), (4, 2, 1, 1), dict(stride=2)),
+    ((4, 5, 6), (4, 3, 3, 3), dict(stride=2)),  # unbatched
+]
+
+
+@pytest.mark.parametrize("xs,ws,kw", CONV_T)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_conv_transpose2d(xs, ws, kw, dtype, device):
+    out_c = ws[1] * kw.get("groups", 1)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else {}
+    compare_with_torch(lambda *a: framework.conv_transpose2d(*a, **kw),
+                       lambda *a: F.conv_transpose2d(*a, **kw),
+                       [randn(*xs, dtype=dtype), randn(*ws, dtype=dtype),
+                        randn(out_c, dtype=dtype)], device=device, **tol)
+
+
+def test_conv_transpose1d(device):
+    kw = dict(stride=2, padding=1, output_padding=1, dilation=2)
+    compare_with_torch(lambda *a: framework.conv_transpose1d(*a, **kw),
+                       lambda *a: F.conv_transpose1d(*a, **kw),
+                       [randn(2, 4, 7), randn(4, 3, 3), randn(3)], device=device)
+
+
+def test_float32_stays_float32():
+    x = framework.randn(2, 3, 8, 8, requires_grad=True)
+    w = framework.randn(4, 3, 3, 3, requires_grad=True)
+    y = framework.conv2d(x, w, padding=1)
+    y.sum().backward()
+    assert y.dtype == x.grad.dtype == w.grad.dtype == framework.float32
+
+
+GRADCHECK = [
+    lambda x, w, b: framework.conv2d(x, w, b, stride=2, padding=1, groups=2),
+    lambda x, w, b: framework.conv2d(x, w, b, dilation=2, padding=(2, 1)),
+    lambda x, w, b: framework.conv2d(x, w, b, padding="same"),
+]
+
+
+@pytest.mark.parametrize("fn", GRADCHECK)
+def test_conv2d_gradcheck(fn):
+    x = to_fw(randn(2, 4, 6, 5), requires_grad=True)
+    w = to_fw(randn(6, 4 // 2 if fn is GRADCHECK[0] else 4, 3, 2), requires_grad=True)
+    b = to_fw(randn(6), requires_grad=True)
+    assert gradcheck(fn, (x, w, b))
+    assert gradgradcheck(fn, (x, w, b))
+
+
+def test_conv_transpose2d_gradcheck():
+    x = to_fw(randn(2, 4, 3, 4), requires_grad=True)
+    w = to_fw(randn(4, 3, 3, 2), requires_grad=True)
+    b = to_fw(randn(6), requires_grad=True)
+
+    def fn(x, w, b):
+        return framework.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1,
+                                          groups=2)
+    assert gradcheck(fn, (x, w, b))
+    assert gradgradcheck(fn, (x, w, b))
+
+
+def test_conv1d_gradcheck():
+    x = to_fw(randn(2, 3, 7), requires_grad=True)
+    w = to_fw(randn(2, 3, 3), requires_grad=True)
+    fn = lambda x, w: framework.conv1d(x, w, stride=2, padding=1)  # noqa: E731
+    assert gradcheck(fn, (x, w))
+    assert gradgradcheck(fn, (x, w))
+
+
+def test_double_backward_matches_torch():
+    """Gradient of a gradient norm (a WGAN-GP style penalty) against torch."""
+    xs, ws = randn(2, 3, 6, 6), randn(4, 3, 3, 3)
+    out = []
+    for lib, conv, make in ((framework, framework.conv2d, framework.tensor),
+                            (torch, F.conv2d, torch.tensor)):
+        x, w = make(xs, requires_grad=True), make(ws, requires_grad=True)
+        y = conv(x, w, stride=2, padding=1)
+        gx, = lib.autograd.grad((y ** 2).sum(), x, create_graph=True)
+        assert gx.grad_fn.name() == "ConvolutionBackwardBackward0"
+        (gx ** 2).sum().backward()
+        out.append((gx.detach().numpy(), w.grad.numpy(), x.grad.numpy()))
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+ERRORS = [
+    (lambda x: ((x, randn(8, 3, 3, 3)), {})),
+    (lambda x: ((x[0, 0], randn(6, 4, 3, 3)), {})),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(groups=3))),
+    (lambda x: ((x, randn(6, 2, 3, 3)), dict(groups=3))),
+    (lambda x: ((x, randn(6, 4, 3, 3), randn(5)), {})),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(stride=2, padding="same"))),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(padding="foo"))),
+    (lambda x: ((x[:, :, :2, :2], randn(6, 4, 3, 3)), {})),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(stride=0))),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(padding=-1))),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(dilation=0))),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(groups=0))),
+    (lambda x: ((x, randn(6, 4, 3, 3)), dict(stride=(1, 1, 1)))),
+    (lambda x: ((x, randn(6, 4, 3, 3, dtype=np.float32)), {})),
+    (lambda x: ((x, randn(6, 4, 3, 3), randn(6, dtype=np.float32)), {})),
+]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("make", ERRORS)
+def test_conv2d_errors(make):
+    args, kw = make(randn(2, 4, 8, 8))
+    with pytest.raises(RuntimeError) as theirs:
+        F.conv2d(*(torch.tensor(a) for a in args), **kw)
+    with pytest.raises(RuntimeError) as ours:
+        framework.conv2d(*(framework.tensor(a) for a in args), **kw)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_float_input_double_weight_error():
+    x, w = randn(2, 4, 8, 8, dtype=np.float32), randn(6, 4, 3, 3)
+    with pytest.raises(RuntimeError) as theirs:
+        F.conv2d(torch.tensor(x), torch.tensor(w))
+    with pytest.raises(RuntimeError) as ours:
+        framework.conv2d(framework.tensor(x), framework.tensor(w))
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("args,kw", [
+    (((2, 4, 8, 8), (4, 6, 3, 3)), dict(stride=2, output_padding=2)),
+    (((2, 4, 8, 8), (4, 6, 3, 3)), dict(output_padding=1)),
+    (((2, 4, 8, 8), (4, 6, 3, 3)), dict(padding=9)),
+    (((2, 4, 8, 8), (3, 4, 3, 3)), {}),
+])
+def test_conv_transpose2d_errors(args, kw):
+    x, w = randn(*args[0]), randn(*args[1])
+    with pytest.raises(RuntimeError) as theirs:
+        F.conv_transpose2d(torch.tensor(x), torch.tensor(w), **kw)
+    with pytest.raises(RuntimeError) as ours:
+        framework.conv_transpose2d(framework.tensor(x), framework.tensor(w), **kw)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_conv1d_input_dims_error():
+    x, w = randn(2, 4, 8, 8), randn(6, 4, 3)
+    with pytest.raises(RuntimeError) as theirs:
+        F.conv1d(torch.tensor(x), torch.tensor(w))
+    with pytest.raises(RuntimeError) as ours:
+        framework.conv1d(framework.tensor(x), framework.tensor(w))
+    assert str(ours.value) == str(theirs.value)
