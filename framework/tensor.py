@@ -540,8 +540,8 @@ class Tensor:
     def mean(self, dim=None, keepdim=False, dtype=None):
         return _ops.mean(self, dim, keepdim, dtype=dtype)
 
-    def prod(self, dim=None, keepdim=False):
-        return _ops.prod(self, dim, keepdim)
+    def prod(self, dim=None, keepdim=False, dtype=None):
+        return _ops.prod(self, dim, keepdim, dtype=dtype)
 
     def var(self, dim=None, unbiased=None, keepdim=False, correction=None):
         return _ops.var(self, dim, unbiased, keepdim, correction=correction)
@@ -869,6 +869,9 @@ class Tensor:
 def _write(t, values):
     """Copy values into t's array in place and bump its version (shared with its views)."""
     if values is not t._data:
+        if values.shape != t._data.shape and values.ndim >= t._data.ndim:
+            raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the "
+                               f"broadcast shape {list(values.shape)}")
         if np.can_cast(values.dtype, t._data.dtype, "same_kind") or values.dtype == np.bool_:
             t._data[...] = values
         else:

@@ -144,14 +144,18 @@ class Prod(_Reduce):
         grad = _kept(grad, self)
         if not (x._data == 0).any():
             return grad * _kept(self.output, self) / x  # prod of the others = prod / x
-        # With zeros, the product of the others is the product of the nonzero entries where
-        # x is the only zero of its slice, and 0 everywhere else.
+        # With zeros: prod of the others = (prod of nonzeros / x_i) * (prod of the other zero
+        # entries). The zero entries enter through s = their sum (value 0, slope 1), which keeps
+        # second derivatives exact for up to two zeros per slice; beyond that all are zero.
         from .elementwise import where
         zero = x == 0
         n_zero = zero.sum(self.axes, keepdim=True)
-        nonzero_prod = Prod.apply(where(zero, 1.0, x), dim=self.axes, keepdim=True)
-        others = where(zero, where(n_zero == 1, nonzero_prod, 0.0),
-                       where(n_zero == 0, nonzero_prod / where(zero, 1.0, x), 0.0))
+        safe = where(zero, 1.0, x)
+        nonzero_prod = Prod.apply(safe, dim=self.axes, keepdim=True)
+        s = where(zero, x, 0.0).sum(self.axes, keepdim=True)
+        zero_part = where(n_zero == 1, where(zero, 1.0, s),
+                          where(n_zero == 2, where(zero, s - x, 0.0), 0.0))
+        others = nonzero_prod / safe * where(n_zero == 0, 1.0, zero_part)
         return grad * others
 
     def name(self):
