@@ -307,8 +307,11 @@ class NllLoss(Op):
         loss = -wt * xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
         if reduction == "none":
             return loss.reshape(t.shape)
-        self.denom = wt.sum() if reduction == "mean" else 1
-        return (loss.sum() / self.denom).astype(x.dtype) if reduction == "mean" else loss.sum()
+        if reduction == "sum":
+            return loss.sum()
+        self.denom = wt.sum()
+        with _quiet(xp):  # every target ignored: 0/0 = nan, silently, as in torch
+            return (loss.sum() / self.denom).astype(x.dtype)
 
     def backward(self, grad):
         if self.reduction == "none":
@@ -370,7 +373,8 @@ class CrossEntropy(Op):
             return loss.reshape(out_shape)
         if reduction == "sum":
             return loss.sum()
-        return (loss.sum() / self.denom).astype(x.dtype)
+        with _quiet(xp):
+            return (loss.sum() / self.denom).astype(x.dtype)
 
     def _target_q(self, t, w, dev):
         """q[n, c] as a Tensor: differentiable in t for probabilities, constant otherwise."""
