@@ -12,7 +12,7 @@ from .grad_mode import state
 from .op import AccumulateGrad
 
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
-UNUSED = ("One of the differentiated Tensors appears to not have been used in the graph. "
+UNUSED = ("The differentiated Tensor at index {} appears to not have been used in the graph. "
           "Set allow_unused=True if this is the desired behavior.")
 
 
@@ -106,7 +106,9 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
         targets = {}
         for i, t in enumerate(inputs):
             if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+                raise RuntimeError("One of the differentiated Tensors does not require grad"
+                                   if capture else  # torch's backward(inputs=) wording
+                                   "can't retain_grad on Tensor that has requires_grad=False")
             targets.setdefault(t._edge()[0], []).append((t._edge()[1], i, t))
     deps, needed = _collect(roots, targets)
     buffers = {}
@@ -151,7 +153,7 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
     if capture:
         for i, g in enumerate(captured):
             if g is None and not allow_unused:
-                raise RuntimeError(UNUSED)
+                raise RuntimeError(UNUSED.format(i))
         return tuple(captured)
     return None
 
