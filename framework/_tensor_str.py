@@ -205,7 +205,8 @@ def tensor_repr(t):
             suffixes.append(f"dtype={dt!r}")
         body = _tensor_str(arr, indent)
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        # torch shows the class name: CopySlices, not torch::autograd::CopySlices
+        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
