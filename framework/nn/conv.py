@@ -37,12 +37,12 @@ class _ConvNd(Module):
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{{'valid', 'same'}}")
+                                 f"{ {'same', 'valid'} }")  # a set, printed as torch does
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        valid_modes = ("zeros", "reflect", "replicate", "circular")
+        valid_modes = {"zeros", "reflect", "replicate", "circular"}  # a set, printed as torch
         if padding_mode not in valid_modes:
-            raise ValueError(f"padding_mode must be one of {list(valid_modes)}, but got "
+            raise ValueError(f"padding_mode must be one of {valid_modes}, but got "
                              f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
