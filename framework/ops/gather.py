@@ -2,7 +2,7 @@
 from ..autograd.op import Op
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
-from .indexing import _IndexAccumulate
+from .indexing import Slice, _Embed, _IndexAccumulate
 from .shape import _dim, _fmt
 
 
@@ -66,7 +66,7 @@ class ScatterAdd(Op):
     saves_inputs = True  # backward gathers with the index
 
     def forward(self, x, index, src, dim):
-        self.dim = dim
+        self.dim, self.src_shape = dim, src.shape
         out = x.copy()
         _scatter_into(self.xp, out, _grid(index, dim, self.xp),
                       src[tuple(slice(0, n) for n in index.shape)])
@@ -75,8 +75,8 @@ class ScatterAdd(Op):
     def backward(self, grad):
         index = self.inputs[1]
         need_x, _, need_src = self.needs_input_grad
-        return (grad if need_x else None), None, (gather(grad, self.dim, index)
-                                                  if need_src else None)
+        grad_src = _src_grad(grad, self.dim, index, self.src_shape) if need_src else None
+        return (grad if need_x else None), None, grad_src
 
 
 def scatter_add(input, dim, index, src):
@@ -86,12 +86,20 @@ def scatter_add(input, dim, index, src):
     return ScatterAdd.apply(input, index, src, dim=d)
 
 
+def _src_grad(grad, dim, index, src_shape):
+    """The gradient of scatter's src: gathered at index, zero where src was not read."""
+    g = gather(grad, dim, index)
+    if tuple(g.shape) == tuple(src_shape):
+        return g
+    return _Embed.apply(g, shape=src_shape, key=tuple(slice(0, n) for n in index.shape), of=Slice)
+
+
 class Scatter(Op):
     """scatter(dim, index, src) (ScatterBackward0) or scatter(dim, index, value) (...1)."""
     saves_inputs = True
 
     def forward(self, x, index, src, dim, overload):
-        self.dim, self.overload = dim, overload
+        self.dim, self.overload, self.src_shape = dim, overload, src.shape
         out = x.copy()
         key = _grid(index, dim, self.xp)
         out[key] = src if overload else src[tuple(slice(0, n) for n in index.shape)]
@@ -101,7 +109,8 @@ class Scatter(Op):
         index = self.inputs[1]
         need_x, _, need_src = self.needs_input_grad
         grad_x = scatter(grad, self.dim, index, 0.0) if need_x else None
-        grad_src = gather(grad, self.dim, index) if need_src and not self.overload else None
+        grad_src = (_src_grad(grad, self.dim, index, self.src_shape)
+                    if need_src and not self.overload else None)
         return grad_x, None, grad_src
 
     def name(self):

@@ -303,7 +303,7 @@ def setitem(x, index, value):
     elif adv:
         kind = "IndexPutBackward0"
     else:
-        kind = "FillBackward3" if scalar else "CopyBackwards"
+        kind = "FillBackward3" if scalar else "torch::autograd::CopyBackwards"
     return x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
 
 
