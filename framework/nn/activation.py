@@ -2,6 +2,7 @@
 import math
 
 from .. import ops as _ops
+from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .module import Module
@@ -17,17 +18,48 @@ _ERFC_COF = (-1.3026537197817094, 6.4196979235649026e-1, 1.9476473204185836e-2,
              -9.4e-17, 1.21e-16, -2.8e-17)
 
 
+# Rational minimax fit of erf on [-4, 4] for float32 (Eigen's / XLA's ErfImpl32): float32
+# accuracy in a third of the work of the Chebyshev series.
+_ERF32_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+            -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+            -1.60960333262415e-02)
+_ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+            -7.37332916720468e-03, -1.42647390514189e-02)
+
+
 def _erf(xp, x):
-    """erf on an array, in x's dtype, with xp operations only."""
+    """erf on an array, in x's dtype, with xp operations only (loops run over coefficients)."""
+    if x.dtype.itemsize <= 4:
+        x = xp.clip(x, -4.0, 4.0)
+        x2 = x * x
+        p = xp.full_like(x, _ERF32_P[0])
+        for c in _ERF32_P[1:]:
+            p *= x2
+            p += c
+        q = xp.full_like(x, _ERF32_Q[0])
+        for c in _ERF32_Q[1:]:
+            q *= x2
+            q += c
+        p *= x
+        p /= q
+        return p
     z = xp.abs(x)
     t = 2.0 / (2.0 + z)
     ty = 4.0 * t - 2.0
     d = xp.zeros_like(z)
     dd = xp.zeros_like(z)
-    for c in _ERFC_COF[:0:-1]:  # Clenshaw recurrence over the coefficients, not the elements
-        d, dd = ty * d - dd + c, d
-    erfc = t * xp.exp(-z * z + 0.5 * (_ERFC_COF[0] + ty * d) - dd)
-    return xp.where(x >= 0, 1.0 - erfc, erfc - 1.0).astype(x.dtype, copy=False)
+    for c in _ERFC_COF[:0:-1]:  # Clenshaw recurrence
+        nxt = ty * d
+        nxt -= dd
+        nxt += c
+        d, dd = nxt, d
+    d *= ty
+    d += _ERFC_COF[0]
+    d *= 0.5
+    d -= dd
+    d -= z * z
+    erfc = t * xp.exp(d, out=d)
+    return xp.where(x >= 0, 1.0 - erfc, erfc - 1.0)
 
 
 class LeakyRelu(Op):
@@ -78,7 +110,8 @@ class Gelu(Op):
         xp, dt = self.xp, x.dtype.type
         if approximate == "tanh":
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
-        return x * dt(0.5) * (1.0 + _erf(xp, x * dt(1 / math.sqrt(2))))
+        self.cdf = 0.5 * (1.0 + _erf(xp, x * dt(1 / math.sqrt(2))))  # Phi(x), for backward
+        return x * self.cdf
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -86,7 +119,9 @@ class Gelu(Op):
             t = ((x + x * x * x * _C) * _K).tanh()
             d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)
         else:
-            d = NormalCdf.apply(x) + x * _normal_pdf(x)  # d/dx x*Phi(x)
+            # create_graph needs Phi as a function of x; otherwise the forward's copy will do
+            cdf = NormalCdf.apply(x) if state.enabled else Tensor._make(self.cdf, x.device)
+            d = cdf + x * _normal_pdf(x)  # d/dx x*Phi(x)
         return grad * d
 
 
