@@ -123,8 +123,12 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
-        if reduce == "add" and isinstance(src, Tensor):
-            return scatter_add(input, dim, index, src)
+        if isinstance(src, Tensor):
+            d = _check("scatter", input, dim, index, src)
+        else:
+            d = _check("scatter", input, dim, index)
+            src = Tensor._make(input.xp.asarray(src, dtype=input._data.dtype), input._device)
+        return ScatterReduce.apply(input, index, src, dim=d, reduce=reduce)
     if isinstance(src, Tensor):
         d = _check("scatter", input, dim, index, src)
         if src._data.dtype != input._data.dtype:
@@ -133,6 +137,25 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     d = _check("scatter", input, dim, index)
     value = Tensor._make(input.xp.asarray(src, dtype=input._data.dtype), input._device)
     return Scatter.apply(input, index, value, dim=d, overload=1)
+
+
+class ScatterReduce(Op):
+    """scatter(..., reduce='add'|'multiply'): forward only, as torch (its node is
+    NotImplemented and raises in backward)."""
+
+    def forward(self, x, index, src, dim, reduce):
+        out = x.copy()
+        vals = src if src.ndim == 0 else src[tuple(slice(0, n) for n in index.shape)]
+        ufunc = self.xp.add if reduce == "add" else self.xp.multiply
+        ufunc.at(out, _grid(index, dim, self.xp), vals)
+        return out
+
+    def backward(self, grad):
+        raise RuntimeError("the derivative for 'scatter' with a reduce argument is not "
+                           "implemented")
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
 
 
 class IndexSelect(Op):

@@ -269,3 +269,16 @@ def test_errors_match_torch(k):
     with pytest.raises(kind) as got:
         fn(framework, framework.zeros(4, 5, 6))
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_reduce_forward(reduce, device):
+    idx = np.array([[0, 1], [0, 0]])
+    for value in (np.full((2, 2), 2.0), 3.0):
+        fw = to_fw(np.ones((3, 3)), device).scatter(0, framework.tensor(idx, device=device),
+                                                    to_fw(value, device) if np.ndim(value)
+                                                    else value, reduce=reduce)
+        th = torch.ones(3, 3, dtype=torch.float64).scatter(
+            0, torch.tensor(idx), torch.tensor(value) if np.ndim(value) else value, reduce=reduce)
+        assert fw.tolist() == th.tolist()
