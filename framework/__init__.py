@@ -14,6 +14,7 @@ from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noq
 from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
+from . import viz  # noqa: F401
 from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import load, save  # noqa: F401

@@ -1,0 +1,193 @@
+"""Pictures of autograd graphs, drawn as torchviz draws them.
+
+`make_dot(y)` walks `y.grad_fn` and returns a `Digraph` whose `.source` is DOT text:
+leaf tensors (lightblue, "name\\n (shape)"), backward nodes ("PowBackward0",
+"AccumulateGrad"), output tensors (darkolivegreen1) and, with `show_saved=True`, the tensors
+nodes saved for backward (orange). No graphviz Python package is needed; `.render()` calls
+the `dot` program when it is installed.
+"""
+import os
+import re
+import shutil
+import subprocess
+
+from .tensor import Tensor
+
+NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
+                 height="0.2", fontname="monospace")
+
+
+def _quote(value):
+    """DOT ID quoting as the graphviz package does: bare when it is a simple identifier."""
+    s = str(value)
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?)", s):
+        return s
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _attrs(attrs):
+    return " ".join(f"{k}={_quote(v)}" for k, v in attrs.items() if v is not None)
+
+
+class Digraph:
+    """The part of graphviz.Digraph that make_dot uses: node, edge, source, save, render."""
+
+    def __init__(self, name=None, node_attr=None, graph_attr=None):
+        self.name = name
+        self.node_attr = dict(node_attr or {})
+        self.graph_attr = dict(graph_attr or {})
+        self.body = []
+
+    def node(self, name, label=None, **attrs):
+        attrs = {"label": label, **attrs}
+        self.body.append(f"\t{_quote(name)} [{_attrs(attrs)}]\n")
+
+    def edge(self, tail_name, head_name, **attrs):
+        extra = f" [{_attrs(attrs)}]" if attrs else ""
+        self.body.append(f"\t{_quote(tail_name)} -> {_quote(head_name)}{extra}\n")
+
+    @property
+    def source(self):
+        lines = ["digraph {\n" if self.name is None else f"digraph {_quote(self.name)} {{\n"]
+        if self.graph_attr:
+            lines.append(f"\tgraph [{_attrs(self.graph_attr)}]\n")
+        if self.node_attr:
+            lines.append(f"\tnode [{_attrs(dict(sorted(self.node_attr.items())))}]\n")
+        return "".join(lines + self.body + ["}\n"])
+
+    def __str__(self):
+        return self.source
+
+    def save(self, filename):
+        with open(filename, "w") as f:
+            f.write(self.source)
+        return filename
+
+    def render(self, filename="graph", format="svg", cleanup=False):
+        """Write `filename` (DOT) and `filename.<format>` via graphviz; return the latter."""
+        if format not in ("svg", "png", "pdf"):
+            raise ValueError(f"unknown format {format!r}: use 'svg', 'png' or 'pdf'")
+        self.save(filename)
+        exe = shutil.which("dot")
+        if exe is None:
+            raise RuntimeError(
+                "graphviz is not installed: the 'dot' program was not found on PATH. Install it "
+                "(e.g. 'apt-get install graphviz' or 'brew install graphviz') to render "
+                f"{format}; the DOT source was written to {filename!r}.")
+        out = f"{filename}.{format}"
+        subprocess.run([exe, f"-T{format}", filename, "-o", out], check=True)
+        if cleanup:
+            os.remove(filename)
+        return out
+
+    def _repr_svg_(self):
+        exe = shutil.which("dot")
+        if exe is None:
+            return None
+        return subprocess.run([exe, "-Tsvg"], input=self.source.encode(), check=True,
+                              capture_output=True).stdout.decode()
+
+
+def _fn_name(fn):
+    return fn.name().rsplit("::", 1)[-1]  # torchviz shows the class name: AccumulateGrad
+
+
+def _size_str(t):
+    return "(" + ", ".join("%d" % v for v in t.shape) + ")"
+
+
+def _saved(fn):
+    """(attribute name, tensor) pairs a node keeps for backward, named as torch's _saved_*."""
+    out = []
+    if getattr(fn, "_released", True):
+        return out
+    if getattr(fn, "saves_inputs", False):
+        names = ("self", "other") if len(fn._inputs) <= 2 else \
+            tuple(f"input{i}" for i in range(len(fn._inputs)))
+        out += [(n, t) for n, t in zip(names, fn._inputs) if isinstance(t, Tensor)]
+    if getattr(fn, "saves_output", False):
+        out.append(("result", fn.output))
+    return out
+
+
+def _fn_attrs(fn):
+    """Small non-tensor metadata of a node (what show_attrs prints), plus saved tensors."""
+    attrs = {}
+    for k, v in sorted(getattr(fn, "__dict__", {}).items()):
+        if not k.startswith("_") and isinstance(v, (bool, int, float, str, tuple, type(None))):
+            attrs[k] = str(v)
+    for name, _ in _saved(fn):
+        attrs[name] = "[saved tensor]"
+    return attrs
+
+
+def _fn_label(fn, show_attrs, max_attr_chars):
+    name = _fn_name(fn)
+    attrs = _fn_attrs(fn) if show_attrs else {}
+    if not attrs:
+        return name
+    max_attr_chars = max(max_attr_chars, 3)
+    col1 = max(len(k) for k in attrs)
+    col2 = min(max(len(v) for v in attrs.values()), max_attr_chars)
+    sep = "-" * max(col1 + col2 + 2, len(name))
+    cut = lambda s: s[:col2 - 3] + "..." if len(s) > col2 else s  # noqa: E731
+    rows = "\n".join(f"{k:<{col1}}: {cut(v):>{col2}}" for k, v in attrs.items())
+    return name + "\n" + sep + "\n" + rows
+
+
+def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_chars=50):
+    """Graph of the backward pass that produces `var` (a tensor or a tuple of tensors).
+
+    params: dict name -> tensor, used to label leaves (e.g. dict(model.named_parameters())).
+    """
+    if params is not None:
+        if not all(isinstance(p, Tensor) for p in params.values()):
+            raise TypeError("params must map names to tensors")
+        param_map = {id(v): k for k, v in params.items()}
+    else:
+        param_map = {}
+    dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
+    seen = set()
+
+    def var_label(t, name=None):
+        if not name:
+            name = param_map.get(id(t), "")
+        return "%s\n %s" % (name, _size_str(t))
+
+    def add_nodes(root):
+        stack = [root]  # iterative: deep graphs do not hit the recursion limit
+        while stack:
+            fn = stack.pop()
+            if fn in seen:
+                continue
+            seen.add(fn)
+            if show_saved:
+                for name, t in _saved(fn):
+                    seen.add(t)
+                    dot.edge(str(id(fn)), str(id(t)), dir="none")
+                    dot.node(str(id(t)), var_label(t, name), fillcolor="orange")
+            leaf = getattr(fn, "variable", None)
+            if leaf is not None:
+                seen.add(leaf)
+                dot.node(str(id(leaf)), var_label(leaf), fillcolor="lightblue")
+                dot.edge(str(id(leaf)), str(id(fn)))
+            dot.node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
+            for u, _ in reversed(fn.next_functions):
+                if u is not None:
+                    dot.edge(str(id(u)), str(id(fn)))
+                    stack.append(u)
+
+    def add_base_tensor(t, color="darkolivegreen1"):
+        if t in seen:
+            return
+        seen.add(t)
+        dot.node(str(id(t)), var_label(t), fillcolor=color)
+        if t.grad_fn is not None:
+            add_nodes(t.grad_fn)
+            dot.edge(str(id(t.grad_fn)), str(id(t)))
+
+    for v in (var if isinstance(var, (tuple, list)) else (var,)):
+        add_base_tensor(v)
+    size = max(12, len(dot.body) * 0.15)  # torchviz's resize_graph
+    dot.graph_attr.update(size=f"{size},{size}")
+    return dot
