@@ -15,6 +15,7 @@ from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
 from . import viz  # noqa: F401
+from . import nn  # noqa: F401
 from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import load, save  # noqa: F401
