@@ -9,6 +9,10 @@ import statistics
 import sys
 import time
 
+# One BLAS thread on both sides: a fair comparison, and on a shared, oversubscribed machine
+# multi-threaded OpenBLAS spins and its timings scatter by 10x.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import numpy as np
@@ -39,7 +43,7 @@ def _step(lib, x, w, b, g):
 
 
 def main(repeats=20):
-    torch.set_num_threads(1)  # numpy's BLAS is typically given the same single core here
+    torch.set_num_threads(1)
     rng = np.random.default_rng(0)
     print(f"{'layer':32s} {'framework ms':>12s} {'torch ms':>10s} {'ratio':>7s}")
     for name, xs, ws in LAYERS:
