@@ -121,7 +121,6 @@ class Convolution(Op):
         return grad_x, grad_w, grad_b
 
 
-
 class ConvTranspose(Op):
     """x = conv_t(g, w) + b, the adjoint of Convolution in its input (ConvolutionBackward0)."""
     saves_inputs = True
