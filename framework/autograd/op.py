@@ -69,7 +69,12 @@ class Op:
         xp = fn.xp = xp_for(dev)
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
-        out = fn.forward(*[a._data if a is not None else None for a in args], **params)
+        if len(args) == 2 and args[0] is not None and args[1] is not None:  # common, no list
+            out = fn.forward(args[0]._data, args[1]._data, **params)
+        elif len(args) == 1:
+            out = fn.forward(args[0]._data, **params)
+        else:
+            out = fn.forward(*[a._data if a is not None else None for a in args], **params)
         if type(out) is tuple:
             out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
         elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars

@@ -29,17 +29,22 @@ class NotImplementedBackward(Op):
 
 class Add(Op):
     promote = True
+    alpha = 1
 
     def forward(self, a, b, alpha=1):
-        self.alpha = alpha
+        if alpha == 1:
+            return a + b
         _check_alpha(a, alpha)
-        return a + b if alpha == 1 else a + alpha * b
+        self.alpha = alpha
+        return a + alpha * b
 
     def backward(self, grad):
         return grad, (grad if self.alpha == 1 else grad * self.alpha)
 
 
 def add(input, other, alpha=1):
+    if alpha == 1:
+        return Add.apply(input, other)
     return Add.apply(input, other, alpha=alpha)
 
 
