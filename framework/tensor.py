@@ -34,6 +34,7 @@ class Tensor:
     _post_hooks = None   # post-accumulate hooks
     _acc = None          # weakref to this leaf's AccumulateGrad node
     _retains_grad = False
+    _shared = False      # engine: this gradient is visible elsewhere, so `.grad` copies it
 
     def __new__(cls, *args, device=None):
         """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is uninitialised."""

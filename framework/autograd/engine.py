@@ -114,6 +114,9 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
     buffers = {}
     for (fn, nr), g in zip(roots, grads):
         _add_to(buffers, fn, nr, g)
+    # The caller's gradients stay visible to the caller: `.grad` must copy, never take, them
+    # (the list keeps them alive, so their ids are not reused during the walk).
+    shared = {id(g) for g in grads} if grad_tensors is not None else set()
     captured = [None] * len(inputs) if capture else None
     heap = [(-fn._seq, id(fn), fn) for fn, _ in dict.fromkeys(roots) if deps.get(fn, 0) == 0]
     heapq.heapify(heap)
@@ -125,10 +128,13 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
             fn = pop(heap)[2]
             grads_out = buffers.pop(fn, None)
             if grads_out is not None:
-                grads_in = _run_node(fn, grads_out, targets, captured, create_graph, retain_graph)
+                grads_in = _run_node(fn, grads_out, targets, captured, create_graph, retain_graph,
+                                     shared)
             else:
                 grads_in = ()
             n_in = len(grads_in)
+            if n_in > 1:
+                _mark_repeats(grads_in)
             for k, e in enumerate(fn._edges):
                 if e is None:
                     continue
@@ -158,11 +164,12 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
     return None
 
 
-def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph):
+def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph, shared):
     """Run hooks and one node's backward; returns its gradients per input edge."""
     if fn._tensor_hooks:
         for nr, hooks in fn._tensor_hooks.items():
             if grads_out[nr] is not None:
+                grads_out[nr]._shared = True  # a hook may keep it
                 for hook in list(hooks.values()):
                     r = hook(grads_out[nr])
                     if r is not None:
@@ -188,7 +195,7 @@ def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph):
             return ()
     if isinstance(fn, AccumulateGrad):
         if grads_out[0] is not None:
-            _accumulate(fn.variable, grads_out[0], create_graph)
+            _accumulate(fn.variable, grads_out[0], create_graph, shared)
         return ()
     if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
         return ()
@@ -230,33 +237,53 @@ def _fit(g, shape, dtype):
     return g
 
 
-def _owned(array, tensor):
-    """True when nobody else can see `array`, so `.grad` may take it without a copy."""
-    return (getattr(array, "base", None) is None and sys.getrefcount(array) <= 3
-            and sys.getrefcount(tensor) <= 4)
+def _mark_repeats(grads):
+    """One tensor sent along two edges (x + x, Add's backward) must not become two `.grad`s."""
+    seen = set()
+    for g in grads:
+        if g is not None:
+            if id(g) in seen:
+                g._shared = True
+            seen.add(id(g))
 
 
-def _accumulate(leaf, g, create_graph):
+def _owned(array, tensor, shared):
+    """True when nobody else can see `array`, so `.grad` may take it without a copy (torch's
+    AccumulateGrad steals a gradient the same way): the tensor was routed to one place only and
+    no other object holds the array or the arrays it views."""
+    if shared is None or tensor._shared or id(tensor) in shared or sys.getrefcount(array) > 4:
+        return False
+    base = array.base
+    while base is not None:
+        if sys.getrefcount(base) > 3:
+            return False
+        base = base.base
+    return True
+
+
+def _accumulate(leaf, g, create_graph, shared=None):
     """AccumulateGrad: leaf hooks, then `.grad` set or summed, then post-accumulate hooks."""
     if leaf._hooks:
+        shared = None  # a hook may keep the gradient it sees, or return one it keeps
         for hook in list(leaf._hooks.values()):
             r = hook(g)
             if r is not None:
                 g = r
-    _store_grad(leaf, g, create_graph)
+    _store_grad(leaf, g, create_graph, shared)
     if leaf._post_hooks:
         for hook in list(leaf._post_hooks.values()):
             hook(leaf)
 
 
-def _store_grad(t, g, create_graph):
+def _store_grad(t, g, create_graph, shared=None):
     if t.grad is None:
         if create_graph:  # torch copies into a fresh tensor: the grad_fn is CopyBackwards
             from ..ops import copy_into
             t.grad = copy_into(Tensor._make(t.xp.zeros_like(t._data), t._device), g)
         else:
             arr = g._data
-            t.grad = Tensor._make(arr if _owned(arr, g) else arr.copy(), g._device)
+            take = arr.flags.c_contiguous and _owned(arr, g, shared)
+            t.grad = Tensor._make(arr if take else arr.copy(), g._device)
     elif create_graph:
         t.grad = t.grad + g
     else:

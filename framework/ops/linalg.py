@@ -13,6 +13,14 @@ def _title(dt):
     return _TITLE.get(dt.name, dt.name)
 
 
+def _mat2_grad(m1, grad, m2):
+    """m1.T @ grad, laid out like mat2 (as torch does): when mat2 is a transposed view (a
+    Linear weight's .t()), computing (grad.T @ m1).T makes the weight's gradient C-contiguous."""
+    if m2._data.flags.f_contiguous and not m2._data.flags.c_contiguous:
+        return grad.t().mm(m1).t()
+    return m1.t().mm(grad)
+
+
 class Mm(Op):
     saves_inputs = True
 
@@ -22,7 +30,7 @@ class Mm(Op):
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        return (grad.mm(b.t()) if need_a else None), (a.t().mm(grad) if need_b else None)
+        return (grad.mm(b.t()) if need_a else None), (_mat2_grad(a, grad, b) if need_b else None)
 
 
 def mm(a, b):
@@ -145,7 +153,7 @@ class Addmm(Op):
             grad_1 = grad.mm(m2.t())
             grad_1 = grad_1 if self.alpha == 1 else grad_1 * self.alpha
         if need_2:
-            grad_2 = m1.t().mm(grad)
+            grad_2 = _mat2_grad(m1, grad, m2)
             grad_2 = grad_2 if self.alpha == 1 else grad_2 * self.alpha
         return grad_b, grad_1, grad_2
 

@@ -188,3 +188,34 @@ def test_float32_gradients_stay_float32():
     (x * 2.5).sum().backward()
     assert x.grad.dtype == framework.float32
     np.testing.assert_allclose(x.grad.numpy(), 2.5)
+
+
+def test_grad_never_aliases_another_visible_array():
+    """`.grad` may take a fresh gradient's array, but never one something else can see."""
+    import numpy as np
+    a = framework.ones(3, requires_grad=True)
+    b = framework.ones(3, requires_grad=True)
+    (a + b).sum().backward()  # Add sends one tensor along both edges
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    a.grad.zero_()
+    assert b.grad.tolist() == [1.0, 1.0, 1.0]
+    v = framework.ones(3)
+    c = framework.ones(3, requires_grad=True)
+    c.backward(v)  # the caller's gradient stays the caller's
+    assert not np.shares_memory(c.grad.numpy(), v.numpy())
+    d = framework.ones(2, 3, requires_grad=True)
+    g = framework.randn(6)
+    d.reshape(6).backward(g)  # a view of the caller's gradient
+    assert not np.shares_memory(d.grad.numpy(), g.numpy())
+    p = framework.ones(3, requires_grad=True)
+    kept = []
+    r = p * 2 + p
+    r.register_hook(kept.append)  # a hook keeps what it saw
+    r.sum().backward()
+    assert not any(np.shares_memory(p.grad.numpy(), k.numpy()) for k in kept)
+
+
+def test_linear_weight_grad_is_contiguous():
+    lin = framework.nn.Linear(5, 4)
+    lin(framework.randn(3, 5)).sum().backward()
+    assert lin.weight.grad.numpy().flags.c_contiguous
