@@ -294,15 +294,31 @@ def to_copy(x, device=None, dtype=None):
 
 
 class Clone(Op):
-    def forward(self, x):
-        return x.copy()
+    """A copy; torch keeps the strides of a dense input (memory_format=preserve)."""
+
+    def forward(self, x, order):
+        return x.copy(order=order)
 
     def backward(self, grad):
         return grad
 
 
 def clone(input, memory_format=None):
-    return Clone.apply(input)
+    arr = input._data
+    dense = arr.flags.c_contiguous or memory_format is None and _dense(arr)
+    return Clone.apply(input, order="K" if dense else "C")
+
+
+def _dense(arr):
+    """Non-overlapping and dense: some order of the dimensions is contiguous."""
+    if arr.flags.f_contiguous:
+        return True
+    expected = arr.itemsize
+    for s, n in sorted((s, n) for n, s in zip(arr.shape, arr.strides) if n != 1):
+        if s != expected:
+            return False
+        expected *= n
+    return True
 
 
 class Fill(Op):
