@@ -193,7 +193,7 @@ class Tensor:
     def H(self):
         if self.ndim not in (0, 2):
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
-                               f"{self.ndim}-D tensor.")
+                               f"{self.ndim}-D tensor. For batches of matrices, consider using tensor.mH")
         return self.transpose(0, 1) if self.ndim == 2 else self
 
     @property

@@ -224,6 +224,11 @@ def getitem(x, index):
             return Tensor._make(out[_adv_key(adv, out.ndim)], x._device)
         if not hasattr(out, "shape") or out.ndim == 0:
             out = x._data[key + (Ellipsis,)]  # a 0-dim view, never a NumPy scalar
+        elif None in key:  # NumPy gives new axes stride 0, torch's unsqueeze a real one
+            out = x._data
+            for step in steps:
+                out = (x.xp.expand_dims(out, step[1]) if step[0] == "unsqueeze" else
+                       out[(slice(None),) * step[1] + (step[2], Ellipsis)])
         return view_array(out, x)
     out = _basic(x, steps)
     if adv:

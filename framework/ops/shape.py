@@ -57,7 +57,7 @@ class View(Op):
     def forward(self, x, shape, strides):
         self.in_shape = x.shape
         out = x.reshape(shape)
-        if not x.flags.c_contiguous and (out.base is None or _strides(out) != strides):
+        if not x.flags.c_contiguous and (out.base is None or _v.strides(out) != strides):
             out = _backend.as_strided(_backend.storage_of(x), shape, strides,
                                       _v.storage_offset(x))
         return out
@@ -68,11 +68,6 @@ class View(Op):
 
 VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-
-
-def _strides(arr):
-    item = arr.itemsize
-    return tuple(s // item for s in arr.strides)
 
 
 def _view_strides(old_shape, old_strides, shape):
@@ -123,7 +118,7 @@ def reshape(x, *shape):
     arr = x._data
     if arr.flags.c_contiguous:
         return _v.view_op(View, x, shape=shape, strides=None)
-    st = _view_strides(arr.shape, _strides(arr), shape)
+    st = _view_strides(arr.shape, _v.strides(arr), shape)
     if st is None:
         return _unsafe_view(x.clone(memory_format="contiguous"), shape)
     return _v.view_op(View, x, shape=shape, strides=st)
@@ -140,7 +135,7 @@ def view(x, *shape):
     arr = x._data
     if arr.flags.c_contiguous:
         return _v.view_op(View, x, shape=shape, strides=None)
-    st = _view_strides(arr.shape, _strides(arr), shape)
+    st = _view_strides(arr.shape, _v.strides(arr), shape)
     if st is None:
         raise RuntimeError(VIEW_ERROR)
     return _v.view_op(View, x, shape=shape, strides=st)
@@ -184,7 +179,7 @@ class Expand(Op):
         out = self.xp.broadcast_to(x, shape)
         lead = len(shape) - x.ndim
         if lead and 1 in shape[:lead]:  # torch gives a new leading dim of size 1 a real stride
-            st = list(_strides(out))
+            st = list(_v.strides(out))
             for d in range(lead - 1, -1, -1):
                 if shape[d] == 1:
                     st[d] = shape[d + 1] * st[d + 1] if d + 1 < len(shape) else 1

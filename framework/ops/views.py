@@ -30,7 +30,13 @@ OVERLAP = ("unsupported operation: more than one element of the written-to tenso
 
 # ----- geometry ------------------------------------------------------------------------------
 def strides(arr):
-    """Strides in elements (torch's stride())."""
+    """Strides in elements (torch's stride()); an empty array has contiguous ones."""
+    if arr.size == 0:
+        out, acc = [], 1
+        for n in reversed(arr.shape):
+            out.append(acc)
+            acc *= max(n, 1)
+        return tuple(out[::-1])
     item = arr.itemsize
     return tuple(s // item for s in arr.strides)
 
