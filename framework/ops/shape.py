@@ -151,8 +151,7 @@ class UnsafeView(Op):
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
-    def name(self):
-        return "UnsafeViewBackward0"
+    node_name = "UnsafeViewBackward0"
 
 
 def _unsafe_view(x, shape):
@@ -350,7 +349,7 @@ class Squeeze(Op):
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
-    def name(self):
+    def node_variant(self):
         return f"SqueezeBackward{self.overload}"
 
 

@@ -160,7 +160,7 @@ def check_rebase(v, indirect):
 
 def _node(cls, edges, metas, **attrs):
     """A graph node made directly (no forward ran): regenerated view nodes, CopySlices."""
-    fn = _new(cls)
+    fn = _new(cls._node_cls)
     fn._seq = next(_seq)
     fn._edges = tuple(edges)
     fn._in_meta = list(metas)
@@ -299,7 +299,7 @@ class Unfold(_Strided):
 class CopySlices(Op):
     """The base's node after an in-place op wrote through one of its views: the base's
     gradient with the view's region replaced by what the in-place op sends to its input."""
-    node_name = "CopySlices"
+    node_name = "torch::autograd::CopySlices"
 
     def backward(self, grad):
         fn, geo = self.fn, dict(in_geom=self.in_geom, out_geom=self.out_geom)
@@ -324,9 +324,6 @@ class CopySlices(Op):
     def release(self):
         self._released = True
         self.fn.release()
-
-    def name(self):
-        return "torch::autograd::CopySlices"
 
 
 # ----- the public view ops -------------------------------------------------------------------
