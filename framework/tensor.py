@@ -486,10 +486,10 @@ class Tensor:
         return self._inplace(_ops.copy_into, src)
 
     def zero_(self):
-        return self.fill_(0)
+        return self._inplace(_ops.unary._fill_inplace, None)
 
     def fill_(self, value):
-        return self._inplace(_ops.fill, value)
+        return self._inplace(_ops.unary._fill_inplace, value)
 
     def uniform_(self, a=0.0, b=1.0):
         return self._random_fill(lambda rng, shape: rng.uniform(a, b, shape))
@@ -978,7 +978,7 @@ def _writable_view(v):
     views = _vw
     if views.has_internal_overlap(v._data):
         raise RuntimeError(views.OVERLAP)
-    if not v._data.flags.writeable and v._vbase._data.flags.writeable:
+    if not getattr(v._data.flags, "writeable", True) and v._vbase._data.flags.writeable:
         from .backend import as_strided, storage_of
         v._data = as_strided(storage_of(v._data), v._data.shape, views.strides(v._data),
                              views.storage_offset(v._data))

@@ -336,6 +336,36 @@ def fill(x, value):
     return Fill.apply(x, value=value)
 
 
+class _FillScalar(Fill):
+    """x.fill_(number): torch's in-place overload has its own node."""
+    node_name = "FillBackward2"
+
+
+class _Zero(Fill):
+    node_name = "ZeroBackward0"
+
+
+class _FillTensor(Op):
+    """x.fill_(0-dim tensor): the value gets the sum of the gradient."""
+    node_name = "FillBackward3"
+
+    def forward(self, x, value):
+        return self.xp.full(x.shape, value, dtype=x.dtype)
+
+    def backward(self, grad):
+        return _zeros(grad), grad.sum()
+
+
+def _fill_inplace(x, value):
+    """The op Tensor.fill_ / zero_ record (ZeroBackward0, FillBackward2 or FillBackward3)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return _FillTensor.apply(x, value)
+    return (_Zero if value is None else _FillScalar).apply(x, value=0 if value is None else value)
+
+
 class CopyInto(Op):
     """copy_(src): the result is src broadcast to the destination's shape and dtype."""
     node_name = "torch::autograd::CopyBackwards"
