@@ -191,6 +191,7 @@ class Tensor:
 
     @property
     def H(self):
+        """The conjugate transpose of a matrix (a transpose view for real tensors)."""
         if self.ndim not in (0, 2):
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                                f"{self.ndim}-D tensor. For batches of matrices, consider using tensor.mH")
@@ -198,9 +199,11 @@ class Tensor:
 
     @property
     def mH(self):
+        """The conjugate transpose of the last two dimensions (a view for real tensors)."""
         return self.transpose(-2, -1)
 
     def adjoint(self):
+        """Same as `mH`."""
         return self.transpose(-2, -1)
 
     @property
@@ -715,8 +718,26 @@ class Tensor:
 
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
-            return self.to(shape[0])  # view(dtype)
+            return self._view_dtype(shape[0])
         return _ops.view(self, *shape)
+
+    def _view_dtype(self, dtype):
+        """view(dtype): the same memory read as another dtype (not a view, no history)."""
+        arr, dt = self._data, dtypes.to_numpy_dtype(dtype)
+        if dt.itemsize != arr.itemsize:
+            names = (_TYPE_SHORT.get(arr.dtype.name, arr.dtype.name),
+                     _TYPE_SHORT.get(dt.name, dt.name))
+            what = "to view {} as {} (different element sizes)".format(*names)
+            if arr.ndim == 0:
+                raise RuntimeError(f"self.dim() cannot be 0 {what}")
+            if arr.strides[-1] != arr.itemsize:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got "
+                                   f"{self.stride(-1)}")
+            ratio = dt.itemsize // arr.itemsize
+            if ratio > 1 and arr.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                                   f"{arr.shape[-1]}")
+        return Tensor._make(arr.view(dt), self._device)
 
     def view_as(self, other):
         return _ops.view(self, other.shape)

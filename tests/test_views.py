@@ -131,6 +131,11 @@ VIEW_ERRORS = {
     "unfold_size": lambda lib: lib.zeros(3, 4).unfold(1, 5, 1),
     "unfold_step": lambda lib: lib.zeros(3, 4).unfold(1, 2, 0),
     "H_3d": lambda lib: lib.zeros(2, 3, 4).H,
+    "view_dtype_stride": lambda lib: lib.ones(2, 4).t().view(lib.int16),
+    "view_dtype_size": lambda lib: lib.ones(3).view(lib.float64),
+    "view_dtype_ok": lambda lib: (lib.ones(2, 4).view(lib.int32).tolist(),
+                                  lib.ones(2, 4).view(lib.int16).shape,
+                                  lib.ones(2, 4).view(lib.float64).shape),
 }
 
 
