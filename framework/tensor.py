@@ -125,6 +125,20 @@ class Tensor:
     def is_cuda(self):
         return self._device.type == "cuda"
 
+    def is_pinned(self):
+        """False: page-locked host memory is not used (see pin_memory)."""
+        return False
+
+    def pin_memory(self):
+        """torch's page-locked copy for faster host-to-GPU transfer. Without a GPU it raises
+        torch's error; with one it returns an ordinary copy (CuPy copies from any host memory)."""
+        from .backend import cuda_available
+        if not cuda_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        return self.clone()
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
@@ -343,7 +357,9 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
-        raise TypeError("framework tensors are saved with framework.save, not pickle")
+        """Pickle as a NumPy array plus device and requires_grad (grad and history are not
+        kept, as torch); this is how tensors cross DataLoader worker processes."""
+        return _rebuild_tensor, (to_numpy(self._data), str(self._device), self._rg)
 
     # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
     def _inplace(self, op, *args, **kwargs):
@@ -423,6 +439,14 @@ class Tensor:
 
     def normal_(self, mean=0.0, std=1.0):
         return self._random_fill(lambda rng, shape: rng.normal(mean, std, shape))
+
+    def random_(self, from_=None, to=None, *, generator=None):
+        """random_(), random_(to) or random_(from, to): fill with integers drawn uniformly from
+        [from, to); with no bound, from [0, the dtype's largest exact integer] as torch."""
+        from .creation import _random_ints
+        if to is None and from_ is not None:
+            from_, to = 0, from_
+        return self.copy_(_random_ints(self, from_ or 0, to, generator))
 
     def _random_fill(self, draw):
         from .backend import rng
@@ -924,6 +948,12 @@ class _no_grad:
 
     def __exit__(self, *exc):
         state.enabled = self.prev
+
+
+def _rebuild_tensor(array, device, requires_grad):
+    """Unpickle a Tensor (see Tensor.__reduce_ex__)."""
+    dev = as_device(device)
+    return Tensor._make(move(array, dev), dev, requires_grad)
 
 
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)
