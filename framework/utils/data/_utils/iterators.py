@@ -12,7 +12,7 @@ import warnings
 from multiprocessing.reduction import ForkingPickler
 
 from ....tensor import Tensor
-from . import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper
+from . import ExceptionWrapper
 from . import worker as _worker
 from .fetch import _DatasetKind
 
@@ -28,6 +28,12 @@ def _reduce_for_queue(t):
 
 
 ForkingPickler.register(Tensor, _reduce_for_queue)
+
+# id(iterator) -> its queues. When an iterator dies in a reference cycle (an exception's
+# traceback holds it), the garbage collector finalises its queues before it calls __del__,
+# and a finalised queue no longer delivers the "stop" message: the workers would then only
+# go at the join timeout. Holding the queues here until shutdown avoids that.
+_live_queues = {}
 
 
 class _BaseDataLoaderIter:
@@ -127,6 +133,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._index_queues.append(index_queue)
             self._workers.append(w)
         self._data_queue = self._worker_result_queue
+        _live_queues[id(self)] = (self._index_queues, self._worker_result_queue)
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -148,11 +155,12 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
-    def _try_get_data(self, timeout=MP_STATUS_CHECK_INTERVAL):
+    def _try_get_data(self, timeout=None):
         """(True, data) from the result queue, or (False, None) after `timeout`; raises when a
         worker died."""
+        from . import MP_STATUS_CHECK_INTERVAL
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            return True, self._data_queue.get(timeout=timeout or MP_STATUS_CHECK_INTERVAL)
         except Exception as e:
             failed = [w for i, w in enumerate(self._workers)
                       if self._workers_status[i] and not w.is_alive()]
@@ -237,7 +245,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self):
-        from . import python_exit_status
+        from . import MP_STATUS_CHECK_INTERVAL, python_exit_status
         if python_exit_status or self._shutdown:
             return  # at exit, multiprocessing itself terminates the daemonic workers
         self._shutdown = True
@@ -252,6 +260,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 q.cancel_join_thread()
                 q.close()
         finally:
+            _live_queues.pop(id(self), None)
             for w in self._workers:
                 if w.is_alive():
                     w.terminate()

@@ -4,7 +4,7 @@ import queue
 import random
 from dataclasses import dataclass
 
-from . import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper
+from . import ExceptionWrapper
 
 
 class ManagerWatchdog:
@@ -119,7 +119,9 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
     """Fetch batches for the (send index, batch indices) pairs read from `index_queue` and put
     (send index, batch or ExceptionWrapper) on `data_queue`, until told to stop (None), the
     main process dies, or SIGINT arrives."""
+    from . import MP_STATUS_CHECK_INTERVAL
     from .fetch import _DatasetKind
+    watchdog = ManagerWatchdog()
     try:
         seed = _seed_worker(base_seed, worker_id)
         global _worker_info
@@ -130,11 +132,10 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
             if init_fn is not None:
                 init_fn(worker_id)
             fetcher = _DatasetKind.create_fetcher(dataset_kind, dataset, auto_collation,
-                                                    collate_fn, drop_last)
+                                                  collate_fn, drop_last)
         except Exception:
             init_exception = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         iteration_end = False
-        watchdog = ManagerWatchdog()
         while watchdog.is_alive():
             try:
                 r = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
@@ -144,7 +145,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
                 data_queue.put((r, None))
                 iteration_end = False
                 fetcher = _DatasetKind.create_fetcher(dataset_kind, dataset, auto_collation,
-                                                    collate_fn, drop_last)
+                                                      collate_fn, drop_last)
                 continue
             if r is None:  # the main process is done with this worker
                 break
@@ -167,6 +168,6 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
             del data, idx, index, r  # do not keep the last batch alive while waiting
     except KeyboardInterrupt:
         pass  # the main process handles the interrupt and shuts workers down
-    if done_event.is_set():
+    if done_event.is_set() or not watchdog.is_alive():  # nobody will read what is queued
         data_queue.cancel_join_thread()
         data_queue.close()
