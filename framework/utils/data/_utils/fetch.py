@@ -1,4 +1,9 @@
 """torch.utils.data._utils.fetch: getting one batch (or sample) from a dataset."""
+import numpy as np
+
+from ....tensor import Tensor
+from ..dataset import TensorDataset
+from .collate import default_collate
 
 
 class _BaseDatasetFetcher:
@@ -55,14 +60,10 @@ def _tensor_batch(dataset, indices, collate_fn):
     """TensorDataset with default_collate: one gather per tensor instead of stacking single
     rows (the same values and dtypes). Tensors that require grad take the general path, so
     their batches get torch's StackBackward0 history."""
-    from ..dataset import TensorDataset
-    from .collate import default_collate
     if type(dataset) is not TensorDataset or collate_fn is not default_collate:
         return None
     if any(t.requires_grad for t in dataset.tensors):
         return None
-    import numpy as np
-    from ....tensor import Tensor
     idx = np.asarray(indices, dtype=np.int64)
     return [Tensor._make(t._data[t.xp.asarray(idx)], t.device) for t in dataset.tensors]
 
