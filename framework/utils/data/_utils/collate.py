@@ -85,7 +85,7 @@ def collate(batch, *, collate_fn_map=None):
 
     Example:
         >>> collate([(1, "a"), (2, "b")], collate_fn_map=default_collate_fn_map)
-        [tensor([1, 2]), ['a', 'b']]
+        [tensor([1, 2]), ('a', 'b')]
     """
     elem = batch[0]
     elem_type = type(elem)
