@@ -1081,6 +1081,9 @@ class Tensor:
         return self._inplace(_ops.scatter_reduce, dim, index, src, reduce,
                              include_self=include_self)
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _ops.norm(self, p, dim, keepdim, dtype)
+
 
 def _write(t, values):
     """Copy values into t's array in place and bump its version (shared with its views)."""

@@ -12,6 +12,11 @@ def _scan_dtype(x, dtype):
     return dtypes.int64.np if x.dtype.kind in "biu" else x.dtype
 
 
+def _acc(dtype):
+    """The accumulation dtype of torch's CPU scans: double for every float type."""
+    return "float64" if dtype.kind == "f" else dtype
+
+
 def _reverse_cumsum(t, dim):
     return t.flip(dim).cumsum(dim).flip(dim)
 
@@ -19,13 +24,14 @@ def _reverse_cumsum(t, dim):
 class Cumsum(Op):
     def forward(self, x, dim=0, dtype=None):
         self.dim, self.in_dtype = dim, x.dtype
-        out = x.astype(dtype, copy=False) if x.ndim else x.reshape(1)
-        out = self.xp.cumsum(out, axis=dim if x.ndim else 0, dtype=dtype)
-        return out.reshape(x.shape)
+        out = x.astype(dtype, copy=False).reshape(x.shape or (1,))
+        out = self.xp.cumsum(out, axis=dim, dtype=_acc(dtype))  # torch accumulates in double
+        return out.astype(dtype, copy=False).reshape(x.shape)
 
     def backward(self, grad):
-        g = _reverse_cumsum(grad, self.dim) if grad.dim() else grad
-        return g if g.dtype.np == self.in_dtype else g._cast(self.in_dtype)
+        if grad.dtype.np != self.in_dtype and self.in_dtype.kind == "f":
+            grad = grad._cast(self.in_dtype)  # torch casts back first, then scans
+        return _reverse_cumsum(grad, self.dim) if grad.dim() else grad
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -50,8 +56,9 @@ class Cumprod(Op):
 
     def forward(self, x, dim=0, dtype=None):
         self.dim = dim
-        out = self.xp.cumprod(x.reshape(x.shape or (1,)), axis=dim, dtype=dtype)
-        return out.reshape(x.shape)
+        out = self.xp.cumprod(x.astype(dtype, copy=False).reshape(x.shape or (1,)), axis=dim,
+                              dtype=_acc(dtype))
+        return out.astype(dtype, copy=False).reshape(x.shape)
 
     def backward(self, grad):
         x, = self.inputs
@@ -137,13 +144,13 @@ def cummax(input, dim):
         tensor([1, 3, 3])
     """
     v, i = Cummax.apply(input, dim=_dim(dim, max(input.dim(), 1)))
-    return return_types.cummax((v, i))
+    return return_types.cummax(v, i)
 
 
 def cummin(input, dim):
     """Running minimum along `dim` and the index where it was reached: (values, indices)."""
     v, i = Cummin.apply(input, dim=_dim(dim, max(input.dim(), 1)))
-    return return_types.cummin((v, i))
+    return return_types.cummin(v, i)
 
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]

@@ -3,8 +3,15 @@ hardswish, hardsigmoid, hardtanh, logsigmoid, soft/hardshrink, threshold, glu, p
 
 Forward runs on arrays; backward is written with Tensor ops, so every one of them has
 second derivatives."""
+import struct
+
 from ..autograd.op import Op
 from ..tensor import Tensor
+
+
+def _f32(v):
+    """v rounded to float32, as torch's kernels do with float literals."""
+    return struct.unpack("f", struct.pack("f", v))[0]
 
 
 def _where(cond, a, b):
@@ -48,7 +55,10 @@ class Elu(Op):
 
 
 class Celu(Elu):
-    pass
+    def backward(self, grad):
+        # torch's derivative uses 1.0 / alpha.toFloat(): alpha rounded to float first
+        self.input_scale = 1.0 / _f32(self.alpha)
+        return super().backward(grad)
 
 
 class Silu(Op):
@@ -89,6 +99,9 @@ class Hardswish(Op):
         return _where(x < -3, grad * 0, _where(x <= 3, mid, grad))
 
 
+_SIXTH = _f32(1 / 6)  # torch's kernel uses the float constant 1.0f / 6.0f
+
+
 class Hardsigmoid(Op):
     saves_inputs = True
 
@@ -97,7 +110,7 @@ class Hardsigmoid(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x > -3) & (x < 3), grad / 6, grad * 0)
+        return _where((x > -3) & (x < 3), grad * _SIXTH, grad * 0)
 
 
 class Hardtanh(Op):

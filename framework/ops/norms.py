@@ -45,9 +45,9 @@ class LinalgVectorNorm(Op):
         p = self.ord
         norm = _kept(self.output, self.axes, self.keepdim)
         g = _kept(grad, self.axes, self.keepdim)
-        zero = x * 0
         if p == 0:
-            return zero
+            return None  # torch leaves the gradient undefined
+        zero = x * 0
         if p == 1:
             return x.sgn() * g
         if p == 2:
@@ -67,8 +67,6 @@ class Norm(LinalgVectorNorm):
     """torch.norm's own node (NormBackward1), used by pairwise_distance."""
     node_name = "NormBackward1"
 
-    def name(self):
-        return self.node_name
 
 
 def _norm_dims(dim, ndim):
@@ -132,9 +130,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         return out
     if ord in (1, -1, math.inf, -math.inf):
         sum_dim, red_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
-        s = A.abs().sum(sum_dim, keepdim=True)
-        out = s.amax(red_dim, keepdim=True) if ord > 0 else s.amin(red_dim, keepdim=True)
-        return out if keepdim else out.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+        if not keepdim and red_dim > sum_dim:
+            red_dim -= 1
+        s = A.abs().sum(sum_dim, keepdim=keepdim)
+        return s.amax(red_dim, keepdim=keepdim) if ord > 0 else s.amin(red_dim, keepdim=keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 

@@ -3,10 +3,8 @@ from .indexing import Index
 
 
 def _node(name):
-    cls = type(name, (Index,), {"node_name": name + "Backward0",
-                                "name": lambda self: type(self).node_name,
-                                "__doc__": f"{name}: pad by gathering source indices."})
-    return cls
+    return type(name, (Index,), {"node_name": name + "Backward0", "__module__": __name__,
+                                 "__doc__": f"{name}: pad by gathering source indices."})
 
 
 ReflectionPad1D, ReflectionPad2D, ReflectionPad3D = (_node(f"ReflectionPad{n}D")

@@ -2,7 +2,7 @@
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 from ..autograd.op import Op
 from ..tensor import Tensor
-from .unary import _float, _zeros
+from .unary import Sign, _float, _zeros
 
 
 class Lerp(Op):
@@ -33,8 +33,6 @@ class LerpTensor(Op):
         _, _, need_w = self.needs_input_grad
         return grad * (1 - w), grad * w, grad * (b - a) if need_w else None
 
-    def name(self):
-        return self.node_name
 
 
 def lerp(input, end, weight):
@@ -121,24 +119,18 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 def _binary(name, forward, grads, node=None, float_out=True):
     """A promoting binary op; grads(grad, a, b, out) -> (grad_a, grad_b) in Tensor ops."""
-    class _B(Op):
-        saves_inputs = True
-        promote = True
+    def fwd(self, a, b):
+        if float_out:
+            a, b = _float(a), _float(b)
+        return forward(self.xp, a, b)
 
-        def forward(self, a, b):
-            if float_out:
-                a, b = _float(a), _float(b)
-            return forward(self.xp, a, b)
+    def bwd(self, grad):
+        a, b = self.inputs
+        return grads(grad, a, b)
 
-        def backward(self, grad):
-            a, b = self.inputs
-            return grads(grad, a, b)
-
-    _B.__name__ = _B.__qualname__ = name
-    if node:
-        _B.node_name = node
-        _B.name = lambda self: node
-    return _B
+    return type(name, (Op,), {"saves_inputs": True, "promote": True, "forward": fwd,
+                              "backward": bwd, "node_name": node or f"{name}Backward0",
+                              "__module__": __name__, "__doc__": f"{name}: a binary op."})
 
 
 def _atan2_grads(grad, a, b):
@@ -236,12 +228,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
-class Sgn(Op):
-    def forward(self, x):
-        return x.copy() if x.dtype.kind == "b" else self.xp.sign(x)
-
-    def backward(self, grad):
-        return _zeros(grad)
+class Sgn(Sign):
+    """sign for real tensors (its own node name, SgnBackward0)."""
 
 
 def sgn(input):

@@ -155,14 +155,16 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    k = k % 4
-    if k == 1:
-        return input.flip(d1).transpose(d0, d1)
-    if k == 2:
-        return input.flip((d0, d1))
-    if k == 3:
-        return input.flip(d0).transpose(d0, d1)
-    return input.clone()
+    return Rot90.apply(input, k=k % 4, dims=(d0, d1))
+
+
+class Rot90(Op):
+    def forward(self, x, k=1, dims=(0, 1)):
+        self.k, self.dims = k, dims
+        return self.xp.rot90(x, k, axes=dims).copy()
+
+    def backward(self, grad):
+        return Rot90.apply(grad, k=(-self.k) % 4, dims=self.dims)
 
 
 __all__ = ["tril", "triu", "flip", "fliplr", "flipud", "roll", "rot90"]

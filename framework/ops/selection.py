@@ -241,8 +241,6 @@ class IndexFillTensor(Op):
         gv = grad.index_select(self.dim, index).sum() if need_v else None
         return gx, None, gv
 
-    def name(self):
-        return self.node_name
 
 
 def _vec(x, index):
@@ -355,8 +353,6 @@ class ScatterReduceTwo(Op):
             gs = gather(share, d, index).where(s_eq, gather(share, d, index) * 0)
         return gx if need_x else None, None, gs if need_src else None
 
-    def name(self):
-        return self.node_name
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):

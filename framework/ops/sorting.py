@@ -56,8 +56,6 @@ class Sort(_Select):
 class SortStable(Sort):
     node_name = "SortBackward1"
 
-    def name(self):
-        return self.node_name
 
 
 def sort(input, dim=-1, descending=False, stable=None):
@@ -77,7 +75,7 @@ def sort(input, dim=-1, descending=False, stable=None):
     """
     d = _dim(dim, max(input.dim(), 1))
     op = Sort if stable is None else SortStable
-    return return_types.sort(op.apply(input, dim=d, descending=bool(descending)))
+    return return_types.sort(*op.apply(input, dim=d, descending=bool(descending)))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -120,7 +118,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    return return_types.topk(Topk.apply(input, k=int(k), dim=d, largest=largest,
+    return return_types.topk(*Topk.apply(input, k=int(k), dim=d, largest=largest,
                                         sorted=sorted))
 
 
@@ -158,15 +156,11 @@ class Kthvalue(_Pick):
 class MedianDim(_Pick):
     node_name = "MedianBackward1"
 
-    def name(self):
-        return self.node_name
 
 
 class NanmedianDim(_Pick):
     node_name = "NanmedianBackward1"
 
-    def name(self):
-        return self.node_name
 
 
 class Median(Op):
@@ -218,7 +212,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     size = input.shape[d] if input.dim() else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    return return_types.kthvalue(_pick(Kthvalue, input, k - 1, d, keepdim))
+    return return_types.kthvalue(*_pick(Kthvalue, input, k - 1, d, keepdim))
 
 
 def median(input, dim=None, keepdim=False):
@@ -236,7 +230,7 @@ def median(input, dim=None, keepdim=False):
     size = input.shape[d] if input.dim() else 1
     if size == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    return return_types.median(_pick(MedianDim, input, (size - 1) // 2, d, keepdim, True))
+    return return_types.median(*_pick(MedianDim, input, (size - 1) // 2, d, keepdim, True))
 
 
 def nanmedian(input, dim=None, keepdim=False):
@@ -249,7 +243,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         return Nanmedian.apply(input)
     d = _dim(dim, max(input.dim(), 1))
-    return return_types.nanmedian(_pick(NanmedianDim, input, 0, d, keepdim, skip_nan=True))
+    return return_types.nanmedian(*_pick(NanmedianDim, input, 0, d, keepdim, skip_nan=True))
 
 
 class Mode(_Select):
@@ -287,7 +281,7 @@ def mode(input, dim=-1, keepdim=False):
         indices=tensor(2))
     """
     d = _dim(dim, max(input.dim(), 1))
-    return return_types.mode(Mode.apply(input, dim=d, keepdim=keepdim))
+    return return_types.mode(*Mode.apply(input, dim=d, keepdim=keepdim))
 
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"]

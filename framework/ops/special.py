@@ -155,19 +155,16 @@ def erfinv(input):
 
 def _unary(name, forward, derivative, uses_output=False, doc=""):
     """A float unary op whose derivative is a Tensor expression of x (or of the output)."""
-    class _U(Op):
-        saves_inputs = not uses_output
-        saves_output = uses_output
+    def fwd(self, x):
+        return forward(self.xp, _float(x))
 
-        def forward(self, x):
-            return forward(self.xp, _float(x))
+    def bwd(self, grad):
+        v = self.output if uses_output else self.inputs[0]
+        return grad * derivative(v)
 
-        def backward(self, grad):
-            v = self.output if uses_output else self.inputs[0]
-            return grad * derivative(v)
-
-    _U.__name__ = _U.__qualname__ = name
-    return _U
+    return type(name, (Op,), {"saves_inputs": not uses_output, "saves_output": uses_output,
+                              "forward": fwd, "backward": bwd, "__module__": __name__,
+                              "__doc__": doc or f"{name}: a float unary op."})
 
 
 Tan = _unary("Tan", lambda xp, x: xp.tan(x), lambda y: y * y + 1, True)
