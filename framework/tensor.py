@@ -1084,6 +1084,78 @@ class Tensor:
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _ops.norm(self, p, dim, keepdim, dtype)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _ops.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _ops.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, weights=None, minlength=0):
+        return _ops.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        return _ops.histc(self, bins, min, max)
+
+    def count_nonzero(self, dim=None):
+        return _ops.count_nonzero(self, dim)
+
+    def cross(self, other, dim=None):
+        return _ops.cross(self, other, dim)
+
+    def trace(self):
+        return _ops.trace(self)
+
+    def kron(self, other):
+        return _ops.kron(self, other)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        return _ops.diff(self, n, dim, prepend, append)
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        return _ops.tensor_split(self, indices_or_sections, dim)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return _ops.repeat_interleave(self, repeats, dim)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        return _ops.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def fmax(self, other):
+        return _ops.fmax(self, other)
+
+    def fmin(self, other):
+        return _ops.fmin(self, other)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _ops.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _ops.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def inverse(self):
+        return _linalg().inv(self)
+
+    def det(self):
+        return _linalg().det(self)
+
+    def slogdet(self):
+        return _linalg().slogdet(self)
+
+    def cholesky(self, upper=False):
+        return _linalg().cholesky(self, upper=upper)
+
+    def pinverse(self, rcond=1e-15):
+        return _linalg().pinv(self)
+
+    def matrix_power(self, n):
+        return _linalg().matrix_power(self, n)
+
 
 def _write(t, values):
     """Copy values into t's array in place and bump its version (shared with its views)."""
@@ -1106,6 +1178,11 @@ _TYPE_NAMES = {k: v + "Tensor" for k, v in
                {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                 "bool": "Bool"}.items()}
+
+
+def _linalg():
+    from . import linalg
+    return linalg
 
 
 def _check_requires_grad(t, value):

@@ -20,4 +20,7 @@ from .pointwise import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .norms import *  # noqa: F401,F403
+from .counting import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
 from ..creation import tensor  # noqa: F401  (copy_ accepts array-likes)
