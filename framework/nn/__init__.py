@@ -19,3 +19,4 @@ from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .norm_layers import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
                           InstanceNorm3d, LocalResponseNorm, RMSNorm)
 from .padding import *  # noqa: F401,F403
+from .losses_more import *  # noqa: F401,F403

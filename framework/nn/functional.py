@@ -59,3 +59,8 @@ from ..ops.normalization import group_norm  # noqa: F401,E402
 from .activation_layers import softmin  # noqa: F401,E402
 from .distance import cosine_similarity, normalize, pairwise_distance  # noqa: F401,E402
 from .norm_layers import instance_norm, local_response_norm, rms_norm  # noqa: F401,E402
+from .losses_more import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401,E402
+                          hinge_embedding_loss, kl_div, margin_ranking_loss,
+                          multi_margin_loss, multilabel_margin_loss,
+                          multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
+                          triplet_margin_loss, triplet_margin_with_distance_loss)
