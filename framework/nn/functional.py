@@ -64,3 +64,9 @@ from .losses_more import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: F40
                           multi_margin_loss, multilabel_margin_loss,
                           multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
                           triplet_margin_loss, triplet_margin_with_distance_loss)
+from ..ops.resample import (channel_shuffle, interpolate, pixel_shuffle,  # noqa: F401,E402
+                            pixel_unshuffle)
+from ..ops.fold import fold, unfold  # noqa: F401,E402
+from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: F401,E402
+                             adaptive_max_pool2d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d,
+                             max_pool3d, max_unpool2d)
