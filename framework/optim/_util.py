@@ -50,6 +50,19 @@ def _lerp_(xp, start, end, weight):
         xp.add(end, diff, out=start)
 
 
+def _addcmul(xp, a, b, c, value):
+    """a + value * b * c rounded once, as torch's fused multiply-add kernel computes it.
+
+    float32 goes through float64, where the product is exact; used where a plain
+    two-rounding version drifts visibly (cancellation in RMSprop's centered variance)."""
+    if a.dtype.itemsize < 8:
+        wide = (value * b).astype(xp.float64)
+        wide *= c
+        wide += a
+        return wide.astype(a.dtype)
+    return a + value * b * c
+
+
 def _cast(param, value, key=None):
     """Copy a state value onto param's device (and dtype, except the 'step' counter)."""
     if isinstance(value, Tensor):

@@ -52,7 +52,7 @@ _CHECKS = {
     "etas": (lambda d: 0.0 < d["etas"][0] < 1.0 < d["etas"][1],
              "Invalid eta values: {etas[0]}, {etas[1]}"),
 }
-_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]  # + "xla" for most
 
 
 def _hooked_step(step):
@@ -104,6 +104,7 @@ class Optimizer:
     """
     _checks = ()
     _setstate_defaults = {}
+    _capturable_message = ("params and state_steps", True)  # torch's words, xla listed
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -208,8 +209,10 @@ class Optimizer:
                 state = {}
                 self._init_state(p, state, group)
             if capturable and p.device.type not in _CAPTURABLE_DEVICES:
-                raise AssertionError("If capturable=True, params and state_steps must be on "
-                                     f"supported devices: {_CAPTURABLE_DEVICES}.")
+                what, xla = self._capturable_message
+                devices = _CAPTURABLE_DEVICES + ["xla"] * xla
+                raise AssertionError(f"If capturable=True, {what} must be on supported "
+                                     f"devices: {devices}.")
             g = p.grad._data
             if maximize:
                 g = -g

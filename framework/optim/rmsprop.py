@@ -1,5 +1,6 @@
 """RMSprop (torch.optim.RMSprop): alpha, eps, weight decay, momentum, centered, maximize."""
 from .optimizer import Optimizer, _lerp_, _zeros_like
+from ._util import _addcmul
 
 
 class RMSprop(Optimizer):
@@ -56,11 +57,11 @@ class RMSprop(Optimizer):
         self._count(state)
         sq = state["square_avg"]._data
         sq *= alpha
-        sq += (1 - alpha) * g * g
+        sq[...] = _addcmul(xp, sq, g, g, 1 - alpha)
         if h["centered"]:
             ga = state["grad_avg"]._data
             _lerp_(xp, ga, g, 1 - alpha)
-            avg = sq - ga * ga  # torch: square_avg.addcmul(grad_avg, grad_avg, value=-1)
+            avg = _addcmul(xp, sq, ga, ga, -1)  # the variance estimate cancels: round once
             xp.sqrt(avg, out=avg)
         else:
             avg = xp.sqrt(sq)
