@@ -14,3 +14,4 @@ from .rprop import Rprop  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
