@@ -426,6 +426,23 @@ class Tensor:
         kept, as torch); this is how tensors cross DataLoader worker processes."""
         return _rebuild_tensor, (to_numpy(self._data), str(self._device), self._rg)
 
+    def __deepcopy__(self, memo):
+        """A fresh leaf with copied data, requires_grad and .grad (torch: leaves only)."""
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Tensor._make(self._data.copy(), self._device)
+        result._rg = self._rg
+        memo[id(self)] = result
+        if self.grad is not None:
+            result.grad = self.grad.__deepcopy__(memo)
+        return result
+
     # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
     def _inplace(self, op, *args, **kwargs):
         tensors = [a for a in args if isinstance(a, Tensor)]
