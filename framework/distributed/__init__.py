@@ -169,7 +169,7 @@ from ._collectives import (all_gather, all_gather_into_tensor, all_reduce,  # no
 def broadcast_object_list(object_list, src=0, group=None, device=None):
     """Replace `object_list`'s items on every rank with those of rank `src` (pickled)."""
     g = _g(group)
-    data = pickle.dumps(list(object_list)) if g.rank() == _group_rank(g, src) else None
+    data = _dumps(list(object_list)) if g.rank() == _group_rank(g, src) else None
     out = g.comm.bcast(data, root=_group_rank(g, src))
     object_list[:] = pickle.loads(out)
 
@@ -179,15 +179,45 @@ def all_gather_object(object_list, obj, group=None):
     g = _g(group)
     if len(object_list) != g.size():
         raise ValueError("object_list must have one slot per rank")
-    object_list[:] = [pickle.loads(b) for b in g.comm.allgather(pickle.dumps(obj))]
+    object_list[:] = [pickle.loads(b) for b in g.comm.allgather(_dumps(obj))]
 
 
 def gather_object(obj, object_gather_list=None, dst=0, group=None):
     """Collect every rank's `obj` into `object_gather_list` on rank `dst` (pickled)."""
     g = _g(group)
-    got = g.comm.gather(pickle.dumps(obj), root=_group_rank(g, dst))
+    got = g.comm.gather(_dumps(obj), root=_group_rank(g, dst))
     if g.rank() == _group_rank(g, dst):
         object_gather_list[:] = [pickle.loads(b) for b in got]
+
+
+class _Pickler(pickle.Pickler):
+    """pickle, with tensors sent as their arrays (device, requires_grad and Parameter kept)."""
+
+    def reducer_override(self, obj):
+        from ..tensor import Tensor
+        if isinstance(obj, Tensor):
+            from .. import backend
+            from ..nn.parameter import Parameter
+            return _rebuild_tensor, (backend.to_numpy(obj._data).copy(), str(obj.device),
+                                     obj.requires_grad, isinstance(obj, Parameter))
+        return NotImplemented
+
+
+def _rebuild_tensor(array, device, requires_grad, parameter):
+    from ..creation import from_numpy
+    t = from_numpy(array)
+    t = t if device == "cpu" else t.to(device)
+    if parameter:
+        from ..nn.parameter import Parameter
+        return Parameter(t, requires_grad)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def _dumps(obj):
+    import io
+    buf = io.BytesIO()
+    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buf.getvalue()
 
 
 def _group_rank(g, global_rank):

@@ -61,12 +61,29 @@ def wait(request, timeout, what):
                 request.Cancel()
             except Exception:  # noqa: BLE001 (collectives cannot always be cancelled)
                 pass
+            _mark_broken()
             raise RuntimeError(
                 f"framework.distributed: {what} did not complete within {timeout:g} s; "
                 "another rank has probably died or stopped calling the same collective "
                 "(see the other ranks' output)")
         time.sleep(pause)
         pause = min(pause * 2, 1e-3)
+
+
+def _mark_broken():
+    """A peer is gone: MPI_Finalize at exit would wait for it forever, so end the process
+    without it (status 1) once Python's own exit handlers have run."""
+    import atexit
+    import sys
+    if getattr(_mark_broken, "done", False):
+        return
+    _mark_broken.done = True
+
+    def leave():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
+    atexit.register(leave)
 
 
 def as_array(tensor):

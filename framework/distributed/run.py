@@ -63,12 +63,17 @@ def command(a):
     env = ["-genv", "MASTER_ADDR", a.master_addr, "-genv", "MASTER_PORT", str(a.master_port),
            "-genv", "WORLD_SIZE", str(a.nproc_per_node),
            "-genv", "LOCAL_WORLD_SIZE", str(a.nproc_per_node)]
-    return [_mpiexec(), "-n", str(a.nproc_per_node)] + env + inner
+    # hydra would kill the surviving ranks at once: let them report the failure themselves
+    return [_mpiexec(), "-disable-auto-cleanup", "-n", str(a.nproc_per_node)] + env + inner
 
 
 def main(argv=None):
     a = parse(sys.argv[1:] if argv is None else argv)
     proc = subprocess.run(command(a))
+    if proc.returncode:
+        print(f"framework.distributed.run: a rank failed (mpiexec status {proc.returncode}: "
+              "the rank's exit status, or the signal that killed it); ranks waiting on it either "
+              "reported a timeout or were stopped by mpiexec", file=sys.stderr)
     return proc.returncode
 
 

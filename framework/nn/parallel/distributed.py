@@ -30,7 +30,8 @@ class DistributedDataParallel(Module):
 
     At construction, parameters and buffers are broadcast from rank 0. Parameters are grouped
     into buckets (in reverse registration order, roughly the order backward produces their
-    gradients; the first bucket 1 MiB, the rest `bucket_cap_mb`); when the last gradient of a
+    gradients; the first bucket 1 MiB or `bucket_cap_mb` if smaller, the rest
+    `bucket_cap_mb`); when the last gradient of a
     bucket has been accumulated, that bucket's all-reduce starts (asynchronously) while
     backward goes on, and when the last bucket has started they are waited for and the averaged
     values written back into `.grad`. Buckets are launched in index order on every rank, so the
@@ -89,7 +90,7 @@ class DistributedDataParallel(Module):
 
     def _make_buckets(self):
         buckets, current, size = [], [], 0
-        cap = _FIRST_BUCKET_BYTES
+        cap = min(_FIRST_BUCKET_BYTES, int(self.bucket_cap_mb * (1 << 20)))
         for p in reversed(self._params):
             current.append(p)
             size += p.numel() * p.element_size()
