@@ -112,7 +112,7 @@ def _parse(x, index, getitem=True):
         if it is None or it is Ellipsis or isinstance(it, bool):
             arrays.append(None)
             continue
-        if isinstance(it, (Tensor, list)) or hasattr(it, "__array__") and not _is_int(it):
+        if isinstance(it, (Tensor, list, range)) or hasattr(it, "__array__") and not _is_int(it):
             arr = _as_index_array(it, xp)
             if arr.ndim == 0 and arr.dtype.kind in "iu":
                 arrays.append(int(arr))

@@ -178,6 +178,8 @@ absolute = abs
 
 class Sign(Op):
     def forward(self, x):
+        if x.dtype.kind == "f":  # sign(NaN) is 0 in torch
+            return self.xp.where(self.xp.isnan(x), x.dtype.type(0), self.xp.sign(x))
         return x.copy() if x.dtype.kind == "b" else self.xp.sign(x)
 
     def backward(self, grad):
