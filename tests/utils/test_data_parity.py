@@ -279,3 +279,15 @@ def test_iterable_length_warning_like_torch():
     assert len(loader) == 3
     with pytest.warns(UserWarning, match="was reported to be 3"):
         assert len(list(loader)) == 5
+
+
+def test_too_many_workers_warning_like_torch():
+    import os
+    n = len(os.sched_getaffinity(0)) + 1
+    messages = []
+    for mod in (tdata, fdata):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mod.DataLoader(range(4), num_workers=n)
+        messages.append([str(w.message) for w in caught])
+    assert messages[0] == messages[1] and len(messages[0]) == 1
