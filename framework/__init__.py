@@ -38,3 +38,11 @@ from . import accelerator, amp, backends, cpu, jit, version  # noqa: F401
 from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: F401
                   get_autocast_gpu_dtype, is_autocast_enabled)
 from .version import __version__  # noqa: F401
+
+
+def __getattr__(name):
+    """framework.bfloat16 is created on first use (it needs the ml_dtypes package)."""
+    if name == "bfloat16":
+        from . import dtypes as _dtypes
+        return _dtypes.bfloat16
+    raise AttributeError(f"module 'framework' has no attribute '{name}'")
