@@ -30,7 +30,7 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  #
 from .autograd import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401
                        is_inference_mode_enabled)
 
-from ._namespace import (compile, get_float32_matmul_precision, is_floating_point,  # noqa
+from ._namespace import (compile, from_dlpack, get_float32_matmul_precision, is_floating_point,  # noqa
                          is_storage, is_tensor, numel, set_float32_matmul_precision)
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
                            FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)

@@ -325,8 +325,32 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """np.asarray(t) shares memory with a CPU tensor; np.array(t) copies. Refused for a
+        tensor that requires grad, as torch refuses it."""
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
         arr = to_numpy(self._data)
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and arr.dtype != dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export through DLPack (zero-copy with NumPy and CuPy)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
+        if max_version is None:
+            return self._data.__dlpack__(stream=stream) if stream is not None else \
+                self._data.__dlpack__()
+        return self._data.__dlpack__(stream=stream, max_version=max_version,
+                                     dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        """(device type, index) as DLPack numbers them: (1, 0) for the CPU, (2, i) CUDA."""
+        return self._data.__dlpack_device__()
 
     def to(self, *args, **kwargs):
         dev, dt, copy = _parse_to(self, args, kwargs)
