@@ -10,7 +10,7 @@ import numpy as np
 from . import _distributions as D, dtypes
 from .backend import move, to_numpy
 from .random import _generator_for
-from .tensor import Tensor
+from .tensor import Tensor, _write
 
 _NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
           "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
@@ -35,12 +35,11 @@ def _fill(t, draw, what=None, generator=None):
         perm = sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]))
         vals = np.asarray(draw(gen, arr.size, arr.dtype, False))
         vals = vals.reshape([arr.shape[d] for d in perm]).transpose(np.argsort(perm))
-    from .autograd.grad_mode import no_grad
-    src = Tensor._make(move(np.ascontiguousarray(vals, dtype=arr.dtype), t.device), t.device)
-    if t.requires_grad and t.grad_fn is None:
-        return t.copy_(src)  # raises torch's leaf-in-place error when grad mode is on
-    with no_grad():
-        return t.copy_(src)
+    vals = move(np.asarray(vals, dtype=arr.dtype), t.device)
+    if t.requires_grad:  # torch's leaf-in-place error, or a node for a non-leaf
+        return t.copy_(Tensor._make(vals, t.device))
+    _write(t, vals)
+    return t
 
 
 # ----- in-place samplers (Tensor methods) ---------------------------------------------------
@@ -194,7 +193,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     return _done(normal_(t, generator=generator), requires_grad)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers in [low, high): randint(high, size) or randint(low, high, size)."""
     from .creation import _size

@@ -100,14 +100,17 @@ def random_split(dataset, lengths, generator=None):
     return [Subset(dataset, perm[end - size:end]) for end, size in zip(offsets, lengths)]
 
 
-def _rng(generator):
-    from .. import backend
-    return generator.rng if generator is not None else backend.rng()
-
-
 def _permutation(n, generator):
-    """A permutation of range(n) from `generator`, or from the global seeded stream."""
-    return _rng(generator).permutation(n)
+    """torch.randperm(n, generator=generator): from the default generator when None."""
+    from .._sampling import randperm
+    return randperm(n, generator=generator)._data
+
+
+def _base_seed(generator):
+    """What torch draws when a DataLoader iterator starts (int64 random_: one 64-bit draw)."""
+    from ..creation import empty
+    from ..dtypes import int64
+    return int(empty((), dtype=int64).random_(generator=generator).item())
 
 
 class Sampler:
@@ -149,12 +152,22 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
+        """As torch: without a generator, a fresh one seeded from the default stream."""
+        from .._sampling import randint
+        from ..random import Generator
         n = len(self.data_source)
+        generator = self.generator
+        if generator is None:
+            generator = Generator().manual_seed(_base_seed(None))
         if self.replacement:
-            return iter(_rng(self.generator).integers(0, n, self.num_samples).tolist())
-        reps, rest = divmod(self.num_samples, n)
-        perms = [_permutation(n, self.generator) for _ in range(reps + (rest > 0))]
-        return iter(np.concatenate(perms)[:self.num_samples].tolist())
+            for _ in range(self.num_samples // 32):
+                yield from randint(high=n, size=(32,), generator=generator)._data.tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,),
+                               generator=generator)._data.tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from _permutation(n, generator).tolist()
+            yield from _permutation(n, generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -312,6 +325,7 @@ class DataLoader:
         return len(self.batch_sampler if self._auto else self.sampler)
 
     def __iter__(self):
+        _base_seed(self.generator)  # torch draws a worker base seed for every iterator
         if self._iterable:
             return self._iter_stream()
         if not self._auto:
