@@ -21,7 +21,7 @@ from .serialization import load, save  # noqa: F401
 from . import random  # noqa: F401
 from .random import (default_generator, get_rng_state, initial_seed, seed,  # noqa: F401
                      set_rng_state)
-from ._sampling import bernoulli, multinomial, normal  # noqa: F401
+from ._sampling import bernoulli, multinomial, normal, randint_like  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 from .autograd import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401

@@ -122,9 +122,9 @@ def bernoulli_tensor(gen, p):
 
 
 def random_from_to(gen, n, low, span, dt):
-    """random_(from, to): ``word % range + from``; 64-bit words when range >= 2**32 for
-    int64/float/double, 32-bit otherwise (torch's uniform_int_from_to_distribution)."""
-    if span >= 2 ** 32 and dt in (np.int64, np.float32, np.float64):
+    """random_(from, to): ``word % range + from``; 64-bit words when range >= 2**28 (torch
+    2.13's uniform_int_from_to_distribution, measured for int32, int64 and floats)."""
+    if span >= 2 ** 28:
         v = gen._random64(n) % np.uint64(span)
     else:
         v = gen._random(n) % np.uint64(span)

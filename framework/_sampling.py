@@ -5,6 +5,8 @@ Every function draws from a :class:`framework.random.Generator` (the default one
 ``generator=`` is given) on the CPU, exactly as torch 2.13's CPU kernels draw, and then moves
 the result to the tensor's device: one seed, the same numbers on every device.
 """
+import warnings
+
 import numpy as np
 
 from . import _distributions as D, dtypes
@@ -121,6 +123,15 @@ def random_(t, from_=None, to=_NO_TO, *, generator=None):
 
 
 def _check_range(lo, hi, dt):
+    if dt.kind == "f":
+        digits = np.finfo(dt).nmant + 1
+        name = {"float16": "Half", "float32": "float", "float64": "double"}[dt.name]
+        for v, what in ((lo, "from"), (hi, "to - 1")):
+            if not -2 ** digits <= v <= 2 ** digits:
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                              f"precision limitations {name} can support discrete uniform "
+                              "distribution only within this range. This warning will become "
+                              "an error in version 1.7 release, please fix the code in advance")
     if dt.kind in "iub":
         info = (0, 1) if dt == np.bool_ else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
         name = {"bool": "Bool"}.get(dt.name, _NAMES[dt.name])
