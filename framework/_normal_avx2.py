@@ -38,7 +38,10 @@ _HALF, _ONE = _F32(0.5), _F32(1.0)
 
 def _fma(a, b, c):
     """float32 ``a * b + c`` with one rounding, for the inputs of this module (see above)."""
-    return (a.astype(_F64) * b + c).astype(_F32)
+    t = a.astype(_F64)
+    t *= b
+    t += c
+    return t.astype(_F32)
 
 
 def log256(x):
@@ -81,11 +84,24 @@ def sincos256(x):
     return np.where(sin_neg, -s, s), np.where(cos_neg, -c, c)
 
 
+_CHUNK = 32768  # lanes per step: the temporaries stay in the CPU's cache
+
+
 def normal_fill_float32(u, mean, std):
     """Blocks of 16 float32 uniforms (shape (k, 16)) to normals, as normal_fill_16_AVX2."""
-    radius = np.sqrt(_F32(-2.0) * log256(_ONE - u[:, :8]))
-    s, c = sincos256(_TWO_PI * u[:, 8:])
-    out = np.concatenate([radius * c, radius * s], axis=1)
+    k = u.shape[0]
+    u1 = (_ONE - u[:, :8]).ravel()
+    theta = (_TWO_PI * u[:, 8:]).ravel()
+    radius, s, c = (np.empty(8 * k, _F32) for _ in range(3))
+    for lo in range(0, 8 * k, _CHUNK):
+        part = slice(lo, lo + _CHUNK)
+        radius[part] = log256(u1[part])
+        s[part], c[part] = sincos256(theta[part])
+    radius *= _F32(-2.0)
+    np.sqrt(radius, out=radius)
+    out = np.empty((k, 16), _F32)
+    np.multiply(radius.reshape(k, 8), c.reshape(k, 8), out=out[:, :8])
+    np.multiply(radius.reshape(k, 8), s.reshape(k, 8), out=out[:, 8:])
     if (mean, std) != (0.0, 1.0):
         out = fma32(out, _F32(std), _F32(mean))
     return out
