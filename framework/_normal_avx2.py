@@ -37,51 +37,77 @@ _HALF, _ONE = _F32(0.5), _F32(1.0)
 
 
 def _fma(a, b, c):
-    """float32 ``a * b + c`` with one rounding, for the inputs of this module (see above)."""
-    t = a.astype(_F64)
-    t *= b
+    """float32 ``a * b + c`` with one rounding, for the inputs of this module (see above);
+    ``a`` may be given as float64 (holding float32 values)."""
+    if a.dtype == _F64:
+        t = a * b
+    else:
+        t = a.astype(_F64)
+        t *= b
     t += c
     return t.astype(_F32)
+
+
+def _select(mask, a, b):
+    """where(mask, a, b) for float32 arrays with bit operations (np.where is slow here)."""
+    m = -mask.view(np.int8).astype(np.int32)  # all ones where mask
+    return ((a.view(np.int32) & m) | (b.view(np.int32) & ~m)).view(_F32)
+
+
+def _negate_where(mask, x):
+    """x with its sign flipped where mask."""
+    return (x.view(np.int32) ^ (mask.view(np.int8).astype(np.int32) << 31)).view(_F32)
 
 
 def log256(x):
     """avx_mathfun's ``log256_ps`` for positive normal float32 ``x`` (torch's order of
     operations, with GCC's fused multiply-adds)."""
     bits = x.view(np.int32)
-    e = ((bits >> 23) - 126).astype(_F32)
     m = ((bits & np.int32(~0x7F800000)) | np.int32(0x3F000000)).view(_F32)
     mask = m < _SQRTHF
-    x = (m - _ONE) + np.where(mask, m, _F32(0))
-    e = e - mask.astype(_F32)
+    fmask = mask.view(np.int8).astype(_F32)
+    e = ((bits >> 23) - 126).astype(_F32)
+    e -= fmask
+    x = m - _ONE
+    x += m * fmask  # exact: 2m - 1 where m < sqrt(1/2), else m - 1
+    x64 = x.astype(_F64)
     z = x * x
-    y = _fma(np.full_like(x, _LOG_P[0]), x, _LOG_P[1])
+    y = _fma(x64, _F64(_LOG_P[0]), _LOG_P[1])
     for p in _LOG_P[2:]:
-        y = _fma(y, x, p)
-    y = _fma(y * x, z, e * _LOG_Q1)
-    y = y - z * _HALF
-    return _fma(e, _LOG_Q2, x + y)
+        y = _fma(y, x64, p)
+    y *= x
+    y = _fma(y, z, e * _LOG_Q1)
+    z *= _HALF
+    y -= z
+    y += x
+    return _fma(e, _LOG_Q2, y)
 
 
 def sincos256(x):
     """avx_mathfun's ``sincos256_ps`` for float32 ``x`` >= 0 (sin, cos)."""
     j = (x * _FOPI).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(_F32)
+    j += 1
+    j &= ~1
+    y = j.astype(_F64)
     sin_neg = (j & 4) != 0
     cos_neg = (~(j - 2) & 4) != 0
     use_sin_poly = (j & 2) == 0  # "poly_mask": the sine polynomial gives sin here
     for dp in _DP:
-        x = _fma(y, dp, x)
+        x = _fma(y, _F64(dp), x)
     z = x * x
-    yc = _fma(np.full_like(z, _COS_P[0]), z, _COS_P[1])
-    yc = _fma(yc, z, _COS_P[2])
-    yc = _fma(yc * z, z, -(z * _HALF)) + _ONE
-    ys = _fma(np.full_like(z, _SIN_P[0]), z, _SIN_P[1])
-    ys = _fma(ys, z, _SIN_P[2])
-    ys = _fma(ys * z, x, x)
-    s = np.where(use_sin_poly, ys, yc)
-    c = np.where(use_sin_poly, yc, ys)
-    return np.where(sin_neg, -s, s), np.where(cos_neg, -c, c)
+    z64 = z.astype(_F64)
+    yc = _fma(z64, _F64(_COS_P[0]), _COS_P[1])
+    yc = _fma(yc, z64, _COS_P[2])
+    yc *= z
+    yc = _fma(yc, z64, -(z * _HALF))
+    yc += _ONE
+    ys = _fma(z64, _F64(_SIN_P[0]), _SIN_P[1])
+    ys = _fma(ys, z64, _SIN_P[2])
+    ys *= z
+    ys = _fma(ys, x, x)
+    s = _select(use_sin_poly, ys, yc)
+    c = _select(use_sin_poly, yc, ys)
+    return _negate_where(sin_neg, s), _negate_where(cos_neg, c)
 
 
 _CHUNK = 32768  # lanes per step: the temporaries stay in the CPU's cache
