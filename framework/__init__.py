@@ -12,11 +12,16 @@ from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like,
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
+from .linalg import vector_norm as _vector_norm  # noqa: F401  (binds framework.linalg)
+from .linalg import det, pinv as pinverse, slogdet, svdvals as _svdvals  # noqa: F401,E402
+from .linalg import inv as inverse, matrix_power  # noqa: F401,E402
 from . import cuda  # noqa: F401
 from . import viz  # noqa: F401
 from . import nn  # noqa: F401
 from . import optim  # noqa: F401
 from . import utils  # noqa: F401
+from . import testing  # noqa: F401
+from . import distributed  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import random  # noqa: F401
 from .random import (default_generator, get_rng_state, initial_seed, seed,  # noqa: F401
