@@ -34,7 +34,9 @@ LAYERS = {
     "convt2d": lambda nn: nn.ConvTranspose2d(6, 4, 2, groups=2),
     "embedding": lambda nn: nn.Embedding(50, 7),
     "embedding_pad": lambda nn: nn.Embedding(10, 3, padding_idx=2),
-    "norms": lambda nn: nn.Sequential(nn.LayerNorm(6), nn.BatchNorm1d(6), nn.Linear(6, 2)),
+    "norms": lambda nn: nn.Sequential(nn.LayerNorm(6), nn.BatchNorm1d(6), nn.Linear(6, 2),
+                                      nn.GroupNorm(2, 6), nn.InstanceNorm1d(6, affine=True),
+                                      nn.PReLU(3)),
     "mlp": lambda nn: nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Dropout(0.1),
                                     nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)),
 }
@@ -85,3 +87,32 @@ def test_init_functions(fn, args, kwargs, shape, dt):
         t = getattr(torch.nn.init, fn)(torch.empty(shape), *args, generator=tg, **kwargs)
         f = getattr(framework.nn.init, fn)(framework.empty(shape), *args, generator=g, **kwargs)
         np.testing.assert_array_equal(f.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("shape", [(50, 40), (7, 3), (300,), (4, 5, 6)])
+@pytest.mark.parametrize("args", [(), (0.0, 0.02), (0.0, 1.0, 0.5, 3.0), (2.0, 0.5, -1.0, 1.0)])
+def test_trunc_normal(shape, args):
+    """torch 2.13's rejection sampler: redraws (or uniform candidates) in torch's order."""
+    for seed in (0, 5):
+        torch.manual_seed(seed)
+        framework.manual_seed(seed)
+        t = torch.nn.init.trunc_normal_(torch.empty(shape), *args)
+        f = framework.nn.init.trunc_normal_(framework.empty(shape), *args)
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+        np.testing.assert_array_equal(framework.rand(3).numpy(), torch.rand(3).numpy())
+
+
+def test_sparse_and_orthogonal():
+    """sparse_ is exact; orthogonal_ draws the same normals, but its QR runs in NumPy's
+    LAPACK, not torch's MKL, so the result agrees to float32 rounding only."""
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        framework.manual_seed(seed)
+        t = torch.nn.init.sparse_(torch.empty(10, 6), 0.3)
+        f = framework.nn.init.sparse_(framework.empty(10, 6), 0.3)
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+        for shape in [(6, 4), (4, 6), (20, 3, 3)]:
+            t = torch.nn.init.orthogonal_(torch.empty(shape), gain=1.5)
+            f = framework.nn.init.orthogonal_(framework.empty(shape), gain=1.5)
+            np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(framework.rand(3).numpy(), torch.rand(3).numpy())
