@@ -308,3 +308,24 @@ def test_dropout_backward_matches():
     (ty * ty).sum().backward()
     (fy * fy).sum().backward()
     same(fx.grad, tx.grad)
+
+
+def test_samplers_and_poisson():
+    """Every sampler of utils.data, and poisson (both regimes of torch's algorithm)."""
+    def run(m):
+        data = m.utils.data
+        out = [list(data.WeightedRandomSampler([0.1, 0.9, 0.4, 0.0, 2.0], 12)),
+               list(data.WeightedRandomSampler([0.1, 0.9, 0.4, 1.0, 2.0], 4, replacement=False)),
+               list(data.SubsetRandomSampler([5, 7, 9, 11])),
+               list(data.RandomSampler(range(10), replacement=True, num_samples=40)),
+               list(data.RandomSampler(range(7), num_samples=17)),
+               list(data.BatchSampler(data.RandomSampler(range(9)), 4, False))]
+        rates = [0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 300.0] * 3
+        out.append(m.poisson(m.tensor(rates, dtype=m.float64)).tolist())
+        out.append(m.poisson(m.tensor(rates)).tolist())
+        return out
+    for seed in (0, 3):
+        torch.manual_seed(seed)
+        framework.manual_seed(seed)
+        assert run(framework) == run(torch)
+        same(framework.rand(3), torch.rand(3))
