@@ -17,24 +17,22 @@ _M24, _M53 = np.uint64(0xFFFFFF), np.uint64(2 ** 53 - 1)
 
 
 def uniform(gen, n, dt, low=0.0, high=1.0):
-    """torch's ``uniform_real_distribution``: 24 (float32) or 53 (float64) random bits,
-    then ``x * (to - from) + from`` with one rounding (an FMA on AVX2)."""
+    """torch's uniform_: 24 random bits (float32, float16) or 53 (float64), then
+    ``x * (to - from) + from`` with one rounding (an FMA on AVX2) in float32 or float64; a
+    value that rounds to ``to`` in the tensor's dtype becomes ``from`` (torch keeps [from, to))."""
     if dt == np.float64:
-        x = (gen._random64(n) & _M53).astype(_F64) * _F64(2.0 ** -53)
+        x = uniform53(gen, n)
+        lo, hi = _F64(low), _F64(high)
         if (low, high) != (0.0, 1.0):
-            lo, hi = _F64(low), _F64(high)
             x = fma64(x, hi - lo, np.full_like(x, lo))
-        return x
-    lo, hi = dt.type(low), dt.type(high)
-    if dt == np.float16:  # 11 bits; torch's arithmetic in float, rounded to half at the end
-        x = (gen._random(n) & np.uint64(0x7FF)).astype(_F32) * _F32(2.0 ** -11)
-        span = _F32(np.float16(hi - lo))
     else:
         x = (gen._random(n) & _M24).astype(_F32) * _F32(2.0 ** -24)
-        span = hi - lo
-    if (low, high) != (0.0, 1.0):
-        x = fma32(x, span, _F32(lo))
-    return x.astype(dt, copy=False)
+        if (low, high) != (0.0, 1.0):
+            x = fma32(x, _F32(high) - _F32(low), _F32(low))
+        x = x.astype(dt, copy=False)
+        lo, hi = dt.type(low), dt.type(high)
+    x[x == hi] = lo
+    return x
 
 
 def normal(gen, n, dt, mean=0.0, std=1.0, contiguous=True):
@@ -49,6 +47,11 @@ def normal(gen, n, dt, mean=0.0, std=1.0, contiguous=True):
             out = np.concatenate([out[:n - 16], fill(tail.reshape(1, 16), mean, std).ravel()])
         return out
     return _normal_serial(gen, n, mean, std).astype(dt, copy=False)
+
+
+def uniform53(gen, n):
+    """n doubles in [0, 1) from 53 random bits each (torch's uniform_real<double>)."""
+    return (gen._random64(n) & _M53).astype(_F64) * _F64(2.0 ** -53)
 
 
 def _normal_fill_float64(u, mean, std):
@@ -81,11 +84,6 @@ def _normal_serial(gen, n, mean, std):
     if (mean, std) != (0.0, 1.0):
         out = fma64(out, _F64(std), np.full_like(out, mean))
     return out
-
-
-def uniform53(gen, n):
-    """n doubles in [0, 1) from 53 random bits each (torch's uniform_real<double>)."""
-    return (gen._random64(n) & _M53).astype(_F64) * _F64(2.0 ** -53)
 
 
 def exponential(gen, n, lambd):

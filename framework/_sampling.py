@@ -48,6 +48,17 @@ def _fill(t, draw, what=None, generator=None):
 def uniform_(t, a=0.0, b=1.0, *, generator=None):
     """Fill with U(a, b): 24 (float32) or 53 (float64) random bits, ``u * (b - a) + a``."""
     a, b = float(a), float(b)
+    dt = t._data.dtype
+    if dt.kind == "f":
+        top = float(np.finfo(dt).max)
+        name = {"float16": "c10::Half", "float32": "float", "float64": "double"}[dt.name]
+        for v, what in ((a, "from"), (b, "to")):
+            if not -top <= v <= top:
+                raise RuntimeError(f"{what} is out of bounds for {name}")
+        if b - a > top:
+            raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                               f"{_NAMES[dt.name]}>::max(), but found to={b:g} and from={a:g} "
+                               "which result in to-from to exceed the limit")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_fmt(a)} > to={_fmt(b)}")

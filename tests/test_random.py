@@ -49,6 +49,17 @@ def test_uniform_normal_with_parameters(n, dt):
         both(n, lambda m: m.empty(n, dtype=dt[m is torch]).normal_(mean, std))
 
 
+def test_float16_uniform_and_bounds_kept():
+    """float16 draws a float32 uniform and rounds; a value rounding to `to` becomes `from`
+    (also in float32/float64, where wide ranges make it common)."""
+    for n in (5, 20, 3000):
+        both(n, lambda m: m.rand(n, dtype=m.float16))
+        both(n, lambda m: m.empty(n, dtype=m.float16).uniform_(-2, 3))
+        both(n, lambda m: m.empty(n, dtype=m.float16).random_())
+        both(n, lambda m: m.empty(n).uniform_(1e7, 1e7 + 3))
+        both(n, lambda m: m.empty(n, dtype=m.float64).uniform_(2 ** 53, 2 ** 53 + 8))
+
+
 def test_box_muller_left_over_is_shared_and_kept():
     """A small randn leaves r*sin(theta) behind; the next small randn (any dtype) uses it,
     rand and large randn calls don't touch it, manual_seed clears it."""
@@ -258,6 +269,10 @@ def test_error_messages_match_torch():
         lambda m: m.multinomial(m.zeros(3), 1),
         lambda m: m.multinomial(m.ones(2, 2, 2), 1),
         lambda m: m.randint(0, 300, (2,), dtype=m.uint8),
+        lambda m: m.empty(3, dtype=m.float16).uniform_(-1e6, 0),
+        lambda m: m.empty(3, dtype=m.float16).uniform_(0, 1e6),
+        lambda m: m.empty(3).uniform_(-1e300, 1e300),
+        lambda m: m.empty(3).uniform_(-3e38, 3e38),
     ]
     for case in cases:
         with pytest.raises(Exception) as te:
