@@ -38,14 +38,16 @@ def uniform(gen, n, dt, low=0.0, high=1.0):
 def normal(gen, n, dt, mean=0.0, std=1.0, contiguous=True):
     """torch's ``normal_``: Box-Muller in blocks of 16 for 16+ contiguous elements (float32:
     AVX2 polynomials), else one double Box-Muller per element sharing a left-over value."""
-    if n >= 16 and contiguous and dt in (np.float32, np.float64):
-        u = uniform(gen, n, dt)
-        tail = uniform(gen, 16, dt) if n % 16 else None
-        fill = normal_fill_float32 if dt == np.float32 else _normal_fill_float64
+    if n >= 16 and contiguous and dt.kind == "f":
+        fill = {np.float32: normal_fill_float32, np.float64: _normal_fill_float64}.get(
+            dt.type, _normal_fill_half)
+        ut = _F64 if dt == np.float64 else _F32  # float16 computes in float (opmath)
+        u = uniform(gen, n, np.dtype(ut))
+        tail = uniform(gen, 16, np.dtype(ut)) if n % 16 else None
         out = fill(u[:n - n % 16].reshape(-1, 16), mean, std).ravel()
         if tail is not None:
             out = np.concatenate([out[:n - 16], fill(tail.reshape(1, 16), mean, std).ravel()])
-        return out
+        return out.astype(dt, copy=False)
     return _normal_serial(gen, n, mean, std).astype(dt, copy=False)
 
 
@@ -62,6 +64,19 @@ def _normal_fill_float64(u, mean, std):
     out = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
     if (mean, std) != (0.0, 1.0):
         out = fma64(out, _F64(std), np.full_like(out, mean))
+    return out
+
+
+def _normal_fill_half(u, mean, std):
+    """normal_fill_16 for float16: float32 uniforms and float arithmetic (libm's float log,
+    sin and cos, here correctly rounded from double), rounded to half by the caller."""
+    u1, u2 = _F32(1) - u[:, :8], u[:, 8:]
+    radius = np.sqrt(_F32(-2) * np.log(u1.astype(_F64)).astype(_F32))
+    theta = ((2.0 * math.pi) * u2.astype(_F64)).astype(_F32).astype(_F64)
+    out = np.concatenate([radius * np.cos(theta).astype(_F32),
+                          radius * np.sin(theta).astype(_F32)], axis=1)
+    if (mean, std) != (0.0, 1.0):
+        out = fma32(out, _F32(std), _F32(mean))
     return out
 
 

@@ -189,7 +189,7 @@ def _done(t, requires_grad):
     return t
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1) (torch's numbers for the same seed).
 
     Example::
@@ -202,7 +202,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     return _done(uniform_(t, generator=generator), requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples (torch's numbers for the same seed).
 
     Example::
