@@ -3,7 +3,7 @@ from ..autograd.op import Op
 from ..ops.padding import gather_pad
 from ..ops.linalg import linear  # noqa: F401
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
-from .dropout import dropout  # noqa: F401
+from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .normalization import batch_norm, layer_norm  # noqa: F401
 from .sparse import embedding, one_hot  # noqa: F401
 
