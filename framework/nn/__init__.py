@@ -20,3 +20,4 @@ from .norm_layers import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d
                           InstanceNorm3d, LocalResponseNorm, RMSNorm)
 from .padding import *  # noqa: F401,F403
 from .losses_more import *  # noqa: F401,F403
+from .layers_more import *  # noqa: F401,F403
