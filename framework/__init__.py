@@ -21,7 +21,10 @@ from . import viz  # noqa: F401
 from . import nn  # noqa: F401
 from . import optim  # noqa: F401
 from . import utils  # noqa: F401
+from . import testing  # noqa: F401
+from . import distributed  # noqa: F401
 from .serialization import load, save  # noqa: F401
+from .creation import multinomial  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 from .autograd import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401

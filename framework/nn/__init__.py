@@ -21,3 +21,4 @@ from .norm_layers import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d
 from .padding import *  # noqa: F401,F403
 from .losses_more import *  # noqa: F401,F403
 from .layers_more import *  # noqa: F401,F403
+from . import parallel  # noqa: F401,E402

@@ -9,6 +9,7 @@ from .shape import *  # noqa: F401,F403
 from .join import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
+from .views import *  # noqa: F401,F403
 from .gather import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
