@@ -72,3 +72,4 @@ from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: 
                              max_pool3d, max_unpool2d)
 from .layers_more import (alpha_dropout, bilinear, dropout1d, dropout2d,  # noqa: F401,E402
                           dropout3d, feature_alpha_dropout)
+from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: F401,E402

@@ -382,3 +382,30 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuf
            "AdaptiveMaxPool2d", "Fold", "Unfold", "MaxPool3d", "AvgPool3d", "LPPool1d",
            "LPPool2d", "LPPool3d", "MaxUnpool2d", "Dropout1d", "Dropout2d", "Dropout3d",
            "AlphaDropout", "FeatureAlphaDropout", "Bilinear"]
+
+
+from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: E402
+from .conv import _ConvNd, _ConvTransposeNd  # noqa: E402
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution layer (torch's parameters, init and repr)."""
+    _nd = 3
+
+    def forward(self, input):
+        x, padding = self._padded(input)
+        return conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation,
+                      self.groups)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution layer."""
+    _nd = 3
+
+    def forward(self, input, output_size=None):
+        return conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                self._output_padding(input, output_size), self.groups,
+                                self.dilation)
+
+
+__all__ += ["Conv3d", "ConvTranspose3d"]
