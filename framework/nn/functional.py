@@ -75,3 +75,4 @@ from .layers_more import (alpha_dropout, bilinear, dropout1d, dropout2d,  # noqa
 from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: F401,E402
 from ..ops.embedding_bag import embedding_bag  # noqa: F401,E402
 from ..ops.grid_sample import affine_grid, grid_sample  # noqa: F401,E402
+from ..ops.ctc import ctc_loss  # noqa: F401,E402
