@@ -1,6 +1,7 @@
 """ctc_loss: the CTC forward-backward recursions in log space (one loop over time, vectorised
 over the batch and the extended label positions), torch's gradient formula."""
 from ..autograd.op import Op
+from .loss import _quiet
 from ..tensor import Tensor
 
 
@@ -11,7 +12,7 @@ def _lse(xp, *arrays):
         m = xp.maximum(m, a)
     safe = xp.where(xp.isfinite(m), m, 0)
     total = sum(xp.exp(a - safe) for a in arrays)
-    with xp.errstate(divide="ignore"):
+    with _quiet(xp):
         return xp.log(total) + safe
 
 
@@ -70,7 +71,7 @@ class CtcLoss(Op):
             cls = ext[:, s]
             cur = lcab[:, rows, cls]
             lcab[:, rows, cls] = _lse(xp, cur, ab[:, :, s])
-        with xp.errstate(over="ignore", invalid="ignore"):
+        with _quiet(xp):
             grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
         grad = xp.where((xp.arange(t_max)[:, None] < in_len[None, :])[:, :, None], grad, 0)
         if zero_infinity:

@@ -2,6 +2,7 @@
 import math
 
 from ..autograd.op import Op
+from .loss import _quiet
 from .reduction import _axis
 
 
@@ -35,7 +36,7 @@ class LinalgVectorNorm(Op):
         elif ord == 2:
             out = xp.sqrt((a * a).sum(axis=axes, keepdims=True))
         else:
-            with xp.errstate(divide="ignore"):
+            with _quiet(xp):
                 out = (a ** ord).sum(axis=axes, keepdims=True) ** (1.0 / ord)
         return out if keepdim else out.reshape([n for i, n in enumerate(out.shape)
                                                 if i not in axes])

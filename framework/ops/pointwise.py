@@ -276,6 +276,24 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
-__all__ = ["lerp", "addcmul", "addcdiv", "atan2", "arctan2", "hypot", "xlogy", "logaddexp",
+def _shift(name, fn):
+    def shift(input, other):
+        if isinstance(input, Tensor) and input.dtype.is_floating_point or (
+                isinstance(other, Tensor) and other.dtype.is_floating_point):
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        ref = input if isinstance(input, Tensor) else other
+        xp = ref.xp
+        a = input._data if isinstance(input, Tensor) else xp.asarray(input, ref._data.dtype)
+        b = other._data if isinstance(other, Tensor) else xp.asarray(other, a.dtype)
+        return Tensor._make(fn(xp, a, b).astype(xp.result_type(a, b)), ref.device)
+    shift.__name__ = name
+    shift.__doc__ = f"{name.replace('_', ' ')} of integer tensors, elementwise."
+    return shift
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", lambda xp, a, b: xp.left_shift(a, b))
+bitwise_right_shift = _shift("bitwise_right_shift", lambda xp, a, b: xp.right_shift(a, b))
+
+__all__ = ["bitwise_left_shift", "bitwise_right_shift", "lerp", "addcmul", "addcdiv", "atan2", "arctan2", "hypot", "xlogy", "logaddexp",
            "fmod", "nan_to_num", "sgn", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
            "isreal", "isclose", "allclose"]

@@ -273,3 +273,10 @@ def test_return_types_print_as_torch():
     th = torch.tensor([3., 1., 2.]).sort()
     assert repr(fw) == repr(th)
     assert fw.values.tolist() == th.values.tolist() and fw.indices.tolist() == th.indices.tolist()
+
+
+def test_bitwise_shifts():
+    ints = np.array([1, 2, 8, 100])
+    check(lambda m, F, a: (a << 2, a >> 1, m.bitwise_left_shift(a, a % 3),
+                           m.bitwise_right_shift(a, 1), 3 << (a % 4)), [ints])
+    same_error(lambda m, F, a: a << 1, [np.ones(2)], "not implemented for 'Float'")
