@@ -1,6 +1,8 @@
 """conv3d and conv_transpose3d as three bilinear primitives (as conv.py does in 2-D):
 conv(x, w), its adjoint in x (conv_t) and its adjoint in w (conv_w), each one im2col view
 plus one batched matmul over the groups; each backward is made of the other two."""
+import math
+
 from ..autograd.op import Op
 
 
@@ -32,14 +34,7 @@ def _cols(xp, x, k, out, s, p, d, groups):
         x, (c,) + tuple(k) + (n,) + tuple(out),
         (st[1],) + tuple(dd * t for dd, t in zip(d, st[2:])) + (st[0],)
         + tuple(ss * t for ss, t in zip(s, st[2:])))
-    return xp.ascontiguousarray(view).reshape(groups, -1, n * _prod(out))
-
-
-def _prod(xs):
-    r = 1
-    for v in xs:
-        r *= v
-    return r
+    return xp.ascontiguousarray(view).reshape(groups, -1, n * math.prod(out))
 
 
 def _grouped(xp, g, groups):
@@ -157,7 +152,7 @@ def _check(input, weight, name, transposed, groups):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to {name}, but got "
                            f"input of size: {list(input.shape)}")
     if weight.dim() != 5:
-        raise RuntimeError(f"weight should have at least three dimensions")
+        raise RuntimeError("weight should have at least three dimensions")
     c = input.shape[-4]
     want = weight.shape[0] if transposed else weight.shape[1] * groups
     if c != want:

@@ -115,8 +115,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         tensor(1.4142)
     """
     if A.dim() < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
-                           f"dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
     if dtype is not None:
         A = A.to(dtype)
     d0, d1 = (_axis(d, A.dim())[0] for d in dim)

@@ -292,10 +292,11 @@ def _shift(name, fn, kernel):
     return shift
 
 
-bitwise_left_shift = _shift("bitwise_left_shift", lambda xp, a, b: xp.left_shift(a, b), "lshift")
+bitwise_left_shift = _shift("bitwise_left_shift", lambda xp, a, b: xp.left_shift(a, b),
+                            "lshift")
 bitwise_right_shift = _shift("bitwise_right_shift", lambda xp, a, b: xp.right_shift(a, b),
                              "rshift")
 
-__all__ = ["bitwise_left_shift", "bitwise_right_shift", "lerp", "addcmul", "addcdiv", "atan2", "arctan2", "hypot", "xlogy", "logaddexp",
-           "fmod", "nan_to_num", "sgn", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
-           "isreal", "isclose", "allclose"]
+__all__ = ["bitwise_left_shift", "bitwise_right_shift", "lerp", "addcmul", "addcdiv", "atan2",
+           "arctan2", "hypot", "xlogy", "logaddexp", "fmod", "nan_to_num", "sgn", "isnan",
+           "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isclose", "allclose"]
