@@ -227,6 +227,10 @@ def test_sort_nan_and_ties():
     check(lambda m, F, t: t.median(0), [a], requires_grad=[False])
     check(lambda m, F, t: t.nanmedian(0), [a], requires_grad=[False])
     check(lambda m, F, t: t.mode(), [np.array([3., 1., 3., 2., 1., 3.])])
+    one_nan = RNG.standard_normal((3, 12))
+    one_nan[1, 4] = np.nan
+    for kw in ({}, {"largest": False}):
+        check(lambda m, F, t: t.topk(3, **kw), [one_nan])
 
 
 def test_int_inputs():
