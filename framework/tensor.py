@@ -1272,6 +1272,24 @@ class Tensor:
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _ops.norm(self, p, dim, keepdim, dtype)
 
+    def bitwise_left_shift(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __lshift__(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _ops.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other):
+        return _ops.bitwise_right_shift(other, self)
+
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return _ops.unique(self, sorted, return_inverse, return_counts, dim)
 

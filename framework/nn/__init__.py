@@ -20,5 +20,6 @@ from .norm_layers import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d
                           InstanceNorm3d, LocalResponseNorm, RMSNorm)
 from .padding import *  # noqa: F401,F403
 from .losses_more import *  # noqa: F401,F403
+from .layers_more import *  # noqa: F401,F403
 from . import parallel  # noqa: F401,E402
 from . import modules  # noqa: F401,E402  (torch.nn.modules paths; after every layer)
