@@ -36,7 +36,7 @@ def test_shipped_example_prints_torchs_losses(monkeypatch):
     mlp = importlib.import_module("train_mlp")
     args = type("Args", (), dict(epochs=2, lr=2e-3, batch_size=32, device="cpu", seed=0,
                                  data=None, checkpoint=None, resume=None, plot=None,
-                                 no_progress=True))()
+                                 no_progress=True, stop_after=None))()
     _, ours = common.train(mlp.make_mlp, args)
     for mod in (common, mlp):
         monkeypatch.setattr(mod, "nn", torch.nn)
