@@ -11,3 +11,4 @@ from .sparse import Embedding  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .multihead_attention import MultiheadAttention  # noqa: F401
