@@ -33,7 +33,8 @@ def _check(query, key, value, attn_mask):
             f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     if not qd.is_floating_point:
         raise RuntimeError(f"expected scalar type Float but found {_KIND[qd.np.name]}")
-    if attn_mask is not None and attn_mask.dtype.np.name != "bool" and attn_mask.dtype != qd:
+    if attn_mask is not None and attn_mask.dtype.np.name not in ("bool", "float32") \
+            and attn_mask.dtype != qd:
         raise RuntimeError(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {_word(attn_mask)} and  query.dtype: {_word(query)} instead.")
