@@ -14,3 +14,5 @@ from .pooling import *  # noqa: F401,F403
 from .multihead_attention import MultiheadAttention  # noqa: F401
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: F401
                           TransformerEncoder, TransformerEncoderLayer)
+from .rnn import GRU, LSTM, RNN, RNNBase  # noqa: F401
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
