@@ -3,9 +3,10 @@
 Each layer projects the whole input sequence once (x @ W_ih^T + b_ih), then steps the cell
 through time; packed sequences shrink (forward) or grow (reverse) the batch step by step.
 """
-from .activation import relu, sigmoid, tanh
+from .activation import relu, tanh
 from .join import cat, stack
 from .linalg import linear, matmul
+from .rnn_fused import ThnnFusedGruCell, ThnnFusedLstmCell, _Tensors, gru_gates, lstm_gates
 
 
 def rnn_tanh_cell(x_proj, h, w_hh, b_hh):
@@ -21,28 +22,29 @@ def rnn_relu_cell(x_proj, h, w_hh, b_hh):
 def lstm_cell(x_proj, hc, w_hh, b_hh, w_hr=None):
     """Gates i, f, g, o (torch's order); c' = f c + i g, h' = o tanh(c') (then h' W_hr^T)."""
     h, c = hc
-    gates = linear(h, w_hh, b_hh) + x_proj
-    i, f, g, o = gates.chunk(4, 1)
-    i, f, g, o = sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)
-    c = f * c + i * g
-    h = o * tanh(c)
-    if w_hr is not None:
-        h = matmul(h, w_hr.t())
-    return h, c
+    i, f, g, o, c, tc = lstm_gates(_Tensors, linear(h, w_hh, b_hh) + x_proj, c)
+    h = o * tc
+    return (h if w_hr is None else matmul(h, w_hr.t())), c
 
 
 def gru_cell(x_proj, h, w_hh, b_hh):
     """Gates r, z, n (torch's order): n = tanh(x_n + r (h W_hn + b_hn)), h' = (h - n) z + n."""
-    xr, xz, xn = x_proj.chunk(3, 1)
-    hr, hz, hn = linear(h, w_hh, b_hh).chunk(3, 1)
-    r = sigmoid(hr + xr)
-    z = sigmoid(hz + xz)
-    n = tanh(xn + hn * r)
-    return (h - n) * z + n
+    return gru_gates(_Tensors, x_proj, linear(h, w_hh, b_hh), h)[4]
 
 
-CELLS = {"RNN_TANH": rnn_tanh_cell, "RNN_RELU": rnn_relu_cell, "LSTM": lstm_cell,
-         "GRU": gru_cell}
+def fused_lstm_cell(x_proj, hc, w_hh, b_hh, w_hr=None):
+    """lstm_cell as one ThnnFusedLstmCell node per step (the layer loop's fast path)."""
+    h, c = ThnnFusedLstmCell.apply(x_proj, linear(hc[0], w_hh, b_hh), hc[1])
+    return (h if w_hr is None else matmul(h, w_hr.t())), c
+
+
+def fused_gru_cell(x_proj, h, w_hh, b_hh):
+    """gru_cell as one ThnnFusedGruCell node per step."""
+    return ThnnFusedGruCell.apply(x_proj, linear(h, w_hh, b_hh), h)
+
+
+CELLS = {"RNN_TANH": rnn_tanh_cell, "RNN_RELU": rnn_relu_cell, "LSTM": fused_lstm_cell,
+         "GRU": fused_gru_cell}
 
 
 def _map(fn, hidden):
