@@ -132,7 +132,7 @@ class RNNBase(Module):
             batch_sizes = None
             if input.dim() not in (2, 3):
                 name = "LSTM" if lstm else "GRU" if self.mode == "GRU" else "RNN"
-                tail = "D instead" if lstm else "D tensor instead"
+                tail = "D tensor instead" if name == "RNN" else "D instead"
                 raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}{tail}")
             is_batched = input.dim() == 3
             if not is_batched:
@@ -266,10 +266,6 @@ class RNN(RNNBase):
         nonlinearity = self.nonlinearity
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
         self.nonlinearity = nonlinearity
-
-    def extra_repr(self):
-        s = super().extra_repr()
-        return s if self.nonlinearity == "tanh" else s + f", nonlinearity={self.nonlinearity}"
 
 
 class LSTM(RNNBase):
