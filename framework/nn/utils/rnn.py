@@ -10,6 +10,7 @@ from ...tensor import Tensor
 
 class PackPaddedSequence(Op):
     """Rows (t, b) of a padded (T, B, *) batch (or (B, T, *)) for every b still running at t."""
+    saves = ("rows",)
 
     def forward(self, x, rows=None, batch_first=False):
         self.rows, self.batch_first, self.in_shape = rows, batch_first, x.shape
@@ -23,6 +24,7 @@ class PackPaddedSequence(Op):
 
 class UnpackRows(Op):
     """The adjoint of PackPaddedSequence: packed rows scattered into zeros of the padded shape."""
+    saves = ("rows",)
 
     def forward(self, g, rows=None, batch_first=False, shape=None):
         self.rows, self.batch_first = rows, batch_first
