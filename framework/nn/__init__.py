@@ -16,3 +16,5 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
                           TransformerEncoder, TransformerEncoderLayer)
 from .rnn import GRU, LSTM, RNN, RNNBase  # noqa: F401
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
+from .embedding_bag import EmbeddingBag  # noqa: F401
+from .parameter_containers import ParameterDict, ParameterList  # noqa: F401

@@ -88,3 +88,4 @@ from ..ops.conv import *  # noqa: F401,F403,E402
 from ..ops.loss import *  # noqa: F401,F403,E402
 from ..ops.pooling import *  # noqa: F401,F403,E402
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401,E402,E501
+from .embedding_bag import embedding_bag  # noqa: F401,E402
