@@ -23,6 +23,7 @@ def _mat2_grad(m1, grad, m2):
 
 class Mm(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         return a @ b
@@ -49,6 +50,7 @@ def mm(a, b):
 
 class Mv(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, v):
         return a @ v
@@ -76,6 +78,7 @@ def mv(a, v):
 
 class Dot(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         return self.xp.dot(a, b)
@@ -104,6 +107,7 @@ inner_1d = dot
 
 class Bmm(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         return self.xp.matmul(a, b)
@@ -132,6 +136,7 @@ def bmm(a, b):
 class Addmm(Op):
     """beta * bias + alpha * (m1 @ m2) in one node (F.linear's primitive)."""
     saves_inputs = True
+    saved_for = ((), (2,), (1,))
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
         self.beta, self.alpha = beta, alpha
