@@ -6,6 +6,7 @@ through time; packed sequences shrink (forward) or grow (reverse) the batch step
 from .activation import relu, tanh
 from .join import cat, stack
 from .linalg import linear, matmul
+from .rnn_layer import lstm_layer
 from .rnn_fused import ThnnFusedGruCell, ThnnFusedLstmCell, _Tensors, gru_gates, lstm_gates
 
 
@@ -128,6 +129,12 @@ def rnn_forward(mode, input, hx, weights, num_layers, dropout_p, training, bidir
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
             h0 = (hx[0][k], hx[1][k]) if lstm else hx[k]
             args = (w_hh, b_hh, w_hr) if lstm else (w_hh, b_hh)
+            if lstm and batch_sizes is None and w_hr is None and \
+                    layer_input.dtype.name == "float32":  # torch's oneDNN path: one node
+                out, h = lstm_layer(layer_input, h0[0], h0[1], w_ih, w_hh, b_ih, b_hh, d == 1)
+                outputs.append(out)
+                finals.append(h)
+                continue
             x_proj = linear(layer_input, w_ih, b_ih)
             if batch_sizes is None:
                 out, h = _full_layer(cell, x_proj, h0, args, reverse=d == 1)

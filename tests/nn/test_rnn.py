@@ -66,10 +66,34 @@ def test_relu_nonlinearity(device):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_float32_matches(mode):
-    # torch runs float32 LSTM through oneDNN (MkldnnRnnLayerBackward0): values only
-    compare_module(lambda lib: getattr(lib.nn, mode)(4, 6, num_layers=2), [X], dtype="float32",
-                   rtol=1e-4, atol=1e-5, check_names=False)
+@pytest.mark.parametrize("config", ["two_layers_bidirectional", "no_bias"])
+def test_float32_matches(mode, config, device):
+    # float32 LSTM layers are one MkldnnRnnLayerBackward0 node each, as torch's oneDNN path
+    compare_module(lambda lib: getattr(lib.nn, mode)(4, 6, **CONFIGS[config]),
+                   [X, _hidden(mode, 4 if config.startswith("two") else 1, 3, 6)], dtype="float32",
+                   rtol=1e-4, atol=1e-5, device=device)
+
+
+def test_float32_lstm_layer_node():
+    x = framework.randn(5, 3, 4, requires_grad=True)
+    out, (h, c) = framework.nn.LSTM(4, 6)(x)
+    assert out.grad_fn.name() == "MkldnnRnnLayerBackward0"
+    assert [type(f).__name__ if f else None for f, _ in out.grad_fn.next_functions] == \
+        ["AccumulateGrad"] * 5 + [None, None]
+    assert h.grad_fn.name() == c.grad_fn.name() == "StackBackward0"
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_gradcheck(reverse, device):
+    from framework.ops.rnn_layer import MkldnnRnnLayer
+    args = [to_fw(randn(*s), device, True) for s in ((3, 2, 3), (8, 3), (8, 2), (8,), (8,),
+                                                     (2, 2), (2, 2))]
+    fn = lambda *a: MkldnnRnnLayer.apply(*a, reverse=reverse)  # noqa: E731
+    assert gradcheck(fn, args) and gradgradcheck(fn, args)
+    no_bias = args[:3] + [None, None] + args[5:]
+    fn = lambda x, a, b, h, c: MkldnnRnnLayer.apply(x, a, b, None, None, h, c)  # noqa: E731
+    assert gradcheck(lambda x, a, b, h, c: fn(x, a, b, h, c)[0],
+                     [no_bias[i] for i in (0, 1, 2, 5, 6)])
 
 
 def _packed(lib, rnn, lengths, batch_first, enforce_sorted):
