@@ -260,3 +260,66 @@ def progress(iterable, no_progress, total=None):
     except ImportError:
         return iterable
     return tqdm(iterable, total=total)
+
+
+def prepare_text(args):
+    """(codec, train ids, validation ids, number of steps) for the command-line examples."""
+    text = load_text()
+    codec = CharCodec(text)
+    data = codec.encode(text)
+    split = int(0.9 * len(data))
+    train, val = data[:split], data[split:]
+    steps = args.steps if args.epochs is None else \
+        args.epochs * len(train) // (args.batch_size * args.block_size)
+    print(f"{len(text)} characters, vocabulary {codec.vocab_size}")
+    return codec, train, val, steps
+
+
+def evaluate(T, model, data, args, device, n_batches=8):
+    """Mean loss over fixed validation batches."""
+    model.eval()
+    with T.no_grad():
+        losses = [model(T.from_numpy(x).to(device), T.from_numpy(y).to(device))[1].item()
+                  for x, y in batches(data, args.block_size, args.batch_size, n_batches,
+                                      seed=12345)]
+    model.train()
+    return float(np.mean(losses))
+
+
+def fit(T, model, opt, train, val, args, steps, device, lr_fn=None, scheduler=None):
+    """The examples' loop: per-step loss, clipping at 1.0, periodic validation; returns the
+    history {'train': [...], 'val': [...]}."""
+    import time
+    history = {"train": [], "val": []}
+    t0 = time.time()
+    stream = batches(train, args.block_size, args.batch_size, steps, seed=args.seed)
+    for it, (x, y) in enumerate(progress(stream, args.no_progress, total=steps)):
+        if lr_fn is not None:
+            for group in opt.param_groups:
+                group["lr"] = lr_fn(it)
+        loss = model(T.from_numpy(x).to(device), T.from_numpy(y).to(device))[1]
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if scheduler is not None:
+            scheduler.step()
+        history["train"].append(loss.item())
+        if (it + 1) % args.eval_every == 0 or it + 1 == steps:
+            history["val"].append(evaluate(T, model, val, args, device))
+            print(f"step {it + 1}: train loss {np.mean(history['train'][-args.eval_every:]):.4f}"
+                  f", val loss {history['val'][-1]:.4f}, lr {opt.param_groups[0]['lr']:.2e}")
+    print(f"final val loss {history['val'][-1]:.4f} ({time.time() - t0:.1f} s on {device})")
+    return history
+
+
+def sample_and_plot(T, model, codec, history, args, device, **generate_kw):
+    """Print a sample that continues "The " and write the loss plot if asked."""
+    model.eval()
+    gen = T.Generator().manual_seed(args.seed)
+    start = T.from_numpy(codec.encode("The ")[None]).to(device)
+    out = model.generate(start, args.sample_tokens, temperature=0.8, generator=gen,
+                         **generate_kw)
+    print("sample:\n" + codec.decode(out[0].tolist()))
+    if args.plot:
+        plot_losses({"train (per step)": history["train"]}, args.plot)

@@ -7,7 +7,7 @@ from ..tensor import Tensor
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .sparse import EmbeddingDenseBackward, _renorm_
+from .sparse import EmbeddingDenseBackward, _renorm_, _wrap_padding_idx
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
@@ -179,13 +179,7 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device,
                                           dtype=dtype))
