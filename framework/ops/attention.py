@@ -7,13 +7,18 @@ from ..tensor import Tensor
 from .activation import softmax
 from .linalg import matmul
 
-def _probs(xp, scores):
-    """Row softmax of scores where rows that are all -inf give zeros (torch's _safe_softmax)."""
+
+
+def _probs_(xp, scores):
+    """Row softmax in place, where rows that are all -inf give zeros (torch's _safe_softmax)."""
     m = scores.max(axis=-1, keepdims=True)
-    m = xp.where(xp.isfinite(m), m, 0)
-    e = xp.exp(scores - m)
-    s = e.sum(axis=-1, keepdims=True)
-    return e / xp.where(s > 0, s, 1)
+    m[~xp.isfinite(m)] = 0
+    scores -= m
+    xp.exp(scores, out=scores)
+    s = scores.sum(axis=-1, keepdims=True)
+    s[s == 0] = 1
+    scores /= s
+    return scores
 
 
 class ScaledDotProductFlashAttentionForCpu(Op):
@@ -29,22 +34,30 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     def forward(self, q, k, v, mask=None, scale=1.0):
         xp = self.xp
         self.scale, self.mask = scale, mask
-        scores = (q @ xp.swapaxes(k, -1, -2)) * xp.asarray(scale, dtype=q.dtype)
+        scores = q @ xp.swapaxes(k, -1, -2)  # a fresh array: the rest works in place
+        scores *= xp.asarray(scale, dtype=q.dtype)
         if mask is not None:
-            scores = scores + mask
-        self.probs = _probs(xp, scores).astype(q.dtype, copy=False)
+            scores += mask.astype(q.dtype, copy=False)
+        self.probs = _probs_(xp, scores)
         return self.probs @ v
 
     def backward(self, grad):
         q, k, v = self.inputs
         if is_grad_enabled():  # create_graph: rebuild the probabilities as a differentiable graph
             p = _composed_probs(q, k, self.mask, self.scale)
-        else:
-            p = Tensor._make(self.probs, grad.device)
-        grad_v = matmul(p.transpose(-2, -1), grad)
-        grad_p = matmul(grad, v.transpose(-2, -1))
-        grad_s = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * self.scale
-        return matmul(grad_s, k), matmul(grad_s.transpose(-2, -1), q), grad_v
+            grad_v = matmul(p.transpose(-2, -1), grad)
+            grad_p = matmul(grad, v.transpose(-2, -1))
+            grad_s = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * self.scale
+            return matmul(grad_s, k), matmul(grad_s.transpose(-2, -1), q), grad_v
+        xp, p, g = self.xp, self.probs, grad._data
+        grad_v = xp.swapaxes(p, -1, -2) @ g
+        grad_s = g @ xp.swapaxes(v._data, -1, -2)  # d softmax: p * (g_p - sum(g_p * p))
+        row = (grad_s * p).sum(axis=-1, keepdims=True)
+        grad_s -= row
+        grad_s *= p
+        grad_s *= xp.asarray(self.scale, dtype=g.dtype)
+        out = (grad_s @ k._data, xp.swapaxes(grad_s, -1, -2) @ q._data, grad_v)
+        return tuple(Tensor._make(a, grad.device) for a in out)
 
 
 def _composed_probs(q, k, mask, scale):
