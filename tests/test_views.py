@@ -475,7 +475,12 @@ def test_matmul_nodes_for_strided_operands():
              ((3, 4), (2, 4, 5), lambda a: a.t().t(), lambda b: b.transpose(1, 2)),
              ((2, 3, 4), (2, 4, 5), lambda a: a.transpose(1, 2), None),
              ((3, 2, 4), (4, 3), lambda a: a[:, 1:], lambda b: b.t()),
-             ((4, 3), (2, 3, 5), lambda a: a.t(), None)]
+             ((4, 3), (2, 3, 5), lambda a: a.t(), None),
+             ((2, 1, 4, 3), (5, 3, 2), lambda a: a.transpose(-2, -1), None),
+             ((3,), (2, 5, 3), None, lambda b: b.mT),
+             ((2, 4, 3), (4,), lambda a: a.mT, None),
+             ((1, 3, 4), (2, 5, 4), None, lambda b: b.mT),
+             ((2, 3, 4), (1, 5, 4), None, lambda b: b.mT)]
 
     def walk(fn, depth=3):
         if fn is None or depth == 0:
@@ -486,7 +491,8 @@ def test_matmul_nodes_for_strided_operands():
         def fn(lib, sa=sa, sb=sb, fa=fa, fb=fb):
             a = lib.tensor(np.linspace(0, 1, int(np.prod(sa))).reshape(sa), requires_grad=True)
             b = lib.tensor(np.linspace(1, 2, int(np.prod(sb))).reshape(sb), requires_grad=True)
-            x, y = fa(a), b if fb is None else fb(b)
+            x = a if fa is None else fa(a)
+            y = b if fb is None else fb(b)
             if x.shape[-1] != y.shape[-2]:
                 x = x.transpose(-2, -1) if x.shape[-2] == y.shape[-2] else x
             out = x @ y
