@@ -234,11 +234,10 @@ def _fold(big, small, transpose):
     """matmul of a >=3-D tensor with a 1-D/2-D one as a single mm/mv, as torch folds it."""
     if transpose:  # small @ big computed as (big.mT @ small.T).mT
         t1 = big.mT
-        folded = _unsafe_view(t1.clone(), (-1, t1.shape[-1]))
         t2 = small.t() if small.ndim == 2 else small
     else:
         t1, t2 = big, small
-        folded = reshape(t1, -1, t1.shape[-1])
+    folded = reshape(t1, -1, t1.shape[-1])  # a view when the strides allow, else a copy
     shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
     out = _unsafe_view(folded.mm(t2) if t2.ndim == 2 else folded.mv(t2), shape)
     return out.mT.clone() if transpose and t2.ndim == 2 else out
@@ -279,14 +278,7 @@ def matmul(a, b):
     count = 1
     for s in batch:
         count *= s
-    a3 = _flat_batch(a.expand(batch + (n, m1)), tuple(a.shape[:-2]), (count, n, m1))
-    b3 = _flat_batch(b.expand(batch + (m2, p)), tuple(b.shape[:-2]), (count, m2, p))
+    # a view when the batch was already full, else a copy (UnsafeView over Clone), as torch
+    a3 = reshape(a.expand(batch + (n, m1)), (count, n, m1))
+    b3 = reshape(b.expand(batch + (m2, p)), (count, m2, p))
     return _unsafe_view(bmm(a3, b3), batch + (n, p))
-
-
-def _flat_batch(x, own_batch, shape):
-    """torch's reshape of an expanded operand: a view when the batch was already full,
-    otherwise a copy (CloneBackward0 under UnsafeViewBackward0)."""
-    if own_batch == tuple(x.shape[:-2]):
-        return reshape(x, shape)
-    return _unsafe_view(x.clone(), shape)
