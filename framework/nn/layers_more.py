@@ -7,7 +7,6 @@ from ..ops import fold as _fold
 from ..ops import pooling3d as _p3
 from ..ops import resample as _rs
 from . import init
-from .dropout import _DropoutNd, _check_p, _dropout_impl
 from .module import Module
 from .parameter import Parameter
 
@@ -224,19 +223,6 @@ class MaxUnpool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """alpha_dropout of whole channels (one noise value per (sample, channel))."""
-    _check_p(p)
-    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
-
-
-class FeatureAlphaDropout(_DropoutNd):
-    """Module form of feature_alpha_dropout."""
-
-    def forward(self, input):
-        return feature_alpha_dropout(input, self.p, self.training, self.inplace)
-
-
 def bilinear(input1, input2, weight, bias=None):
     """y = x1^T W x2 + b for weight (out, in1, in2), over the leading dims.
 
@@ -285,7 +271,7 @@ class Bilinear(Module):
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
            "PixelUnshuffle", "ChannelShuffle", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "Fold", "Unfold", "MaxPool3d", "AvgPool3d", "LPPool1d",
-           "LPPool2d", "LPPool3d", "MaxUnpool2d", "FeatureAlphaDropout", "Bilinear"]
+           "LPPool2d", "LPPool3d", "MaxUnpool2d", "Bilinear"]
 
 
 from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: E402
