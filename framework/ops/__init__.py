@@ -18,6 +18,7 @@ from .cumulative import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .pointwise import *  # noqa: F401,F403
+from .sampling import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .norms import *  # noqa: F401,F403
 from .counting import *  # noqa: F401,F403
