@@ -1223,12 +1223,6 @@ class Tensor:
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.isclose(self, other, rtol, atol, equal_nan)
 
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return _ops.multinomial(self, num_samples, replacement, generator=generator)
-
-    def bernoulli(self, p=None, *, generator=None):
-        return _ops.bernoulli(self, p, generator=generator)
-
     def masked_select(self, mask):
         return _ops.masked_select(self, mask)
 
