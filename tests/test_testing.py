@@ -157,3 +157,26 @@ def test_make_tensor_options_and_errors_match_torch():
     with pytest.warns(FutureWarning, match="Passing `low==high`"):
         assert make_tensor(2, dtype=framework.float32, device="cpu", low=1, high=1).tolist() == \
             [1.0, 1.0]
+
+
+RANGES = {"default": {}, "noncontiguous": dict(noncontiguous=True, exclude_zero=True),
+          "wide": "wide"}
+
+
+@pytest.mark.parametrize("range_", list(RANGES))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "uint8",
+                                   "bool"])
+def test_make_tensor_values_equal_torch(dtype, range_, request):
+    """Same seed, same values: make_tensor makes torch's random calls."""
+    if range_ == "wide" and dtype == "float64":  # strict: passes loudly once fixed
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=(
+            "uniform_ over a float64 range near its max gives NaN (random stream code: "
+            "framework/_fma.py's split overflows); torch gives finite values")))
+    kwargs = RANGES[range_]
+    if kwargs == "wide":
+        kwargs = dict(low=-math.inf, high=math.inf) if "float" in dtype else dict(low=-3)
+    torch.manual_seed(5)
+    t = torch.testing.make_tensor(4, 6, dtype=getattr(torch, dtype), device="cpu", **kwargs)
+    framework.manual_seed(5)
+    f = make_tensor(4, 6, dtype=getattr(framework, dtype), device="cpu", **kwargs)
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
