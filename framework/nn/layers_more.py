@@ -2,14 +2,11 @@
 alpha dropout; bilinear."""
 import math
 
-from ..backend import move, rng
 from ..creation import empty
 from ..ops import fold as _fold
 from ..ops import pooling3d as _p3
 from ..ops import resample as _rs
-from ..tensor import Tensor
 from . import init
-from .dropout import _check_p
 from .module import Module
 from .parameter import Parameter
 
@@ -226,112 +223,6 @@ class MaxUnpool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-def _noise(input, p, feature, dims):
-    """Keep-mask of Bernoulli(1 - p), per element or per (sample, channel) feature map."""
-    shape = tuple(input.shape)
-    if feature:
-        shape = shape[:dims] + (1,) * (len(shape) - dims)
-    keep = (rng().random(shape) >= p).astype(input._data.dtype)
-    return move(keep, input.device)
-
-
-def _feature_dropout(input, p, training, inplace, batched_dim, name):
-    _check_p(p)
-    if name == "dropout1d" and input.dim() not in (2, 3):
-        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D "
-                           "input. Note that dropout1d exists to provide channel-wise dropout "
-                           "on inputs with 1 spatial dimension, a channel dimension, and an "
-                           "optional batch dimension (i.e. 2D or 3D inputs).")
-    if not training or p == 0:
-        return input
-    unbatched = input.dim() == batched_dim - 1
-    x = input.unsqueeze(0) if unbatched else input
-    mask = _noise(x, p, True, 2)
-    mask = mask / (1 - p) if p < 1 else mask * 0
-    out = x.mul_(Tensor._make(mask, x.device)) if inplace else x * Tensor._make(mask, x.device)
-    return out.squeeze(0) if unbatched else out
-
-
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of (N, C, L) input with probability p."""
-    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
-
-
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of (N, C, H, W) input with probability p."""
-    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
-
-
-def dropout3d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of (N, C, D, H, W) input with probability p."""
-    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
-
-
-_ALPHA = 1.7580993408473766
-
-
-def _alpha(input, p, training, feature):
-    _check_p(p)
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return input * 0
-    keep = _noise(input, p, feature, 2)
-    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-    b = Tensor._make((keep - 1) * (_ALPHA * a) + _ALPHA * a * p, input.device)
-    return input * Tensor._make(keep * a, input.device) + b
-
-
-def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """Dropout that keeps the self-normalising mean and variance of SELU networks."""
-    return _alpha(input, p, training, False)
-
-
-def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """alpha_dropout of whole channels."""
-    return _alpha(input, p, training, True)
-
-
-class _DropoutNd(Module):
-    fn = None
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        _check_p(p)
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return type(self).fn(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-class Dropout1d(_DropoutNd):
-    """Channel dropout of (N, C, L) input."""
-    fn = staticmethod(dropout1d)
-
-
-class Dropout2d(_DropoutNd):
-    """Channel dropout of (N, C, H, W) input."""
-    fn = staticmethod(dropout2d)
-
-
-class Dropout3d(_DropoutNd):
-    """Channel dropout of (N, C, D, H, W) input."""
-    fn = staticmethod(dropout3d)
-
-
-class AlphaDropout(_DropoutNd):
-    """Module form of alpha_dropout."""
-    fn = staticmethod(alpha_dropout)
-
-
-class FeatureAlphaDropout(_DropoutNd):
-    """Module form of feature_alpha_dropout."""
-    fn = staticmethod(feature_alpha_dropout)
-
-
 def bilinear(input1, input2, weight, bias=None):
     """y = x1^T W x2 + b for weight (out, in1, in2), over the leading dims.
 
@@ -380,8 +271,7 @@ class Bilinear(Module):
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
            "PixelUnshuffle", "ChannelShuffle", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "Fold", "Unfold", "MaxPool3d", "AvgPool3d", "LPPool1d",
-           "LPPool2d", "LPPool3d", "MaxUnpool2d", "Dropout1d", "Dropout2d", "Dropout3d",
-           "AlphaDropout", "FeatureAlphaDropout", "Bilinear"]
+           "LPPool2d", "LPPool3d", "MaxUnpool2d", "Bilinear"]
 
 
 from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: E402
