@@ -40,6 +40,8 @@ CASES = {
     "only-rtol": lambda L: (L.tensor([1.0]), L.tensor([1.0]), dict(rtol=0.1)),
     "only-atol": lambda L: (L.tensor([1.0]), L.tensor([1.0]), dict(atol=0.1)),
     "shape": lambda L: (L.ones(2), L.ones(3), {}),
+    "stride": lambda L: (L.ones(2, 3).t(), L.ones(3, 2), dict(check_stride=True)),
+    "stride-unchecked": lambda L: (L.ones(2, 3).t(), L.ones(3, 2), {}),
     "shape-2d": lambda L: (L.ones(2, 3), L.ones(3, 2), {}),
     "dtype": lambda L: (L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0], dtype=L.float64), {}),
     "promoted": lambda L: (L.tensor([1.0, 2.0, 3.0]), L.tensor([1.0, 2.0, 3.5], dtype=L.float64),
