@@ -182,3 +182,18 @@ def test_make_tensor_values_equal_torch(dtype, range_, request):
     framework.manual_seed(5)
     f = make_tensor(4, 6, dtype=getattr(framework, dtype), device="cpu", **kwargs)
     np.testing.assert_array_equal(f.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: (L.tensor([1.0, 2.0]), [1.00001, 2.0]),
+    lambda L: (L.tensor([1.0, 2.0]), [1.1, 2.0]),
+    lambda L: (L.tensor([1.0, float("nan")]), [1.0, float("nan")]),
+    lambda L: (L.tensor([1.0, 2.0], dtype=L.float64), L.tensor([1.0, 2.0001])),
+    lambda L: ([1, 2], [1, 3]),
+])
+def test_deprecated_assert_allclose_matches_torch(make):
+    with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated"):
+        want = outcome(lambda: torch.testing.assert_allclose(*make(torch)))
+    with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated"):
+        got = outcome(lambda: framework.testing.assert_allclose(*make(framework)))
+    assert got == want
