@@ -205,6 +205,7 @@ class Tensor:
 
     @property
     def H(self):
+        """The conjugate transpose of a matrix (a transpose view for real tensors)."""
         if self.ndim not in (0, 2):
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                                f"{self.ndim}-D tensor. For batches of matrices, consider using tensor.mH")
@@ -212,9 +213,11 @@ class Tensor:
 
     @property
     def mH(self):
+        """The conjugate transpose of the last two dimensions (a view for real tensors)."""
         return self.transpose(-2, -1)
 
     def adjoint(self):
+        """Same as `mH`."""
         return self.transpose(-2, -1)
 
     @property
@@ -322,8 +325,32 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """np.asarray(t) shares memory with a CPU tensor; np.array(t) copies. Refused for a
+        tensor that requires grad, as torch refuses it."""
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
         arr = to_numpy(self._data)
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and arr.dtype != dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export through DLPack (zero-copy with NumPy and CuPy)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
+        if max_version is None:
+            return self._data.__dlpack__(stream=stream) if stream is not None else \
+                self._data.__dlpack__()
+        return self._data.__dlpack__(stream=stream, max_version=max_version,
+                                     dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        """(device type, index) as DLPack numbers them: (1, 0) for the CPU, (2, i) CUDA."""
+        return self._data.__dlpack_device__()
 
     def to(self, *args, **kwargs):
         dev, dt, copy = _parse_to(self, args, kwargs)
@@ -770,8 +797,26 @@ class Tensor:
 
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
-            return self.to(shape[0])  # view(dtype)
+            return self._view_dtype(shape[0])
         return _ops.view(self, *shape)
+
+    def _view_dtype(self, dtype):
+        """view(dtype): the same memory read as another dtype (not a view, no history)."""
+        arr, dt = self._data, dtypes.to_numpy_dtype(dtype)
+        if dt.itemsize != arr.itemsize:
+            names = (_TYPE_SHORT.get(arr.dtype.name, arr.dtype.name),
+                     _TYPE_SHORT.get(dt.name, dt.name))
+            what = "to view {} as {} (different element sizes)".format(*names)
+            if arr.ndim == 0:
+                raise RuntimeError(f"self.dim() cannot be 0 {what}")
+            if arr.strides[-1] != arr.itemsize:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got "
+                                   f"{self.stride(-1)}")
+            ratio = dt.itemsize // arr.itemsize
+            if ratio > 1 and arr.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                                   f"{arr.shape[-1]}")
+        return Tensor._make(arr.view(dt), self._device)
 
     def view_as(self, other):
         return _ops.view(self, other.shape)
@@ -1226,6 +1271,24 @@ class Tensor:
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _ops.norm(self, p, dim, keepdim, dtype)
+
+    def bitwise_left_shift(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __lshift__(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _ops.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other):
+        return _ops.bitwise_right_shift(other, self)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return _ops.unique(self, sorted, return_inverse, return_counts, dim)

@@ -57,6 +57,12 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     return _dropout_impl(input, p, training, inplace, alpha=True)
 
 
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout of whole channels (one noise value per sample and channel)."""
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
 def _feature(input, p, training, inplace, batched):
     if not batched:
         input = input.unsqueeze(0)
@@ -160,3 +166,10 @@ class AlphaDropout(_DropoutNd):
     def forward(self, input):
         return alpha_dropout(input, self.p, self.training)
 
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels (for SELU networks)."""
+
+    def forward(self, input):
+        return feature_alpha_dropout(input, self.p, self.training)

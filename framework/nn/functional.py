@@ -70,3 +70,9 @@ from ..ops.fold import fold, unfold  # noqa: F401,E402
 from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: F401,E402
                              adaptive_max_pool2d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d,
                              max_pool3d, max_unpool2d)
+from .layers_more import bilinear  # noqa: F401,E402
+from .dropout import feature_alpha_dropout  # noqa: F401,E402
+from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: F401,E402
+from ..ops.embedding_bag import embedding_bag  # noqa: F401,E402
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: F401,E402
+from ..ops.ctc import ctc_loss  # noqa: F401,E402
