@@ -354,3 +354,14 @@ def test_factories_return_version_zero():
                 m.rand(2, requires_grad=True)]
         assert [t._version for t in outs] == [0] * len(outs)
         assert m.empty(2).uniform_()._version == 1
+
+
+def test_rrelu_training_slopes():
+    for dt in DTYPES:
+        def run(m):
+            x = m.linspace(-3, 2, 37, dtype=dt[m is torch]).reshape(37) * m.tensor(
+                [1.0, -1.0] * 18 + [1.0], dtype=dt[m is torch])
+            return m.cat([m.nn.functional.rrelu(x, training=True),
+                          m.nn.RReLU(0.1, 0.4)(x.reshape(1, 37)).reshape(-1),
+                          m.nn.functional.rrelu(x, training=False)])
+        both(4, run)
