@@ -819,12 +819,17 @@ class Tensor:
         return _ops.neg(self)
 
     def __pos__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self):
         return _ops.abs(self)
 
     def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors")
         return _ops.bitwise_not(self)
 
     def __and__(self, other):

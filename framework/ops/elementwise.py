@@ -5,6 +5,7 @@ import math as _math
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
+from .._errors import broadcast_shapes, must_be_tensor, refuse, zero_division
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
 
@@ -15,6 +16,7 @@ def _zeros(grad):
 
 class NotImplementedBackward(Op):
     """A node whose derivative torch does not implement (floor_divide, scalar % tensor)."""
+    broadcasts = True
 
     def forward(self, *arrays, fn, aten):
         self.aten = aten
@@ -36,7 +38,7 @@ class Add(Op):
             return a + b
         _check_alpha(a, alpha)
         self.alpha = alpha
-        return a + alpha * b
+        return (a + alpha * b).astype(a.dtype, copy=False)  # bool + bool stays bool
 
     def backward(self, grad):
         return grad, (grad if self.alpha == 1 else grad * self.alpha)
@@ -54,17 +56,25 @@ def _check_alpha(a, alpha):
                            "point number.")
 
 
-def _check_bool_sub(a):
-    if a.dtype.kind == "b":
+def _is_bool(v):
+    return v.dtype.name == "bool" if isinstance(v, Tensor) else isinstance(v, bool)
+
+
+def _check_bool_sub(a, b):
+    """torch refuses `-` when either operand is bool (two messages, as torch words them)."""
+    if _is_bool(a) and _is_bool(b):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 class Sub(Op):
     promote = True
 
     def forward(self, a, b, alpha=1):
-        _check_bool_sub(a)
         _check_alpha(a, alpha)
         self.alpha = alpha
         return a - b if alpha == 1 else a - alpha * b
@@ -78,7 +88,6 @@ class Rsub(Op):
     promote = True
 
     def forward(self, a, b, alpha=1):
-        _check_bool_sub(a)
         self.alpha = alpha
         return b - a if alpha == 1 else b - alpha * a
 
@@ -90,6 +99,7 @@ class Rsub(Op):
 
 
 def sub(input, other, alpha=1):
+    _check_bool_sub(input, other)
     if not isinstance(input, Tensor):
         return Rsub.apply(other, input, alpha=alpha)
     return Sub.apply(input, other, alpha=alpha)
@@ -142,6 +152,8 @@ class DivRounding(Op):
 
     def forward(self, a, b, rounding_mode):
         xp = self.xp
+        refuse(a, "b", f"div_{rounding_mode}_cpu")
+        _check_int_zero(a, b)
         if rounding_mode == "floor":
             return xp.floor_divide(a, b)  # Python's floor semantics, as torch's div_floor
         if a.dtype.kind in "iu":
@@ -172,8 +184,26 @@ true_divide = divide = div
 
 def floor_divide(input, other):
     """`//`: torch gives it no derivative."""
-    return NotImplementedBackward.apply(*_promoted(input, other), fn=lambda xp, a, b:
-                                        xp.floor_divide(a, b), aten="floor_divide")
+    return NotImplementedBackward.apply(*_promoted(input, other), fn=_floor_div,
+                                        aten="floor_divide")
+
+
+def _floor_div(xp, a, b):
+    refuse(a, "b", "div_floor_cpu")
+    _check_int_zero(a, b)
+    return xp.floor_divide(a, b)
+
+
+def _remainder(xp, a, b):
+    refuse(a, "b", "remainder_cpu")
+    _check_int_zero(a, b)
+    return xp.remainder(a, b)
+
+
+def _check_int_zero(a, b):
+    """Integer division or remainder by zero is an error in torch (floats give inf/nan)."""
+    if a.dtype.kind in "iu" and not b.all():
+        raise zero_division()
 
 
 def _promoted(a, b):
@@ -194,7 +224,7 @@ class Remainder(Op):
 
     def forward(self, a, b):
         self.scalar_other = False
-        return self.xp.remainder(a, b)
+        return _remainder(self.xp, a, b)
 
     def backward(self, grad):
         a, b = self.inputs
@@ -209,7 +239,7 @@ class Remainder(Op):
 
 class RemainderScalar(Remainder):
     def forward(self, a, b):
-        return self.xp.remainder(a, b)
+        return _remainder(self.xp, a, b)
 
     def backward(self, grad):
         return grad, None
@@ -220,8 +250,8 @@ class RemainderScalar(Remainder):
 
 def remainder(input, other):
     if not isinstance(input, Tensor):
-        return NotImplementedBackward.apply(*_promoted(input, other), fn=lambda xp, a, b:
-                                            xp.remainder(a, b), aten="remainder")
+        return NotImplementedBackward.apply(*_promoted(input, other), fn=_remainder,
+                                            aten="remainder")
     if not isinstance(other, Tensor):
         return RemainderScalar.apply(input, other)
     return Remainder.apply(input, other)
@@ -253,6 +283,7 @@ class Pow(Op):
     def forward(self, x, exponent):
         self.exponent = exponent
         target = dtypes.result_type([x], [x.ndim], [exponent])
+        refuse(target, "b", "pow")
         if target.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         x = x.astype(target, copy=False)
@@ -274,6 +305,7 @@ class PowTensor(Op):
     saves_inputs = True
 
     def forward(self, a, b):
+        refuse(a, "b", "pow")
         return a ** b
 
     def backward(self, grad):
@@ -298,6 +330,7 @@ class PowScalarBase(Op):
         self.base = base
         target = dtypes.result_type([x], [x.ndim], [base])
         xp, x = self.xp, x.astype(target, copy=False)
+        refuse(target, "b", "pow")
         if target.kind in "iu":  # integer base ** negative integer: torch truncates to 0 (or +-1)
             out = xp.asarray(base, dtype=target) ** xp.maximum(x, 0)
             neg = 0 if base not in (1, -1) else xp.where(x % 2 == 0, 1, base)
@@ -352,6 +385,7 @@ class Clamp(Op):
 class ClampTensor(Op):
     """clamp with tensor bounds (None where absent); torch's clamp_backward_min_max."""
     promote = True
+    broadcasts = True
     saves_inputs = True
 
     def forward(self, x, lo, hi):
@@ -430,6 +464,8 @@ def _split_ties(grad, wins, ties, needs):
 
 
 def maximum(input, other):
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("maximum", "other", 2, other)
     return Maximum.apply(input, other)
 
 
@@ -446,12 +482,15 @@ class Minimum(Op):
 
 
 def minimum(input, other):
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("minimum", "other", 2, other)
     return Minimum.apply(input, other)
 
 
 class Where(Op):
     """where(cond, a, b); the condition gets no gradient."""
     saves_inputs = True
+    broadcasts = True
 
     def forward(self, cond, a, b):
         return self.xp.where(cond, a, b)
@@ -500,11 +539,8 @@ class MaskedFill(Op):
 
     def forward(self, x, mask, value, tensor_value):
         if mask.dtype.kind != "b":
-            word = {"float32": "float", "float64": "double", "int64": "long int",
-                    "int32": "int", "int16": "short int", "int8": "signed char",
-                    "uint8": "unsigned char", "float16": "c10::Half"}[mask.dtype.name]
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
-                               f"dtype {word}")
+                               f"dtype {dtypes.cpp_type_name(mask.dtype)}")
         self.tensor_value = tensor_value
         return self.xp.where(mask, value.astype(x.dtype, copy=False), x)
 
@@ -524,6 +560,10 @@ def masked_fill(input, mask, value):
     if tensor_value and value.ndim != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
+    broadcast_shapes(mask.shape, input.shape)  # torch broadcasts mask first
     if not tensor_value:
+        if input._data.dtype.kind in "iu" and not _math.isfinite(value):
+            raise RuntimeError(f"value cannot be converted to type {input._data.dtype.name}_t "
+                               "without overflow")
         value = Tensor._make(input.xp.asarray(value, dtype=input._data.dtype), input.device)
     return MaskedFill.apply(input, mask, value, tensor_value=tensor_value)

@@ -1,4 +1,5 @@
 """Matrix products: mm, mv, dot, bmm, addmm, outer, linear and matmul's dispatch."""
+from .._errors import refuse
 from ..autograd.op import Op
 from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
 
@@ -25,6 +26,7 @@ class Mm(Op):
     saves_inputs = True
 
     def forward(self, a, b):
+        refuse(a, "b", "addmm_impl_cpu_")
         return a @ b
 
     def backward(self, grad):
@@ -51,6 +53,7 @@ class Mv(Op):
     saves_inputs = True
 
     def forward(self, a, v):
+        refuse(a, "b", "addmv_impl_cpu")
         return a @ v
 
     def backward(self, grad):
@@ -78,6 +81,7 @@ class Dot(Op):
     saves_inputs = True
 
     def forward(self, a, b):
+        refuse(a, "b", "dot")
         return self.xp.dot(a, b)
 
     def backward(self, grad):
@@ -106,6 +110,7 @@ class Bmm(Op):
     saves_inputs = True
 
     def forward(self, a, b):
+        refuse(a, "b", "bmm")
         return self.xp.matmul(a, b)
 
     def backward(self, grad):
@@ -134,6 +139,7 @@ class Addmm(Op):
     saves_inputs = True
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
+        refuse(m1, "b", "addmm_impl_cpu_")
         self.beta, self.alpha = beta, alpha
         out = m1 @ m2
         if alpha != 1:

@@ -10,16 +10,12 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
+from .._errors import refuse
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
-_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
-
-
-def _type_name(dtype):
-    return _TYPE_NAMES.get(str(dtype), str(dtype))
+_type_name = dtypes.scalar_type_name
 
 
 def _reduction(reduction, size_average=None, reduce=None):
@@ -36,7 +32,9 @@ def _reduction(reduction, size_average=None, reduce=None):
 def _reduce(xp, loss, reduction):
     if reduction == "none":
         return loss
-    return loss.mean() if reduction == "mean" else loss.sum()
+    if reduction == "mean":  # no NumPy warning for an empty loss: nan, as torch
+        return loss.sum() / loss.dtype.type(loss.size)
+    return loss.sum()
 
 
 def _scale(grad, reduction, numel):
@@ -70,6 +68,7 @@ class MseLoss(Op):
     promote = True
 
     def forward(self, x, y, reduction="mean"):
+        refuse(x, "biu", "mse_cpu")
         self.reduction = reduction
         d = x - y
         self.numel = d.size
@@ -100,8 +99,12 @@ class SmoothL1Loss(Op):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta. HuberLoss is delta * this."""
     saves_inputs = True
     promote = True
+    kernel = "smooth_l1_cpu"
+    out_dtype = None
 
-    def forward(self, x, y, reduction="mean", beta=1.0, scale=1.0):
+    def forward(self, x, y, reduction="mean", beta=1.0, scale=1.0, out_dtype=None,
+                target_dtype=None):
+        refuse(x, "biu", self.kernel)
         self.reduction, self.beta, self.scale = reduction, beta, scale
         d = x - y
         self.numel = d.size
@@ -109,10 +112,14 @@ class SmoothL1Loss(Op):
         loss = self.xp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
         if scale != 1.0:
             loss = loss * scale
-        return _reduce(self.xp, loss.astype(d.dtype, copy=False), self.reduction)
+        self.out_dtype, self.target_dtype = out_dtype, target_dtype
+        return _reduce(self.xp, loss.astype(out_dtype or d.dtype, copy=False), self.reduction)
 
     def backward(self, grad):
         x, y = self.inputs
+        if self.out_dtype is not None and self.out_dtype != self.target_dtype:  # as torch
+            raise RuntimeError(f"Found dtype {_type_name(self.target_dtype)} but expected "
+                               f"{_type_name(self.out_dtype)}")
         d = x - y
         slope = (d / self.beta).where(d.abs() < self.beta, d.sign())
         g = _scale(grad, self.reduction, self.numel) * slope
@@ -122,7 +129,7 @@ class SmoothL1Loss(Op):
 
 
 class HuberLoss(SmoothL1Loss):
-    pass
+    kernel = "huber_cpu"
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -141,7 +148,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return HuberLoss.apply(input, target, reduction=reduction, beta=float(delta),
-                           scale=float(delta))
+                           scale=float(delta), out_dtype=input._data.dtype,  # input's dtype
+                           target_dtype=target._data.dtype)
 
 
 class BinaryCrossEntropy(Op):
@@ -150,6 +158,7 @@ class BinaryCrossEntropy(Op):
 
     def forward(self, x, y, w=None, reduction="mean"):
         xp = self.xp
+        refuse(x, "biu", "binary_cross_entropy")
         if not bool(((x >= 0) & (x <= 1)).all()):  # NaN fails both tests too
             raise RuntimeError("all elements of input should be between 0 and 1")
         self.reduction, self.numel = reduction, x.size
@@ -205,9 +214,9 @@ class BinaryCrossEntropyWithLogits(Op):
     saves_inputs = True
     promote = True
 
-    def forward(self, x, y, w=None, pw=None, reduction="mean"):
+    def forward(self, x, y, w=None, pw=None, reduction="mean", out_dtype=None):
         xp = self.xp
-        self.reduction, self.numel = reduction, x.size
+        self.reduction, self.numel, self.out_dtype = reduction, x.size, out_dtype
         softplus_neg = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))  # log(1 + e^-x)
         if pw is not None:
             loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
@@ -215,7 +224,7 @@ class BinaryCrossEntropyWithLogits(Op):
             loss = (1 - y) * x + softplus_neg
         if w is not None:
             loss = loss * w
-        return _reduce(xp, loss.astype(xp.result_type(x, y), copy=False), reduction)
+        return _reduce(xp, loss.astype(self.out_dtype, copy=False), reduction)
 
     def backward(self, grad):
         x, y, w, pw = self.inputs
@@ -244,6 +253,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    refuse(input._data, "biu", "log_sigmoid_cpu")
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"result type {_type_name(input.dtype.np)} can't be cast to the "
                            f"desired output type {_type_name(target.dtype.np)}")
@@ -252,7 +262,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if pos_weight is not None:
         _check_same_or_broadcast(pos_weight.shape, input.shape)
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight,
-                                              reduction=reduction)
+                                              reduction=reduction,
+                                              out_dtype=target._data.dtype)  # as torch
 
 
 def _check_same_or_broadcast(a, b):

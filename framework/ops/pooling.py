@@ -5,6 +5,7 @@ visited one kernel position at a time (kh*kw strided slices over the whole outpu
 Each backward is a linear primitive whose own backward is the forward map again, so
 gradients of every order work.
 """
+from .._errors import refuse
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -114,6 +115,7 @@ class _MaxGather(Op):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    refuse(input._data, "b", "max_pool2d")
     p = pool_params(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     need = return_indices or (input.requires_grad and is_grad_enabled())
     y, idx = MaxPool2DWithIndices.apply(input, p=p, need_indices=need)
@@ -122,6 +124,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    refuse(input._data, "biu", "max_pool1d_impl")
     k, s, pd, d = pool_windows(kernel_size, stride, padding, dilation)
     out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, pd), (1, d), ceil_mode,
                      return_indices)
@@ -202,6 +205,7 @@ class AvgPool2DBackward(Op):
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    refuse(input._data, "b", "avg_pool2d")
     p = pool_params(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -245,6 +249,7 @@ class AdaptiveAvgPool2D(Op):
 
 
 def adaptive_avg_pool2d(input, output_size):
+    refuse(input._data, "biu", "adaptive_avg_pool2d")
     out_hw = adaptive_size(input, output_size, 2, "adaptive_avg_pool2d")
     if out_hw == (1, 1):  # torch takes the mean here (MeanBackward1)
         return input.mean(dim=(-2, -1), keepdim=True)

@@ -93,9 +93,13 @@ def _float_only(x, what):
             f"point or complex dtype. Got: {_word(x.dtype)}")
 
 
-def _word(np_dtype):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short",
-            "int8": "Char"}.get(np_dtype.name, np_dtype.name.capitalize())
+_word = dtypes.scalar_type_name
+
+
+def array_mean(x, axis, keepdims=False):
+    """x.mean(axis) without NumPy's warning on an empty slice (torch is silent: nan)."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return x.sum(axis=axis, keepdims=keepdims) / _prod([x.shape[a] for a in axes])
 
 
 class Mean(_Reduce):
@@ -105,7 +109,7 @@ class Mean(_Reduce):
         _float_only(x, "mean")
         axes = self._setup(x, dim, keepdim)
         self.count = _b.max(x.size // _b.max(_prod(self.kept_shape), 1), 0)
-        return x.mean(axis=axes).astype(x.dtype, copy=False).reshape(self.out_shape)
+        return array_mean(x, axes).astype(x.dtype, copy=False).reshape(self.out_shape)
 
     def backward(self, grad):
         return _kept(grad, self).expand(self.in_shape) / self.count
@@ -183,7 +187,11 @@ class Var(_Reduce):
         return self.var(x, axes)
 
     def var(self, x, axes):
-        return x.var(axis=axes, ddof=self.correction).reshape(self.out_shape)
+        n = _prod([x.shape[a] for a in axes])
+        d = x - x.sum(axis=axes, keepdims=True) / n
+        # torch divides by max(N - correction, 0), silently giving inf or nan at 0
+        var = (d * d).sum(axis=axes) / x.dtype.type(_b.max(n - self.correction, 0))
+        return var.astype(x.dtype, copy=False).reshape(self.out_shape)
 
     def backward(self, grad):
         x, = self.inputs

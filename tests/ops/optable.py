@@ -518,7 +518,7 @@ OPS = [
     _op("index_select", lambda L, x, d, i: L.index_select(x, d, i), index_select_sample),
     _op("getitem", lambda L, x, i: x[i], getitem_sample),
     _op("setitem", lambda L, x, i, v: x.__setitem__(i, v) or x, setitem_sample),
-    _op("index_put", lambda L, x, i, v, **kw: x.index_put(i, v, **kw), index_put_sample),
+    _op("index_put", lambda L, x, i, v, **kw: L.index_put(x, i, v, **kw), index_put_sample),
     _op("gelu", lambda L, x: F(L).gelu(x), unary, FLOAT, chain=True),
     _op("gelu_tanh", lambda L, x: F(L).gelu(x, approximate="tanh"), unary, FLOAT),
     _op("leaky_relu", lambda L, x: F(L).leaky_relu(x, 0.2), unary, FLOAT, chain=True),
