@@ -30,6 +30,8 @@ _ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
 
 def _erf(xp, x):
     """erf on an array, in x's dtype, with xp operations only (loops run over coefficients)."""
+    if x.ndim == 0:  # NumPy turns 0-dim intermediates into scalars, which `out=` refuses
+        return _erf(xp, x.reshape(1)).reshape(())
     if x.dtype.itemsize <= 4:
         x = xp.clip(x, -4.0, 4.0)
         x2 = x * x

@@ -202,7 +202,7 @@ def _remainder(xp, a, b):
 
 def _check_int_zero(a, b):
     """Integer division or remainder by zero is an error in torch (floats give inf/nan)."""
-    if a.dtype.kind in "iu" and not b.all():
+    if a.dtype.kind in "iu" and a.size and not b.all():
         raise zero_division()
 
 
@@ -306,6 +306,11 @@ class PowTensor(Op):
 
     def forward(self, a, b):
         refuse(a, "b", "pow")
+        if a.dtype.kind in "iu":  # negative integer powers truncate (0, or +-1), as torch
+            xp = self.xp
+            out = a ** xp.maximum(b, 0)
+            neg = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b % 2), 0))
+            return xp.where(b < 0, neg, out).astype(out.dtype, copy=False)
         return a ** b
 
     def backward(self, grad):
@@ -527,7 +532,9 @@ def _dtype_word(t):
 
 
 def nonzero(input, as_tuple=False):
-    idx = input.xp.nonzero(input._data)
+    idx = input.xp.nonzero(input._data.reshape(-1) if input.ndim == 0 else input._data)
+    if input.ndim == 0 and not as_tuple:  # torch: (1, 0) or (0, 0)
+        return Tensor._make(input.xp.zeros((len(idx[0]), 0), "int64"), input.device)
     if as_tuple:
         return tuple(Tensor._make(i.astype("int64"), input.device) for i in idx)
     return Tensor._make(input.xp.stack(idx, axis=1).astype("int64"), input.device)

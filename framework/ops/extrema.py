@@ -46,6 +46,10 @@ class _Extreme(Op):
             raise RuntimeError(f"{self.fname}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
+        for a in self.axes:
+            if x.shape[a] == 0:
+                raise IndexError(f"{self.fname}(): Expected reduction dim {a} to have non-zero "
+                                 "size.")
         self.kept_shape = _reduce_shape(x.shape, self.axes, True)
         y = self.reduce(x, axis=self.axes)
         return y.reshape(_reduce_shape(x.shape, self.axes, keepdim))

@@ -24,7 +24,7 @@ def _check(name, x, dim, index, src=None):
     if index.dtype.name not in (("int64", "int32") if name == "gather" else ("int64",)):
         raise RuntimeError(f"{name}(): Expected dtype "
                            f"{'int32/int64' if name == 'gather' else 'int64'} for index")
-    if index.ndim != x.ndim and index.size:
+    if index.ndim != x.ndim and index.numel():
         raise RuntimeError("Index tensor must have the same number of dimensions as "
                            f"{'input' if name == 'gather' else 'self'} tensor")
     d = _dim(dim, x.ndim)
@@ -37,7 +37,7 @@ def _check(name, x, dim, index, src=None):
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"{_fmt(index.shape)} to be no larger than self {_fmt(x.shape)} "
                                f"apart from dimension {d}{where}")
-    if index.size:
+    if index.numel():
         hi, lo = int(index._data.max()), int(index._data.min())
         size = x.shape[d] if x.ndim else 1
         if hi >= size or lo < 0:

@@ -95,7 +95,13 @@ class Split(Op):
         return "SplitWithSizesBackward0" if self.with_sizes else "SplitBackward0"
 
 
+def _check_1d(x, name):
+    if x.ndim == 0:
+        raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
+
+
 def split(x, split_size_or_sections, dim=0):
+    _check_1d(x, "split")
     d = _dim(dim, x.ndim)
     n = x.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -117,10 +123,13 @@ def split(x, split_size_or_sections, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    _check_1d(x, "chunk")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[_dim(dim, x.ndim)]
-    return split(x, max((n + chunks - 1) // chunks, 1) if n else 1, dim)
+    if n == 0:  # torch: `chunks` empty pieces
+        return split(x, [0] * chunks, dim)
+    return split(x, (n + chunks - 1) // chunks, dim)
 
 
 class Unbind(Op):
@@ -138,5 +147,5 @@ class Unbind(Op):
 
 def unbind(x, dim=0):
     if x.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(f"Dimension specified as {_dim(dim, 0)} but tensor has no dimensions")
     return Unbind.apply(x, dim=_dim(dim, x.ndim))

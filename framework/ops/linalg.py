@@ -26,7 +26,8 @@ class Mm(Op):
     saves_inputs = True
 
     def forward(self, a, b):
-        refuse(a, "b", "addmm_impl_cpu_")
+        if a.size and b.size:  # torch multiplies empty bool matrices
+            refuse(a, "b", "addmm_impl_cpu_")
         return a @ b
 
     def backward(self, grad):
@@ -53,7 +54,8 @@ class Mv(Op):
     saves_inputs = True
 
     def forward(self, a, v):
-        refuse(a, "b", "addmv_impl_cpu")
+        if a.size and v.size:
+            refuse(a, "b", "addmv_impl_cpu")
         return a @ v
 
     def backward(self, grad):
@@ -110,7 +112,8 @@ class Bmm(Op):
     saves_inputs = True
 
     def forward(self, a, b):
-        refuse(a, "b", "bmm")
+        if a.size and b.size:
+            refuse(a, "b", "bmm")
         return self.xp.matmul(a, b)
 
     def backward(self, grad):
@@ -139,7 +142,8 @@ class Addmm(Op):
     saves_inputs = True
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
-        refuse(m1, "b", "addmm_impl_cpu_")
+        if m1.size and m2.size:
+            refuse(m1, "b", "addmm_impl_cpu_")
         self.beta, self.alpha = beta, alpha
         out = m1 @ m2
         if alpha != 1:
@@ -189,7 +193,7 @@ def linear(input, weight, bias=None):
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D "
                            f"and {weight.ndim}D")
     lead = tuple(input.shape[:-1])
-    out = addmm(bias, reshape(input, -1, input.shape[-1]), weight.t())
+    out = addmm(bias, reshape(input, _lead(input), input.shape[-1]), weight.t())
     return reshape(out, lead + (weight.shape[0],))
 
 
@@ -218,15 +222,23 @@ def _broadcast_batch(sa, sb):
     return tuple(out)
 
 
+def _lead(x):
+    """The product of all but the last dim (a -1 would be ambiguous for an empty last dim)."""
+    n = 1
+    for s in x.shape[:-1]:
+        n *= s
+    return n
+
+
 def _fold(big, small, transpose):
     """matmul of a >=3-D tensor with a 1-D/2-D one as a single mm/mv, as torch folds it."""
     if transpose:  # small @ big computed as (big.mT @ small.T).mT
         t1 = big.mT
-        folded = _unsafe_view(t1.clone(), (-1, t1.shape[-1]))
+        folded = _unsafe_view(t1.clone(), (_lead(t1), t1.shape[-1]))
         t2 = small.t() if small.ndim == 2 else small
     else:
         t1, t2 = big, small
-        folded = reshape(t1, -1, t1.shape[-1])
+        folded = reshape(t1, _lead(t1), t1.shape[-1])
     shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
     out = _unsafe_view(folded.mm(t2) if t2.ndim == 2 else folded.mv(t2), shape)
     return out.mT.clone() if transpose and t2.ndim == 2 else out

@@ -157,6 +157,8 @@ class AvgPool2D(Op):
         self.div = avg_divisor(self.xp, p, x.shape[-2:], count_include_pad, divisor_override,
                                x.dtype)
         y = _window_sums(self.xp, x, p)
+        if y.dtype.kind in "iu":  # integer averages truncate towards zero, as torch's
+            return self.xp.trunc(y / self.div).astype(y.dtype)
         y /= self.div
         return y
 
@@ -249,10 +251,10 @@ class AdaptiveAvgPool2D(Op):
 
 
 def adaptive_avg_pool2d(input, output_size):
-    refuse(input._data, "biu", "adaptive_avg_pool2d")
     out_hw = adaptive_size(input, output_size, 2, "adaptive_avg_pool2d")
     if out_hw == (1, 1):  # torch takes the mean here (MeanBackward1)
         return input.mean(dim=(-2, -1), keepdim=True)
+    refuse(input._data, "biu", "adaptive_avg_pool2d")
     return AdaptiveAvgPool2D.apply(input, out_hw=out_hw)
 
 

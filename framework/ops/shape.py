@@ -193,6 +193,8 @@ def movedim(x, source, destination):
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     src = [_dim(d, x.ndim) for d in src]
     dst = [_dim(d, x.ndim) for d in dst]
+    if x.ndim == 0:
+        return alias(x)  # torch: AliasBackward0
     order = [None] * x.ndim
     for s, d in zip(src, dst):
         order[d] = s
@@ -206,7 +208,7 @@ moveaxis = movedim
 class Transpose(Op):
     def forward(self, x, dim0, dim1):
         self.dim0, self.dim1 = dim0, dim1
-        return x.swapaxes(dim0, dim1)
+        return x.swapaxes(dim0, dim1) if x.ndim else x.view()
 
     def backward(self, grad):
         return grad.transpose(self.dim0, self.dim1)
@@ -271,7 +273,11 @@ def squeeze(x, dim=None):
         return Squeeze.apply(x, dims=None, overload=0)
     if isinstance(dim, int):
         return Squeeze.apply(x, dims=(_dim(dim, x.ndim),), overload=1)
-    return Squeeze.apply(x, dims=tuple(_dim(d, x.ndim) for d in dim), overload=2)
+    dims = tuple(_dim(d, x.ndim) for d in dim)
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return Squeeze.apply(x, dims=dims, overload=2)
 
 
 def _squeeze_inplace_dim(x, dim):
@@ -298,6 +304,8 @@ def unflatten(x, dim, sizes):
     d = _dim(dim, x.ndim)
     shape = tuple(x.shape)
     sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     known = 1
     for s in sizes:
         if s != -1:
