@@ -206,7 +206,7 @@ def tensor_repr(t):
         body = _tensor_str(arr, indent)
     if t.grad_fn is not None:
         # torch shows the class name: CopySlices, not torch::autograd::CopySlices
-        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
+        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

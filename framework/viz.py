@@ -89,7 +89,7 @@ class Digraph:
 
 
 def _fn_name(fn):
-    return fn.name().rsplit("::", 1)[-1]  # torchviz shows the class name: AccumulateGrad
+    return type(fn).__name__  # torchviz shows the class name: AccumulateGrad
 
 
 def _size_str(t):

@@ -60,6 +60,7 @@ def compare_with_torch(fw_fn, torch_fn, inputs, device="cpu", grad=True, rtol=1e
             assert (f.grad_fn is None) == (t.grad_fn is None), (f.grad_fn, t.grad_fn)
             if t.grad_fn is not None:
                 assert f.grad_fn.name() == t.grad_fn.name(), (f.grad_fn.name(), t.grad_fn.name())
+                assert type(f.grad_fn).__name__ == type(t.grad_fn).__name__
     if any(requires_grad):
         diff = [(f, t) for f, t in zip(fw_outs, th_outs) if t.requires_grad]
         ups = [randn(*t.shape, dtype=as_numpy(t).dtype) for _, t in diff]

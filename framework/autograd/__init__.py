@@ -49,3 +49,4 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F
 from . import functional  # noqa: E402,F401
 from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa: E402,F401
                       is_anomaly_enabled, set_detect_anomaly)
+from . import graph  # noqa: E402,F401

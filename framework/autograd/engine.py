@@ -196,6 +196,9 @@ def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph, shar
     if isinstance(fn, AccumulateGrad):
         if grads_out[0] is not None:
             _accumulate(fn.variable, grads_out[0], create_graph, shared)
+        if fn._hooks:
+            for hook in list(fn._hooks.values()):
+                hook((), tuple(grads_out))
         return ()
     if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
         return ()

@@ -10,6 +10,7 @@ import inspect
 
 from ..tensor import Tensor
 from . import op as _op
+from .node import Node
 from .grad_mode import state
 
 
@@ -41,25 +42,15 @@ class FunctionCtx:
     _materialize = True
 
 
-class BackwardCFunction(FunctionCtx):
+class BackwardCFunction(FunctionCtx, Node):
     """The graph node of one Function.apply call (torch's BackwardCFunction)."""
     _forward_cls = None
-    _released = False
     _saved = ()
-    _edges = ()
-    _hooks = _prehooks = _tensor_hooks = _retain = _trace = None
-
-    def name(self):
-        return type(self).__name__
+    _freed_attrs = ("_saved",)
 
     def __repr__(self):
         # torch prints the node's full class path
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
-
-    next_functions = _op.Op.next_functions
-    metadata = _op.Op.metadata
-    register_hook = _op.Op.register_hook
-    register_prehook = _op.Op.register_prehook
 
     @property
     def saved_tensors(self):
@@ -86,10 +77,6 @@ class BackwardCFunction(FunctionCtx):
 
     def check_saved(self):
         """Saved tensors are checked when backward unpacks them, as in torch."""
-
-    def release(self):
-        self._released = True
-        self._saved = ()
 
     def backward(self, *grads):
         """Called by the engine: materialise missing gradients, run the user's backward and
@@ -122,7 +109,6 @@ class BackwardCFunction(FunctionCtx):
             out.append(g if self._edges[k] is not None else None)
         return tuple(out)
 
-    __call__ = backward
     apply = backward
 
 
@@ -264,6 +250,7 @@ def _saved_entry(ctx, t, out_index, new_outs, record):
 
 class _DelayedError(_op.Op):
     """Identity whose backward raises: marks grads computed by a once_differentiable backward."""
+    node_name = "torch::autograd::Error"
 
     def forward(self, x, *anchors):
         return x.copy()
@@ -271,9 +258,6 @@ class _DelayedError(_op.Op):
     def backward(self, grad):
         raise RuntimeError("trying to differentiate twice a function that was marked with "
                            "@once_differentiable")
-
-    def name(self):
-        return "DelayedError"
 
 
 def once_differentiable(fn):

@@ -5,7 +5,6 @@ recording the node, saving exactly what backward declares, version checks and fr
 """
 import itertools
 import re
-import weakref
 
 import numpy as _np
 
@@ -14,15 +13,17 @@ from .._errors import broadcast_shapes
 from ..backend import xp_for
 from ..tensor import Tensor
 from .grad_mode import state
+from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
+                   node_class)
 
 _seq = itertools.count()
 _new = object.__new__
 
-FREED = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you call "
-    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-    "graph a second time or if you need to access saved tensors after calling backward.")
+
+def _record_variant(self, args, out, dev):
+    """_record for ops whose node name depends on their arguments (no cost for the others)."""
+    self._as(self.node_variant())
+    return Op._record(self, args, out, dev)
 
 
 def _same_device_error(a, b):
@@ -31,26 +32,56 @@ def _same_device_error(a, b):
         f"{a} and {b}!")
 
 
-class Op:
+class Op(Node):
     """Base class of primitives. Subclasses define forward(*arrays, **params) -> array(s)
-    and backward(*grads) -> gradient Tensor(s) (one per input, or None)."""
+    and backward(*grads) -> gradient Tensor(s) (one per input, or None).
+
+    Each subclass gets a node class named as torch names its node (`node_name`, by default
+    `<ClassName>Backward0`); `apply` records an instance of it. An op whose node name depends
+    on its arguments switches with `self._as("SumBackward1")` in forward.
+    """
 
     # Hot per-node state lives in slots; rarely set state (hooks, retain_grad, anomaly traces,
-    # op metadata) falls back to the class defaults below and lands in __dict__ when set.
+    # op metadata) falls back to the class defaults and lands in __dict__ when set.
     __slots__ = ("xp", "_inputs", "_versions", "_out", "_out_vc", "_out_version", "_edges",
                  "_in_meta", "needs_input_grad", "_seq", "_n_out", "__weakref__", "__dict__")
-    _released = False
-    _hooks = _prehooks = _tensor_hooks = _retain = _trace = None
     saves_inputs = False   # backward reads self.inputs
     saves_output = False   # backward reads self.output
+    saves = ()             # names of other attributes holding arrays that backward reads
     promote = False        # inputs are promoted to torch's common dtype
     broadcasts = False     # inputs broadcast together (implied by promote)
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
+    node_variant = None      # a method returning the node name where it depends on arguments
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_op" in cls.__dict__:  # a node class made below
+            return
+        cls._op = cls
+        cls._freed_attrs = (("_inputs",) if cls.saves_inputs else ()) + (
+            ("_out",) if cls.saves_output else ()) + tuple(cls.saves)
+        name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward0"
+        cls._nodes = {}
+        cls._node_cls = cls._node(name)
+        if cls.node_variant is not None and "_record" not in cls.__dict__:
+            cls._record = _record_variant
+
+    @classmethod
+    def _node(cls, name):
+        node = cls._nodes.get(name)
+        if node is None:
+            node = cls._nodes[name] = node_class(cls._op, name, _op=cls._op)
+        return node
+
+    def _as(self, name):
+        """Become the node called `name` (ops whose torch node depends on the arguments)."""
+        node = self._nodes.get(name)
+        self.__class__ = node if node is not None else self._node(name)
 
     @classmethod
     def apply(cls, *args, **params):
-        fn = _new(cls)
+        fn = _new(cls._node_cls)
         dev = dtype = None
         requires = mixed = has_scalar = False
         for a in args:
@@ -146,53 +177,17 @@ class Op:
         return Tensor._make(self._out, _device_of_node(self), True, self, 0)
 
     def check_saved(self):
-        """Raise torch's error if a saved tensor was modified in place since forward."""
-        if self._released and (self.saves_inputs or self.saves_output):
-            raise RuntimeError(FREED)
+        """Raise torch's error if a saved tensor was freed or modified in place since forward."""
+        if self._released:
+            if self._freed_attrs:
+                raise RuntimeError(FREED)
+            return
         if self.saves_inputs:
             for a, v in zip(self._inputs, self._versions):
                 if a is not None and a._vc[0] != v:
                     raise _modified_error(a._data, a._vc[0], v, a.grad_fn, a._output_nr)
         if self.saves_output and self._out_vc[0] != self._out_version:
             raise _modified_error(self._out, self._out_vc[0], self._out_version, self, 0)
-
-    def release(self):
-        """Free saved data; edges and metadata stay so next_functions remains readable."""
-        self._released = True
-        if self.saves_inputs:
-            self._inputs = None
-        if self.saves_output:
-            self._out = None
-
-    # ----- node surface (torch's grad_fn API) ----------------------------------------------
-    def name(self):
-        return type(self).__name__ + "Backward0"
-
-    @property
-    def next_functions(self):
-        return tuple(e if e is not None else (None, 0) for e in self._edges)
-
-    @property
-    def metadata(self):
-        return self.__dict__.setdefault("_metadata", {})
-
-    def register_hook(self, hook):
-        """hook(grad_inputs, grad_outputs) runs after this node; may return new grad_inputs."""
-        if self._hooks is None:
-            self._hooks = {}
-        return _add_hook(self._hooks, hook)
-
-    def register_prehook(self, hook):
-        """hook(grad_outputs) runs before this node; may return new grad_outputs."""
-        if self._prehooks is None:
-            self._prehooks = {}
-        return _add_hook(self._prehooks, hook)
-
-    def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
-
-    def __call__(self, *grads):
-        return self.backward(*grads)
 
     def forward(self, *arrays, **params):
         raise NotImplementedError(f"{type(self).__name__} must define forward")
@@ -201,68 +196,15 @@ class Op:
         raise RuntimeError(f"derivative for {type(self).__name__} is not implemented")
 
 
-class AccumulateGrad:
+class AccumulateGrad(Node):
     """The node of a leaf that requires grad: the only writer of `.grad`."""
-    __slots__ = ("variable", "_hooks", "_prehooks", "__weakref__")
+    __slots__ = ("variable", "_hooks", "_prehooks", "_metadata", "__weakref__")
+    node_name = "torch::autograd::AccumulateGrad"
     _seq = float("inf")  # runs as soon as it is ready, as in torch
-    _n_out = 1
-    _edges = ()
-    _released = False
-    _tensor_hooks = _retain = _trace = None
 
     def __init__(self, variable):
         self.variable = variable
-        self._hooks = self._prehooks = None
-
-    def name(self):
-        return "torch::autograd::AccumulateGrad"
-
-    next_functions = ()
-    register_hook = Op.register_hook
-    register_prehook = Op.register_prehook
-
-    def __repr__(self):
-        return f"<AccumulateGrad object at {hex(id(self))}>"
-
-
-class RemovableHandle:
-    """Returned by every register_*hook; `.remove()` unregisters."""
-    __slots__ = ("_dict", "id")
-    _ids = itertools.count()
-
-    def __init__(self, hooks_dict):
-        self._dict = weakref.ref(hooks_dict) if _weakrefable(hooks_dict) else (lambda: hooks_dict)
-        self.id = next(RemovableHandle._ids)
-
-    def remove(self):
-        d = self._dict()
-        if d is not None:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class _HookDict(dict):
-    """A dict that can be weakly referenced by its handles."""
-    __slots__ = ("__weakref__",)
-
-
-def _weakrefable(d):
-    return isinstance(d, _HookDict)
-
-
-def _add_hook(hooks, hook):
-    handle = RemovableHandle(hooks)
-    hooks[handle.id] = hook
-    return handle
-
-
-def new_hook_dict():
-    return _HookDict()
+        self._hooks = self._prehooks = self._metadata = None
 
 
 def _modified_error(array, now, expected, grad_fn, output_nr):

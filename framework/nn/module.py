@@ -528,6 +528,7 @@ def _parse_module_to(args, kwargs):
 class BackwardHookFunction(Op):
     """Identity over a module's input or output tensors; its node carries the module's
     full backward hooks (torch wraps tensors the same way)."""
+    node_name = "BackwardHookFunctionBackward"
 
     def forward(self, *arrays, nondiff=()):
         self.non_differentiable = nondiff
@@ -535,9 +536,6 @@ class BackwardHookFunction(Op):
 
     def backward(self, *grads):
         return grads
-
-    def name(self):
-        return "BackwardHookFunctionBackward"
 
 
 def _wrap(values):

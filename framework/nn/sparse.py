@@ -14,9 +14,7 @@ _INDEX_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "boo
 
 class EmbeddingLookup(Op):
     """weight[indices]; indices arrive as a raw integer array parameter."""
-
-    def name(self):
-        return "EmbeddingBackward0"
+    node_name = "EmbeddingBackward0"
 
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq

@@ -125,6 +125,7 @@ class Convolution(Op):
 
 class ConvTranspose(Op):
     """x = conv_t(g, w) + b, the adjoint of Convolution in its input (ConvolutionBackward0)."""
+    node_name = "ConvolutionBackward0"
     saves_inputs = True
 
     @_keep_params
@@ -149,26 +150,20 @@ class ConvTranspose(Op):
         grad_b = grad.sum(dim=(0,) + tuple(range(2, grad.ndim))) if need_b else None
         return grad_g, grad_w, grad_b
 
-    def name(self):
-        return "ConvolutionBackward0"
-
 
 class ConvInputGrad(ConvTranspose):
     """conv_t as the input gradient of a convolution (torch names it like this)."""
-
-    def name(self):
-        return "ConvolutionBackwardBackward0"
+    node_name = "ConvolutionBackwardBackward0"
 
 
 class ConvGradGrad(Convolution):
     """conv as a term of a double backward."""
-
-    def name(self):
-        return "ConvolutionBackwardBackward0"
+    node_name = "ConvolutionBackwardBackward0"
 
 
 class ConvWeightGrad(Op):
     """gw = conv_w(x, g), the adjoint of Convolution in its weight."""
+    node_name = "ConvolutionBackwardBackward0"
     saves_inputs = True
 
     @_keep_params
@@ -186,9 +181,6 @@ class ConvWeightGrad(Op):
         grad_x = ConvInputGrad.apply(g, grad, None, in_hw=x.shape[2:], **p) if need_x else None
         grad_g = ConvGradGrad.apply(x, grad, None, **p) if need_g else None
         return grad_x, grad_g
-
-    def name(self):
-        return "ConvolutionBackwardBackward0"
 
 
 def _convolution(x, w, b, stride, padding, dilation, groups, nd, name):

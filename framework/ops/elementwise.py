@@ -16,6 +16,7 @@ def _zeros(grad):
 
 class NotImplementedBackward(Op):
     """A node whose derivative torch does not implement (floor_divide, scalar % tensor)."""
+    node_name = "torch::autograd::NotImplemented"
     broadcasts = True
 
     def forward(self, *arrays, fn, aten):
@@ -24,9 +25,6 @@ class NotImplementedBackward(Op):
 
     def backward(self, grad):
         raise RuntimeError(f"derivative for aten::{self.aten} is not implemented")
-
-    def name(self):
-        return "torch::autograd::NotImplemented"
 
 
 class Add(Op):
@@ -85,6 +83,7 @@ class Sub(Op):
 
 class Rsub(Op):
     """scalar - tensor (torch calls it rsub)."""
+    node_name = "RsubBackward1"
     promote = True
 
     def forward(self, a, b, alpha=1):
@@ -93,9 +92,6 @@ class Rsub(Op):
 
     def backward(self, grad):
         return (-grad if self.alpha == 1 else grad * -self.alpha), None
-
-    def name(self):
-        return "RsubBackward1"
 
 
 def sub(input, other, alpha=1):
@@ -148,6 +144,7 @@ class Div(Op):
 
 class DivRounding(Op):
     """div with rounding_mode 'floor' or 'trunc': piecewise constant, so zero gradients."""
+    node_name = "DivBackward2"
     promote = True
 
     def forward(self, a, b, rounding_mode):
@@ -163,9 +160,6 @@ class DivRounding(Op):
 
     def backward(self, grad):
         return _zeros(grad), _zeros(grad)
-
-    def name(self):
-        return "DivBackward2"
 
 
 def div(input, other, rounding_mode=None):
@@ -219,6 +213,7 @@ def _promoted(a, b):
 
 class Remainder(Op):
     """Python-style modulus (sign of the divisor), as torch.remainder."""
+    node_name = "RemainderBackward1"
     promote = True
     saves_inputs = True
 
@@ -233,19 +228,15 @@ class Remainder(Op):
         grad_b = -grad * div(a, b, rounding_mode="floor") if need_b else None
         return (grad if need_a else None), grad_b
 
-    def name(self):
-        return "RemainderBackward0" if self.scalar_other else "RemainderBackward1"
-
 
 class RemainderScalar(Remainder):
+    node_name = "RemainderBackward0"
+
     def forward(self, a, b):
         return _remainder(self.xp, a, b)
 
     def backward(self, grad):
         return grad, None
-
-    def name(self):
-        return "RemainderBackward0"
 
 
 def remainder(input, other):
@@ -301,6 +292,7 @@ class Pow(Op):
 
 class PowTensor(Op):
     """tensor ** tensor."""
+    node_name = "PowBackward1"
     promote = True
     saves_inputs = True
 
@@ -322,12 +314,10 @@ class PowTensor(Op):
         grad_b = grad * where((a == 0) & (b >= 0), 0.0, a ** b * log(a)) if need_b else None
         return grad_a, grad_b
 
-    def name(self):
-        return "PowBackward1"
-
 
 class PowScalarBase(Op):
     """number ** tensor."""
+    node_name = "PowBackward2"
     saves_inputs = True
     saves_output = True
 
@@ -349,9 +339,6 @@ class PowScalarBase(Op):
             return grad * where(x >= 0, 0.0, self.output * -_math.inf)
         return grad * self.output * (_math.log(base) if base > 0 else _math.nan)
 
-    def name(self):
-        return "PowBackward2"
-
 
 def pow(input, exponent):
     if not isinstance(input, Tensor):
@@ -367,6 +354,7 @@ def square(input):
 
 class Clamp(Op):
     """clamp with number bounds."""
+    node_name = "ClampBackward1"
     saves_inputs = True
 
     def forward(self, x, min=None, max=None):
@@ -383,12 +371,10 @@ class Clamp(Op):
             mask = x >= self.min if self.min is not None else x <= self.max
         return where(mask, grad, 0.0)
 
-    def name(self):
-        return "ClampBackward1"
-
 
 class ClampTensor(Op):
     """clamp with tensor bounds (None where absent); torch's clamp_backward_min_max."""
+    node_name = "ClampBackward0"
     promote = True
     broadcasts = True
     saves_inputs = True
@@ -412,9 +398,6 @@ class ClampTensor(Op):
         return (where(mask_x, grad, 0.0), where(mask_lo, grad, 0.0) if need_lo else None,
                 where(mask_hi, grad, 0.0) if need_hi else None)
 
-    def name(self):
-        return "ClampBackward0"
-
 
 def clamp(input, min=None, max=None):
     if min is None and max is None:
@@ -431,13 +414,11 @@ clip = clamp
 
 
 class ClampMin(Clamp):
-    def name(self):
-        return "ClampMinBackward0"
+    node_name = "ClampMinBackward0"
 
 
 class ClampMax(Clamp):
-    def name(self):
-        return "ClampMaxBackward0"
+    node_name = "ClampMaxBackward0"
 
 
 def clamp_min(input, min):
@@ -558,7 +539,7 @@ class MaskedFill(Op):
         grad_v = where(mask, grad, 0.0).sum() if need_v else None
         return grad_x, None, grad_v
 
-    def name(self):
+    def node_variant(self):
         return "MaskedFillBackward1" if self.tensor_value else "MaskedFillBackward0"
 
 

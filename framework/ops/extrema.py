@@ -64,37 +64,29 @@ class _Extreme(Op):
 
 
 class MaxAll(_Extreme):
+    node_name = "MaxBackward1"
     fname = "max"
 
     def reduce(self, x, axis):
         return x.max(axis=axis)
 
-    def name(self):
-        return "MaxBackward1"
-
 
 class MinAll(_Extreme):
+    node_name = "MinBackward1"
     fname = "min"
 
     def reduce(self, x, axis):
         return x.min(axis=axis)
 
-    def name(self):
-        return "MinBackward1"
-
 
 class Amax(MaxAll):
+    node_name = "AmaxBackward0"
     fname = "amax"
-
-    def name(self):
-        return "AmaxBackward0"
 
 
 class Amin(MinAll):
+    node_name = "AminBackward0"
     fname = "amin"
-
-    def name(self):
-        return "AminBackward0"
 
 
 class _ExtremeDim(Op):
@@ -130,23 +122,19 @@ class _ExtremeDim(Op):
 
 
 class MaxDim(_ExtremeDim):
+    node_name = "MaxBackward0"
     fname = "max"
 
     def arg(self, x, axis):
         return self.xp.argmax(x, axis=axis)
 
-    def name(self):
-        return "MaxBackward0"
-
 
 class MinDim(_ExtremeDim):
+    node_name = "MinBackward0"
     fname = "min"
 
     def arg(self, x, axis):
         return self.xp.argmin(x, axis=axis)
-
-    def name(self):
-        return "MinBackward0"
 
 
 def _max_min(input, dim, keepdim, other, full, per_dim, pair, result):

@@ -113,7 +113,7 @@ class Scatter(Op):
                     if need_src and not self.overload else None)
         return grad_x, None, grad_src
 
-    def name(self):
+    def node_variant(self):
         return f"ScatterBackward{self.overload}"
 
 
@@ -142,6 +142,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 class ScatterReduce(Op):
     """scatter(..., reduce='add'|'multiply'): forward only, as torch (its node is
     NotImplemented and raises in backward)."""
+    node_name = "torch::autograd::NotImplemented"
 
     def forward(self, x, index, src, dim, reduce):
         out = x.copy()
@@ -153,9 +154,6 @@ class ScatterReduce(Op):
     def backward(self, grad):
         raise RuntimeError("the derivative for 'scatter' with a reduce argument is not "
                            "implemented")
-
-    def name(self):
-        return "torch::autograd::NotImplemented"
 
 
 class IndexSelect(Op):

@@ -47,8 +47,8 @@ class _Embed(Op):
     def backward(self, grad):
         return self.of.apply(grad, key=self.key)
 
-    def name(self):
-        return self.of.__name__ + "BackwardBackward0"
+    def node_variant(self):
+        return self.of._op.__name__ + "BackwardBackward0"
 
 
 class Index(Op):
@@ -64,6 +64,7 @@ class Index(Op):
 
 class _IndexAccumulate(Op):
     """zeros(shape) with grad summed in at key (duplicate indices accumulate)."""
+    node_name = "IndexPutBackward0"
 
     def forward(self, grad, shape, key):
         self.key = key
@@ -73,9 +74,6 @@ class _IndexAccumulate(Op):
 
     def backward(self, grad):
         return Index.apply(grad, key=self.key)
-
-    def name(self):
-        return "IndexPutBackward0"
 
 
 def _as_index_array(item, xp):
@@ -259,7 +257,7 @@ class IndexPut(Op):
                 grad_v = Index.apply(grad_v, key=self.adv)
         return grad_x, grad_v
 
-    def name(self):
+    def node_variant(self):
         return self.kind
 
 

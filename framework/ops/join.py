@@ -91,7 +91,7 @@ class Split(Op):
         full = [g if g is not None else _zeros_for(self, i, like) for i, g in enumerate(grads)]
         return cat(full, self.dim)
 
-    def name(self):
+    def node_variant(self):
         return "SplitWithSizesBackward0" if self.with_sizes else "SplitBackward0"
 
 

@@ -339,7 +339,7 @@ class NllLoss(Op):
         super().release()
         self.safe = self.wt = None
 
-    def name(self):
+    def node_variant(self):
         return _nll_name(len(self.x_shape), self.reduction)
 
 
@@ -438,7 +438,7 @@ class CrossEntropy(Op):
         super().release()
         self.p = self.logp = self.safe = self.wt = self.keep = None
 
-    def name(self):
+    def node_variant(self):
         if not self.probs:
             return "AddBackward0" if self.ls else _nll_name(len(self.x_shape), self.reduction)
         return "DivBackward1" if self.reduction == "mean" else "NegBackward0"

@@ -76,6 +76,7 @@ class MaxPool2DWithIndices(Op):
 
 class MaxPool2DWithIndicesBackward(Op):
     """Scatter each output gradient to the input position of its max (adjoint of a gather)."""
+    node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     def forward(self, grad, idx, in_shape, unique):
         xp, self.in_shape, self.idx, self.out_shape = self.xp, in_shape, idx, grad.shape
@@ -92,12 +93,10 @@ class MaxPool2DWithIndicesBackward(Op):
     def backward(self, grad):
         return _MaxGather.apply(grad, idx=self.idx, out_shape=self.out_shape)
 
-    def name(self):
-        return "MaxPool2DWithIndicesBackwardBackward0"
-
 
 class _MaxGather(Op):
     """Read each input gradient at its window's max position (adjoint of the scatter)."""
+    node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     def forward(self, gg, idx, out_shape):
         self.in_shape, self.idx = gg.shape, idx
@@ -108,9 +107,6 @@ class _MaxGather(Op):
     def backward(self, grad):
         return MaxPool2DWithIndicesBackward.apply(grad, idx=self.idx, in_shape=self.in_shape,
                                                   unique=False)
-
-    def name(self):
-        return "MaxPool2DWithIndicesBackwardBackward0"
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -168,6 +164,7 @@ class AvgPool2D(Op):
 
 class _AvgPoolAgain(AvgPool2D):
     """The forward map reused inside a double backward (same windows, same divisor)."""
+    node_name = "AvgPool2DBackward0"
 
     def forward(self, x, fwd):
         self.p, self.in_shape, self.div = fwd.p, fwd.in_shape, fwd.div
@@ -175,12 +172,10 @@ class _AvgPoolAgain(AvgPool2D):
         y /= self.div
         return y
 
-    def name(self):
-        return "AvgPool2DBackward0"
-
 
 class AvgPool2DBackward(Op):
     """Spread each output gradient over its window (adjoint of AvgPool2D)."""
+    node_name = "AvgPool2DBackwardBackward0"
 
     def forward(self, grad, fwd):
         xp, p, self.fwd = self.xp, fwd.p, fwd
@@ -200,9 +195,6 @@ class AvgPool2DBackward(Op):
 
     def backward(self, grad):
         return _AvgPoolAgain.apply(grad, fwd=self.fwd)
-
-    def name(self):
-        return "AvgPool2DBackwardBackward0"
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

@@ -64,7 +64,7 @@ class Sum(_Reduce):
     def backward(self, grad):
         return _kept(grad, self).expand(self.in_shape)
 
-    def name(self):
+    def node_variant(self):
         return "SumBackward0" if self.all else "SumBackward1"
 
 
@@ -114,7 +114,7 @@ class Mean(_Reduce):
     def backward(self, grad):
         return _kept(grad, self).expand(self.in_shape) / self.count
 
-    def name(self):
+    def node_variant(self):
         return "MeanBackward0" if self.all else "MeanBackward1"
 
 
@@ -162,7 +162,7 @@ class Prod(_Reduce):
         others = nonzero_prod / safe * where(n_zero == 0, 1.0, zero_part)
         return grad * others
 
-    def name(self):
+    def node_variant(self):
         return "ProdBackward0" if self.all else "ProdBackward1"
 
 
@@ -176,6 +176,7 @@ def prod(input, dim=None, keepdim=False, dtype=None):
 
 
 class Var(_Reduce):
+    node_name = "VarBackward0"
     saves_inputs = True
 
     def forward(self, x, dim=None, correction=1, keepdim=False):
@@ -198,11 +199,9 @@ class Var(_Reduce):
         centered = x - x.mean(self.axes, keepdim=True)
         return _kept(grad, self) * centered * (2.0 / self.dof if self.dof else float("inf"))
 
-    def name(self):
-        return "VarBackward0"
-
 
 class Std(Var):
+    node_name = "StdBackward0"
     saves_output = True
 
     def var(self, x, axes):
@@ -216,9 +215,6 @@ class Std(Var):
         x, = self.inputs
         centered = x - x.mean(self.axes, keepdim=True)
         return grad * centered * (2.0 / self.dof if self.dof else float("inf"))
-
-    def name(self):
-        return "StdBackward0"
 
 
 def _var_args(dim, unbiased, correction):

@@ -70,9 +70,7 @@ view = reshape
 
 class UnsafeView(View):
     """torch's _unsafe_view: the reshape matmul uses after mm/bmm."""
-
-    def name(self):
-        return "UnsafeViewBackward0"
+    node_name = "UnsafeViewBackward0"
 
 
 def _unsafe_view(x, shape):
@@ -264,7 +262,7 @@ class Squeeze(Op):
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
-    def name(self):
+    def node_variant(self):
         return f"SqueezeBackward{self.overload}"
 
 

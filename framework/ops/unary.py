@@ -64,6 +64,7 @@ def log(input):
 
 
 class Log1p(Op):
+    node_name = "Log1PBackward0"
     saves_inputs = True
 
     def forward(self, x):
@@ -72,9 +73,6 @@ class Log1p(Op):
     def backward(self, grad):
         x, = self.inputs
         return grad / (x + 1)
-
-    def name(self):
-        return "Log1PBackward0"
 
 
 def log1p(input):
@@ -233,7 +231,7 @@ class Round(_Rounding):
         # rint rounds half to even, as torch; decimals scale first, as torch does
         return xp.rint(x) if self.decimals == 0 else xp.round(x, self.decimals)
 
-    def name(self):
+    def node_variant(self):
         return "RoundBackward0" if self.decimals == 0 else "RoundBackward1"
 
 
@@ -306,6 +304,7 @@ def clone(input, memory_format=None):
 
 class Fill(Op):
     """fill_(value) as an op: the result ignores the input."""
+    node_name = "FillBackward0"
 
     def forward(self, x, value):
         if isinstance(value, Tensor):
@@ -315,9 +314,6 @@ class Fill(Op):
     def backward(self, grad):
         return _zeros(grad)
 
-    def name(self):
-        return "FillBackward0"
-
 
 def fill(x, value):
     return Fill.apply(x, value=value)
@@ -325,6 +321,7 @@ def fill(x, value):
 
 class CopyInto(Op):
     """copy_(src): the result is src broadcast to the destination's shape and dtype."""
+    node_name = "torch::autograd::CopyBackwards"
 
     def forward(self, dst, src):
         self.src_dtype = src.dtype
@@ -332,9 +329,6 @@ class CopyInto(Op):
 
     def backward(self, grad):
         return _zeros(grad), grad
-
-    def name(self):
-        return "CopyBackwards"
 
 
 def copy_into(dst, src):

@@ -1,0 +1,143 @@
+"""Node: the one protocol every graph node follows (torch.autograd.graph.Node).
+
+Op nodes, AccumulateGrad and custom-Function nodes all derive from `Node`; the engine only
+uses what is defined here: `_edges` (one `(node, output_nr)` or None per input), `_n_out`,
+`_in_meta` (shape and dtype per input), `_seq` (creation order), the hook dicts,
+`check_saved()`, `backward(*grads)` and `release()`.
+"""
+import itertools
+import weakref
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+class Node:
+    """Base class of every autograd graph node (what `tensor.grad_fn` is).
+
+    A node receives the gradients of its outputs and returns those of its inputs;
+    `next_functions` leads to the nodes of those inputs.
+
+    Example:
+        >>> x = framework.ones(2, requires_grad=True)
+        >>> y = (x * 3).sum()
+        >>> isinstance(y.grad_fn, framework.autograd.graph.Node), y.grad_fn.name()
+        (True, 'SumBackward0')
+    """
+    __slots__ = ()
+    node_name = None      # torch's name(), e.g. 'MulBackward0' or 'torch::autograd::CopySlices'
+    _freed_attrs = ()     # attributes holding saved data, dropped by release()
+    _edges = ()
+    _n_out = 1
+    _in_meta = ()
+    _seq = 0
+    _released = False
+    _hooks = _prehooks = _tensor_hooks = _retain = _trace = None
+
+    def name(self):
+        """torch's name of this node, e.g. 'MulBackward0'."""
+        return self.node_name or type(self).__name__
+
+    @property
+    def next_functions(self):
+        """((node, output_nr), ...) for each input; (None, 0) where no gradient flows."""
+        return tuple(e if e is not None else (None, 0) for e in self._edges)
+
+    @property
+    def metadata(self):
+        """A dict for the user's own annotations (kept with the node)."""
+        m = getattr(self, "_metadata", None)
+        if m is None:
+            m = {}
+            self._metadata = m
+        return m
+
+    @property
+    def requires_grad(self):
+        return True
+
+    def _sequence_nr(self):
+        return self._seq
+
+    def _set_sequence_nr(self, n):
+        self._seq = n
+
+    def register_hook(self, hook):
+        """hook(grad_inputs, grad_outputs) runs after this node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = new_hook_dict()
+        return _add_hook(self._hooks, hook)
+
+    def register_prehook(self, hook):
+        """hook(grad_outputs) runs before this node; may return new grad_outputs."""
+        if self._prehooks is None:
+            self._prehooks = new_hook_dict()
+        return _add_hook(self._prehooks, hook)
+
+    def check_saved(self):
+        """Raise torch's error when saved data was freed (or modified in place)."""
+        if self._released and self._freed_attrs:
+            raise RuntimeError(FREED)
+
+    def release(self):
+        """Free saved data; edges and metadata stay so next_functions remains readable."""
+        self._released = True
+        for attr in self._freed_attrs:
+            setattr(self, attr, None)
+
+    def backward(self, *grads):
+        """Gradients of the inputs from those of the outputs."""
+        raise NotImplementedError
+
+    def __call__(self, *grads):
+        return self.backward(*grads)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+def node_class(base, name, **attrs):
+    """A subclass of `base` named as torch names the node (the part after the last '::')."""
+    ns = {"__slots__": (), "node_name": name, "__module__": base.__module__,
+          "__qualname__": name.rsplit("::", 1)[-1], **attrs}
+    return type(name.rsplit("::", 1)[-1], (base,), ns)
+
+
+class RemovableHandle:
+    """Returned by every register_*hook; `.remove()` unregisters."""
+    __slots__ = ("_dict", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self._dict = weakref.ref(hooks_dict) if isinstance(hooks_dict, _HookDict) else (
+            lambda: hooks_dict)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        d = self._dict()
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookDict(dict):
+    """A dict that can be weakly referenced by its handles."""
+    __slots__ = ("__weakref__",)
+
+
+def _add_hook(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def new_hook_dict():
+    return _HookDict()
