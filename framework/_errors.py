@@ -54,3 +54,20 @@ def inplace_shape_error(shape, broadcast):
 
 def index_out_of_range(fname="self"):
     return IndexError(f"index out of range in {fname}")
+
+
+class _NotGiven:
+    """Default of an argument whose absence matters (torch's overloads tell `dim=None` from no
+    dim at all); prints as None in signatures."""
+
+    def __repr__(self):
+        return "None"
+
+
+NOT_GIVEN = _NotGiven()
+
+
+def invalid_args(fname, got):
+    """torch's TypeError when no overload of `fname` takes the arguments described by `got`."""
+    return TypeError(f"{fname}() received an invalid combination of arguments - got {got}, but "
+                     "expected one of:")

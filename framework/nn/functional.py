@@ -47,10 +47,16 @@ def _gather_pad(input, pad, mode):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode != "circular" and 0 in input.shape[input.dim() - n - 1 + (input.dim() == n + 1):]:
+        raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
+                           "batch size and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     out = input
     for i in range(n):
         d = input.dim() - 1 - i
         size, lo, hi = input.shape[d], pad[2 * i], pad[2 * i + 1]
+        if mode == "circular" and (lo > size or hi > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
         j = xp.arange(-lo, size + hi)
         if mode == "reflect":
             if lo >= size or hi >= size:

@@ -5,7 +5,7 @@ import math as _math
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
-from .._errors import broadcast_shapes, must_be_tensor, refuse, zero_division
+from .._errors import broadcast_shapes, invalid_args, must_be_tensor, refuse, zero_division
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
 
@@ -403,6 +403,10 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if not (isinstance(min, Tensor) or min is None) or not (isinstance(max, Tensor) or
+                                                                max is None):
+            words = [type(b).__name__ for b in (max, min)]  # torch lists keywords sorted
+            raise invalid_args("clamp", f"(Tensor, max={words[0]}, min={words[1]})")
         as_t = [b if isinstance(b, Tensor) or b is None else
                 Tensor._make(input.xp.asarray(b, dtype=dtypes.result_type([], [], [b])),
                              input.device) for b in (min, max)]

@@ -174,7 +174,7 @@ def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
     idx = index._data.reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < 0):
         raise IndexError("index out of range in self")
     if input.ndim == 0:
         return input.reshape(1).index_select(0, index).reshape(())

@@ -12,13 +12,20 @@ def _zeros_for(op, i, like):
 class Cat(Op):
     promote = True  # torch.cat promotes float32 + float64 to float64
 
-    def forward(self, *xs, dim):
-        self.dim = dim
+    def forward(self, *xs, dim, skip=None):
+        self.dim, self.skip = dim, skip
+        if skip:  # legacy empty (0,) tensors: in the dtype and the graph, not in the result
+            xs = [x for x, s in zip(xs, skip) if not s]
         self.sizes = [x.shape[dim] for x in xs]
         return self.xp.concatenate(xs, axis=dim)
 
     def backward(self, grad):
-        return grad.split(self.sizes, self.dim)
+        parts = grad.split(self.sizes, self.dim)
+        if not self.skip:
+            return parts
+        parts = iter(parts)
+        empty = Tensor._make(grad.xp.zeros((0,), grad._data.dtype), grad.device)
+        return tuple(empty if s else next(parts) for s in self.skip)
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -30,7 +37,10 @@ def cat(tensors, dim=0, *, out=None):
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
     # legacy torch behaviour: 1-D empty tensors are skipped whatever the other shapes are
-    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    skip = [t.ndim == 1 and t.shape[0] == 0 for t in tensors]
+    if all(skip):
+        skip[0] = False
+    kept = [t for t, s in zip(tensors, skip) if not s]
     ref = kept[0]
     d = _dim(dim, ref.ndim)
     for i, t in enumerate(kept):
@@ -43,7 +53,9 @@ def cat(tensors, dim=0, *, out=None):
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the "
                     "list.")
-    return Cat.apply(*kept, dim=d)
+    if any(skip):
+        return Cat.apply(*tensors, dim=d, skip=tuple(skip))
+    return Cat.apply(*tensors, dim=d)
 
 
 concat = cat

@@ -306,6 +306,14 @@ def _nll_name(ndim, reduction):
     return "NllLoss2DBackward0"
 
 
+def _zero_ignored(g, keep):
+    """g with ignored targets' rows set to 0 (not 0 * inf when every target is ignored)."""
+    if keep.all():
+        return g
+    from .elementwise import where
+    return where(Tensor._make(keep[:, None], g.device), g, 0.0)
+
+
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
 
@@ -313,9 +321,10 @@ class NllLoss(Op):
         xp = self.xp
         self.x_shape, self.reduction = x.shape, reduction
         x, t2 = _as_batched(x, t, False)
-        safe, wt, _ = _class_coeffs(xp, t2, w, x.shape[1], ignore_index, x.dtype)
-        self.safe, self.wt, self.out_shape = safe, wt, t.shape
-        loss = -wt * xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        safe, wt, ignored = _class_coeffs(xp, t2, w, x.shape[1], ignore_index, x.dtype)
+        self.safe, self.wt, self.out_shape, self.keep = safe, wt, t.shape, ~ignored
+        # ignored targets contribute 0 even where the input is inf or nan, as in torch
+        loss = xp.where(ignored, 0, -wt * xp.take_along_axis(x, safe[:, None], axis=1)[:, 0])
         if reduction == "none":
             return loss.reshape(t.shape)
         if reduction == "sum":
@@ -332,12 +341,12 @@ class NllLoss(Op):
                                     grad.device) if self.reduction == "mean" else grad
         q = _onehot(self.xp, self.safe, self.x_shape[-1] if len(self.x_shape) == 1
                     else self.x_shape[1], self.wt.dtype) * self.wt[:, None]
-        grad_x = -g * Tensor._make(q, grad.device)  # linear in x: constant coefficients
+        grad_x = _zero_ignored(-g * Tensor._make(q, grad.device), self.keep)  # linear in x
         return grad_x.reshape(self.x_shape), None, None
 
     def release(self):
         super().release()
-        self.safe = self.wt = None
+        self.safe = self.wt = self.keep = None
 
     def node_variant(self):
         return _nll_name(len(self.x_shape), self.reduction)
@@ -374,7 +383,7 @@ class CrossEntropy(Op):
         else:
             safe, wt, ignored = _class_coeffs(xp, t, w, n_classes, ignore_index, x.dtype)
             self.safe, self.wt, self.keep = safe, wt, ~ignored
-            loss = -wt * xp.take_along_axis(logp, safe[:, None], axis=1)[:, 0]
+            loss = xp.where(ignored, 0, -wt * xp.take_along_axis(logp, safe[:, None], axis=1)[:, 0])
             if ls:
                 smooth = -(logp * w_b if w_b is not None else logp).sum(axis=1) * self.keep
                 loss = (1 - ls) * loss + ls / n_classes * smooth
@@ -422,7 +431,8 @@ class CrossEntropy(Op):
         need_x, need_t, need_w = self.needs_input_grad
         grad_x = grad_t = grad_w = None
         if need_x:
-            grad_x = (g * (p * q.sum(1, keepdim=True) - q)).reshape(self.x_shape)
+            g_rows = g if self.probs else _zero_ignored(g, self.keep)
+            grad_x = (g_rows * (p * q.sum(1, keepdim=True) - q)).reshape(self.x_shape)
         if need_t and self.probs:
             gt = -g * (1 - self.ls) * logp
             grad_t = (gt * w.reshape(self.w_shape) if w is not None else gt).reshape(self.x_shape)

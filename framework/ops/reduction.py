@@ -1,6 +1,7 @@
 """Reductions: sum, mean, prod, var/std, logsumexp, all/any; max/min family in extrema.py."""
 import builtins as _b
 
+from .._errors import NOT_GIVEN, invalid_args
 from ..autograd.op import Op
 from .. import dtypes
 
@@ -68,7 +69,17 @@ class Sum(_Reduce):
         return "SumBackward0" if self.all else "SumBackward1"
 
 
-def sum(input, dim=None, keepdim=False, dtype=None):
+def _dim_keepdim(fname, dim, keepdim):
+    """torch has no overload with keepdim but no dim: sum(x, keepdim=True) is a TypeError."""
+    if dim is NOT_GIVEN:
+        if keepdim is not None:
+            raise invalid_args(fname, "(Tensor, keepdim=bool)")
+        return None, False
+    return dim, bool(keepdim)
+
+
+def sum(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
+    dim, keepdim = _dim_keepdim("sum", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
     return Sum.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
@@ -125,7 +136,8 @@ def _prod(shape):
     return n
 
 
-def mean(input, dim=None, keepdim=False, dtype=None):
+def mean(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
+    dim, keepdim = _dim_keepdim("mean", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
     return Mean.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
@@ -166,7 +178,8 @@ class Prod(_Reduce):
         return "ProdBackward0" if self.all else "ProdBackward1"
 
 
-def prod(input, dim=None, keepdim=False, dtype=None):
+def prod(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
+    dim, keepdim = _dim_keepdim("prod", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
     if dim is not None and not isinstance(dim, int):
@@ -184,7 +197,9 @@ class Var(_Reduce):
             raise RuntimeError("std and var only support floating point and complex dtypes")
         axes = self._setup(x, dim, keepdim)
         self.correction = correction
-        self.dof = _b.max(x.size // _b.max(_prod(self.kept_shape), 1) - correction, 0)
+        # torch's var_backward divides by N - correction unclamped (so correction > N flips
+        # the sign); torch counts N = 1 for dim=(), giving inf, which we do not copy
+        self.dof = x.size // _b.max(_prod(self.kept_shape), 1) - correction
         return self.var(x, axes)
 
     def var(self, x, axes):
@@ -217,21 +232,24 @@ class Std(Var):
         return grad * centered * (2.0 / self.dof if self.dof else float("inf"))
 
 
-def _var_args(dim, unbiased, correction):
+def _var_args(fname, dim, unbiased, keepdim, correction):
+    if dim is NOT_GIVEN and unbiased is not None and keepdim is not None:
+        raise invalid_args(fname, "(Tensor, keepdim=bool, unbiased=bool)")
+    dim = None if dim is NOT_GIVEN else dim
     if isinstance(dim, bool):  # legacy var(input, unbiased)
         dim, unbiased = None, dim
     if correction is None:
         correction = 0 if unbiased is False else 1
-    return dim, correction
+    return dim, bool(keepdim), correction
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dim, correction = _var_args(dim, unbiased, correction)
+def var(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
+    dim, keepdim, correction = _var_args("var", dim, unbiased, keepdim, correction)
     return Var.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dim, correction = _var_args(dim, unbiased, correction)
+def std(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
+    dim, keepdim, correction = _var_args("std", dim, unbiased, keepdim, correction)
     return Std.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
@@ -265,6 +283,8 @@ class _BoolReduce(Op):
     differentiable = False
 
     def forward(self, x, dim=None, keepdim=False):
+        if isinstance(dim, (tuple, list)) and not dim:  # torch: dim=() reduces nothing here
+            return x.astype(bool)
         axes = _axis(dim, x.ndim)
         out = self.reduce(x, axes).reshape(_reduce_shape(x.shape, axes, keepdim))
         return out.astype(x.dtype) if x.dtype.name == "uint8" else out

@@ -175,7 +175,9 @@ absolute = abs
 
 class Sign(Op):
     def forward(self, x):
-        return x.copy() if x.dtype.kind == "b" else self.xp.sign(x)
+        if x.dtype.kind != "f":
+            return x.copy() if x.dtype.kind == "b" else self.xp.sign(x)
+        return (x > 0).astype(x.dtype) - (x < 0)  # sign(nan) is 0 in torch, nan in NumPy
 
     def backward(self, grad):
         return _zeros(grad)

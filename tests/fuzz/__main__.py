@@ -11,7 +11,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from fuzz.runner import EXCEPTION, NODE, SILENT, WORDING, Program, fuzz  # noqa: E402
+from fuzz.runner import EXCEPTION, KNOWN, NODE, SILENT, WORDING, Program, fuzz  # noqa: E402
 
 
 def summary(found, programs, seconds, top=40):
@@ -20,14 +20,14 @@ def summary(found, programs, seconds, top=40):
     by_kind = collections.defaultdict(set)
     for m in found:
         by_kind[m.kind].add(m.seed)
-    for kind in (SILENT, EXCEPTION, WORDING, NODE):
+    for kind in (SILENT, EXCEPTION, WORDING, NODE, KNOWN):
         lines.append(f"  {kind:10s} {len(by_kind[kind])}")
     groups = collections.Counter((m.kind, m.op, m.what) for m in found)
     example = {}
     for m in found:
         example.setdefault((m.kind, m.op, m.what), m)
     lines.append("most common groups (count, class, op, what, example detail, seed):")
-    order = {SILENT: 0, EXCEPTION: 1, WORDING: 2, NODE: 3}
+    order = {SILENT: 0, EXCEPTION: 1, WORDING: 2, NODE: 3, KNOWN: 4}
     for key, n in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], -kv[1]))[:top]:
         m = example[key]
         lines.append(f"  {n:6d} {m.kind:9s} {m.op:28s} {m.what:28s} {m.detail[:110]} "

@@ -8,7 +8,8 @@ observable is compared; each difference is classified:
   gradient; a result where torch raises; a NumPy warning leaking out (torch is silent);
 - exception: a different exception type, or an error where torch returns a result;
 - wording: the same exception type with a different message;
-- node: a different grad_fn name (`name()` or the node class's `__name__`).
+- node: a different grad_fn name (`name()` or the node class's `__name__`);
+- known: a documented deliberate difference (KNOWN below) or a torch internal assert.
 """
 import warnings
 
@@ -19,8 +20,16 @@ import framework
 from ops.opgen import Gen, T
 from ops.optable import CHAIN, OPS
 
-SILENT, EXCEPTION, WORDING, NODE = "silent", "exception", "wording", "node"
-CHECK_NODE_TYPE = False  # type(grad_fn).__name__ (turned on once node classes are named)
+SILENT, EXCEPTION, WORDING, NODE, KNOWN = "silent", "exception", "wording", "node", "known"
+
+# Deliberate differences (README "Known differences"): (op, predicate on the program).
+KNOWN_DIFFERENCES = {
+    # torch counts N = 1 for var/std over dim=() in backward (inf gradient); we differentiate
+    # the value actually computed (the variance of every element)
+    ("var", "grad"): lambda p: p.kwargs.get("dim") == (),
+    ("std", "grad"): lambda p: p.kwargs.get("dim") == (),
+}
+CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
 class Mismatch:
@@ -212,7 +221,16 @@ def run_program(seed):
             if not any(k == SILENT for k, *_ in found):
                 found += _backward(p, f_outs, t_outs, f_leaves, t_leaves)
     then = f" then {p.then.name}" if p.then else ""
-    return [Mismatch(k, p.name.split("|")[0], w, d + then, seed) for k, w, d in found]
+    return [Mismatch(_known(p, k, w, d), p.name.split("|")[0], w, d + then, seed)
+            for k, w, d in found]
+
+
+def _known(p, kind, what, detail):
+    """KNOWN for a documented difference or a torch internal assert, else `kind`."""
+    if "INTERNAL ASSERT FAILED" in detail:
+        return KNOWN
+    rule = KNOWN_DIFFERENCES.get((p.op.name, what[:4]))
+    return KNOWN if rule and kind == SILENT and rule(p) else kind
 
 
 def _backward(p, f_outs, t_outs, f_leaves, t_leaves):
