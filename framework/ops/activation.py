@@ -48,7 +48,10 @@ class Relu(Op):
         return self.xp.maximum(x, 0).astype(x.dtype, copy=False)
 
     def backward(self, grad):
-        return grad * (self.output > 0)  # torch's subgradient at 0 is 0
+        # torch's threshold_backward selects (no inf * 0 = nan below 0; nan outputs pass grad);
+        # its subgradient at 0 is 0
+        from .elementwise import where
+        return where(self.output <= 0, 0.0, grad)
 
 
 def relu(input):

@@ -274,12 +274,13 @@ class Pow(Op):
     def forward(self, x, exponent):
         self.exponent = exponent
         target = dtypes.result_type([x], [x.ndim], [exponent])
-        refuse(target, "b", "pow")
         if target.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         x = x.astype(target, copy=False)
         if exponent == 2:
             return x * x
+        if target.kind == "b":  # bool ** bool: x ** False is all True, x ** True is x
+            return x.copy() if exponent else self.xp.ones_like(x)
         return x ** self.xp.asarray(exponent, dtype=target)
 
     def backward(self, grad):
@@ -405,6 +406,9 @@ def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if not (isinstance(min, Tensor) or min is None) or not (isinstance(max, Tensor) or
                                                                 max is None):
+            if all(b is None or not isinstance(b, Tensor) or b.ndim == 0 for b in (min, max)):
+                return clamp(input, *(b.item() if isinstance(b, Tensor) else b  # as Scalars
+                                      for b in (min, max)))
             words = [type(b).__name__ for b in (max, min)]  # torch lists keywords sorted
             raise invalid_args("clamp", f"(Tensor, max={words[0]}, min={words[1]})")
         as_t = [b if isinstance(b, Tensor) or b is None else

@@ -121,7 +121,7 @@ class SmoothL1Loss(Op):
             raise RuntimeError(f"Found dtype {_type_name(self.target_dtype)} but expected "
                                f"{_type_name(self.out_dtype)}")
         d = x - y
-        slope = (d / self.beta).where(d.abs() < self.beta, d.sign())
+        slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan
         g = _scale(grad, self.reduction, self.numel) * slope
         if self.scale != 1.0:
             g = g * self.scale

@@ -224,6 +224,17 @@ def _averaging_matrix(xp, size, out, dtype):
     return (inside / (end - start)[:, None]).astype(dtype)
 
 
+def _adaptive_by_window(xp, x, oh, ow):
+    """Adaptive average pooling one window at a time (torch's windows)."""
+    h, w = x.shape[-2:]
+    out = xp.empty(x.shape[:-2] + (oh, ow), dtype=x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            win = x[..., i * h // oh:-(-(i + 1) * h // oh), j * w // ow:-(-(j + 1) * w // ow)]
+            out[..., i, j] = win.mean(axis=(-2, -1))
+    return out
+
+
 class AdaptiveAvgPool2D(Op):
     """Adaptive average pooling as two small matmuls: A_h @ x @ A_w^T (any size ratio)."""
 
@@ -233,6 +244,8 @@ class AdaptiveAvgPool2D(Op):
         self.a_w = _averaging_matrix(xp, w, ow, x.dtype)
         if h % oh == 0 and w % ow == 0:  # equal windows: a reshape and one mean
             return x.reshape(x.shape[:-2] + (oh, h // oh, ow, w // ow)).mean(axis=(-3, -1))
+        if not xp.isfinite(x).all():  # the matmuls would spread inf * 0 = nan over windows
+            return _adaptive_by_window(xp, x, oh, ow)
         return xp.matmul(xp.matmul(self.a_h, x), self.a_w.T)
 
     def backward(self, grad):
