@@ -29,6 +29,13 @@ class EmbeddingLookup(Op):
                                             padding_idx=self.padding_idx, scale=self.scale)
 
 
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 class EmbeddingDenseBackward(Op):
     """Sum each output row's gradient into its weight row (rows repeat, so scatter-add)."""
 
@@ -37,7 +44,7 @@ class EmbeddingDenseBackward(Op):
         self.indices, self.padding_idx = indices, padding_idx
         self.num_weights, self.scale = num_weights, scale
         flat = indices.reshape(-1)
-        rows = grad.reshape(flat.size, -1)
+        rows = grad.reshape(flat.size, -1 if flat.size else _prod(grad.shape[indices.ndim:]))
         self.row_scale = None
         if scale:  # divide by how often each index occurs in this batch
             counts = xp.bincount(flat, minlength=num_weights)

@@ -42,7 +42,7 @@ class _Extreme(Op):
 
     def forward(self, x, dim=None, keepdim=False):
         self.axes = _axis(dim, x.ndim)
-        if x.size == 0 and (dim is None or self.axes == tuple(range(x.ndim))):
+        if x.size == 0 and (dim is None or dim == ()):
             raise RuntimeError(f"{self.fname}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")

@@ -5,6 +5,7 @@ then do the tensor indices gather (so x[0, :, i] selects before indexing, unlike
 Each basic step is its own node (SelectBackward0, SliceBackward0, UnsqueezeBackward0), the
 tensor part is IndexBackward0.
 """
+from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -286,6 +287,9 @@ def setitem(x, index, value):
     if scalar:
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
     elif value._data.dtype != x._data.dtype:
+        items = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(i, Tensor) and i.dtype.name != "bool" for i in items):
+            raise _dtype_mismatch(x, value)  # index_put does not cast (slice or mask copy do)
         value = value.to(x.dtype)
     if value._device != x._device:
         value = value.to(x._device)
@@ -305,12 +309,21 @@ def setitem(x, index, value):
     return x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
 
 
+def _dtype_mismatch(x, value):
+    return RuntimeError(
+        "Index put requires the source and destination dtypes match, got "
+        f"{dtypes.scalar_type_name(x._data.dtype)} for the destination and "
+        f"{dtypes.scalar_type_name(value._data.dtype)} for the source.")
+
+
 def _index_put(x, value, key, adv, kind):
     return IndexPut.apply(x, value, key=key, adv=adv, kind=kind)
 
 
 def index_put(x, indices, values, accumulate=False):
     """torch.index_put (out of place): `indices` is a tuple of index tensors."""
+    if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
+        raise _dtype_mismatch(x, values)
     if not accumulate:
         out = x.clone()
         setitem(out, tuple(indices), values)

@@ -147,11 +147,10 @@ class Addmm(Op):
         self.beta, self.alpha = beta, alpha
         out = m1 @ m2
         if alpha != 1:
-            out *= alpha
+            out = (out * alpha).astype(out.dtype, copy=False)  # integer matrices stay integer
         if beta == 0:  # torch ignores bias (even nan) when beta is 0
             return out
-        out += bias if beta == 1 else beta * bias
-        return out
+        return (out + (bias if beta == 1 else beta * bias)).astype(out.dtype, copy=False)
 
     def backward(self, grad):
         _, m1, m2 = self.inputs

@@ -69,6 +69,7 @@ greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 class _Logical(Op):
     """logical_*: any dtype, nonzero is true, result bool."""
     differentiable = False
+    broadcasts = True
 
 
 class LogicalNot(_Logical):

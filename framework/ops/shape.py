@@ -312,4 +312,5 @@ def unflatten(x, dim, sizes):
                                                                     shape[d] % known)):
         raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({shape[d]}) in the input tensor")
+    sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)  # -1 is unambiguous here
     return reshape(x, shape[:d] + sizes + shape[d + 1:])
