@@ -155,7 +155,7 @@ def transposed_params(x, w, stride, padding, output_padding, dilation, nd):
     spatial = x.shape[-nd:]
     out = tuple((h - 1) * s - 2 * p + d * (k - 1) + op + 1 for h, s, p, d, k, op in
                 zip(spatial, stride, padding, dilation, w.shape[2:], output_padding))
-    if any(o < 0 for o in out):
+    if any(o <= 0 for o in out):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). "
                            f"Calculated output size per channel: "
                            f"({' x '.join(map(str, out))}). Output size is too small")
