@@ -1,5 +1,6 @@
 """torch.nn.functional: the functional form of every layer, plus pad."""
 from ..autograd.op import Op
+from ..ops.padding import pad_gather
 from ..ops.linalg import linear  # noqa: F401
 from ..tensor import Tensor
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
@@ -53,7 +54,7 @@ def _gather_pad(input, pad, mode):
         raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
                            "batch size and other non-zero dimensions for input, but got: "
                            f"{list(input.shape)}")
-    out = input
+    out, sources = input, []
     for i in range(n):
         d = input.dim() - 1 - i
         size, lo, hi = input.shape[d], pad[2 * i], pad[2 * i + 1]
@@ -72,9 +73,10 @@ def _gather_pad(input, pad, mode):
             j = xp.clip(j, 0, size - 1)
         else:
             j = j % size
-        index = (slice(None),) * d + (Tensor._make(j, input.device),)
-        out = out[index]
-    return out
+            index = (slice(None),) * d + (Tensor._make(j, input.device),)
+            out = out[index]
+        sources.insert(0, j)
+    return out if mode == "circular" else pad_gather(input, sources, mode)
 
 
 def pad(input, pad, mode="constant", value=None):

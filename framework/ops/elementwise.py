@@ -406,7 +406,8 @@ def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if not (isinstance(min, Tensor) or min is None) or not (isinstance(max, Tensor) or
                                                                 max is None):
-            if all(b is None or not isinstance(b, Tensor) or b.ndim == 0 for b in (min, max)):
+            if all(b is None or not isinstance(b, Tensor) or (b.ndim == 0 and not b.requires_grad)
+                   for b in (min, max)):  # torch's parser takes such tensors as Scalars
                 return clamp(input, *(b.item() if isinstance(b, Tensor) else b  # as Scalars
                                       for b in (min, max)))
             words = [type(b).__name__ for b in (max, min)]  # torch lists keywords sorted

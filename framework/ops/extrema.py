@@ -39,6 +39,7 @@ class _Extreme(Op):
     saves_inputs = True
     saves_output = True
     fname = ""
+    nan_ties = True  # max()/min(): NaN ties NaN, as torch's evenly_distribute
 
     def forward(self, x, dim=None, keepdim=False):
         self.axes = _axis(dim, x.ndim)
@@ -58,6 +59,10 @@ class _Extreme(Op):
         from .elementwise import where
         x, y = self.inputs[0], self.output.reshape(self.kept_shape)
         xp = x.xp
+        if not self.nan_ties:  # amax/amin: torch's plain == and a product (a NaN row -> NaN)
+            mask = x._data == y._data
+            count = mask.sum(axis=self.axes, keepdims=True)
+            return grad.reshape(self.kept_shape) / _const(count, x) * _const(mask, x)
         mask = _tie_mask(xp, x._data, y._data)
         count = mask.sum(axis=self.axes, keepdims=True)
         return where(_const(mask, x), grad.reshape(self.kept_shape) / _const(count, x), 0.0)
@@ -82,11 +87,13 @@ class MinAll(_Extreme):
 class Amax(MaxAll):
     node_name = "AmaxBackward0"
     fname = "amax"
+    nan_ties = False
 
 
 class Amin(MinAll):
     node_name = "AminBackward0"
     fname = "amin"
+    nan_ties = False
 
 
 class _ExtremeDim(Op):

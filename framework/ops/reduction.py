@@ -2,6 +2,7 @@
 import builtins as _b
 
 from .._errors import NOT_GIVEN, invalid_args
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from .. import dtypes
 
@@ -75,13 +76,24 @@ def _dim_keepdim(fname, dim, keepdim):
         if keepdim is not None:
             raise invalid_args(fname, "(Tensor, keepdim=bool)")
         return None, False
+    if dim is None and fname != "prod":  # an explicit None is torch's dim overload: dim=()
+        dim = ()
     return dim, bool(keepdim)
+
+
+def _check_grad_dtype(input, dtype):
+    """torch refuses to record a node with an integer output (sum(dtype=int64) of a float
+    tensor that requires grad)."""
+    if dtype is not None and dtype.kind not in "fc" and input.requires_grad and \
+            is_grad_enabled():
+        raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type_name(dtype)}")
 
 
 def sum(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
     dim, keepdim = _dim_keepdim("sum", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
+        _check_grad_dtype(input, dtype)
     return Sum.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
@@ -182,6 +194,7 @@ def prod(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
     dim, keepdim = _dim_keepdim("prod", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
+        _check_grad_dtype(input, dtype)
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"prod(): argument 'dim' (position 1) must be int, not "
                         f"{type(dim).__name__}")
