@@ -107,6 +107,7 @@ subtract = sub
 class Mul(Op):
     promote = True
     saves_inputs = True
+    saved_for = ((1,), (0,))  # a is read only for b's gradient and b only for a's
 
     def forward(self, a, b):
         return a * b
@@ -127,6 +128,7 @@ multiply = mul
 class Div(Op):
     promote = True
     saves_inputs = True
+    saved_for = ((1,), (0, 1))
 
     def forward(self, a, b):
         out = a / b

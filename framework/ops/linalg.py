@@ -24,6 +24,7 @@ def _mat2_grad(m1, grad, m2):
 
 class Mm(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         if a.size and b.size:  # torch multiplies empty bool matrices
@@ -52,6 +53,7 @@ def mm(a, b):
 
 class Mv(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, v):
         if a.size and v.size:
@@ -81,6 +83,7 @@ def mv(a, v):
 
 class Dot(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         refuse(a, "b", "dot")
@@ -110,6 +113,7 @@ inner_1d = dot
 
 class Bmm(Op):
     saves_inputs = True
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         if a.size and b.size:
@@ -140,6 +144,7 @@ def bmm(a, b):
 class Addmm(Op):
     """beta * bias + alpha * (m1 @ m2) in one node (F.linear's primitive)."""
     saves_inputs = True
+    saved_for = ((), (2,), (1,))
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
         if m1.size and m2.size:
