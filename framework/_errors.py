@@ -71,3 +71,17 @@ def invalid_args(fname, got):
     """torch's TypeError when no overload of `fname` takes the arguments described by `got`."""
     return TypeError(f"{fname}() received an invalid combination of arguments - got {got}, but "
                      "expected one of:")
+
+
+def check_index_range(xp, idx, size, numel):
+    """torch's bound check of a lookup (index_select, embedding): IndexError, or, when the
+    source holds no elements, the RuntimeError of the kernel torch uses then."""
+    if not idx.size:
+        return
+    bad = (idx < 0) | (idx >= size)
+    if bool(bad.any()):
+        if numel == 0:
+            first = int(idx.reshape(-1)[xp.argmax(bad.reshape(-1))])
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} "
+                               f"axis_dim={size}")
+        raise index_out_of_range()

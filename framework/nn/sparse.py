@@ -1,4 +1,5 @@
 """Embedding (lookup table with a scatter-add backward) and one_hot."""
+from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -19,8 +20,7 @@ class EmbeddingLookup(Op):
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq
         self.num_weights = weight.shape[0]
-        if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
-            raise IndexError("index out of range in self")
+        check_index_range(self.xp, indices, weight.shape[0], weight.size)
         return weight[indices]
 
     def backward(self, grad):
@@ -109,7 +109,9 @@ def one_hot(tensor, num_classes=-1):
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
-        num_classes = int(a.max()) + 1 if a.size else 0
+        if not a.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
     elif a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (a[..., None] == xp.arange(num_classes)).astype(xp.int64)

@@ -449,14 +449,15 @@ class Maximum(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        return _split_ties(grad, a > b, a == b, self.needs_input_grad)
+        return _split_ties(grad, a < b, a > b, a == b, self.needs_input_grad)
 
 
-def _split_ties(grad, wins, ties, needs):
-    """Gradient of max/min of two inputs: the winner takes it, ties share it equally (torch)."""
-    half = grad / 2
-    grad_a = where(wins, grad, where(ties, half, 0.0)) if needs[0] else None
-    grad_b = where(wins | ties, where(ties, half, 0.0), grad) if needs[1] else None
+def _split_ties(grad, a_loses, b_loses, ties, needs):
+    """Gradient of max/min of two inputs, torch's formula: the winner takes it, ties share it
+    equally, and with a NaN (neither loses) both take it."""
+    shared = where(ties, grad / 2, grad)
+    grad_a = where(a_loses, 0.0, shared) if needs[0] else None
+    grad_b = where(b_loses, 0.0, shared) if needs[1] else None
     return grad_a, grad_b
 
 
@@ -475,7 +476,7 @@ class Minimum(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        return _split_ties(grad, a < b, a == b, self.needs_input_grad)
+        return _split_ties(grad, a > b, a < b, a == b, self.needs_input_grad)
 
 
 def minimum(input, other):

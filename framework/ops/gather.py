@@ -1,4 +1,5 @@
 """Index-driven gathers and scatters along one dim: gather, scatter, scatter_add, index_select."""
+from .._errors import check_index_range
 from ..autograd.op import Op
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
@@ -174,8 +175,7 @@ def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
     idx = index._data.reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < 0):
-        raise IndexError("index out of range in self")
+    check_index_range(input.xp, idx, size, input.numel())
     if input.ndim == 0:
         return input.reshape(1).index_select(0, index).reshape(())
     return IndexSelect.apply(input, Tensor._make(idx, index._device), dim=d)

@@ -149,6 +149,8 @@ class Addmm(Op):
     def forward(self, bias, m1, m2, beta=1, alpha=1):
         if m1.size and m2.size:
             refuse(m1, "b", "addmm_impl_cpu_")
+        if m1.dtype.kind in "biu":  # torch converts the Scalars to the integer type
+            beta, alpha = int(beta), int(alpha)
         self.beta, self.alpha = beta, alpha
         out = m1 @ m2
         if alpha != 1:

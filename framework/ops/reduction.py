@@ -210,9 +210,10 @@ class Var(_Reduce):
             raise RuntimeError("std and var only support floating point and complex dtypes")
         axes = self._setup(x, dim, keepdim)
         self.correction = correction
-        # torch's var_backward divides by N - correction unclamped (so correction > N flips
-        # the sign); torch counts N = 1 for dim=(), giving inf, which we do not copy
+        # torch's var_backward: 2 / (N - correction), clamped at 0 (-> inf) only without dim
         self.dof = x.size // _b.max(_prod(self.kept_shape), 1) - correction
+        if dim is None:
+            self.dof = _b.max(self.dof, 0)
         return self.var(x, axes)
 
     def var(self, x, axes):

@@ -26,9 +26,17 @@ SILENT, EXCEPTION, WORDING, NODE, KNOWN = "silent", "exception", "wording", "nod
 KNOWN_DIFFERENCES = {
     # torch counts N = 1 for var/std over dim=() in backward (inf gradient); we differentiate
     # the value actually computed (the variance of every element)
-    ("var", "grad"): lambda p: p.kwargs.get("dim") == (),
-    ("std", "grad"): lambda p: p.kwargs.get("dim") == (),
+    ("var", "grad"): lambda p: _var_quirk(p),
+    ("std", "grad"): lambda p: _var_quirk(p),
 }
+
+
+def _var_quirk(p):
+    """torch's var/std backward over every element with correction >= N gives +inf for every
+    element (whatever the sign of x - mean); ours is inf * (x - mean)."""
+    n = p.args[0].a.size
+    return p.kwargs.get("dim") == () or (p.kwargs.get("dim") is None and
+                                          p.kwargs.get("correction", 1) >= n)
 # convolutions are im2col + matmul: an inf or nan input also meets the zeros of the padding
 # and of other windows (nan where torch's direct kernels stay finite)
 for _name in ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"):
