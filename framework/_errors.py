@@ -1,4 +1,6 @@
 """torch's error messages that several ops share, built in one place."""
+import math
+
 from . import dtypes
 
 
@@ -85,3 +87,10 @@ def check_index_range(xp, idx, size, numel):
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} "
                                f"axis_dim={size}")
         raise index_out_of_range()
+
+
+def check_scalar_fits(value, np_dtype):
+    """torch's error for a non-finite Python number written into an integer tensor."""
+    if np_dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
+        raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without "
+                           "overflow")

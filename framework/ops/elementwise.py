@@ -5,7 +5,8 @@ import math as _math
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
-from .._errors import broadcast_shapes, invalid_args, must_be_tensor, refuse, zero_division
+from .._errors import (broadcast_shapes, check_scalar_fits, invalid_args, must_be_tensor,
+                       refuse, zero_division)
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
 
@@ -299,8 +300,9 @@ class PowTensor(Op):
     promote = True
     saves_inputs = True
 
-    def forward(self, a, b):
+    def forward(self, a, b, bool_exponent=False):
         refuse(a, "b", "pow")
+        self.bool_exponent = bool_exponent
         if a.dtype.kind in "iu":  # negative integer powers truncate (0, or +-1), as torch
             xp = self.xp
             out = a ** xp.maximum(b, 0)
@@ -311,6 +313,8 @@ class PowTensor(Op):
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
+        if self.bool_exponent and need_a:  # torch's derivative computes exponent - 1
+            _check_bool_sub(True, 1)
         # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf
         grad_a = grad * where(b == 0, 0.0, b * a ** (b - 1)) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
@@ -347,6 +351,8 @@ def pow(input, exponent):
     if not isinstance(input, Tensor):
         return PowScalarBase.apply(exponent, base=input)
     if isinstance(exponent, Tensor):
+        if exponent.dtype.name == "bool":
+            return PowTensor.apply(input, exponent, bool_exponent=True)
         return PowTensor.apply(input, exponent)
     return Pow.apply(input, exponent=exponent)
 
@@ -562,8 +568,6 @@ def masked_fill(input, mask, value):
                            f"tensor with {value.ndim} dimension(s).")
     broadcast_shapes(mask.shape, input.shape)  # torch broadcasts mask first
     if not tensor_value:
-        if input._data.dtype.kind in "iu" and not _math.isfinite(value):
-            raise RuntimeError(f"value cannot be converted to type {input._data.dtype.name}_t "
-                               "without overflow")
+        check_scalar_fits(value, input._data.dtype)
         value = Tensor._make(input.xp.asarray(value, dtype=input._data.dtype), input.device)
     return MaskedFill.apply(input, mask, value, tensor_value=tensor_value)

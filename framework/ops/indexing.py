@@ -5,6 +5,7 @@ then do the tensor indices gather (so x[0, :, i] selects before indexing, unlike
 Each basic step is its own node (SelectBackward0, SliceBackward0, UnsqueezeBackward0), the
 tensor part is IndexBackward0.
 """
+from .._errors import check_scalar_fits
 from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
@@ -298,6 +299,7 @@ def setitem(x, index, value):
     steps, adv, key = _parse(x, index, getitem=False)
     scalar = not isinstance(value, Tensor)
     if scalar:
+        check_scalar_fits(value, x._data.dtype)
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
     elif value._data.dtype != x._data.dtype:
         items = index if isinstance(index, tuple) else (index,)

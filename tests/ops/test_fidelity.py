@@ -257,3 +257,31 @@ def test_no_numpy_warning_escapes(fn):
         warnings.simplefilter("error", RuntimeWarning)
         warnings.filterwarnings("ignore", category=UserWarning)  # torch's own dof warning
         same(fn, t([[0.0, 1.0], [2.0, 0.0]]))
+
+
+def test_maximum_minimum_gradient_with_nan_and_ties():
+    for name in ("maximum", "minimum"):
+        same(lambda L, a, b: getattr(L, name)(a, b), t([NAN, 1.0, 2.0, 3.0]),
+             t([1.0, NAN, 2.0, 0.0]))
+
+
+def test_lookups_into_empty_sources_and_empty_one_hot():
+    same(lambda L, x, i: L.index_select(x, 1, i), t(np.zeros((1, 2, 0))), t([-1, 0], "int64"))
+    same(lambda L, i, w: F(L).embedding(i, w), t([4], "int64"), t(np.zeros((4, 0))))
+    same(lambda L, i: F(L).one_hot(i), t(np.zeros((4, 0)), "int64"))
+
+
+def test_integer_addmm_casts_alpha_and_beta():
+    same(lambda L, a, b, c: L.addmm(a, b, c, beta=0.5), t([[-3]], "int64"), t([[2, 3]], "int64"),
+         t([[4], [5]], "int64"))
+
+
+def test_pow_with_a_bool_exponent_and_overflowing_fills():
+    same(lambda L, a, b: a ** b, t([1.5, 2.0]), t([True, False], "bool"))
+
+    def fill(L, x):
+        x = x.clone()
+        x[0] = INF
+        return x
+    same(fill, t([1, 2], "int64"))
+    same(lambda L, x: L.masked_fill(x, x > 1, NAN), t([1, 2], "int64"))
