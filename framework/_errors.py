@@ -75,14 +75,15 @@ def invalid_args(fname, got):
                      "expected one of:")
 
 
-def check_index_range(xp, idx, size, numel):
-    """torch's bound check of a lookup (index_select, embedding): IndexError, or, when the
-    source holds no elements, the RuntimeError of the kernel torch uses then."""
+def check_index_range(xp, idx, size, other_kernel):
+    """torch's bound check of a lookup (index_select, embedding): IndexError, or, where torch
+    runs another kernel (`other_kernel`: an empty source, or dim 1 of a matrix), its
+    RuntimeError."""
     if not idx.size:
         return
     bad = (idx < 0) | (idx >= size)
     if bool(bad.any()):
-        if numel == 0:
+        if other_kernel:
             first = int(idx.reshape(-1)[xp.argmax(bad.reshape(-1))])
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} "
                                f"axis_dim={size}")

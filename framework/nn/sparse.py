@@ -20,7 +20,7 @@ class EmbeddingLookup(Op):
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq
         self.num_weights = weight.shape[0]
-        check_index_range(self.xp, indices, weight.shape[0], weight.size)
+        check_index_range(self.xp, indices, weight.shape[0], weight.size == 0)
         return weight[indices]
 
     def backward(self, grad):

@@ -175,7 +175,7 @@ def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
     idx = index._data.reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    check_index_range(input.xp, idx, size, input.numel())
+    check_index_range(input.xp, idx, size, input.numel() == 0 or (input.ndim == 2 and d == 1))
     if input.ndim == 0:
         return input.reshape(1).index_select(0, index).reshape(())
     return IndexSelect.apply(input, Tensor._make(idx, index._device), dim=d)

@@ -303,7 +303,9 @@ def setitem(x, index, value):
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
     elif value._data.dtype != x._data.dtype:
         items = index if isinstance(index, tuple) else (index,)
-        if any(isinstance(i, Tensor) and i.dtype.name != "bool" for i in items):
+        tensors = [i for i in items if isinstance(i, Tensor)]
+        # a mask with one value is a masked_fill (which casts); anything else is index_put
+        if any(i.dtype.name != "bool" for i in tensors) or (tensors and value.numel() != 1):
             raise _dtype_mismatch(x, value)  # index_put does not cast (slice or mask copy do)
         value = value.to(x.dtype)
     if value._device != x._device:
@@ -351,13 +353,16 @@ def index_put(x, indices, values, accumulate=False):
     """torch.index_put (out of place): `indices` is a tuple of index tensors."""
     if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
         raise _dtype_mismatch(x, values)
+    _, adv, _ = _parse(x, tuple(indices))
+    key = _adv_key(adv, 0)
+    shape = x._data[key].shape
+    if values.ndim > len(shape):  # no leading unit dims dropped here (x[i] = v drops them)
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {_fmt(shape)}")
     if not accumulate:
         out = x.clone()
         setitem(out, tuple(indices), values)
         return out
-    _, adv, _ = _parse(x, tuple(indices))
-    key = _adv_key(adv, 0)
-    shape = x._data[key].shape
     if tuple(values.shape) != shape:
         values = values.expand(shape)
     return x + _IndexAccumulate.apply(values, shape=tuple(x.shape), key=key)

@@ -10,7 +10,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
-from .._errors import refuse
+from .._errors import broadcast_shapes, refuse
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
@@ -55,11 +55,16 @@ def _quiet(xp):
 
 
 def _warn_size(x, y):
+    """torch's warning for differing shapes; then both are broadcast (as torch's
+    broadcast_tensors, so a 0-dim operand no longer ranks below the other in promotion)."""
     _check_same_or_broadcast(tuple(x.shape), tuple(y.shape))
     if tuple(x.shape) != tuple(y.shape):
         warnings.warn(f"Using a target size ({y.shape}) that is different to the input size "
                       f"({x.shape}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
+        shape = broadcast_shapes(tuple(x.shape), tuple(y.shape))
+        return x.expand(shape), y.expand(shape)
+    return x, y
 
 
 class MseLoss(Op):
@@ -81,13 +86,13 @@ class MseLoss(Op):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     return MseLoss.apply(input, target, reduction=_reduction(reduction, size_average, reduce))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """torch composes l1_loss (its grad_fn is Abs/Mean/SumBackward0), so do we."""
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     loss = (input - target).abs()
     if reduction == "none":
@@ -133,7 +138,7 @@ class HuberLoss(SmoothL1Loss):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -143,7 +148,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     reduction = _reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")

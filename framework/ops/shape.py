@@ -373,9 +373,9 @@ def _squeeze_inplace_dim(x, dim):
 
 
 def flatten(x, start_dim=0, end_dim=-1):
+    s, e = _dim(start_dim, x.ndim), _dim(end_dim, x.ndim)
     if x.ndim == 0:
         return x.reshape(1)
-    s, e = _dim(start_dim, x.ndim), _dim(end_dim, x.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
