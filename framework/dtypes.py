@@ -93,7 +93,9 @@ def scalar_kind(value):
 
 
 def _kind(np_dtype):
-    return 0 if np_dtype == np.bool_ else (2 if np_dtype.kind == "f" else 1)
+    if np_dtype == np.bool_:
+        return 0
+    return 2 if np_dtype.kind == "f" or np_dtype.name == "bfloat16" else 1
 
 
 def _combine(a, b):
@@ -152,3 +154,19 @@ def cpp_type_name(np_dtype):
 def tensor_type_name(np_dtype):
     """torch's legacy tensor type name of a NumPy dtype: 'FloatTensor', 'LongTensor', ..."""
     return _TORCH_NAMES.get(np.dtype(np_dtype).name, ("", "", "Tensor"))[2]
+
+
+def __getattr__(name):
+    """framework.dtypes.bfloat16, created on first use from the ml_dtypes package."""
+    if name != "bfloat16":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError("bfloat16 needs the ml_dtypes package: pip install ml_dtypes "
+                          "(or the 'io' extra)") from None
+    d = dtype("bfloat16", ml_dtypes.bfloat16, 2)
+    _FROM_NP[d.np] = d
+    _NAMES["bfloat16"] = d
+    globals()["bfloat16"] = d
+    return d

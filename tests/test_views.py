@@ -131,6 +131,11 @@ VIEW_ERRORS = {
     "unfold_size": lambda lib: lib.zeros(3, 4).unfold(1, 5, 1),
     "unfold_step": lambda lib: lib.zeros(3, 4).unfold(1, 2, 0),
     "H_3d": lambda lib: lib.zeros(2, 3, 4).H,
+    "view_dtype_stride": lambda lib: lib.ones(2, 4).t().view(lib.int16),
+    "view_dtype_size": lambda lib: lib.ones(3).view(lib.float64),
+    "view_dtype_ok": lambda lib: (lib.ones(2, 4).view(lib.int32).tolist(),
+                                  lib.ones(2, 4).view(lib.int16).shape,
+                                  lib.ones(2, 4).view(lib.float64).shape),
 }
 
 
@@ -475,3 +480,33 @@ def test_matmul_nodes_for_strided_operands():
             return (walk(out.grad_fn), out.detach().numpy().round(8).tolist(),
                     a.grad.numpy().round(8).tolist(), b.grad.numpy().round(8).tolist())
         run_both(fn)
+
+
+SAVED = {
+    "mul_scalar": lambda b, w: b * 2,
+    "mul_const": lambda b, w: b * w.detach(),
+    "mul_grad": lambda b, w: b * w,
+    "div_const": lambda b, w: b / (w.detach() + 3),
+    "div_by": lambda b, w: w / (b + 3),
+    "mm_const": lambda b, w: b @ w.detach().t(),
+    "mm_grad": lambda b, w: b @ w.t(),
+    "linear_const_w": lambda b, w: framework_or_torch(b).nn.functional.linear(b, w.detach()),
+}
+
+
+def framework_or_torch(t):
+    return torch if isinstance(t, torch.Tensor) else framework
+
+
+@pytest.mark.parametrize("case", list(SAVED))
+def test_saved_only_when_a_gradient_reads_it(case):
+    """torch saves an input (and checks its version) only when a gradient reads it."""
+    def fn(lib):
+        a = lib.tensor(randn_fixed(), requires_grad=True)
+        w = lib.tensor(randn_fixed() * 2, requires_grad=True)
+        b = a * 1
+        y = SAVED[case](b, w)
+        b[0].mul_(2)  # through a view: same version counter
+        y.sum().backward()
+        return a.grad.numpy().round(10).tolist()
+    run_both(fn)

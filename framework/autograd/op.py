@@ -185,13 +185,19 @@ class Op(Node):
                 raise RuntimeError(FREED)
             return
         if self.saves_inputs:
-            used, needs = self.saved_for, self.needs_input_grad
-            for i, (a, v) in enumerate(zip(self._inputs, self._versions)):
-                if a is not None and a._vc[0] != v and (
-                        used is None or any(needs[j] for j in used[i])):
+            for a, v in zip(self._inputs, self._versions):
+                if a is not None and a._vc[0] != v and self._reads(a):
                     raise _modified_error(a._data, a._vc[0], v, a.grad_fn, a._output_nr)
         if self.saves_output and self._out_vc[0] != self._out_version:
             raise _modified_error(self._out, self._out_vc[0], self._out_version, self, 0)
+
+    def _reads(self, a):
+        """Whether backward reads saved input `a` (torch saves it only then)."""
+        used = self.saved_for
+        if used is None:
+            return True
+        i = next(k for k, b in enumerate(self._inputs) if b is a)
+        return any(self.needs_input_grad[j] for j in used[i])
 
     def forward(self, *arrays, **params):
         raise NotImplementedError(f"{type(self).__name__} must define forward")

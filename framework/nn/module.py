@@ -329,16 +329,32 @@ class Module(StateDictMixin):
         return self._apply(lambda t: t.cuda(device))
 
     def type(self, dst_type):
-        return self._apply(lambda t: t.to(dst_type))
+        """Cast every parameter and buffer (integer ones too, as torch) to `dst_type`."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def _float_to(self, dt):
+        return self._apply(lambda t: t.to(dt) if t.is_floating_point() else t)
 
     def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        """Cast floating-point parameters and buffers to float32."""
+        return self._float_to(dtypes.float32)
 
     def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+        """Cast floating-point parameters and buffers to float64."""
+        return self._float_to(dtypes.float64)
 
     def half(self):
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+        """Cast floating-point parameters and buffers to float16."""
+        return self._float_to(dtypes.float16)
+
+    def bfloat16(self):
+        """Cast floating-point parameters and buffers to bfloat16 (needs ml_dtypes).
+
+        Example:
+            >>> framework.nn.Linear(2, 1).bfloat16().weight.dtype
+            torch.bfloat16
+        """
+        return self._float_to(dtypes.bfloat16)
 
     # ----- calling and hooks ----------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
