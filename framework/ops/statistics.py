@@ -47,13 +47,13 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         >>> framework.var_mean(framework.tensor([1., 2., 3.]))
         (tensor(1.), tensor(2.))
     """
-    dim, correction = _var_args(dim, unbiased, correction)
+    dim, keepdim, correction = _var_args("var_mean", dim, unbiased, keepdim, correction)
     return VarMean.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(standard deviation, mean) over dim in one pass."""
-    dim, correction = _var_args(dim, unbiased, correction)
+    dim, keepdim, correction = _var_args("std_mean", dim, unbiased, keepdim, correction)
     return StdMean.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
