@@ -1,5 +1,6 @@
 """Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
+from .._errors import must_be_tensor, refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .unary import Sign, _float, _zeros
@@ -175,6 +176,7 @@ class Fmod(Op):
 
 def atan2(input, other):
     """Elementwise angle of the point (other, input): arctan(input / other) by quadrant."""
+    _tensor_other("atan2", other)
     return Atan2.apply(input, other)
 
 
@@ -183,6 +185,7 @@ arctan2 = atan2
 
 def hypot(input, other):
     """sqrt(input**2 + other**2) without overflow."""
+    _tensor_other("hypot", other)
     return Hypot.apply(input, other)
 
 
@@ -193,7 +196,17 @@ def xlogy(input, other):
 
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), computed stably."""
+    _tensor_other("logaddexp", other)
+    if input.dtype.name != "bool" and not input.is_floating_point() and \
+            not other.is_floating_point():  # an integer result: torch has no kernel
+        refuse(input._data, "biu", "logaddexp_cpu")
     return Logaddexp.apply(input, other)
+
+
+def _tensor_other(fname, other):
+    """torch's signature takes only a Tensor as `other`."""
+    if not isinstance(other, Tensor):
+        raise must_be_tensor(fname, "other", 2, other)
 
 
 def fmod(input, other):

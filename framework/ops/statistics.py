@@ -1,6 +1,7 @@
 """Statistics: std_mean/var_mean, aminmax, quantile/nanquantile, nansum/nanmean, fmax/fmin."""
 import math
 
+from .._errors import must_be_tensor
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
@@ -157,11 +158,15 @@ Fmin = _fm("Fmin", lambda xp, a, b: (a <= b) | xp.isnan(b))
 
 def fmax(input, other):
     """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("fmax", "other", 2, other)
     return Fmax.apply(input, other)
 
 
 def fmin(input, other):
     """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("fmin", "other", 2, other)
     return Fmin.apply(input, other)
 
 

@@ -118,6 +118,8 @@ def _outputs(out):
 
 
 def _numpy(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().cpu().numpy(force=True)  # force: a ZeroTensor gradient
     return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
 
 

@@ -564,5 +564,52 @@ OPS = [
         FLOAT),
 ]
 
+
+def _func(name, dtypes=FLOAT, **kw):
+    """A torch.nn.functional op of one tensor."""
+    return OpInfo(name, lambda L, x: getattr(F(L), name)(x, **kw), unary, dtypes, chain=True)
+
+
+def cum_sample(g):
+    x = g.t()
+    return [x, g.dim(x.a.ndim)], {}
+
+
+def topk_sample(g):
+    x = g.t(g.shape(min_ndim=1))
+    d = g.dim(x.a.ndim)
+    n = x.a.shape[d] if -x.a.ndim <= d < x.a.ndim else 1
+    return [x, int(g.r.integers(0, n + 1 + (g.chance(0.05))))], {"dim": d}
+
+
+# ops added on main in wave 2 (unary/binary elementwise, scans, sorting, functional)
+OPS += [
+    *[_unary(n) for n in ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh",
+                          "tan", "erf", "erfc", "erfinv", "exp2", "log10", "log2", "sgn",
+                          "isfinite", "isinf", "isnan", "isneginf", "isposinf", "nan_to_num",
+                          "fix")],
+    *[_binary(n) for n in ("atan2", "fmax", "fmin", "fmod", "hypot", "logaddexp", "xlogy")],
+    *[_binary(n, INT) for n in ("bitwise_left_shift", "bitwise_right_shift")],
+    *[_func(n) for n in ("silu", "mish", "elu", "selu", "celu", "softplus", "softsign",
+                         "hardtanh", "relu6", "hardsigmoid", "hardswish", "logsigmoid",
+                         "tanhshrink", "softshrink", "hardshrink")],
+    _op("cumsum", lambda L, x, d: L.cumsum(x, d), cum_sample),
+    _op("cumprod", lambda L, x, d: L.cumprod(x, d), cum_sample),
+    _op("nansum", lambda L, x, **kw: L.nansum(x, **kw), reduce_dims),
+    _op("nanmean", lambda L, x, **kw: L.nanmean(x, **kw), reduce_dims, FLOAT),
+    _op("count_nonzero", lambda L, x, d: L.count_nonzero(x, d), cum_sample, grad=False),
+    _op("var_mean", lambda L, x, **kw: L.var_mean(x, **kw), var_like, FLOAT),
+    _op("std_mean", lambda L, x, **kw: L.std_mean(x, **kw), var_like, FLOAT),
+    _op("sort", lambda L, x, **kw: L.sort(x, **kw), one_dim),
+    _op("argsort", lambda L, x, **kw: L.argsort(x, **kw), one_dim, grad=False),
+    _op("topk", lambda L, x, k, **kw: L.topk(x, k, **kw), topk_sample),
+    _op("flip", lambda L, x, d: L.flip(x, (d,)), cum_sample),
+    _op("roll", lambda L, x, d: L.roll(x, 1, d), cum_sample),
+    _op("tril", lambda L, x: L.tril(x), lambda g: ([g.t(g.shape(min_ndim=2))], {})),
+    _op("triu", lambda L, x: L.triu(x, 1), lambda g: ([g.t(g.shape(min_ndim=2))], {})),
+    _op("narrow", lambda L, x, d: L.narrow(x, d, 0, 1), cum_sample),
+    _op("select", lambda L, x, d: L.select(x, d, 0), cum_sample),
+]
+
 BY_NAME = {op.name: op for op in OPS}
 CHAIN = [op for op in OPS if op.chain]
