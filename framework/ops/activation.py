@@ -60,6 +60,8 @@ def relu(input):
 
 def _check_float(x, kernel, dim):
     """torch's refusal of integer inputs, naming the last-dim kernel when dim is the last."""
+    if x.size == 0:  # torch dispatches no kernel for an empty tensor
+        return
     if x.ndim and _wrap_dim(dim, x.ndim) == x.ndim - 1:
         kernel = kernel.replace("_kernel", "_lastdim_kernel")
     refuse(x, "biu", kernel)

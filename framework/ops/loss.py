@@ -152,6 +152,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    promoted = dtypes.result_type([input._data, target._data], [input.ndim, target.ndim], [])
+    if dtypes._kind(promoted) > dtypes._kind(input._data.dtype):  # the result is input's dtype
+        raise RuntimeError(f"result type {_type_name(promoted)} can't be cast to the desired "
+                           f"output type {_type_name(input._data.dtype)}")
     return HuberLoss.apply(input, target, reduction=reduction, beta=float(delta),
                            scale=float(delta), out_dtype=input._data.dtype,  # input's dtype
                            target_dtype=target._data.dtype)

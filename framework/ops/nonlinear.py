@@ -53,7 +53,9 @@ class Elu(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        neg = (x * self.input_scale).exp() * (self.scale * self.alpha * self.input_scale)
+        # exp of min(x, 0): no inf * 0 = nan on the positive side (x = inf)
+        neg = (x.clamp(max=0) * self.input_scale).exp() * (self.scale * self.alpha *
+                                                             self.input_scale)
         return grad * _where(x > 0, neg * 0 + self.scale, neg)
 
 

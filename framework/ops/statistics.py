@@ -5,7 +5,7 @@ from .._errors import must_be_tensor
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
-from .reduction import Std, Var, _axis, _kept, _var_args
+from .reduction import Std, Var, _axis, _kept, _var_args, array_mean
 
 
 def _mean_grad(op, g_mean, x):
@@ -16,7 +16,7 @@ def _mean_grad(op, g_mean, x):
 class VarMean(Var):
     def forward(self, x, dim=None, correction=1, keepdim=False):
         v = super().forward(x, dim, correction, keepdim)
-        return v, x.mean(axis=self.axes).reshape(self.out_shape)
+        return v, array_mean(x, self.axes).reshape(self.out_shape)
 
     def backward(self, g_var, g_mean=None):
         x, = self.inputs
@@ -30,7 +30,7 @@ class VarMean(Var):
 class StdMean(Std):
     def forward(self, x, dim=None, correction=1, keepdim=False):
         s = super().forward(x, dim, correction, keepdim)
-        return s, x.mean(axis=self.axes).reshape(self.out_shape)
+        return s, array_mean(x, self.axes).reshape(self.out_shape)
 
     def backward(self, g_std, g_mean=None):
         x, = self.inputs
@@ -126,7 +126,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
     if dtype is not None:
         input = input.to(dtype)
-    axes = None if dim is None else _axis(dim, max(input.dim(), 1))
+    axes = None if dim is None else _axis(dim, input.dim())  # 0-dim: ()
     return Nansum.apply(input, dim=axes, keepdim=keepdim)
 
 

@@ -28,7 +28,17 @@ KNOWN_DIFFERENCES = {
     # the value actually computed (the variance of every element)
     ("var", "grad"): lambda p: _var_quirk(p),
     ("std", "grad"): lambda p: _var_quirk(p),
+    ("var_mean", "grad"): lambda p: _var_quirk(p),
+    ("std_mean", "grad"): lambda p: _var_quirk(p),
+    # the order of tied elements is unspecified in torch (ours: their original order)
+    ("topk", "out1"): lambda p: _has_ties(p), ("sort", "out1"): lambda p: _has_ties(p),
+    ("argsort", "out0"): lambda p: _has_ties(p),
 }
+
+
+def _has_ties(p):
+    a = p.args[0].a
+    return a.size != np.unique(a).size
 
 
 def _var_quirk(p):
