@@ -26,6 +26,8 @@ class ConstantPadNd(Op):
                     f"in a negative output size, which is invalid. Check dimension {d} of your "
                     "input.")
             out_shape[d] = size
+            if x.shape[d] - max(-lo, 0) - max(-hi, 0) < 0:  # cropping more than there is
+                raise RuntimeError("narrow(): length must be non-negative.")
             src[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
             dst[d] = slice(max(lo, 0), size - max(hi, 0))
         out = self.xp.full(out_shape, value, dtype=x.dtype)

@@ -1,4 +1,5 @@
 """Embedding (lookup table with a scatter-add backward) and one_hot."""
+from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -19,14 +20,20 @@ class EmbeddingLookup(Op):
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq
         self.num_weights = weight.shape[0]
-        if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
-            raise IndexError("index out of range in self")
+        check_index_range(self.xp, indices, weight.shape[0], weight.size == 0)
         return weight[indices]
 
     def backward(self, grad):
         return EmbeddingDenseBackward.apply(grad, indices=self.indices,
                                             num_weights=self.num_weights,
                                             padding_idx=self.padding_idx, scale=self.scale)
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 class EmbeddingDenseBackward(Op):
@@ -37,7 +44,7 @@ class EmbeddingDenseBackward(Op):
         self.indices, self.padding_idx = indices, padding_idx
         self.num_weights, self.scale = num_weights, scale
         flat = indices.reshape(-1)
-        rows = grad.reshape(flat.size, -1)
+        rows = grad.reshape(flat.size, -1 if flat.size else _prod(grad.shape[indices.ndim:]))
         self.row_scale = None
         if scale:  # divide by how often each index occurs in this batch
             counts = xp.bincount(flat, minlength=num_weights)
@@ -102,7 +109,9 @@ def one_hot(tensor, num_classes=-1):
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
-        num_classes = int(a.max()) + 1 if a.size else 0
+        if not a.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
     elif a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (a[..., None] == xp.arange(num_classes)).astype(xp.int64)
