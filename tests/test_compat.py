@@ -241,3 +241,17 @@ def test_torchinfo_prints_what_it_prints_for_torch(tmp_path):
     want = _run([str(prog)], False, tmp_path)
     assert "TransformerEncoderLayer" in want and "Total params" in want
     assert _run([str(prog)], True, tmp_path) == want
+
+
+def test_storage_views_as_torch():
+    tx = torch.arange(6.0).view(2, 3)[:, 1]
+    fx = framework.arange(6.0).view(2, 3)[:, 1]
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        ts = tx.storage()
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        fs = fx.storage()
+    assert (fs.size(), fs.nbytes(), fs.element_size(), len(fs)) == (
+        ts.size(), ts.nbytes(), ts.element_size(), len(ts))
+    assert fs.data_ptr() == fx.untyped_storage().data_ptr()
+    assert fx.untyped_storage().size() == tx.untyped_storage().size()
+    assert fx._is_view() and tx._is_view()
