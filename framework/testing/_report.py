@@ -34,7 +34,9 @@ class ComparisonReport:
         torch_losses, framework_losses (list of float): the two loss curves.
         rtol, atol (float): the per-step tolerance used.
         dtype (str): the dtype of the runs.
-        divergence (StepDiff or None): details of the first step beyond tolerance.
+        divergence (StepDiff or None): details of the step where the loss curves part.
+        first_difference (StepDiff or None): the earliest step where a module output or a
+            parameter differs beyond tolerance (may come before, or without, ``divergence``).
         float64 (ComparisonReport or None): the float64 rerun, when requested.
     """
     torch_losses: list
@@ -43,6 +45,7 @@ class ComparisonReport:
     atol: float
     dtype: str
     divergence: object = None
+    first_difference: object = None
     float64: object = None
 
     @property
@@ -57,23 +60,24 @@ class ComparisonReport:
 
     @property
     def first_divergence(self):
-        """The first step where the runs part (loss, a module output or a parameter beyond
-        tolerance), or None."""
+        """The first step whose losses part beyond tolerance, or None."""
         return None if self.divergence is None else self.divergence.step
 
     @property
     def verdict(self):
-        """'agree'; 'round-off' (float32 curves part, float64 ones agree to ~1e-10);
-        'real divergence' (the float64 curves part too); or 'diverged' (no float64 rerun)."""
-        if self.divergence is None:
-            return "agree"
+        """'agree'; 'round-off' (float32 curves part, float64 ones agree to ~1e-10); 'real
+        divergence' (the float64 curves part: checked even when the float32 ones stay within
+        tolerance, since float64 sees a small error float32 round-off hides); or 'diverged'
+        (float32 curves part and no float64 rerun was asked for)."""
         if self.dtype == "float64":
-            return "real divergence"
-        if self.float64 is None:
-            return "diverged"
-        f = self.float64
-        rel = f.differences / np.maximum(1.0, np.abs(f.torch_losses))
-        return "round-off" if float(rel.max(initial=0.0)) <= ROUND_OFF_TOL else "real divergence"
+            return "agree" if self.divergence is None else "real divergence"
+        if self.float64 is not None:
+            f = self.float64
+            rel = f.differences / np.maximum(1.0, np.abs(f.torch_losses))
+            if float(rel.max(initial=0.0)) > ROUND_OFF_TOL:
+                return "real divergence"
+            return "agree" if self.divergence is None else "round-off"
+        return "agree" if self.divergence is None else "diverged"
 
     def assert_agree(self):
         """Raise AssertionError with this report unless the curves agree (or only round-off)."""
@@ -98,6 +102,10 @@ class ComparisonReport:
             if worst:
                 lines.append("  largest gradient differences: " +
                              ", ".join(f"{k} {v:.2e}" for k, v in worst))
+        e = self.first_difference
+        if e is not None:
+            lines.append(f"  earliest difference inside: step {e.step}, module "
+                         f"{e.first_module or '(none)'}, parameter {e.first_param or '(none)'}")
         if self.float64 is not None:
             f = self.float64
             lines.append(f"  float64 rerun: largest per-step difference {f.max_difference:.3e}"
