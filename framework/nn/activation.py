@@ -104,6 +104,7 @@ _C = 0.044715
 
 class Gelu(Op):
     saves_inputs = True
+    saves = ("cdf",)
 
     def forward(self, x, approximate="none"):
         self.approximate = approximate

@@ -13,6 +13,7 @@ from .parameter import Parameter
 class NativeBatchNorm(Op):
     """Normalise over every dim but 1 (the channels); updates running stats in training."""
     saves_inputs = True
+    saves = ("mean", "invstd")
 
     def forward(self, x, weight, bias, running_mean=None, running_var=None, training=True,
                 momentum=0.1, eps=1e-5):
@@ -97,6 +98,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 class NativeLayerNorm(Op):
     """Normalise over the trailing len(normalized_shape) dims."""
     saves_inputs = True
+    saves = ("mean", "invstd")
 
     def forward(self, x, weight, bias, normalized_shape=(), eps=1e-5):
         xp = self.xp

@@ -15,6 +15,7 @@ _INDEX_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "boo
 class EmbeddingLookup(Op):
     """weight[indices]; indices arrive as a raw integer array parameter."""
     node_name = "EmbeddingBackward0"
+    saves = ("indices",)
 
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq
@@ -31,6 +32,7 @@ class EmbeddingLookup(Op):
 
 class EmbeddingDenseBackward(Op):
     """Sum each output row's gradient into its weight row (rows repeat, so scatter-add)."""
+    saves = ("indices", "row_scale")
 
     def forward(self, grad, indices, num_weights, padding_idx, scale):
         xp = self.xp

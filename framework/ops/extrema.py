@@ -87,6 +87,7 @@ class Amin(MinAll):
 
 class _ExtremeDim(Op):
     """max/min over one dim -> (values, indices); the gradient goes to the chosen index."""
+    saves = ("idx",)
     non_differentiable = (1,)
     fname = ""
 

@@ -47,6 +47,8 @@ def _check(name, x, dim, index, src=None):
 
 
 class Gather(Op):
+    saves = ("index",)
+
     def forward(self, x, index, dim):
         self.dim, self.in_shape = dim, x.shape
         self.index = index
@@ -157,6 +159,8 @@ class ScatterReduce(Op):
 
 
 class IndexSelect(Op):
+    saves = ("index",)
+
     def forward(self, x, index, dim):
         self.dim, self.in_shape, self.index = dim, x.shape, index
         return self.xp.take(x, index, axis=dim)

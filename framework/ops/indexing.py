@@ -53,6 +53,7 @@ class _Embed(Op):
 
 class Index(Op):
     """x[key] with integer arrays (bool masks already turned into their nonzero indices)."""
+    saves = ("key",)  # its index arrays
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key
@@ -65,6 +66,7 @@ class Index(Op):
 class _IndexAccumulate(Op):
     """zeros(shape) with grad summed in at key (duplicate indices accumulate)."""
     node_name = "IndexPutBackward0"
+    saves = ("key",)
 
     def forward(self, grad, shape, key):
         self.key = key
@@ -238,6 +240,7 @@ def getitem(x, index):
 
 class IndexPut(Op):
     """x with x[key][adv] = value, as a new value (setitem writes it back in place)."""
+    saves = ("key", "adv")
 
     def forward(self, x, value, key, adv, kind):
         self.key, self.adv, self.kind = key, adv, kind

@@ -297,6 +297,7 @@ def _nll_name(ndim, reduction):
 
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
+    saves = ("safe", "wt", "denom")
 
     def forward(self, x, t, w=None, reduction="mean", ignore_index=-100):
         xp = self.xp
@@ -324,10 +325,6 @@ class NllLoss(Op):
         grad_x = -g * Tensor._make(q, grad.device)  # linear in x: constant coefficients
         return grad_x.reshape(self.x_shape), None, None
 
-    def release(self):
-        super().release()
-        self.safe = self.wt = None
-
     def node_variant(self):
         return _nll_name(len(self.x_shape), self.reduction)
 
@@ -339,6 +336,7 @@ class CrossEntropy(Op):
     so the gradient is softmax * sum_c q - q. torch composes the label-smoothing and
     probability cases; this node takes the name of torch's outermost node for them."""
     saves_inputs = True
+    saves = ("p", "logp", "safe", "wt", "keep", "denom")
 
     def forward(self, x, t, w=None, reduction="mean", ignore_index=-100, label_smoothing=0.0,
                 probs=False):
@@ -422,10 +420,6 @@ class CrossEntropy(Op):
             axes = tuple(i for i in range(gw.ndim) if i != 1)
             grad_w = gw.sum(axes)
         return grad_x, grad_t, grad_w
-
-    def release(self):
-        super().release()
-        self.p = self.logp = self.safe = self.wt = self.keep = None
 
     def node_variant(self):
         if not self.probs:
