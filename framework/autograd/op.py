@@ -12,6 +12,7 @@ from .. import dtypes
 from ..backend import xp_for
 from ..tensor import Tensor
 from .grad_mode import state
+from .saved import install as install_saved
 from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
                    node_class)
 
@@ -64,12 +65,17 @@ class Op(Node):
         cls._node_cls = cls._node(name)
         if cls.node_variant is not None and "_record" not in cls.__dict__:
             cls._record = _record_variant
+        if "saved_fields" in cls.__dict__:
+            install_saved(cls, cls.saved_fields)
 
     @classmethod
     def _node(cls, name):
         node = cls._nodes.get(name)
         if node is None:
             node = cls._nodes[name] = node_class(cls._op, name, _op=cls._op)
+            fields = getattr(cls._op, "variant_saved_fields", {}).get(name)
+            if fields:
+                install_saved(node, fields)
         return node
 
     def _as(self, name):
@@ -136,7 +142,7 @@ class Op(Node):
         self._in_meta = meta
         if self.saves_inputs:
             self._inputs = args
-            self._versions = [a._vc[0] if a is not None else 0 for a in args]
+            self._versions = [a._vc[0] if a is not None else None for a in args]
         if type(out) is tuple:
             self._n_out = len(out)
             outs = tuple(Tensor._make(o, dev) if i in self.non_differentiable

@@ -64,6 +64,7 @@ def _erf(xp, x):
 
 class LeakyRelu(Op):
     saves_inputs = True
+    saved_fields = {"negative_slope": "slope", "self": "input0"}
 
     def forward(self, x, negative_slope=0.01):
         self.slope = negative_slope
@@ -105,6 +106,7 @@ _C = 0.044715
 class Gelu(Op):
     saves_inputs = True
     saves = ("cdf",)
+    saved_fields = {"approximate": "approximate", "self": "input0"}
 
     def forward(self, x, approximate="none"):
         self.approximate = approximate

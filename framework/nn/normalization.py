@@ -4,16 +4,27 @@ import numbers
 from ..autograd.grad_mode import state
 from ..creation import empty, ones, tensor, zeros
 from ..autograd.op import Op
+from ..autograd.saved import Attr
 from ..tensor import Tensor
 from . import init
 from .module import Module
 from .parameter import Parameter
 
 
+def _running(name):
+    """A running-stat buffer torch saves (None when the call passed none)."""
+    attr = Attr(name)
+    return lambda fn: attr.get(fn) if fn.tracks else None
+
+
 class NativeBatchNorm(Op):
     """Normalise over every dim but 1 (the channels); updates running stats in training."""
     saves_inputs = True
-    saves = ("mean", "invstd")
+    saves = ("mean", "invstd", "running_mean", "running_var")
+    saved_fields = {"eps": "eps", "input": "input0", "result1": "mean", "result2": "invstd",
+                    "running_mean": _running("running_mean"),
+                    "running_var": _running("running_var"),
+                    "training": "training", "weight": "input1"}
 
     def forward(self, x, weight, bias, running_mean=None, running_var=None, training=True,
                 momentum=0.1, eps=1e-5):
@@ -21,6 +32,8 @@ class NativeBatchNorm(Op):
         self.axes = (0,) + tuple(range(2, x.ndim))
         self.shape = (1, -1) + (1,) * (x.ndim - 2)
         self.training, self.eps = training, eps
+        self.running_mean, self.running_var = running_mean, running_var
+        self.tracks = running_mean is not None
         if training:
             mean = x.mean(axis=self.axes)
             xc = x - mean.reshape(self.shape)
@@ -99,11 +112,14 @@ class NativeLayerNorm(Op):
     """Normalise over the trailing len(normalized_shape) dims."""
     saves_inputs = True
     saves = ("mean", "invstd")
+    saved_fields = {"bias": "input2", "input": "input0",
+                    "normalized_shape": "normalized_shape",
+                    "result1": "mean", "result2": "invstd", "weight": "input1"}
 
     def forward(self, x, weight, bias, normalized_shape=(), eps=1e-5):
         xp = self.xp
         self.axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        self.eps = eps
+        self.eps, self.normalized_shape = eps, tuple(normalized_shape)
         mean = x.mean(axis=self.axes, keepdims=True)
         xc = x - mean
         self.mean = mean

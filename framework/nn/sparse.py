@@ -16,6 +16,9 @@ class EmbeddingLookup(Op):
     """weight[indices]; indices arrive as a raw integer array parameter."""
     node_name = "EmbeddingBackward0"
     saves = ("indices",)
+    saved_fields = {"indices": "indices", "padding_idx": lambda fn: fn.padding_idx % 2 ** 64,
+                    "scale_grad_by_freq": "scale", "sparse": "=False",
+                    "weight_sym_argsize_0": "num_weights"}
 
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq

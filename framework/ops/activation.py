@@ -6,6 +6,7 @@ from .reduction import _wrap_dim
 
 class Tanh(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.tanh(_float(x))
@@ -21,6 +22,7 @@ def tanh(input):
 
 class Sigmoid(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         x = _float(x)
@@ -40,6 +42,7 @@ def sigmoid(input):
 
 class Relu(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         if x.dtype.kind == "b":
@@ -63,6 +66,7 @@ def _check_float(x, kernel):
 
 class Softmax(Op):
     saves_output = True
+    saved_fields = {"dim": "axis", "result": "result"}
 
     def forward(self, x, dim):
         _check_float(x, "softmax_kernel_impl")
@@ -90,6 +94,7 @@ def softmax(input, dim, dtype=None):
 
 class LogSoftmax(Op):
     saves_output = True
+    saved_fields = {"dim": "axis", "result": "result"}
 
     def forward(self, x, dim):
         _check_float(x, "log_softmax_kernel_impl")

@@ -28,6 +28,7 @@ class NotImplementedBackward(Op):
 class Add(Op):
     promote = True
     alpha = 1
+    saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
         if alpha == 1:
@@ -60,6 +61,7 @@ def _check_bool_sub(a):
 
 class Sub(Op):
     promote = True
+    saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
         _check_bool_sub(a)
@@ -75,6 +77,7 @@ class Rsub(Op):
     """scalar - tensor (torch calls it rsub)."""
     node_name = "RsubBackward1"
     promote = True
+    saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
         _check_bool_sub(a)
@@ -97,6 +100,7 @@ subtract = sub
 class Mul(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "other": "input1 if needs 0"}
 
     def forward(self, a, b):
         return a * b
@@ -117,6 +121,7 @@ multiply = mul
 class Div(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "other": "input1"}
 
     def forward(self, a, b):
         out = a / b
@@ -240,6 +245,7 @@ negative = neg
 class Pow(Op):
     """tensor ** number."""
     saves_inputs = True
+    saved_fields = {"exponent": "exponent", "self": "input0"}
 
     def forward(self, x, exponent):
         self.exponent = exponent
@@ -264,6 +270,8 @@ class PowTensor(Op):
     node_name = "PowBackward1"
     promote = True
     saves_inputs = True
+    saves_output = True
+    saved_fields = {"exponent": "input1", "result": "result", "self": "input0"}
 
     def forward(self, a, b):
         return a ** b
@@ -283,6 +291,7 @@ class PowScalarBase(Op):
     node_name = "PowBackward2"
     saves_inputs = True
     saves_output = True
+    saved_fields = {"exponent": "input0", "result": "result", "self": "base"}
 
     def forward(self, x, base):
         self.base = base
@@ -318,6 +327,7 @@ class Clamp(Op):
     """clamp with number bounds."""
     node_name = "ClampBackward1"
     saves_inputs = True
+    saved_fields = {"max": "max", "min": "min", "self": "input0"}
 
     def forward(self, x, min=None, max=None):
         self.min, self.max = min, max
@@ -393,6 +403,7 @@ def clamp_max(input, max):
 class Maximum(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"other": "input1", "self": "input0"}
 
     def forward(self, a, b):
         return self.xp.maximum(a, b)
@@ -417,6 +428,7 @@ def maximum(input, other):
 class Minimum(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"other": "input1", "self": "input0"}
 
     def forward(self, a, b):
         return self.xp.minimum(a, b)
@@ -433,6 +445,7 @@ def minimum(input, other):
 class Where(Op):
     """where(cond, a, b); the condition gets no gradient."""
     saves_inputs = True
+    saved_fields = {"condition": "input0"}
 
     def forward(self, cond, a, b):
         return self.xp.where(cond, a, b)
@@ -478,6 +491,7 @@ def nonzero(input, as_tuple=False):
 class MaskedFill(Op):
     """masked_fill(mask, value); a 0-dim tensor value gets the masked gradient's sum."""
     saves_inputs = True
+    saved_fields = {"mask": "input1"}
 
     def forward(self, x, mask, value, tensor_value):
         if mask.dtype.kind != "b":

@@ -11,6 +11,7 @@ def _zeros_for(op, i, like):
 
 class Cat(Op):
     promote = True  # torch.cat promotes float32 + float64 to float64
+    saved_fields = {"dim": "dim"}
 
     def forward(self, *xs, dim):
         self.dim = dim
@@ -52,6 +53,7 @@ concatenate = cat
 
 class Stack(Op):
     promote = True
+    saved_fields = {"dim": "dim"}
 
     def forward(self, *xs, dim):
         self.dim = dim

@@ -23,6 +23,9 @@ def _mat2_grad(m1, grad, m2):
 
 class Mm(Op):
     saves_inputs = True
+    saved_fields = {"mat2": "input1 if needs 0", "mat2_sym_sizes": "sizes1",
+                    "mat2_sym_strides": "strides1", "self": "input0 if needs 1",
+                    "self_sym_sizes": "sizes0", "self_sym_strides": "strides0"}
 
     def forward(self, a, b):
         return a @ b
@@ -49,6 +52,7 @@ def mm(a, b):
 
 class Mv(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "vec": "input1 if needs 0"}
 
     def forward(self, a, v):
         return a @ v
@@ -76,6 +80,7 @@ def mv(a, v):
 
 class Dot(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "tensor": "input1 if needs 0"}
 
     def forward(self, a, b):
         return self.xp.dot(a, b)
@@ -104,6 +109,7 @@ inner_1d = dot
 
 class Bmm(Op):
     saves_inputs = True
+    saved_fields = {"mat2": "input1 if needs 0", "self": "input0 if needs 1"}
 
     def forward(self, a, b):
         return self.xp.matmul(a, b)
@@ -132,6 +138,10 @@ def bmm(a, b):
 class Addmm(Op):
     """beta * bias + alpha * (m1 @ m2) in one node (F.linear's primitive)."""
     saves_inputs = True
+    saved_fields = {"alpha": "alpha", "beta": "beta", "mat1": "input1 if needs 2",
+                    "mat1_sym_sizes": "sizes1", "mat1_sym_strides": "strides1",
+                    "mat2": "input2 if needs 1", "mat2_sym_sizes": "sizes2",
+                    "mat2_sym_strides": "strides2"}
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
         self.beta, self.alpha = beta, alpha

@@ -64,10 +64,16 @@ def _warn_size(x, y):
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
+def _reduction_enum(fn):
+    """torch's at::Reduction number a loss node saves: none 0, mean 1, sum 2."""
+    return ("none", "mean", "sum").index(fn.reduction)
+
+
 class MseLoss(Op):
     """mean/sum/none of (x - y)**2, x and y broadcast."""
     saves_inputs = True
     promote = True
+    saved_fields = {"reduction": _reduction_enum, "self": "input0", "target": "input1"}
 
     def forward(self, x, y, reduction="mean"):
         self.reduction = reduction

@@ -42,6 +42,10 @@ def _kept(grad, op):
     return grad.reshape(op.kept_shape)
 
 
+def _keepdim(fn):
+    return len(fn.out_shape) == len(fn.in_shape)
+
+
 class _Reduce(Op):
     """Shared bookkeeping: axes, input shape, and the shape with reduced dims kept as 1."""
 
@@ -55,6 +59,9 @@ class _Reduce(Op):
 
 
 class Sum(_Reduce):
+    saved_fields = {"self_sym_sizes": "in_shape"}
+    variant_saved_fields = {"SumBackward1": {"dim": "axes", "keepdim": _keepdim}}
+
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         axes = self._setup(x, dim, keepdim)
         if dtype is None and x.dtype.kind in "biu":
@@ -99,6 +106,9 @@ def _word(np_dtype):
 
 
 class Mean(_Reduce):
+    saved_fields = {"self_sym_numel": lambda fn: _prod(fn.in_shape), "self_sym_sizes": "in_shape"}
+    variant_saved_fields = {"MeanBackward1": {"dim": "axes", "keepdim": _keepdim}}
+
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         if dtype is not None:
             x = x.astype(dtype, copy=False)
@@ -130,6 +140,8 @@ def mean(input, dim=None, keepdim=False, dtype=None):
 class Prod(_Reduce):
     saves_inputs = True
     saves_output = True
+    saved_fields = {"result": "result", "self": "input0"}
+    variant_saved_fields = {"ProdBackward1": {"dim": lambda fn: fn.axes[0], "keepdim": _keepdim}}
 
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         axes = self._setup(x, dim, keepdim)
@@ -230,6 +242,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 class Logsumexp(_Reduce):
     saves_inputs = True
     saves_output = True
+    saved_fields = {"dim": "axes", "keepdim": _keepdim, "result": "result", "self": "input0"}
 
     def forward(self, x, dim, keepdim=False):
         x = x.astype(dtypes.get_default_dtype().np) if x.dtype.kind in "biu" else x

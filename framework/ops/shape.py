@@ -52,6 +52,7 @@ def _dim(d, ndim):
 
 class View(Op):
     """reshape / view; arrays have no strides here, so every reshape is a view."""
+    saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape):
         self.in_shape = x.shape
@@ -92,6 +93,7 @@ def alias(x):
 
 
 class Expand(Op):
+    saved_fields = {"self_sym_sizes": "in_shape"}
     def forward(self, x, shape):
         self.in_shape = x.shape
         return self.xp.broadcast_to(x, shape)
@@ -138,6 +140,7 @@ def expand_as(x, other):
 
 
 class Repeat(Op):
+    saved_fields = {"repeats": "repeats", "self_sym_sizes": "in_shape"}
     def forward(self, x, repeats):
         self.in_shape = x.shape
         lead = len(repeats) - x.ndim
@@ -163,6 +166,7 @@ def repeat(x, *repeats):
 
 
 class Permute(Op):
+    saved_fields = {"dims": "dims"}
     def forward(self, x, dims):
         self.dims = dims
         return x.transpose(dims)
@@ -202,6 +206,7 @@ moveaxis = movedim
 
 
 class Transpose(Op):
+    saved_fields = {"dim0": "dim0", "dim1": "dim1"}
     def forward(self, x, dim0, dim1):
         self.dim0, self.dim1 = dim0, dim1
         return x.swapaxes(dim0, dim1)
@@ -233,6 +238,7 @@ def t(x):
 
 
 class Unsqueeze(Op):
+    saved_fields = {"dim": "dim"}
     def forward(self, x, dim):
         self.dim = dim
         return self.xp.expand_dims(x, dim)

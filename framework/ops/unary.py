@@ -25,6 +25,7 @@ def _not_for(x, kernel, kinds="b"):
 
 class Exp(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.exp(_float(x))
@@ -39,6 +40,7 @@ def exp(input):
 
 class Expm1(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.expm1(_float(x))
@@ -53,6 +55,7 @@ def expm1(input):
 
 class Log(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.log(_float(x))
@@ -69,6 +72,7 @@ def log(input):
 class Log1p(Op):
     node_name = "Log1PBackward0"
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.log1p(_float(x))
@@ -84,6 +88,7 @@ def log1p(input):
 
 class Sqrt(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.sqrt(_float(x))
@@ -98,6 +103,7 @@ def sqrt(input):
 
 class Rsqrt(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         x = _float(x)
@@ -114,6 +120,7 @@ def rsqrt(input):
 
 class Reciprocal(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return 1 / _float(x)
@@ -129,6 +136,7 @@ def reciprocal(input):
 
 class Sin(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.sin(_float(x))
@@ -144,6 +152,7 @@ def sin(input):
 
 class Cos(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.cos(_float(x))
@@ -159,6 +168,7 @@ def cos(input):
 
 class Abs(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         _not_for(x, "abs_cpu")
