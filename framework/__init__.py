@@ -24,4 +24,11 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  #
 from .autograd import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401
                        is_inference_mode_enabled)
 
-__version__ = "0.1.0"
+from ._namespace import (compile, get_float32_matmul_precision, is_floating_point,  # noqa
+                         is_storage, is_tensor, numel, set_float32_matmul_precision)
+from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
+                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
+from . import accelerator, amp, backends, cpu, jit, version  # noqa: F401
+from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: F401
+                  get_autocast_gpu_dtype, is_autocast_enabled)
+from .version import __version__  # noqa: F401

@@ -261,11 +261,17 @@ class Tensor:
     def cuda(self, device=None):
         return self.to(as_device("cuda" if device is None else device))
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False):
+        """With no argument, the legacy type name ('torch.FloatTensor'); else convert to a
+        dtype, a legacy type or its name ('torch.LongTensor', 'torch.cuda.FloatTensor')."""
         if dtype is None:
             return "torch." + {"cpu": ""}.get(self._device.type, "cuda.") + _TYPE_NAMES.get(
                 self.dtype.name, "Tensor")
-        return self.to(dtype)
+        if isinstance(dtype, dtypes.dtype):
+            return self.to(dtype)
+        from .tensor_types import parse
+        dt, dev = parse(dtype)
+        return self.to(dev if dev != self._device.type else self._device, dt)
 
     def float(self):
         return self.to(dtypes.float32)

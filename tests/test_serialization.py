@@ -12,7 +12,7 @@ import pytest
 import framework
 import framework.nn as nn
 from framework import serialization
-from framework.serialization import SerializationError
+from framework.serialization import SerializationError, _legacy, _torch_zip
 
 
 def sample_obj():
@@ -129,7 +129,9 @@ def test_cuda_checkpoint_without_cuda_needs_map_location(tmp_path):
         return
     path = tmp_path / "c.pt"
     framework.save(framework.ones(2), path)
-    _rewrite_manifest(path, lambda m: m["root"].update(device="cuda:0"))
+    _rewrite_records(path, lambda name, data: data.replace(
+        b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0") if name.endswith("data.pkl")
+        else data)
     with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
         framework.load(path)
     out = framework.load(path, map_location="cpu")
@@ -141,16 +143,16 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
     path = tmp_path / "ck.pt"
     framework.save({"v": framework.ones(3)}, path)
     before = path.read_bytes()
-    real = np.lib.format.write_array
+    real = _torch_zip.write_record
     calls = []
 
-    def crash_after_partial_write(fp, array, **kw):
+    def crash_after_partial_write(fp, array):
         calls.append(1)
         if len(calls) == 2:
             fp.write(b"partial garbage")
             raise OSError("disk full")
-        return real(fp, array, **kw)
-    monkeypatch.setattr(np.lib.format, "write_array", crash_after_partial_write)
+        return real(fp, array)
+    monkeypatch.setattr(_torch_zip, "write_record", crash_after_partial_write)
     with pytest.raises(OSError, match="disk full"):
         framework.save({"v": framework.zeros(3), "u": framework.zeros(100)}, path)
     monkeypatch.undo()
@@ -187,7 +189,7 @@ def test_corrupted_bytes_raise(tmp_path):
     framework.save({"w": framework.randn(50)}, path)
     data = bytearray(path.read_bytes())
     with zipfile.ZipFile(path) as zf:
-        info = zf.getinfo("archive/data/0.npy")
+        info = zf.getinfo("ck/data/0")
     data[info.header_offset + 30 + len(info.filename) + 200] ^= 0xFF  # flip a data byte
     path.write_bytes(bytes(data))
     with pytest.raises(SerializationError, match="truncated or corrupted"):
@@ -196,7 +198,7 @@ def test_corrupted_bytes_raise(tmp_path):
     with pytest.raises(SerializationError, match="ck.pt"):
         framework.load(path)
     path.write_bytes(b"")
-    with pytest.raises(SerializationError, match="not a framework checkpoint"):
+    with pytest.raises(SerializationError, match="is not a checkpoint"):
         framework.load(path)
 
 
@@ -210,6 +212,28 @@ def test_pickle_is_refused(tmp_path):
     path.write_bytes(pickle.dumps(Boom()))
     with pytest.raises(SerializationError, match="refuses pickled data"):
         framework.load(path, weights_only=False)
+
+
+def _rewrite_records(path, edit):
+    with zipfile.ZipFile(path) as zf:
+        entries = {n: edit(n, zf.read(n)) for n in zf.namelist()}
+    with zipfile.ZipFile(path, "w") as zf:
+        for n, b in entries.items():
+            zf.writestr(n, b)
+
+
+def save_legacy(obj, path):
+    """A checkpoint as framework 0.1 wrote it (a JSON manifest and .npy arrays)."""
+    with open(path, "wb") as f:
+        _legacy.save_legacy(obj, f)
+
+
+def test_framework_0_1_checkpoints_still_load(tmp_path):
+    obj = sample_obj()
+    save_legacy(obj, tmp_path / "old.pt")
+    out = framework.load(tmp_path / "old.pt")
+    check_same(obj, out)
+    assert out["w"] is out["again"]
 
 
 def _rewrite_manifest(path, edit, extra=None):
@@ -235,7 +259,7 @@ def _rewrite_manifest(path, edit, extra=None):
 ])
 def test_malicious_manifest_is_refused(tmp_path, edit):
     path = tmp_path / "m.pt"
-    framework.save(framework.ones(3), path)
+    save_legacy(framework.ones(3), path)
     _rewrite_manifest(path, edit)
     with pytest.raises(SerializationError, match="m.pt"):
         framework.load(path)
@@ -243,7 +267,7 @@ def test_malicious_manifest_is_refused(tmp_path, edit):
 
 def test_object_array_entry_is_refused(tmp_path):
     path = tmp_path / "o.pt"
-    framework.save(np.zeros(2), path)
+    save_legacy(np.zeros(2), path)
     buf = io.BytesIO()
     np.save(buf, np.array([Boom()], dtype=object), allow_pickle=True)
     _rewrite_manifest(path, lambda m: None, {"archive/data/0.npy": buf.getvalue()})

@@ -34,14 +34,26 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return result
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """The legacy wrapper: since torch 0.4 a Variable is just a Tensor."""
-    from ..creation import tensor
-    from ..tensor import Tensor
-    t = data.detach() if isinstance(data, Tensor) else tensor(data)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        from ..tensor import Tensor
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The legacy wrapper: since torch 0.4 a Variable is just a Tensor.
+
+    `Variable(data, requires_grad=True)` returns a Tensor, and every Tensor is an instance of
+    Variable, as in torch.
+    """
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        from ..creation import tensor
+        from ..tensor import Tensor
+        t = data.detach() if isinstance(data, Tensor) else tensor(data)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
 
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401

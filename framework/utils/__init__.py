@@ -1,2 +1,3 @@
 """torch.utils: data loading."""
 from . import data  # noqa: F401
+from . import hooks  # noqa: F401

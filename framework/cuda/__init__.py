@@ -1,5 +1,5 @@
 """torch.cuda: availability, device count, synchronisation, seeding (CuPy underneath)."""
-from . import backend
+from .. import backend
 
 
 def is_available():
@@ -32,3 +32,13 @@ manual_seed_all = manual_seed
 def _require():
     if not is_available():
         raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def _legacy_types():
+    from ..tensor_types import CUDA_TYPES
+    globals().update(CUDA_TYPES)
+
+
+_legacy_types()
+
+from . import amp  # noqa: E402,F401

@@ -1,25 +1,19 @@
-"""framework.save / framework.load: a zip of raw .npy arrays plus a JSON manifest.
+"""The checkpoint format of framework 0.1: a zip of raw .npy arrays plus a JSON manifest.
 
-Loading never executes code: there is no pickle anywhere (np.load runs with
-allow_pickle=False), the manifest may only describe a fixed set of plain types, and array
-entry names are rebuilt from integer ids, never read from the file. Saving to a path is
-atomic: the archive is written to a temporary file in the same directory, fsynced and moved
-over the target with os.replace, so a crash mid-save leaves the previous file intact.
+framework.save now writes torch's format; files in this one still load. There is no pickle
+here (np.load runs with allow_pickle=False) and the manifest may only describe plain types.
 """
 import collections
 import io
 import json
-import os
 import sys
-import tempfile
 import zipfile
 
 import numpy as np
 
-from . import backend, dtypes
-from .tensor import Tensor
+from .. import backend, dtypes
+from ..tensor import Tensor
 
-__all__ = ["save", "load", "SerializationError"]
 
 _FORMAT = "framework-checkpoint"
 _VERSION = 1
@@ -27,7 +21,7 @@ _MANIFEST = "archive/manifest.json"
 
 
 class SerializationError(RuntimeError):
-    """A checkpoint that is truncated, corrupted or not one of ours (e.g. a pickle)."""
+    """A checkpoint that is truncated, corrupted, hostile or not one we can read."""
 
 
 def _entry(k):
@@ -102,20 +96,12 @@ def _metadata(odict):
         return {}
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
-    """Save `obj` to a path (str or os.PathLike; written atomically) or a writable file."""
+def save_legacy(obj, fileobj):
+    """Write `obj` in the format of framework 0.1 (kept so tests can make such files)."""
     writer = _Writer()
     manifest = {"format": _FORMAT, "version": _VERSION, "root": writer.node(obj),
                 "arrays": len(writer.arrays)}
-    if isinstance(f, (str, os.PathLike)):
-        _save_atomic(manifest, writer.arrays, os.fspath(f))
-    elif hasattr(f, "seekable") and f.seekable():
-        _write_zip(f, manifest, writer.arrays)
-    else:  # zipfile needs to seek: build in memory, then one write
-        buf = io.BytesIO()
-        _write_zip(buf, manifest, writer.arrays)
-        f.write(buf.getvalue())
+    _write_zip(fileobj, manifest, writer.arrays)
 
 
 def _write_zip(fileobj, manifest, arrays):
@@ -126,47 +112,29 @@ def _write_zip(fileobj, manifest, arrays):
                 np.lib.format.write_array(out, np.asarray(array), allow_pickle=False)
 
 
-def _save_atomic(manifest, arrays, path):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            _write_zip(out, manifest, arrays)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
+def is_legacy(zf):
+    return _MANIFEST in zf.namelist()
 
 
-_CUDA_MISSING = (
-    "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
-    "If you are running on a CPU-only machine, please use torch.load with "
-    "map_location=torch.device('cpu') to map your storages to the CPU.")
+def load_legacy(zf, make_tensor, make_parameter):
+    """Rebuild what framework 0.1 saved; only plain types can come out."""
+    manifest = json.loads(zf.read(_MANIFEST))
+    if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
+        raise SerializationError("missing or foreign manifest")
+    if manifest.get("version") != _VERSION:
+        raise SerializationError(f"unsupported version {manifest.get('version')!r}")
+    return _Reader(zf, manifest.get("arrays"), make_tensor, make_parameter).build(
+        manifest.get("root"))
 
 
 class _Reader:
     """Rebuilds the object tree from a validated manifest; only plain types can come out."""
 
-    def __init__(self, zf, n_arrays, map_location):
+    def __init__(self, zf, n_arrays, make_tensor, make_parameter):
         if type(n_arrays) is not int or n_arrays < 0:
             raise SerializationError("bad array count")
-        self.zf, self.n_arrays, self.map_location = zf, n_arrays, map_location
+        self.zf, self.n_arrays = zf, n_arrays
+        self.make_tensor, self.make_parameter = make_tensor, make_parameter
         self.refs = {}
 
     def array(self, k):
@@ -222,32 +190,9 @@ class _Reader:
 
     def tensor(self, node):
         arr = self.array(node.get("v"))
-        location = str(node.get("device", "cpu"))
-        dev = self.device_for(location)
-        t = None
-        if callable(self.map_location) and not isinstance(self.map_location, backend.device):
-            t = self.map_location(Tensor._make(arr, backend.CPU), location)
-            if t is not None and not isinstance(t, Tensor):
-                raise SerializationError("map_location callable must return a tensor or None")
-        if t is None:
-            t = Tensor._make(backend.move(arr, dev), dev)
-        if node.get("parameter"):
-            from .nn.parameter import Parameter
-            return Parameter(t, bool(node.get("requires_grad")))
-        return t.requires_grad_(True) if node.get("requires_grad") else t
-
-    def device_for(self, location):
-        m = self.map_location
-        if isinstance(m, dict):
-            target = m.get(location, location)
-        elif m is None or (callable(m) and not isinstance(m, backend.device)):
-            target = location
-        else:
-            target = m
-        dev = backend.device(str(target)) if not isinstance(target, backend.device) else target
-        if dev.type == "cuda" and not backend.cuda_available():
-            raise RuntimeError(_CUDA_MISSING)
-        return backend.as_device(dev)
+        rg = bool(node.get("requires_grad"))
+        t = self.make_tensor(arr, str(node.get("device", "cpu")), rg and not node.get("parameter"))
+        return self.make_parameter(t, rg) if node.get("parameter") else t
 
 
 def _items(node):
@@ -257,47 +202,3 @@ def _items(node):
     return items
 
 
-def _describe(f):
-    if isinstance(f, (str, os.PathLike)):
-        return os.fspath(f)
-    return getattr(f, "name", None) or repr(f)
-
-
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
-         **pickle_load_args):
-    """Load what `save` wrote. Pickles and anything else that is not our archive are refused,
-    whatever `weights_only` says: this format never runs code."""
-    name = _describe(f)
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as fileobj:
-            return _load(fileobj, map_location, name)
-    if not (hasattr(f, "seekable") and f.seekable()):
-        f = io.BytesIO(f.read())
-    return _load(f, map_location, name)
-
-
-def _load(fileobj, map_location, name):
-    start = fileobj.tell()
-    head = fileobj.read(4)
-    fileobj.seek(start)
-    if head[:1] == b"\x80" or head[:1] in (b"c", b"(", b"]", b"}"):
-        raise SerializationError(
-            f"{name} looks like a pickle; framework.load refuses pickled data because "
-            "unpickling can execute arbitrary code")
-    if head != b"PK\x03\x04":
-        raise SerializationError(f"{name} is not a framework checkpoint (not a zip archive); "
-                                 "the file may be truncated or corrupted")
-    try:
-        with zipfile.ZipFile(fileobj) as zf:
-            manifest = json.loads(zf.read(_MANIFEST))
-            if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
-                raise SerializationError("missing or foreign manifest")
-            if manifest.get("version") != _VERSION:
-                raise SerializationError(f"unsupported version {manifest.get('version')!r}")
-            return _Reader(zf, manifest.get("arrays"), map_location).build(manifest.get("root"))
-    except SerializationError as e:
-        raise SerializationError(f"{name} is not a valid framework checkpoint: {e}") from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, ValueError, EOFError, OSError,
-            TypeError, RecursionError, UnicodeDecodeError) as e:
-        raise SerializationError(f"{name} is truncated or corrupted "
-                                 f"({type(e).__name__}: {e})") from e

@@ -1,0 +1,121 @@
+"""Automatic mixed precision: inside `autocast`, ops on torch's lower-precision list run in
+float16/bfloat16 and ops on its float32 list run in float32.
+
+The cast happens where every cross-cutting rule lives, in `Op.apply`: an op class declares
+`autocast = "lower"` (matmul, mm, bmm, addmm, linear, convolutions, ...) or `"fp32"` (softmax,
+log_softmax, losses, norms, exp/log family, ...), and its floating inputs are cast (recorded as
+ToCopyBackward0 nodes, as torch records them) before forward. The state is per thread, as
+torch's is. CPU autocast defaults to bfloat16 (through the ml_dtypes package), CUDA to float16.
+"""
+import functools
+import threading
+
+from .. import dtypes
+
+_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16"}
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = {"cpu": False, "cuda": False}
+        self.dtype = {}
+        self.active = False  # any device enabled: the one check Op.apply makes
+
+
+state = _State()
+
+
+def _dtype_named(name):
+    d = getattr(dtypes, name, None)
+    if d is None:
+        raise RuntimeError(f"autocast with {name} needs framework.{name} (install ml_dtypes: "
+                           "pip install 'framework[io]')")
+    return d
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether autocast is on for `device_type` (default 'cuda', as torch)."""
+    return state.enabled.get(device_type or "cuda", False)
+
+
+def get_autocast_dtype(device_type):
+    """The lower-precision dtype autocast uses on `device_type`."""
+    return state.dtype.get(device_type) or _dtype_named(_DEFAULT_DTYPE[device_type])
+
+
+def get_autocast_gpu_dtype():
+    """torch.get_autocast_gpu_dtype: autocast's dtype on CUDA."""
+    return get_autocast_dtype("cuda")
+
+
+def get_autocast_cpu_dtype():
+    """torch.get_autocast_cpu_dtype: autocast's dtype on the CPU."""
+    return get_autocast_dtype("cpu")
+
+
+class autocast:
+    """Context manager (and decorator) that runs eligible ops in lower precision.
+
+    Args:
+        device_type: 'cpu' or 'cuda'.
+        dtype: float16 or bfloat16 (default: bfloat16 on cpu, float16 on cuda).
+        enabled: False makes it a no-op (or disables autocast inside an enabled region).
+        cache_enabled: accepted; casts are not cached here.
+
+    Example:
+        >>> lin = framework.nn.Linear(4, 2)
+        >>> with framework.autocast("cpu", dtype=framework.float16):
+        ...     y = lin(framework.ones(3, 4))
+        >>> y.dtype
+        torch.float16
+    """
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        if device_type not in _DEFAULT_DTYPE:
+            raise RuntimeError(f"User specified an unsupported autocast device_type "
+                               f"'{device_type}'")
+        self.device = device_type
+        self.fast_dtype = dtype if dtype is not None else None
+        self._enabled = bool(enabled)
+        if self.fast_dtype is not None and self.fast_dtype.name not in ("float16", "bfloat16"):
+            import warnings
+            warnings.warn(f"In {device_type} autocast, but the target dtype is not supported. "
+                          "Disabling autocast.")
+            self._enabled = False
+
+    def __enter__(self):
+        self._prev = (state.enabled[self.device], state.dtype.get(self.device))
+        state.enabled[self.device] = self._enabled
+        if self._enabled:
+            state.dtype[self.device] = self.fast_dtype or _dtype_named(
+                _DEFAULT_DTYPE[self.device])
+        state.active = any(state.enabled.values())
+        return self
+
+    def __exit__(self, *exc):
+        state.enabled[self.device], state.dtype[self.device] = self._prev
+        state.active = any(state.enabled.values())
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(self.device, self.fast_dtype, self._enabled):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def cast_args(policy, args, device_type):
+    """Inputs of an op under autocast: floating tensors cast as the op's policy says."""
+    if not state.enabled.get(device_type, False):
+        return args
+    from ..tensor import Tensor
+    if policy == "lower":
+        target = state.dtype[device_type].np
+    else:
+        target = dtypes.float32.np
+    return [a._cast(target) if isinstance(a, Tensor) and a._data.dtype != target and
+            a._data.dtype.kind in "fV" and a._data.dtype.itemsize <= 8 and
+            (policy == "lower" or a._data.dtype.itemsize < 4) else a for a in args]

@@ -1,0 +1,194 @@
+"""python -m framework.compat: unmodified PyTorch programs and tools, compared with torch."""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import framework
+from framework import compat
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PROGRAMS = os.path.join(HERE, "compat_programs")
+
+
+def _run(args, under_framework, cwd):
+    cmd = [sys.executable] + (["-m", "framework.compat"] if under_framework else []) + args
+    env = dict(os.environ, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore")
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def _numbers(text, pattern):
+    return [float(m) for m in re.findall(pattern, text)]
+
+
+def test_gpt_trainer_runs_unmodified_and_matches_torch(tmp_path):
+    prog = os.path.join(PROGRAMS, "gpt_trainer.py")
+    ref = _run([prog, "--save-init", "init.pt", "--compile"], False, tmp_path)
+    out = _run([prog, "--init", "init.pt", "--compile"], True, tmp_path)
+    want, got = _numbers(ref, r"loss ([-\d.]+)"), _numbers(out, r"loss ([-\d.]+)")
+    assert len(want) == len(got) == 8
+    np.testing.assert_allclose(got, want, rtol=2e-4)
+
+
+def test_mnist_example_runs_unmodified_and_matches_torch(tmp_path):
+    prog = os.path.join(PROGRAMS, "mnist_style.py")
+    ref = _run([prog, "--save-model", "init.pt", "--train-size", "0", "--epochs", "0"],
+               False, tmp_path)
+    assert ref == ""
+    args = [prog, "--init", "init.pt", "--no-dropout", "--epochs", "2"]
+    want = _numbers(_run(args, False, tmp_path), r"loss:? ([-\d.]+)")
+    got = _numbers(_run(args, True, tmp_path), r"loss:? ([-\d.]+)")
+    assert len(want) == len(got) == 8
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-6)
+
+
+def test_runner_usage_and_missing_script(tmp_path):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    p = subprocess.run([sys.executable, "-m", "framework.compat"], env=env,
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "usage" in p.stdout
+    p = subprocess.run([sys.executable, "-m", "framework.compat", "nope.py"], env=env,
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 2 and "can't open file" in p.stderr
+
+
+def test_missing_api_errors_name_it(tmp_path):
+    prog = tmp_path / "p.py"
+    prog.write_text(
+        "import sys, torch, torch.nn as nn\n"
+        "assert torch.is_tensor(torch.ones(1)) and sys.argv[1:] == ['a', '--b']\n"
+        "assert not hasattr(torch, 'no_such_api')\n"
+        "try:\n    torch.nn.no_such_layer\nexcept AttributeError as e:\n    print(e)\n"
+        "try:\n    import torch.no_such_module\nexcept ModuleNotFoundError as e:\n    print(e)\n")
+    out = _run([str(prog), "a", "--b"], True, tmp_path)
+    assert "framework does not mirror torch.nn.no_such_layer" in out
+    assert "No module named 'torch.no_such_module': framework does not mirror" in out
+
+
+def test_install_and_uninstall_in_process():
+    if "torch" in sys.modules and sys.modules["torch"] is not framework:
+        saved = sys.modules.pop("torch")
+        saved_sub = {k: sys.modules.pop(k) for k in list(sys.modules) if k.startswith("torch.")}
+    try:
+        compat.install()
+        import torch as t
+        import torch.nn.functional as F
+        assert t is framework and F is framework.nn.functional and compat.installed()
+        assert framework.nn.__spec__.name == "framework.nn"
+    finally:
+        compat.uninstall()
+        sys.modules.update({"torch": saved, **saved_sub})
+    assert not compat.installed() and "__getattr__" not in framework.__dict__
+
+
+def test_legacy_tensor_types():
+    x = framework.ones(2, 3)
+    assert isinstance(x, framework.FloatTensor) and not isinstance(x, framework.LongTensor)
+    assert not isinstance(x, framework.cuda.FloatTensor)
+    assert framework.FloatTensor(2, 3).shape == (2, 3)
+    assert framework.LongTensor([1, 2]).dtype == framework.int64
+    assert x.type() == torch.ones(2, 3).type() == "torch.FloatTensor"
+    assert x.type(framework.LongTensor).dtype == framework.int64
+    assert x.type("torch.DoubleTensor").dtype == framework.float64
+    assert repr(framework.FloatTensor) == repr(torch.FloatTensor)
+    with pytest.raises(ValueError, match="invalid type: 'torch.Nope'"):
+        x.type("torch.Nope")
+
+
+def test_variable_is_a_class_every_tensor_is_an_instance_of():
+    from framework.autograd import Variable
+    v = Variable(framework.ones(2), requires_grad=True)
+    assert isinstance(v, framework.Tensor) and v.requires_grad
+    assert isinstance(framework.zeros(1), Variable) and isinstance(Variable, type)
+    assert isinstance(torch.zeros(1), torch.autograd.Variable)
+
+
+def test_namespace_tools_touch():
+    assert framework.numel(framework.ones(2, 3)) == 6 and framework.is_floating_point(
+        framework.ones(1)) and not framework.is_floating_point(framework.ones(1).long())
+    f = framework.compile(lambda x: x + 1)
+    assert f(1) == 2 and framework.compile(mode="max-autotune")(len) is len
+    assert not framework.jit.is_scripting() and not isinstance(framework.nn.Linear(1, 1),
+                                                               framework.jit.ScriptModule)
+    with pytest.warns(UserWarning, match="no TorchScript"):
+        m = framework.jit.script(framework.nn.Linear(1, 1))
+    assert isinstance(m, framework.nn.Linear)
+    framework.backends.cuda.matmul.allow_tf32 = True
+    framework.backends.cudnn.benchmark = True
+    assert not framework.backends.mps.is_available()
+    assert framework.accelerator.is_available() is False
+    assert framework.accelerator.current_accelerator() is None
+    framework.set_float32_matmul_precision("high")
+    assert framework.get_float32_matmul_precision() == "high"
+    framework.set_float32_matmul_precision("highest")
+    assert framework.__version__.startswith(torch.__version__.split("+")[0])
+    assert framework.version.cuda is None
+    from framework.utils.hooks import RemovableHandle
+    h = framework.ones(1, requires_grad=True).register_hook(lambda g: g)
+    assert isinstance(h, RemovableHandle)
+
+
+def test_grad_scaler_matches_torch():
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((3, 4)).astype(np.float32)
+    xs = [rng.standard_normal((5, 4)).astype(np.float32) for _ in range(6)]
+    runs = []
+    for T in (torch, framework):
+        lin = T.nn.Linear(4, 3)
+        with T.no_grad():
+            lin.weight.copy_(T.tensor(w0))
+            lin.bias.zero_()
+        opt = T.optim.SGD(lin.parameters(), lr=0.1)
+        scaler = T.amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=2)
+        trace = []
+        for i, x in enumerate(xs):
+            opt.zero_grad()
+            loss = lin(T.tensor(x)).pow(2).mean() * (float("inf") if i == 2 else 1.0)
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+            scaler.step(opt)
+            scaler.update()
+            trace.append((scaler.get_scale(), lin.weight.detach().numpy().copy()))
+        runs.append((trace, scaler.state_dict()))
+    (tt, tsd), (ft, fsd) = runs
+    assert [s for s, _ in ft] == [s for s, _ in tt]
+    for (_, a), (_, b) in zip(ft, tt):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert fsd == tsd
+
+
+def test_grad_scaler_errors_as_torch():
+    lin = framework.nn.Linear(2, 1)
+    opt = framework.optim.SGD(lin.parameters(), lr=0.1)
+    s = framework.amp.GradScaler("cpu")
+    with pytest.raises(AssertionError, match="_scale is None"):
+        s.step(opt)
+    s.scale(lin(framework.ones(1, 2)).sum()).backward()
+    s.unscale_(opt)
+    with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called"):
+        s.unscale_(opt)
+    with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
+        s.step(opt, closure=lambda: 0)
+    with pytest.warns(UserWarning, match="CUDA is not available"):
+        assert not framework.amp.GradScaler("cuda").is_enabled()
+
+
+def test_torchsummary_prints_what_it_prints_for_torch(tmp_path):
+    prog = tmp_path / "s.py"
+    prog.write_text(
+        "import torch, torch.nn as nn\nfrom torchsummary import summary\n"
+        "net = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),\n"
+        "                    nn.MaxPool2d(2), nn.Flatten(), nn.Linear(36, 10))\n"
+        "summary(net, (1, 8, 8), device='cpu')\n"
+        "summary(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)), (8,), "
+        "device='cpu')\n")
+    want = _run([str(prog)], False, tmp_path)
+    assert "Total params" in want
+    assert _run([str(prog)], True, tmp_path) == want
