@@ -5,11 +5,16 @@ local dict keyed by node and popped when the node runs.
 """
 import heapq
 import sys
+import threading
 import warnings
 
 from ..tensor import Tensor
 from .grad_mode import state
 from .op import AccumulateGrad
+
+# Writes to `.grad` are serialised: threads running backward through shared leaves must not
+# lose each other's contributions (torch locks each AccumulateGrad node the same way).
+_grad_lock = threading.Lock()
 
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 UNUSED = ("The differentiated Tensor at index {} appears to not have been used in the graph. "
@@ -272,7 +277,8 @@ def _accumulate(leaf, g, create_graph, shared=None):
             r = hook(g)
             if r is not None:
                 g = r
-    _store_grad(leaf, g, create_graph, shared)
+    with _grad_lock:
+        _store_grad(leaf, g, create_graph, shared)
     if leaf._post_hooks:
         for hook in list(leaf._post_hooks.values()):
             hook(leaf)

@@ -1,10 +1,19 @@
-"""Grad mode: one global flag, switched by context managers that double as decorators."""
+"""Grad mode: a per-thread flag, switched by context managers that double as decorators.
+
+As in torch, grad mode, inference mode and saved-tensor hooks belong to the thread that sets
+them (a new thread starts with grad mode on and no hooks); anomaly mode is process-wide.
+"""
 import functools
+import threading
 
 
-class _State:
+class _State(threading.local):
+    """Autograd state. Instance attributes are per thread; the class attributes are what a
+    new thread starts from, and anomaly mode is only ever set on the class (process-wide)."""
     enabled = True
     inference = False
+    saved_hooks = ()        # saved_tensors_hooks stack: ((pack, unpack), ...), innermost last
+    hooks_disabled = None   # disable_saved_tensors_hooks' message while it is active
     anomaly = False
     check_nan = True  # with anomaly: nan gradients raise
 
