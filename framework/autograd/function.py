@@ -59,7 +59,9 @@ class BackwardCFunction(FunctionCtx, Node):
             raise RuntimeError(_op.FREED)
         out = []
         for kind, ref, version in self._saved:
-            if kind == "output":
+            if kind == "packed":
+                out.append(version(ref))  # version holds the unpack hook here
+            elif kind == "output":
                 i, array, vc, dev = ref
                 if vc[0] != version:
                     raise _op._modified_error(array, vc[0], version, self, i)
@@ -233,6 +235,12 @@ def _wrap_outputs(ctx, args, output, record):
         ctx._trace = _op._anomaly_trace() if state.anomaly else None
         ctx._n_out = len(outs)
     ctx._saved = tuple(_saved_entry(ctx, t, out_index, new_outs, record) for t in ctx._to_save)
+    if record and state.saved_hooks:  # saved_tensors_hooks: keep only what pack returns
+        pack, unpack = state.saved_hooks[-1]
+        ctx._saved = tuple(
+            e if t is None else ("packed", pack(new_outs[e[1][0]] if e[0] == "output" else t),
+                                 unpack)
+            for e, t in zip(ctx._saved, ctx._to_save))
     ctx._to_save = ()
     return tuple(new_outs) if is_tuple else new_outs[0]
 

@@ -14,6 +14,7 @@ class _State(threading.local):
     inference = False
     saved_hooks = ()        # saved_tensors_hooks stack: ((pack, unpack), ...), innermost last
     hooks_disabled = None   # disable_saved_tensors_hooks' message while it is active
+    graph_task = None       # the backward call running in this thread (engine.current_task)
     anomaly = False
     check_nan = True  # with anomaly: nan gradients raise
 

@@ -12,7 +12,7 @@ from .. import dtypes
 from ..backend import xp_for
 from ..tensor import Tensor
 from .grad_mode import state
-from .saved import install as install_saved
+from .saved import install as install_saved, pack_node, unpack_node
 from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
                    node_class)
 
@@ -149,12 +149,21 @@ class Op(Node):
                          else Tensor._make(o, dev, True, self, i) for i, o in enumerate(out))
             if self.saves_output:
                 self._save_output(out[0], outs[0])
+            if self._freed_attrs and state.saved_hooks:
+                self._pack_saved()
             return outs
         self._n_out = 1
         t = Tensor._make(out, dev, True, self, 0)
         if self.saves_output:
             self._save_output(out, t)
+        if self._freed_attrs and state.saved_hooks:
+            self._pack_saved()
         return t
+
+    def _pack_saved(self):
+        """Under saved_tensors_hooks: replace what this node saved by what pack returns."""
+        pack, unpack = state.saved_hooks[-1]
+        pack_node(self, pack, unpack)
 
     def _save_output(self, array, tensor):
         self._out = array
@@ -166,6 +175,8 @@ class Op(Node):
     def inputs(self):
         if self._released:
             raise RuntimeError(FREED)
+        if self._packed is not None and not self._unpacked:
+            unpack_node(self)
         return self._inputs
 
     @property
@@ -173,6 +184,8 @@ class Op(Node):
         """The forward output as a Tensor whose grad_fn is this node (for double backward)."""
         if self._released:
             raise RuntimeError(FREED)
+        if self._packed is not None and not self._unpacked:
+            unpack_node(self)
         return Tensor._make(self._out, _device_of_node(self), True, self, 0)
 
     def check_saved(self):
@@ -180,6 +193,10 @@ class Op(Node):
         if self._released:
             if self._freed_attrs:
                 raise RuntimeError(FREED)
+            return
+        if self._packed is not None:  # what unpack returns is not checked (as in torch)
+            if not self._unpacked:
+                unpack_node(self)
             return
         if self.saves_inputs:
             for a, v in zip(self._inputs, self._versions):
@@ -251,6 +268,7 @@ def _scalar_tensor(xp, value, dtype, dev):
         if xp is _np:
             arr.flags.writeable = False
         t = Tensor._make(arr, dev)
+        t._wrapped_number = True  # torch's wrapped numbers: never given to saved-tensor hooks
         if len(_scalars) < 4096:
             _scalars[key] = t
     return t

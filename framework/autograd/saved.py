@@ -55,6 +55,8 @@ class Attr:
         if self.name in fn._freed_attrs:
             if fn._released:
                 raise RuntimeError(FREED)
+            if fn._packed is not None and not fn._unpacked:
+                unpack_node(fn)
             value = getattr(fn, self.name)
             from ..tensor import Tensor
             from ..backend import device_of
@@ -133,5 +135,92 @@ def _parse(spec):
 
 def install(cls, fields):
     """Add a `_saved_<name>` property to cls for each entry of `fields`."""
+    specs = dict(getattr(cls, "_torch_saved", {}))
     for name, spec in fields.items():
-        setattr(cls, "_saved_" + name, property(_parse(spec).get, doc=f"torch's _saved_{name}"))
+        specs[name] = spec = _parse(spec)
+        setattr(cls, "_saved_" + name, property(spec.get, doc=f"torch's _saved_{name}"))
+    cls._torch_saved = dict(sorted(specs.items()))  # torch packs and unpacks in name order
+
+
+# ----- saved-tensor hooks: pack at record time, unpack before backward ----------------------
+
+def _wrapped(t):
+    return getattr(t, "_wrapped_number", False)  # Python scalars: torch never packs them
+
+
+def _slots(fn):
+    """Where the tensors torch saves for this node live: ("in", i), ("out",), ("attr", name)."""
+    specs = getattr(fn, "_torch_saved", None)
+    if specs is None:  # undeclared op: every saved input, then the output
+        slots = [("in", i) for i, a in enumerate(fn._inputs or ()) if a is not None
+                 and not _wrapped(a)] if fn.saves_inputs else []
+        return slots + ([("out",)] if fn.saves_output else [])
+    slots = []
+    for spec in specs.values():
+        if isinstance(spec, Input):
+            if (spec.needed_by is None or fn.needs_input_grad[spec.needed_by]) and \
+                    fn._inputs[spec.i] is not None and not _wrapped(fn._inputs[spec.i]):
+                slots.append(("in", spec.i))
+        elif isinstance(spec, Result):
+            slots.append(("out",))
+        elif isinstance(spec, Attr) and spec.name in fn._freed_attrs and \
+                getattr(fn, spec.name, None) is not None:
+            slots.append(("attr", spec.name))
+    return slots
+
+
+def pack_node(fn, pack, unpack):
+    """Hand each saved tensor to `pack` and keep only what it returns (torch's SavedVariable
+    with default hooks)."""
+    from ..backend import device_of
+    from ..tensor import Tensor
+    packed = []
+    inputs = list(fn._inputs) if fn.saves_inputs else None
+    for slot in _slots(fn):
+        if slot[0] == "in":
+            t, inputs[slot[1]] = inputs[slot[1]], None
+        elif slot[0] == "out":
+            t = fn.output
+            fn._out = None
+        else:
+            arr = getattr(fn, slot[1])
+            t = Tensor._make(arr, device_of(arr))
+            setattr(fn, slot[1], None)
+        packed.append((slot, pack(t)))
+    if inputs is not None:
+        fn._inputs = inputs
+    fn._packed = (tuple(packed), unpack)
+    fn._unpacked = False
+
+
+def unpack_node(fn):
+    """Put every saved tensor back from its packed form (before backward or a _saved_ read)."""
+    packed, unpack = fn._packed
+    inputs = list(fn._inputs) if fn.saves_inputs else None
+    for slot, obj in packed:
+        t = unpack(obj)
+        if slot[0] == "in":
+            inputs[slot[1]] = t
+        elif slot[0] == "out":
+            fn._out = t._data
+        else:
+            setattr(fn, slot[1], t._data)
+    if inputs is not None:
+        fn._inputs = inputs
+    fn._unpacked = True
+
+
+def drop_unpacked(fn):
+    """After a retained backward: forget the unpacked tensors again, keep the packed ones."""
+    packed, _ = fn._packed
+    inputs = list(fn._inputs) if fn.saves_inputs else None
+    for slot, _ in packed:
+        if slot[0] == "in":
+            inputs[slot[1]] = None
+        elif slot[0] == "out":
+            fn._out = None
+        else:
+            setattr(fn, slot[1], None)
+    if inputs is not None:
+        fn._inputs = inputs
+    fn._unpacked = False
