@@ -13,12 +13,18 @@ from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like,
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
+from .linalg import vector_norm as _vector_norm  # noqa: F401  (binds framework.linalg)
+from .linalg import det, pinv as pinverse, slogdet, svdvals as _svdvals  # noqa: F401,E402
+from .linalg import inv as inverse, matrix_power  # noqa: F401,E402
 from . import cuda  # noqa: F401
 from . import viz  # noqa: F401
 from . import nn  # noqa: F401
 from . import optim  # noqa: F401
 from . import utils  # noqa: F401
+from . import testing  # noqa: F401
+from . import distributed  # noqa: F401
 from .serialization import load, save  # noqa: F401
+from .creation import multinomial  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 from .autograd import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401

@@ -158,3 +158,42 @@ def get_rng_state():
 
 def set_rng_state(state):
     _rng.bit_generator.state = state
+
+
+def data_ptr(array):
+    """Address of an array's first element (NumPy or CuPy)."""
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr
+
+
+def storage_of(array):
+    """An array spanning the memory that `array` lives in (what its views share, torch's
+    untyped_storage): for NumPy the end of its chain of `.base` arrays of the same dtype,
+    for CuPy the whole memory block."""
+    if isinstance(array, np.ndarray):
+        while True:
+            base = array.base
+            if base is not None and not isinstance(base, np.ndarray):
+                base = getattr(base, "base", None)  # as_strided's DummyArray wrapper
+            if not isinstance(base, np.ndarray) or base.dtype != array.dtype:
+                return array
+            array = base
+    mem = array.data.mem
+    return _cupy.ndarray((mem.size // array.itemsize,), array.dtype,
+                         _cupy.cuda.MemoryPointer(mem, 0))
+
+
+def as_strided(array, shape, strides, offset=0):
+    """A writable view of `array`'s memory with `shape`, `strides` (in elements) and an
+    element offset from `array`'s first element (stride_tricks for NumPy and CuPy)."""
+    item = array.itemsize
+    if isinstance(array, np.ndarray):
+        flat = np.lib.stride_tricks.as_strided(array, (offset + 1,), (item,),
+                                               writeable=array.flags.writeable)
+        return np.lib.stride_tricks.as_strided(flat[offset:], tuple(shape),
+                                               tuple(s * item for s in strides),
+                                               writeable=array.flags.writeable)
+    flat = _cupy.lib.stride_tricks.as_strided(array, (offset + 1,), (item,))
+    return _cupy.lib.stride_tricks.as_strided(flat[offset:], tuple(shape),
+                                              tuple(s * item for s in strides))

@@ -384,6 +384,52 @@ def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
                    requires_grad, generator)
 
 
+def _random_ints(like, low, high, generator):
+    """Integers in [low, high) shaped and typed like `like` (high=None: the dtype's range)."""
+    dt = like._data.dtype
+    if high is None:
+        high = (2 if dt.kind == "b" else 2 ** (np.finfo(dt).nmant + 1) + 1 if dt.kind == "f"
+                else int(np.iinfo(dt).max) + 1)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
+    return _random(lambda r, s: r.integers(low, high, s), like.shape, dt, like.device, False,
+                   generator)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Draw `num_samples` category indices per row of the non-negative weights `input`.
+
+    Args:
+        input: weights of shape (C,) or (N, C); they need not sum to one.
+        num_samples: draws per row.
+        replacement: draw with replacement; without it num_samples must not exceed C.
+        generator: the stream to draw from (default: the global one).
+
+    Returns:
+        int64 indices of shape (num_samples,) or (N, num_samples).
+
+    Example:
+        >>> framework.multinomial(framework.tensor([0.0, 1.0]), 2, replacement=True)
+        tensor([1, 1])
+    """
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    w = backend.to_numpy(input._data).astype(np.float64).reshape(-1, input.shape[-1])
+    if not replacement and num_samples > w.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if (w < 0).any() or not np.isfinite(w).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (w.sum(1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rng = generator.rng if generator is not None else backend.rng()
+    rows = [rng.choice(w.shape[1], num_samples, replace=replacement, p=row / row.sum())
+            for row in w]
+    out = np.asarray(rows, dtype=np.int64).reshape(tuple(input.shape[:-1]) + (num_samples,))
+    return _finish(out, input.device, False)
+
+
 def rand_like(x, dtype=None, device=None, requires_grad=False):
     return rand(x.shape, dtype=dtype or x.dtype, device=device or x.device,
                 requires_grad=requires_grad)

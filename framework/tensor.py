@@ -6,6 +6,8 @@ import numpy as np
 from . import dtypes
 from .backend import CPU, as_device, device_of, move, to_numpy, xp_for
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+DEFAULT, NO_GRAD, MULTI_OUTPUT = 0, 1, 2  # how a view was made (torch's CreationMeta)
 
 
 class Size(tuple):
@@ -72,12 +74,59 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        """Swap in another tensor's storage (views made before keep the old one)."""
         self._data = value._data if isinstance(value, Tensor) else value
         self._device = device_of(self._data)
 
     @property
     def xp(self):
         return xp_for(self._device)
+
+    # ----- storage and views ---------------------------------------------------------------
+    _base = None  # a View's base tensor (the tensor that is not itself a view)
+
+    def _is_view(self):
+        """True when this tensor is a view of another tensor's storage (`._base`)."""
+        return False
+
+    def stride(self, dim=None):
+        """Elements to step in storage per index step, per dimension (or of one dimension).
+
+        Example:
+            >>> framework.zeros(2, 3).t().stride()
+            (1, 3)
+        """
+        st = _vw.strides(self._data)
+        if dim is None:
+            return st
+        n = max(self._data.ndim, 1)
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                             f", but got {dim})")
+        return st[dim] if st else 1
+
+    def storage_offset(self):
+        """Position of the first element in the storage, in elements."""
+        return _vw.storage_offset(self._data)
+
+    def is_contiguous(self, memory_format=None):
+        """True when the elements are laid out densely in row-major order."""
+        return bool(self._data.flags.c_contiguous)
+
+    def data_ptr(self):
+        """Address of the first element."""
+        from .backend import data_ptr
+        return data_ptr(self._data)
+
+    def untyped_storage(self):
+        """The memory under this tensor (shared by its views)."""
+        return UntypedStorage(self)
+
+    def contiguous(self, memory_format=None):
+        """self when already contiguous, else a row-major copy (CloneBackward0)."""
+        if self._data.flags.c_contiguous:
+            return self
+        return _ops.clone(self, memory_format="contiguous")
 
     @property
     def device(self):
@@ -125,6 +174,20 @@ class Tensor:
     def is_cuda(self):
         return self._device.type == "cuda"
 
+    def is_pinned(self):
+        """False: page-locked host memory is not used (see pin_memory)."""
+        return False
+
+    def pin_memory(self):
+        """torch's page-locked copy for faster host-to-GPU transfer. Without a GPU it raises
+        torch's error; with one it returns an ordinary copy (CuPy copies from any host memory)."""
+        from .backend import cuda_available
+        if not cuda_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        return self.clone()
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
@@ -138,6 +201,20 @@ class Tensor:
 
     @property
     def mT(self):
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        if self.ndim not in (0, 2):
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{self.ndim}-D tensor. For batches of matrices, consider using tensor.mH")
+        return self.transpose(0, 1) if self.ndim == 2 else self
+
+    @property
+    def mH(self):
+        return self.transpose(-2, -1)
+
+    def adjoint(self):
         return self.transpose(-2, -1)
 
     @property
@@ -210,6 +287,8 @@ class Tensor:
         return t
 
     def detach_(self):
+        if self._is_view() and self._vbw:
+            raise RuntimeError(DETACH_VIEW)
         if self.grad_fn is not None:
             self.grad_fn = None
         self._rg = False
@@ -297,14 +376,8 @@ class Tensor:
     def _cast(self, np_dtype):
         return _ops.to_copy(self, dtype=np_dtype)
 
-    def clone(self):
-        return _ops.clone(self)
-
-    def contiguous(self):
-        return self
-
-    def is_contiguous(self):
-        return True
+    def clone(self, memory_format=None):
+        return _ops.clone(self, memory_format=memory_format)
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -349,23 +422,50 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
-        raise TypeError("framework tensors are saved with framework.save, not pickle")
+        """Pickle as a NumPy array plus device and requires_grad (grad and history are not
+        kept, as torch); this is how tensors cross DataLoader worker processes."""
+        return _rebuild_tensor, (to_numpy(self._data), str(self._device), self._rg)
+
+    def __deepcopy__(self, memo):
+        """A fresh leaf with copied data, requires_grad and .grad (torch: leaves only)."""
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Tensor._make(self._data.copy(), self._device)
+        result._rg = self._rg
+        memo[id(self)] = result
+        if self.grad is not None:
+            result.grad = self.grad.__deepcopy__(memo)
+        return result
 
     # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
     def _inplace(self, op, *args, **kwargs):
         tensors = [a for a in args if isinstance(a, Tensor)]
         if state.enabled and (self.requires_grad or any(a.requires_grad for a in tensors)):
+            view = type(self) is View and self._vbw
+            if view:
+                _vw.check_rebase(self, indirect=False)
+                if self._rg and self._vbase.grad_fn is None:
+                    raise RuntimeError(VIEW_LEAF)
             if self.grad_fn is None and self.requires_grad:
                 raise RuntimeError(LEAF_INPLACE)
             src = Tensor._make(self._data.copy(), self._device, self.requires_grad,
                                self.grad_fn, self._output_nr)  # saved values must not change
             out = op(src, *args, **kwargs)
             _write(self, out._data)
-            self._rg = True
-            self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
             fn = out.grad_fn
             if fn.saves_output:
                 fn._out_vc, fn._out_version = self._vc, self._vc[0]
+            if view:  # the base's history becomes CopySlices; this view's is regenerated
+                _vw.rebase(self, fn)
+            else:
+                self._rg = True
+                self.grad_fn, self._output_nr = fn, out._output_nr
             return self
         with _no_grad():
             out = op(self, *args, **kwargs)
@@ -419,16 +519,24 @@ class Tensor:
         return self._inplace(_ops.copy_into, src)
 
     def zero_(self):
-        return self.fill_(0)
+        return self._inplace(_ops.unary._fill_inplace, None)
 
     def fill_(self, value):
-        return self._inplace(_ops.fill, value)
+        return self._inplace(_ops.unary._fill_inplace, value)
 
     def uniform_(self, a=0.0, b=1.0):
         return self._random_fill(lambda rng, shape: rng.uniform(a, b, shape))
 
     def normal_(self, mean=0.0, std=1.0):
         return self._random_fill(lambda rng, shape: rng.normal(mean, std, shape))
+
+    def random_(self, from_=None, to=None, *, generator=None):
+        """random_(), random_(to) or random_(from, to): fill with integers drawn uniformly from
+        [from, to); with no bound, from [0, the dtype's largest exact integer] as torch."""
+        from .creation import _random_ints
+        if to is None and from_ is not None:
+            from_, to = 0, from_
+        return self.copy_(_random_ints(self, from_ or 0, to, generator))
 
     def _random_fill(self, draw):
         from .backend import rng
@@ -654,6 +762,21 @@ class Tensor:
     def view_as(self, other):
         return _ops.view(self, other.shape)
 
+    def narrow(self, dim, start, length):
+        return _ops.narrow(self, dim, start, length)
+
+    def select(self, dim, index):
+        return _ops.select(self, dim, index)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _ops.diagonal(self, offset, dim1, dim2)
+
+    def unfold(self, dimension, size, step):
+        return _vw.unfold(self, dimension, size, step)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        return _ops.as_strided(self, size, stride, storage_offset)
+
     def reshape_as(self, other):
         return _ops.reshape(self, other.shape)
 
@@ -872,9 +995,301 @@ class Tensor:
     def __getitem__(self, index):
         return _ops.getitem(self, index)
 
+    # ----- ops and layers (issue 11): sorting, scans, special functions, selection -----------
+    def tril(self, diagonal=0):
+        return _ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _ops.triu(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        return self._inplace(_ops.tril, diagonal)
+
+    def triu_(self, diagonal=0):
+        return self._inplace(_ops.triu, diagonal)
+
+    def flip(self, *dims):
+        return _ops.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int)
+                         else dims)
+
+    def fliplr(self):
+        return _ops.fliplr(self)
+
+    def flipud(self):
+        return _ops.flipud(self)
+
+    def roll(self, shifts, dims=None):
+        return _ops.roll(self, shifts, dims)
+
+    def rot90(self, k=1, dims=(0, 1)):
+        return _ops.rot90(self, k, dims)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _ops.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        return _ops.cumprod(self, dim, dtype=dtype)
+
+    def cumsum_(self, dim, *, dtype=None):
+        return self._inplace(_ops.cumsum, dim, dtype=dtype)
+
+    def cummax(self, dim):
+        return _ops.cummax(self, dim)
+
+    def cummin(self, dim):
+        return _ops.cummin(self, dim)
+
+    def sort(self, dim=-1, descending=False, stable=None):
+        return _ops.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return _ops.argsort(self, dim, descending, stable)
+
+    def msort(self):
+        return _ops.msort(self)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return _ops.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _ops.kthvalue(self, k, dim, keepdim)
+
+    def median(self, dim=None, keepdim=False):
+        return _ops.median(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim=False):
+        return _ops.nanmedian(self, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        return _ops.mode(self, dim, keepdim)
+
+    def erf(self):
+        return _ops.erf(self)
+
+    def erfc(self):
+        return _ops.erfc(self)
+
+    def erfinv(self):
+        return _ops.erfinv(self)
+
+    def tan(self):
+        return _ops.tan(self)
+
+    def sinh(self):
+        return _ops.sinh(self)
+
+    def cosh(self):
+        return _ops.cosh(self)
+
+    def asin(self):
+        return _ops.asin(self)
+
+    def acos(self):
+        return _ops.acos(self)
+
+    def atan(self):
+        return _ops.atan(self)
+
+    def asinh(self):
+        return _ops.asinh(self)
+
+    def acosh(self):
+        return _ops.acosh(self)
+
+    def atanh(self):
+        return _ops.atanh(self)
+
+    arcsin, arccos, arctan = asin, acos, atan
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def log2(self):
+        return _ops.log2(self)
+
+    def log10(self):
+        return _ops.log10(self)
+
+    def exp2(self):
+        return _ops.exp2(self)
+
+    def lerp(self, end, weight):
+        return _ops.lerp(self, end, weight)
+
+    def lerp_(self, end, weight):
+        return self._inplace(_ops.lerp, end, weight)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _ops.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return self._inplace(_ops.addcmul, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return _ops.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return self._inplace(_ops.addcdiv, tensor1, tensor2, value=value)
+
+    def atan2(self, other):
+        return _ops.atan2(self, other)
+
+    arctan2 = atan2
+
+    def hypot(self, other):
+        return _ops.hypot(self, other)
+
+    def xlogy(self, other):
+        return _ops.xlogy(self, other)
+
+    def logaddexp(self, other):
+        return _ops.logaddexp(self, other)
+
+    def fmod(self, other):
+        return _ops.fmod(self, other)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _ops.nan_to_num(self, nan, posinf, neginf)
+
+    def sgn(self):
+        return _ops.sgn(self)
+
+    def isnan(self):
+        return _ops.isnan(self)
+
+    def isinf(self):
+        return _ops.isinf(self)
+
+    def isfinite(self):
+        return _ops.isfinite(self)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.isclose(self, other, rtol, atol, equal_nan)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _ops.multinomial(self, num_samples, replacement, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _ops.bernoulli(self, p, generator=generator)
+
+    def masked_select(self, mask):
+        return _ops.masked_select(self, mask)
+
+    def masked_scatter(self, mask, source):
+        return _ops.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask, source):
+        return self._inplace(_ops.masked_scatter, mask, source)
+
+    def take(self, index):
+        return _ops.take(self, index)
+
+    def take_along_dim(self, indices, dim=None):
+        return _ops.take_along_dim(self, indices, dim)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _ops.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return self._inplace(_ops.index_add, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim, index, source):
+        return _ops.index_copy(self, dim, index, source)
+
+    def index_copy_(self, dim, index, source):
+        return self._inplace(_ops.index_copy, dim, index, source)
+
+    def index_fill(self, dim, index, value):
+        return _ops.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim, index, value):
+        return self._inplace(_ops.index_fill, dim, index, value)
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return _ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        return self._inplace(_ops.scatter_reduce, dim, index, src, reduce,
+                             include_self=include_self)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _ops.norm(self, p, dim, keepdim, dtype)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _ops.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _ops.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, weights=None, minlength=0):
+        return _ops.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        return _ops.histc(self, bins, min, max)
+
+    def count_nonzero(self, dim=None):
+        return _ops.count_nonzero(self, dim)
+
+    def cross(self, other, dim=None):
+        return _ops.cross(self, other, dim)
+
+    def trace(self):
+        return _ops.trace(self)
+
+    def kron(self, other):
+        return _ops.kron(self, other)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        return _ops.diff(self, n, dim, prepend, append)
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        return _ops.tensor_split(self, indices_or_sections, dim)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return _ops.repeat_interleave(self, repeats, dim)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        return _ops.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def fmax(self, other):
+        return _ops.fmax(self, other)
+
+    def fmin(self, other):
+        return _ops.fmin(self, other)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _ops.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _ops.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def inverse(self):
+        return _linalg().inv(self)
+
+    def det(self):
+        return _linalg().det(self)
+
+    def slogdet(self):
+        return _linalg().slogdet(self)
+
+    def cholesky(self, upper=False):
+        return _linalg().cholesky(self, upper=upper)
+
+    def pinverse(self, rcond=1e-15):
+        return _linalg().pinv(self)
+
+    def matrix_power(self, n):
+        return _linalg().matrix_power(self, n)
+
 
 def _write(t, values):
     """Copy values into t's array in place and bump its version (shared with its views)."""
+    if type(t) is View:
+        _writable_view(t)
     if values is not t._data:
         if values.shape != t._data.shape and values.ndim >= t._data.ndim:
             raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the "
@@ -888,12 +1303,101 @@ def _write(t, values):
     t._vc[0] += 1
 
 
+def _writable_view(v):
+    """torch refuses to write where elements alias; NumPy marks broadcast views read-only
+    even where they do not, so those get a writable alias of the same memory."""
+    views = _vw
+    if views.has_internal_overlap(v._data):
+        raise RuntimeError(views.OVERLAP)
+    if not getattr(v._data.flags, "writeable", True) and v._vbase._data.flags.writeable:
+        from .backend import as_strided, storage_of
+        v._data = as_strided(storage_of(v._data), v._data.shape, views.strides(v._data),
+                             views.storage_offset(v._data))
+
+
+DETACH_VIEW = ("Can't detach views in-place. Use detach() instead. If you are using "
+               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+               "as True, gradients are views of DDP buckets, and hence detach_() cannot be called "
+               "on these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+               "function in torch/optim/optimizer.py as the solution.")
+_GRAD_FN = Tensor.__dict__["grad_fn"]       # the slots under View's properties
+_REQUIRES_GRAD = Tensor.__dict__["_rg"]
+
+
+class View(Tensor):
+    """A tensor sharing its base's storage and version counter (what torch calls a view).
+
+    Its history is regenerated (AsStridedBackward0 from the base) when the storage was
+    written in place since it was made, and it requires grad when its base does.
+    """
+    __slots__ = ("_vbase", "_vattr", "_vmeta", "_vbw")
+
+    @property
+    def _base(self):
+        return self._vbase
+
+    def _is_view(self):
+        return True
+
+    @property
+    def _rg(self):
+        return (_REQUIRES_GRAD.__get__(self) or _GRAD_FN.__get__(self) is not None
+                or (self._vbw and self._vbase._rg))
+
+    @_rg.setter
+    def _rg(self, value):
+        _REQUIRES_GRAD.__set__(self, value)
+
+    @property
+    def grad_fn(self):
+        fn = _GRAD_FN.__get__(self)
+        if self._vattr != self._vc[0] and self._vbw and (fn is not None or self._vbase._rg):
+            return _vw.regenerate(self)
+        return fn
+
+    @grad_fn.setter
+    def grad_fn(self, fn):
+        _GRAD_FN.__set__(self, fn)
+
+
+View.__name__ = View.__qualname__ = "Tensor"  # type(view).__name__ is 'Tensor', as in torch
+
+
+class UntypedStorage:
+    """The memory under a tensor: what its views share (torch.UntypedStorage basics)."""
+
+    def __init__(self, tensor):
+        from .backend import storage_of
+        self._array = storage_of(tensor._data)
+        self.device = tensor._device
+
+    def data_ptr(self):
+        from .backend import data_ptr
+        return data_ptr(self._array)
+
+    def nbytes(self):
+        return int(self._array.nbytes)
+
+    def size(self):
+        return self.nbytes()
+
+    __len__ = size
+
+    def element_size(self):
+        return 1
+
+
 _TYPE_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 _TYPE_NAMES = {k: v + "Tensor" for k, v in
                {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                 "bool": "Bool"}.items()}
+
+
+def _linalg():
+    from . import linalg
+    return linalg
 
 
 def _check_requires_grad(t, value):
@@ -932,8 +1436,15 @@ class _no_grad:
         state.enabled = self.prev
 
 
+def _rebuild_tensor(array, device, requires_grad):
+    """Unpickle a Tensor (see Tensor.__reduce_ex__)."""
+    dev = as_device(device)
+    return Tensor._make(move(array, dev), dev, requires_grad)
+
+
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)
 from . import _tensor_str  # noqa: E402  (printing needs Tensor defined)
 from . import creation as _creation  # noqa: E402
 from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve them at call time)
+from .ops import views as _vw  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402

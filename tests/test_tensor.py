@@ -209,7 +209,13 @@ def test_equal_and_hash():
     assert len({f, f}) == 1  # hashable by identity though == is elementwise
 
 
-def test_pickle_refused():
+def test_pickle_round_trip_like_torch():
     import pickle
-    with pytest.raises(TypeError):
-        pickle.dumps(framework.ones(2))
+    import torch
+    for make in (lambda m: m.arange(6.0)[::2], lambda m: m.ones(2, requires_grad=True) * 2,
+                 lambda m: m.nn.Parameter(m.ones(3)), lambda m: m.arange(4)):
+        f, t = pickle.loads(pickle.dumps(make(framework))), pickle.loads(pickle.dumps(make(torch)))
+        assert type(f).__name__ == type(t).__name__ and f.dtype.__repr__() == repr(t.dtype)
+        assert f.requires_grad == t.requires_grad and f.is_leaf == t.is_leaf
+        assert f.grad_fn is None and t.grad_fn is None
+        np.testing.assert_array_equal(f.detach().numpy(), t.detach().numpy())

@@ -48,6 +48,8 @@ class Op(Node):
     saves_inputs = False   # backward reads self.inputs
     saves_output = False   # backward reads self.output
     saves = ()             # names of other attributes holding arrays that backward reads
+    saved_for = None       # per input, the inputs whose gradient reads it (None: all do);
+    #                        torch only saves (and version-checks) an input that is needed
     promote = False        # inputs are promoted to torch's common dtype
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
@@ -199,8 +201,10 @@ class Op(Node):
                 unpack_node(self)
             return
         if self.saves_inputs:
-            for a, v in zip(self._inputs, self._versions):
-                if a is not None and a._vc[0] != v:
+            used, needs = self.saved_for, self.needs_input_grad
+            for i, (a, v) in enumerate(zip(self._inputs, self._versions)):
+                if a is not None and a._vc[0] != v and (
+                        used is None or any(needs[j] for j in used[i])):
                     raise _modified_error(a._data, a._vc[0], v, a.grad_fn, a._output_nr)
         if self.saves_output and self._out_vc[0] != self._out_version:
             raise _modified_error(self._out, self._out_vc[0], self._out_version, self, 0)

@@ -11,3 +11,13 @@ from .sparse import Embedding  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .activation_layers import (CELU, ELU, GLU, SELU, Hardshrink, Hardsigmoid,  # noqa: F401
+                                Hardswish, Hardtanh, LogSigmoid, Mish, PReLU, ReLU6, RReLU,
+                                SiLU, Softmax2d, Softmin, Softplus, Softshrink, Softsign,
+                                Tanhshrink, Threshold)
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
+from .norm_layers import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
+                          InstanceNorm3d, LocalResponseNorm, RMSNorm)
+from .padding import *  # noqa: F401,F403
+from .losses_more import *  # noqa: F401,F403
+from . import parallel  # noqa: F401,E402

@@ -4,62 +4,9 @@ import math
 from .. import ops as _ops
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
+from ..ops.special import _erf
 from ..tensor import Tensor
 from .module import Module
-
-# Chebyshev coefficients of erfc on [0, inf) (Numerical Recipes 3rd ed., Erf::erfccheb):
-# about 1e-16 relative error, and NumPy has no erf of its own.
-_ERFC_COF = (-1.3026537197817094, 6.4196979235649026e-1, 1.9476473204185836e-2,
-             -9.561514786808631e-3, -9.46595344482036e-4, 3.66839497852761e-4,
-             4.2523324806907e-5, -2.0278578112534e-5, -1.624290004647e-6, 1.303655835580e-6,
-             1.5626441722e-8, -8.5238095915e-8, 6.529054439e-9, 5.059343495e-9,
-             -9.91364156e-10, -2.27365122e-10, 9.6467911e-11, 2.394038e-12, -6.886027e-12,
-             8.94487e-13, 3.13092e-13, -1.12708e-13, 3.81e-16, 7.106e-15, -1.523e-15,
-             -9.4e-17, 1.21e-16, -2.8e-17)
-
-
-# Rational minimax fit of erf on [-4, 4] for float32 (Eigen's / XLA's ErfImpl32): float32
-# accuracy in a third of the work of the Chebyshev series.
-_ERF32_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
-            -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
-            -1.60960333262415e-02)
-_ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
-            -7.37332916720468e-03, -1.42647390514189e-02)
-
-
-def _erf(xp, x):
-    """erf on an array, in x's dtype, with xp operations only (loops run over coefficients)."""
-    if x.dtype.itemsize <= 4:
-        x = xp.clip(x, -4.0, 4.0)
-        x2 = x * x
-        p = xp.full_like(x, _ERF32_P[0])
-        for c in _ERF32_P[1:]:
-            p *= x2
-            p += c
-        q = xp.full_like(x, _ERF32_Q[0])
-        for c in _ERF32_Q[1:]:
-            q *= x2
-            q += c
-        p *= x
-        p /= q
-        return p
-    z = xp.abs(x)
-    t = 2.0 / (2.0 + z)
-    ty = 4.0 * t - 2.0
-    d = xp.zeros_like(z)
-    dd = xp.zeros_like(z)
-    for c in _ERFC_COF[:0:-1]:  # Clenshaw recurrence
-        nxt = ty * d
-        nxt -= dd
-        nxt += c
-        d, dd = nxt, d
-    d *= ty
-    d += _ERFC_COF[0]
-    d *= 0.5
-    d -= dd
-    d -= z * z
-    erfc = t * xp.exp(d, out=d)
-    return xp.where(x >= 0, 1.0 - erfc, erfc - 1.0)
 
 
 class LeakyRelu(Op):

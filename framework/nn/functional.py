@@ -1,7 +1,7 @@
 """torch.nn.functional: the functional form of every layer, plus pad."""
 from ..autograd.op import Op
+from ..ops.padding import gather_pad
 from ..ops.linalg import linear  # noqa: F401
-from ..tensor import Tensor
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
 from .dropout import dropout  # noqa: F401
 from .normalization import batch_norm, layer_norm  # noqa: F401
@@ -36,39 +36,6 @@ class ConstantPadNd(Op):
         return ConstantPadNd.apply(grad, pad=tuple(-p for p in self.pad), value=0.0)
 
 
-def _gather_pad(input, pad, mode):
-    """reflect / replicate / circular: gather source indices per padded dim (differentiable)."""
-    xp = input.xp
-    n = len(pad) // 2
-    if not (input.dim() in (n + 1, n + 2) and 1 <= n <= 3):
-        raise NotImplementedError(
-            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
-            "Supported combinations for non-constant padding:\n"
-            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    out = input
-    for i in range(n):
-        d = input.dim() - 1 - i
-        size, lo, hi = input.shape[d], pad[2 * i], pad[2 * i + 1]
-        j = xp.arange(-lo, size + hi)
-        if mode == "reflect":
-            if lo >= size or hi >= size:
-                raise RuntimeError(f"Argument #4: Padding size should be less than the "
-                                   f"corresponding input dimension, but got: padding ({lo}, "
-                                   f"{hi}) at dimension {d} of input {list(input.shape)}")
-            period = 2 * (size - 1)
-            j = xp.abs(j) % period if period else xp.zeros_like(j)
-            j = xp.where(j >= size, period - j, j)
-        elif mode == "replicate":
-            j = xp.clip(j, 0, size - 1)
-        else:
-            j = j % size
-        index = (slice(None),) * d + (Tensor._make(j, input.device),)
-        out = out[index]
-    return out
-
-
 def pad(input, pad, mode="constant", value=None):
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
@@ -81,9 +48,25 @@ def pad(input, pad, mode="constant", value=None):
         return ConstantPadNd.apply(input, pad=pad, value=0.0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    return _gather_pad(input, pad, mode)
+    return gather_pad(input, pad, mode)
 
 
 from ..ops.conv import *  # noqa: F401,F403,E402
 from ..ops.loss import *  # noqa: F401,F403,E402
 from ..ops.pooling import *  # noqa: F401,F403,E402
+from ..ops.nonlinear import *  # noqa: F401,F403,E402
+from ..ops.normalization import group_norm  # noqa: F401,E402
+from .activation_layers import softmin  # noqa: F401,E402
+from .distance import cosine_similarity, normalize, pairwise_distance  # noqa: F401,E402
+from .norm_layers import instance_norm, local_response_norm, rms_norm  # noqa: F401,E402
+from .losses_more import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401,E402
+                          hinge_embedding_loss, kl_div, margin_ranking_loss,
+                          multi_margin_loss, multilabel_margin_loss,
+                          multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
+                          triplet_margin_loss, triplet_margin_with_distance_loss)
+from ..ops.resample import (channel_shuffle, interpolate, pixel_shuffle,  # noqa: F401,E402
+                            pixel_unshuffle)
+from ..ops.fold import fold, unfold  # noqa: F401,E402
+from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: F401,E402
+                             adaptive_max_pool2d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d,
+                             max_pool3d, max_unpool2d)

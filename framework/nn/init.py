@@ -102,3 +102,191 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
+
+
+def _gen(generator):
+    """Keyword for the random call: pass a generator only when one is given."""
+    return {} if generator is None else {"generator": generator}
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with N(mean, std) truncated to [a, b], by rejection as torch 2.13 does.
+
+    Where [a, b] holds more than 30 % of the mass, out-of-range draws are redrawn from the
+    normal; otherwise candidates are uniform on [a, b], accepted with the normal's density.
+
+    Example:
+        >>> w = framework.nn.init.trunc_normal_(framework.empty(3, 5), std=0.02)
+        >>> bool((w.abs() <= 2).all())
+        True
+    """
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    from ..creation import empty_like
+    from ..ops.elementwise import where
+    with no_grad():
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            lo = tensor.new_tensor(a, device="cpu").item()
+            hi = tensor.new_tensor(b, device="cpu").item()
+            result = tensor.normal_(mean, std, **_gen(generator))
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = where(mask, empty_like(result).normal_(mean, std, **_gen(generator)),
+                               result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        accept_buf = empty_like(tensor)
+        tensor.uniform_(a, b, **_gen(generator))
+
+        def log_density(x):  # torch: candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5)...
+            return ((x - mean) / std).pow(2).mul(-0.5).sub(log_peak)
+
+        candidates = log_density(tensor)
+        pending = accept_buf.uniform_(**_gen(generator)).log().gt(candidates)
+        result = tensor
+        while pending.any():
+            fresh = empty_like(tensor).uniform_(a, b, **_gen(generator))
+            result = where(pending, fresh, result)
+            candidates = log_density(fresh)
+            pending = where(pending, accept_buf.uniform_(**_gen(generator)).log().gt(candidates),
+                            pending)
+        if result is not tensor:
+            tensor.copy_(result)
+        return tensor
+
+
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity (ones on the diagonal).
+
+    Example:
+        >>> framework.nn.init.eye_(framework.empty(2, 3))
+        tensor([[1., 0., 0.],
+                [0., 1., 0.]])
+    """
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from ..creation import eye
+    with no_grad():
+        tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3/4/5-D conv weight with the Dirac delta: the conv passes its input through.
+
+    Args:
+        tensor: weight of shape (out, in, *kernel).
+        groups: number of groups; each keeps the identity on its channels.
+
+    Example:
+        >>> w = framework.nn.init.dirac_(framework.empty(2, 2, 3))
+        >>> w[:, :, 1]
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    dims = tensor.dim()
+    if dims not in [3, 4, 5]:
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    centre = tuple(s // 2 for s in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(out_per_group, sizes[1])):
+                tensor[(g * out_per_group + d, d) + centre] = 1
+    return tensor
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix from the QR of a normal sample (Saxe et al.).
+
+    Dimensions after the first are flattened; the result is scaled by `gain`.
+
+    Example:
+        >>> w = framework.nn.init.orthogonal_(framework.empty(3, 3))
+        >>> bool(((w @ w.T) - framework.eye(3)).abs().max() < 1e-5)
+        True
+    """
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    from ..creation import empty
+    from ..tensor import Tensor
+    flat = empty(rows, cols, dtype=tensor.dtype, device=tensor.device)
+    normal_(flat, 0, 1, generator)
+    x, xp = flat._data, flat.xp
+    if rows < cols:
+        x = x.T
+    q, r = xp.linalg.qr(x)  # LAPACK's Householder QR, as torch.linalg.qr
+    q = q * xp.sign(xp.diagonal(r))  # make the decomposition unique: r's diagonal positive
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        tensor.view_as(flat).copy_(Tensor._make(xp.ascontiguousarray(q), tensor.device))
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-D tensor from N(0, std) with a fraction `sparsity` of each column zeroed.
+
+    As torch's, the zeroed rows come from randperm on the default generator.
+
+    Example:
+        >>> w = framework.nn.init.sparse_(framework.empty(4, 3), sparsity=0.5)
+        >>> (w == 0).sum(0)
+        tensor([2, 2, 2])
+    """
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    from ..creation import randperm
+    with no_grad():
+        normal_(tensor, 0, std, generator)
+        for col_idx in range(cols):
+            zero_indices = randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
+def _make_deprecate(meth):
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated alias of {new_name}."
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

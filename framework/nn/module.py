@@ -1,22 +1,13 @@
 """Module: the base of every layer. Registers parameters, buffers and submodules by assignment."""
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
 from .. import dtypes
 from ..autograd.grad_mode import no_grad, state
 from ..autograd.op import Op, RemovableHandle, new_hook_dict
 from ..backend import as_device
 from ..tensor import Tensor
+from ._state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401
 from .parameter import Parameter
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _typename(value):
@@ -35,7 +26,7 @@ def _addindent(s, spaces):
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class Module:
+class Module(StateDictMixin):
     """Base class for all neural network modules."""
 
     _version = 1
@@ -60,6 +51,10 @@ class Module:
         d["_forward_hooks_with_kwargs"] = {}
         d["_backward_hooks"] = new_hook_dict()
         d["_backward_pre_hooks"] = new_hook_dict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -117,6 +112,38 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
+    def get_parameter(self, target):
+        """The Parameter at dotted path `target` (e.g. 'net.0.weight'); AttributeError if none.
+
+        Example:
+            >>> framework.nn.Sequential(framework.nn.Linear(2, 1)).get_parameter("0.bias").shape
+            torch.Size([1])
+        """
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        """The buffer at dotted path `target` (e.g. 'bn.running_mean'); AttributeError if none.
+
+        Example:
+            >>> framework.nn.BatchNorm1d(3).get_buffer("running_mean")
+            tensor([0., 0., 0.])
+        """
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        buffer = getattr(mod, name)
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return buffer
 
     # ----- attribute routing ----------------------------------------------------------------
     def __getattr__(self, name):
@@ -312,90 +339,6 @@ class Module:
 
     def half(self):
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
-
-    # ----- state dict -----------------------------------------------------------------------
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        if args:  # torch's deprecated positional form state_dict(destination, prefix, keep_vars)
-            destination = args[0]
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        return destination
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in list(self._parameters.items()) + list(persistent.items())
-                       if v is not None}
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  "torch.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(value)}")
-                continue
-            if value.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{value.shape!r} from checkpoint, the shape in current model "
-                                  f"is {param.shape!r}.")
-                continue
-            try:
-                with no_grad():
-                    param.copy_(value.to(param.device))
-            except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
-                                  f"in the model are {param.shape} and whose dimensions in the "
-                                  f"checkpoint are {value.shape}, an exception occurred : "
-                                  f"{ex.args}.")
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix):
-                    first = key[len(prefix):].split(".", 1)[0]
-                    if first not in self._modules and first not in local_state:
-                        unexpected_keys.append(key)
-
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-        for prefix, module in self.named_modules(prefix="", remove_duplicate=True):
-            prefix = prefix + "." if prefix else ""
-            local_meta = {} if metadata is None else metadata.get(prefix[:-1], {})
-            module._load_from_state_dict(state_dict, prefix, local_meta, True, missing,
-                                         unexpected, errors)
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
 
     # ----- calling and hooks ----------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):

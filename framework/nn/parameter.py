@@ -34,4 +34,4 @@ class Parameter(Tensor):
         return result
 
     def __reduce_ex__(self, protocol):
-        raise TypeError("framework parameters are saved with framework.save, not pickle")
+        return Parameter, (self.detach(), self._rg)

@@ -101,6 +101,7 @@ class Mul(Op):
     promote = True
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "other": "input1 if needs 0"}
+    saved_for = ((1,), (0,))  # a is read only for b's gradient and b only for a's
 
     def forward(self, a, b):
         return a * b
@@ -122,6 +123,7 @@ class Div(Op):
     promote = True
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "other": "input1"}
+    saved_for = ((1,), (0, 1))
 
     def forward(self, a, b):
         out = a / b

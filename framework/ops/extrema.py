@@ -22,6 +22,19 @@ class return_types:
     """Namespace of the structured results (torch.return_types)."""
     max = _return_type("max", ("values", "indices"))
     min = _return_type("min", ("values", "indices"))
+    sort = _return_type("sort", ("values", "indices"))
+    topk = _return_type("topk", ("values", "indices"))
+    cummax = _return_type("cummax", ("values", "indices"))
+    cummin = _return_type("cummin", ("values", "indices"))
+    kthvalue = _return_type("kthvalue", ("values", "indices"))
+    median = _return_type("median", ("values", "indices"))
+    nanmedian = _return_type("nanmedian", ("values", "indices"))
+    mode = _return_type("mode", ("values", "indices"))
+    aminmax = _return_type("aminmax", ("min", "max"))
+    slogdet = _return_type("slogdet", ("sign", "logabsdet"))
+    qr = _return_type("qr", ("Q", "R"))
+    svd = _return_type("svd", ("U", "S", "Vh"))
+    eigh = _return_type("eigh", ("eigenvalues", "eigenvectors"))
 
 
 def _const(array, like):

@@ -8,12 +8,12 @@ tensor part is IndexBackward0.
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..backend import scatter_add
-from ..tensor import LEAF_INPLACE, Tensor
+from ..tensor import Tensor, View, _writable_view
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
+from .views import view_array, view_op
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
           "valid indices (got {})")
-VIEW_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
 class _Basic(Op):
@@ -114,7 +114,7 @@ def _parse(x, index, getitem=True):
         if it is None or it is Ellipsis or isinstance(it, bool):
             arrays.append(None)
             continue
-        if isinstance(it, (Tensor, list)) or hasattr(it, "__array__") and not _is_int(it):
+        if isinstance(it, (Tensor, list, range)) or hasattr(it, "__array__") and not _is_int(it):
             arr = _as_index_array(it, xp)
             if arr.ndim == 0 and arr.dtype.kind in "iu":
                 arrays.append(int(arr))
@@ -221,21 +221,32 @@ def getitem(x, index):
     if not (state.enabled and x._rg):
         out = x._data[key]
         if adv:
-            out = out[_adv_key(adv, out.ndim)]
-        elif not hasattr(out, "shape") or out.ndim == 0:
+            return Tensor._make(out[_adv_key(adv, out.ndim)], x._device)
+        if not hasattr(out, "shape") or out.ndim == 0:
             out = x._data[key + (Ellipsis,)]  # a 0-dim view, never a NumPy scalar
-        return Tensor._make(out, x._device)
+        elif None in key:  # NumPy gives new axes stride 0, torch's unsqueeze a real one
+            out = x._data
+            for step in steps:
+                out = (x.xp.expand_dims(out, step[1]) if step[0] == "unsqueeze" else
+                       out[(slice(None),) * step[1] + (step[2], Ellipsis)])
+        return view_array(out, x)
+    out = _basic(x, steps)
+    if adv:
+        return Index.apply(out, key=_adv_key(adv, out.ndim))
+    return alias(out) if out is x else out
+
+
+def _basic(x, steps):
+    """The basic steps of an index (select, slice, unsqueeze), each a view node."""
     out = x
     for step in steps:
         if step[0] == "unsqueeze":
             out = unsqueeze(out, step[1])
         elif step[0] == "select":
-            out = Select.apply(out, key=(slice(None),) * step[1] + (step[2], Ellipsis))
+            out = view_op(Select, out, key=(slice(None),) * step[1] + (step[2], Ellipsis))
         else:
-            out = Slice.apply(out, key=(slice(None),) * step[1] + (step[2],))
-    if adv:
-        return Index.apply(out, key=_adv_key(adv, out.ndim))
-    return alias(out) if out is x else out
+            out = view_op(Slice, out, key=(slice(None),) * step[1] + (step[2],))
+    return out
 
 
 class IndexPut(Op):
@@ -283,7 +294,9 @@ def _write(data, key, adv, value):
 
 
 def setitem(x, index, value):
-    """x[index] = value: in place; the node is CopySlices, IndexPutBackward0 or a fill/copy."""
+    """x[index] = value, in place. As torch, the basic part of the index is a view that the
+    value is copied (or filled, or index_put) into, so writing through it makes the base's
+    node CopySlices; without basic steps the node is IndexPutBackward0 or a fill/copy."""
     steps, adv, key = _parse(x, index, getitem=False)
     scalar = not isinstance(value, Tensor)
     if scalar:
@@ -294,18 +307,30 @@ def setitem(x, index, value):
         value = value.to(x._device)
     adv_key = _adv_key(adv, 0)
     if not (state.enabled and (x._rg or value._rg)):
-        _write(x._data, key, adv_key, value._data)
+        if type(x) is View or steps:
+            target = view_array(x._data[key + (Ellipsis,)], x)
+            _writable_view(target)
+            _write(target._data, (), adv_key, value._data)
+        else:
+            _write(x._data, key, adv_key, value._data)
         x._vc[0] += 1
         return x
-    if x._rg and x.grad_fn is None:
-        raise RuntimeError(VIEW_LEAF if steps else LEAF_INPLACE)
     if steps:
-        kind = "torch::autograd::CopySlices"
-    elif adv:
+        x, key = _basic(x, steps), ()
+    if adv:
         kind = "IndexPutBackward0"
     else:
+        if not scalar and value.ndim:  # torch's copy_to: drop leading 1s, expand to the target
+            shape = tuple(value.shape)
+            lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+            if lead:
+                value = value.view(shape[lead:])
+            target = x._data[key + (Ellipsis,)].shape
+            if tuple(value.shape) != target:
+                value = value.expand(target)
         kind = "FillBackward3" if scalar else "torch::autograd::CopyBackwards"
-    return x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
+    x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
+    return x
 
 
 def _index_put(x, value, key, adv, kind):

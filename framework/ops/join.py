@@ -2,6 +2,7 @@
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .shape import _dim, _fmt
+from .views import view_outputs
 
 
 def _zeros_for(op, i, like):
@@ -110,12 +111,12 @@ def split(x, split_size_or_sections, dim=0):
                                f"dimension size of {n}")
         count = max((n + size - 1) // size, 1) if size else 1
         sizes = [size] * (count - 1) + [n - size * (count - 1)]
-        return Split.apply(x, sizes=sizes, dim=d, with_sizes=False)
+        return view_outputs(Split.apply(x, sizes=sizes, dim=d, with_sizes=False), x)
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != n or any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                            f"tensor's size at dimension {d}), but got split_sizes={_fmt(sizes)}")
-    return Split.apply(x, sizes=sizes, dim=d, with_sizes=True)
+    return view_outputs(Split.apply(x, sizes=sizes, dim=d, with_sizes=True), x)
 
 
 def chunk(x, chunks, dim=0):
@@ -141,4 +142,4 @@ class Unbind(Op):
 def unbind(x, dim=0):
     if x.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    return Unbind.apply(x, dim=_dim(dim, x.ndim))
+    return view_outputs(Unbind.apply(x, dim=_dim(dim, x.ndim)), x)

@@ -26,6 +26,7 @@ class Mm(Op):
     saved_fields = {"mat2": "input1 if needs 0", "mat2_sym_sizes": "sizes1",
                     "mat2_sym_strides": "strides1", "self": "input0 if needs 1",
                     "self_sym_sizes": "sizes0", "self_sym_strides": "strides0"}
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         return a @ b
@@ -53,6 +54,7 @@ def mm(a, b):
 class Mv(Op):
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "vec": "input1 if needs 0"}
+    saved_for = ((1,), (0,))
 
     def forward(self, a, v):
         return a @ v
@@ -81,6 +83,7 @@ def mv(a, v):
 class Dot(Op):
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "tensor": "input1 if needs 0"}
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         return self.xp.dot(a, b)
@@ -110,6 +113,7 @@ inner_1d = dot
 class Bmm(Op):
     saves_inputs = True
     saved_fields = {"mat2": "input1 if needs 0", "self": "input0 if needs 1"}
+    saved_for = ((1,), (0,))
 
     def forward(self, a, b):
         return self.xp.matmul(a, b)
@@ -142,6 +146,7 @@ class Addmm(Op):
                     "mat1_sym_sizes": "sizes1", "mat1_sym_strides": "strides1",
                     "mat2": "input2 if needs 1", "mat2_sym_sizes": "sizes2",
                     "mat2_sym_strides": "strides2"}
+    saved_for = ((), (2,), (1,))
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
         self.beta, self.alpha = beta, alpha

@@ -2,6 +2,7 @@
 
 Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 """
+from .. import backend as _backend
 from ..autograd.op import Op
 from ..tensor import Tensor, _TYPE_NAMES
 
@@ -51,7 +52,98 @@ def _dim(d, ndim):
 
 
 class View(Op):
-    """reshape / view; arrays have no strides here, so every reshape is a view."""
+    """view / viewable reshape: the same storage with torch's computed strides."""
+    saved_fields = {"self_sym_sizes": "in_shape"}
+
+    def forward(self, x, shape, strides):
+        self.in_shape = x.shape
+        out = x.reshape(shape)
+        if not x.flags.c_contiguous and (out.base is None or _v.strides(out) != strides):
+            out = _backend.as_strided(_backend.storage_of(x), shape, strides,
+                                      _v.storage_offset(x))
+        return out
+
+    def backward(self, grad):
+        return grad.reshape(self.in_shape)
+
+
+VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def _view_strides(old_shape, old_strides, shape):
+    """torch's computeStride: the strides that show old_shape's elements as `shape`, or None
+    when some new dimension would span two non-contiguous chunks."""
+    if not old_shape:
+        return (1,) * len(shape)
+    numel = 1
+    for n in old_shape:
+        numel *= n
+    if numel == 0:
+        if tuple(old_shape) == tuple(shape):
+            return tuple(old_strides)
+        out, acc = [0] * len(shape), 1
+        for d in range(len(shape) - 1, -1, -1):
+            out[d] = acc
+            acc *= max(shape[d], 1)
+        return tuple(out)
+    out = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                out[view_d] = view_numel * chunk
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk = old_strides[d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(out) if view_d == -1 else None
+
+
+def reshape(x, *shape):
+    """The same elements in a new shape: a view when the strides allow it (ViewBackward0),
+    else a contiguous copy (UnsafeViewBackward0 over CloneBackward0), as torch.
+
+    Example:
+        >>> framework.arange(6).reshape(2, 3)
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+    """
+    shape = _infer(_shape_arg(shape), x._data.size)
+    arr = x._data
+    if arr.flags.c_contiguous:
+        return _v.view_op(View, x, shape=shape, strides=None)
+    st = _view_strides(arr.shape, _v.strides(arr), shape)
+    if st is None:
+        return _unsafe_view(x.clone(memory_format="contiguous"), shape)
+    return _v.view_op(View, x, shape=shape, strides=st)
+
+
+def view(x, *shape):
+    """A view with another shape; raises when the strides cannot express it.
+
+    Example:
+        >>> framework.arange(6).view(3, 2).shape
+        torch.Size([3, 2])
+    """
+    shape = _infer(_shape_arg(shape), x._data.size)
+    arr = x._data
+    if arr.flags.c_contiguous:
+        return _v.view_op(View, x, shape=shape, strides=None)
+    st = _view_strides(arr.shape, _v.strides(arr), shape)
+    if st is None:
+        raise RuntimeError(VIEW_ERROR)
+    return _v.view_op(View, x, shape=shape, strides=st)
+
+
+class UnsafeView(Op):
+    """torch's _unsafe_view: a reshape whose result is not a view (after a copy)."""
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape):
@@ -61,16 +153,6 @@ class View(Op):
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
-
-def reshape(x, *shape):
-    return View.apply(x, shape=_infer(_shape_arg(shape), x._data.size))
-
-
-view = reshape
-
-
-class UnsafeView(View):
-    """torch's _unsafe_view: the reshape matmul uses after mm/bmm."""
     node_name = "UnsafeViewBackward0"
 
 
@@ -89,14 +171,23 @@ class Alias(Op):
 
 
 def alias(x):
-    return Alias.apply(x)
+    return _v.view_op(Alias, x)
 
 
 class Expand(Op):
     saved_fields = {"self_sym_sizes": "in_shape"}
+
     def forward(self, x, shape):
         self.in_shape = x.shape
-        return self.xp.broadcast_to(x, shape)
+        out = self.xp.broadcast_to(x, shape)
+        lead = len(shape) - x.ndim
+        if lead and 1 in shape[:lead]:  # torch gives a new leading dim of size 1 a real stride
+            st = list(_v.strides(out))
+            for d in range(lead - 1, -1, -1):
+                if shape[d] == 1:
+                    st[d] = shape[d + 1] * st[d + 1] if d + 1 < len(shape) else 1
+            out = _backend.as_strided(_backend.storage_of(x), shape, st, _v.storage_offset(x))
+        return out
 
     def backward(self, grad):
         return grad.sum_to_size(self.in_shape)
@@ -132,7 +223,7 @@ def _expanded_shape(x, shape):
 
 
 def expand(x, *shape):
-    return Expand.apply(x, shape=_expanded_shape(x, _shape_arg(shape)))
+    return _v.view_op(Expand, x, shape=_expanded_shape(x, _shape_arg(shape)))
 
 
 def expand_as(x, other):
@@ -186,7 +277,7 @@ def permute(x, *dims):
                            f"input.dim() = {x.ndim} is not equal to len(dims) = {len(dims)}")
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return Permute.apply(x, dims=dims)
+    return _v.view_op(Permute, x, dims=dims)
 
 
 def movedim(x, source, destination):
@@ -216,7 +307,7 @@ class Transpose(Op):
 
 
 def transpose(x, dim0, dim1):
-    return Transpose.apply(x, dim0=_dim(dim0, x.ndim), dim1=_dim(dim1, x.ndim))
+    return _v.view_op(Transpose, x, dim0=_dim(dim0, x.ndim), dim1=_dim(dim1, x.ndim))
 
 
 swapaxes = transpose
@@ -234,7 +325,7 @@ class T(Op):
 def t(x):
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return T.apply(x)
+    return _v.view_op(T, x)
 
 
 class Unsqueeze(Op):
@@ -252,7 +343,7 @@ def unsqueeze(x, dim):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
-    return Unsqueeze.apply(x, dim=dim % n)
+    return _v.view_op(Unsqueeze, x, dim=dim % n)
 
 
 class Squeeze(Op):
@@ -272,15 +363,15 @@ class Squeeze(Op):
 
 def squeeze(x, dim=None):
     if dim is None:
-        return Squeeze.apply(x, dims=None, overload=0)
+        return _v.view_op(Squeeze, x, dims=None, overload=0)
     if isinstance(dim, int):
-        return Squeeze.apply(x, dims=(_dim(dim, x.ndim),), overload=1)
-    return Squeeze.apply(x, dims=tuple(_dim(d, x.ndim) for d in dim), overload=2)
+        return _v.view_op(Squeeze, x, dims=(_dim(dim, x.ndim),), overload=1)
+    return _v.view_op(Squeeze, x, dims=tuple(_dim(d, x.ndim) for d in dim), overload=2)
 
 
 def _squeeze_inplace_dim(x, dim):
     """The node torch records for `squeeze_(dim)` inside matmul (SqueezeBackward4)."""
-    return Squeeze.apply(x, dims=(_dim(dim, x.ndim),), overload=4)
+    return _v.view_op(Squeeze, x, dims=(_dim(dim, x.ndim),), overload=4)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -311,3 +402,6 @@ def unflatten(x, dim, sizes):
         raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({shape[d]}) in the input tensor")
     return reshape(x, shape[:d] + sizes + shape[d + 1:])
+
+
+from . import views as _v  # noqa: E402  (views.py imports this module's helpers)

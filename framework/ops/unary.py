@@ -188,6 +188,8 @@ absolute = abs
 
 class Sign(Op):
     def forward(self, x):
+        if x.dtype.kind == "f":  # sign(NaN) is 0 in torch
+            return self.xp.where(self.xp.isnan(x), x.dtype.type(0), self.xp.sign(x))
         return x.copy() if x.dtype.kind == "b" else self.xp.sign(x)
 
     def backward(self, grad):
@@ -302,15 +304,31 @@ def to_copy(x, device=None, dtype=None):
 
 
 class Clone(Op):
-    def forward(self, x):
-        return x.copy()
+    """A copy; torch keeps the strides of a dense input (memory_format=preserve)."""
+
+    def forward(self, x, order):
+        return x.copy(order=order)
 
     def backward(self, grad):
         return grad
 
 
 def clone(input, memory_format=None):
-    return Clone.apply(input)
+    arr = input._data
+    dense = arr.flags.c_contiguous or memory_format is None and _dense(arr)
+    return Clone.apply(input, order="K" if dense else "C")
+
+
+def _dense(arr):
+    """Non-overlapping and dense: some order of the dimensions is contiguous."""
+    if arr.flags.f_contiguous:
+        return True
+    expected = arr.itemsize
+    for s, n in sorted((s, n) for n, s in zip(arr.shape, arr.strides) if n != 1):
+        if s != expected:
+            return False
+        expected *= n
+    return True
 
 
 class Fill(Op):
@@ -328,6 +346,36 @@ class Fill(Op):
 
 def fill(x, value):
     return Fill.apply(x, value=value)
+
+
+class _FillScalar(Fill):
+    """x.fill_(number): torch's in-place overload has its own node."""
+    node_name = "FillBackward2"
+
+
+class _Zero(Fill):
+    node_name = "ZeroBackward0"
+
+
+class _FillTensor(Op):
+    """x.fill_(0-dim tensor): the value gets the sum of the gradient."""
+    node_name = "FillBackward3"
+
+    def forward(self, x, value):
+        return self.xp.full(x.shape, value, dtype=x.dtype)
+
+    def backward(self, grad):
+        return _zeros(grad), grad.sum()
+
+
+def _fill_inplace(x, value):
+    """The op Tensor.fill_ / zero_ record (ZeroBackward0, FillBackward2 or FillBackward3)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return _FillTensor.apply(x, value)
+    return (_Zero if value is None else _FillScalar).apply(x, value=0 if value is None else value)
 
 
 class CopyInto(Op):

@@ -1,87 +1,57 @@
 """Adagrad (torch.optim.Adagrad): lr_decay, weight decay, initial accumulator, maximize."""
-from ..tensor import Tensor
-from .optimizer import Optimizer, _bump, _step_tensor, _to_scalar, _zeros_like
+from .optimizer import Optimizer, _zeros_like
 
 
 class Adagrad(Optimizer):
-    """Per-coordinate steps scaled by the root of the summed squared gradients."""
+    r"""Per-coordinate steps scaled by the root of the summed squared gradients.
+
+    .. math::
+        \tilde\gamma = \frac{\gamma}{1 + (t - 1)\eta}, \quad
+        s_t = s_{t-1} + g_t^2, \quad
+        \theta_t = \theta_{t-1} - \tilde\gamma \frac{g_t}{\sqrt{s_t} + \epsilon}
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: :math:`\gamma` (default 1e-2). lr_decay: :math:`\eta` (default 0).
+        weight_decay: L2 penalty (default 0).
+        initial_accumulator_value: starting value of :math:`s` (default 0).
+        eps: :math:`\epsilon` (default 1e-10). maximize: as torch; foreach/fused accepted.
+
+    State (filled at construction, as torch's): ``step`` and ``sum``.
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.Adagrad([p], lr=0.1)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+    _checks = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, fused=None)
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-        # torch fills the state eagerly, so a fresh Adagrad already has a state_dict 'state'
-        for group in self.param_groups:
+        for group in self.param_groups:  # torch fills the state eagerly
             for p in group["params"]:
-                self._fill_state(p, initial_accumulator_value)
+                self._init_state(p, self.state[p], group)
 
-    def _fill_state(self, p, init_value):
-        state = self.state[p]
-        state["step"] = _step_tensor()
-        state["sum"] = _zeros_like(p, init_value)
-        return state
+    def _init_state(self, p, state, group):
+        state["step"] = self._new_step(p, group)  # torch fills from the constructor's value
+        state["sum"] = _zeros_like(p, self.defaults["initial_accumulator_value"])
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        for s in self.state.values():
-            if "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = _step_tensor(float(s["step"]))
-
-    def step(self, closure=None):
-        """One Adagrad update of every parameter that has a gradient."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:  # a group added later: torch reads the optimizer default
-                    state = self._fill_state(p, self.defaults["initial_accumulator_value"])
-                self._update(p, state, group)
-        return loss
-
-    def _update(self, p, state, group):
-        lr, wd = _to_scalar(group["lr"]), group["weight_decay"]
-        xp, x = p.xp, p._data
-        step_t = state["step"]
-        step_t._data += 1
-        step = step_t.item()
-        g = p.grad._data
-        if group["maximize"]:
-            g = -g
-        if wd != 0:
-            g = g + wd * x
-        clr = lr / (1 + (step - 1) * group["lr_decay"])
+    def _update(self, p, g, state, h):
+        xp = p.xp
+        step = self._count(state)
+        clr = h["lr"] / (1 + (step - 1) * h["lr_decay"])
         acc = state["sum"]._data
         acc += g * g
         std = xp.sqrt(acc)
-        std += group["eps"]
+        std += h["eps"]
         upd = g * -clr  # addcdiv: (value * t1) / t2
         upd /= std
-        x += upd
-        _bump(p)
+        p._data += upd

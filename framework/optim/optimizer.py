@@ -1,21 +1,22 @@
-"""Optimizer base: param groups, per-parameter state, zero_grad, state_dict, step hooks.
+"""Optimizer base: param groups, validation, the parameter loop, state_dict, step hooks.
 
-Subclasses update parameters in place on their raw arrays (`p._data`), so a step never
-records autograd history and every parameter keeps its identity (and its array).
+A subclass lists its hyperparameter checks and writes only its update rule:
+`_init_state(p, state, group)` fills a fresh parameter's state and `_update(p, g, state, h)`
+changes `p._data` in place, where `g` is the gradient array with `maximize` and L2 weight decay
+already applied (decoupled weight decay is applied to the parameter before the call) and `h`
+holds the group's hyperparameters as plain numbers. Updates run on raw arrays, so a step
+records no autograd history and every parameter keeps its identity (and its array).
 """
 import functools
 import warnings
 from collections import defaultdict
-from copy import deepcopy
 from itertools import chain
 
-import numpy as np  # host-side step counters only; parameter math uses each array's xp
-
-from .. import dtypes
 from ..autograd.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
 from ..autograd.op import RemovableHandle
-from ..backend import CPU
 from ..tensor import Tensor
+from ._util import (_bump, _cast, _deepcopy, _split_names, _step_tensor, _to_scalar,  # noqa: F401
+                    _typename, _zeros_like, _lerp_)
 
 
 class _RequiredParameter:
@@ -27,31 +28,31 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
-
-def _scalar_dtype():
-    """dtype of the 'step' counters: float64 under a float64 default dtype, else float32."""
-    return dtypes.float64.np if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32.np
-
-
-def _step_tensor(value=0.0):
-    """A 0-dim CPU tensor counting steps, as torch's non-capturable optimizers keep it."""
-    return Tensor._make(np.array(value, dtype=_scalar_dtype()), CPU)
-
-
-def _zeros_like(p, fill=0):
-    """A state buffer on p's device and dtype."""
-    data = p.xp.full_like(p._data, fill)
-    return Tensor._make(data, p._device)
-
-
-def _to_scalar(x):
-    """Hyperparameters may be 1-element tensors; the array math wants Python numbers."""
-    return x.item() if isinstance(x, Tensor) else x
-
-
-def _bump(p):
-    """Mark an in-place update of p (torch's param.add_ bumps the version counter too)."""
-    p._vc[0] += 1
+# torch's hyperparameter checks: name -> (valid(defaults), message.format(**defaults))
+_CHECKS = {
+    "lr": (lambda d: 0.0 <= d["lr"], "Invalid learning rate: {lr}"),
+    "lr_pos": (lambda d: 0.0 < d["lr"], "Invalid learning rate: {lr}"),
+    "eps": (lambda d: 0.0 <= d["eps"], "Invalid epsilon value: {eps}"),
+    "eps_pos": (lambda d: 0.0 < d["eps"], "Invalid epsilon value: {eps}"),
+    "momentum": (lambda d: 0.0 <= d["momentum"], "Invalid momentum value: {momentum}"),
+    "weight_decay": (lambda d: 0.0 <= d["weight_decay"],
+                     "Invalid weight_decay value: {weight_decay}"),
+    "alpha": (lambda d: 0.0 <= d["alpha"], "Invalid alpha value: {alpha}"),
+    "rho": (lambda d: 0.0 <= d["rho"] <= 1.0, "Invalid rho value: {rho}"),
+    "lr_decay": (lambda d: 0.0 <= d["lr_decay"], "Invalid lr_decay value: {lr_decay}"),
+    "initial_accumulator_value": (lambda d: 0.0 <= d["initial_accumulator_value"],
+                                  "Invalid initial_accumulator_value value: "
+                                  "{initial_accumulator_value}"),
+    "momentum_decay": (lambda d: 0.0 <= d["momentum_decay"],
+                       "Invalid momentum_decay value: {momentum_decay}"),
+    "betas": (lambda d: 0.0 <= d["betas"][0] < 1.0,
+              "Invalid beta parameter at index 0: {betas[0]}"),
+    "betas1": (lambda d: 0.0 <= d["betas"][1] < 1.0,
+               "Invalid beta parameter at index 1: {betas[1]}"),
+    "etas": (lambda d: 0.0 < d["etas"][0] < 1.0 < d["etas"][1],
+             "Invalid eta values: {etas[0]}, {etas[1]}"),
+}
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]  # + "xla" for most
 
 
 def _hooked_step(step):
@@ -81,7 +82,29 @@ def _hooked_step(step):
 
 
 class Optimizer:
-    """Base class of all optimizers (torch.optim.Optimizer)."""
+    """Base class of all optimizers (torch.optim.Optimizer).
+
+    Args:
+        params: an iterable of Tensors, of (name, Tensor) pairs, or of dicts defining
+            parameter groups (each with a "params" entry and optional hyperparameters).
+        defaults: the hyperparameters a group gets when it does not name them.
+
+    A built-in optimizer declares `_checks` (torch's hyperparameter checks, in torch's order),
+    `_setstate_defaults` (group keys an old checkpoint may lack) and writes `_init_state` and
+    `_update`; the base runs the loop in `step`. A user subclass may instead write its own
+    `step`, as with torch.
+
+    Example:
+        >>> p = framework.ones(2, requires_grad=True)
+        >>> opt = framework.optim.SGD([p], lr=0.5)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([0., 0.], requires_grad=True)
+    """
+    _checks = ()
+    _setstate_defaults = {}
+    _capturable_message = ("params and state_steps", True)  # torch's words, xla listed
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -89,6 +112,10 @@ class Optimizer:
             cls.step = _hooked_step(cls.__dict__["step"])
 
     def __init__(self, params, defaults):
+        self._check(defaults)
+        if defaults.get("differentiable"):
+            raise NotImplementedError("differentiable=True is not supported: framework's "
+                                      "optimizers update raw arrays and record no graph")
         self.defaults = defaults
         self._optimizer_step_pre_hooks = {}
         self._optimizer_step_post_hooks = {}
@@ -104,16 +131,107 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+        if defaults.get("fused"):
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def _check(self, defaults):
+        """torch's hyperparameter checks, in torch's order (ValueError)."""
+        lr = defaults.get("lr")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        for name in self._checks:
+            valid, message = _CHECKS[name]
+            if not valid(defaults):
+                raise ValueError(message.format(**defaults))
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
     def __setstate__(self, state):
+        """Restore; fill group keys an older checkpoint lacks and make 'step' a tensor."""
         self.__dict__.update(state)
         self.__dict__.setdefault("_optimizer_step_pre_hooks", {})
         self.__dict__.setdefault("_optimizer_step_post_hooks", {})
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._setstate_defaults.items():
+                group.setdefault(key, value)
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                if "step" in p_state and not isinstance(p_state["step"], Tensor):
+                    self._restore_step(p, p_state, group)
+
+    def _restore_step(self, p, p_state, group):
+        """An old checkpoint's number-valued 'step' becomes torch's 0-dim tensor."""
+        p_state["step"] = self._new_step(p, group, float(p_state["step"]))
+
+    @staticmethod
+    def _new_step(p, group, value=0.0):
+        """The 'step' state tensor: on the CPU, or on p's device when capturable."""
+        return _step_tensor(value, p.device if group.get("capturable") else None)
+
+    @staticmethod
+    def _count(state):
+        """Advance state['step'] by one and return the new count as a number."""
+        step = state["step"]
+        step._data += 1
+        return float(step._data)
+
+    @_hooked_step
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; returns the closure's loss.
+
+        Args:
+            closure: optional callable that re-evaluates the model and returns the loss;
+                it runs with gradients enabled before the update.
+        """
+        if type(self)._update is Optimizer._update:
+            raise NotImplementedError
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if params:
+                self._step_group(group, params)
+        return loss
+
+    def _step_group(self, group, params):
+        """The one parameter loop: maximize and weight decay here, the rule in `_update`."""
+        h = {k: _to_scalar(v) for k, v in group.items() if k != "params"}
+        maximize, wd = h.get("maximize", False), h.get("weight_decay", 0)
+        decoupled, capturable = h.get("decoupled_weight_decay", False), h.get("capturable")
+        for p in params:
+            state = self.state.get(p)
+            if state is None:
+                state = {}
+                self._init_state(p, state, group)
+            if capturable and p.device.type not in _CAPTURABLE_DEVICES:
+                what, xla = self._capturable_message
+                devices = _CAPTURABLE_DEVICES + ["xla"] * xla
+                raise AssertionError(f"If capturable=True, {what} must be on supported "
+                                     f"devices: {devices}.")
+            g = p.grad._data
+            if maximize:
+                g = -g
+            if wd != 0:
+                if decoupled:
+                    p._data *= 1 - h["lr"] * wd
+                else:
+                    g = g + wd * p._data  # a new array: p.grad itself is left untouched
+            self._update(p, g, state, h)
+            if state:
+                self.state[p] = state
+            _bump(p)
+
+    def _init_state(self, p, state, group):
+        """Fill a parameter's state before its first update (nothing by default)."""
+
+    def _update(self, p, g, state, h):
+        """Change p._data in place from gradient array g; h: the group's numbers."""
+        raise NotImplementedError
 
     def __repr__(self):
         s = self.__class__.__name__ + " ("
@@ -135,9 +253,6 @@ class Optimizer:
         handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
-
-    def step(self, closure=None):
-        raise NotImplementedError
 
     def _closure_loss(self, closure):
         """Re-evaluate the model under enable_grad (step itself runs without grad)."""
@@ -252,62 +367,3 @@ class Optimizer:
                 ng["param_names"] = g["param_names"]
             param_groups.append(ng)
         self.__setstate__({"state": new_state, "param_groups": param_groups})
-
-
-def _cast(param, value, key=None):
-    """Copy a state value onto param's device (and dtype, except the 'step' counter)."""
-    if isinstance(value, Tensor):
-        if key == "step":
-            return value
-        if param.is_floating_point():
-            return value.to(dtype=param.dtype, device=param.device)
-        return value.to(device=param.device)
-    if isinstance(value, dict):
-        return {k: _cast(param, v, key=k) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_cast(param, v) for v in value)
-    return value
-
-
-def _deepcopy(value):
-    """copy.deepcopy, with tensors (a Tensor lr, Tensor betas) copied as fresh leaves."""
-    tensors = []
-    _collect_tensors(value, tensors)
-    memo = {id(t): Tensor._make(t._data.copy(), t._device) for t in tensors}
-    return deepcopy(value, memo)
-
-
-def _collect_tensors(value, out):
-    if isinstance(value, Tensor):
-        out.append(value)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _collect_tensors(v, out)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _collect_tensors(v, out)
-
-
-def _split_names(group):
-    """Groups built from named_parameters() hold (name, tensor) pairs."""
-    tensors, names = [], []
-    for p in group["params"]:
-        if isinstance(p, tuple):
-            names.append(p[0])
-            tensors.append(p[1])
-        else:
-            tensors.append(p)
-    group["params"] = tensors
-    if names:
-        if len(names) != len(tensors):
-            raise ValueError("all optimizer params should be with/without names. "
-                             "Some param names are missing")
-        group["param_names"] = names
-
-
-def _typename(obj):
-    if isinstance(obj, Tensor):
-        return "torch." + obj.type().split(".")[-1]
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", "__builtin__") else f"{module}.{name}"

@@ -1,83 +1,67 @@
 """RMSprop (torch.optim.RMSprop): alpha, eps, weight decay, momentum, centered, maximize."""
-from ..tensor import Tensor
-from .adam import _lerp_
-from .optimizer import Optimizer, _bump, _step_tensor, _to_scalar, _zeros_like
+from .optimizer import Optimizer, _lerp_, _zeros_like
+from ._util import _addcmul
 
 
 class RMSprop(Optimizer):
-    """Divide the gradient by a running RMS of recent gradients, as torch's single-tensor path."""
+    r"""Divide the gradient by a running root mean square of recent gradients.
+
+    .. math::
+        v_t = \alpha v_{t-1} + (1 - \alpha) g_t^2, \quad
+        \tilde v_t = v_t - \bar g_t^2 \text{ (centered, } \bar g_t = \alpha \bar g_{t-1}
+        + (1 - \alpha) g_t), \\
+        b_t = \mu b_{t-1} + g_t / (\sqrt{\tilde v_t} + \epsilon), \quad
+        \theta_t = \theta_{t-1} - \gamma b_t \text{ (or } \gamma g_t / (\sqrt{\tilde v_t}
+        + \epsilon) \text{ without momentum)}
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: :math:`\gamma` (default 1e-2). alpha: smoothing :math:`\alpha` (default 0.99).
+        eps: :math:`\epsilon` (default 1e-8). weight_decay: L2 penalty (default 0).
+        momentum: :math:`\mu` (default 0). centered: normalise by the variance estimate.
+        maximize, capturable: as torch; foreach is accepted.
+
+    State: ``step``, ``square_avg``, ``momentum_buffer`` (momentum > 0), ``grad_avg`` (centered).
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.RMSprop([p], lr=0.01)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+    _checks = ("lr", "eps", "momentum", "weight_decay", "alpha")
+    _setstate_defaults = dict(momentum=0, centered=False, foreach=None, maximize=False,
+                              differentiable=False, capturable=False)
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            for p in group["params"]:
-                p_state = self.state.get(p, {})
-                if p_state and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _step_tensor(float(p_state["step"]))
+    def _init_state(self, p, state, group):
+        state["step"] = self._new_step(p, group)
+        state["square_avg"] = _zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = _zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = _zeros_like(p)
 
-    def _init_state(self, p, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = _step_tensor()
-            state["square_avg"] = _zeros_like(p)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = _zeros_like(p)
-            if group["centered"]:
-                state["grad_avg"] = _zeros_like(p)
-        return state
-
-    def step(self, closure=None):
-        """One RMSprop update of every parameter that has a gradient."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, self._init_state(p, group), group)
-        return loss
-
-    def _update(self, p, state, group):
-        lr, alpha, eps = _to_scalar(group["lr"]), group["alpha"], group["eps"]
-        wd, momentum = group["weight_decay"], group["momentum"]
+    def _update(self, p, g, state, h):
+        lr, alpha, eps, momentum = h["lr"], h["alpha"], h["eps"], h["momentum"]
         xp, x = p.xp, p._data
-        g = p.grad._data
-        if group["maximize"]:
-            g = -g
-        state["step"]._data += 1
-        if wd != 0:
-            g = g + wd * x
+        self._count(state)
         sq = state["square_avg"]._data
         sq *= alpha
-        sq += (1 - alpha) * g * g
-        if group["centered"]:
+        sq[...] = _addcmul(xp, sq, g, g, 1 - alpha)
+        if h["centered"]:
             ga = state["grad_avg"]._data
             _lerp_(xp, ga, g, 1 - alpha)
-            avg = sq - ga * ga  # torch: square_avg.addcmul(grad_avg, grad_avg, value=-1)
+            avg = _addcmul(xp, sq, ga, ga, -1)  # the variance estimate cancels: round once
             xp.sqrt(avg, out=avg)
         else:
             avg = xp.sqrt(sq)
@@ -91,4 +75,3 @@ class RMSprop(Optimizer):
             upd = g * -lr  # addcdiv: (value * t1) / t2
             upd /= avg
             x += upd
-        _bump(p)

@@ -1,73 +1,67 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize (torch.optim.SGD)."""
 from ..tensor import Tensor
-from .optimizer import Optimizer, _bump, _to_scalar
+from .optimizer import Optimizer, _bump
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent, step for step as torch's single-tensor implementation."""
+    r"""Stochastic gradient descent, optionally with (Nesterov) momentum.
+
+    .. math::
+        g_t = \nabla f(\theta_{t-1}) + \lambda \theta_{t-1}, \quad
+        b_t = \mu b_{t-1} + (1 - \tau) g_t \ (b_1 = g_1), \quad
+        g_t \leftarrow g_t + \mu b_t \text{ (nesterov) else } b_t, \quad
+        \theta_t = \theta_{t-1} - \gamma g_t
+
+    (with ``maximize`` the gradient is negated first).
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: learning rate :math:`\gamma` (default 1e-3); a float or a 1-element Tensor.
+        momentum: momentum factor :math:`\mu` (default 0).
+        dampening: dampening :math:`\tau` for momentum (default 0).
+        weight_decay: L2 penalty :math:`\lambda` (default 0).
+        nesterov: use Nesterov momentum (default False).
+        maximize: maximize the objective instead of minimizing (default False).
+        foreach, fused: accepted for compatibility; the update is the same NumPy/CuPy code.
+        differentiable: only False is supported.
+
+    State: ``momentum_buffer`` per parameter when momentum is non-zero.
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.SGD([p], lr=0.1, momentum=0.9)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
+    _checks = ("lr", "momentum", "weight_decay")
+    _setstate_defaults = dict(nesterov=False, maximize=False, foreach=None, differentiable=False,
+                              fused=False)
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    def _check(self, defaults):
+        super()._check(defaults)
+        if defaults["nesterov"] and (defaults["momentum"] <= 0 or defaults["dampening"] != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns the closure's loss."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            lr, wd = _to_scalar(group["lr"]), _to_scalar(group["weight_decay"])
-            momentum, dampening = group["momentum"], group["dampening"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                g = p.grad._data
-                if group["maximize"]:
-                    g = -g
-                if wd != 0:
-                    g = g + wd * p._data  # a new array: p.grad itself is left untouched
-                if momentum != 0:
-                    g = self._momentum(p, g, momentum, dampening, group["nesterov"])
-                p._data -= lr * g
-                _bump(p)
-        return loss
-
-    def _momentum(self, p, g, momentum, dampening, nesterov):
-        """buf = momentum * buf + (1 - dampening) * g; the first buffer is a copy of g."""
-        state = self.state[p]
-        buf = state.get("momentum_buffer")
-        if buf is None:
-            buf = Tensor._make(g.copy(), p._device)
-            state["momentum_buffer"] = buf
-        else:
-            b = buf._data
-            b *= momentum
-            b += g if dampening == 0 else (1 - dampening) * g
-            _bump(buf)
-        return g + momentum * buf._data if nesterov else buf._data
+    def _update(self, p, g, state, h):
+        momentum, dampening = h["momentum"], h["dampening"]
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:  # torch starts the buffer from the gradient itself
+                buf = state["momentum_buffer"] = Tensor._make(g.copy(), p._device)
+            else:
+                b = buf._data
+                b *= momentum
+                b += g if dampening == 0 else (1 - dampening) * g
+                _bump(buf)
+            g = g + momentum * buf._data if h["nesterov"] else buf._data
+        p._data -= h["lr"] * g

@@ -1,0 +1,64 @@
+"""normalize, cosine_similarity, pairwise_distance and their modules."""
+from ..ops.norms import Norm, vector_norm
+from .module import Module
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps) along `dim`.
+
+    Example:
+        >>> F.normalize(framework.tensor([[3., 4.]]))
+        tensor([[0.6000, 0.8000]])
+    """
+    denom = vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between x1 and x2 along `dim` (broadcast), norms clamped at eps.
+
+    Example:
+        >>> F.cosine_similarity(framework.tensor([[1., 0.]]), framework.tensor([[1., 1.]]))
+        tensor([0.7071])
+    """
+    n1 = vector_norm(x1, 2, dim, True)
+    n2 = vector_norm(x2, 2, dim, True)
+    # torch clamps the norms without recording it: the gradient flows as if unclamped
+    n1 = n1 + (n1.detach().clamp_min(eps) - n1.detach())
+    n2 = n2 + (n2.detach().clamp_min(eps) - n2.detach())
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim (broadcast).
+
+    Example:
+        >>> F.pairwise_distance(framework.tensor([[0., 0.]]), framework.tensor([[3., 4.]]))
+        tensor([5.0000])
+    """
+    out_dim = max(x1.dim(), x2.dim())
+    if out_dim == 0:
+        return vector_norm(x1 - x2 + eps, p, None, keepdim, _op=Norm)
+    return vector_norm(x1 - x2 + eps, p, -1, keepdim, _op=Norm)
+
+
+class CosineSimilarity(Module):
+    """Module form of cosine_similarity(x1, x2, dim, eps)."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """Module form of pairwise_distance(x1, x2, p, eps, keepdim)."""
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -1,0 +1,207 @@
+"""group/instance/local-response/RMS normalisation (functional and modules), BatchNorm3d."""
+import numbers
+
+from ..creation import empty, ones
+from ..ops.normalization import group_norm
+from . import init
+from .module import Module
+from .normalization import _BatchNorm, batch_norm
+from .parameter import Parameter
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample over its spatial dims (batch_norm per instance).
+
+    Example:
+        >>> F.instance_norm(framework.tensor([[[1., 3.]]]))
+        tensor([[[-1.0000,  1.0000]]])
+    """
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher input to instance_norm (got {input.dim()}D)")
+    n, c = input.shape[0], input.shape[1]
+    shape = tuple(input.shape)
+    x = input.reshape(1, n * c, *shape[2:])
+    rm = running_mean.repeat(n) if running_mean is not None else None
+    rv = running_var.repeat(n) if running_var is not None else None
+    w = weight.repeat(n) if weight is not None else None
+    b = bias.repeat(n) if bias is not None else None
+    out = batch_norm(x, rm, rv, w, b, use_input_stats, momentum, eps)
+    if use_input_stats and running_mean is not None:
+        running_mean.copy_(rm.reshape(n, c).mean(0))
+        running_var.copy_(rv.reshape(n, c).mean(0))
+    return out.reshape(shape)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divide each element by (k + alpha/size * sum of squares over `size` neighbouring
+    channels) ** beta, as in AlexNet.
+
+    Example:
+        >>> F.local_response_norm(framework.ones(1, 2, 1), 2).shape
+        torch.Size([1, 2, 1])
+    """
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    from .functional import pad
+    c = input.shape[1]
+    sq = input * input
+    moved = sq.movedim(1, -1)  # channels last, so pad's last-dim padding applies
+    padded = pad(moved, (size // 2, (size - 1) // 2))
+    window = padded[..., 0:c]
+    for o in range(1, size):
+        window = window + padded[..., o:o + c]
+    div = (window / size).movedim(-1, 1)
+    return input / (div * alpha + k) ** beta
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x**2 over the trailing dims) + eps) * weight; eps defaults to the
+    dtype's machine epsilon.
+
+    Example:
+        >>> F.rms_norm(framework.tensor([[3., 4.]]), (2,))
+        tensor([[0.8485, 1.1314]])
+    """
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) \
+        else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != normalized_shape:
+        shape = ", ".join(str(s) for s in normalized_shape)
+        got = ", ".join(str(s) for s in input.shape)
+        raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape "
+                           f"[*, {shape}], but got input of size[{got}]")
+    if eps is None:
+        import numpy as np
+        eps = float(np.finfo(input._data.dtype).eps)
+    dims = tuple(range(input.dim() - k, input.dim()))
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out * weight if weight is not None else out
+
+
+class GroupNorm(Module):
+    """Group normalisation over num_groups groups of channels (affine per channel)."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = (num_groups, num_channels,
+                                                                     eps, affine)
+        if affine:
+            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
+
+
+class _InstanceNorm(_BatchNorm):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        unbatched = input.dim() == self._no_batch_dim
+        if unbatched:
+            input = input.unsqueeze(0)
+        if input.shape[1] != self.num_features and self.affine:
+            raise ValueError(f"expected input's size at dim=1 to match num_features "
+                             f"({self.num_features}), but got: {input.shape[1]}.")
+        out = instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                            self.training or not self.track_running_stats, self.momentum
+                            if self.momentum is not None else 0.0, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (self._no_batch_dim, self._no_batch_dim + 1):
+            raise ValueError(f"expected {self._no_batch_dim}D or {self._no_batch_dim + 1}D "
+                             f"input (got {input.dim()}D input)")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) input."""
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) input."""
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) input."""
+    _no_batch_dim = 4
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class LocalResponseNorm(Module):
+    """Module form of local_response_norm."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the trailing normalized_shape dims."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+

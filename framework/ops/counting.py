@@ -1,0 +1,219 @@
+"""Counting and bucketing: unique, unique_consecutive, bincount, histc, count_nonzero,
+searchsorted, bucketize. None of them is differentiable (unique records torch's node, whose
+backward raises as torch's does)."""
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .shape import _dim
+
+
+def _t(array, like):
+    return Tensor._make(array, like.device)
+
+
+class Unique2(Op):
+    """torch._unique2: the values carry a node whose derivative is not implemented."""
+    non_differentiable = (1, 2)
+
+    def forward(self, x, sorted=True, return_inverse=False, return_counts=False):
+        vals, inv, counts = self.xp.unique(x, return_inverse=True, return_counts=True)
+        return vals, inv.reshape(x.shape).astype("int64"), counts.astype("int64")
+
+    def backward(self, *grads):
+        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
+    xp = input.xp
+    d = _dim(dim, input.dim())
+    a = xp.moveaxis(input._data, d, 0)
+    n = a.shape[0]
+    flat = a.reshape(n, -1)
+    if consecutive:
+        if n == 0:
+            keep = xp.zeros(0, dtype=bool)
+        else:
+            keep = xp.ones(n, dtype=bool)
+            keep[1:] = (flat[1:] != flat[:-1]).any(axis=1)
+        starts = xp.nonzero(keep)[0]
+        inv = xp.cumsum(keep) - 1
+        counts = xp.diff(xp.append(starts, n))
+        vals = a[starts]
+    else:
+        vals_flat, first, inv, counts = xp.unique(flat, axis=0, return_index=True,
+                                                  return_inverse=True, return_counts=True)
+        vals = a[first]
+    out = [_t(xp.moveaxis(vals, 0, d), input)]
+    if return_inverse:
+        out.append(_t(inv.reshape(-1).astype("int64"), input))
+    if return_counts:
+        out.append(_t(counts.astype("int64"), input))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input (sorted), optionally with the inverse map and counts.
+
+    Args:
+        input: the tensor.
+        sorted: always sorted here (torch's CPU result is sorted too).
+        return_inverse: also return, for each element, the index of its value in the output.
+        return_counts: also return how often each value occurs.
+        dim: take unique slices along this dim instead of unique elements.
+
+    Example:
+        >>> framework.unique(framework.tensor([3, 1, 3]), return_counts=True)
+        (tensor([1, 3]), tensor([1, 2]))
+    """
+    if dim is not None:
+        return _unique_dim(input, dim, return_inverse, return_counts, False)
+    vals, inv, counts = Unique2.apply(input, sorted=sorted)
+    out = [vals]
+    if return_inverse:
+        out.append(inv)
+    if return_counts:
+        out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive values (or slices along `dim`).
+
+    Example:
+        >>> framework.unique_consecutive(framework.tensor([1, 1, 2, 1]))
+        tensor([1, 2, 1])
+    """
+    if dim is None:
+        flat = input.reshape(-1)
+        out = _unique_dim(flat, 0, return_inverse, return_counts, True)
+        if return_inverse:
+            out = list(out)
+            out[1] = out[1].reshape(tuple(input.shape))
+            out = tuple(out)
+        return out
+    return _unique_dim(input, dim, return_inverse, return_counts, True)
+
+
+def bincount(input, weights=None, minlength=0):
+    """Count occurrences of each value in a 1-D non-negative int tensor (weighted sums with
+    weights).
+
+    Example:
+        >>> framework.bincount(framework.tensor([0, 2, 2]))
+        tensor([1, 0, 2])
+    """
+    if input.dim() != 1 or input.dtype.is_floating_point:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if input.numel() and int(input._data.min()) < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    xp = input.xp
+    w = None if weights is None else weights._data
+    out = xp.bincount(input._data, weights=w, minlength=minlength)
+    if weights is None:
+        out = out.astype("int64")
+    else:  # float weights keep their dtype, others count in double
+        out = out.astype(weights._data.dtype if weights.dtype.is_floating_point else "float64")
+    return _t(out, input)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Histogram of `bins` equal-width bins over [min, max] (the data's range when both are 0);
+    values outside are ignored.
+
+    Example:
+        >>> framework.histc(framework.tensor([1., 2., 1.]), bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f'"histogram_cpu" not implemented for '
+                           f"'{'Long' if input.dtype.name == 'int64' else input.dtype.name}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histogramdd(): number of bins should be > 0, but got "
+                           f"{bins} for dimension 0")
+    xp = input.xp
+    a = input._data.reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histogramdd(): max must be larger than min")
+    inside = a[(a >= lo) & (a <= hi)].astype("float64")
+    idx = ((inside - lo) * bins / (hi - lo)).astype("int64")
+    idx = xp.minimum(idx, bins - 1)  # the right edge belongs to the last bin
+    out = xp.bincount(idx, minlength=bins).astype(a.dtype)
+    return _t(out, input)
+
+
+def count_nonzero(input, dim=None):
+    """Number of non-zero elements (over `dim`), int64.
+
+    Example:
+        >>> framework.count_nonzero(framework.tensor([[0, 1], [2, 3]]), dim=0)
+        tensor([1, 2])
+    """
+    nz = input._data != 0
+    if dim is None:
+        return _t(input.xp.asarray(nz.sum(), dtype="int64"), input)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = tuple(_dim(d, max(input.dim(), 1)) for d in dims)
+    return _t(nz.sum(axis=axes).astype("int64"), input)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Indices where `input` values would be inserted into the (last dim of the) sorted
+    sequence to keep it sorted; right=True (or side='right') takes the upper bound.
+
+    Example:
+        >>> framework.searchsorted(framework.tensor([1., 2., 3.]), framework.tensor([2., 2.5]))
+        tensor([1, 2])
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites,"
+                               " got side of left while right was True")
+        right = side == "right"
+    xp = sorted_sequence.xp
+    seq = sorted_sequence._data
+    vals = input._data if isinstance(input, Tensor) else xp.asarray(input)
+    if sorter is not None:
+        seq = xp.take_along_axis(seq, sorter._data, axis=-1)
+    how = "right" if right else "left"
+    if seq.ndim == 1:
+        out = xp.searchsorted(seq, vals, side=how)
+    else:
+        if seq.shape[:-1] != vals.shape[:-1]:
+            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                               "the first N-1 dimensions of boundaries tensor and input value "
+                               "tensor must match")
+        s2, v2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
+        out = xp.stack([xp.searchsorted(s, v, side=how) for s, v in zip(s2, v2)])
+        out = out.reshape(vals.shape)
+    return _t(out.astype("int32" if out_int32 else "int64"), sorted_sequence)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each value given 1-D sorted boundaries (searchsorted with the
+    arguments swapped; right=True puts values equal to a boundary in the next bucket).
+
+    Example:
+        >>> framework.bucketize(framework.tensor([2., 2.5]), framework.tensor([1., 2., 3.]))
+        tensor([1, 2])
+    """
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.dim()})")
+    out = searchsorted(boundaries, input, out_int32=out_int32, right=right)
+    if not isinstance(input, Tensor):
+        return out.reshape(())
+    return out
+
+
+__all__ = ["unique", "unique_consecutive", "bincount", "histc", "count_nonzero",
+           "searchsorted", "bucketize"]

@@ -1,0 +1,156 @@
+"""Scans along one dim: cumsum, cumprod, cummax, cummin, logcumsumexp."""
+from .. import dtypes
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .extrema import return_types
+from .shape import _dim
+
+
+def _scan_dtype(x, dtype):
+    if dtype is not None:
+        return dtypes.to_numpy_dtype(dtype)
+    return dtypes.int64.np if x.dtype.kind in "biu" else x.dtype
+
+
+def _acc(dtype):
+    """The accumulation dtype of torch's CPU scans: double for every float type."""
+    return "float64" if dtype.kind == "f" else dtype
+
+
+def _reverse_cumsum(t, dim):
+    return t.flip(dim).cumsum(dim).flip(dim)
+
+
+class Cumsum(Op):
+    def forward(self, x, dim=0, dtype=None):
+        self.dim, self.in_dtype = dim, x.dtype
+        out = x.astype(dtype, copy=False).reshape(x.shape or (1,))
+        out = self.xp.cumsum(out, axis=dim, dtype=_acc(dtype))  # torch accumulates in double
+        return out.astype(dtype, copy=False).reshape(x.shape)
+
+    def backward(self, grad):
+        if grad.dtype.np != self.in_dtype and self.in_dtype.kind == "f":
+            grad = grad._cast(self.in_dtype)  # torch casts back first, then scans
+        return _reverse_cumsum(grad, self.dim) if grad.dim() else grad
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along `dim`: out[i] = input[0] + ... + input[i].
+
+    Args:
+        input: the tensor.
+        dim: the dim to scan.
+        dtype: cast the input to this dtype first (integers default to int64).
+
+    Example:
+        >>> framework.tensor([1, 2, 3]).cumsum(0)
+        tensor([1, 3, 6])
+    """
+    d = _dim(dim, max(input.dim(), 1))
+    return Cumsum.apply(input, dim=d, dtype=_scan_dtype(input._data, dtype))
+
+
+class Cumprod(Op):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, x, dim=0, dtype=None):
+        self.dim = dim
+        out = self.xp.cumprod(x.astype(dtype, copy=False).reshape(x.shape or (1,)), axis=dim,
+                              dtype=_acc(dtype))
+        return out.astype(dtype, copy=False).reshape(x.shape)
+
+    def backward(self, grad):
+        x, = self.inputs
+        if x.dim() == 0:
+            return grad
+        d = self.dim
+        if not (x._data == 0).any():
+            return _reverse_cumsum(grad * self.output, d) / x
+        return _cumprod_grad_with_zeros(x, grad, d)
+
+
+def _cumprod_grad_with_zeros(x, grad, d):
+    """grad_k = sum_{j>=k} g_j prod_{i<=j, i!=k} x_i, built as an (n, n) scan (no division)."""
+    from ..creation import eye, ones
+    n = x.shape[d]
+    xl, gl = x.movedim(d, -1), grad.movedim(d, -1)
+    diag = eye(n, dtype=bool, device=x.device)
+    ones_ = ones((), dtype=x.dtype, device=x.device)
+    m = xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n).where(~diag, ones_)  # m[k, j]
+    prods = m.cumprod(-1)
+    upper = eye(n, dtype=bool, device=x.device).logical_not().tril().logical_not()  # j >= k
+    zero = ones_ * 0
+    g = (prods * gl.unsqueeze(-2)).where(upper, zero).sum(-1)
+    return g.movedim(-1, d)
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along `dim` (gradient exact where the input has zeros).
+
+    Example:
+        >>> framework.tensor([1, 2, 3]).cumprod(0)
+        tensor([1, 2, 6])
+    """
+    d = _dim(dim, max(input.dim(), 1))
+    return Cumprod.apply(input, dim=d, dtype=_scan_dtype(input._data, dtype))
+
+
+class _CumExtreme(Op):
+    non_differentiable = (1,)
+
+    def forward(self, x, dim=0):
+        xp = self.xp
+        self.dim, self.in_shape = dim, x.shape
+        a = xp.moveaxis(x.reshape(x.shape or (1,)), dim, -1)
+        n = a.shape[-1]
+        pos = xp.broadcast_to(xp.arange(n), a.shape)
+        better = (lambda new, old: new >= old) if self.is_max else (lambda new, old: new <= old)
+        vals, idx = a.copy(), xp.zeros(a.shape, dtype=xp.int64)
+        for j in range(1, n):  # torch takes the later index on ties, and NaN sticks
+            prev_v, cur = vals[..., j - 1], a[..., j]
+            take = better(cur, prev_v) | xp.isnan(cur) if a.dtype.kind == "f" else \
+                better(cur, prev_v)
+            if a.dtype.kind == "f":
+                take &= ~xp.isnan(prev_v)
+            vals[..., j] = xp.where(take, cur, prev_v)
+            idx[..., j] = xp.where(take, pos[..., j], idx[..., j - 1])
+        self.index = xp.moveaxis(idx, -1, dim).reshape(x.shape)
+        return xp.moveaxis(vals, -1, dim).reshape(x.shape), self.index
+
+    saves = ("index",)
+
+    def backward(self, grad, _=None):
+        from ..creation import zeros
+        if grad.dim() == 0:
+            return grad
+        z = zeros(self.in_shape, dtype=grad.dtype, device=grad.device)
+        return z.scatter_add(self.dim, Tensor._make(self.index, grad.device), grad)
+
+
+class Cummax(_CumExtreme):
+    is_max = True
+
+
+class Cummin(_CumExtreme):
+    is_max = False
+
+
+def cummax(input, dim):
+    """Running maximum along `dim` and the index where it was reached: (values, indices).
+
+    Example:
+        >>> framework.tensor([1, 3, 2]).cummax(0).values
+        tensor([1, 3, 3])
+    """
+    v, i = Cummax.apply(input, dim=_dim(dim, max(input.dim(), 1)))
+    return return_types.cummax(v, i)
+
+
+def cummin(input, dim):
+    """Running minimum along `dim` and the index where it was reached: (values, indices)."""
+    v, i = Cummin.apply(input, dim=_dim(dim, max(input.dim(), 1)))
+    return return_types.cummin(v, i)
+
+
+__all__ = ["cumsum", "cumprod", "cummax", "cummin"]

@@ -1,0 +1,424 @@
+"""Differentiable linear algebra: inv, det, slogdet, solve, cholesky, qr, eigh, svd, pinv.
+
+Forward runs LAPACK through xp.linalg; every backward is written with Tensor ops (so second
+derivatives work), following torch's formulas in FunctionsManual.cpp for real inputs."""
+from ..autograd.op import Op
+from ..backend import device_of
+from ..tensor import Tensor
+from .extrema import return_types
+
+
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a factorization or inversion failed."""
+
+
+LinAlgError = _LinAlgError
+
+
+def _first_zero_pivot(xp, a):
+    """1-based index of the first zero pivot of LU with partial pivoting (LAPACK's info)."""
+    from ..backend import to_numpy
+    a = to_numpy(a).astype("float64").copy()
+    n = a.shape[-1]
+    for k in range(n):
+        p = k + int(abs(a[k:, k]).argmax())
+        if a[p, k] == 0:
+            return k + 1
+        a[[k, p]] = a[[p, k]]
+        a[k + 1:] -= a[k + 1:, k:k + 1] / a[k, k] * a[k]
+    return n
+
+
+def _singular(xp, A):
+    """The first singular matrix of a batch, or None."""
+    flat = A.reshape(-1, A.shape[-2], A.shape[-1])
+    for m in flat:
+        if xp.linalg.matrix_rank(m) < m.shape[-1]:
+            return m
+    return None
+
+
+def _out(op, array, i):
+    """Output i of a multi-output op as a tensor of this node (for double backward)."""
+    return Tensor._make(array, device_of(array), True, op, i)
+
+
+def _mT(t):
+    return t.transpose(-2, -1)
+
+
+def _eye_like(t, n):
+    return Tensor._make(t.xp.eye(n, dtype=t._data.dtype), t.device)
+
+
+def _check_square(A, fn):
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.{fn}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{fn}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.{fn}: Expected a floating point or complex tensor as "
+                           f"input. Got {_word(A.dtype)}")
+
+
+def _word(dt):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name, dt.name)
+
+
+class LinalgInvEx(Op):
+    saves_output = True
+
+    def forward(self, A):
+        xp = self.xp
+        bad = _singular(xp, A) if A.size else None
+        if bad is not None:
+            raise _LinAlgError(f"linalg.inv: The diagonal element {_first_zero_pivot(xp, bad)} "
+                               "is zero, the inversion could not be completed because the "
+                               "input matrix is singular.")
+        return xp.linalg.inv(A)
+
+    def backward(self, grad):
+        Y = self.output
+        return -_mT(Y) @ grad @ _mT(Y)
+
+
+def inv(A):
+    """Inverse of a square matrix (or batch).
+
+    Example:
+        >>> framework.linalg.inv(framework.tensor([[2., 0.], [0., 4.]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    _check_square(A, "inv")
+    return LinalgInvEx.apply(A)
+
+
+class LinalgDet(Op):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, A):
+        return self.xp.linalg.det(A)
+
+    def backward(self, grad):
+        A, = self.inputs
+        d = self.output
+        return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+
+
+def det(A):
+    """Determinant of a square matrix (or batch); the gradient needs A invertible."""
+    _check_square(A, "det")
+    return LinalgDet.apply(A)
+
+
+class LinalgSlogdet(Op):
+    saves_inputs = True
+
+    def forward(self, A):
+        sign, logabs = self.xp.linalg.slogdet(A)
+        return sign.astype(A.dtype), logabs.astype(A.dtype)
+
+    def backward(self, g_sign, g_logabs):
+        A, = self.inputs
+        if g_logabs is None:
+            return None
+        return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+
+
+def slogdet(A):
+    """(sign, log|det|) of a square matrix (or batch).
+
+    Example:
+        >>> framework.linalg.slogdet(framework.tensor([[-2., 0.], [0., 1.]]))
+        torch.return_types.slogdet(
+        sign=tensor(-1.),
+        logabsdet=tensor(0.6931))
+    """
+    _check_square(A, "slogdet")
+    return return_types.slogdet(*LinalgSlogdet.apply(A))
+
+
+class LinalgSolveEx(Op):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, A, B, vector=False):
+        xp = self.xp
+        self.vector = vector
+        if A.size and _singular(xp, A) is not None:
+            raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
+                               "is singular.")
+        if vector:
+            return xp.linalg.solve(A, B[..., None])[..., 0]
+        return xp.linalg.solve(A, B)
+
+    def backward(self, grad):
+        A, B = self.inputs
+        X = self.output
+        need_a, need_b = self.needs_input_grad
+        if self.vector:
+            gB = solve(_mT(A), grad)
+            gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
+        else:
+            gB = solve(_mT(A), grad)
+            gA = -gB @ _mT(X)
+        return gA if need_a else None, gB if need_b else None
+
+
+def solve(A, B, *, left=True):
+    """X with A X = B (B a matrix or, when it has one dim less than A, a vector).
+
+    Example:
+        >>> framework.linalg.solve(framework.tensor([[2., 0.], [0., 4.]]),
+        ...                        framework.tensor([2., 2.]))
+        tensor([1.0000, 0.5000])
+    """
+    _check_square(A, "solve")
+    if not left:
+        return _mT(solve(_mT(A), _mT(B)))
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    return LinalgSolveEx.apply(A, B, vector=vector)
+
+
+def _phi(X):
+    """Lower triangle with the diagonal halved (cholesky's backward)."""
+    return X.tril() - 0.5 * (X * _eye_like(X, X.shape[-1]))
+
+
+class LinalgCholeskyEx(Op):
+    saves_output = True
+
+    def forward(self, A, upper=False):
+        xp = self.xp
+        self.upper = upper
+        try:
+            L = xp.linalg.cholesky(A)
+        except Exception:  # noqa: BLE001 - numpy's LinAlgError, cupy's own
+            raise _LinAlgError("linalg.cholesky: The factorization could not be completed "
+                               "because the input is not positive-definite (the leading minor "
+                               f"of order {_failing_minor(xp, A)} is not positive-definite).") \
+                from None
+        return xp.swapaxes(L, -1, -2).copy() if upper else L
+
+    def backward(self, grad):
+        L = self.output
+        if self.upper:
+            L, grad = _mT(L), _mT(grad)
+        Linv = inv(L)
+        P = _phi(_mT(L) @ grad)
+        gA = _mT(Linv) @ P @ Linv
+        return 0.5 * (gA + _mT(gA))
+
+
+def _failing_minor(xp, A):
+    """The order of the first leading minor that is not positive-definite."""
+    for m in A.reshape(-1, A.shape[-2], A.shape[-1]):
+        for k in range(1, m.shape[-1] + 1):
+            try:
+                xp.linalg.cholesky(m[:k, :k])
+            except Exception:  # noqa: BLE001
+                return k
+    return A.shape[-1]
+
+
+def cholesky(A, *, upper=False):
+    """Cholesky factor L (lower, A = L L^T) of a symmetric positive-definite matrix.
+
+    Example:
+        >>> framework.linalg.cholesky(framework.tensor([[4., 2.], [2., 2.]]))
+        tensor([[2., 0.],
+                [1., 1.]])
+    """
+    _check_square(A, "cholesky")
+    return LinalgCholeskyEx.apply(A, upper=upper)
+
+
+class LinalgQr(Op):
+    saves_output = True
+
+    def forward(self, A, mode="reduced"):
+        xp = self.xp
+        self.mode = mode
+        Q, R = xp.linalg.qr(A, mode="complete" if mode == "complete" else "reduced")
+        self.R = R
+        return Q, R
+
+    saves = ("R",)
+
+    def backward(self, gQ, gR):
+        Q = self.output
+        R = _out(self, self.R, 1)
+        m, n = Q.shape[-2], R.shape[-1]
+        if m < n:
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr."
+                               if self.mode == "r" else
+                               "linalg.qr backward is only implemented here for m >= n")
+        gQ = gQ if gQ is not None else Q * 0
+        gR = gR if gR is not None else R * 0
+        M = R @ _mT(gR) - _mT(gQ) @ Q
+        low = M.tril(-1)
+        M = low + _mT(low) + M * _eye_like(M, M.shape[-1])  # copyltu
+        return _mT(solve(R, _mT(gQ + Q @ M)))
+
+
+def qr(A, mode="reduced"):
+    """QR decomposition: Q with orthonormal columns, R upper triangular (A = Q R).
+
+    Example:
+        >>> q, r = framework.linalg.qr(framework.eye(2))
+        >>> r
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    Q, R = LinalgQr.apply(A, mode=mode)
+    if mode == "r":
+        Q = Tensor._make(A.xp.empty((0,), dtype=A._data.dtype), A.device)
+    return return_types.qr(Q, R)
+
+
+class LinalgEigh(Op):
+    saves_output = True
+
+    def forward(self, A, UPLO="L"):
+        w, V = self.xp.linalg.eigh(A, UPLO=UPLO)
+        self.V = V
+        return w, V
+
+    saves = ("V",)
+
+    def backward(self, gw, gV):
+        w = self.output
+        V = _out(self, self.V, 1)
+        n = w.shape[-1]
+        eye = _eye_like(w, n)
+        inner = 0
+        if gV is not None:
+            E = w.unsqueeze(-2) - w.unsqueeze(-1)  # E[i, j] = w_j - w_i
+            VtgV = _mT(V) @ gV
+            inner = 0.5 * (VtgV - _mT(VtgV)) / (E + eye) * (1 - eye)
+        if gw is not None:
+            inner = inner + gw.unsqueeze(-1) * eye
+        return V @ inner @ _mT(V)
+
+
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix.
+
+    Example:
+        >>> framework.linalg.eigh(framework.tensor([[2., 0.], [0., 1.]])).eigenvalues
+        tensor([1., 2.])
+    """
+    _check_square(A, "eigh")
+    return return_types.eigh(*LinalgEigh.apply(A, UPLO=UPLO))
+
+
+def eigvalsh(A, UPLO="L"):
+    """Eigenvalues (ascending) of a symmetric matrix."""
+    return eigh(A, UPLO).eigenvalues
+
+
+class LinalgSvd(Op):
+    saves = ("U", "S", "Vh")
+
+    def forward(self, A, full_matrices=True):
+        U, S, Vh = self.xp.linalg.svd(A, full_matrices=full_matrices)
+        self.U, self.S, self.Vh = U, S, Vh
+        return U, S, Vh
+
+    def backward(self, gU, gS, gVh):
+        S = _out(self, self.S, 1)
+        k = S.shape[-1]
+        U = _out(self, self.U, 0)[..., :k]
+        Vh = _out(self, self.Vh, 2)[..., :k, :]
+        if gU is not None:
+            gU = gU[..., :k]
+        if gVh is not None:
+            gVh = gVh[..., :k, :]
+        eye = _eye_like(S, k)
+        if gU is None and gVh is None:
+            return (U * gS.unsqueeze(-2)) @ Vh
+        S2 = S * S
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye  # E[j, k] = S_k^2 - S_j^2, 1 on diag
+        inner = (gS.unsqueeze(-1) * eye) if gS is not None else 0
+        if gU is not None:
+            UtgU = _mT(U) @ gU
+            inner = inner + (UtgU - _mT(UtgU)) / E * S.unsqueeze(-2)
+        if gVh is not None:
+            VtgV = Vh @ _mT(gVh)
+            inner = inner + S.unsqueeze(-1) * ((VtgV - _mT(VtgV)) / E)
+        gA = U @ inner @ Vh
+        m, n = U.shape[-2], Vh.shape[-1]
+        if gU is not None and m > k:
+            gA = gA + (gU - U @ (_mT(U) @ gU)) / S.unsqueeze(-2) @ Vh
+        if gVh is not None and n > k:
+            gA = gA + U @ ((gVh - (gVh @ _mT(Vh)) @ Vh) / S.unsqueeze(-1))
+        return gA
+
+
+def svd(A, full_matrices=True):
+    """Singular value decomposition A = U diag(S) Vh (S descending).
+
+    Example:
+        >>> framework.linalg.svd(framework.tensor([[3., 0.], [0., 2.]])).S
+        tensor([3., 2.])
+    """
+    if A.dim() < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    return return_types.svd(*LinalgSvd.apply(A, full_matrices=full_matrices))
+
+
+def svdvals(A):
+    """Singular values (descending) of a matrix (or batch)."""
+    return LinalgSvd.apply(A, full_matrices=False)[1]
+
+
+class LinalgPinv(Op):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, A, hermitian=False):
+        return self.xp.linalg.pinv(A, hermitian=hermitian)
+
+    def backward(self, grad):
+        A, = self.inputs
+        P = self.output
+        m, n = A.shape[-2], A.shape[-1]
+        Im, In = _eye_like(A, m), _eye_like(A, n)
+        Pt, gt = _mT(P), _mT(grad)
+        return (-Pt @ grad @ Pt + (Im - A @ P) @ gt @ P @ Pt
+                + Pt @ P @ gt @ (In - P @ A))
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """Moore-Penrose pseudo-inverse (via SVD).
+
+    Example:
+        >>> framework.linalg.pinv(framework.tensor([[2., 0.]]))
+        tensor([[0.5000],
+                [0.0000]])
+    """
+    return LinalgPinv.apply(A, hermitian=hermitian)
+
+
+def matrix_power(A, n):
+    """A multiplied by itself n times (n < 0 uses the inverse; n = 0 gives the identity)."""
+    _check_square(A, "matrix_power")
+    if n == 0:
+        return _eye_like(A, A.shape[-1]).expand(*A.shape).clone()
+    if n < 0:
+        A, n = inv(A), -n
+    out = A
+    for _ in range(n - 1):
+        out = out @ A
+    return out
+
+
+__all__ = []

@@ -1,0 +1,163 @@
+"""Margin-loss primitives named as torch's nodes: soft_margin_loss, multi_margin_loss,
+multilabel_margin_loss. Their masks are piecewise constant, so backward keeps them as arrays
+and builds the rest from Tensor ops."""
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .loss import _no_grad_for, _reduction
+
+
+def _reduce(xp, loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+def _upstream(grad, reduction, shape, numel):
+    """The gradient of each loss element from the reduced gradient."""
+    if reduction == "none":
+        return grad
+    g = grad / numel if reduction == "mean" else grad
+    return g.expand(*shape) if shape else g
+
+
+class SoftMarginLoss(Op):
+    saves_inputs = True
+
+    def forward(self, x, y, reduction="mean"):
+        xp = self.xp
+        self.reduction = reduction
+        return _reduce(xp, xp.logaddexp(0, -y * x).astype(x.dtype, copy=False), reduction)
+
+    def backward(self, grad):
+        x, y = self.inputs
+        g = _upstream(grad, self.reduction, tuple(x.shape), x.numel())
+        return g * -y * (-y * x).sigmoid(), None
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-y x)) for targets y in {-1, 1}, reduced.
+
+    Example:
+        >>> F.soft_margin_loss(framework.tensor([0.0]), framework.tensor([1.0]))
+        tensor(0.6931)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    _no_grad_for("soft_margin_loss", "target", target)
+    return SoftMarginLoss.apply(input, target, reduction=reduction)
+
+
+class MultiMarginLoss(Op):
+    """sum_{j != y} max(0, margin - x_y + x_j)^p / C per sample (weighted by w[y])."""
+    saves_inputs = True
+    saves = ("mask", "wy", "onehot")
+
+    def forward(self, x, t, w, p=1, margin=1.0, reduction="mean"):
+        xp = self.xp
+        self.p, self.margin, self.reduction = p, margin, reduction
+        x2 = x.reshape(-1, x.shape[-1])
+        n, c = x2.shape
+        onehot = xp.zeros((n, c), dtype=bool)
+        onehot[xp.arange(n), t.reshape(-1)] = True
+        xy = x2[onehot].reshape(n, 1)
+        z = x.dtype.type(margin) - xy + x2
+        self.mask = (z > 0) & ~onehot
+        self.onehot = onehot
+        self.wy = (w[t.reshape(-1)] if w is not None else xp.ones(n, dtype=x.dtype)).reshape(n, 1)
+        per = xp.where(self.mask, z if p == 1 else z * z, 0) * self.wy
+        loss = (per.sum(axis=1) / c).astype(x.dtype)
+        loss = loss.reshape(x.shape[:-1])
+        return _reduce(xp, loss, reduction)
+
+    def backward(self, grad):
+        x, _, _ = self.inputs
+        c = x.shape[-1]
+        shape = tuple(x.shape[:-1])
+        g = _upstream(grad, self.reduction, shape, max(_size(shape), 1)).reshape(-1, 1)
+        dev = x.device
+        mask, onehot = Tensor._make(self.mask, dev), Tensor._make(self.onehot, dev)
+        wy = Tensor._make(self.wy, dev)
+        x2 = x.reshape(-1, c)
+        if self.p == 1:
+            h = mask.to(x.dtype)
+        else:
+            xy = (x2 * onehot).sum(1, keepdim=True)
+            h = 2 * (self.margin - xy + x2) * mask
+        h = h * wy * g / c
+        gx = h - onehot * h.sum(1, keepdim=True)
+        return gx.reshape(*x.shape), None, None
+
+
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """Multi-class hinge loss: sum over wrong classes j of max(0, margin - x[y] + x[j])^p / C.
+
+    Example:
+        >>> F.multi_margin_loss(framework.tensor([[0.1, 0.2, 0.4]]), framework.tensor([2]))
+        tensor(0.4667)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if input.dim() > 2 or input.dim() == 0:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    _no_grad_for("multi_margin_loss", "weight", weight)
+    return MultiMarginLoss.apply(input, target, weight, p=p, margin=margin, reduction=reduction)
+
+
+class MultilabelMarginLoss(Op):
+    """sum over target labels j and non-targets i of max(0, 1 - (x_j - x_i)) / C."""
+    saves_inputs = True
+    saves = ("active",)
+
+    def forward(self, x, t, reduction="mean"):
+        xp = self.xp
+        self.reduction = reduction
+        x2, t2 = x.reshape(-1, x.shape[-1]), t.reshape(-1, x.shape[-1])
+        n, c = x2.shape
+        valid = xp.cumprod(t2 >= 0, axis=1).astype(bool)  # labels up to the first -1
+        is_target = xp.zeros((n, c), dtype=bool)
+        rows = xp.broadcast_to(xp.arange(n)[:, None], (n, c))
+        is_target[rows[valid], t2[valid]] = True
+        z = 1 - x2[:, :, None] + x2[:, None, :]  # z[n, j, i] = 1 - (x_j - x_i)
+        self.active = (z > 0) & is_target[:, :, None] & ~is_target[:, None, :]
+        loss = (xp.where(self.active, z, 0).sum(axis=(1, 2)) / c).astype(x.dtype)
+        return _reduce(xp, loss.reshape(x.shape[:-1]), reduction)
+
+    def backward(self, grad):
+        x, _ = self.inputs
+        c = x.shape[-1]
+        shape = tuple(x.shape[:-1])
+        g = _upstream(grad, self.reduction, shape, max(_size(shape), 1)).reshape(-1, 1)
+        a = Tensor._make(self.active, x.device).to(x.dtype)
+        gx = (a.sum(1) - a.sum(2)) * g / c
+        return gx.reshape(*x.shape), None
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss; target holds class indices, ended by the first -1.
+
+    Example:
+        >>> F.multilabel_margin_loss(framework.tensor([[0.1, 0.2, 0.4, 0.8]]),
+        ...                          framework.tensor([[3, 0, -1, 1]]))
+        tensor(0.8500)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(input.shape) != tuple(target.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    return MultilabelMarginLoss.apply(input, target, reduction=reduction)
+
+
+__all__ = ["soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss"]

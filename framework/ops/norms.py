@@ -1,0 +1,172 @@
+"""Vector and matrix norms: linalg.vector_norm (one primitive), norm, matrix_norm, linalg.norm."""
+import math
+
+from ..autograd.op import Op
+from .reduction import _axis
+
+
+def _kept(t, axes, keepdim):
+    """Reinsert reduced dims (size 1) so t broadcasts against the input."""
+    if keepdim or axes is None:
+        return t
+    for a in sorted(axes):
+        t = t.unsqueeze(a)
+    return t
+
+
+class LinalgVectorNorm(Op):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, x, ord=2, dim=None, keepdim=False):
+        xp = self.xp
+        axes = tuple(range(x.ndim)) if dim is None else dim
+        self.ord, self.axes, self.keepdim = ord, axes, keepdim
+        a = xp.abs(x)
+        if ord == math.inf:
+            out = a.max(axis=axes, keepdims=True) if a.size else xp.zeros(
+                [1 if i in axes else n for i, n in enumerate(a.shape)], dtype=a.dtype)
+        elif ord == -math.inf:
+            out = a.min(axis=axes, keepdims=True)
+        elif ord == 0:
+            out = (a != 0).sum(axis=axes, keepdims=True).astype(x.dtype)
+        elif ord == 1:
+            out = a.sum(axis=axes, keepdims=True)
+        elif ord == 2:
+            out = xp.sqrt((a * a).sum(axis=axes, keepdims=True))
+        else:
+            with xp.errstate(divide="ignore"):
+                out = (a ** ord).sum(axis=axes, keepdims=True) ** (1.0 / ord)
+        return out if keepdim else out.reshape([n for i, n in enumerate(out.shape)
+                                                if i not in axes])
+
+    def backward(self, grad):
+        x, = self.inputs
+        p = self.ord
+        norm = _kept(self.output, self.axes, self.keepdim)
+        g = _kept(grad, self.axes, self.keepdim)
+        if p == 0:
+            return None  # torch leaves the gradient undefined
+        zero = x * 0
+        if p == 1:
+            return x.sgn() * g
+        if p == 2:
+            return x * (g / norm).where(norm != 0, norm * 0)
+        if abs(p) == math.inf:
+            mask = (x.abs() == norm)
+            count = mask.sum(dim=self.axes, keepdim=True)
+            return x.sgn() * mask * (g / count)
+        if p < 1:
+            scaled = (x.sgn() * x.abs() ** (p - 1)).where(x != 0, zero)
+            return scaled * g * norm ** (1 - p)
+        scaled = x * x.abs() ** (p - 2)
+        return scaled * (g / norm ** (p - 1)).where(norm != 0, norm * 0)
+
+
+class Norm(LinalgVectorNorm):
+    """torch.norm's own node (NormBackward1), used by pairwise_distance."""
+    node_name = "NormBackward1"
+
+
+
+def _norm_dims(dim, ndim):
+    if dim is None:
+        return None
+    return _axis(dim, max(ndim, 1)) if not (isinstance(dim, (tuple, list)) and not dim) else \
+        tuple(range(ndim))
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVectorNorm):
+    """The `ord`-norm of x over `dim` (all elements by default), treating it as a vector.
+
+    Args:
+        x: floating tensor.
+        ord: 2 (default), 1, inf, -inf, 0 (count of non-zeros) or any real p.
+        dim: dims to reduce (None: all).
+        keepdim: keep reduced dims with size 1.
+        dtype: cast x to this dtype first.
+
+    Example:
+        >>> framework.linalg.vector_norm(framework.tensor([3., 4.]))
+        tensor(5.)
+    """
+    if not (x.dtype.is_floating_point or dtype is not None):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_word(x.dtype)}")
+    if dtype is not None:
+        x = x.to(dtype)
+    axes = _norm_dims(dim, x.dim())
+    if x.numel() == 0 and ord < 0:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    return _op.apply(x, ord=float(ord), dim=axes, keepdim=keepdim)
+
+
+def _word(dt):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name, dt.name)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Matrix norm over the two dims `dim`: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2.
+
+    Example:
+        >>> framework.linalg.matrix_norm(framework.eye(2))
+        tensor(1.4142)
+    """
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
+                           f"dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = (_axis(d, A.dim())[0] for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        from .linalg_ext import svdvals
+        s = svdvals(A.movedim((d0, d1), (-2, -1)))
+        out = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        if keepdim:
+            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return out
+    if ord in (1, -1, math.inf, -math.inf):
+        sum_dim, red_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
+        if not keepdim and red_dim > sum_dim:
+            red_dim -= 1
+        s = A.abs().sum(sum_dim, keepdim=keepdim)
+        return s.amax(red_dim, keepdim=keepdim) if ord > 0 else s.amin(red_dim, keepdim=keepdim)
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """linalg.norm: a vector norm for 1 dim (or ord None with dim None), else a matrix norm."""
+    if dim is not None:
+        dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if ord is None:
+        if dim is not None and len(dim) == 2:
+            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (
+            dim is None and A.dim() == 2):
+        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    if dim is None and A.dim() != 1:
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.dim()}D.")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm (deprecated in torch for linalg.norm): 'fro' or a number p, over dim.
+
+    Example:
+        >>> framework.tensor([3., 4.]).norm()
+        tensor(5.)
+    """
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(input, 2, dim, keepdim, dtype=dtype)
+        return matrix_norm(input, p, dim if dim is not None else (-2, -1), keepdim,
+                           dtype=dtype)
+    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+__all__ = ["norm"]

@@ -1,0 +1,61 @@
+"""reflect / replicate / circular padding as index gathers named as torch's nodes."""
+from .indexing import Index
+
+
+def _node(name):
+    return type(name, (Index,), {"node_name": name + "Backward0", "__module__": __name__,
+                                 "__doc__": f"{name}: pad by gathering source indices."})
+
+
+ReflectionPad1D, ReflectionPad2D, ReflectionPad3D = (_node(f"ReflectionPad{n}D")
+                                                     for n in (1, 2, 3))
+ReplicationPad1D, ReplicationPad2D, ReplicationPad3D = (_node(f"ReplicationPad{n}D")
+                                                        for n in (1, 2, 3))
+CircularPad = Index  # torch builds circular padding from slices (CopySlices); we gather
+
+_OPS = {("reflect", 1): ReflectionPad1D, ("reflect", 2): ReflectionPad2D,
+        ("reflect", 3): ReflectionPad3D, ("replicate", 1): ReplicationPad1D,
+        ("replicate", 2): ReplicationPad2D, ("replicate", 3): ReplicationPad3D}
+
+_SUPPORTED = ("Padding size {} is not supported for {}D input tensor.\n"
+              "Supported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def gather_pad(input, pad, mode):
+    """Pad the last len(pad)//2 dims by reflect, replicate or circular index maps."""
+    xp = input.xp
+    n = len(pad) // 2
+    if not (input.dim() in (n + 1, n + 2) and 1 <= n <= 3):
+        raise NotImplementedError(_SUPPORTED.format(len(pad), input.dim()))
+    key = [slice(None)] * input.dim()
+    for i in range(n):
+        d = input.dim() - 1 - i
+        size, lo, hi = input.shape[d], pad[2 * i], pad[2 * i + 1]
+        j = xp.arange(-lo, size + hi)
+        if mode == "reflect":
+            if lo >= size or hi >= size:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding ({lo}, "
+                                   f"{hi}) at dimension {d} of input {list(input.shape)}")
+            period = 2 * (size - 1)
+            j = xp.abs(j) % period if period else xp.zeros_like(j)
+            j = xp.where(j >= size, period - j, j)
+        elif mode == "replicate":
+            if size == 0:
+                raise RuntimeError("input tensor must have non-zero size along padded dims")
+            j = xp.clip(j, 0, size - 1)
+        else:
+            if lo > size or hi > size:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            j = j % size
+        shape = [1] * n
+        shape[n - 1 - i] = -1
+        key[d] = j.reshape(shape)
+    op = _OPS.get((mode, n), CircularPad)
+    return op.apply(input, key=tuple(key))
+
+
+__all__ = []

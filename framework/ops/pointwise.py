@@ -1,0 +1,281 @@
+"""Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
+logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .unary import Sign, _float, _zeros
+
+
+class Lerp(Op):
+    """input + weight * (end - input), weight a number."""
+    saves_inputs = True
+    promote = True
+
+    def forward(self, a, b, weight=0.5):
+        self.weight = weight
+        w = a.dtype.type(weight)
+        return a + w * (b - a) if abs(weight) < 0.5 else b - (b - a) * (1 - w)
+
+    def backward(self, grad):
+        return grad * (1 - self.weight), grad * self.weight
+
+
+class LerpTensor(Op):
+    """input + weight * (end - input), weight a tensor."""
+    saves_inputs = True
+    node_name = "LerpBackward1"
+
+    def forward(self, a, b, w):
+        xp = self.xp
+        return xp.where(xp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+    def backward(self, grad):
+        a, b, w = self.inputs
+        _, _, need_w = self.needs_input_grad
+        return grad * (1 - w), grad * w, grad * (b - a) if need_w else None
+
+
+
+def lerp(input, end, weight):
+    """Linear interpolation input + weight * (end - input).
+
+    Args:
+        input: start values.
+        end: end values (same dtype).
+        weight: a number or a tensor (broadcast).
+
+    Example:
+        >>> framework.lerp(framework.tensor([0., 10.]), framework.tensor([10., 20.]), 0.5)
+        tensor([ 5., 15.])
+    """
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply(input, end, weight)
+    return Lerp.apply(input, end, weight=weight)
+
+
+class Addcmul(Op):
+    saves_inputs = True
+    promote = True
+
+    def forward(self, x, t1, t2, value=1):
+        self.value = value
+        return x + x.dtype.type(value) * t1 * t2 if value != 1 else x + t1 * t2
+
+    def backward(self, grad):
+        _, t1, t2 = self.inputs
+        _, n1, n2 = self.needs_input_grad
+        g = grad * self.value if self.value != 1 else grad
+        return grad, g * t2 if n1 else None, g * t1 if n2 else None
+
+
+class Addcdiv(Op):
+    saves_inputs = True
+    promote = True
+
+    def forward(self, x, t1, t2, value=1):
+        self.value = value
+        return x + x.dtype.type(value) * (t1 / t2)
+
+    def backward(self, grad):
+        _, t1, t2 = self.inputs
+        _, n1, n2 = self.needs_input_grad
+        g = grad * self.value if self.value != 1 else grad
+        return grad, g / t2 if n1 else None, -g * t1 / (t2 * t2) if n2 else None
+
+
+def _check_int_div(t1, t2):
+    if t1.dtype.is_floating_point or t2.dtype.is_floating_point:
+        return
+    raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
+                       "release addcdiv will perform a true division of tensor1 and tensor2. "
+                       "The historic addcdiv behavior can be implemented as (input + value * "
+                       "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and "
+                       "as (input + value * tensor1 / tensor2) for float inputs. The future "
+                       "addcdiv behavior is just the latter implementation: (input + value * "
+                       "tensor1 / tensor2), for all dtypes.")
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2 (broadcast).
+
+    Example:
+        >>> framework.addcmul(framework.ones(2), framework.tensor([1., 2.]),
+        ...                   framework.tensor([3., 4.]), value=0.5)
+        tensor([2.5000, 5.0000])
+    """
+    return Addcmul.apply(input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2 (broadcast; float division only).
+
+    Example:
+        >>> framework.addcdiv(framework.zeros(2), framework.tensor([1., 2.]),
+        ...                   framework.tensor([4., 4.]))
+        tensor([0.2500, 0.5000])
+    """
+    _check_int_div(tensor1, tensor2)
+    return Addcdiv.apply(input, tensor1, tensor2, value=value)
+
+
+def _binary(name, forward, grads, node=None, float_out=True):
+    """A promoting binary op; grads(grad, a, b, out) -> (grad_a, grad_b) in Tensor ops."""
+    def fwd(self, a, b):
+        if float_out:
+            a, b = _float(a), _float(b)
+        return forward(self.xp, a, b)
+
+    def bwd(self, grad):
+        a, b = self.inputs
+        return grads(grad, a, b)
+
+    return type(name, (Op,), {"saves_inputs": True, "promote": True, "forward": fwd,
+                              "backward": bwd, "node_name": node or f"{name}Backward0",
+                              "__module__": __name__, "__doc__": f"{name}: a binary op."})
+
+
+def _atan2_grads(grad, a, b):
+    r = a * a + b * b
+    return grad * b / r, grad * -a / r
+
+
+def _hypot_grads(grad, a, b):
+    h = (a * a + b * b).sqrt()
+    return grad * a / h, grad * b / h
+
+
+def _xlogy_grads(grad, x, y):
+    zero = _zeros(grad)
+    gx = (grad * y.log()).where(~((x == 0) & (y <= 0)), zero)
+    return gx, grad * x / y
+
+
+def _logaddexp_grads(grad, a, b):
+    return grad / ((b - a).exp() + 1), grad / ((a - b).exp() + 1)
+
+
+Atan2 = _binary("Atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_grads)
+Hypot = _binary("Hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_grads)
+Xlogy = _binary("Xlogy", lambda xp, x, y: xp.where((x == 0) & ~xp.isnan(y), x * 0,
+                                                   x * xp.log(y)), _xlogy_grads)
+Logaddexp = _binary("Logaddexp", lambda xp, a, b: xp.logaddexp(a, b), _logaddexp_grads)
+FmodTensor = _binary("FmodTensor", lambda xp, a, b: xp.fmod(a, b),
+                     lambda g, a, b: (g, -g * a.div(b, rounding_mode="trunc")),
+                     node="FmodBackward1", float_out=False)
+
+
+class Fmod(Op):
+    """C's fmod with a number divisor: the gradient passes through to the input."""
+
+    def forward(self, x, other=1):
+        return self.xp.fmod(x, x.dtype.type(other))
+
+    def backward(self, grad):
+        return grad
+
+
+def atan2(input, other):
+    """Elementwise angle of the point (other, input): arctan(input / other) by quadrant."""
+    return Atan2.apply(input, other)
+
+
+arctan2 = atan2
+
+
+def hypot(input, other):
+    """sqrt(input**2 + other**2) without overflow."""
+    return Hypot.apply(input, other)
+
+
+def xlogy(input, other):
+    """input * log(other), and 0 where input is 0 (even when other is 0)."""
+    return Xlogy.apply(input, other)
+
+
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)), computed stably."""
+    return Logaddexp.apply(input, other)
+
+
+def fmod(input, other):
+    """Remainder with the sign of the dividend (C's fmod), unlike remainder.
+
+    Example:
+        >>> framework.fmod(framework.tensor([-3., 3.]), 2)
+        tensor([-1.,  1.])
+    """
+    if isinstance(other, Tensor):
+        return FmodTensor.apply(input, other)
+    return Fmod.apply(input, other=other)
+
+
+class NanToNum(Op):
+    saves_inputs = True
+
+    def forward(self, x, nan=0.0, posinf=None, neginf=None):
+        if x.dtype.kind != "f":
+            return x.copy()
+        info = self.xp.finfo(x.dtype)
+        return self.xp.nan_to_num(x, nan=nan, posinf=info.max if posinf is None else posinf,
+                                  neginf=info.min if neginf is None else neginf)
+
+    def backward(self, grad):
+        x, = self.inputs
+        return grad.where(isfinite(x), _zeros(grad))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's extremes)."""
+    return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+class Sgn(Sign):
+    """sign for real tensors (its own node name, SgnBackward0)."""
+
+
+def sgn(input):
+    """sign for real tensors (x / |x| for complex ones in torch)."""
+    return Sgn.apply(input)
+
+
+def _test(fn):
+    def test(input):
+        return Tensor._make(fn(input.xp, input._data), input.device)
+    return test
+
+
+isnan = _test(lambda xp, a: xp.isnan(a))
+isinf = _test(lambda xp, a: xp.isinf(a))
+isfinite = _test(lambda xp, a: xp.isfinite(a))
+isposinf = _test(lambda xp, a: xp.isposinf(a))
+isneginf = _test(lambda xp, a: xp.isneginf(a))
+isreal = _test(lambda xp, a: xp.ones(a.shape, dtype=bool))
+isnan.__doc__ = "Boolean mask of NaN elements."
+isinf.__doc__ = "Boolean mask of +-inf elements."
+isfinite.__doc__ = "Boolean mask of elements that are neither NaN nor +-inf."
+isposinf.__doc__ = "Boolean mask of +inf elements."
+isneginf.__doc__ = "Boolean mask of -inf elements."
+isreal.__doc__ = "All True for real tensors."
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other|, elementwise (bool).
+
+    Example:
+        >>> framework.isclose(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 2.1]))
+        tensor([ True, False])
+    """
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    xp = input.xp
+    return Tensor._make(xp.isclose(input._data, other._data, rtol=rtol, atol=atol,
+                                   equal_nan=equal_nan), input.device)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when every element isclose."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+__all__ = ["lerp", "addcmul", "addcdiv", "atan2", "arctan2", "hypot", "xlogy", "logaddexp",
+           "fmod", "nan_to_num", "sgn", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
+           "isreal", "isclose", "allclose"]

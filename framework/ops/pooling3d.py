@@ -1,0 +1,350 @@
+"""3-D pooling (max with indices, avg, adaptive avg), adaptive max pooling 1d/2d, lp pooling
+and max_unpool2d. Windows are one strided view of the padded input; every backward is a
+linear primitive whose own backward is the matching gather/scatter, so higher orders work."""
+from ..autograd.op import Op
+from ..backend import scatter_add
+from ..tensor import Tensor
+from .pooling import _averaging_matrix, avg_pool1d, avg_pool2d
+from .resample import _AxisMaps
+
+
+def _triple(v, name):
+    if isinstance(v, int):
+        return (v,) * 3
+    v = tuple(int(a) for a in v)
+    if len(v) == 1:
+        return v * 3
+    if len(v) != 3:
+        raise RuntimeError(f"{name} must either be a single int, or a tuple of three ints")
+    return v
+
+
+def _out(n, k, s, p, d, ceil):
+    o = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (o - 1) * s >= n + p:
+        o -= 1
+    return o
+
+
+class _Win:
+    """Geometry of 3-D windows: kernel, stride, pad, dilation, output and padded sizes."""
+
+    def __init__(self, shape, k, s, p, d, ceil):
+        self.k, self.s, self.p, self.d = k, s, p, d
+        self.in_sp = tuple(shape[-3:])
+        self.out = tuple(_out(n, *a, ceil) for n, a in zip(self.in_sp, zip(k, s, p, d)))
+        self.padded = tuple(max(n + 2 * pp, (o - 1) * ss + dd * (kk - 1) + 1) for n, o, kk, ss,
+                            pp, dd in zip(self.in_sp, self.out, k, s, p, d))
+
+    def view(self, xp, x, fill):
+        """(N*C, od, oh, ow, kd, kh, kw) windows of x padded with `fill`."""
+        nc = x.reshape(-1, *self.in_sp)
+        buf = xp.full((nc.shape[0],) + self.padded, fill, dtype=x.dtype)
+        buf[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(self.p, self.in_sp))] = nc
+        st = buf.strides
+        shape = (buf.shape[0],) + self.out + self.k
+        strides = (st[0],) + tuple(s * t for s, t in zip(self.s, st[1:])) + tuple(
+            d * t for d, t in zip(self.d, st[1:]))
+        return xp.lib.stride_tricks.as_strided(buf, shape, strides)
+
+    def positions(self, xp):
+        """Padded flat coordinates (od, oh, ow, kd, kh, kw) of every window element."""
+        grids = []
+        for i in range(3):
+            o = xp.arange(self.out[i]) * self.s[i]
+            kk = xp.arange(self.k[i]) * self.d[i]
+            shape_o = [1] * 6
+            shape_o[i] = -1
+            shape_k = [1] * 6
+            shape_k[3 + i] = -1
+            grids.append(o.reshape(shape_o) + kk.reshape(shape_k) - self.p[i])
+        return grids
+
+
+class MaxPool3DWithIndices(Op):
+    """max over 3-D windows and the flat (d*H*W + h*W + w) index of each max."""
+    non_differentiable = (1,)
+    saves = ("index",)
+
+    def forward(self, x, win=None):
+        xp = self.xp
+        self.in_shape = x.shape
+        low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+        v = win.view(xp, x, low).reshape(-1, *win.out, int(_prod(win.k)))
+        arg = xp.argmax(v, axis=-1)
+        vals = xp.take_along_axis(v, arg[..., None], axis=-1)[..., 0]
+        zs, ys, xs = (g + xp.zeros((1,) * 6, dtype="int64") for g in win.positions(xp))
+        zs, ys, xs = (xp.broadcast_to(g, win.out + win.k).reshape(win.out + (-1,))
+                      for g in (zs, ys, xs))
+        _, h, w = win.in_sp
+        flat = (zs * h + ys) * w + xs
+        idx = xp.take_along_axis(xp.broadcast_to(flat, arg.shape + flat.shape[-1:]),
+                                 arg[..., None], axis=-1)[..., 0]
+        lead = x.shape[:-3]
+        self.index = idx.reshape(lead + win.out).astype("int64")
+        return vals.reshape(lead + win.out), self.index
+
+    def backward(self, grad, _=None):
+        return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-3:])
+
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+class _ScatterPlanes(Op):
+    """zeros(plane) per leading index with values added at flat plane indices."""
+
+    def forward(self, g, index=None, plane=()):
+        xp = self.xp
+        self.index, self.plane = index, plane
+        lead = index.shape[:index.ndim - len(plane)]
+        m = int(_prod(plane))
+        flat_i = index.reshape(-1, int(_prod(index.shape[len(lead):])))
+        out = xp.zeros((flat_i.shape[0], m), dtype=g.dtype)
+        rows = xp.broadcast_to(xp.arange(flat_i.shape[0])[:, None], flat_i.shape)
+        scatter_add(xp, out, (rows, flat_i), g.reshape(flat_i.shape))
+        return out.reshape(tuple(lead) + tuple(plane))
+
+    def backward(self, grad):
+        return _GatherPlanes.apply(grad, index=self.index, plane=self.plane)
+
+
+class _GatherPlanes(Op):
+    """Values of each plane at flat indices (the adjoint of _ScatterPlanes)."""
+
+    def forward(self, x, index=None, plane=()):
+        self.index, self.plane = index, plane
+        flat_x = x.reshape(-1, int(_prod(plane)))
+        flat_i = index.reshape(flat_x.shape[0], -1)
+        return self.xp.take_along_axis(flat_x, flat_i, axis=1).reshape(index.shape)
+
+    def backward(self, grad):
+        return _ScatterPlanes.apply(grad, index=self.index, plane=self.plane)
+
+
+def _win_args(input, kernel_size, stride, padding, dilation, ceil_mode, name):
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    k = _triple(kernel_size, "kernel_size")
+    s = _triple(stride, "stride") if stride is not None and stride != [] else k
+    p = _triple(padding, "padding")
+    d = _triple(dilation, "dilation")
+    if any(pp > (dd * (kk - 1) + 1) // 2 for pp, kk, dd in zip(p, k, d)):
+        raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                           f"pad={p[0]}, kernel_size={k[0]} and dilation={d[0]}")
+    win = _Win(input.shape, k, s, p, d, ceil_mode)
+    if any(o < 1 for o in win.out):
+        raise RuntimeError(f"Given input size: {tuple(input.shape[-4:])}. Calculated output "
+                           f"size: {win.out}. Output size is too small")
+    return win
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over 3-D windows of (N, C, D, H, W) input (optionally with flat indices).
+
+    Example:
+        >>> F.max_pool3d(framework.arange(8.).reshape(1, 1, 2, 2, 2), 2).flatten()
+        tensor([7.])
+    """
+    win = _win_args(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d")
+    out, idx = MaxPool3DWithIndices.apply(input, win=win)
+    return (out, idx) if return_indices else out
+
+
+class AvgPool3D(Op):
+    def forward(self, x, win=None, count_include_pad=True, divisor_override=None):
+        xp = self.xp
+        self.win, self.in_shape = win, x.shape
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        sums = win.view(xp, x, 0).sum(axis=(-3, -2, -1))
+        self.div = _divisor(xp, win, count_include_pad, divisor_override, x.dtype)
+        return (sums / self.div).astype(x.dtype).reshape(x.shape[:-3] + win.out)
+
+    def backward(self, grad):
+        return _AvgPool3DAdjoint.apply(grad, fwd=self)
+
+
+class _AvgPool3DAdjoint(Op):
+    """Spread each output gradient / divisor over its window (AvgPool3D's adjoint)."""
+
+    def forward(self, g, fwd=None):
+        xp, win = self.xp, fwd.win
+        self.fwd = fwd
+        g2 = (g.reshape(-1, *win.out) / fwd.div).astype(g.dtype)
+        buf = xp.zeros((g2.shape[0],) + win.padded, dtype=g.dtype)
+        for a in range(win.k[0]):
+            for b in range(win.k[1]):
+                for c in range(win.k[2]):
+                    key = (slice(None),) + tuple(
+                        slice(o * dd, o * dd + ss * (n - 1) + 1, ss) for o, dd, ss, n in
+                        zip((a, b, c), win.d, win.s, win.out))
+                    buf[key] += g2
+        crop = (slice(None),) + tuple(slice(p, p + n) for p, n in zip(win.p, win.in_sp))
+        return xp.ascontiguousarray(buf[crop]).reshape(fwd.in_shape)
+
+    def backward(self, grad):
+        fwd = self.fwd
+        return AvgPool3D.apply(grad, win=fwd.win, count_include_pad=fwd.count_include_pad,
+                               divisor_override=fwd.divisor_override)
+
+
+def _divisor(xp, win, count_include_pad, divisor_override, dtype):
+    """Per-window divisors as torch computes them (padding counted or not)."""
+    if divisor_override:
+        return divisor_override
+    counts = []
+    for i in range(3):
+        start = xp.arange(win.out[i]) * win.s[i] - win.p[i]
+        end = xp.minimum(start + win.k[i], win.in_sp[i] + win.p[i])
+        if not count_include_pad:
+            start, end = xp.maximum(start, 0), xp.minimum(end, win.in_sp[i])
+        counts.append(end - start)
+    return (counts[0][:, None, None] * counts[1][None, :, None] * counts[2][None, None, :])
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Average over 3-D windows of (N, C, D, H, W) input."""
+    win = _win_args(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool3d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return AvgPool3D.apply(input, win=win, count_include_pad=count_include_pad,
+              divisor_override=divisor_override)
+
+
+AdaptiveAvgPool3D = type("AdaptiveAvgPool3D", (_AxisMaps,), {
+    "node_name": "AdaptiveAvgPool3DBackward0", "__module__": __name__,
+    "__doc__": "Adaptive 3-D average pooling as one averaging matrix per axis."})
+
+
+def _adaptive_sizes(input, output_size, nd, name):
+    sizes = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
+    if len(sizes) != nd:
+        raise RuntimeError(f"{name}: output_size must be {nd}")
+    return tuple(input.shape[-nd + i] if s is None else int(s) for i, s in enumerate(sizes))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling to a fixed (D, H, W) output size."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
+    out = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    if out == (1, 1, 1):
+        return input.mean(dim=(-3, -2, -1), keepdim=True)
+    xp, nd = input.xp, input.dim()
+    mats = tuple((nd - 3 + i, _averaging_matrix(xp, n, o, "float64"))
+                 for i, (n, o) in enumerate(zip(input.shape[-3:], out)))
+    return AdaptiveAvgPool3D.apply(input, mats=mats)
+
+
+class AdaptiveMaxPool2D(Op):
+    """Max over torch's adaptive windows [floor(i n / o), ceil((i + 1) n / o))."""
+    non_differentiable = (1,)
+    saves = ("index",)
+
+    def forward(self, x, out_hw=(1, 1)):
+        xp = self.xp
+        self.in_shape = x.shape
+        h, w = x.shape[-2:]
+        oh, ow = out_hw
+        vals = xp.empty(x.shape[:-2] + (oh, ow), dtype=x.dtype)
+        idx = xp.empty(x.shape[:-2] + (oh, ow), dtype="int64")
+        for i in range(oh):
+            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            for j in range(ow):
+                w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
+                win = x[..., h0:h1, w0:w1].reshape(x.shape[:-2] + (-1,))
+                a = xp.argmax(win, axis=-1)
+                vals[..., i, j] = xp.take_along_axis(win, a[..., None], axis=-1)[..., 0]
+                idx[..., i, j] = (h0 + a // (w1 - w0)) * w + w0 + a % (w1 - w0)
+        self.index = idx
+        return vals, idx
+
+    def backward(self, grad, _=None):
+        return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-2:])
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to a fixed (H, W) output size (optionally with flat indices)."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError("adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    out = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    vals, idx = AdaptiveMaxPool2D.apply(input, out_hw=out)
+    return (vals, idx) if return_indices else vals
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, L) to a fixed length."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError("adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
+                           f"{list(input.shape)}")
+    size = output_size if isinstance(output_size, int) else tuple(output_size)[0]
+    vals, idx = AdaptiveMaxPool2D.apply(input.unsqueeze(-2), out_hw=(1, size))
+    vals, idx = vals.squeeze(-2), idx.squeeze(-2)
+    return (vals, idx) if return_indices else vals
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over windows of x^p)^(1/p), as torch composes it from avg_pool2d."""
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """1-D power-average pooling."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling."""
+    kd, kh, kw = _triple(kernel_size, "kernel_size")
+    out = avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
+class MaxUnpool2D(Op):
+    """Place each value at its flat index of an (H, W) plane of zeros."""
+
+    def forward(self, x, index=None, out_hw=(1, 1)):
+        xp = self.xp
+        self.index, self.out_hw = index, out_hw
+        flat_x = x.reshape(-1, x.shape[-2] * x.shape[-1])
+        flat_i = index.reshape(flat_x.shape)
+        m = out_hw[0] * out_hw[1]
+        if flat_i.size and (int(flat_i.max()) >= m or int(flat_i.min()) < 0):
+            bad = int(flat_i.max()) if int(flat_i.max()) >= m else int(flat_i.min())
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                               f"{out_hw[0]}x{out_hw[1]}")
+        out = xp.zeros((flat_x.shape[0], m), dtype=x.dtype)
+        rows = xp.broadcast_to(xp.arange(flat_x.shape[0])[:, None], flat_i.shape)
+        out[rows, flat_i] = flat_x
+        return out.reshape(x.shape[:-2] + tuple(out_hw))
+
+    def backward(self, grad):
+        return _GatherPlanes.apply(grad, index=self.index, plane=self.out_hw), None
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool2d: values back at their max positions, zeros elsewhere."""
+    kh, kw = (kernel_size,) * 2 if isinstance(kernel_size, int) else tuple(kernel_size)
+    sh, sw = (kh, kw) if stride is None else (stride,) * 2 if isinstance(stride, int) else \
+        tuple(stride)
+    ph, pw = (padding,) * 2 if isinstance(padding, int) else tuple(padding)
+    h, w = input.shape[-2:]
+    if output_size is not None:
+        out_hw = tuple(output_size)[-2:]
+    else:
+        out_hw = ((h - 1) * sh - 2 * ph + kh, (w - 1) * sw - 2 * pw + kw)
+    return MaxUnpool2D.apply(input, Tensor._make(indices._data, input.device), out_hw=out_hw)
+
+
+__all__ = []

@@ -1,0 +1,441 @@
+"""Products and structured combinations: einsum, tensordot, kron, cross, trace, cdist, and
+the shape helpers diff, meshgrid, cartesian_prod, tensor_split, repeat_interleave."""
+import numpy as _np  # only to plan einsum's contraction order from shapes (einsum_path)
+
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .shape import _dim, _unsafe_view
+
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+# ----- einsum --------------------------------------------------------------------------------
+def _parse_einsum(equation, operands):
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
+                           f"equation" if len(terms) < len(operands) else
+                           "einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    used = set(c for c in eq if c.isalpha())
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    ell_n = 0
+    for t, op in zip(terms, operands):
+        if "..." in t:
+            ell_n = max(ell_n, op.dim() - (len(t) - 3))
+    ell = "".join(free[:ell_n])
+    out_terms = []
+    for t, op in zip(terms, operands):
+        if "..." in t:
+            k = op.dim() - (len(t) - 3)
+            t = t.replace("...", ell[ell_n - k:])
+        if len(t) != op.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) "
+                               f"does not match the number of dimensions ({op.dim()}) for "
+                               "operand 0 and no ellipsis was given")
+        out_terms.append(t)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:  # implicit output: ellipsis dims, then labels seen once, alphabetically
+        counts = {}
+        for t in out_terms:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return out_terms, out
+
+
+def _take_diagonal(x, labels):
+    """Collapse repeated labels of one operand to their diagonal (einsum 'ii->i')."""
+    while len(set(labels)) < len(labels):
+        for i, c in enumerate(labels):
+            j = labels.find(c, i + 1)
+            if j > 0:
+                break
+        n = x.shape[i]
+        ar = Tensor._make(x.xp.arange(n), x.device)
+        key = [slice(None)] * x.dim()
+        key[i], key[j] = ar, ar
+        x = x[tuple(key)]  # the diagonal lands at position i (adjacent) or front
+        rest = [c for k, c in enumerate(labels) if k not in (i, j)]
+        labels = (labels[:i] + c + labels[i + 1:j] + labels[j + 1:]) if j == i + 1 else (
+            c + "".join(rest))
+    return x, labels
+
+
+def _sum_out(x, labels, keep):
+    dims = [i for i, c in enumerate(labels) if c not in keep]
+    if not dims:
+        return x, labels
+    return x.sum(tuple(dims)), "".join(c for c in labels if c in keep)
+
+
+def _contract(a, la, b, lb, keep):
+    """a, b -> one tensor over the labels in `keep` via one batched matmul."""
+    batch = [c for c in la if c in lb and c in keep]
+    summed = [c for c in la if c in lb and c not in keep]
+    only_a = [c for c in la if c not in lb]
+    only_b = [c for c in lb if c not in la]
+    size = {**dict(zip(la, a.shape)), **dict(zip(lb, b.shape))}
+    a = a.permute(*[la.index(c) for c in batch + only_a + summed])
+    b = b.permute(*[lb.index(c) for c in batch + summed + only_b])
+    nb, ma = _prod(size[c] for c in batch), _prod(size[c] for c in only_a)
+    k, nn = _prod(size[c] for c in summed), _prod(size[c] for c in only_b)
+    out = a.reshape(nb, ma, k).bmm(b.reshape(nb, k, nn))
+    return out.reshape(*[size[c] for c in batch + only_a + only_b]), "".join(
+        batch + only_a + only_b)
+
+
+def einsum(equation, *operands):
+    """Einstein summation, e.g. 'bij,bjk->bik'; implicit output and '...' supported.
+
+    Contracts two operands at a time in the order numpy.einsum_path picks (greedy), each
+    contraction one batched matmul.
+
+    Example:
+        >>> a = framework.ones(2, 3)
+        >>> framework.einsum("ij,kj->ik", a, a)
+        tensor([[3., 3.],
+                [3., 3.]])
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    terms, out = _parse_einsum(equation, operands)
+    ops = []
+    for t, x in zip(terms, operands):
+        ops.append(_take_diagonal(x, t))
+    if len(ops) > 2:
+        dummies = [_np.broadcast_to(_np.empty((), dtype=_np.float32), tuple(x.shape))
+                   for x, _ in ops]
+        path = _np.einsum_path(",".join(t for _, t in ops) + "->" + out, *dummies,
+                               optimize="greedy")[0][1:]
+    else:
+        path = [tuple(range(len(ops)))]
+    for step in path:
+        step = sorted(step, reverse=True)
+        picked = [ops.pop(i) for i in step][::-1]
+        rest = out + "".join(t for _, t in ops)
+        if len(picked) == 1:
+            ops.append(_sum_out(picked[0][0], picked[0][1], rest))
+            continue
+        (a, la), (b, lb) = picked[0], picked[1]
+        for x, lx in picked[2:]:  # a path step of more than two: fold left
+            a, la = _contract(*_sum_out(a, la, set(rest + lb + lx)), b, lb, set(rest + lx))
+            b, lb = x, lx
+        a, la = _sum_out(a, la, set(rest + lb))
+        b, lb = _sum_out(b, lb, set(rest + la))
+        ops.append(_contract(a, la, b, lb, set(rest)))
+    x, labels = ops[0]
+    x, labels = _sum_out(x, labels, set(out))
+    if labels != out:
+        x = x.permute(*[labels.index(c) for c in out])
+    return x
+
+
+# ----- products ------------------------------------------------------------------------------
+def tensordot(a, b, dims=2, out=None):
+    """Sum products over the last `dims` dims of a and the first of b (or explicit lists).
+
+    Example:
+        >>> framework.tensordot(framework.ones(2, 3), framework.ones(3, 4), 1).shape
+        torch.Size([2, 4])
+    """
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+    da = [_dim(d, a.dim()) for d in da]
+    db = [_dim(d, b.dim()) for d in db]
+    for i, j in zip(da, db):
+        if a.shape[i] != b.shape[j]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
+                               f"dim {j}")
+    fa = [i for i in range(a.dim()) if i not in da]
+    fb = [i for i in range(b.dim()) if i not in db]
+    k = _prod(a.shape[i] for i in da)
+    am = a.permute(*(fa + da)).reshape(_prod(a.shape[i] for i in fa), k)
+    bm = b.permute(*(db + fb)).reshape(k, _prod(b.shape[i] for i in fb))
+    return am.mm(bm).reshape(*([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))
+
+
+def kron(input, other):
+    """Kronecker product: blocks input[i, j] * other.
+
+    Example:
+        >>> framework.kron(framework.eye(2), framework.ones(1, 2))
+        tensor([[1., 1., 0., 0.],
+                [0., 0., 1., 1.]])
+    """
+    nd = max(input.dim(), other.dim())
+    a = input.reshape(*([1] * (nd - input.dim()) + list(input.shape)))
+    b = other.reshape(*([1] * (nd - other.dim()) + list(other.shape)))
+    a_shape, b_shape = [], []
+    for i in range(nd):
+        a_shape += [a.shape[i], 1]
+        b_shape += [1, b.shape[i]]
+    prod = a.reshape(*a_shape) * b.reshape(*b_shape)
+    return _unsafe_view(prod, tuple(a.shape[i] * b.shape[i] for i in range(nd)))
+
+
+class LinalgCross(Op):
+    saves_inputs = True
+    promote = True
+
+    def forward(self, a, b, dim=-1):
+        self.dim = dim
+        return self.xp.cross(a, b, axis=dim)
+
+    def backward(self, grad):
+        a, b = self.inputs
+        return (LinalgCross.apply(b, grad, dim=self.dim),
+                LinalgCross.apply(grad, a, dim=self.dim))
+
+
+def cross(input, other, dim=None):
+    """Cross product of 3-vectors along `dim` (torch.cross: the first dim of size 3 when
+    dim is None).
+
+    Example:
+        >>> framework.cross(framework.tensor([1., 0., 0.]), framework.tensor([0., 1., 0.]))
+        tensor([0., 0., 1.])
+    """
+    if dim is None:
+        dims = [i for i in range(input.dim()) if input.shape[i] == 3]
+        if not dims:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = dims[0]
+    return linalg_cross(input, other, dim=dim)
+
+
+def linalg_cross(input, other, *, dim=-1):
+    """linalg.cross: cross product along `dim` (default last), inputs broadcast."""
+    if input.dim() != other.dim():
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    d = _dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    return LinalgCross.apply(input, other, dim=d)
+
+
+class Trace(Op):
+    def forward(self, x):
+        self.shape = x.shape
+        return self.xp.trace(x)
+
+    def backward(self, grad):
+        n, m = self.shape
+        eye = Tensor._make(grad.xp.eye(n, m, dtype=grad._data.dtype), grad.device)
+        return eye * grad
+
+
+def trace(input):
+    """Sum of the main diagonal of a 2-D tensor.
+
+    Example:
+        >>> framework.trace(framework.eye(3))
+        tensor(3.)
+    """
+    if input.dim() != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim "
+                           f"{input.dim()}")
+    return Trace.apply(input)
+
+
+class Cdist(Op):
+    """Pairwise p-norm distances between the rows of x1 (.., P, M) and x2 (.., R, M)."""
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, x1, x2, p=2.0):
+        xp = self.xp
+        self.p = p
+        diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
+        if p == 0:
+            return (diff != 0).sum(-1).astype(x1.dtype)
+        if p == float("inf"):
+            return diff.max(-1) if diff.shape[-1] else diff.sum(-1)
+        if p == 1:
+            return diff.sum(-1)
+        if p == 2:
+            return xp.sqrt((diff * diff).sum(-1))
+        return (diff ** p).sum(-1) ** (1.0 / p)
+
+    def backward(self, grad):
+        x1, x2 = self.inputs
+        p, d = self.p, self.output.unsqueeze(-1)
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        g = grad.unsqueeze(-1)
+        zero = diff * 0
+        if p == 0:
+            return zero.sum(-2), zero.sum(-3)
+        if p == 1:
+            t = diff.sgn() * g
+        elif p == 2:
+            t = (diff * (g / d)).where(d != 0, zero)
+        elif p == float("inf"):
+            t = diff.sgn() * g * (diff.abs() == d)
+        else:
+            t = (diff * diff.abs() ** (p - 2) * (g / d ** (p - 1))).where(d != 0, zero)
+        return t.sum(-2), -t.sum(-3)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Distances between each row of x1 and each row of x2 (batched), p-norm.
+
+    Example:
+        >>> framework.cdist(framework.tensor([[0., 0.]]), framework.tensor([[3., 4.]]))
+        tensor([[5.]])
+    """
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return Cdist.apply(x1, x2, p=float(p))
+
+
+# ----- shape helpers -------------------------------------------------------------------------
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along `dim` (after concatenating prepend/append).
+
+    Example:
+        >>> framework.tensor([1, 4, 9]).diff()
+        tensor([3, 5])
+    """
+    from .join import cat
+    d = _dim(dim, input.dim())
+    x = input
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        x = cat(parts, d)
+    for _ in range(n):
+        hi = [slice(None)] * x.dim()
+        lo = [slice(None)] * x.dim()
+        hi[d], lo[d] = slice(1, None), slice(None, -1)
+        x = (x[tuple(hi)] != x[tuple(lo)]) if x.dtype.name == "bool" else (
+            x[tuple(hi)] - x[tuple(lo)])
+    return x
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-D tensors; indexing 'ij' (default) or 'xy'.
+
+    Example:
+        >>> gx, gy = framework.meshgrid(framework.tensor([1, 2]), framework.tensor([3, 4, 5]),
+        ...                             indexing="ij")
+        >>> gx.shape
+        torch.Size([2, 3])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    indexing = indexing or "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    n = len(tensors)
+    swap = indexing == "xy" and n >= 2
+    ts = list(tensors)
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    out = []
+    for i, t in enumerate(ts):
+        view = [1] * n
+        view[i] = -1
+        out.append(t.reshape(*view).expand(*shape))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def cartesian_prod(*tensors):
+    """All combinations of elements of 1-D tensors, one per row."""
+    from .join import stack
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split into n nearly equal parts (the first size % n parts one longer), or at indices.
+
+    Example:
+        >>> [t.tolist() for t in framework.arange(5).tensor_split(2)]
+        [[0, 1, 2], [3, 4]]
+    """
+    d = _dim(dim, input.dim())
+    size = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        q, r = divmod(size, n)
+        bounds, start = [], 0
+        for i in range(n):
+            stop = start + q + (1 if i < r else 0)
+            bounds.append((start, stop))
+            start = stop
+    else:
+        idx = [0] + [int(i) for i in indices_or_sections] + [size]
+        bounds = [(max(min(a, size), 0), max(min(b, size), 0)) for a, b in zip(idx, idx[1:])]
+    out = []
+    for a, b in bounds:
+        key = [slice(None)] * input.dim()
+        key[d] = slice(a, max(a, b))
+        out.append(input[tuple(key)])
+    return tuple(out)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element `repeats` times (a number or one count per element) along dim
+    (over the flattened input when dim is None).
+
+    Example:
+        >>> framework.tensor([1, 2]).repeat_interleave(2)
+        tensor([1, 1, 2, 2])
+    """
+    if repeats is None:  # repeat_interleave(counts): indices repeated by their counts
+        counts = input
+        xp = counts.xp
+        return Tensor._make(xp.repeat(xp.arange(counts.numel()), counts._data), counts.device)
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _dim(dim, x.dim())
+    if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.dim() <= 1:
+        repeats = int(repeats.item()) if repeats.dim() == 0 else repeats
+    if isinstance(repeats, int):
+        if repeats < 0:
+            raise RuntimeError("repeats can not be negative")
+        shape = list(x.shape)
+        view = shape[:d + 1] + [1] + shape[d + 1:]
+        exp = shape[:d + 1] + [repeats] + shape[d + 1:]
+        shape[d] *= repeats
+        return x.reshape(*view).expand(*exp).reshape(*shape)
+    if repeats.dim() != 1 or repeats.numel() != x.shape[d]:
+        raise RuntimeError("repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {repeats.numel()} and input.size({d}) = "
+                           f"{x.shape[d]}")
+    xp = x.xp
+    idx = Tensor._make(xp.repeat(xp.arange(x.shape[d]), repeats._data), x.device)
+    return x.index_select(d, idx)
+
+
+__all__ = ["einsum", "tensordot", "kron", "cross", "trace", "cdist", "diff", "meshgrid",
+           "cartesian_prod", "tensor_split", "repeat_interleave"]

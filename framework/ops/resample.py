@@ -1,0 +1,244 @@
+"""Resampling as separable linear maps: interpolate (nearest, nearest-exact, linear, bilinear,
+bicubic, trilinear) applies one (out, in) weight matrix per spatial axis; the gradient applies
+the transposes. Also pixel_shuffle/unshuffle and channel_shuffle (pure rearrangements)."""
+import math
+
+from ..autograd.op import Op
+from ..backend import scatter_add
+
+_A = -0.75  # torch's bicubic convolution coefficient
+
+
+def _apply(xp, x, mats):
+    """Contract axis `a` of x with matrix m (out, in), for each (a, m)."""
+    for a, m in mats:
+        x = xp.moveaxis(xp.tensordot(x, m.astype(x.dtype, copy=False), axes=([a], [1])), -1, a)
+    return x
+
+
+class _AxisMaps(Op):
+    """x with a weight matrix applied along each listed axis (a linear map)."""
+
+    def forward(self, x, mats=()):
+        self.mats = mats
+        return _apply(self.xp, x, mats)
+
+    def backward(self, grad):
+        return _AxisMapsT.apply(grad, mats=tuple((a, m.T) for a, m in reversed(self.mats)))
+
+
+class _AxisMapsT(_AxisMaps):
+    """The adjoint map (the gradient of a resampling)."""
+
+    def backward(self, grad):
+        return _AxisMapsT.apply(grad, mats=tuple((a, m.T) for a, m in reversed(self.mats)))
+
+
+def _node(name):
+    return type(name, (_AxisMaps,), {"node_name": name + "Backward0", "__module__": __name__,
+                                     "__doc__": f"{name}: resampling as axis maps."})
+
+
+_NODES = {}
+for _mode, _base in (("nearest", "UpsampleNearest"), ("nearest-exact", "UpsampleNearestExact"),
+                     ("linear", "UpsampleLinear"), ("bilinear", "UpsampleBilinear"),
+                     ("bicubic", "UpsampleBicubic"), ("trilinear", "UpsampleTrilinear")):
+    for _d in (1, 2, 3):
+        _NODES[(_mode, _d)] = _node(f"{_base}{_d}D")
+
+
+def _scale(n_in, n_out, align_corners, scale):
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+
+
+def _matrix(xp, mode, n_in, n_out, align_corners, scale):
+    """The (n_out, n_in) interpolation weights along one axis, as torch's kernels compute."""
+    s = _scale(n_in, n_out, align_corners, scale)
+    m = xp.zeros((n_out, n_in), dtype="float64")
+    rows = xp.arange(n_out)
+    if mode in ("nearest", "nearest-exact"):
+        off = 0.5 if mode == "nearest-exact" else 0.0
+        src = xp.minimum(xp.floor((rows + off) * s).astype("int64"), n_in - 1)
+        m[rows, src] = 1.0
+        return m
+    src = rows * s if align_corners else (rows + 0.5) * s - 0.5
+    if mode == "bicubic":
+        i0 = xp.floor(src).astype("int64")
+        t = src - i0
+        ws = (_cc2(t + 1), _cc1(t), _cc1(1 - t), _cc2(2 - t))
+        for k, w in enumerate(ws):
+            idx = xp.clip(i0 - 1 + k, 0, n_in - 1)
+            scatter_add(xp, m, (rows, idx), w)
+        return m
+    src = xp.maximum(src, 0.0)
+    i0 = xp.minimum(src.astype("int64"), n_in - 1)
+    step = (i0 < n_in - 1).astype("int64")
+    lam = src - i0
+    m[rows, i0] += 1.0 - lam
+    m[rows, i0 + step] += lam
+    return m
+
+
+def _cc1(x):
+    return ((_A + 2) * x - (_A + 3)) * x * x + 1
+
+
+def _cc2(x):
+    return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+
+
+_MODES_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of (N, C, *spatial) input to `size` or by `scale_factor`.
+
+    Args:
+        mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear'/'bicubic' (4-D),
+            'trilinear' (5-D) or 'area' (adaptive average pooling).
+        align_corners: for the linear modes, map corner pixel centres onto each other.
+
+    Example:
+        >>> F.interpolate(framework.tensor([[[1., 2.]]]), scale_factor=2, mode="linear")
+        tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
+    """
+    nd = input.dim() - 2
+    if nd < 1 or nd > 3:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if mode in _MODES_DIMS and _MODES_DIMS[mode] != nd:
+        want = {1: "3D", 2: "4D", 3: "5D"}[_MODES_DIMS[mode]]
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want} "
+                                  "input")
+    if antialias:
+        raise NotImplementedError("antialias=True is not supported")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined" if size else
+                         "either size or scale_factor should be defined")
+    in_sizes = tuple(input.shape[2:])
+    if size is not None:
+        out_sizes, scales = _tuple(size, nd), (None,) * nd
+    else:
+        scales = tuple(float(s) for s in _tuple(scale_factor, nd))
+        out_sizes = tuple(int(math.floor(n * s)) for n, s in zip(in_sizes, scales))
+        if recompute_scale_factor:
+            scales = (None,) * nd
+    if mode == "area":
+        from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+        if nd == 1:
+            return adaptive_avg_pool1d(input, out_sizes)
+        if nd == 2:
+            return adaptive_avg_pool2d(input, out_sizes)
+        from .pooling3d import adaptive_avg_pool3d
+        return adaptive_avg_pool3d(input, out_sizes)
+    if mode not in ("nearest", "nearest-exact") and mode not in _MODES_DIMS:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    xp = input.xp
+    ac = bool(align_corners)
+    mats = tuple((2 + i, _matrix(xp, mode, n_in, n_out, ac, sc))
+                 for i, (n_in, n_out, sc) in enumerate(zip(in_sizes, out_sizes, scales)))
+    return _NODES[(mode, nd)].apply(input, mats=mats)
+
+
+class PixelShuffle(Op):
+    def forward(self, x, r=1):
+        self.r = r
+        *lead, c, h, w = x.shape
+        y = x.reshape(*lead, c // (r * r), r, r, h, w)
+        k = len(lead)
+        y = y.transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+        return y.reshape(*lead, c // (r * r), h * r, w * r)
+
+    def backward(self, grad):
+        return PixelUnshuffle.apply(grad, r=self.r)
+
+
+class PixelUnshuffle(Op):
+    def forward(self, x, r=1):
+        self.r = r
+        *lead, c, h, w = x.shape
+        k = len(lead)
+        y = x.reshape(*lead, c, h // r, r, w // r, r)
+        y = y.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+        return y.reshape(*lead, c * r * r, h // r, w // r)
+
+    def backward(self, grad):
+        return PixelShuffle.apply(grad, r=self.r)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r): move channel blocks into space.
+
+    Example:
+        >>> F.pixel_shuffle(framework.arange(4.).reshape(1, 4, 1, 1), 2)
+        tensor([[[[0., 1.],
+                  [2., 3.]]]])
+    """
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    if input.shape[-3] % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{input.shape[-3]} is not divisible by {r * r}")
+    return PixelShuffle.apply(input, r=r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W): the inverse of pixel_shuffle."""
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    for d, name in ((-2, "height"), (-1, "width")):
+        if input.shape[d] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
+                               f"downscale_factor, but input.size({d})={input.shape[d]} is not "
+                               f"divisible by {r}")
+    return PixelUnshuffle.apply(input, r=r)
+
+
+class ChannelShuffle(Op):
+    def forward(self, x, groups=1):
+        self.groups = groups
+        n, c = x.shape[:2]
+        y = x.reshape(n, groups, c // groups, *x.shape[2:]).swapaxes(1, 2)
+        return y.reshape(x.shape)
+
+    def backward(self, grad):
+        return ChannelShuffle.apply(grad, groups=grad.shape[1] // self.groups)
+
+
+def channel_shuffle(input, groups):
+    """Interleave the channels of `groups` groups (ShuffleNet).
+
+    Example:
+        >>> F.channel_shuffle(framework.arange(4.).reshape(1, 4, 1), 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got "
+                           f"{input.shape[1]} channels and {groups} groups.")
+    return ChannelShuffle.apply(input, groups=groups)
+
+
+__all__ = []

@@ -1,0 +1,377 @@
+"""Mask- and index-driven selection: masked_select/masked_scatter, take, take_along_dim,
+index_add/index_copy/index_fill, scatter_reduce."""
+from ..autograd.op import Op
+from ..backend import scatter_add as _scatter_into
+from ..tensor import Tensor
+from .gather import _check, _grid, gather
+from .shape import _dim
+
+
+def _const(array, like):
+    return Tensor._make(array, like.device)
+
+
+def _check_mask(mask, name):
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+
+
+class MaskedSelect(Op):
+    """The elements where mask is True (input and mask broadcast), as a 1-D tensor."""
+
+    def forward(self, x, mask):
+        xp = self.xp
+        shape = xp.broadcast_shapes(x.shape, mask.shape)
+        self.mask = xp.broadcast_to(mask, shape)
+        return xp.broadcast_to(x, shape)[self.mask]
+
+    saves = ("mask",)
+
+    def backward(self, grad):
+        from ..creation import zeros
+        mask = _const(self.mask, grad)
+        z = zeros(tuple(mask.shape), dtype=grad.dtype, device=grad.device)
+        return z.masked_scatter(mask, grad), None
+
+
+def masked_select(input, mask):
+    """1-D tensor of the elements of input where mask (broadcast) is True.
+
+    Example:
+        >>> x = framework.tensor([1., -2., 3.])
+        >>> framework.masked_select(x, x > 0)
+        tensor([1., 3.])
+    """
+    _check_mask(mask, "masked_select")
+    return MaskedSelect.apply(input, mask)
+
+
+class MaskedScatter(Op):
+    """Copy source's leading elements, in order, into input where mask is True."""
+    saves_inputs = True
+
+    def forward(self, x, mask, source):
+        xp = self.xp
+        self.src_shape = source.shape
+        m = xp.broadcast_to(mask, x.shape)
+        k = int(m.sum())
+        if k > source.size:
+            raise RuntimeError("masked_scatter: expected source to have at least as many "
+                               "elements as ones in mask")
+        out = x.copy()
+        out[m] = source.reshape(-1)[:k]
+        return out
+
+    def backward(self, grad):
+        _, mask, source = self.inputs
+        need_x, _, need_src = self.needs_input_grad
+        gx = grad.masked_fill(mask, 0.0) if need_x else None
+        gs = None
+        if need_src:
+            from .. import ops
+            picked = masked_select(grad, mask)
+            rest = source.numel() - picked.numel()
+            gs = ops.cat([picked, picked.new_zeros(rest)]).reshape(source.shape)
+        return gx, None, gs
+
+
+def masked_scatter(input, mask, source):
+    """Out-of-place masked_scatter_: input with its mask positions filled from source.
+
+    Example:
+        >>> x = framework.zeros(3)
+        >>> x.masked_scatter(framework.tensor([True, False, True]), framework.tensor([1., 2.]))
+        tensor([1., 0., 2.])
+    """
+    _check_mask(mask, "masked_scatter_")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but "
+                           f"got{input.dtype} and {source.dtype}".replace("got", "got "))
+    return MaskedScatter.apply(input, mask, source)
+
+
+def take(input, index):
+    """Elements of the flattened input at `index` (any shape; negative indices count back).
+
+    Example:
+        >>> framework.tensor([[1, 2], [3, 4]]).take(framework.tensor([0, 3]))
+        tensor([1, 4])
+    """
+    if index.dtype.name != "int64":
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{index.dtype.name.capitalize()}")
+    n = input.numel()
+    idx = index._data
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+        bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    return Take.apply(input, _const(idx % max(n, 1), index))
+
+
+class Take(Op):
+    saves_inputs = True
+
+    def forward(self, x, index):
+        self.in_shape = x.shape
+        return x.reshape(-1)[index]
+
+    def backward(self, grad):
+        from ..creation import zeros
+        _, index = self.inputs
+        flat = zeros(int(_prod(self.in_shape)), dtype=grad.dtype, device=grad.device)
+        return flat.index_add(0, index.reshape(-1), grad.reshape(-1)).reshape(
+            self.in_shape), None
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def take_along_dim(input, indices, dim=None):
+    """Pick values along `dim` at `indices` (broadcast against input), as numpy's
+    take_along_axis; with dim=None, from the flattened input.
+
+    Example:
+        >>> x = framework.tensor([[10., 30.], [20., 5.]])
+        >>> framework.take_along_dim(x, x.argmax(1, keepdim=True), 1)
+        tensor([[30.],
+                [20.]])
+    """
+    if indices.dtype.name != "int64":
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be int64 but got "
+                           f"{indices.dtype.name.capitalize()} instead")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = _dim(dim, input.dim())
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
+    shape = list(input.xp.broadcast_shapes(tuple(input.shape), tuple(indices.shape)))
+    shape_i, shape_x = list(shape), list(shape)
+    shape_i[d], shape_x[d] = indices.shape[d], input.shape[d]
+    return gather(input.expand(*shape_x), d, indices.expand(*shape_i))
+
+
+def _check_index(name, x, dim, index, src=None):
+    d = _dim(dim, max(x.dim(), 1))
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if index.dim() > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    if src is not None and src.dim() and index.numel() != (src.shape[d] if src.dim() else 1):
+        raise RuntimeError(f"{name}(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim) ({src.shape[d]})")
+    return d
+
+
+def _key(dim, index):
+    return (slice(None),) * dim + (index,)
+
+
+class IndexAdd(Op):
+    saves_inputs = True
+
+    def forward(self, x, index, src, dim=0, alpha=1):
+        self.dim, self.alpha = dim, alpha
+        out = x.copy()
+        _scatter_into(self.xp, out, _key(dim, index), src if alpha == 1 else src * alpha)
+        return out
+
+    def backward(self, grad):
+        _, index, src = self.inputs
+        need_x, _, need_src = self.needs_input_grad
+        gs = None
+        if need_src:
+            gs = grad.index_select(self.dim, index)
+            gs = gs * self.alpha if self.alpha != 1 else gs
+            gs = gs.reshape(src.shape) if src.dim() == 0 else gs
+        return grad if need_x else None, None, gs
+
+
+class IndexCopy(Op):
+    saves_inputs = True
+
+    def forward(self, x, index, src, dim=0):
+        self.dim = dim
+        out = x.copy()
+        out[_key(dim, index)] = src
+        return out
+
+    def backward(self, grad):
+        _, index, src = self.inputs
+        need_x, _, need_src = self.needs_input_grad
+        gx = grad.index_fill(self.dim, index, 0.0) if need_x else None
+        gs = grad.index_select(self.dim, index) if need_src else None
+        return gx, None, gs
+
+
+class IndexFill(Op):
+    saves_inputs = True
+
+    def forward(self, x, index, value=None, dim=0):
+        self.dim = dim
+        out = x.copy()
+        out[_key(dim, index)] = value
+        return out
+
+    def backward(self, grad):
+        _, index = self.inputs
+        return grad.index_fill(self.dim, index, 0.0), None
+
+
+class IndexFillTensor(Op):
+    saves_inputs = True
+    node_name = "IndexFillBackward1"
+
+    def forward(self, x, index, value, dim=0):
+        self.dim = dim
+        out = x.copy()
+        out[_key(dim, index)] = value
+        return out
+
+    def backward(self, grad):
+        _, index, _ = self.inputs
+        need_x, _, need_v = self.needs_input_grad
+        gx = grad.index_fill(self.dim, index, 0.0) if need_x else None
+        gv = grad.index_select(self.dim, index).sum() if need_v else None
+        return gx, None, gv
+
+
+
+def _vec(x, index):
+    if x.dim() == 0:
+        return x
+    return index.reshape(-1) if index.dim() == 0 else index
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """input with source's slices added at `index` along dim (repeats accumulate).
+
+    Example:
+        >>> framework.zeros(3).index_add(0, framework.tensor([0, 0, 2]),
+        ...                              framework.tensor([1., 2., 3.]))
+        tensor([3., 0., 3.])
+    """
+    d = _check_index("index_add", input, dim, index, source)
+    if source.dtype != input.dtype:
+        raise RuntimeError("index_add_(): self (" + _tn(input) + ") and source (" + _tn(source) +
+                           ") must have the same scalar type")
+    return IndexAdd.apply(input, _vec(input, index), source, dim=d, alpha=alpha)
+
+
+def _tn(t):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+            "float16": "Half", "bool": "Bool"}.get(t.dtype.name, t.dtype.name)
+
+
+def index_copy(input, dim, index, source):
+    """input with its slices at `index` along dim replaced by source's."""
+    d = _check_index("index_copy", input, dim, index, source)
+    if source.dtype != input.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {_tn(input)} and (source) {_tn(source)}")
+    return IndexCopy.apply(input, _vec(input, index), source, dim=d)
+
+
+def index_fill(input, dim, index, value):
+    """input with its slices at `index` along dim set to `value` (a number or 0-dim tensor)."""
+    d = _check_index("index_fill", input, dim, index)
+    if isinstance(value, Tensor):
+        if value.dim():
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.dim()} dimension(s).")
+        return IndexFillTensor.apply(input, _vec(input, index), value._cast(input._data.dtype)
+                                     if value.dtype != input.dtype else value, dim=d)
+    return IndexFill.apply(input, _vec(input, index), value=value, dim=d)
+
+
+class ScatterReduceTwo(Op):
+    """scatter_reduce(dim, index, src, reduce, include_self): sum/prod/mean/amax/amin."""
+    saves_inputs = True
+    saves_output = True
+    node_name = "ScatterReduceBackward0"
+
+    def forward(self, x, index, src, dim=0, reduce="sum", include_self=True):
+        xp = self.xp
+        self.dim, self.reduce, self.include_self = dim, reduce, include_self
+        key = _grid(index, dim, xp)
+        src = src[tuple(slice(0, n) for n in index.shape)]
+        hit = xp.zeros(x.shape, dtype=xp.int64)
+        _scatter_into(xp, hit, key, xp.ones(index.shape, dtype=xp.int64))
+        base = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
+        out = x.copy()
+        if not include_self:
+            fill = base if base is not None else (
+                xp.inf if reduce == "amin" else -xp.inf) if x.dtype.kind == "f" else (
+                xp.iinfo(x.dtype).max if reduce == "amin" else xp.iinfo(x.dtype).min)
+            out[hit > 0] = fill
+        ufunc = {"sum": xp.add, "mean": xp.add, "prod": xp.multiply, "amax": xp.maximum,
+                 "amin": xp.minimum}[reduce]
+        ufunc.at(out, key, src)
+        if reduce == "mean":
+            count = hit + (1 if include_self else 0)
+            count = xp.maximum(count, 1)
+            out = out / count if x.dtype.kind == "f" else out // count
+        self.hit = hit
+        return out.astype(x.dtype, copy=False)
+
+    saves = ("hit",)
+
+    def backward(self, grad):
+        x, index, src = self.inputs
+        need_x, _, need_src = self.needs_input_grad
+        out, d, r = self.output, self.dim, self.reduce
+        hit = _const(self.hit, grad)
+        src = src[tuple(slice(0, n) for n in index.shape)] if tuple(src.shape) != tuple(
+            index.shape) else src
+        if r == "sum":
+            gx = grad if self.include_self else grad.masked_fill(hit > 0, 0.0)
+            gs = gather(grad, d, index)
+        elif r == "mean":
+            n = (hit + (1 if self.include_self else 0)).clamp_min(1).to(grad.dtype)
+            gx = grad / n if self.include_self else (grad / n).masked_fill(hit > 0, 0.0)
+            gs = gather(grad / n, d, index)
+        elif r == "prod":  # assumes no zeros, as the simple formula out / value
+            gx = grad * out / x if self.include_self else grad.masked_fill(hit > 0, 0.0)
+            gs = gather(grad * out, d, index) / src
+        else:  # amax/amin: the gradient is shared evenly among the values equal to the result
+            from ..creation import zeros
+            x_eq = (x == out)
+            if not self.include_self:
+                x_eq = x_eq & (hit == 0)
+            s_eq = (src == gather(out, d, index))
+            count = x_eq.to(grad.dtype) + zeros(tuple(x.shape), dtype=grad.dtype,
+                                                 device=grad.device).scatter_add(
+                d, index, s_eq.to(grad.dtype))
+            share = grad / count
+            gx = share.where(x_eq, share * 0)
+            gs = gather(share, d, index).where(s_eq, gather(share, d, index) * 0)
+        return gx if need_x else None, None, gs if need_src else None
+
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduce src's values into input at `index` along dim with sum/prod/mean/amax/amin.
+
+    Example:
+        >>> framework.zeros(2).scatter_reduce(0, framework.tensor([0, 0, 1]),
+        ...                                   framework.tensor([1., 5., 2.]), "amax")
+        tensor([5., 2.])
+    """
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    d = _check("scatter", input, dim, index, src)
+    if src.dtype != input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    return ScatterReduceTwo.apply(input, index, src, dim=d, reduce=reduce,
+                                  include_self=include_self)
+
+
+__all__ = ["masked_select", "masked_scatter", "take", "take_along_dim", "index_add",
+           "index_copy", "index_fill", "scatter_reduce"]

@@ -1,0 +1,287 @@
+"""Order statistics: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode.
+
+Everything sorts stably (NaN last ascending, first descending, as torch), so ties keep their
+original order; selected values get their gradient at the index they came from.
+"""
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .extrema import return_types
+from .shape import _dim
+
+
+def _argsort(xp, a, axis, descending):
+    """Stable argsort; descending keeps tied elements in their original order too."""
+    if not descending:
+        return xp.argsort(a, axis=axis, kind="stable")
+    n = a.shape[axis]
+    rev = xp.flip(a, axis=axis)
+    idx = xp.argsort(rev, axis=axis, kind="stable")
+    return xp.flip(n - 1 - idx, axis=axis)
+
+
+def _scatter_back(grad, dim, index, in_shape, keepdim=True):
+    """The gradient of values selected at `index` along dim: zeros with grad put back."""
+    from ..creation import zeros
+    if not in_shape:
+        return grad.reshape(())
+    idx = Tensor._make(index, grad.device)
+    if not keepdim:
+        grad, idx = grad.unsqueeze(dim), idx.unsqueeze(dim)
+    return zeros(in_shape, dtype=grad.dtype, device=grad.device).scatter(dim, idx, grad)
+
+
+class _Select(Op):
+    """Values picked along `dim` with their int64 indices; gradient goes back to those."""
+    non_differentiable = (1,)
+    saves = ("index",)
+    keepdim = True
+
+    def backward(self, grad, _=None):
+        return _scatter_back(grad, self.dim, self.index, self.in_shape, self.keepdim)
+
+    def _take(self, x, idx, dim):
+        xp = self.xp
+        self.dim, self.in_shape, self.index = dim, x.shape, idx
+        return xp.take_along_axis(x, idx, axis=dim), idx
+
+
+class Sort(_Select):
+    def forward(self, x, dim=-1, descending=False):
+        if x.ndim == 0:
+            self.dim, self.in_shape, self.index = 0, (), self.xp.zeros((), dtype="int64")
+            return x.copy(), self.index
+        return self._take(x, _argsort(self.xp, x, dim, descending), dim)
+
+
+class SortStable(Sort):
+    node_name = "SortBackward1"
+
+
+
+def sort(input, dim=-1, descending=False, stable=None):
+    """Sort along `dim`; returns (values, indices) with indices into the input.
+
+    Args:
+        input: the tensor.
+        dim: the dim to sort (default last).
+        descending: largest first.
+        stable: keep equal elements in their original order (always true here).
+
+    Example:
+        >>> framework.tensor([3, 1, 2]).sort()
+        torch.return_types.sort(
+        values=tensor([1, 2, 3]),
+        indices=tensor([1, 2, 0]))
+    """
+    d = _dim(dim, max(input.dim(), 1))
+    op = Sort if stable is None else SortStable
+    return return_types.sort(*op.apply(input, dim=d, descending=bool(descending)))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort `input` along `dim` (int64, not differentiable).
+
+    Example:
+        >>> framework.tensor([3, 1, 2]).argsort()
+        tensor([1, 2, 0])
+    """
+    return sort(input, dim, descending, stable=stable).indices
+
+
+def msort(input):
+    """Sort along dim 0 (values only)."""
+    return sort(input, 0).values
+
+
+class Topk(_Select):
+    def forward(self, x, k=1, dim=-1, largest=True, sorted=True):
+        if x.ndim == 0:
+            self.dim, self.in_shape, self.index = 0, (), self.xp.zeros((), dtype="int64")
+            return x.copy(), self.index
+        idx = _argsort(self.xp, x, dim, largest)
+        idx = self.xp.take(idx, self.xp.arange(k), axis=dim)
+        return self._take(x, idx, dim)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The k largest (or smallest) elements along `dim`: (values, indices).
+
+    Ties are returned in their original order (torch leaves their order unspecified).
+
+    Example:
+        >>> framework.tensor([1., 5., 3.]).topk(2)
+        torch.return_types.topk(
+        values=tensor([5., 3.]),
+        indices=tensor([1, 2]))
+    """
+    d = _dim(dim, max(input.dim(), 1))
+    size = input.shape[d] if input.dim() else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    return return_types.topk(*Topk.apply(input, k=int(k), dim=d, largest=largest,
+                                        sorted=sorted))
+
+
+class _Pick(_Select):
+    """One element per slice: position `pos` of the stably sorted slice (NaN aware)."""
+
+    def forward(self, x, pos=0, dim=-1, keepdim=False, nan_first=False, skip_nan=False):
+        xp = self.xp
+        if x.ndim == 0:
+            self.dim, self.in_shape, self.index = 0, (), xp.zeros((), dtype="int64")
+            return x.copy(), self.index
+        order = xp.argsort(x, axis=dim, kind="stable")
+        if skip_nan:  # the median of the non-NaN values (NaN sort last)
+            count = (~xp.isnan(x)).sum(axis=dim, keepdims=True)
+            idx = xp.take_along_axis(order, xp.maximum((count - 1) // 2, 0), axis=dim)
+        else:
+            idx = xp.take(order, xp.asarray([pos]), axis=dim)
+        if nan_first and x.dtype.kind == "f":  # median propagates NaN: pick the first NaN
+            nan = xp.isnan(x)
+            first_nan = xp.argmax(nan, axis=dim)
+            idx = xp.where(nan.any(axis=dim, keepdims=True), xp.expand_dims(first_nan, dim),
+                           idx)
+        self.keepdim = keepdim
+        vals, idx = self._take(x, idx, dim)
+        if not keepdim:
+            vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+            self.index = idx
+        return vals, idx
+
+
+class Kthvalue(_Pick):
+    pass
+
+
+class MedianDim(_Pick):
+    node_name = "MedianBackward1"
+
+
+
+class NanmedianDim(_Pick):
+    node_name = "NanmedianBackward1"
+
+
+
+class Median(Op):
+    """Median of all elements (the lower one for even counts); ties share the gradient."""
+    saves_inputs = True
+    saves_output = True
+    skip_nan = False
+
+    def forward(self, x):
+        xp = self.xp
+        flat = x.reshape(-1)
+        if x.dtype.kind == "f":
+            nan = xp.isnan(flat)
+            if self.skip_nan:
+                flat = flat[~nan]
+            elif nan.any():
+                return xp.asarray(xp.nan, dtype=x.dtype)
+        if flat.size == 0:
+            return xp.asarray(xp.nan, dtype=x.dtype)
+        return xp.sort(flat)[(flat.size - 1) // 2]
+
+    def backward(self, grad):
+        x, = self.inputs
+        y = self.output
+        mask = (x == y) | (x.isnan() & y.isnan())
+        return mask * (grad / mask.sum())
+
+
+class Nanmedian(Median):
+    skip_nan = True
+
+
+def _pick(op, input, pos, dim, keepdim, nan_first=False, skip_nan=False):
+    d = _dim(dim, max(input.dim(), 1))
+    return op.apply(input, pos=pos, dim=d, keepdim=keepdim, nan_first=nan_first,
+                    skip_nan=skip_nan)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The k-th smallest element along `dim` (k counts from 1): (values, indices).
+
+    Example:
+        >>> framework.tensor([3., 1., 2.]).kthvalue(2)
+        torch.return_types.kthvalue(
+        values=tensor(2.),
+        indices=tensor(2))
+    """
+    d = _dim(dim, max(input.dim(), 1))
+    size = input.shape[d] if input.dim() else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return return_types.kthvalue(*_pick(Kthvalue, input, k - 1, d, keepdim))
+
+
+def median(input, dim=None, keepdim=False):
+    """Median (the lower of the two middle values for even sizes); NaN if any value is NaN.
+
+    Without `dim` returns one value; with `dim` returns (values, indices).
+
+    Example:
+        >>> framework.tensor([3., 1., 2., 4.]).median()
+        tensor(2.)
+    """
+    if dim is None:
+        return Median.apply(input)
+    d = _dim(dim, max(input.dim(), 1))
+    size = input.shape[d] if input.dim() else 1
+    if size == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    return return_types.median(*_pick(MedianDim, input, (size - 1) // 2, d, keepdim, True))
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """Median of the non-NaN values (NaN only where a slice is all NaN).
+
+    Example:
+        >>> framework.tensor([1., float('nan'), 3., 2.]).nanmedian()
+        tensor(2.)
+    """
+    if dim is None:
+        return Nanmedian.apply(input)
+    d = _dim(dim, max(input.dim(), 1))
+    return return_types.nanmedian(*_pick(NanmedianDim, input, 0, d, keepdim, skip_nan=True))
+
+
+class Mode(_Select):
+    def forward(self, x, dim=-1, keepdim=False):
+        xp = self.xp
+        if x.ndim == 0:
+            self.dim, self.in_shape, self.index = 0, (), xp.zeros((), dtype="int64")
+            return x.copy(), self.index
+        a = xp.moveaxis(x, dim, -1)
+        order = xp.argsort(a, axis=-1, kind="stable")
+        s = xp.take_along_axis(a, order, axis=-1)
+        n = s.shape[-1]
+        new_run = xp.ones(s.shape, dtype=bool)
+        new_run[..., 1:] = s[..., 1:] != s[..., :-1]
+        start = xp.maximum.accumulate(xp.where(new_run, xp.arange(n), 0), axis=-1)
+        length = xp.arange(n) - start + 1  # running length of the current run
+        # the longest run, the smallest value among equally long runs: first maximum of length
+        end = xp.argmax(length, axis=-1)[..., None]
+        vals = xp.take_along_axis(s, end, axis=-1)[..., 0]
+        idx = xp.take_along_axis(order, end, axis=-1)[..., 0]  # last occurrence, as torch
+        if keepdim:
+            vals, idx = xp.expand_dims(vals, -1), xp.expand_dims(idx, -1)
+            vals, idx = xp.moveaxis(vals, -1, dim), xp.moveaxis(idx, -1, dim)
+        self.dim, self.in_shape, self.index, self.keepdim = dim, x.shape, idx, keepdim
+        return vals, idx
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along `dim` (the smallest on ties) and its last index.
+
+    Example:
+        >>> framework.tensor([1, 2, 2, 3]).mode()
+        torch.return_types.mode(
+        values=tensor(2),
+        indices=tensor(2))
+    """
+    d = _dim(dim, max(input.dim(), 1))
+    return return_types.mode(*Mode.apply(input, dim=d, keepdim=keepdim))
+
+
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"]

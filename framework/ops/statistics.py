@@ -1,0 +1,244 @@
+"""Statistics: std_mean/var_mean, aminmax, quantile/nanquantile, nansum/nanmean, fmax/fmin."""
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .extrema import return_types
+from .reduction import Std, Var, _axis, _kept, _var_args
+
+
+def _mean_grad(op, g_mean, x):
+    n = x.numel() // max(_size(op.kept_shape), 1)
+    return _kept(g_mean, op).expand(*x.shape) / n
+
+
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class VarMean(Var):
+    def forward(self, x, dim=None, correction=1, keepdim=False):
+        v = super().forward(x, dim, correction, keepdim)
+        return v, x.mean(axis=self.axes).reshape(self.out_shape)
+
+    def backward(self, g_var, g_mean=None):
+        x, = self.inputs
+        total = Var.backward(self, g_var) if g_var is not None else None
+        if g_mean is not None:
+            gm = _mean_grad(self, g_mean, x)
+            total = gm if total is None else total + gm
+        return total
+
+
+class StdMean(Std):
+    def forward(self, x, dim=None, correction=1, keepdim=False):
+        s = super().forward(x, dim, correction, keepdim)
+        return s, x.mean(axis=self.axes).reshape(self.out_shape)
+
+    def backward(self, g_std, g_mean=None):
+        x, = self.inputs
+        total = Std.backward(self, g_std) if g_std is not None else None
+        if g_mean is not None:
+            gm = _mean_grad(self, g_mean, x)
+            total = gm if total is None else total + gm
+        return total
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(variance, mean) over dim in one pass (correction=1: Bessel's correction).
+
+    Example:
+        >>> framework.var_mean(framework.tensor([1., 2., 3.]))
+        (tensor(1.), tensor(2.))
+    """
+    dim, correction = _var_args(dim, unbiased, correction)
+    return VarMean.apply(input, dim=dim, correction=correction, keepdim=keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(standard deviation, mean) over dim in one pass."""
+    dim, correction = _var_args(dim, unbiased, correction)
+    return StdMean.apply(input, dim=dim, correction=correction, keepdim=keepdim)
+
+
+class Aminmax(Op):
+    """(min, max) over dim (or all); ties share each gradient evenly."""
+    saves_inputs = True
+
+    def forward(self, x, dim=None, keepdim=False):
+        axes = None if dim is None else (dim,)
+        self.dim, self.keepdim = dim, keepdim
+        lo = x.min(axis=axes, keepdims=keepdim)
+        hi = x.max(axis=axes, keepdims=keepdim)
+        self.lo, self.hi = lo, hi
+        return lo, hi
+
+    saves = ("lo", "hi")
+
+    def backward(self, g_lo, g_hi):
+        x, = self.inputs
+        total = None
+        for g, val in ((g_lo, self.lo), (g_hi, self.hi)):
+            if g is None:
+                continue
+            v = Tensor._make(val, x.device, True, self, 0 if val is self.lo else 1)
+            if self.dim is not None and not self.keepdim:
+                v, g = v.unsqueeze(self.dim), g.unsqueeze(self.dim)
+            mask = (x == v)
+            dims = tuple(range(x.dim())) if self.dim is None else (self.dim,)
+            part = mask * (g / mask.sum(dims, keepdim=True))
+            total = part if total is None else total + part
+        return total
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) of input, over all elements or along dim.
+
+    Example:
+        >>> framework.aminmax(framework.tensor([3., 1., 2.]))
+        torch.return_types.aminmax(
+        min=tensor(1.),
+        max=tensor(3.))
+    """
+    if input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    d = None if dim is None else _axis(dim, max(input.dim(), 1))[0]
+    if input.dim() == 0:
+        d = None
+    return return_types.aminmax(*Aminmax.apply(input, dim=d, keepdim=keepdim))
+
+
+class Nansum(Op):
+    saves_inputs = True
+
+    def forward(self, x, dim=None, keepdim=False):
+        self.axes = None if dim is None else dim
+        self.keepdim = keepdim
+        return self.xp.nansum(x, axis=self.axes, keepdims=keepdim)
+
+    def backward(self, grad):
+        x, = self.inputs
+        if self.axes is not None and not self.keepdim:
+            for a in sorted(self.axes):
+                grad = grad.unsqueeze(a)
+        return grad.expand(*x.shape) * (~x.isnan())
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero."""
+    if dtype is not None:
+        input = input.to(dtype)
+    axes = None if dim is None else _axis(dim, max(input.dim(), 1))
+    return Nansum.apply(input, dim=axes, keepdim=keepdim)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over the non-NaN elements."""
+    count = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def _fm(name, pick_a):
+    def bwd(self, grad):
+        a, b = self.inputs
+        take_a = Tensor._make(self.which, grad.device)
+        return grad * take_a, grad * ~take_a
+
+    def forward(self, a, b):
+        xp = self.xp
+        self.which = pick_a(xp, a, b)
+        return xp.where(self.which, a, b)
+
+    return type(name, (Op,), {"saves_inputs": True, "promote": True, "forward": forward,
+                              "backward": bwd, "saves": ("which",), "__module__": __name__,
+                              "__doc__": f"{name}: elementwise, NaN-ignoring."})
+
+
+Fmax = _fm("Fmax", lambda xp, a, b: (a >= b) | xp.isnan(b))
+Fmin = _fm("Fmin", lambda xp, a, b: (a <= b) | xp.isnan(b))
+
+
+def fmax(input, other):
+    """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    return Fmax.apply(input, other)
+
+
+def fmin(input, other):
+    """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
+    return Fmin.apply(input, other)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles (q a number or 1-D tensor in [0, 1]) over dim (all when None),
+    interpolating between the sorted neighbours as numpy/torch do.
+
+    Example:
+        >>> framework.quantile(framework.tensor([1., 2., 3., 4.]), 0.5)
+        tensor(2.5000)
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile ignoring NaN values."""
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    from .sorting import sort
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest. Got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    xp = input.xp
+    qs = xp.asarray([q] if scalar_q else q._data, dtype=input._data.dtype).reshape(-1)
+    if ((qs < 0) | (qs > 1)).any():
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}" if scalar_q
+                           else "quantile() q values must be in the range [0, 1]")
+    x = input.reshape(-1) if dim is None else input.movedim(dim, -1)
+    s = sort(x, -1).values  # NaN last
+    n = x.shape[-1]
+    if ignore_nan:
+        valid = (~x.isnan()).sum(-1, keepdim=True).to(x.dtype)
+    else:
+        valid = Tensor._make(xp.full(tuple(x.shape[:-1]) + (1,), n, dtype=x._data.dtype),
+                             x.device)
+    outs = []
+    for qv in qs.tolist():
+        pos = (valid - 1).clamp_min(0) * qv
+        lo = pos.floor()
+        hi = pos.ceil()
+        if interpolation == "lower":
+            hi = lo
+        elif interpolation == "higher":
+            lo = hi
+        elif interpolation == "nearest":
+            lo = hi = pos.round()
+        vlo = s.gather(-1, lo.long())
+        vhi = s.gather(-1, hi.long())
+        w = (pos - lo) if interpolation == "linear" else (pos * 0 + 0.5) \
+            if interpolation == "midpoint" else pos * 0
+        val = vlo.lerp(vhi, w)
+        if not ignore_nan:
+            has_nan = x.isnan().any(-1, keepdim=True)
+            val = val.masked_fill(has_nan, float("nan"))
+        outs.append(val)
+    from .join import cat
+    out = cat(outs, -1) if len(outs) > 1 else outs[0]
+    out = out.movedim(-1, 0)  # q first
+    if dim is None:
+        if keepdim:
+            out = out.reshape(len(qs), *([1] * input.dim()))
+        else:
+            out = out.reshape(len(qs))
+    else:
+        d = _axis(dim, input.dim())[0]
+        if keepdim:
+            out = out.unsqueeze(d + 1)
+    return out.squeeze(0) if scalar_q else out
+
+
+__all__ = ["var_mean", "std_mean", "aminmax", "nansum", "nanmean", "fmax", "fmin",
+           "quantile", "nanquantile"]

@@ -1,0 +1,122 @@
+"""Small helpers shared by the optimizers: state tensors, scalars, state_dict packing."""
+from copy import deepcopy
+
+import numpy as np  # host-side step counters only; parameter math uses each array's xp
+
+from .. import dtypes
+from ..backend import CPU
+from ..tensor import Tensor
+
+
+def _scalar_dtype():
+    """dtype of the 'step' counters: float64 under a float64 default dtype, else float32."""
+    return dtypes.float64.np if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32.np
+
+
+def _step_tensor(value=0.0, device=None):
+    """A 0-dim tensor counting steps: on the CPU, or on `device` for capturable optimizers."""
+    t = Tensor._make(np.array(value, dtype=_scalar_dtype()), CPU)
+    return t if device is None or device.type == "cpu" else t.to(device)
+
+
+def _zeros_like(p, fill=0):
+    """A state buffer on p's device and dtype."""
+    data = p.xp.full_like(p._data, fill)
+    return Tensor._make(data, p._device)
+
+
+def _to_scalar(x):
+    """Hyperparameters may be 1-element tensors (or tuples of them); the math wants numbers."""
+    if isinstance(x, Tensor):
+        return x.item()
+    if isinstance(x, tuple) and any(isinstance(v, Tensor) for v in x):
+        return tuple(_to_scalar(v) for v in x)
+    return x
+
+
+def _bump(p):
+    """Mark an in-place update of p (torch's param.add_ bumps the version counter too)."""
+    p._vc[0] += 1
+
+
+def _lerp_(xp, start, end, weight):
+    """start += weight * (end - start) in place, with torch's two-sided formula for accuracy."""
+    diff = end - start
+    if abs(weight) < 0.5:
+        diff *= weight
+        start += diff
+    else:
+        diff *= weight - 1  # end - (end - start) * (1 - weight)
+        xp.add(end, diff, out=start)
+
+
+def _addcmul(xp, a, b, c, value):
+    """a + value * b * c rounded once, as torch's fused multiply-add kernel computes it.
+
+    float32 goes through float64, where the product is exact; used where a plain
+    two-rounding version drifts visibly (cancellation in RMSprop's centered variance)."""
+    if a.dtype.itemsize < 8:
+        wide = (value * b).astype(xp.float64)
+        wide *= c
+        wide += a
+        return wide.astype(a.dtype)
+    return a + value * b * c
+
+
+def _cast(param, value, key=None):
+    """Copy a state value onto param's device (and dtype, except the 'step' counter)."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, key=k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v) for v in value)
+    return value
+
+
+def _deepcopy(value):
+    """copy.deepcopy, with tensors (a Tensor lr, Tensor betas) copied as fresh leaves."""
+    tensors = []
+    _collect_tensors(value, tensors)
+    memo = {id(t): Tensor._make(t._data.copy(), t._device) for t in tensors}
+    return deepcopy(value, memo)
+
+
+def _collect_tensors(value, out):
+    if isinstance(value, Tensor):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _collect_tensors(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _collect_tensors(v, out)
+
+
+def _split_names(group):
+    """Groups built from named_parameters() hold (name, tensor) pairs."""
+    tensors, names = [], []
+    for p in group["params"]:
+        if isinstance(p, tuple):
+            names.append(p[0])
+            tensors.append(p[1])
+        else:
+            tensors.append(p)
+    group["params"] = tensors
+    if names:
+        if len(names) != len(tensors):
+            raise ValueError("all optimizer params should be with/without names. "
+                             "Some param names are missing")
+        group["param_names"] = names
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return "torch." + obj.type().split(".")[-1]
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "__builtin__") else f"{module}.{name}"

@@ -1,0 +1,58 @@
+"""Adadelta (torch.optim.Adadelta)."""
+from .optimizer import Optimizer, _zeros_like
+
+
+class Adadelta(Optimizer):
+    r"""Adadelta: steps scaled by the ratio of running RMS of updates and of gradients.
+
+    .. math::
+        v_t = \rho v_{t-1} + (1 - \rho) g_t^2, \quad
+        \Delta x_t = \frac{\sqrt{u_{t-1} + \epsilon}}{\sqrt{v_t + \epsilon}} g_t, \quad
+        u_t = \rho u_{t-1} + (1 - \rho) \Delta x_t^2, \quad
+        \theta_t = \theta_{t-1} - \gamma \Delta x_t
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: :math:`\gamma` scaling delta (default 1.0). rho: :math:`\rho` (default 0.9).
+        eps: :math:`\epsilon` (default 1e-6). weight_decay: L2 penalty (default 0).
+        maximize, capturable: as torch; foreach is accepted.
+
+    State: ``step``, ``square_avg`` (:math:`v`), ``acc_delta`` (:math:`u`).
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.Adadelta([p])
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.9968, -1.9968], requires_grad=True)
+    """
+    _checks = ("lr", "rho", "eps", "weight_decay")
+    _capturable_message = ("params and state_steps", False)
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False,
+                              capturable=False)
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group):
+        state["step"] = self._new_step(p, group)
+        state["square_avg"] = _zeros_like(p)
+        state["acc_delta"] = _zeros_like(p)
+
+    def _update(self, p, g, state, h):
+        rho, eps, xp = h["rho"], h["eps"], p.xp
+        self._count(state)
+        v, u = state["square_avg"]._data, state["acc_delta"]._data
+        v *= rho
+        v += (1 - rho) * g * g
+        std = xp.sqrt(v + eps)
+        delta = xp.sqrt(u + eps)
+        delta /= std
+        delta *= g
+        u *= rho
+        u += (1 - rho) * delta * delta
+        p._data -= h["lr"] * delta

@@ -1,0 +1,57 @@
+"""Adamax (torch.optim.Adamax): Adam with an infinity-norm second moment."""
+from .optimizer import Optimizer, _lerp_, _zeros_like
+
+
+class Adamax(Optimizer):
+    r"""Adamax, the infinity-norm variant of Adam.
+
+    .. math::
+        m_t = \beta_1 m_{t-1} + (1 - \beta_1) g_t, \quad
+        u_t = \max(\beta_2 u_{t-1}, |g_t| + \epsilon), \quad
+        \theta_t = \theta_{t-1} - \frac{\gamma}{1 - \beta_1^t} \frac{m_t}{u_t}
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: :math:`\gamma` (default 2e-3). betas: :math:`(\beta_1, \beta_2)` (default
+        (0.9, 0.999)). eps: :math:`\epsilon` (default 1e-8). weight_decay: L2 penalty.
+        maximize, capturable: as torch; foreach is accepted.
+
+    State: ``step``, ``exp_avg`` (:math:`m`), ``exp_inf`` (:math:`u`).
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.Adamax([p], lr=0.1)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+    _checks = ("lr", "eps", "betas", "betas1", "weight_decay")
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False,
+                              capturable=False)
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group):
+        state["step"] = self._new_step(p, group)
+        state["exp_avg"] = _zeros_like(p)
+        state["exp_inf"] = _zeros_like(p)
+
+    def _update(self, p, g, state, h):
+        (beta1, beta2), xp = h["betas"], p.xp
+        step = self._count(state)
+        m, u = state["exp_avg"]._data, state["exp_inf"]._data
+        _lerp_(xp, m, g, 1 - beta1)
+        u *= beta2
+        norm = xp.abs(g)
+        norm += h["eps"]
+        xp.maximum(u, norm, out=u)
+        clr = h["lr"] / (1 - beta1 ** step)
+        upd = m * -clr  # addcdiv: (value * t1) / t2
+        upd /= u
+        p._data += upd

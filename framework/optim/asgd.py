@@ -1,0 +1,69 @@
+"""ASGD (torch.optim.ASGD): averaged stochastic gradient descent."""
+from .optimizer import Optimizer, _step_tensor, _to_scalar, _zeros_like
+
+
+class ASGD(Optimizer):
+    r"""Averaged SGD (Polyak & Juditsky), with torch's decaying step size.
+
+    .. math::
+        \theta_t = \theta_{t-1}(1 - \lambda\eta_{t-1}) - \eta_{t-1} g_t, \quad
+        a_t = a_{t-1} + \mu_{t-1}(\theta_t - a_{t-1}) \ (a_t = \theta_t \text{ while }
+        \mu = 1), \\
+        \eta_t = \frac{\gamma}{(1 + \lambda\gamma t)^\alpha}, \quad
+        \mu_t = \frac{1}{\max(1, t - t_0)}
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: :math:`\gamma` (default 1e-2). lambd: decay :math:`\lambda` (default 1e-4).
+        alpha: power :math:`\alpha` for eta (default 0.75). t0: point at which to start
+        averaging (default 1e6). weight_decay: L2 penalty (default 0).
+        maximize, capturable: as torch; foreach is accepted.
+
+    State: ``step``, ``eta``, ``mu`` (0-dim tensors), ``ax`` (the average :math:`a`).
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.ASGD([p], lr=0.1)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
+    _checks = ("lr", "weight_decay")
+    _capturable_message = ("params, mus, etas, and state_steps", True)
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False,
+                              capturable=False)
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False, differentiable=False, capturable=False):
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _restore_step(self, p, p_state, group):
+        super()._restore_step(p, p_state, group)
+        for key in ("eta", "mu"):
+            p_state[key] = _step_tensor(float(p_state[key]))
+
+    def _init_state(self, p, state, group):
+        device = p.device  # torch keeps all three counters on the parameter's device
+        state["step"] = _step_tensor(0.0, device)
+        state["eta"] = _step_tensor(float(_to_scalar(group["lr"])), device)
+        state["mu"] = _step_tensor(1.0, device)
+        state["ax"] = _zeros_like(p)
+
+    def _update(self, p, g, state, h):
+        lr, lambd, x = h["lr"], h["lambd"], p._data
+        step = self._count(state)
+        eta, mu = state["eta"], state["mu"]
+        eta_value = float(eta._data)
+        x *= 1 - lambd * eta_value
+        x -= eta_value * g
+        ax = state["ax"]._data
+        if float(mu._data) != 1:
+            ax += (x - ax) * mu._data.astype(x.dtype)
+        else:
+            ax[...] = x
+        eta._data[...] = lr / ((1 + lambd * lr * step) ** h["alpha"])
+        mu._data[...] = 1 / max(1, step - h["t0"])

@@ -1,0 +1,15 @@
+"""Learning-rate schedulers (torch.optim.lr_scheduler), with torch's chainable formulas.
+
+One module per family; every name is importable from here, as in torch."""
+from .base import EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler  # noqa: F401
+from .multiplicative import (ConstantLR, ExponentialLR, LambdaLR, LinearLR,  # noqa: F401
+                             MultiplicativeLR, MultiStepLR, PolynomialLR, StepLR)
+from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts  # noqa: F401
+from .cyclic import CyclicLR, OneCycleLR  # noqa: F401
+from .plateau import ReduceLROnPlateau  # noqa: F401
+from .composite import ChainedScheduler, SequentialLR  # noqa: F401
+
+__all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+           "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
+           "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
+           "PolynomialLR", "LRScheduler"]

@@ -1,0 +1,83 @@
+"""NAdam (torch.optim.NAdam): Adam with Nesterov momentum and momentum decay."""
+import numpy as np  # the 0-dim float32 mu_product counter lives on the host
+
+from .optimizer import Optimizer, _lerp_, _zeros_like, _step_tensor
+
+
+class NAdam(Optimizer):
+    r"""NAdam: Adam with Nesterov momentum (Dozat), with torch's momentum-decay schedule.
+
+    .. math::
+        \mu_t = \beta_1 (1 - \tfrac12 0.96^{t\psi}), \quad
+        \Pi_t = \prod_{i \le t} \mu_i, \quad
+        m_t = \beta_1 m_{t-1} + (1 - \beta_1) g_t, \quad
+        v_t = \beta_2 v_{t-1} + (1 - \beta_2) g_t^2, \\
+        \theta_t = \theta_{t-1}
+        - \gamma \frac{1 - \mu_t}{1 - \Pi_t} \frac{g_t}{\sqrt{v_t / (1 - \beta_2^t)} + \epsilon}
+        - \gamma \frac{\mu_{t+1}}{1 - \Pi_{t+1}} \frac{m_t}{\sqrt{v_t / (1 - \beta_2^t)}
+        + \epsilon}
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: :math:`\gamma` (default 2e-3). betas: (default (0.9, 0.999)). eps: (default 1e-8).
+        weight_decay: L2 penalty, or decoupled (NAdamW) with ``decoupled_weight_decay``.
+        momentum_decay: :math:`\psi` (default 4e-3).
+        maximize, capturable: as torch; foreach is accepted.
+
+    State: ``step``, ``mu_product`` (0-dim tensors), ``exp_avg``, ``exp_avg_sq``.
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.NAdam([p], lr=0.1)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.8000, -1.8000], requires_grad=True)
+    """
+    _checks = ("lr", "eps", "betas", "betas1", "weight_decay", "momentum_decay")
+    _capturable_message = ("params, mu_products and state_steps", True)
+    _setstate_defaults = dict(maximize=False, foreach=None, capturable=False,
+                              differentiable=False, decoupled_weight_decay=False)
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _restore_step(self, p, p_state, group):
+        super()._restore_step(p, p_state, group)
+        p_state["mu_product"] = _step_tensor(float(p_state["mu_product"]))
+
+    def _init_state(self, p, state, group):
+        state["step"] = self._new_step(p, group)
+        state["mu_product"] = self._new_step(p, group, 1.0)
+        state["exp_avg"] = _zeros_like(p)
+        state["exp_avg_sq"] = _zeros_like(p)
+
+    def _update(self, p, g, state, h):
+        lr, eps, (beta1, beta2), psi, xp = h["lr"], h["eps"], h["betas"], \
+            h["momentum_decay"], p.xp
+        step = self._count(state)
+        bias_correction2 = 1 - beta2 ** step
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
+        mp = state["mu_product"]._data
+        mp *= np.asarray(mu, mp.dtype)  # a float32 counter, multiplied in float32 as torch's
+        mu_product = float(mp)
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        _lerp_(xp, m, g, 1 - beta1)
+        v *= beta2
+        v += (1 - beta2) * g * g
+        denom = xp.sqrt(v / bias_correction2)
+        denom += eps
+        x = p._data
+        upd = g * (-lr * (1.0 - mu) / (1.0 - mu_product))
+        upd /= denom
+        x += upd
+        upd = m * ((-lr * mu_next) / (1.0 - mu_product * mu_next))
+        upd /= denom
+        x += upd

@@ -1,0 +1,74 @@
+"""RAdam (torch.optim.RAdam): Adam with a rectified adaptive learning rate."""
+from .optimizer import Optimizer, _lerp_, _zeros_like
+
+
+class RAdam(Optimizer):
+    r"""Rectified Adam (Liu et al.): plain momentum SGD until the variance is tractable.
+
+    .. math::
+        m_t = \beta_1 m_{t-1} + (1 - \beta_1) g_t, \quad
+        v_t = \beta_2 v_{t-1} + (1 - \beta_2) g_t^2, \quad
+        \rho_\infty = \frac{2}{1 - \beta_2} - 1, \quad
+        \rho_t = \rho_\infty - \frac{2 t \beta_2^t}{1 - \beta_2^t}, \\
+        \hat m_t = \frac{m_t}{1 - \beta_1^t}, \quad
+        \theta_t = \theta_{t-1} - \gamma \hat m_t r_t \frac{\sqrt{1 - \beta_2^t}}
+        {\sqrt{v_t} + \epsilon} \text{ if } \rho_t > 5 \text{ else }
+        \theta_{t-1} - \gamma \hat m_t, \quad
+        r_t = \sqrt{\frac{(\rho_t - 4)(\rho_t - 2)\rho_\infty}
+        {(\rho_\infty - 4)(\rho_\infty - 2)\rho_t}}
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: :math:`\gamma` (default 1e-3). betas: (default (0.9, 0.999)). eps: (default 1e-8).
+        weight_decay: L2 penalty, or decoupled (RAdamW) with ``decoupled_weight_decay``.
+        maximize, capturable: as torch; foreach is accepted.
+
+    State: ``step``, ``exp_avg``, ``exp_avg_sq``.
+
+    Example:
+        >>> p = framework.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = framework.optim.RAdam([p], lr=0.1)
+        >>> (p * p).sum().backward()
+        >>> opt.step()
+        >>> p
+        tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
+    _checks = ("lr", "eps", "betas", "betas1", "weight_decay")
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False,
+                              decoupled_weight_decay=False, capturable=False)
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group):
+        state["step"] = self._new_step(p, group)
+        state["exp_avg"] = _zeros_like(p)
+        state["exp_avg_sq"] = _zeros_like(p)
+
+    def _update(self, p, g, state, h):
+        lr, eps, (beta1, beta2), xp = h["lr"], h["eps"], h["betas"], p.xp
+        step = self._count(state)
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        _lerp_(xp, m, g, 1 - beta1)
+        v *= beta2
+        v += (1 - beta2) * g * g
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        upd = m / bias_correction1
+        upd *= lr
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            adaptive = xp.sqrt(v)
+            adaptive += eps
+            upd *= (bias_correction2 ** 0.5) / adaptive  # torch: m_hat * lr * adaptive * rect
+            upd *= rect
+        p._data -= upd

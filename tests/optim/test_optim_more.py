@@ -1,0 +1,200 @@
+"""LBFGS, SparseAdam, hyperparameter errors and __setstate__ of every optimizer vs torch."""
+import numpy as np
+import pytest
+import torch
+
+import framework
+from framework import optim
+
+TOL = dict(rtol=2e-5, atol=2e-6)
+
+
+def _problem(lib, x0):
+    """A smooth, well-conditioned objective: float32 rounding does not get amplified."""
+    x = lib.tensor(x0, requires_grad=True)
+    w = lib.tensor(np.array([0.5, 2.0, 1.0, 3.0, 0.7, 1.5], dtype=x0.dtype))
+    n = lib.tensor(np.array([0.3, -1.0, 2.0, 0.1, -0.4, 0.9], dtype=x0.dtype))
+    return x, lambda: (w * x * x + n * x + x.sin() + 0.1 * x ** 4).sum()
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(), dict(line_search_fn="strong_wolfe"), dict(lr=0.1, max_iter=5, history_size=3),
+    dict(line_search_fn="strong_wolfe", history_size=2, max_iter=7, max_eval=9),
+    dict(tolerance_grad=1e-3, line_search_fn="strong_wolfe"),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lbfgs_matches_torch(kwargs, dtype):
+    x0 = np.array([-1.2, 1.0, 0.7, -0.3, 2.0, 0.5], dtype=dtype)
+    runs = []
+    for lib, o in ((framework, optim), (torch, torch.optim)):
+        x, f = _problem(lib, x0)
+        opt = o.LBFGS([x], **kwargs)
+
+        def closure():
+            opt.zero_grad()
+            loss = f()
+            loss.backward()
+            return loss
+        trace = []
+        for _ in range(3):
+            loss = opt.step(closure)
+            trace.append((loss.item(), x.detach().numpy().copy(), opt.state[x]["func_evals"],
+                          opt.state[x]["n_iter"]))
+        runs.append((trace, opt.state_dict()))
+    (fw_trace, fw_sd), (th_trace, th_sd) = runs
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
+    for (fl, fx, fe, fn), (tl, tx, te, tn) in zip(fw_trace, th_trace):
+        assert (fe, fn) == (te, tn)
+        np.testing.assert_allclose(fx, tx, **tol)
+        np.testing.assert_allclose(fl, tl, **tol)
+    assert list(fw_sd["state"][0]) == list(th_sd["state"][0])
+    assert fw_sd["param_groups"] == th_sd["param_groups"]
+
+
+def test_lbfgs_errors_match_torch():
+    for lib, o in ((framework, optim), (torch, torch.optim)):
+        a, b = lib.zeros(1, requires_grad=True), lib.zeros(1, requires_grad=True)
+        with pytest.raises(ValueError, match="doesn't support per-parameter options"):
+            o.LBFGS([{"params": [a]}, {"params": [b]}])
+        opt = o.LBFGS([a], line_search_fn="armijo")
+
+        def closure():
+            opt.zero_grad()
+            loss = ((a - 1) ** 2).sum()
+            loss.backward()
+            return loss
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+            opt.step(closure)
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(lr=0.05, betas=(0.5, 0.6)),
+                                    dict(maximize=True, eps=1e-3)])
+def test_sparse_adam_matches_torch_embedding(kwargs):
+    """torch's Embedding(sparse=True) gradient vs our dense gradient with the same rows."""
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((10, 3)).astype(np.float32)
+    fw_w = framework.tensor(w0, requires_grad=True)
+    th_emb = torch.nn.Embedding(10, 3, sparse=True)
+    with torch.no_grad():
+        th_emb.weight.copy_(torch.from_numpy(w0))
+    fw_opt = optim.SparseAdam([fw_w], **kwargs)
+    th_opt = torch.optim.SparseAdam(th_emb.parameters(), **kwargs)
+    for k in range(20):
+        idx = rng.integers(0, 10, size=4)
+        up = rng.standard_normal((4, 3)).astype(np.float32)
+        fw_opt.zero_grad()
+        (fw_w[framework.tensor(idx)] * framework.tensor(up)).sum().backward()
+        fw_opt.step()
+        th_opt.zero_grad()
+        (th_emb(torch.from_numpy(idx)) * torch.from_numpy(up)).sum().backward()
+        th_opt.step()
+        np.testing.assert_allclose(fw_w.detach().numpy(), th_emb.weight.detach().numpy(), **TOL)
+        fs, ts = fw_opt.state[fw_w], th_opt.state[th_emb.weight]
+        assert list(fs) == list(ts) and fs["step"] == ts["step"] == k + 1
+        for key in ("exp_avg", "exp_avg_sq"):
+            np.testing.assert_allclose(fs[key].numpy(), ts[key].numpy(), **TOL)
+
+
+def _p(lib):
+    return [lib.zeros(1, requires_grad=True)]
+
+
+BAD = [
+    ("Adadelta", dict(lr=-1)), ("Adadelta", dict(rho=1.5)), ("Adadelta", dict(eps=-1)),
+    ("Adadelta", dict(weight_decay=-1)), ("Adamax", dict(betas=(1.0, 0.9))),
+    ("Adamax", dict(betas=(0.9, -0.1))), ("Adamax", dict(eps=-1)),
+    ("NAdam", dict(momentum_decay=-1)), ("NAdam", dict(betas=(0.9, 1.0))),
+    ("RAdam", dict(weight_decay=-0.1)), ("RAdam", dict(lr=-0.1)),
+    ("ASGD", dict(lr=-1)), ("ASGD", dict(weight_decay=-1)), ("Rprop", dict(etas=(1.1, 1.2))),
+    ("Rprop", dict(etas=(0.5, 0.9))), ("Rprop", dict(lr=-1)), ("SparseAdam", dict(lr=0.0)),
+    ("SparseAdam", dict(eps=0.0)), ("SparseAdam", dict(betas=(0.9, 1.0))),
+    ("LBFGS", dict(lr=-1)), ("Adam", dict(lr=framework.tensor([0.1, 0.2]))),
+    ("RMSprop", dict(momentum=-1)), ("RMSprop", dict(eps=-1)), ("Adagrad", dict(eps=-1)),
+    ("SGD", dict(weight_decay=-1)), ("AdamW", dict(betas=(0.9, 1.0))),
+    ("Adam", dict(betas=(0.9, torch.tensor(0.99)))),
+    ("SGD", dict(fused=True, foreach=True)), ("Adam", dict(fused=True, foreach=True)),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", BAD, ids=[f"{n}-{list(k)[0]}" for n, k in BAD])
+def test_bad_hyperparameters_raise_as_torch(name, kwargs):
+    def th_value(v):
+        if isinstance(v, framework.Tensor):
+            return torch.tensor(v.tolist())
+        return v
+
+    def fw_value(v):
+        if isinstance(v, torch.Tensor):
+            return framework.tensor(v.tolist())
+        if isinstance(v, tuple):
+            return tuple(fw_value(x) for x in v)
+        return v
+    with pytest.raises(Exception) as th_err:
+        getattr(torch.optim, name)(_p(torch), **{k: th_value(v) for k, v in kwargs.items()})
+    with pytest.raises(Exception) as fw_err:
+        getattr(optim, name)(_p(framework), **{k: fw_value(v) for k, v in kwargs.items()})
+    assert type(fw_err.value) is type(th_err.value)
+    assert str(fw_err.value).replace("framework", "torch") == str(th_err.value)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
+                                  "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam"])
+def test_default_param_group_keys_and_repr_match_torch(name):
+    fw_opt = getattr(optim, name)(_p(framework))
+    th_opt = getattr(torch.optim, name)(_p(torch))
+    fw_g, th_g = fw_opt.param_groups[0], th_opt.param_groups[0]
+    assert list(fw_g) == list(th_g)
+    assert {k: v for k, v in fw_g.items() if k != "params"} == \
+        {k: v for k, v in th_g.items() if k != "params"}
+    assert repr(fw_opt) == repr(th_opt)
+
+
+@pytest.mark.parametrize("name", ["Adam", "NAdam", "ASGD", "Rprop", "SGD", "SparseAdam"])
+def test_setstate_fills_old_checkpoints(name):
+    p = framework.zeros(2, requires_grad=True)
+    opt = getattr(optim, name)([p], lr=0.1, **(dict(momentum=0.9) if name == "SGD" else {}))
+    p.grad = framework.ones(2)
+    opt.step()
+    state = opt.__getstate__()
+    for g in state["param_groups"]:
+        g.pop("maximize", None)
+        g.pop("foreach", None)
+    for s in state["state"].values():
+        for key in ("step", "mu_product", "eta", "mu"):
+            if key in s and isinstance(s[key], framework.Tensor):
+                s[key] = s[key].item()  # an old checkpoint kept plain numbers
+    clone = getattr(optim, name).__new__(getattr(optim, name))
+    clone.__setstate__(state)
+    g = clone.param_groups[0]
+    assert g.get("maximize") is (None if name == "SparseAdam" else False)  # torch's defaults
+    clone.step()  # and the restored optimizer keeps stepping
+    if name != "SGD":
+        step = next(iter(clone.state.values()))["step"]
+        assert isinstance(step, int if name == "SparseAdam" else framework.Tensor)
+        assert float(step) == 2
+
+
+def test_differentiable_true_is_refused():
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        optim.Adam(_p(framework), differentiable=True)
+
+
+def test_custom_optimizer_with_own_step():
+    class Sign(optim.Optimizer):
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, dict(lr=lr))
+
+        @framework.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    p.sub_(group["lr"] * p.grad.sign())
+    p = framework.tensor([1.0, -1.0], requires_grad=True)
+    opt = Sign([p])
+    calls = []
+    opt.register_step_post_hook(lambda *a: calls.append(1))
+    (p * p).sum().backward()
+    opt.step()
+    assert p.tolist() == pytest.approx([0.9, -0.9]) and calls == [1]
+    with pytest.raises(NotImplementedError):
+        optim.Optimizer(_p(framework), {}).step()
