@@ -11,7 +11,7 @@ import inspect
 from ..tensor import Tensor
 from . import op as _op
 from .node import Node
-from .grad_mode import state
+from .grad_mode import hooks_in_use, state
 
 
 class FunctionCtx:
@@ -235,7 +235,7 @@ def _wrap_outputs(ctx, args, output, record):
         ctx._trace = _op._anomaly_trace() if state.anomaly else None
         ctx._n_out = len(outs)
     ctx._saved = tuple(_saved_entry(ctx, t, out_index, new_outs, record) for t in ctx._to_save)
-    if record and state.saved_hooks:  # saved_tensors_hooks: keep only what pack returns
+    if record and hooks_in_use[0] and state.saved_hooks:  # saved_tensors_hooks: keep only what pack returns
         pack, unpack = state.saved_hooks[-1]
         ctx._saved = tuple(
             e if t is None else ("packed", pack(new_outs[e[1][0]] if e[0] == "output" else t),

@@ -20,6 +20,7 @@ class _State(threading.local):
 
 
 state = _State()
+hooks_in_use = [0]  # saved_tensors_hooks contexts open in any thread: a cheap global pre-check
 
 
 def is_grad_enabled():

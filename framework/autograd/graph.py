@@ -3,7 +3,7 @@ and run: saved-tensor hooks and multi-tensor gradient hooks."""
 import functools
 import threading
 
-from .grad_mode import state
+from .grad_mode import hooks_in_use, state
 from .node import Node, RemovableHandle  # noqa: F401
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
@@ -42,9 +42,11 @@ class saved_tensors_hooks:
         if state.hooks_disabled is not None:
             raise RuntimeError(state.hooks_disabled)
         state.saved_hooks = state.saved_hooks + ((self.pack_hook, self.unpack_hook),)
+        hooks_in_use[0] += 1
 
     def __exit__(self, *exc):
         state.saved_hooks = state.saved_hooks[:-1]
+        hooks_in_use[0] -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -11,7 +11,7 @@ import numpy as _np
 from .. import dtypes
 from ..backend import xp_for
 from ..tensor import Tensor
-from .grad_mode import state
+from .grad_mode import hooks_in_use, state
 from .saved import install as install_saved, pack_node, unpack_node
 from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
                    node_class)
@@ -151,14 +151,14 @@ class Op(Node):
                          else Tensor._make(o, dev, True, self, i) for i, o in enumerate(out))
             if self.saves_output:
                 self._save_output(out[0], outs[0])
-            if self._freed_attrs and state.saved_hooks:
+            if hooks_in_use[0] and self._freed_attrs and state.saved_hooks:
                 self._pack_saved()
             return outs
         self._n_out = 1
         t = Tensor._make(out, dev, True, self, 0)
         if self.saves_output:
             self._save_output(out, t)
-        if self._freed_attrs and state.saved_hooks:
+        if hooks_in_use[0] and self._freed_attrs and state.saved_hooks:
             self._pack_saved()
         return t
 

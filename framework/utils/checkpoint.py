@@ -72,7 +72,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         >>> x = framework.randn(2, 4, requires_grad=True)
         >>> y = checkpoint(lambda t: lin(t).relu(), x, use_reentrant=False)
         >>> y.sum().backward(); x.grad.shape
-        framework.Size([2, 4])
+        torch.Size([2, 4])
     """
     if use_reentrant is None:
         warnings.warn(_NO_REENTRANT, stacklevel=2)
@@ -101,7 +101,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         >>> model = framework.nn.Sequential(*[framework.nn.Linear(3, 3) for _ in range(4)])
         >>> x = framework.randn(2, 3, requires_grad=True)
         >>> checkpoint_sequential(model, 2, x, use_reentrant=False).shape
-        framework.Size([2, 3])
+        torch.Size([2, 3])
     """
     if use_reentrant is None:
         warnings.warn(_NO_REENTRANT_SEQ, stacklevel=2)

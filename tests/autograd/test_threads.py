@@ -39,10 +39,14 @@ def test_anomaly_mode_is_process_wide_as_torch(T):
     assert _in_thread(T.is_anomaly_enabled) is False
 
 
-def _trainer(seed, steps, lost):
+def _setup(seed):
+    """Model and data made in the calling thread: the RNG is process-wide, as torch's."""
     framework.manual_seed(seed)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+
+
+def _trainer(model, seed, steps, lost):
     rng = np.random.default_rng(seed)
-    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
     opt = framework.optim.SGD(model.parameters(), lr=0.05)
     x = framework.tensor(rng.standard_normal((32, 8)), dtype=framework.float32)
     y = framework.tensor(rng.integers(0, 3, 32))
@@ -59,13 +63,13 @@ def _trainer(seed, steps, lost):
 
 def test_trainers_and_no_grad_evaluator_run_concurrently():
     steps = 1500
-    expected = {s: _trainer(s, steps, []) for s in (1, 2)}  # sequential reference
+    expected = {s: _trainer(_setup(s), s, steps, []) for s in (1, 2)}  # sequential reference
     lost, results, stop = [], {}, threading.Event()
     evals = [0]
+    models = {s: _setup(s) for s in (1, 2)}
+    model, x = nn.Linear(8, 3), framework.randn(64, 8)
 
     def evaluator():
-        model = nn.Linear(8, 3)
-        x = framework.randn(64, 8)
         while not stop.is_set():
             with framework.no_grad():
                 assert model(x).grad_fn is None
@@ -74,8 +78,8 @@ def test_trainers_and_no_grad_evaluator_run_concurrently():
             framework.set_grad_enabled(True)
             evals[0] += 1
 
-    threads = [threading.Thread(target=lambda s=s: results.setdefault(s, _trainer(s, steps, lost)))
-               for s in (1, 2)]
+    threads = [threading.Thread(target=lambda s=s: results.setdefault(
+        s, _trainer(models[s], s, steps, lost))) for s in (1, 2)]
     ev = threading.Thread(target=evaluator)
     ev.start()
     for t in threads:
