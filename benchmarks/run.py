@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FRAMEWORKS = ("framework", "torch", "numpy")
@@ -26,14 +28,16 @@ def _load(name, threads):
     if name == "numpy":
         import numpy_floor
         return None, numpy_floor.WORKLOADS
+    import per_op
     import workloads
+    table = dict(workloads.WORKLOADS, **per_op.WORKLOADS)
     if name == "torch":
         import torch
         torch.set_num_threads(threads)
-        return torch, workloads.WORKLOADS
+        return torch, table
     sys.path.insert(0, ROOT)
     import framework
-    return framework, workloads.WORKLOADS
+    return framework, table
 
 
 def _time(make, reps, warmup=3):
@@ -53,6 +57,8 @@ def worker(name, threads, only, repeat):
     out = {}
     for key, (factory, reps) in table.items():
         if only and key not in only:
+            continue
+        if T is None and factory is None:
             continue
         make = (lambda f=factory: f(T)) if T is not None else factory
         median, times = _time(make, max(5, int(reps * repeat)))
@@ -111,6 +117,8 @@ def main():
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
     ap.add_argument("--worker", choices=FRAMEWORKS)
     ap.add_argument("--memory", action="store_true")
+    ap.add_argument("--readme", action="store_true",
+                    help="rewrite README.md's benchmark table from the JSON")
     a = ap.parse_args()
     if a.worker:
         result = memory_worker(a.worker, a.threads) if a.memory else \
@@ -128,22 +136,70 @@ def main():
     machine = _machine()
     print(f"machine: {machine['cpu']}, {machine['cores']} cores, threads={a.threads}, "
           f"numpy {machine['numpy']}, torch {machine.get('torch', '-')}")
-    print(f"{'workload':<20}{'framework':>12}{'torch':>12}{'numpy':>12}{'fw/torch':>10}"
-          f"{'fw/numpy':>10}")
-    keys = [k for k in results["framework"] if k != "peak_rss_growth_mib"]
-    for k in keys:
-        f, t, n = (results[x][k]["median_s"] for x in FRAMEWORKS)
-        print(f"{k:<20}{_ms(f):>12}{_ms(t):>12}{_ms(n):>12}{f / t:>10.2f}{f / n:>10.2f}")
-    if "peak_rss_growth_mib" in results["framework"]:
-        f, t, n = (results[x]["peak_rss_growth_mib"] for x in FRAMEWORKS)
-        print(f"{'peak_mem_mlp (MiB)':<20}{f:>12.1f}{t:>12.1f}{n:>12.1f}")
+    for line in table_lines(results):
+        print(line)
     with open(a.json, "w") as fh:
         json.dump({"machine": machine, "threads": a.threads, "results": results}, fh, indent=2)
     print(f"wrote {a.json}")
+    if a.readme:
+        write_readme(a.json)
+
+
+def table_lines(results):
+    """The text table: medians, ratios, and the geometric mean over the per-op kinds."""
+    out = [f"{'workload':<28}{'framework':>12}{'torch':>12}{'numpy':>12}{'fw/torch':>10}"]
+    keys = [k for k in results["framework"] if k != "peak_rss_growth_mib"]
+    ratios = []
+    for k in keys:
+        f, t = results["framework"][k]["median_s"], results["torch"][k]["median_s"]
+        n = results["numpy"].get(k, {}).get("median_s")
+        out.append(f"{k:<28}{_ms(f):>12}{_ms(t):>12}{_ms(n) if n else '-':>12}{f / t:>10.2f}")
+        if k.startswith("op_"):
+            ratios.append(f / t)
+    if ratios:
+        gm = float(np.exp(np.mean(np.log(ratios))))
+        out.append(f"{'geomean of op_* ratios':<28}{'':>36}{gm:>10.2f}")
+    if "peak_rss_growth_mib" in results["framework"]:
+        f, t, n = (results[x]["peak_rss_growth_mib"] for x in FRAMEWORKS)
+        out.append(f"{'peak_mem_mlp (MiB)':<28}{f:>12.1f}{t:>12.1f}{n:>12.1f}")
+    return out
+
+
+def write_readme(json_path, readme=os.path.join(ROOT, "README.md")):
+    """Regenerate the README's benchmark table (between its bench markers) from the JSON."""
+    with open(json_path) as fh:
+        data = json.load(fh)
+    res, m = data["results"], data["machine"]
+    rows = ["| workload | framework | torch | fw / torch |", "|---|---|---|---|"]
+    ratios = []
+    for k, v in res["framework"].items():
+        if k == "peak_rss_growth_mib":
+            continue
+        f, t = v["median_s"], res["torch"][k]["median_s"]
+        rows.append(f"| {k} | {_ms(f)} | {_ms(t)} | **{f / t:.2f}** |")
+        if k.startswith("op_"):
+            ratios.append(f / t)
+    if ratios:
+        gm = float(np.exp(np.mean(np.log(ratios))))
+        rows.append(f"| geometric mean of the op_* kinds | | | **{gm:.2f}** |")
+    if "peak_rss_growth_mib" in res["framework"]:
+        rows.append(f"| peak RSS growth, 5 MLP steps | {res['framework']['peak_rss_growth_mib']:.1f}"
+                    f" MiB | {res['torch']['peak_rss_growth_mib']:.1f} MiB | |")
+    head = (f"Measured with `python benchmarks/run.py --readme` on {m['cpu']}, {m['cores']} cores, "
+            f"{data['threads']} threads, NumPy {m['numpy']}, torch {m.get('torch', '-')}; "
+            "medians; one process per library.")
+    block = "\n".join(["<!-- bench:start -->", head, "", *rows, "<!-- bench:end -->"])
+    with open(readme) as fh:
+        text = fh.read()
+    start, end = text.find("<!-- bench:start -->"), text.find("<!-- bench:end -->")
+    if start < 0 or end < 0:
+        raise SystemExit("README.md has no <!-- bench:start --> / <!-- bench:end --> markers")
+    with open(readme, "w") as fh:
+        fh.write(text[:start] + block + text[end + len("<!-- bench:end -->"):])
 
 
 def _ms(s):
-    return f"{s * 1e3:.2f} ms"
+    return f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.0f} us"
 
 
 if __name__ == "__main__":

@@ -22,7 +22,11 @@ def parse_args(description, epochs, lr, batch_size=32):
     ap.add_argument("--data", default=None,
                     help="directory with MNIST IDX files (default: scikit-learn's digits)")
     ap.add_argument("--checkpoint", default=None, help="save a checkpoint here after each epoch")
-    ap.add_argument("--resume", default=None, help="resume from this checkpoint")
+    ap.add_argument("--resume", default=None,
+                    help="resume from this checkpoint; a different --epochs re-plans the "
+                         "cosine schedule over the new total (see README, Resuming)")
+    ap.add_argument("--stop-after", type=int, default=None,
+                    help="stop after this many epochs (the schedule still spans --epochs)")
     ap.add_argument("--plot", default=None, help="PNG of the loss and accuracy curves")
     ap.add_argument("--no-progress", action="store_true", help="no tqdm progress bars")
     return ap.parse_args()
@@ -68,15 +72,20 @@ def train(model_fn, args, flatten=False):
         framework.set_rng_state(ckpt["rng_state"])
         history, start_epoch = ckpt["history"], ckpt["epoch"]
         print(f"resumed from {args.resume} at epoch {start_epoch}")
+        _replan_schedule(scheduler, optimizer, args.epochs)
     train_set = TensorDataset(framework.tensor(x_tr, device=device),
                               framework.tensor(y_tr, device=device))
     loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
     x_te, y_te = framework.tensor(x_te, device=device), framework.tensor(y_te, device=device)
     loss_fn = nn.CrossEntropyLoss()
-    bar = _progress(range(start_epoch, args.epochs), args, desc="epochs")
+    history.setdefault("lr", [])
+    stop_after = getattr(args, "stop_after", None)
+    end = args.epochs if stop_after is None else min(args.epochs, stop_after)
+    bar = _progress(range(start_epoch, end), args, desc="epochs")
     t0 = time.time()
     for epoch in bar:
         running, seen = 0.0, 0
+        history["lr"].append(optimizer.param_groups[0]["lr"])
         for xb, yb in loader:
             optimizer.zero_grad()
             loss = loss_fn(model(xb), yb)
@@ -95,11 +104,30 @@ def train(model_fn, args, flatten=False):
                             "scheduler": scheduler.state_dict(), "epoch": epoch + 1,
                             "rng_state": framework.get_rng_state(), "history": history},
                            args.checkpoint)
-    print(f"test accuracy {history['test_acc'][-1]:.4f} after {args.epochs} epochs "
+    print(f"test accuracy {history['test_acc'][-1]:.4f} after {end} epochs "
           f"({time.time() - t0:.1f} s on {device})")
     if args.plot:
         plot(history, args.plot)
     return model, history
+
+
+def _replan_schedule(scheduler, optimizer, epochs):
+    """Resuming with a different --epochs: the cosine is re-planned over the new total.
+
+    The checkpoint's scheduler spans the epochs it was started with; continuing it past that
+    would take the lr to eta_min and back up again. Instead T_max becomes `epochs` and the lr
+    continues on the cosine of the new length at the checkpoint's epoch (for a longer run the
+    lr steps back up to that curve, then anneals to eta_min at the new last epoch). With the
+    same --epochs nothing changes and the run is bit for bit the uninterrupted one."""
+    if scheduler.T_max == epochs:
+        return
+    old = scheduler.T_max
+    scheduler.T_max = epochs
+    for group, lr in zip(optimizer.param_groups, scheduler._get_closed_form_lr()):
+        group["lr"] = lr
+    scheduler._last_lr = [group["lr"] for group in optimizer.param_groups]
+    print(f"cosine schedule re-planned from {old} to {epochs} epochs: lr "
+          f"{scheduler._last_lr[0]:.3g} at epoch {scheduler.last_epoch}")
 
 
 def _progress(iterable, args, desc):

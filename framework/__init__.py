@@ -5,7 +5,6 @@ from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_defaul
 from .dtypes import float16 as half, float32 as float, float64 as double  # noqa: F401
 from .dtypes import int64 as long, int32 as int  # noqa: F401
 from .backend import device  # noqa: F401
-from .backend import get_rng_state, set_rng_state, initial_seed  # noqa: F401
 from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like, eye,  # noqa
                        from_numpy, full, full_like, linspace, manual_seed, ones, ones_like, rand,
                        rand_like, randint, randn, randn_like, randperm, tensor, zeros,
@@ -24,13 +23,16 @@ from . import utils  # noqa: F401
 from . import testing  # noqa: F401
 from . import distributed  # noqa: F401
 from .serialization import load, save  # noqa: F401
-from .creation import multinomial  # noqa: F401
+from . import random  # noqa: F401
+from .random import (default_generator, get_rng_state, initial_seed, seed,  # noqa: F401
+                     set_rng_state)
+from ._sampling import bernoulli, multinomial, normal, randint_like  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 from .autograd import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401
                        is_inference_mode_enabled)
 
-from ._namespace import (compile, get_float32_matmul_precision, is_floating_point,  # noqa
+from ._namespace import (compile, from_dlpack, get_float32_matmul_precision, is_floating_point,  # noqa
                          is_storage, is_tensor, numel, set_float32_matmul_precision)
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
                            FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
@@ -38,3 +40,5 @@ from . import accelerator, amp, backends, cpu, jit, version  # noqa: F401
 from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: F401
                   get_autocast_gpu_dtype, is_autocast_enabled)
 from .version import __version__  # noqa: F401
+
+from .dtypes import bfloat16  # noqa: F401,E402  (its NumPy dtype loads ml_dtypes on first use)

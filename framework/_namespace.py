@@ -44,3 +44,20 @@ def set_float32_matmul_precision(precision):
 def get_float32_matmul_precision():
     """The value last given to set_float32_matmul_precision ('highest' by default)."""
     return _matmul_precision
+
+
+def from_dlpack(ext_tensor):
+    """A tensor sharing memory with any DLPack producer (a NumPy or CuPy array, a tensor of
+    another library); CUDA producers give a CUDA tensor."""
+    from . import backend
+    from .tensor import Tensor
+    dev_type, index = ext_tensor.__dlpack_device__()
+    if int(dev_type) == 1:
+        import numpy as np
+        arr = np.from_dlpack(ext_tensor)
+        return Tensor._make(arr, backend.CPU)
+    if int(dev_type) == 2:
+        import cupy
+        arr = cupy.from_dlpack(ext_tensor)
+        return Tensor._make(arr, backend.as_device(backend.device(f"cuda:{index}")))
+    raise RuntimeError(f"from_dlpack: unsupported device type {dev_type}")

@@ -62,7 +62,7 @@ class _Formatter:
     """Chooses int mode / sci mode and the common width from the values that will be shown."""
 
     def __init__(self, arr):
-        self.floating_dtype = arr.dtype.kind == "f"
+        self.floating_dtype = arr.dtype.kind == "f" or arr.dtype.name == "bfloat16"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1

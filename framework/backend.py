@@ -132,34 +132,6 @@ def synchronize():
         _cupy.cuda.runtime.deviceSynchronize()
 
 
-# One seeded stream of random numbers, drawn on the CPU and moved, so the same seed gives the
-# same weights and dropout masks on every device.
-_rng = np.random.Generator(np.random.PCG64(0))
-_seed = 0
-
-
-def manual_seed(seed):
-    global _rng, _seed
-    _seed = int(seed)
-    _rng = np.random.Generator(np.random.PCG64(_seed))
-
-
-def initial_seed():
-    return _seed
-
-
-def rng():
-    return _rng
-
-
-def get_rng_state():
-    return _rng.bit_generator.state
-
-
-def set_rng_state(state):
-    _rng.bit_generator.state = state
-
-
 def data_ptr(array):
     """Address of an array's first element (NumPy or CuPy)."""
     if isinstance(array, np.ndarray):

@@ -93,7 +93,9 @@ def scalar_kind(value):
 
 
 def _kind(np_dtype):
-    return 0 if np_dtype == np.bool_ else (2 if np_dtype.kind == "f" else 1)
+    if np_dtype == np.bool_:
+        return 0
+    return 2 if np_dtype.kind == "f" or np_dtype.name == "bfloat16" else 1
 
 
 def _combine(a, b):
@@ -127,3 +129,28 @@ def result_type(arrays, ndims, scalars):
         if result is None or k > _kind(result):
             result = (np.dtype(np.bool_), np.dtype(np.int64), _default.np)[k]
     return result
+
+
+class _BFloat16(dtype):
+    """torch.bfloat16: its NumPy dtype comes from the ml_dtypes package, imported on first use
+    (ml_dtypes takes a noticeable time to import)."""
+    __slots__ = ()
+
+    def __init__(self):
+        self.name, self.is_floating_point, self.is_signed = "bfloat16", True, True
+        self.itemsize, self._kind = 2, 2
+
+    @property
+    def np(self):
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise ImportError("bfloat16 needs the ml_dtypes package: pip install ml_dtypes "
+                              "(or the 'io' extra)") from None
+        d = np.dtype(ml_dtypes.bfloat16)
+        _FROM_NP.setdefault(d, self)
+        return d
+
+
+bfloat16 = _BFloat16()
+_NAMES["bfloat16"] = bfloat16

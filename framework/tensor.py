@@ -205,6 +205,7 @@ class Tensor:
 
     @property
     def H(self):
+        """The conjugate transpose of a matrix (a transpose view for real tensors)."""
         if self.ndim not in (0, 2):
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                                f"{self.ndim}-D tensor. For batches of matrices, consider using tensor.mH")
@@ -212,9 +213,11 @@ class Tensor:
 
     @property
     def mH(self):
+        """The conjugate transpose of the last two dimensions (a view for real tensors)."""
         return self.transpose(-2, -1)
 
     def adjoint(self):
+        """Same as `mH`."""
         return self.transpose(-2, -1)
 
     @property
@@ -322,8 +325,32 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """np.asarray(t) shares memory with a CPU tensor; np.array(t) copies. Refused for a
+        tensor that requires grad, as torch refuses it."""
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
         arr = to_numpy(self._data)
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and arr.dtype != dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export through DLPack (zero-copy with NumPy and CuPy)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
+        if max_version is None:
+            return self._data.__dlpack__(stream=stream) if stream is not None else \
+                self._data.__dlpack__()
+        return self._data.__dlpack__(stream=stream, max_version=max_version,
+                                     dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        """(device type, index) as DLPack numbers them: (1, 0) for the CPU, (2, i) CUDA."""
+        return self._data.__dlpack_device__()
 
     def to(self, *args, **kwargs):
         dev, dt, copy = _parse_to(self, args, kwargs)
@@ -524,24 +551,38 @@ class Tensor:
     def fill_(self, value):
         return self._inplace(_ops.unary._fill_inplace, value)
 
-    def uniform_(self, a=0.0, b=1.0):
-        return self._random_fill(lambda rng, shape: rng.uniform(a, b, shape))
+    # ----- random sampling in place (torch's CPU streams; framework/_sampling.py) ----------
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        return _sampling.uniform_(self, from_, to, generator=generator)
 
-    def normal_(self, mean=0.0, std=1.0):
-        return self._random_fill(lambda rng, shape: rng.normal(mean, std, shape))
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return _sampling.normal_(self, mean, std, generator=generator)
 
-    def random_(self, from_=None, to=None, *, generator=None):
-        """random_(), random_(to) or random_(from, to): fill with integers drawn uniformly from
-        [from, to); with no bound, from [0, the dtype's largest exact integer] as torch."""
-        from .creation import _random_ints
-        if to is None and from_ is not None:
-            from_, to = 0, from_
-        return self.copy_(_random_ints(self, from_ or 0, to, generator))
+    def random_(self, *args, generator=None, **kwargs):
+        if "from" in kwargs:
+            kwargs["from_"] = kwargs.pop("from")
+        return _sampling.random_(self, *args, generator=generator, **kwargs)
 
-    def _random_fill(self, draw):
-        from .backend import rng
-        values = draw(rng(), self._data.shape).astype(self._data.dtype)
-        return self.copy_(Tensor._make(move(values, self._device), self._device))
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return _sampling.exponential_(self, lambd, generator=generator)
+
+    def geometric_(self, p, *, generator=None):
+        return _sampling.geometric_(self, p, generator=generator)
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        return _sampling.cauchy_(self, median, sigma, generator=generator)
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        return _sampling.log_normal_(self, mean, std, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _sampling.bernoulli_(self, p, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _sampling.bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _sampling.multinomial(self, num_samples, replacement, generator=generator)
 
     def __setitem__(self, index, value):
         _ops.setitem(self, index, value)
@@ -756,8 +797,26 @@ class Tensor:
 
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
-            return self.to(shape[0])  # view(dtype)
+            return self._view_dtype(shape[0])
         return _ops.view(self, *shape)
+
+    def _view_dtype(self, dtype):
+        """view(dtype): the same memory read as another dtype (not a view, no history)."""
+        arr, dt = self._data, dtypes.to_numpy_dtype(dtype)
+        if dt.itemsize != arr.itemsize:
+            names = (_TYPE_SHORT.get(arr.dtype.name, arr.dtype.name),
+                     _TYPE_SHORT.get(dt.name, dt.name))
+            what = "to view {} as {} (different element sizes)".format(*names)
+            if arr.ndim == 0:
+                raise RuntimeError(f"self.dim() cannot be 0 {what}")
+            if arr.strides[-1] != arr.itemsize:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got "
+                                   f"{self.stride(-1)}")
+            ratio = dt.itemsize // arr.itemsize
+            if ratio > 1 and arr.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                                   f"{arr.shape[-1]}")
+        return Tensor._make(arr.view(dt), self._device)
 
     def view_as(self, other):
         return _ops.view(self, other.shape)
@@ -1164,12 +1223,6 @@ class Tensor:
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.isclose(self, other, rtol, atol, equal_nan)
 
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return _ops.multinomial(self, num_samples, replacement, generator=generator)
-
-    def bernoulli(self, p=None, *, generator=None):
-        return _ops.bernoulli(self, p, generator=generator)
-
     def masked_select(self, mask):
         return _ops.masked_select(self, mask)
 
@@ -1212,6 +1265,24 @@ class Tensor:
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _ops.norm(self, p, dim, keepdim, dtype)
+
+    def bitwise_left_shift(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __lshift__(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _ops.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other):
+        return _ops.bitwise_right_shift(other, self)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return _ops.unique(self, sorted, return_inverse, return_counts, dim)
@@ -1445,6 +1516,7 @@ def _rebuild_tensor(array, device, requires_grad):
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)
 from . import _tensor_str  # noqa: E402  (printing needs Tensor defined)
 from . import creation as _creation  # noqa: E402
+from . import _sampling  # noqa: E402
 from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve them at call time)
 from .ops import views as _vw  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402

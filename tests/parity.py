@@ -12,10 +12,11 @@ F64 = dict(rtol=1e-10, atol=1e-12)
 F32 = dict(rtol=2e-5, atol=1e-6)
 
 
-def check(fn, arrays, device="cpu", dtype=np.float64, requires_grad=None, check_grad_fn=True):
+def check(fn, arrays, device="cpu", dtype=np.float64, requires_grad=None, check_grad_fn=True,
+          tol=None):
     """Values, dtypes, node names and gradients (random upstream) of fn in both libraries."""
     arrays = [a.astype(dtype) if a.dtype.kind == "f" else a for a in map(np.asarray, arrays)]
-    tol = F64 if dtype == np.float64 else F32
+    tol = tol or (F64 if dtype == np.float64 else F32)
     return compare_with_torch(lambda *t: fn(framework, FF, *t), lambda *t: fn(torch, TF, *t),
                               arrays, device=device, requires_grad=requires_grad,
                               check_grad_fn=check_grad_fn, **tol)

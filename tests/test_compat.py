@@ -85,7 +85,9 @@ def test_install_and_uninstall_in_process():
     finally:
         compat.uninstall()
         sys.modules.update({"torch": saved, **saved_sub})
-    assert not compat.installed() and "__getattr__" not in framework.__dict__
+    assert not compat.installed()
+    assert not getattr(framework.__dict__.get("__getattr__"), "__compat__", False)
+    assert framework.bfloat16.itemsize == 2  # framework's own lazy attribute still works
 
 
 def test_legacy_tensor_types():
@@ -192,3 +194,33 @@ def test_torchsummary_prints_what_it_prints_for_torch(tmp_path):
     want = _run([str(prog)], False, tmp_path)
     assert "Total params" in want
     assert _run([str(prog)], True, tmp_path) == want
+
+
+def test_numpy_and_dlpack_interop_as_torch():
+    x = framework.ones(3)
+    a = np.asarray(x)
+    a[0] = 5
+    assert x.tolist() == [5.0, 1.0, 1.0]
+    b = np.array(x)
+    b[1] = 7
+    assert x.tolist() == [5.0, 1.0, 1.0]
+    n = np.from_dlpack(x)
+    n[2] = 9
+    assert x.tolist() == [5.0, 1.0, 9.0]
+    y = framework.from_dlpack(np.arange(3.0))
+    assert y.dtype == framework.float64 and y.tolist() == [0.0, 1.0, 2.0]
+    src = np.zeros(2, dtype=np.float32)
+    framework.from_dlpack(src)[0] = 4
+    assert src[0] == 4
+    t = framework.from_dlpack(torch.arange(4.0))  # another library's tensor, zero-copy
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert tuple(int(v) for v in x.__dlpack_device__()) == tuple(
+        int(v) for v in torch.ones(1).__dlpack_device__())
+    g = framework.ones(3, requires_grad=True)
+    tg = torch.ones(3, requires_grad=True)
+    for mk, T in ((g, framework), (tg, torch)):
+        with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires"):
+            np.asarray(mk)
+        with pytest.raises(BufferError, match="Can't export tensors that require gradient"):
+            mk.__dlpack__()
+    assert g.numpy(force=True).tolist() == [1.0, 1.0, 1.0]

@@ -49,12 +49,15 @@ def test_cuda_queries_without_cuda():
 
 
 def test_seeding_is_device_independent():
-    """Numbers are drawn on the CPU and moved, so a seed gives the same values everywhere."""
-    framework.cuda.manual_seed_all(7)
+    """As torch: cuda.manual_seed seeds the CUDA generator only, never the CPU stream."""
+    framework.manual_seed(7)
     a = framework.randn(3, 4)
     framework.manual_seed(7)
+    framework.cuda.manual_seed_all(123)
     b = framework.randn(3, 4)
     np.testing.assert_array_equal(a.numpy(), b.numpy())
+    torch.manual_seed(7)
+    np.testing.assert_array_equal(a.numpy(), torch.randn(3, 4).numpy())
 
 
 def test_same_values_on_every_device(device):

@@ -11,6 +11,7 @@ import numpy as _np
 from .. import dtypes
 from ..backend import xp_for
 from ..tensor import Tensor
+from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .grad_mode import hooks_in_use, state
 from .saved import install as install_saved, pack_node, unpack_node
 from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
@@ -53,6 +54,7 @@ class Op(Node):
     promote = False        # inputs are promoted to torch's common dtype
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
+    casts = False            # True: the output dtype is the one asked for (to(), type casts)
     node_variant = None      # a method returning the node name where it depends on arguments
 
     def __init_subclass__(cls, **kwargs):
@@ -106,6 +108,8 @@ class Op(Node):
         if dev is None:
             dev = _cpu()
         xp = fn.xp = xp_for(dev)
+        if _amp.active:  # autocast: torch's op lists decide this op's input dtypes
+            args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
         if len(args) == 2 and args[0] is not None and args[1] is not None:  # common, no list
@@ -118,6 +122,8 @@ class Op(Node):
             out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
         elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
             out = _np.asarray(out)
+        if dtype is not None and dtype.kind == "V" and not cls.casts:  # bfloat16: NumPy computes
+            out = _round_bf16(out, args, dtype)      # in float32; torch rounds each result
         if not (requires and state.enabled and cls.differentiable):
             if type(out) is tuple:
                 return tuple(Tensor._make(o, dev) for o in out)
@@ -201,13 +207,19 @@ class Op(Node):
                 unpack_node(self)
             return
         if self.saves_inputs:
-            used, needs = self.saved_for, self.needs_input_grad
-            for i, (a, v) in enumerate(zip(self._inputs, self._versions)):
-                if a is not None and a._vc[0] != v and (
-                        used is None or any(needs[j] for j in used[i])):
+            for a, v in zip(self._inputs, self._versions):
+                if a is not None and a._vc[0] != v and self._reads(a):
                     raise _modified_error(a._data, a._vc[0], v, a.grad_fn, a._output_nr)
         if self.saves_output and self._out_vc[0] != self._out_version:
             raise _modified_error(self._out, self._out_vc[0], self._out_version, self, 0)
+
+    def _reads(self, a):
+        """Whether backward reads saved input `a` (torch saves it only then)."""
+        used = self.saved_for
+        if used is None:
+            return True
+        i = next(k for k, b in enumerate(self._inputs) if b is a)
+        return any(self.needs_input_grad[j] for j in used[i])
 
     def forward(self, *arrays, **params):
         raise NotImplementedError(f"{type(self).__name__} must define forward")
@@ -239,6 +251,15 @@ def _modified_error(array, now, expected, grad_fn, output_nr):
         f"operation: [torch.{kind} [{shape}]]{where} is at version {now}; expected version "
         f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
         "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _round_bf16(out, args, dtype):
+    """Outputs of an op whose floating inputs are all bfloat16 are bfloat16, as in torch."""
+    if any(a is not None and a._data.dtype.kind == "f" for a in args):
+        return out  # a float32/64 tensor takes part: promotion keeps the wider type
+    if type(out) is tuple:
+        return tuple(o.astype(dtype) if o.dtype.kind == "f" else o for o in out)
+    return out.astype(dtype) if out.dtype.kind == "f" else out
 
 
 def _cpu():

@@ -22,11 +22,38 @@ def synchronize(device=None):
 
 
 def manual_seed(seed):
-    """Seed the one stream that every device draws from (numbers are drawn on the CPU)."""
-    backend.manual_seed(seed)
+    """Seed the CUDA default generator (drawn on the CPU and moved: with the same seed, a CUDA
+    tensor gets the numbers a CPU tensor gets, and the CPU stream is left alone)."""
+    from ..random import _cuda_generator
+    _cuda_generator.manual_seed(seed)
 
 
 manual_seed_all = manual_seed
+
+
+def seed():
+    """Seed the CUDA default generator from the OS's entropy."""
+    from ..random import _cuda_generator
+    _cuda_generator.seed()
+
+
+seed_all = seed
+
+
+def initial_seed():
+    from ..random import _cuda_generator
+    return _cuda_generator.initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The CUDA default generator's state (our layout: the CPU generator's, 5056 bytes)."""
+    from ..random import _cuda_generator
+    return _cuda_generator.get_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    from ..random import _cuda_generator
+    _cuda_generator.set_state(new_state)
 
 
 def _require():

@@ -1,6 +1,8 @@
-"""Dropout: zero each element with probability p in training, scale the rest by 1/(1-p)."""
-from ..backend import move, rng
-from ..tensor import Tensor
+"""Dropout as torch computes it on the CPU: a noise tensor ``bernoulli_(1 - p)`` (one 53-bit
+uniform per element of the default generator), divided by ``1 - p``, times the input."""
+import math
+import warnings
+
 from .module import Module
 
 
@@ -9,30 +11,165 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
-    _check_p(p)
-    if not training or p == 0.0:
+def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
+    """ATen's _dropout_impl: noise of input's shape (feature: (N, C, 1, ...))."""
+    if p == 0 or not train or input.numel() == 0:
         return input
-    dt = input._data.dtype
-    if p == 1.0:
-        mask = input.xp.zeros(input._data.shape, dtype=dt)
+    if p == 1:
+        from ..creation import zeros
+        zero = zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     else:
-        # drawn on the CPU from the seeded stream, so every device sees the same mask
-        keep = rng().random(input._data.shape) >= p
-        mask = move(keep.astype(dt) * dt.type(1.0 / (1.0 - p)), input.device)
-    mask = Tensor._make(mask, input.device)
-    return input.mul_(mask) if inplace else input * mask
+        shape = tuple(input.shape)
+    from ..creation import empty
+    noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    if alpha:
+        a_const = 1.7580993408473766
+        a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))
+        b = noise.add(-1).mul_(a_const * a).add_(a_const * a * p)
+        noise.mul_(a)
+        out = input.mul_(noise) if inplace else input * noise
+        return out.add_(b)
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
 
 
-class Dropout(Module):
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) (training).
+
+    Example::
+
+        >>> framework.manual_seed(0)
+        >>> F.dropout(framework.ones(4), 0.5)
+        tensor([0., 0., 2., 0.])
+    """
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's mean and variance (torch's alpha_dropout)."""
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, alpha=True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout of whole channels (one noise value per sample and channel)."""
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+def _feature(input, p, training, inplace, batched):
+    if not batched:
+        input = input.unsqueeze(0)
+    out = _dropout_impl(input, p, training, inplace, feature=True)
+    return out if batched else out.squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) input."""
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D "
+                           "input. Note that dropout1d exists to provide channel-wise dropout on "
+                           "inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           "batch dimension (i.e. 2D or 3D inputs).")
+    return _feature(input, p, training, inplace, input.dim() == 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) input (a 3-D input is taken as (N, C, L))."""
+    _check_p(p)
+    if input.dim() not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is "
+                      "deprecated and will result in an error in a future release. To retain "
+                      "the behavior and silence this warning, please use dropout instead. Note "
+                      "that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).")
+    if input.dim() == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-"
+                      "wise 1D dropout behavior is desired - input is interpreted as shape (N, C, "
+                      "L), where C is the channel dim. This behavior will change in a future "
+                      "release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.")
+    return _dropout_impl(input, p, training, inplace, feature=True)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input."""
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is "
+                      "deprecated and will result in an error in a future release. To retain "
+                      "the behavior and silence this warning, please use dropout instead. Note "
+                      "that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).")
+    return _feature(input, p, training, inplace, input.dim() == 5)
+
+
+class _DropoutNd(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         _check_p(p)
         self.p = p
         self.inplace = inplace
 
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Randomly zeroes elements with probability p during training (torch's masks).
+
+    Example::
+
+        >>> framework.manual_seed(0)
+        >>> nn.Dropout(0.5)(framework.ones(4))
+        tensor([0., 0., 2., 0.])
+    """
+
     def forward(self, input):
         return dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
+
+class Dropout1d(_DropoutNd):
+    """Randomly zeroes whole channels of (N, C, L) input."""
+
+    def forward(self, input):
+        return dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Randomly zeroes whole channels of (N, C, H, W) input."""
+
+    def forward(self, input):
+        return dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Randomly zeroes whole channels of (N, C, D, H, W) input."""
+
+    def forward(self, input):
+        return dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks (keeps mean and variance)."""
+
+    def forward(self, input):
+        return alpha_dropout(input, self.p, self.training)
+
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels (for SELU networks)."""
+
+    def forward(self, input):
+        return feature_alpha_dropout(input, self.p, self.training)

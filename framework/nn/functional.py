@@ -2,7 +2,7 @@
 from ..ops.padding import ConstantPadNd, pad  # noqa: F401
 from ..ops.linalg import linear  # noqa: F401
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
-from .dropout import dropout  # noqa: F401
+from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .normalization import batch_norm, layer_norm  # noqa: F401
 from .sparse import embedding, one_hot  # noqa: F401
 
@@ -25,3 +25,10 @@ from ..ops.fold import fold, unfold  # noqa: F401,E402
 from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: F401,E402
                              adaptive_max_pool2d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d,
                              max_pool3d, max_unpool2d)
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401,E402,E501
+from .layers_more import bilinear  # noqa: F401,E402
+from .dropout import feature_alpha_dropout  # noqa: F401,E402
+from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: F401,E402
+from ..ops.embedding_bag import embedding_bag  # noqa: F401,E402
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: F401,E402
+from ..ops.ctc import ctc_loss  # noqa: F401,E402

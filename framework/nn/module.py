@@ -113,6 +113,14 @@ class Module(StateDictMixin):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def _get_attr(self, target):
+        """(owning module, attribute name, value) of a dotted path; torch's AttributeError."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        return mod, name, getattr(mod, name)
+
     def get_parameter(self, target):
         """The Parameter at dotted path `target` (e.g. 'net.0.weight'); AttributeError if none.
 
@@ -120,11 +128,7 @@ class Module(StateDictMixin):
             >>> framework.nn.Sequential(framework.nn.Linear(2, 1)).get_parameter("0.bias").shape
             torch.Size([1])
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        param = getattr(mod, name)
+        mod, name, param = self._get_attr(target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
@@ -136,11 +140,7 @@ class Module(StateDictMixin):
             >>> framework.nn.BatchNorm1d(3).get_buffer("running_mean")
             tensor([0., 0., 0.])
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        buffer = getattr(mod, name)
+        mod, name, buffer = self._get_attr(target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return buffer
@@ -329,16 +329,32 @@ class Module(StateDictMixin):
         return self._apply(lambda t: t.cuda(device))
 
     def type(self, dst_type):
-        return self._apply(lambda t: t.to(dst_type))
+        """Cast every parameter and buffer (integer ones too, as torch) to `dst_type`."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def _float_to(self, dt):
+        return self._apply(lambda t: t.to(dt) if t.is_floating_point() else t)
 
     def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        """Cast floating-point parameters and buffers to float32."""
+        return self._float_to(dtypes.float32)
 
     def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+        """Cast floating-point parameters and buffers to float64."""
+        return self._float_to(dtypes.float64)
 
     def half(self):
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+        """Cast floating-point parameters and buffers to float16."""
+        return self._float_to(dtypes.float16)
+
+    def bfloat16(self):
+        """Cast floating-point parameters and buffers to bfloat16 (needs ml_dtypes).
+
+        Example:
+            >>> framework.nn.Linear(2, 1).bfloat16().weight.dtype
+            torch.bfloat16
+        """
+        return self._float_to(dtypes.bfloat16)
 
     # ----- calling and hooks ----------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):

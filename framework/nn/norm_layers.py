@@ -5,7 +5,7 @@ from ..creation import empty, ones
 from ..ops.normalization import group_norm
 from . import init
 from .module import Module
-from .normalization import _BatchNorm, batch_norm
+from .normalization import _BatchNorm, batch_norm, check_normalized_shape
 from .parameter import Parameter
 
 
@@ -66,14 +66,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         >>> F.rms_norm(framework.tensor([[3., 4.]]), (2,))
         tensor([[0.8485, 1.1314]])
     """
-    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) \
-        else tuple(normalized_shape)
+    normalized_shape = check_normalized_shape(input, normalized_shape)
     k = len(normalized_shape)
-    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != normalized_shape:
-        shape = ", ".join(str(s) for s in normalized_shape)
-        got = ", ".join(str(s) for s in input.shape)
-        raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape "
-                           f"[*, {shape}], but got input of size[{got}]")
     if eps is None:
         import numpy as np
         eps = float(np.finfo(input._data.dtype).eps)

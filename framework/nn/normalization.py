@@ -3,7 +3,7 @@ import numbers
 
 from ..creation import empty, ones, tensor, zeros
 from ..ops.normalization import (NativeBatchNorm, NativeLayerNorm,  # noqa: F401
-                                 batch_norm, layer_norm)
+                                 batch_norm, check_normalized_shape, layer_norm)
 from . import init
 from .module import Module
 from .parameter import Parameter

@@ -1,6 +1,8 @@
 """Margin-loss primitives named as torch's nodes: soft_margin_loss, multi_margin_loss,
 multilabel_margin_loss. Their masks are piecewise constant, so backward keeps them as arrays
 and builds the rest from Tensor ops."""
+import math
+
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .loss import _no_grad_for, _reduction
@@ -76,7 +78,7 @@ class MultiMarginLoss(Op):
         x, _, _ = self.inputs
         c = x.shape[-1]
         shape = tuple(x.shape[:-1])
-        g = _upstream(grad, self.reduction, shape, max(_size(shape), 1)).reshape(-1, 1)
+        g = _upstream(grad, self.reduction, shape, max(math.prod(shape), 1)).reshape(-1, 1)
         dev = x.device
         mask, onehot = Tensor._make(self.mask, dev), Tensor._make(self.onehot, dev)
         wy = Tensor._make(self.wy, dev)
@@ -89,13 +91,6 @@ class MultiMarginLoss(Op):
         h = h * wy * g / c
         gx = h - onehot * h.sum(1, keepdim=True)
         return gx.reshape(*x.shape), None, None
-
-
-def _size(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
@@ -139,7 +134,7 @@ class MultilabelMarginLoss(Op):
         x, _ = self.inputs
         c = x.shape[-1]
         shape = tuple(x.shape[:-1])
-        g = _upstream(grad, self.reduction, shape, max(_size(shape), 1)).reshape(-1, 1)
+        g = _upstream(grad, self.reduction, shape, max(math.prod(shape), 1)).reshape(-1, 1)
         a = Tensor._make(self.active, x.device).to(x.dtype)
         gx = (a.sum(1) - a.sum(2)) * g / c
         return gx.reshape(*x.shape), None

@@ -226,7 +226,8 @@ class NativeLayerNorm(Op):
         return grad_x, (grad * xhat if need_w else None), (grad if need_b else None)
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def check_normalized_shape(input, normalized_shape):
+    """normalized_shape as a tuple, checked against input's trailing dims (torch's message)."""
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) \
         else tuple(normalized_shape)
     k = len(normalized_shape)
@@ -235,4 +236,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         got = ", ".join(str(s) for s in input.shape)
         raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape "
                            f"[*, {shape}], but got input of size[{got}]")
+    return normalized_shape
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = check_normalized_shape(input, normalized_shape)
     return NativeLayerNorm.apply(input, weight, bias, normalized_shape=normalized_shape, eps=eps)

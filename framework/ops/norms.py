@@ -2,6 +2,7 @@
 import math
 
 from ..autograd.op import Op
+from .loss import _quiet
 from .reduction import _axis
 
 
@@ -35,7 +36,7 @@ class LinalgVectorNorm(Op):
         elif ord == 2:
             out = xp.sqrt((a * a).sum(axis=axes, keepdims=True))
         else:
-            with xp.errstate(divide="ignore"):
+            with _quiet(xp):
                 out = (a ** ord).sum(axis=axes, keepdims=True) ** (1.0 / ord)
         return out if keepdim else out.reshape([n for i, n in enumerate(out.shape)
                                                 if i not in axes])
@@ -114,8 +115,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         tensor(1.4142)
     """
     if A.dim() < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
-                           f"dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
     if dtype is not None:
         A = A.to(dtype)
     d0, d1 = (_axis(d, A.dim())[0] for d in dim)

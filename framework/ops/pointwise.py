@@ -276,6 +276,27 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
-__all__ = ["lerp", "addcmul", "addcdiv", "atan2", "arctan2", "hypot", "xlogy", "logaddexp",
-           "fmod", "nan_to_num", "sgn", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
-           "isreal", "isclose", "allclose"]
+def _shift(name, fn, kernel):
+    def shift(input, other):
+        for t in (input, other):
+            if isinstance(t, Tensor) and t.dtype.is_floating_point:
+                word = {"float32": "Float", "float64": "Double", "float16": "Half"}[t.dtype.name]
+                raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{word}\'')
+        ref = input if isinstance(input, Tensor) else other
+        xp = ref.xp
+        a = input._data if isinstance(input, Tensor) else xp.asarray(input, ref._data.dtype)
+        b = other._data if isinstance(other, Tensor) else xp.asarray(other, a.dtype)
+        return Tensor._make(fn(xp, a, b).astype(xp.result_type(a, b)), ref.device)
+    shift.__name__ = name
+    shift.__doc__ = f"{name.replace('_', ' ')} of integer tensors, elementwise."
+    return shift
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", lambda xp, a, b: xp.left_shift(a, b),
+                            "lshift")
+bitwise_right_shift = _shift("bitwise_right_shift", lambda xp, a, b: xp.right_shift(a, b),
+                             "rshift")
+
+__all__ = ["bitwise_left_shift", "bitwise_right_shift", "lerp", "addcmul", "addcdiv", "atan2",
+           "arctan2", "hypot", "xlogy", "logaddexp", "fmod", "nan_to_num", "sgn", "isnan",
+           "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isclose", "allclose"]

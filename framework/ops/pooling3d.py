@@ -1,6 +1,8 @@
 """3-D pooling (max with indices, avg, adaptive avg), adaptive max pooling 1d/2d, lp pooling
 and max_unpool2d. Windows are one strided view of the padded input; every backward is a
 linear primitive whose own backward is the matching gather/scatter, so higher orders work."""
+import math
+
 from ..autograd.op import Op
 from ..backend import scatter_add
 from ..tensor import Tensor
@@ -70,7 +72,7 @@ class MaxPool3DWithIndices(Op):
         xp = self.xp
         self.in_shape = x.shape
         low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
-        v = win.view(xp, x, low).reshape(-1, *win.out, int(_prod(win.k)))
+        v = win.view(xp, x, low).reshape(-1, *win.out, int(math.prod(win.k)))
         arg = xp.argmax(v, axis=-1)
         vals = xp.take_along_axis(v, arg[..., None], axis=-1)[..., 0]
         zs, ys, xs = (g + xp.zeros((1,) * 6, dtype="int64") for g in win.positions(xp))
@@ -88,13 +90,6 @@ class MaxPool3DWithIndices(Op):
         return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-3:])
 
 
-def _prod(xs):
-    n = 1
-    for x in xs:
-        n *= x
-    return n
-
-
 class _ScatterPlanes(Op):
     """zeros(plane) per leading index with values added at flat plane indices."""
 
@@ -102,8 +97,8 @@ class _ScatterPlanes(Op):
         xp = self.xp
         self.index, self.plane = index, plane
         lead = index.shape[:index.ndim - len(plane)]
-        m = int(_prod(plane))
-        flat_i = index.reshape(-1, int(_prod(index.shape[len(lead):])))
+        m = int(math.prod(plane))
+        flat_i = index.reshape(-1, int(math.prod(index.shape[len(lead):])))
         out = xp.zeros((flat_i.shape[0], m), dtype=g.dtype)
         rows = xp.broadcast_to(xp.arange(flat_i.shape[0])[:, None], flat_i.shape)
         scatter_add(xp, out, (rows, flat_i), g.reshape(flat_i.shape))
@@ -118,7 +113,7 @@ class _GatherPlanes(Op):
 
     def forward(self, x, index=None, plane=()):
         self.index, self.plane = index, plane
-        flat_x = x.reshape(-1, int(_prod(plane)))
+        flat_x = x.reshape(-1, int(math.prod(plane)))
         flat_i = index.reshape(flat_x.shape[0], -1)
         return self.xp.take_along_axis(flat_x, flat_i, axis=1).reshape(index.shape)
 

@@ -1,17 +1,12 @@
 """Products and structured combinations: einsum, tensordot, kron, cross, trace, cdist, and
 the shape helpers diff, meshgrid, cartesian_prod, tensor_split, repeat_interleave."""
+import math
+
 import numpy as _np  # only to plan einsum's contraction order from shapes (einsum_path)
 
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .shape import _dim, _unsafe_view
-
-
-def _prod(xs):
-    n = 1
-    for x in xs:
-        n *= x
-    return n
 
 
 # ----- einsum --------------------------------------------------------------------------------
@@ -20,8 +15,8 @@ def _parse_einsum(equation, operands):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
-                           f"equation" if len(terms) < len(operands) else
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(terms) < len(operands) else
                            "einsum(): fewer operands were provided than specified in the "
                            "equation")
     used = set(c for c in eq if c.isalpha())
@@ -86,8 +81,8 @@ def _contract(a, la, b, lb, keep):
     size = {**dict(zip(la, a.shape)), **dict(zip(lb, b.shape))}
     a = a.permute(*[la.index(c) for c in batch + only_a + summed])
     b = b.permute(*[lb.index(c) for c in batch + summed + only_b])
-    nb, ma = _prod(size[c] for c in batch), _prod(size[c] for c in only_a)
-    k, nn = _prod(size[c] for c in summed), _prod(size[c] for c in only_b)
+    nb, ma = math.prod(size[c] for c in batch), math.prod(size[c] for c in only_a)
+    k, nn = math.prod(size[c] for c in summed), math.prod(size[c] for c in only_b)
     out = a.reshape(nb, ma, k).bmm(b.reshape(nb, k, nn))
     return out.reshape(*[size[c] for c in batch + only_a + only_b]), "".join(
         batch + only_a + only_b)
@@ -164,9 +159,9 @@ def tensordot(a, b, dims=2, out=None):
                                f"dim {j}")
     fa = [i for i in range(a.dim()) if i not in da]
     fb = [i for i in range(b.dim()) if i not in db]
-    k = _prod(a.shape[i] for i in da)
-    am = a.permute(*(fa + da)).reshape(_prod(a.shape[i] for i in fa), k)
-    bm = b.permute(*(db + fb)).reshape(k, _prod(b.shape[i] for i in fb))
+    k = math.prod(a.shape[i] for i in da)
+    am = a.permute(*(fa + da)).reshape(math.prod(a.shape[i] for i in fa), k)
+    bm = b.permute(*(db + fb)).reshape(k, math.prod(b.shape[i] for i in fb))
     return am.mm(bm).reshape(*([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))
 
 
@@ -222,7 +217,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg.cross: cross product along `dim` (default last), inputs broadcast."""
     if input.dim() != other.dim():
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = _dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
@@ -425,8 +420,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("repeats can not be negative")
         shape = list(x.shape)
         exp = shape[:d + 1] + [repeats] + shape[d + 1:]
-        shape[d] *= repeats
-        return x.unsqueeze(d + 1).expand(*exp).clone().view(*shape)  # as torch records it
+        shape[d] *= repeats  # torch's nodes: Unsqueeze, Expand, Clone, View
+        return x.unsqueeze(d + 1).expand(*exp).clone(memory_format="contiguous").view(*shape)
     if repeats.dim() != 1 or repeats.numel() != x.shape[d]:
         raise RuntimeError("repeats must have the same size as input along dim, but got "
                            f"repeats.size(0) = {repeats.numel()} and input.size({d}) = "

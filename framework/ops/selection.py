@@ -1,5 +1,7 @@
 """Mask- and index-driven selection: masked_select/masked_scatter, take, take_along_dim,
 index_add/index_copy/index_fill, scatter_reduce."""
+import math
+
 from ..autograd.op import Op
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
@@ -119,16 +121,9 @@ class Take(Op):
     def backward(self, grad):
         from ..creation import zeros
         _, index = self.inputs
-        flat = zeros(int(_prod(self.in_shape)), dtype=grad.dtype, device=grad.device)
+        flat = zeros(int(math.prod(self.in_shape)), dtype=grad.dtype, device=grad.device)
         return flat.index_add(0, index.reshape(-1), grad.reshape(-1)).reshape(
             self.in_shape), None
-
-
-def _prod(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def take_along_dim(input, indices, dim=None):
@@ -193,14 +188,19 @@ class IndexAdd(Op):
         return grad if need_x else None, None, gs
 
 
+def _put(op, x, index, value, dim):
+    """x with its slices at index along dim set to value (a copy)."""
+    op.dim = dim
+    out = x.copy()
+    out[_key(dim, index)] = value
+    return out
+
+
 class IndexCopy(Op):
     saves_inputs = True
 
     def forward(self, x, index, src, dim=0):
-        self.dim = dim
-        out = x.copy()
-        out[_key(dim, index)] = src
-        return out
+        return _put(self, x, index, src, dim)
 
     def backward(self, grad):
         _, index, src = self.inputs
@@ -214,25 +214,16 @@ class IndexFill(Op):
     saves_inputs = True
 
     def forward(self, x, index, value=None, dim=0):
-        self.dim = dim
-        out = x.copy()
-        out[_key(dim, index)] = value
-        return out
+        return _put(self, x, index, value, dim)
 
     def backward(self, grad):
         _, index = self.inputs
         return grad.index_fill(self.dim, index, 0.0), None
 
 
-class IndexFillTensor(Op):
-    saves_inputs = True
+class IndexFillTensor(IndexCopy):
+    """index_fill with a 0-dim tensor value (which gets the sum of the filled gradients)."""
     node_name = "IndexFillBackward1"
-
-    def forward(self, x, index, value, dim=0):
-        self.dim = dim
-        out = x.copy()
-        out[_key(dim, index)] = value
-        return out
 
     def backward(self, grad):
         _, index, _ = self.inputs

@@ -98,8 +98,16 @@ class Topk(_Select):
         if x.ndim == 0:
             self.dim, self.in_shape, self.index = 0, (), self.xp.zeros((), dtype="int64")
             return x.copy(), self.index
-        idx = _argsort(self.xp, x, dim, largest)
-        idx = self.xp.take(idx, self.xp.arange(k), axis=dim)
+        xp = self.xp
+        n = x.shape[dim]
+        if 0 < k < n // 2:  # partition first, then sort only the k picked (NaN counts largest)
+            key = xp.where(xp.isnan(x), xp.inf, x) if x.dtype.kind == "f" else x
+            part = xp.argpartition(-key if largest else key, k - 1, axis=dim)
+            part = xp.take(part, xp.arange(k), axis=dim)
+            picked = xp.take_along_axis(x, part, axis=dim)
+            order = _argsort(xp, picked, dim, largest)
+            return self._take(x, xp.take_along_axis(part, order, axis=dim), dim)
+        idx = xp.take(_argsort(xp, x, dim, largest), xp.arange(k), axis=dim)
         return self._take(x, idx, dim)
 
 

@@ -1,4 +1,6 @@
 """Statistics: std_mean/var_mean, aminmax, quantile/nanquantile, nansum/nanmean, fmax/fmin."""
+import math
+
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
@@ -6,15 +8,8 @@ from .reduction import Std, Var, _axis, _kept, _var_args
 
 
 def _mean_grad(op, g_mean, x):
-    n = x.numel() // max(_size(op.kept_shape), 1)
+    n = x.numel() // max(math.prod(op.kept_shape), 1)
     return _kept(g_mean, op).expand(*x.shape) / n
-
-
-def _size(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 class VarMean(Var):

@@ -15,6 +15,7 @@ from itertools import chain
 from ..autograd.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
 from ..autograd.op import RemovableHandle
 from ..tensor import Tensor
+from . import _flat
 from ._util import (_bump, _cast, _deepcopy, _split_names, _step_tensor, _to_scalar,  # noqa: F401
                     _typename, _zeros_like, _lerp_)
 
@@ -105,6 +106,7 @@ class Optimizer:
     _checks = ()
     _setstate_defaults = {}
     _capturable_message = ("params and state_steps", True)  # torch's words, xla listed
+    _elementwise = True  # the rule may run on a whole group flattened (foreach=True)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -201,30 +203,42 @@ class Optimizer:
     def _step_group(self, group, params):
         """The one parameter loop: maximize and weight decay here, the rule in `_update`."""
         h = {k: _to_scalar(v) for k, v in group.items() if k != "params"}
-        maximize, wd = h.get("maximize", False), h.get("weight_decay", 0)
-        decoupled, capturable = h.get("decoupled_weight_decay", False), h.get("capturable")
+        if h.get("capturable"):
+            for p in params:
+                if p.device.type not in _CAPTURABLE_DEVICES:
+                    what, xla = self._capturable_message
+                    devices = _CAPTURABLE_DEVICES + ["xla"] * xla
+                    raise AssertionError(f"If capturable=True, {what} must be on supported "
+                                         f"devices: {devices}.")
+        fresh = None
+        if h.get("foreach") is not False and self._elementwise and len(params) > 1:
+            fresh = [p for p in params if p not in self.state]
+            params = _flat.step_buckets(self, group, params, h, self._prepare)
         for p in params:
             state = self.state.get(p)
             if state is None:
                 state = {}
                 self._init_state(p, state, group)
-            if capturable and p.device.type not in _CAPTURABLE_DEVICES:
-                what, xla = self._capturable_message
-                devices = _CAPTURABLE_DEVICES + ["xla"] * xla
-                raise AssertionError(f"If capturable=True, {what} must be on supported "
-                                     f"devices: {devices}.")
-            g = p.grad._data
-            if maximize:
-                g = -g
-            if wd != 0:
-                if decoupled:
-                    p._data *= 1 - h["lr"] * wd
-                else:
-                    g = g + wd * p._data  # a new array: p.grad itself is left untouched
-            self._update(p, g, state, h)
+            self._update(p, self._prepare(p, p.grad._data, h), state, h)
             if state:
                 self.state[p] = state
             _bump(p)
+        for p in fresh or ():  # new state entries in parameter order, as torch inserts them
+            if p in self.state:
+                self.state[p] = self.state.pop(p)
+
+    @staticmethod
+    def _prepare(p, g, h):
+        """maximize negates g; L2 weight decay adds wd * p, decoupled decay scales p."""
+        if h.get("maximize", False):
+            g = -g
+        wd = h.get("weight_decay", 0)
+        if wd != 0:
+            if h.get("decoupled_weight_decay", False):
+                p._data *= 1 - h["lr"] * wd
+            else:
+                g = g + wd * p._data  # a new array: p.grad itself is left untouched
+        return g
 
     def _init_state(self, p, state, group):
         """Fill a parameter's state before its first update (nothing by default)."""

@@ -36,6 +36,7 @@ class SparseAdam(Optimizer):
         tensor([ 0.0000, -0.1000,  0.0000,  0.0000], grad_fn=<SelectBackward0>)
     """
     _checks = ("lr_pos", "eps_pos", "betas", "betas1")
+    _elementwise = False  # rows are selected per parameter
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))

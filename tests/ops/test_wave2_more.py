@@ -2,9 +2,7 @@
 counting/bucketing, splitting; against torch (float64 to 1e-10), gradcheck/gradgradcheck."""
 import numpy as np
 import pytest
-import torch
 
-import framework
 from helpers import randn
 from parity import check, gradchecks, same_error
 

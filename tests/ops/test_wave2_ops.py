@@ -227,6 +227,10 @@ def test_sort_nan_and_ties():
     check(lambda m, F, t: t.median(0), [a], requires_grad=[False])
     check(lambda m, F, t: t.nanmedian(0), [a], requires_grad=[False])
     check(lambda m, F, t: t.mode(), [np.array([3., 1., 3., 2., 1., 3.])])
+    one_nan = RNG.standard_normal((3, 12))
+    one_nan[1, 4] = np.nan
+    for kw in ({}, {"largest": False}):
+        check(lambda m, F, t: t.topk(3, **kw), [one_nan])
 
 
 def test_int_inputs():
@@ -273,3 +277,10 @@ def test_return_types_print_as_torch():
     th = torch.tensor([3., 1., 2.]).sort()
     assert repr(fw) == repr(th)
     assert fw.values.tolist() == th.values.tolist() and fw.indices.tolist() == th.indices.tolist()
+
+
+def test_bitwise_shifts():
+    ints = np.array([1, 2, 8, 100])
+    check(lambda m, F, a: (a << 2, a >> 1, m.bitwise_left_shift(a, a % 3),
+                           m.bitwise_right_shift(a, 1), 3 << (a % 4)), [ints])
+    same_error(lambda m, F, a: a << 1, [np.ones(2)], "\"lshift_cpu\" not implemented for 'Double'")

@@ -279,3 +279,39 @@ def test_iterable_length_warning_like_torch():
     assert len(loader) == 3
     with pytest.warns(UserWarning, match="was reported to be 3"):
         assert len(list(loader)) == 5
+
+
+def test_too_many_workers_warning_like_torch():
+    import os
+    n = len(os.sched_getaffinity(0)) + 1
+    messages = []
+    for mod in (tdata, fdata):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mod.DataLoader(range(4), num_workers=n)
+        messages.append([str(w.message) for w in caught])
+    assert messages[0] == messages[1] and len(messages[0]) == 1
+
+
+def test_distributed_sampler_reads_the_process_group():
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    env = dict(os.environ, PYTHONPATH=root, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, "-m", "framework.distributed.run", "--nproc-per-node",
+                        "2", os.path.join(here, "ranks_sampler.py")], env=env, cwd=root,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    for rank in range(2):
+        for shuffle in (False, True):
+            want = []
+            for epoch in range(2):
+                s = fdata.DistributedSampler(range(11), 2, rank, shuffle=shuffle, seed=3)
+                s.set_epoch(epoch)
+                want.append(list(s))
+            assert f"rank {rank} shuffle {shuffle} {want}" in p.stdout
+    for mod in (fdata, tdata):
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+            mod.DistributedSampler(range(4))

@@ -8,10 +8,9 @@ __all__ = ["DistributedSampler"]
 
 def _process_group(what):
     """World size or rank from framework.distributed, with torch's errors when unavailable."""
-    try:
-        from ... import distributed as dist
-    except ImportError:
-        raise RuntimeError("Requires distributed package to be available") from None
+    from ... import distributed as dist
+    if not dist.is_available():
+        raise RuntimeError("Requires distributed package to be available")
     return dist.get_world_size() if what == "world_size" else dist.get_rank()
 
 
@@ -25,7 +24,8 @@ class DistributedSampler(Sampler):
 
     Args:
         dataset: the dataset (only its length is used).
-        num_replicas: number of processes (default: the process group's world size).
+        num_replicas: number of processes (default: the world size of
+            ``framework.distributed``'s process group).
         rank: this process's rank (default: from the process group).
         shuffle: permute the indices.
         seed: the shuffle seed; must be the same in every process.

@@ -1,9 +1,12 @@
 """torch.nn.utils: gradient clipping and flattening parameters to one vector."""
-from ..autograd.grad_mode import no_grad
-from ..backend import move
-from ..ops.join import cat
-from ..tensor import Tensor
-from .module import _typename
+from ...autograd.grad_mode import no_grad
+from ...backend import move
+from ...ops.join import cat
+from ...tensor import Tensor
+from ..module import _typename
+from . import parametrize, parametrizations  # noqa: F401,E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
 
 
 def _grads(parameters):
@@ -27,7 +30,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     grads = _grads(parameters)
     max_norm, norm_type = float(max_norm), float(norm_type)
     if not grads:
-        from ..creation import tensor
+        from ...creation import tensor
         return tensor(0.0)
     dev, xp = grads[0].device, grads[0].xp
     norms = xp.stack([move(xp.asarray(_norm(g.xp, g._data, norm_type)), dev) for g in grads])
@@ -67,3 +70,6 @@ def vector_to_parameters(vec, parameters):
         n = p.numel()
         p.data = vec[pointer:pointer + n].reshape(p.shape).data
         pointer += n
+
+
+from . import rnn  # noqa: E402,F401

@@ -1,0 +1,63 @@
+"""Fused multiply-add with one rounding, as torch's AVX2 build computes ``x * y + z``.
+
+NumPy has no FMA ufunc, so both are emulated exactly with rounding to odd (Boldo and
+Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to
+odd", IEEE TC 2008): the exact result is first rounded to odd in a wider (or split) format,
+and rounding that to the target precision gives the correctly rounded fused result.
+"""
+import numpy as np
+
+_F32, _F64 = np.float32, np.float64
+_SPLIT = _F64(2.0 ** 27 + 1)
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _round_to_odd(s, err):
+    """Move an inexact round-to-nearest result with an even last bit to its odd neighbour
+    on the side of the exact value."""
+    inexact = (err != 0) & np.isfinite(err)
+    if not inexact.any():
+        return s
+    even = (s.view(np.int64) & 1) == 0
+    fix = inexact & even
+    return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def fma32(a, b, c):
+    """``a * b + c`` in float32 with a single rounding (float32 inputs).
+
+    The float32 product is exact in float64; the float64 sum rounded to odd then rounds to
+    float32 correctly (53 >= 24 + 2 bits)."""
+    p = np.asarray(a, dtype=_F64) * _F64(b)
+    s, err = _two_sum(p, np.asarray(c, dtype=_F64))
+    return _round_to_odd(np.asarray(s), np.asarray(err)).astype(_F32)
+
+
+def _split(x):
+    t = _SPLIT * x
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def fma64(a, b, c):
+    """``a * b + c`` in float64 with a single rounding (no overflow in the partial products).
+
+    The product is made exact as a sum of two doubles (Veltkamp/Dekker), the low parts are
+    added with rounding to odd, and the final addition rounds once."""
+    a = np.asarray(a, dtype=_F64)
+    b = np.asarray(b, dtype=_F64)
+    c = np.asarray(c, dtype=_F64)
+    ph = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    pl = ((ah * bh - ph) + ah * bl + al * bh) + al * bl
+    th, tl = _two_sum(c, ph)
+    v, e = _two_sum(tl, pl)
+    v = _round_to_odd(np.asarray(v, dtype=_F64), np.asarray(e))
+    out = th + v
+    return np.where(np.isfinite(ph), out, ph + c)  # inf/nan as plain arithmetic gives them

@@ -1,0 +1,334 @@
+"""Random tensors: rand, randn, randint, randperm, normal, bernoulli, multinomial, the *_like
+factories and the in-place samplers (uniform_, normal_, random_, exponential_, ...).
+
+Every function draws from a :class:`framework.random.Generator` (the default one unless
+``generator=`` is given) on the CPU, exactly as torch 2.13's CPU kernels draw, and then moves
+the result to the tensor's device: one seed, the same numbers on every device.
+"""
+import warnings
+
+import numpy as np
+
+from . import _distributions as D, dtypes
+from .backend import move, to_numpy
+from .random import _generator_for
+from .tensor import Tensor, _write
+
+_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+          "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def _float_only(dt, what):
+    if dt.kind != "f":
+        raise NotImplementedError(f'"{what}" not implemented for \'{_NAMES[dt.name]}\'')
+
+
+def _fill(t, draw, what=None, generator=None):
+    """Fill tensor ``t`` in place with ``draw(gen, n, dtype, contiguous)``, generated in the
+    order of t's memory (torch's TensorIterator order) and moved to t's device."""
+    arr = t._data
+    if what is not None:
+        _float_only(arr.dtype, what)
+    gen = _generator_for(generator, t.device)
+    contiguous = bool(arr.flags.c_contiguous)
+    if contiguous or arr.ndim < 2:
+        vals = np.asarray(draw(gen, arr.size, arr.dtype, contiguous)).reshape(arr.shape)
+    else:  # lay the values out along the strides, outermost (largest stride) first
+        perm = sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]))
+        vals = np.asarray(draw(gen, arr.size, arr.dtype, False))
+        vals = vals.reshape([arr.shape[d] for d in perm]).transpose(np.argsort(perm))
+    vals = move(np.asarray(vals, dtype=arr.dtype), t.device)
+    if t.requires_grad:  # torch's leaf-in-place error, or a node for a non-leaf
+        return t.copy_(Tensor._make(vals, t.device))
+    _write(t, vals)
+    return t
+
+
+# ----- in-place samplers (Tensor methods) ---------------------------------------------------
+def uniform_(t, a=0.0, b=1.0, *, generator=None):
+    """Fill with U(a, b): 24 (float32) or 53 (float64) random bits, ``u * (b - a) + a``."""
+    a, b = float(a), float(b)
+    dt = t._data.dtype
+    if dt.kind == "f":
+        top = float(np.finfo(dt).max)
+        name = {"float16": "c10::Half", "float32": "float", "float64": "double"}[dt.name]
+        for v, what in ((a, "from"), (b, "to")):
+            if not -top <= v <= top:
+                raise RuntimeError(f"{what} is out of bounds for {name}")
+        if b - a > top:
+            raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                               f"{_NAMES[dt.name]}>::max(), but found to={b:g} and from={a:g} "
+                               "which result in to-from to exceed the limit")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_fmt(a)} > to={_fmt(b)}")
+    return _fill(t, lambda g, n, dt, c: D.uniform(g, n, dt, a, b), "check_uniform_bounds",
+                 generator)
+
+
+def normal_(t, mean=0.0, std=1.0, *, generator=None):
+    """Fill with N(mean, std**2), by torch's algorithm for this size and dtype."""
+    mean, std = float(mean), float(std)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    return _fill(t, lambda g, n, dt, c: D.normal(g, n, dt, mean, std, c), "normal_kernel_cpu",
+                 generator)
+
+
+def exponential_(t, lambd=1.0, *, generator=None):
+    """Fill with Exp(lambd): ``-1 / lambd * log1p(-u)`` from a 53-bit uniform."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    return _fill(t, lambda g, n, dt, c: D.exponential(g, n, float(lambd)), "exponential_cpu",
+                 generator)
+
+
+def geometric_(t, p, *, generator=None):
+    """Fill with Geometric(p): ``ceil(log(u) / log1p(-p))``."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    return _fill(t, lambda g, n, dt, c: D.geometric(g, n, float(p)), None, generator)
+
+
+def cauchy_(t, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with Cauchy(median, sigma)."""
+    return _fill(t, lambda g, n, dt, c: D.cauchy(g, n, float(median), float(sigma)),
+                 "cauchy_cpu", generator)
+
+
+def log_normal_(t, mean=1.0, std=2.0, *, generator=None):
+    """Fill with exp(N(mean, std**2))."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    return _fill(t, lambda g, n, dt, c: D.log_normal(g, n, float(mean), float(std)),
+                 "log_normal_cpu", generator)
+
+
+_NO_TO = object()
+
+
+def random_(t, from_=None, to=_NO_TO, *, generator=None):
+    """random_(), random_(to), random_(from, to) or random_(from, None): integers drawn as
+    torch draws them ([0, max of the dtype] by default; floats up to 2**mantissa digits)."""
+    dt = t._data.dtype
+    if to is _NO_TO:
+        from_, to = (None, None) if from_ is None else (0, from_)  # random_() / random_(to)
+    if from_ is None:
+        return _fill(t, lambda g, n, d, c: D.random_default(g, n, d), None, generator)
+    from_ = int(from_)
+    if to is None:
+        if from_ == -2 ** 63:
+            return _fill(t, lambda g, n, d, c: D.random_full64(g, n, d), None, generator)
+        to_inc = 2 ** np.finfo(dt).nmant + 1 if dt.kind == "f" else (
+            1 if dt == np.bool_ else int(np.iinfo(dt).max))
+        span = to_inc - from_ + 1
+        _check_range(from_, to_inc, dt)
+    else:
+        to = int(to)
+        if from_ >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={from_} >= to={to}")
+        span = to - from_
+        _check_range(from_, to - 1, dt)
+    return _fill(t, lambda g, n, d, c: D.random_from_to(g, n, from_, span, d), None, generator)
+
+
+def _check_range(lo, hi, dt):
+    if dt.kind == "f":
+        digits = np.finfo(dt).nmant + 1
+        name = {"float16": "Half", "float32": "float", "float64": "double"}[dt.name]
+        for v, what in ((lo, "from"), (hi, "to - 1")):
+            if not -2 ** digits <= v <= 2 ** digits:
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                              f"precision limitations {name} can support discrete uniform "
+                              "distribution only within this range. This warning will become "
+                              "an error in version 1.7 release, please fix the code in advance")
+    if dt.kind in "iub":
+        info = (0, 1) if dt == np.bool_ else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
+        name = {"bool": "Bool"}.get(dt.name, _NAMES[dt.name])
+        if not info[0] <= lo <= info[1]:
+            raise RuntimeError(f"from is out of bounds for {_dtype_str(name)}")
+        if not info[0] <= hi <= info[1]:
+            raise RuntimeError(f"to - 1 is out of bounds for {_dtype_str(name)}")
+
+
+def _dtype_str(name):
+    return {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+            "Byte": "unsigned char", "Bool": "bool"}[name]
+
+
+def bernoulli_(t, p=0.5, *, generator=None):
+    """Fill with 0/1: ``u < p`` with a 53-bit uniform per element (p a number), or with a
+    uniform of p's precision per element (p a tensor, broadcast to t)."""
+    if isinstance(p, Tensor):
+        parr = np.broadcast_to(to_numpy(p._data), t._data.shape)
+        _float_only(parr.dtype, "bernoulli_tensor_cpu_p_")
+        return _fill(t, lambda g, n, d, c: D.bernoulli_tensor(g, np.ascontiguousarray(parr)),
+                     None, generator)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+    return _fill(t, lambda g, n, d, c: D.bernoulli_scalar(g, n, float(p)), None, generator)
+
+
+def _fmt(v):
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
+
+
+# ----- factories ---------------------------------------------------------------------------
+def _empty(size, dtype, device, default=None):
+    from .creation import _np_dtype, empty
+    dt = dtype or default or dtypes.get_default_dtype()
+    _np_dtype(dt)
+    return empty(size, dtype=dt, device=device)
+
+
+def _done(t, requires_grad=False):
+    """A factory's result: filled below autograd, so version 0 as in torch."""
+    t._vc[0] = 0
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples on [0, 1) (torch's numbers for the same seed).
+
+    Example::
+
+        >>> framework.manual_seed(0); framework.rand(2)
+        tensor([0.4963, 0.7682])
+    """
+    from .creation import _need_size
+    t = _empty(_need_size(size, "rand"), dtype, device)
+    return _done(uniform_(t, generator=generator), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples (torch's numbers for the same seed).
+
+    Example::
+
+        >>> framework.manual_seed(0); framework.randn(2)
+        tensor([ 1.5410, -0.2934])
+    """
+    from .creation import _need_size
+    t = _empty(_need_size(size, "randn"), dtype, device)
+    return _done(normal_(t, generator=generator), requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Integers in [low, high): randint(high, size) or randint(low, high, size)."""
+    from .creation import _size
+    if size is None and (isinstance(high, (tuple, list)) or hasattr(high, "__len__")):
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing 1 required positional arguments: \"size\"")
+    t = _empty(_size((size,), "randint"), dtype, device, dtypes.int64)
+    t = random_(t, int(low), int(high), generator=generator)
+    return _done(t, requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1 (torch's forward Fisher-Yates)."""
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    from .creation import _finish, _np_dtype
+    gen = _generator_for(generator, device)
+    dt = _np_dtype(dtype or dtypes.int64)
+    return _finish(D.randperm(gen, int(n)).astype(dt), device, requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
+    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad, generator=generator)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
+    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 generator=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype,
+                   device=device or input.device, requires_grad=requires_grad,
+                   generator=generator)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
+    """normal(mean, std) with tensor or number mean/std, or normal(mean, std, size).
+
+    As torch: standard normals for the output's shape, then ``* std`` and ``+ mean``."""
+    from .creation import tensor as _tensor
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments")
+        return _done(normal_(_empty(size, dtype, device), mean, std, generator=generator),
+                     requires_grad)
+    if st and (to_numpy(std._data) < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    ref = mean if mt else std
+    shape = np.broadcast_shapes(mean.shape, std.shape) if mt and st else ref.shape
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        out = _empty(tuple(shape), ref.dtype, ref.device)
+        if mt and not st:
+            return _done(normal_(out, 0.0, std, generator=generator).add_(mean))
+        normal_(out, generator=generator).mul_(std)
+        return _done(out.add_(mean if mt else _tensor(mean, dtype=out.dtype, device=out.device)))
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 samples with probabilities ``input`` (or the number ``p``), in input's dtype."""
+    from .creation import empty_like
+    out = empty_like(input)
+    return _done(bernoulli_(out, input if p is None else p, generator=generator))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Indices sampled from the rows of ``input`` (non-negative weights)."""
+    from .creation import _finish
+    probs = to_numpy(input._data)
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    _float_only(probs.dtype, "multinomial")
+    n_cat = probs.shape[-1]
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if n_cat > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    gen = _generator_for(generator, input.device)
+    if not replacement or num_samples == 1:
+        if not (np.isfinite(probs).all() and (probs >= 0).all()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (probs.reshape(-1, n_cat).sum(-1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = D.exponential(gen, probs.size, 1.0).astype(probs.dtype).reshape(probs.shape)
+        score = probs / q  # torch's Gumbel trick: argmax / top-k of p / Exp(1)
+        idx = np.argsort(-score, axis=-1, kind="stable")[..., :num_samples]
+    else:
+        if not np.isfinite(probs).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (probs < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (probs.reshape(-1, n_cat).sum(-1) <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        idx = D.multinomial_with_replacement(gen, probs, num_samples)
+    return _finish(idx.astype(np.int64), input.device, False)
+
+
+__all__ = ["rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+           "normal", "bernoulli", "multinomial"]

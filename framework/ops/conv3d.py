@@ -1,0 +1,209 @@
+"""conv3d and conv_transpose3d as three bilinear primitives (as conv.py does in 2-D):
+conv(x, w), its adjoint in x (conv_t) and its adjoint in w (conv_w), each one im2col view
+plus one batched matmul over the groups; each backward is made of the other two."""
+import math
+
+from ..autograd.op import Op
+
+
+def _triple(v):
+    return (v,) * 3 if isinstance(v, int) else tuple(int(a) for a in v) * (3 if len(v) == 1
+                                                                           else 1)
+
+
+def _padded(xp, x, p):
+    if not any(p):
+        return x
+    n, c, *sp = x.shape
+    out = xp.zeros((n, c) + tuple(s + 2 * q for s, q in zip(sp, p)), dtype=x.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(q, q + s) for q, s in zip(p, sp))] = x
+    return out
+
+
+def _out_sp(sp, k, s, p, d):
+    return tuple((n + 2 * q - dd * (kk - 1) - 1) // ss + 1 for n, kk, ss, q, dd
+                 in zip(sp, k, s, p, d))
+
+
+def _cols(xp, x, k, out, s, p, d, groups):
+    """(groups, C/groups * kd*kh*kw, N * od*oh*ow) columns of x."""
+    x = _padded(xp, x, p)
+    n, c = x.shape[:2]
+    st = x.strides
+    view = xp.lib.stride_tricks.as_strided(
+        x, (c,) + tuple(k) + (n,) + tuple(out),
+        (st[1],) + tuple(dd * t for dd, t in zip(d, st[2:])) + (st[0],)
+        + tuple(ss * t for ss, t in zip(s, st[2:])))
+    return xp.ascontiguousarray(view).reshape(groups, -1, n * math.prod(out))
+
+
+def _grouped(xp, g, groups):
+    """(N, O, *out) -> (groups, O/groups, N * prod(out))."""
+    n, o = g.shape[:2]
+    return xp.ascontiguousarray(xp.moveaxis(g, 1, 0)).reshape(groups, o // groups, -1)
+
+
+def _conv(xp, x, w, q):
+    k, out = w.shape[2:], _out_sp(x.shape[2:], w.shape[2:], q["s"], q["p"], q["d"])
+    g = q["groups"]
+    y = xp.matmul(w.reshape(g, w.shape[0] // g, -1), _cols(xp, x, k, out, q["s"], q["p"],
+                                                             q["d"], g))
+    return xp.ascontiguousarray(xp.moveaxis(y.reshape((w.shape[0], x.shape[0]) + out), 0, 1))
+
+
+def _conv_t(xp, gy, w, in_sp, q):
+    """Adjoint of _conv in x: scatter w^T gy back over the (padded) input positions."""
+    g, k, out = q["groups"], w.shape[2:], gy.shape[2:]
+    n, c = gy.shape[0], w.shape[1] * g
+    wg = w.reshape(g, w.shape[0] // g, -1).transpose(0, 2, 1)
+    cols = xp.matmul(wg, _grouped(xp, gy, g)).reshape((c,) + tuple(k) + (n,) + tuple(out))
+    p, s, d = q["p"], q["s"], q["d"]
+    buf = xp.zeros((c, n) + tuple(a + 2 * b for a, b in zip(in_sp, p)), dtype=cols.dtype)
+    for a in range(k[0]):
+        for b in range(k[1]):
+            for e in range(k[2]):
+                key = (slice(None), slice(None)) + tuple(
+                    slice(i * dd, i * dd + ss * (o - 1) + 1, ss)
+                    for i, dd, ss, o in zip((a, b, e), d, s, out))
+                buf[key] += cols[:, a, b, e]
+    buf = buf[(slice(None), slice(None)) + tuple(slice(b, b + a) for a, b in zip(in_sp, p))]
+    return xp.ascontiguousarray(xp.moveaxis(buf, 0, 1))
+
+
+def _conv_w(xp, x, gy, k, q):
+    g = q["groups"]
+    cols = _cols(xp, x, k, gy.shape[2:], q["s"], q["p"], q["d"], g)
+    gw = xp.matmul(_grouped(xp, gy, g), cols.transpose(0, 2, 1))
+    return gw.reshape((gy.shape[1], x.shape[1] // g) + tuple(k))
+
+
+def _bias(b):
+    return b.reshape((1, -1, 1, 1, 1))
+
+
+class Conv3d(Op):
+    """y = conv3d(x, w) + b."""
+    saves_inputs = True
+    node_name = "ConvolutionBackward0"
+
+    def forward(self, x, w, b, q=None):
+        self.q = q
+        y = _conv(self.xp, x, w, q)
+        return y + _bias(b) if b is not None else y
+
+    def backward(self, grad):
+        x, w, _ = self.inputs
+        nx, nw, nb = self.needs_input_grad
+        return (Conv3dInputGrad.apply(grad, w, in_sp=tuple(x.shape[2:]), q=self.q) if nx else None,
+                Conv3dWeightGrad.apply(x, grad, k=tuple(w.shape[2:]), q=self.q) if nw else None,
+                grad.sum((0, 2, 3, 4)) if nb else None)
+
+
+class Conv3dInputGrad(Op):
+    """conv_t(g, w): the adjoint of conv3d in x (also conv_transpose3d's forward)."""
+    saves_inputs = True
+
+    def forward(self, g, w, in_sp=(), q=None):
+        self.q, self.in_sp = q, in_sp
+        return _conv_t(self.xp, g, w, in_sp, q)
+
+    def backward(self, h):
+        g, w = self.inputs
+        ng, nw = self.needs_input_grad
+        return (Conv3d.apply(h, w, None, q=self.q) if ng else None,
+                Conv3dWeightGrad.apply(h, g, k=tuple(w.shape[2:]), q=self.q) if nw else None)
+
+
+class Conv3dWeightGrad(Op):
+    """conv_w(x, g): the adjoint of conv3d in w."""
+    saves_inputs = True
+
+    def forward(self, x, g, k=(), q=None):
+        self.q = q
+        return _conv_w(self.xp, x, g, k, q)
+
+    def backward(self, h):
+        x, g = self.inputs
+        nx, ng = self.needs_input_grad
+        return (Conv3dInputGrad.apply(g, h, in_sp=tuple(x.shape[2:]), q=self.q) if nx else None,
+                Conv3d.apply(x, h, None, q=self.q) if ng else None)
+
+
+class ConvTranspose3d(Op):
+    """y = conv_transpose3d(x, w) + b: conv3d's adjoint in x, with w as (C_in, C_out/g, k)."""
+    saves_inputs = True
+    node_name = "ConvolutionBackward0"
+
+    def forward(self, x, w, b, out_sp=(), q=None):
+        self.q = q
+        y = _conv_t(self.xp, x, w, out_sp, q)
+        return y + _bias(b) if b is not None else y
+
+    def backward(self, grad):
+        x, w, _ = self.inputs
+        nx, nw, nb = self.needs_input_grad
+        return (Conv3d.apply(grad, w, None, q=self.q) if nx else None,
+                Conv3dWeightGrad.apply(grad, x, k=tuple(w.shape[2:]), q=self.q) if nw else None,
+                grad.sum((0, 2, 3, 4)) if nb else None)
+
+
+def _check(input, weight, name, transposed, groups):
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to {name}, but got "
+                           f"input of size: {list(input.shape)}")
+    if weight.dim() != 5:
+        raise RuntimeError("weight should have at least three dimensions")
+    c = input.shape[-4]
+    want = weight.shape[0] if transposed else weight.shape[1] * groups
+    if c != want:
+        if transposed:
+            raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, "
+                               f"expected input{list(input.shape)} to have {weight.shape[0]} "
+                               f"channels, but got {c} channels instead")
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
+                           f"expected input{list(input.shape)} to have {want} channels, but "
+                           f"got {c} channels instead")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution of (N, C, D, H, W) input with (O, C/groups, kd, kh, kw) weight.
+
+    Example:
+        >>> F.conv3d(framework.ones(1, 1, 2, 2, 2), framework.ones(1, 1, 2, 2, 2)).flatten()
+        tensor([8.])
+    """
+    _check(input, weight, "conv3d", False, groups)
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    if padding == "valid":
+        padding = 0
+    elif padding == "same":
+        d = _triple(dilation)
+        total = [dd * (k - 1) for dd, k in zip(d, weight.shape[2:])]
+        if any(t % 2 for t in total):
+            from ..nn.functional import pad
+            x = pad(x, tuple(v for t in reversed(total) for v in (t // 2, t - t // 2)))
+            padding = 0
+        else:
+            padding = tuple(t // 2 for t in total)
+    q = dict(s=_triple(stride), p=_triple(padding), d=_triple(dilation), groups=groups)
+    out = Conv3d.apply(x, weight, bias, q=q)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 3-D convolution (the gradient of conv3d in its input), weight
+    (C_in, C_out/groups, kd, kh, kw)."""
+    _check(input, weight, "conv_transpose3d", True, groups)
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    s, p, d, op = _triple(stride), _triple(padding), _triple(dilation), _triple(output_padding)
+    out_sp = tuple((n - 1) * ss - 2 * pp + dd * (k - 1) + o + 1 for n, ss, pp, dd, k, o in
+                   zip(x.shape[2:], s, p, d, weight.shape[2:], op))
+    q = dict(s=s, p=p, d=d, groups=groups)
+    out = ConvTranspose3d.apply(x, weight, bias, out_sp=out_sp, q=q)
+    return out.squeeze(0) if unbatched else out
+
+
+__all__ = []

@@ -1,0 +1,152 @@
+"""ctc_loss: the CTC forward-backward recursions in log space (one loop over time, vectorised
+over the batch and the extended label positions), torch's gradient formula."""
+from ..autograd.op import Op
+from .loss import _quiet
+from ..tensor import Tensor
+
+
+def _lse(xp, *arrays):
+    """logsumexp of same-shaped arrays, -inf safe."""
+    m = arrays[0]
+    for a in arrays[1:]:
+        m = xp.maximum(m, a)
+    safe = xp.where(xp.isfinite(m), m, 0)
+    total = sum(xp.exp(a - safe) for a in arrays)
+    with _quiet(xp):
+        return xp.log(total) + safe
+
+
+class CtcLoss(Op):
+    """Per-sample negative log-likelihoods; backward is torch's exp(lp) - occupation form."""
+    saves = ("grad_lp",)
+
+    def forward(self, lp, labels=None, in_len=None, tgt_len=None, blank=0, zero_infinity=False):
+        xp = self.xp
+        t_max, n, _ = lp.shape
+        s_max = labels.shape[1]
+        ext = xp.full((n, 2 * s_max + 1), blank, dtype="int64")
+        ext[:, 1::2] = labels
+        L = 2 * tgt_len + 1
+        pos = xp.arange(2 * s_max + 1)
+        # skip transitions s-2 -> s: non-blank and different from the label two back
+        skip = xp.zeros(ext.shape, dtype=bool)
+        skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+        ninf = -xp.inf
+        emit = xp.take_along_axis(lp.transpose(1, 0, 2), ext[:, None, :].repeat(t_max, 1), 2)
+        alpha = xp.full((t_max, n, ext.shape[1]), ninf, dtype=lp.dtype)
+        alpha[0, :, 0] = emit[:, 0, 0]
+        alpha[0, :, 1] = xp.where(L > 1, emit[:, 0, 1], ninf)
+        valid = pos[None, :] < L[:, None]
+        for t in range(1, t_max):
+            prev = alpha[t - 1]
+            a1 = xp.concatenate([xp.full((n, 1), ninf, lp.dtype), prev[:, :-1]], 1)
+            a2 = xp.concatenate([xp.full((n, 2), ninf, lp.dtype), prev[:, :-2]], 1)
+            a2 = xp.where(skip, a2, ninf)
+            alpha[t] = xp.where(valid, _lse(xp, prev, a1, a2) + emit[:, t], ninf)
+        last = in_len - 1
+        a_last = alpha[last, xp.arange(n)]
+        end1 = xp.take_along_axis(a_last, (L - 1)[:, None], 1)[:, 0]
+        end2 = xp.where(L > 1, xp.take_along_axis(a_last, xp.maximum(L - 2, 0)[:, None], 1)[:, 0],
+                        ninf)
+        nll = -_lse(xp, end1, end2)
+        # beta, from each sample's own last frame
+        beta = xp.full(alpha.shape, ninf, dtype=lp.dtype)
+        rows = xp.arange(n)
+        beta[last, rows, L - 1] = emit[rows, last, L - 1]
+        beta[last, rows, xp.maximum(L - 2, 0)] = xp.where(
+            L > 1, emit[rows, last, xp.maximum(L - 2, 0)], beta[last, rows, xp.maximum(L - 2, 0)])
+        skip_next = xp.zeros(ext.shape, dtype=bool)
+        skip_next[:, :-2] = skip[:, 2:]
+        for t in range(t_max - 2, -1, -1):
+            nxt = beta[t + 1]
+            b1 = xp.concatenate([nxt[:, 1:], xp.full((n, 1), ninf, lp.dtype)], 1)
+            b2 = xp.concatenate([nxt[:, 2:], xp.full((n, 2), ninf, lp.dtype)], 1)
+            b2 = xp.where(skip_next, b2, ninf)
+            new = xp.where(valid, _lse(xp, nxt, b1, b2) + emit[:, t], ninf)
+            beta[t] = xp.where((t < last)[:, None], new, beta[t])
+        # occupation log-probabilities summed per class, then torch's gradient
+        ab = alpha + beta
+        lcab = xp.full(lp.shape, ninf, dtype=lp.dtype)
+        for s in range(ext.shape[1]):
+            cls = ext[:, s]
+            cur = lcab[:, rows, cls]
+            lcab[:, rows, cls] = _lse(xp, cur, ab[:, :, s])
+        with _quiet(xp):
+            grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
+        grad = xp.where((xp.arange(t_max)[:, None] < in_len[None, :])[:, :, None], grad, 0)
+        if zero_infinity:
+            bad = ~xp.isfinite(nll)
+            grad = xp.where(bad[None, :, None], 0, grad)
+        self.grad_lp = grad.astype(lp.dtype)
+        return nll.astype(lp.dtype)
+
+    def backward(self, grad):
+        return _CtcGrad.apply(grad, g=self.grad_lp)
+
+
+class _CtcGrad(Op):
+    """The input gradient: fixed per-frame gradients scaled by each sample's upstream grad."""
+
+    def forward(self, grad, g=None):
+        return g * grad[None, :, None]
+
+    def backward(self, grad):
+        raise RuntimeError("the derivative for '_ctc_loss_backward' is not implemented.")
+
+
+def _lengths(v, xp):
+    if isinstance(v, Tensor):
+        return xp.asarray(v._data, dtype="int64").reshape(-1)
+    return xp.asarray(list(v), dtype="int64")
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification loss.
+
+    Args:
+        log_probs: (T, N, C) or (T, C) log-probabilities (e.g. log_softmax outputs).
+        targets: (N, S) padded labels or the 1-D concatenation of every target.
+        input_lengths, target_lengths: per-sample lengths (tensors or sequences).
+        blank: the blank label; reduction 'mean' divides by the target lengths first.
+
+    Example:
+        >>> lp = framework.full((1, 1, 2), 0.5).log()
+        >>> F.ctc_loss(lp, framework.tensor([[1]]), [1], [1], reduction="sum")
+        tensor(0.6931)
+    """
+    xp = log_probs.xp
+    unbatched = log_probs.dim() == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    in_len, tgt_len = _lengths(input_lengths, xp), _lengths(target_lengths, xp)
+    n = lp.shape[1]
+    tg = targets._data
+    if unbatched and tg.ndim == 1 and len(tgt_len) == 1:
+        tg = tg[None]
+    if tg.ndim == 1:  # concatenated targets: pad them into rows
+        s_max = int(tgt_len.max()) if len(tgt_len) else 0
+        labels = xp.zeros((n, s_max), dtype="int64")
+        start = 0
+        for i, k in enumerate(tgt_len.tolist()):
+            labels[i, :k] = tg[start:start + k]
+            start += k
+    else:
+        labels = tg.astype("int64")
+    if int(in_len.max()) > lp.shape[0]:
+        raise RuntimeError(f"Expected input_lengths to have value at most {lp.shape[0]}, but got "
+                           f"value {int(in_len.max())} (while checking arguments for ctc_loss_cpu)")
+    loss = CtcLoss.apply(lp, labels=labels, in_len=in_len, tgt_len=tgt_len, blank=blank,
+                         zero_infinity=zero_infinity)
+    if zero_infinity:  # torch replaces infinite losses after the kernel (WhereBackward0)
+        loss = loss.where(~loss.isinf(), loss.new_zeros(()))
+    if unbatched:
+        loss = loss.squeeze(0)
+    if reduction == "mean":
+        div = Tensor._make(xp.maximum(tgt_len, 1).astype(lp._data.dtype), lp.device)
+        return (loss / (div if not unbatched else div[0])).mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+__all__ = []

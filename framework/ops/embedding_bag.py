@@ -1,0 +1,133 @@
+"""embedding_bag: sums, means or maxima of bags of embedding rows without materialising the
+per-index rows' graph (one primitive, torch's EmbeddingBagBackward0)."""
+from ..autograd.grad_mode import no_grad
+from ..autograd.op import Op
+from ..backend import scatter_add
+from ..tensor import Tensor
+
+
+class EmbeddingBag(Op):
+    """out[b] = reduce over the rows weight[idx[k]] (times psw[k]) whose bag is b."""
+    saves_inputs = True
+    saves = ("argmax",)
+
+    def forward(self, w, psw, idx=None, bag=None, n_bags=0, mode="mean"):
+        xp = self.xp
+        self.idx, self.bag, self.n_bags, self.mode = idx, bag, n_bags, mode
+        rows = w[idx]
+        d = w.shape[1]
+        counts = xp.bincount(bag, minlength=n_bags)[:n_bags]
+        self.counts = counts
+        if mode == "max":  # one bag at a time; the first maximum's row, as torch
+            out = xp.zeros((n_bags, d), dtype=w.dtype)
+            self.argmax = xp.full((n_bags, d), -1, dtype="int64")
+            for b in range(n_bags):
+                members = xp.nonzero(bag == b)[0]
+                if len(members):
+                    first = xp.argmax(rows[members], axis=0)
+                    out[b] = rows[members][first, xp.arange(d)]
+                    self.argmax[b] = idx[members][first]
+            return out
+        if psw is not None:
+            rows = rows * psw[:, None]
+        out = xp.zeros((n_bags, d), dtype=w.dtype)
+        scatter_add(xp, out, bag, rows)
+        if mode == "mean":
+            out /= xp.maximum(counts, 1)[:, None].astype(w.dtype)
+        return out
+
+    def backward(self, grad):
+        w, psw = self.inputs
+        need_w, need_psw = self.needs_input_grad
+        from ..creation import zeros
+        dev = grad.device
+        gw = gpsw = None
+        if self.mode == "max":
+            if need_w:
+                am = self.argmax
+                valid = am >= 0
+                safe = Tensor._make(grad.xp.where(valid, am, 0), dev)
+                g = grad * Tensor._make(valid, dev)
+                gw = zeros(tuple(w.shape), dtype=grad.dtype, device=dev).scatter_add(0, safe, g)
+            return gw, None
+        idx, bag = Tensor._make(self.idx, dev), Tensor._make(self.bag, dev)
+        g_rows = grad.index_select(0, bag)  # each index's bag gradient
+        if self.mode == "mean":
+            scale = 1.0 / grad.xp.maximum(self.counts, 1).astype(grad._data.dtype)
+            g_rows = g_rows * Tensor._make(scale[self.bag][:, None], dev)
+        if need_w:
+            contrib = g_rows * psw.unsqueeze(1) if psw is not None else g_rows
+            gw = zeros(tuple(w.shape), dtype=grad.dtype, device=dev).index_add(0, idx, contrib)
+        if need_psw:
+            gpsw = (g_rows * w.index_select(0, idx)).sum(1)
+        return gw, gpsw
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Reduce bags of embeddings: 2-D input is one bag per row; 1-D input is split into bags
+    at `offsets`. mode 'sum' (optionally weighted by per_sample_weights), 'mean' or 'max';
+    indices equal to padding_idx are left out of their bag.
+
+    Example:
+        >>> w = framework.arange(6.).reshape(3, 2)
+        >>> F.embedding_bag(framework.tensor([0, 2, 1]), w, framework.tensor([0, 2]))
+        tensor([[2., 3.],
+                [2., 3.]])
+    """
+    xp = input.xp
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        b, n = input.shape
+        idx = input._data.reshape(-1)
+        bag = xp.repeat(xp.arange(b), n)
+        n_bags = b
+        psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        off = offsets._data.astype("int64")
+        idx = input._data
+        n_bags = len(off) - 1 if include_last_offset else len(off)
+        ends = off[1:] if include_last_offset else xp.append(off[1:], len(idx))
+        bag = xp.repeat(xp.arange(n_bags), xp.maximum(ends[:n_bags] - off[:n_bags], 0))
+        idx = idx[off[0]:off[0] + len(bag)] if n_bags else idx[:0]
+        psw = per_sample_weights
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    idx = idx.astype("int64")
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        keep = idx != padding_idx
+        idx, bag = idx[keep], bag[keep]
+        if psw is not None:
+            psw = psw[Tensor._make(keep, input.device)]
+    if max_norm is not None:
+        from .embedding import _renorm_
+        with no_grad():
+            _renorm_(weight, idx, max_norm, norm_type)
+    return EmbeddingBag.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode)
+
+
+__all__ = []
