@@ -3,6 +3,7 @@
 Cross-entropy is one fused primitive (log-softmax + weighted NLL, backward softmax - target);
 the regression losses are small primitives so their grad_fn names match torch's.
 """
+from ..amp.autocast_mode import entry as _amp_entry
 import contextlib
 import warnings
 
@@ -90,6 +91,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return MseLoss.apply(input, target, reduction=_reduction(reduction, size_average, reduce))
 
 
+@_amp_entry("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """torch composes l1_loss (its grad_fn is Abs/Mean/SumBackward0), so do we."""
     input, target = _warn_size(input, target)
@@ -137,6 +139,7 @@ class HuberLoss(SmoothL1Loss):
     kernel = "huber_cpu"
 
 
+@_amp_entry("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     input, target = _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
@@ -147,6 +150,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return SmoothL1Loss.apply(input, target, reduction=reduction, beta=float(beta))
 
 
+@_amp_entry("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target = _warn_size(input, target)
     reduction = _reduction(reduction)
@@ -191,6 +195,7 @@ class BinaryCrossEntropy(Op):
         return grad_x, grad_y, None
 
 
+@_amp_entry("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
@@ -256,6 +261,7 @@ class BinaryCrossEntropyWithLogits(Op):
         return grad_x, grad_y, None, None
 
 
+@_amp_entry("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     reduction = _reduction(reduction, size_average, reduce)
@@ -501,6 +507,7 @@ def _check_input(x):
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
 
 
+@_amp_entry("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
@@ -510,6 +517,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return NllLoss.apply(input, target, weight, reduction=reduction, ignore_index=ignore_index)
 
 
+@_amp_entry("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     reduction = _reduction(reduction, size_average, reduce)

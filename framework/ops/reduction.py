@@ -1,4 +1,5 @@
 """Reductions: sum, mean, prod, var/std, logsumexp, all/any; max/min family in extrema.py."""
+from ..amp.autocast_mode import entry as _amp_entry
 import builtins as _b
 
 from .._errors import NOT_GIVEN, invalid_args
@@ -286,6 +287,7 @@ class Logsumexp(_Reduce):
         return _kept(grad, self) * exp(x - _kept(self.output, self))  # softmax of x
 
 
+@_amp_entry("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     if isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim:
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
