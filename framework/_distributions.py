@@ -121,6 +121,18 @@ def cauchy(gen, n, median, sigma):
     return median + sigma * np.tan(math.pi * (uniform53(gen, n) - 0.5))
 
 
+def rrelu_noise(gen, x, lower, upper):
+    """rrelu's training slopes: ``u * (upper - lower) + lower`` in double for each element
+    <= 0 in memory order (bounds rounded to the opmath type first), 1 elsewhere."""
+    neg = np.ascontiguousarray(x) <= 0
+    noise = np.ones(x.shape, dtype=x.dtype)
+    u = uniform53(gen, int(neg.sum()))
+    opmath = _F64 if x.dtype == _F64 else _F32  # the bounds pass through torch's opmath type
+    lo, hi = _F64(opmath(lower)), _F64(opmath(upper))
+    noise[neg] = (u * (hi - lo) + lo).astype(x.dtype)  # no FMA: Activation.cpp, generic flags
+    return noise
+
+
 def bernoulli_scalar(gen, n, p):
     """bernoulli_(float p) and dropout masks: one 53-bit uniform per element, ``u < p``."""
     return uniform53(gen, n) < p

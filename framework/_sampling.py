@@ -183,7 +183,9 @@ def _empty(size, dtype, device, default=None):
     return empty(size, dtype=dt, device=device)
 
 
-def _done(t, requires_grad):
+def _done(t, requires_grad=False):
+    """A factory's result: filled below autograd, so version 0 as in torch."""
+    t._vc[0] = 0
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -281,16 +283,16 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     with no_grad():
         out = _empty(tuple(shape), ref.dtype, ref.device)
         if mt and not st:
-            return normal_(out, 0.0, std, generator=generator).add_(mean)
+            return _done(normal_(out, 0.0, std, generator=generator).add_(mean))
         normal_(out, generator=generator).mul_(std)
-        return out.add_(mean if mt else _tensor(mean, dtype=out.dtype, device=out.device))
+        return _done(out.add_(mean if mt else _tensor(mean, dtype=out.dtype, device=out.device)))
 
 
 def bernoulli(input, p=None, *, generator=None):
     """0/1 samples with probabilities ``input`` (or the number ``p``), in input's dtype."""
     from .creation import empty_like
     out = empty_like(input)
-    return bernoulli_(out, input if p is None else p, generator=generator)
+    return _done(bernoulli_(out, input if p is None else p, generator=generator))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

@@ -123,6 +123,12 @@ class Tensor:
         """The memory under this tensor (shared by its views)."""
         return UntypedStorage(self)
 
+    def storage(self):
+        """The memory under this tensor, counted in elements (deprecated in torch too)."""
+        import warnings
+        warnings.warn(_TYPED_STORAGE_WARNING, UserWarning, stacklevel=2)
+        return TypedStorage(self)
+
     def contiguous(self, memory_format=None):
         """self when already contiguous, else a row-major copy (CloneBackward0)."""
         if self._data.flags.c_contiguous:
@@ -1229,12 +1235,6 @@ class Tensor:
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.isclose(self, other, rtol, atol, equal_nan)
 
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return _ops.multinomial(self, num_samples, replacement, generator=generator)
-
-    def bernoulli(self, p=None, *, generator=None):
-        return _ops.bernoulli(self, p, generator=generator)
-
     def masked_select(self, mask):
         return _ops.masked_select(self, mask)
 
@@ -1468,6 +1468,29 @@ class UntypedStorage:
 
     def element_size(self):
         return 1
+
+
+_TYPED_STORAGE_WARNING = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be "
+    "the only storage class. This should only matter to you if you are using storages "
+    "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
+    "tensor.storage()")
+
+
+class TypedStorage(UntypedStorage):
+    """What the deprecated `Tensor.storage()` returns: the storage counted in elements."""
+
+    def __init__(self, tensor):
+        super().__init__(tensor)
+        self.dtype = tensor.dtype
+
+    def size(self):
+        return self.nbytes() // self.dtype.itemsize
+
+    __len__ = size
+
+    def element_size(self):
+        return self.dtype.itemsize
 
 
 _TYPE_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",

@@ -344,3 +344,24 @@ def test_samplers_and_poisson():
         framework.manual_seed(seed)
         assert run(framework) == run(torch)
         same(framework.rand(3), torch.rand(3))
+
+
+def test_factories_return_version_zero():
+    for m in (torch, framework):
+        outs = [m.rand(3), m.randn(20), m.randint(0, 5, (3,)), m.rand_like(m.zeros(2)),
+                m.normal(m.zeros(3), 1.0), m.normal(m.zeros(3), m.ones(3)),
+                m.normal(0.0, 1.0, (3,)), m.bernoulli(m.rand(3)), m.randperm(4),
+                m.rand(2, requires_grad=True)]
+        assert [t._version for t in outs] == [0] * len(outs)
+        assert m.empty(2).uniform_()._version == 1
+
+
+def test_rrelu_training_slopes():
+    for dt in DTYPES:
+        def run(m):
+            x = m.linspace(-3, 2, 37, dtype=dt[m is torch]).reshape(37) * m.tensor(
+                [1.0, -1.0] * 18 + [1.0], dtype=dt[m is torch])
+            return m.cat([m.nn.functional.rrelu(x, training=True),
+                          m.nn.RReLU(0.1, 0.4)(x.reshape(1, 37)).reshape(-1),
+                          m.nn.functional.rrelu(x, training=False)])
+        both(4, run)

@@ -34,9 +34,8 @@ def test_shipped_example_prints_torchs_losses(monkeypatch):
     monkeypatch.syspath_prepend(examples)
     common = importlib.import_module("common")
     mlp = importlib.import_module("train_mlp")
-    args = type("Args", (), dict(epochs=2, lr=2e-3, batch_size=32, device="cpu", seed=0,
-                                 data=None, checkpoint=None, resume=None, plot=None,
-                                 no_progress=True))()
+    monkeypatch.setattr("sys.argv", ["train_mlp.py", "--epochs", "2", "--no-progress"])
+    args = common.parse_args("train_mlp", epochs=30, lr=2e-3)  # as the script's __main__
     _, ours = common.train(mlp.make_mlp, args)
     for mod in (common, mlp):
         monkeypatch.setattr(mod, "nn", torch.nn)

@@ -119,3 +119,43 @@ def cast_args(policy, args, device_type):
     return [a._cast(target) if isinstance(a, Tensor) and a._data.dtype != target and
             a._data.dtype.kind in "fV" and a._data.dtype.itemsize <= 8 and
             (policy == "lower" or a._data.dtype.itemsize < 4) else a for a in args]
+
+
+# ----- torch's op lists (aten/src/ATen/autocast_mode.cpp), by our Op class or function name --
+# "lower": floating inputs are cast to autocast's dtype; "fp32": to float32. Primitives are cast
+# in Op.apply; composites on torch's lists (linear, matmul, the composed losses, attention) call
+# `cast` at their entry, as torch casts at the aten op that is their entry.
+_LOWER_BOTH = {"Mm", "Bmm", "Addmm", "Convolution", "ConvTranspose", "PreluKernel", "linear",
+               "matmul", "baddbmm", "addbmm", "scaled_dot_product_attention", "conv1d",
+               "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+               "prelu", "multi_head_attention_forward"}
+_FP32_BOTH = {"MseLoss", "NllLoss", "CrossEntropy", "BinaryCrossEntropy",
+              "BinaryCrossEntropyWithLogits", "SoftMarginLoss", "MultiMarginLoss",
+              "MultilabelMarginLoss", "CtcLoss", "Cdist", "l1_loss", "smooth_l1_loss",
+              "huber_loss", "kl_div", "hinge_embedding_loss", "cosine_embedding_loss",
+              "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss",
+              "binary_cross_entropy", "cross_entropy", "nll_loss", "mse_loss"}
+POLICY = {
+    "cpu": dict({n: "lower" for n in _LOWER_BOTH},
+                **{n: "fp32" for n in _FP32_BOTH | {
+                    "Trace", "LinalgInvEx", "LinalgCholeskyEx", "LinalgPinv"}}),
+    "cuda": dict({n: "lower" for n in _LOWER_BOTH | {"Mv", "einsum"}},
+                 **{n: "fp32" for n in _FP32_BOTH | {
+                     "Exp", "Log", "Rsqrt", "Reciprocal", "Erfinv", "Pow", "PowTensor",
+                     "Softplus", "NativeLayerNorm", "NativeGroupNorm", "Softmax",
+                     "LogSoftmax", "Cumsum", "Cumprod", "LinalgVectorNorm", "logsumexp",
+                     "cosine_similarity"}}),
+}
+
+
+def policy(name, device_type):
+    """'lower', 'fp32' or None: what autocast does to op `name` on `device_type` now."""
+    if not state.enabled.get(device_type, False):
+        return None
+    return POLICY[device_type].get(name)
+
+
+def cast(name, device_type, *args):
+    """The arguments of op `name`, cast as autocast requires (unchanged when it is off)."""
+    p = policy(name, device_type)
+    return args if p is None else tuple(cast_args(p, args, device_type))

@@ -12,6 +12,7 @@ from .. import dtypes
 from .._errors import broadcast_shapes
 from ..backend import xp_for
 from ..tensor import Tensor
+from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .grad_mode import state
 from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
                    node_class)
@@ -54,6 +55,7 @@ class Op(Node):
     broadcasts = False     # inputs broadcast together (implied by promote)
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
+    casts = False            # True: the output dtype is the one asked for (to(), type casts)
     node_variant = None      # a method returning the node name where it depends on arguments
 
     def __init_subclass__(cls, **kwargs):
@@ -102,6 +104,8 @@ class Op(Node):
         if dev is None:
             dev = _cpu()
         xp = fn.xp = xp_for(dev)
+        if _amp.active:  # autocast: torch's op lists decide this op's input dtypes
+            args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
         try:
@@ -119,6 +123,8 @@ class Op(Node):
             out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
         elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
             out = _np.asarray(out)
+        if dtype is not None and dtype.kind == "V" and not cls.casts:  # bfloat16: NumPy computes
+            out = _round_bf16(out, args, dtype)      # in float32; torch rounds each result
         if not (requires and state.enabled and cls.differentiable):
             if type(out) is tuple:
                 return tuple(Tensor._make(o, dev) for o in out)
@@ -229,6 +235,15 @@ def _modified_error(array, now, expected, grad_fn, output_nr):
         f"operation: [torch.{kind} [{shape}]]{where} is at version {now}; expected version "
         f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
         "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _round_bf16(out, args, dtype):
+    """Outputs of an op whose floating inputs are all bfloat16 are bfloat16, as in torch."""
+    if any(a is not None and a._data.dtype.kind == "f" for a in args):
+        return out  # a float32/64 tensor takes part: promotion keeps the wider type
+    if type(out) is tuple:
+        return tuple(o.astype(dtype) if o.dtype.kind == "f" else o for o in out)
+    return out.astype(dtype) if out.dtype.kind == "f" else out
 
 
 def _cpu():

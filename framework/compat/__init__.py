@@ -59,12 +59,19 @@ def _alias(torch_name):
 
 
 def _guard(mod):
-    """Give `mod` a module __getattr__ whose AttributeError names the missing torch API."""
-    if "__getattr__" in mod.__dict__:
+    """Give `mod` a module __getattr__ whose AttributeError names the missing torch API (the
+    module's own __getattr__, if it has one, is asked first)."""
+    own = mod.__dict__.get("__getattr__")
+    if getattr(own, "__compat__", False):
         return
     torch_name = "torch" + mod.__name__[len(_ROOT):]
 
     def __getattr__(name):
+        if own is not None:
+            try:
+                return own(name)
+            except AttributeError:
+                pass
         if name.startswith("__"):
             raise AttributeError(f"module '{mod.__name__}' has no attribute '{name}'")
         sub = f"{mod.__name__}.{name}"
@@ -76,6 +83,7 @@ def _guard(mod):
         raise AttributeError(f"module '{torch_name}' has no attribute '{name}': framework does "
                              f"not mirror {torch_name}.{name} ({_README})")
     __getattr__.__compat__ = True
+    __getattr__.__wrapped_own__ = own
     mod.__getattr__ = __getattr__
 
 
@@ -107,7 +115,10 @@ def uninstall():
             del sys.modules[name]
         g = mod.__dict__.get("__getattr__")
         if getattr(g, "__compat__", False):
-            del mod.__getattr__
+            if g.__wrapped_own__ is None:
+                del mod.__getattr__
+            else:
+                mod.__getattr__ = g.__wrapped_own__
     _aliased.clear()
 
 

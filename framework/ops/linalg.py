@@ -1,10 +1,11 @@
 """Matrix products: mm, mv, dot, bmm, addmm, outer, linear and matmul's dispatch."""
+from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .reduction import _prod
 from .._errors import refuse
 from ..autograd.op import Op
 from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
 
-_SHORT = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
+_SHORT = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long",
           "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
           "bool": "bool"}
 _TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
@@ -13,6 +14,14 @@ _TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "
 
 def _title(dt):
     return _TITLE.get(dt.name, dt.name)
+
+
+def _half_matmul(a, b):
+    """a @ b; half-precision products accumulate in float32 and round once, as torch's CPU
+    kernels do (NumPy's float16 matmul accumulates in float16; bfloat16's returns float32)."""
+    if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
+        return (a.astype("float32") @ b.astype("float32")).astype(a.dtype)
+    return a @ b
 
 
 def _mat2_grad(m1, grad, m2):
@@ -30,7 +39,7 @@ class Mm(Op):
     def forward(self, a, b):
         if a.size and b.size:  # torch multiplies empty bool matrices
             refuse(a, "b", "addmm_impl_cpu_")
-        return a @ b
+        return _half_matmul(a, b)
 
     def backward(self, grad):
         a, b = self.inputs
@@ -59,7 +68,7 @@ class Mv(Op):
     def forward(self, a, v):
         if a.size and v.size:
             refuse(a, "b", "addmv_impl_cpu")
-        return a @ v
+        return _half_matmul(a, v)
 
     def backward(self, grad):
         a, v = self.inputs
@@ -119,7 +128,7 @@ class Bmm(Op):
     def forward(self, a, b):
         if a.size and b.size:
             refuse(a, "b", "bmm")
-        return self.xp.matmul(a, b)
+        return _half_matmul(a, b)
 
     def backward(self, grad):
         a, b = self.inputs
@@ -153,12 +162,15 @@ class Addmm(Op):
         if m1.dtype.kind in "biu":  # torch converts the Scalars to the integer type
             beta, alpha = int(beta), int(alpha)
         self.beta, self.alpha = beta, alpha
+        half = m1.dtype if m1.dtype.itemsize == 2 and m1.dtype.kind in "fV" else None
+        if half is not None:  # accumulate in float32, round once (torch's CPU kernel)
+            m1, m2, bias = m1.astype("float32"), m2.astype("float32"), bias.astype("float32")
         out = m1 @ m2
         if alpha != 1:
             out = (out * alpha).astype(out.dtype, copy=False)  # integer matrices stay integer
-        if beta == 0:  # torch ignores bias (even nan) when beta is 0
-            return out
-        return (out + (bias if beta == 1 else beta * bias)).astype(out.dtype, copy=False)
+        if beta != 0:  # torch ignores bias (even nan) when beta is 0
+            out = (out + (bias if beta == 1 else beta * bias)).astype(out.dtype, copy=False)
+        return out if half is None else out.astype(half)
 
     def backward(self, grad):
         _, m1, m2 = self.inputs
@@ -192,6 +204,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def linear(input, weight, bias=None):
     """F.linear: x @ weight.T (+ bias), one addmm node for 2-D input, as torch records it."""
+    if _amp.active:
+        input, weight, bias = _amp_cast("linear", input.device.type, input, weight, bias)
     if bias is None:
         return matmul(input, weight.t())
     if input.ndim == 2:
@@ -238,11 +252,10 @@ def _fold(big, small, transpose):
     """matmul of a >=3-D tensor with a 1-D/2-D one as a single mm/mv, as torch folds it."""
     if transpose:  # small @ big computed as (big.mT @ small.T).mT
         t1 = big.mT
-        folded = _unsafe_view(t1.clone(), (_lead(t1), t1.shape[-1]))
         t2 = small.t() if small.ndim == 2 else small
     else:
         t1, t2 = big, small
-        folded = reshape(t1, _lead(t1), t1.shape[-1])
+    folded = reshape(t1, _lead(t1), t1.shape[-1])  # a view when the strides allow, else a copy
     shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
     out = _unsafe_view(folded.mm(t2) if t2.ndim == 2 else folded.mv(t2), shape)
     return out.mT.clone() if transpose and t2.ndim == 2 else out
@@ -250,6 +263,8 @@ def _fold(big, small, transpose):
 
 def matmul(a, b):
     """torch.matmul's dispatch; it composes the same nodes torch records."""
+    if _amp.active:
+        a, b = _amp_cast("matmul", a.device.type, a, b)
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -281,14 +296,7 @@ def matmul(a, b):
     count = 1
     for s in batch:
         count *= s
-    a3 = _flat_batch(a.expand(batch + (n, m1)), tuple(a.shape[:-2]), (count, n, m1))
-    b3 = _flat_batch(b.expand(batch + (m2, p)), tuple(b.shape[:-2]), (count, m2, p))
+    # a view when the batch was already full, else a copy (UnsafeView over Clone), as torch
+    a3 = reshape(a.expand(batch + (n, m1)), (count, n, m1))
+    b3 = reshape(b.expand(batch + (m2, p)), (count, m2, p))
     return _unsafe_view(bmm(a3, b3), batch + (n, p))
-
-
-def _flat_batch(x, own_batch, shape):
-    """torch's reshape of an expanded operand: a view when the batch was already full,
-    otherwise a copy (CloneBackward0 under UnsafeViewBackward0)."""
-    if own_batch == tuple(x.shape[:-2]):
-        return reshape(x, shape)
-    return _unsafe_view(x.clone(), shape)

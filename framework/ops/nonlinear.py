@@ -370,9 +370,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky relu with slope drawn from U(lower, upper) per element in training, else the
     mean slope."""
     noise = None
-    if training:
-        from ..creation import rand
-        noise = (rand(tuple(input.shape), dtype=input.dtype) * (upper - lower) + lower)._data
+    if training:  # torch's CPU kernel: one 53-bit uniform per element <= 0, in memory order
+        from .._distributions import rrelu_noise
+        from ..backend import move, to_numpy
+        from ..random import _generator_for
+        x = to_numpy(input._data)
+        noise = move(rrelu_noise(_generator_for(None, input.device), x, lower, upper),
+                     input.device)
     return _inplace_or(input, inplace, RreluWithNoise, lower=lower, upper=upper,
                        training=training, noise=noise)
 

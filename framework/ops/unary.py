@@ -271,6 +271,7 @@ def frac(input):
 
 class ToCopy(Op):
     """Change dtype and/or device; the gradient goes back to the source's."""
+    casts = True
 
     def forward(self, x, device=None, dtype=None):
         from ..backend import device_of, move
