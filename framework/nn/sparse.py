@@ -1,4 +1,5 @@
 """Embedding (lookup table with a scatter-add backward) and one_hot."""
+from ..ops.reduction import _prod
 from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
@@ -27,13 +28,6 @@ class EmbeddingLookup(Op):
         return EmbeddingDenseBackward.apply(grad, indices=self.indices,
                                             num_weights=self.num_weights,
                                             padding_idx=self.padding_idx, scale=self.scale)
-
-
-def _prod(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 class EmbeddingDenseBackward(Op):

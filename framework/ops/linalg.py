@@ -1,5 +1,6 @@
 """Matrix products: mm, mv, dot, bmm, addmm, outer, linear and matmul's dispatch."""
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
+from .reduction import _prod
 from .._errors import refuse
 from ..autograd.op import Op
 from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
@@ -244,10 +245,7 @@ def _broadcast_batch(sa, sb):
 
 def _lead(x):
     """The product of all but the last dim (a -1 would be ambiguous for an empty last dim)."""
-    n = 1
-    for s in x.shape[:-1]:
-        n *= s
-    return n
+    return _prod(x.shape[:-1])
 
 
 def _fold(big, small, transpose):
