@@ -1,6 +1,6 @@
 """Optimizer step time: framework vs torch (CPU, one thread) on an MLP's parameters.
 
-    python benchmarks/bench_optim.py [--only Adam SGD ...] [--foreach]
+    python benchmarks/bench_optim.py [--only Adam SGD ...] [--foreach none|true|false]
 
 Two parameter sets: the MLP of benchmarks/workloads.py (784-512-512-10: six tensors,
 670k values) and a "many small" set (64 tensors of 32x32 plus 64 biases of 32). Gradients are
@@ -51,7 +51,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("--foreach", action="store_true", help="pass foreach=True to framework")
+    ap.add_argument("--foreach", choices=["none", "true", "false"], default="none",
+                    help="framework's foreach: none (default: small tensors bucketed), true, "
+                         "false (one tensor at a time)")
     args = ap.parse_args()
     import torch
     import framework
@@ -63,7 +65,8 @@ def main():
         if not hasattr(framework.optim, name):
             continue
         for set_name, shapes in SETS.items():
-            fw_kwargs = dict(kwargs, foreach=True) if args.foreach else kwargs
+            flag = {"none": None, "true": True, "false": False}[args.foreach]
+            fw_kwargs = kwargs if flag is None else dict(kwargs, foreach=flag)
             fw = _time_step(framework, name, fw_kwargs, shapes, args.reps)
             th = _time_step(torch, name, kwargs, shapes, args.reps)
             print(f"{name:10s} {set_name:11s} {fw * 1e3:13.3f} {th * 1e3:9.3f}")

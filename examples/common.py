@@ -79,7 +79,8 @@ def train(model_fn, args, flatten=False):
     x_te, y_te = framework.tensor(x_te, device=device), framework.tensor(y_te, device=device)
     loss_fn = nn.CrossEntropyLoss()
     history.setdefault("lr", [])
-    end = args.epochs if args.stop_after is None else min(args.epochs, args.stop_after)
+    stop_after = getattr(args, "stop_after", None)
+    end = args.epochs if stop_after is None else min(args.epochs, stop_after)
     bar = _progress(range(start_epoch, end), args, desc="epochs")
     t0 = time.time()
     for epoch in bar:

@@ -41,10 +41,4 @@ from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa:
                   get_autocast_gpu_dtype, is_autocast_enabled)
 from .version import __version__  # noqa: F401
 
-
-def __getattr__(name):
-    """framework.bfloat16 is created on first use (it needs the ml_dtypes package)."""
-    if name == "bfloat16":
-        from . import dtypes as _dtypes
-        return _dtypes.bfloat16
-    raise AttributeError(f"module 'framework' has no attribute '{name}'")
+from .dtypes import bfloat16  # noqa: F401,E402  (its NumPy dtype loads ml_dtypes on first use)

@@ -131,17 +131,51 @@ def result_type(arrays, ndims, scalars):
     return result
 
 
-def __getattr__(name):
-    """framework.dtypes.bfloat16, created on first use from the ml_dtypes package."""
-    if name != "bfloat16":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise ImportError("bfloat16 needs the ml_dtypes package: pip install ml_dtypes "
-                          "(or the 'io' extra)") from None
-    d = dtype("bfloat16", ml_dtypes.bfloat16, 2)
-    _FROM_NP[d.np] = d
-    _NAMES["bfloat16"] = d
-    globals()["bfloat16"] = d
-    return d
+class _BFloat16(dtype):
+    """torch.bfloat16: its NumPy dtype comes from the ml_dtypes package, imported on first use
+    (ml_dtypes takes a noticeable time to import)."""
+    __slots__ = ()
+
+    def __init__(self):
+        self.name, self.is_floating_point, self.is_signed = "bfloat16", True, True
+        self.itemsize, self._kind = 2, 2
+
+    @property
+    def np(self):
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise ImportError("bfloat16 needs the ml_dtypes package: pip install ml_dtypes "
+                              "(or the 'io' extra)") from None
+        d = np.dtype(ml_dtypes.bfloat16)
+        _FROM_NP.setdefault(d, self)
+        return d
+
+
+bfloat16 = _BFloat16()
+_NAMES["bfloat16"] = bfloat16
+
+
+# torch's names for a dtype, one table: ScalarType names ("Float" in "not implemented for
+# 'Float'"), C++ type names ("long int" in masked_fill's error) and legacy tensor type names.
+_TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type)
+    "bool": ("Bool", "bool", "BoolTensor"), "uint8": ("Byte", "unsigned char", "ByteTensor"),
+    "int8": ("Char", "signed char", "CharTensor"), "int16": ("Short", "short int", "ShortTensor"),
+    "int32": ("Int", "int", "IntTensor"), "int64": ("Long", "long int", "LongTensor"),
+    "float16": ("Half", "c10::Half", "HalfTensor"), "float32": ("Float", "float", "FloatTensor"),
+    "float64": ("Double", "double", "DoubleTensor")}
+
+
+def scalar_type_name(np_dtype):
+    """torch's ScalarType name of a NumPy dtype: 'Float', 'Long', 'Bool', ..."""
+    return _TORCH_NAMES[np.dtype(np_dtype).name][0]
+
+
+def cpp_type_name(np_dtype):
+    """torch's C++ type name of a NumPy dtype: 'float', 'long int', ..."""
+    return _TORCH_NAMES[np.dtype(np_dtype).name][1]
+
+
+def tensor_type_name(np_dtype):
+    """torch's legacy tensor type name of a NumPy dtype: 'FloatTensor', 'LongTensor', ..."""
+    return _TORCH_NAMES.get(np.dtype(np_dtype).name, ("", "", "Tensor"))[2]

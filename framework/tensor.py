@@ -3,6 +3,7 @@ import weakref
 
 import numpy as np
 
+from ._errors import NOT_GIVEN
 from . import dtypes
 from .backend import CPU, as_device, device_of, move, to_numpy, xp_for
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -687,22 +688,22 @@ class Tensor:
     def logical_not(self):
         return _ops.logical_not(self)
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
+    def sum(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
         return _ops.sum(self, dim, keepdim, dtype=dtype)
 
     def sum_to_size(self, *size):
         return _ops.sum_to_size(self, *size)
 
-    def mean(self, dim=None, keepdim=False, dtype=None):
+    def mean(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
         return _ops.mean(self, dim, keepdim, dtype=dtype)
 
-    def prod(self, dim=None, keepdim=False, dtype=None):
+    def prod(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype=dtype)
 
-    def var(self, dim=None, unbiased=None, keepdim=False, correction=None):
+    def var(self, dim=NOT_GIVEN, unbiased=None, keepdim=None, correction=None):
         return _ops.var(self, dim, unbiased, keepdim, correction=correction)
 
-    def std(self, dim=None, unbiased=None, keepdim=False, correction=None):
+    def std(self, dim=NOT_GIVEN, unbiased=None, keepdim=None, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
     def max(self, dim=None, keepdim=False):
@@ -1007,12 +1008,17 @@ class Tensor:
         return _ops.neg(self)
 
     def __pos__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self):
         return _ops.abs(self)
 
     def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors")
         return _ops.bitwise_not(self)
 
     def __and__(self, other):
@@ -1222,12 +1228,6 @@ class Tensor:
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.isclose(self, other, rtol, atol, equal_nan)
-
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return _ops.multinomial(self, num_samples, replacement, generator=generator)
-
-    def bernoulli(self, p=None, *, generator=None):
-        return _ops.bernoulli(self, p, generator=generator)
 
     def masked_select(self, mask):
         return _ops.masked_select(self, mask)

@@ -36,3 +36,18 @@ def test_custom_function_example():
     out = _run("custom_function.py")
     assert "gradcheck: True" in out and "gradgradcheck: True" in out
     assert "d2/dx2 = 12.0" in out
+
+
+@pytest.mark.parametrize("script, size", [("train_gpt.py", ["--n-embd", "32", "--n-layer", "1"]),
+                                          ("train_lstm.py", ["--hidden", "32", "--layers", "1"])])
+def test_text_example_trains_and_samples(script, size, tmp_path):
+    png = str(tmp_path / "loss.png")
+    out = _run(script, "--steps", "40", "--eval-every", "20", "--batch-size", "8", "--lr", "1e-2",
+               "--block-size", "32", "--sample-tokens", "30", "--no-progress", "--plot", png,
+               *size)
+    first = float(out.split("step 20: train loss")[1].split()[0].rstrip(","))
+    last = float(out.split("final val loss")[1].split()[0])
+    assert last < 4.0 and first < 4.7  # well below log(103) = 4.63 after 40 steps
+    sample = out.split("sample:\n")[1]
+    assert sample.startswith("The ") and len(sample.rstrip("\n")) >= 30
+    assert os.path.getsize(png) > 0

@@ -40,6 +40,8 @@ CASES = {
     "only-rtol": lambda L: (L.tensor([1.0]), L.tensor([1.0]), dict(rtol=0.1)),
     "only-atol": lambda L: (L.tensor([1.0]), L.tensor([1.0]), dict(atol=0.1)),
     "shape": lambda L: (L.ones(2), L.ones(3), {}),
+    "stride": lambda L: (L.ones(2, 3).t(), L.ones(3, 2), dict(check_stride=True)),
+    "stride-unchecked": lambda L: (L.ones(2, 3).t(), L.ones(3, 2), {}),
     "shape-2d": lambda L: (L.ones(2, 3), L.ones(3, 2), {}),
     "dtype": lambda L: (L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0], dtype=L.float64), {}),
     "promoted": lambda L: (L.tensor([1.0, 2.0, 3.0]), L.tensor([1.0, 2.0, 3.5], dtype=L.float64),
@@ -157,3 +159,41 @@ def test_make_tensor_options_and_errors_match_torch():
     with pytest.warns(FutureWarning, match="Passing `low==high`"):
         assert make_tensor(2, dtype=framework.float32, device="cpu", low=1, high=1).tolist() == \
             [1.0, 1.0]
+
+
+RANGES = {"default": {}, "noncontiguous": dict(noncontiguous=True, exclude_zero=True),
+          "wide": "wide"}
+
+
+@pytest.mark.parametrize("range_", list(RANGES))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "uint8",
+                                   "bool"])
+def test_make_tensor_values_equal_torch(dtype, range_, request):
+    """Same seed, same values: make_tensor makes torch's random calls."""
+    if range_ == "wide" and dtype == "float64":  # strict: passes loudly once fixed
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=(
+            "uniform_ over a float64 range near its max gives NaN (random stream code: "
+            "framework/_fma.py's split overflows); torch gives finite values")))
+    kwargs = RANGES[range_]
+    if kwargs == "wide":
+        kwargs = dict(low=-math.inf, high=math.inf) if "float" in dtype else dict(low=-3)
+    torch.manual_seed(5)
+    t = torch.testing.make_tensor(4, 6, dtype=getattr(torch, dtype), device="cpu", **kwargs)
+    framework.manual_seed(5)
+    f = make_tensor(4, 6, dtype=getattr(framework, dtype), device="cpu", **kwargs)
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: (L.tensor([1.0, 2.0]), [1.00001, 2.0]),
+    lambda L: (L.tensor([1.0, 2.0]), [1.1, 2.0]),
+    lambda L: (L.tensor([1.0, float("nan")]), [1.0, float("nan")]),
+    lambda L: (L.tensor([1.0, 2.0], dtype=L.float64), L.tensor([1.0, 2.0001])),
+    lambda L: ([1, 2], [1, 3]),
+])
+def test_deprecated_assert_allclose_matches_torch(make):
+    with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated"):
+        want = outcome(lambda: torch.testing.assert_allclose(*make(torch)))
+    with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated"):
+        got = outcome(lambda: framework.testing.assert_allclose(*make(framework)))
+    assert got == want

@@ -1,6 +1,8 @@
 """Views and strides against torch: storage sharing, strides, offsets, version counters across
 aliases, in-place writes through views (CopySlices, regenerated AsStridedBackward0), every
 error torch raises for them, and CopySlices gradients (gradcheck / gradgradcheck)."""
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -9,7 +11,6 @@ import framework
 from framework.autograd import gradcheck, gradgradcheck
 from helpers import assert_close, randn
 
-LIBS = (framework, torch)
 
 
 def name(fn):
@@ -20,10 +21,23 @@ def next_names(fn):
     return [(name(f), i) for f, i in fn.next_functions]
 
 
-def run_both(fn):
+class OnDevice:
+    """framework with its creation functions placed on `device` (torch stays the CPU oracle)."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def __getattr__(self, name):
+        f = getattr(framework, name)
+        if name in ("tensor", "zeros", "ones", "arange", "empty"):
+            return functools.partial(f, device=self.device)
+        return f
+
+
+def run_both(fn, device="cpu"):
     """fn(lib) -> value or exception; both libraries must agree (type and message)."""
     out = []
-    for lib in LIBS:
+    for lib in (OnDevice(device), torch):
         try:
             out.append(("ok", fn(lib)))
         except Exception as e:  # noqa: BLE001 - compared below
@@ -85,7 +99,7 @@ VIEWS = {
 
 @pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
 @pytest.mark.parametrize("case", list(VIEWS))
-def test_view_geometry(case, grad):
+def test_view_geometry(case, grad, device):
     def fn(lib):
         a = lib.tensor(np.arange(24.).reshape(2, 3, 4), requires_grad=True)
         b = a * 1
@@ -93,10 +107,10 @@ def test_view_geometry(case, grad):
             v = VIEWS[case](b)
         out = geometry(v, b)
         out["same"] = v is b
-        out["values"] = v.detach().numpy().tolist()
+        out["values"] = v.detach().cpu().numpy().tolist()
         out["requires_grad"] = v.requires_grad
         return out
-    run_both(fn)
+    run_both(fn, device)
 
 
 def test_view_of_leaf_and_int_tensors():
@@ -144,7 +158,7 @@ def test_view_errors(case):
     run_both(VIEW_ERRORS[case])
 
 
-def test_version_counter_shared_by_aliases():
+def test_version_counter_shared_by_aliases(device):
     def fn(lib):
         x = lib.zeros(3, 4)
         v, w, d, data = x[1], x.t(), x.detach(), x.data
@@ -154,10 +168,10 @@ def test_version_counter_shared_by_aliases():
             step()
             seen.append((x._version, v._version, w._version, d._version, data._version))
         return seen, x.tolist()
-    run_both(fn)
+    run_both(fn, device)
 
 
-def test_write_through_view_reaches_base():
+def test_write_through_view_reaches_base(device):
     def fn(lib):
         x = lib.zeros(3, 4)
         x.t()[1].fill_(5)
@@ -166,7 +180,7 @@ def test_write_through_view_reaches_base():
         x.unfold(1, 2, 2)[..., 0].sub_(2)
         x[:, None][2].copy_(lib.ones(1, 4))
         return x.tolist()
-    run_both(fn)
+    run_both(fn, device)
 
 
 def test_data_assignment_swaps_storage():
@@ -227,7 +241,7 @@ REBASE = {
 
 @pytest.mark.parametrize("base_grad", [True, False], ids=["nonleaf", "plain"])
 @pytest.mark.parametrize("case", list(REBASE))
-def test_rebase_history_and_gradients(case, base_grad):
+def test_rebase_history_and_gradients(case, base_grad, device):
     ups = randn(3, 4), randn(3, 4)
 
     def fn(lib):
@@ -239,9 +253,9 @@ def test_rebase_history_and_gradients(case, base_grad):
         hist = _history(b, [sibling, early])
         out = b * lib.tensor(ups[0]) + sibling.sum() + (early * lib.tensor(ups[1]).t()).sum()
         out.sum().backward()
-        grads = [None if t.grad is None else t.grad.numpy().round(10).tolist() for t in (a, c)]
-        return hist, b.detach().numpy().round(10).tolist(), grads, b._version
-    run_both(fn)
+        grads = [None if t.grad is None else t.grad.cpu().numpy().round(10).tolist() for t in (a, c)]
+        return hist, b.detach().cpu().numpy().round(10).tolist(), grads, b._version
+    run_both(fn, device)
 
 
 def randn_fixed():
@@ -375,8 +389,8 @@ def _expand_same(lib):
 
 
 @pytest.mark.parametrize("case", list(INPLACE_ERRORS))
-def test_inplace_view_errors(case):
-    run_both(INPLACE_ERRORS[case])
+def test_inplace_view_errors(case, device):
+    run_both(INPLACE_ERRORS[case], device)
 
 
 # ----- gradcheck / gradgradcheck of CopySlices -------------------------------------------------
@@ -461,7 +475,12 @@ def test_matmul_nodes_for_strided_operands():
              ((3, 4), (2, 4, 5), lambda a: a.t().t(), lambda b: b.transpose(1, 2)),
              ((2, 3, 4), (2, 4, 5), lambda a: a.transpose(1, 2), None),
              ((3, 2, 4), (4, 3), lambda a: a[:, 1:], lambda b: b.t()),
-             ((4, 3), (2, 3, 5), lambda a: a.t(), None)]
+             ((4, 3), (2, 3, 5), lambda a: a.t(), None),
+             ((2, 1, 4, 3), (5, 3, 2), lambda a: a.transpose(-2, -1), None),
+             ((3,), (2, 5, 3), None, lambda b: b.mT),
+             ((2, 4, 3), (4,), lambda a: a.mT, None),
+             ((1, 3, 4), (2, 5, 4), None, lambda b: b.mT),
+             ((2, 3, 4), (1, 5, 4), None, lambda b: b.mT)]
 
     def walk(fn, depth=3):
         if fn is None or depth == 0:
@@ -472,13 +491,14 @@ def test_matmul_nodes_for_strided_operands():
         def fn(lib, sa=sa, sb=sb, fa=fa, fb=fb):
             a = lib.tensor(np.linspace(0, 1, int(np.prod(sa))).reshape(sa), requires_grad=True)
             b = lib.tensor(np.linspace(1, 2, int(np.prod(sb))).reshape(sb), requires_grad=True)
-            x, y = fa(a), b if fb is None else fb(b)
+            x = a if fa is None else fa(a)
+            y = b if fb is None else fb(b)
             if x.shape[-1] != y.shape[-2]:
                 x = x.transpose(-2, -1) if x.shape[-2] == y.shape[-2] else x
             out = x @ y
             out.sum().backward()
-            return (walk(out.grad_fn), out.detach().numpy().round(8).tolist(),
-                    a.grad.numpy().round(8).tolist(), b.grad.numpy().round(8).tolist())
+            return (walk(out.grad_fn), out.detach().cpu().numpy().round(8).tolist(),
+                    a.grad.cpu().numpy().round(8).tolist(), b.grad.cpu().numpy().round(8).tolist())
         run_both(fn)
 
 
@@ -499,7 +519,7 @@ def framework_or_torch(t):
 
 
 @pytest.mark.parametrize("case", list(SAVED))
-def test_saved_only_when_a_gradient_reads_it(case):
+def test_saved_only_when_a_gradient_reads_it(case, device):
     """torch saves an input (and checks its version) only when a gradient reads it."""
     def fn(lib):
         a = lib.tensor(randn_fixed(), requires_grad=True)
@@ -508,5 +528,5 @@ def test_saved_only_when_a_gradient_reads_it(case):
         y = SAVED[case](b, w)
         b[0].mul_(2)  # through a view: same version counter
         y.sum().backward()
-        return a.grad.numpy().round(10).tolist()
-    run_both(fn)
+        return a.grad.cpu().numpy().round(10).tolist()
+    run_both(fn, device)

@@ -77,10 +77,10 @@ def _name(fn):
     return None if fn is None else type(fn).__name__
 
 
-def _run(lib, steps, nonleaf):
-    a = lib.tensor(np.linspace(-1, 1, 24).reshape(3, 4, 2), requires_grad=True)
-    k = lib.tensor(0.75, dtype=lib.float64, requires_grad=True)
-    b = a * 1 if nonleaf else lib.zeros(3, 4, 2, dtype=lib.float64)
+def _run(lib, steps, nonleaf, dev="cpu"):
+    a = lib.tensor(np.linspace(-1, 1, 24).reshape(3, 4, 2), requires_grad=True, device=dev)
+    k = lib.tensor(0.75, dtype=lib.float64, requires_grad=True, device=dev)
+    b = a * 1 if nonleaf else lib.zeros(3, 4, 2, dtype=lib.float64, device=dev)
     slots, log = [b], []
     loss = (k * 0).sum()
     try:
@@ -104,18 +104,18 @@ def _run(lib, steps, nonleaf):
             else:
                 getattr(t, op)(k * arg)
             log.append([(_name(s.grad_fn), s._version, s.requires_grad) for s in slots])
-        loss = loss + (b * lib.tensor(np.linspace(0.5, 2, 24).reshape(3, 4, 2))).sum()
+        loss = loss + (b * lib.tensor(np.linspace(0.5, 2, 24).reshape(3, 4, 2), device=dev)).sum()
         loss.backward()
     except RuntimeError as e:
         return ("error", str(e), log)
-    grads = [None if t.grad is None else np.round(t.grad.numpy(), 9).tolist() for t in (a, k)]
-    return (round(float(loss), 9), grads, log, [np.round(s.detach().numpy(), 9).tolist()
+    grads = [None if t.grad is None else np.round(t.grad.cpu().numpy(), 9).tolist() for t in (a, k)]
+    return (round(float(loss), 9), grads, log, [np.round(s.detach().cpu().numpy(), 9).tolist()
                                                 for s in slots])
 
 
 @pytest.mark.parametrize("seed", range(120))
-def test_random_view_programs(seed):
+def test_random_view_programs(seed, device):
     steps, nonleaf = _program(seed)
-    got = _run(framework, steps, nonleaf)
+    got = _run(framework, steps, nonleaf, device)
     want = _run(torch, steps, nonleaf)
     assert got == want, steps

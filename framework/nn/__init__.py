@@ -23,4 +23,11 @@ from .padding import *  # noqa: F401,F403
 from .losses_more import *  # noqa: F401,F403
 from .layers_more import *  # noqa: F401,F403
 from . import parallel  # noqa: F401,E402
+from .multihead_attention import MultiheadAttention  # noqa: F401
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: F401
+                          TransformerEncoder, TransformerEncoderLayer)
+from .rnn import GRU, LSTM, RNN, RNNBase  # noqa: F401
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
+from .embedding_bag import EmbeddingBag  # noqa: F401
+from .parameter_containers import ParameterDict, ParameterList  # noqa: F401
 from . import modules  # noqa: F401,E402  (torch.nn.modules paths; after every layer)

@@ -1,6 +1,7 @@
 """Activations: leaky_relu and gelu primitives, their modules, and modules over core ops."""
 import math
 
+from .._errors import refuse
 from .. import ops as _ops
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
@@ -13,6 +14,7 @@ class LeakyRelu(Op):
     saves_inputs = True
 
     def forward(self, x, negative_slope=0.01):
+        refuse(x, "biu", "leaky_relu_cpu")
         self.slope = negative_slope
         return self.xp.where(x > 0, x, x * x.dtype.type(negative_slope))
 
@@ -53,6 +55,7 @@ class Gelu(Op):
     saves_inputs = True
 
     def forward(self, x, approximate="none"):
+        refuse(x, "biu", "GeluKernelImpl")
         self.approximate = approximate
         xp, dt = self.xp, x.dtype.type
         if approximate == "tanh":

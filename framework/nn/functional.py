@@ -26,6 +26,8 @@ class ConstantPadNd(Op):
                     f"in a negative output size, which is invalid. Check dimension {d} of your "
                     "input.")
             out_shape[d] = size
+            if x.shape[d] - max(-lo, 0) - max(-hi, 0) < 0:  # cropping more than there is
+                raise RuntimeError("narrow(): length must be non-negative.")
             src[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
             dst[d] = slice(max(lo, 0), size - max(hi, 0))
         out = self.xp.full(out_shape, value, dtype=x.dtype)
@@ -70,6 +72,7 @@ from ..ops.fold import fold, unfold  # noqa: F401,E402
 from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: F401,E402
                              adaptive_max_pool2d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d,
                              max_pool3d, max_unpool2d)
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401,E402,E501
 from .layers_more import bilinear  # noqa: F401,E402
 from .dropout import feature_alpha_dropout  # noqa: F401,E402
 from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: F401,E402

@@ -113,6 +113,14 @@ class Module(StateDictMixin):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def _get_attr(self, target):
+        """(owning module, attribute name, value) of a dotted path; torch's AttributeError."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        return mod, name, getattr(mod, name)
+
     def get_parameter(self, target):
         """The Parameter at dotted path `target` (e.g. 'net.0.weight'); AttributeError if none.
 
@@ -120,11 +128,7 @@ class Module(StateDictMixin):
             >>> framework.nn.Sequential(framework.nn.Linear(2, 1)).get_parameter("0.bias").shape
             torch.Size([1])
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        param = getattr(mod, name)
+        mod, name, param = self._get_attr(target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
@@ -136,11 +140,7 @@ class Module(StateDictMixin):
             >>> framework.nn.BatchNorm1d(3).get_buffer("running_mean")
             tensor([0., 0., 0.])
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        buffer = getattr(mod, name)
+        mod, name, buffer = self._get_attr(target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return buffer

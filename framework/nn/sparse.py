@@ -1,4 +1,5 @@
 """Embedding (lookup table with a scatter-add backward) and one_hot."""
+from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -19,14 +20,20 @@ class EmbeddingLookup(Op):
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq
         self.num_weights = weight.shape[0]
-        if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
-            raise IndexError("index out of range in self")
+        check_index_range(self.xp, indices, weight.shape[0], weight.size == 0)
         return weight[indices]
 
     def backward(self, grad):
         return EmbeddingDenseBackward.apply(grad, indices=self.indices,
                                             num_weights=self.num_weights,
                                             padding_idx=self.padding_idx, scale=self.scale)
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 class EmbeddingDenseBackward(Op):
@@ -37,7 +44,7 @@ class EmbeddingDenseBackward(Op):
         self.indices, self.padding_idx = indices, padding_idx
         self.num_weights, self.scale = num_weights, scale
         flat = indices.reshape(-1)
-        rows = grad.reshape(flat.size, -1)
+        rows = grad.reshape(flat.size, -1 if flat.size else _prod(grad.shape[indices.ndim:]))
         self.row_scale = None
         if scale:  # divide by how often each index occurs in this batch
             counts = xp.bincount(flat, minlength=num_weights)
@@ -102,11 +109,24 @@ def one_hot(tensor, num_classes=-1):
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
-        num_classes = int(a.max()) + 1 if a.size else 0
+        if not a.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
     elif a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (a[..., None] == xp.arange(num_classes)).astype(xp.int64)
     return Tensor._make(out, tensor.device)
+
+
+def _wrap_padding_idx(padding_idx, num_embeddings, word):
+    """Check padding_idx against the table size and make it non-negative (None stays None)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num_embeddings, f"{word} must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num_embeddings, f"{word} must be within num_embeddings"
+            padding_idx = num_embeddings + padding_idx
+    return padding_idx
 
 
 class Embedding(Module):
@@ -117,12 +137,7 @@ class Embedding(Module):
                  _freeze=False, device=None, dtype=None):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
+        padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:

@@ -77,8 +77,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                 [2., 3.]])
     """
     xp = input.xp
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "

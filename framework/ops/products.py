@@ -419,10 +419,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if repeats < 0:
             raise RuntimeError("repeats can not be negative")
         shape = list(x.shape)
-        view = shape[:d + 1] + [1] + shape[d + 1:]
         exp = shape[:d + 1] + [repeats] + shape[d + 1:]
-        shape[d] *= repeats
-        return x.reshape(*view).expand(*exp).clone().reshape(*shape)
+        shape[d] *= repeats  # torch's nodes: Unsqueeze, Expand, Clone, View
+        return x.unsqueeze(d + 1).expand(*exp).clone(memory_format="contiguous").view(*shape)
     if repeats.dim() != 1 or repeats.numel() != x.shape[d]:
         raise RuntimeError("repeats must have the same size as input along dim, but got "
                            f"repeats.size(0) = {repeats.numel()} and input.size({d}) = "

@@ -50,6 +50,15 @@ def _lerp_(xp, start, end, weight):
         xp.add(end, diff, out=start)
 
 
+def _adam_moments(xp, state, g, beta1, beta2):
+    """exp_avg <- lerp(exp_avg, g, 1 - beta1); exp_avg_sq <- beta2 * it + (1 - beta2) g^2."""
+    m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+    _lerp_(xp, m, g, 1 - beta1)
+    v *= beta2
+    v += (1 - beta2) * g * g
+    return m, v
+
+
 def _addcmul(xp, a, b, c, value):
     """a + value * b * c rounded once, as torch's fused multiply-add kernel computes it.
 

@@ -1,6 +1,7 @@
 """Adam (torch.optim.Adam): bias correction, amsgrad, L2 or decoupled weight decay."""
 from ..tensor import Tensor
-from .optimizer import Optimizer, _lerp_, _zeros_like
+from ._util import _adam_moments
+from .optimizer import Optimizer, _zeros_like
 
 
 class Adam(Optimizer):
@@ -67,10 +68,7 @@ class Adam(Optimizer):
         lr, eps, (beta1, beta2) = h["lr"], h["eps"], h["betas"]
         xp = p.xp
         step = self._count(state)
-        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        _lerp_(xp, m, g, 1 - beta1)
-        v *= beta2
-        v += (1 - beta2) * g * g
+        m, v = _adam_moments(xp, state, g, beta1, beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         step_size = lr / bias_correction1

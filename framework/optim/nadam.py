@@ -1,7 +1,8 @@
 """NAdam (torch.optim.NAdam): Adam with Nesterov momentum and momentum decay."""
 import numpy as np  # the 0-dim float32 mu_product counter lives on the host
 
-from .optimizer import Optimizer, _lerp_, _zeros_like, _step_tensor
+from ._util import _adam_moments
+from .optimizer import Optimizer, _zeros_like, _step_tensor
 
 
 class NAdam(Optimizer):
@@ -32,7 +33,7 @@ class NAdam(Optimizer):
         >>> (p * p).sum().backward()
         >>> opt.step()
         >>> p
-        tensor([ 0.8000, -1.8000], requires_grad=True)
+        tensor([ 0.8944, -1.8944], requires_grad=True)
     """
     _checks = ("lr", "eps", "betas", "betas1", "weight_decay", "momentum_decay")
     _capturable_message = ("params, mu_products and state_steps", True)
@@ -68,10 +69,7 @@ class NAdam(Optimizer):
         mp = state["mu_product"]._data
         mp *= np.asarray(mu, mp.dtype)  # a float32 counter, multiplied in float32 as torch's
         mu_product = float(mp)
-        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        _lerp_(xp, m, g, 1 - beta1)
-        v *= beta2
-        v += (1 - beta2) * g * g
+        m, v = _adam_moments(xp, state, g, beta1, beta2)
         denom = xp.sqrt(v / bias_correction2)
         denom += eps
         x = p._data

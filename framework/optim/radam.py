@@ -1,5 +1,6 @@
 """RAdam (torch.optim.RAdam): Adam with a rectified adaptive learning rate."""
-from .optimizer import Optimizer, _lerp_, _zeros_like
+from ._util import _adam_moments
+from .optimizer import Optimizer, _zeros_like
 
 
 class RAdam(Optimizer):
@@ -54,10 +55,7 @@ class RAdam(Optimizer):
     def _update(self, p, g, state, h):
         lr, eps, (beta1, beta2), xp = h["lr"], h["eps"], h["betas"], p.xp
         step = self._count(state)
-        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        _lerp_(xp, m, g, 1 - beta1)
-        v *= beta2
-        v += (1 - beta2) * g * g
+        m, v = _adam_moments(xp, state, g, beta1, beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         upd = m / bias_correction1

@@ -57,7 +57,7 @@ class RMSprop(Optimizer):
         self._count(state)
         sq = state["square_avg"]._data
         sq *= alpha
-        sq[...] = _addcmul(xp, sq, g, g, 1 - alpha)
+        sq += (1 - alpha) * g * g
         if h["centered"]:
             ga = state["grad_avg"]._data
             _lerp_(xp, ga, g, 1 - alpha)

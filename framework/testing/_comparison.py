@@ -360,3 +360,34 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
             pair.compare()
         except ErrorMeta as meta:
             raise meta.to_error(msg) from None
+
+
+_ALLCLOSE_PRECISIONS = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """Deprecated (as in torch): :func:`assert_close` with the old defaults (looser tolerances,
+    ``equal_nan=True``, dtypes promoted, non-tensors turned into tensors).
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     assert_allclose(framework.tensor([1.0]), [1.00001])
+    """
+    import warnings
+    from ..creation import tensor
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed "
+                  "in a future release. Please use `torch.testing.assert_close()` instead. You can "
+                  "find detailed upgrade instructions in "
+                  "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        names = [repr(t.dtype).split(".")[-1] for t in (actual, expected)]
+        rtol = max(_ALLCLOSE_PRECISIONS.get(n, (0.0, 0.0))[0] for n in names)
+        atol = max(_ALLCLOSE_PRECISIONS.get(n, (0.0, 0.0))[1] for n in names)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
+                 check_dtype=False, check_stride=False, msg=msg or None)

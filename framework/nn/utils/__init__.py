@@ -70,3 +70,6 @@ def vector_to_parameters(vec, parameters):
         n = p.numel()
         p.data = vec[pointer:pointer + n].reshape(p.shape).data
         pointer += n
+
+
+from . import rnn  # noqa: E402,F401

@@ -177,7 +177,7 @@ class OneCycleLR(LRScheduler):
         ...                           momentum=0.9)
         >>> sched = framework.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10)
         >>> sched.get_last_lr()
-        [0.04000000000000001]
+        [0.040000000000000036]
     """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,

@@ -7,6 +7,7 @@ boundary pickled as NumPy arrays.
 """
 import itertools
 import multiprocessing
+import multiprocessing.connection
 import queue
 import warnings
 from multiprocessing.reduction import ForkingPickler
@@ -157,10 +158,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _try_get_data(self, timeout=None):
         """(True, data) from the result queue, or (False, None) after `timeout`; raises when a
-        worker died."""
+        worker died. Waiting on the queue and on the live workers' process sentinels together
+        notices a death at once (torch uses a SIGCHLD handler for this)."""
         from . import MP_STATUS_CHECK_INTERVAL
+        alive = [w.sentinel for i, w in enumerate(self._workers) if self._workers_status[i]]
         try:
-            return True, self._data_queue.get(timeout=timeout or MP_STATUS_CHECK_INTERVAL)
+            multiprocessing.connection.wait([self._data_queue._reader, *alive],
+                                            timeout or MP_STATUS_CHECK_INTERVAL)
+            return True, self._data_queue.get(block=False)
         except Exception as e:
             failed = [w for i, w in enumerate(self._workers)
                       if self._workers_status[i] and not w.is_alive()]

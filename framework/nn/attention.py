@@ -1,0 +1,379 @@
+"""F.scaled_dot_product_attention and F.multi_head_attention_forward, as torch composes them."""
+import math
+import warnings
+
+from ..creation import zeros
+from ..ops.attention import ScaledDotProductFlashAttentionForCpu
+from ..ops.activation import softmax
+from ..ops.join import cat
+from ..ops.linalg import bmm, linear, matmul
+from ..tensor import Tensor
+from .dropout import dropout
+
+_WORD = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+         "int32": "int", "bool": "bool", "uint8": "unsigned char", "int16": "short int",
+         "int8": "signed char"}
+_KIND = {"int64": "Long", "int32": "Int", "bool": "Bool", "int16": "Short", "int8": "Char",
+         "uint8": "Byte"}
+
+
+def _word(t):
+    return _WORD.get(t.dtype.np.name, t.dtype.np.name)
+
+
+def _check(query, key, value, attn_mask):
+    qd = query.dtype
+    if not (qd == key.dtype == value.dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_word(query)} key.dtype: {_word(key)} and value.dtype: {_word(value)} instead.")
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if not qd.is_floating_point:
+        raise RuntimeError(f"expected scalar type Float but found {_KIND[qd.np.name]}")
+    if attn_mask is not None and attn_mask.dtype.np.name not in ("bool", "float32") \
+            and attn_mask.dtype != qd:
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_word(attn_mask)} and  query.dtype: {_word(query)} instead.")
+
+
+def _additive(mask, xp, dtype):
+    """A bool mask (True = attend) as 0 / -inf of dtype; a float mask unchanged."""
+    if mask.dtype == xp.bool_:
+        return xp.where(mask, 0.0, -math.inf).astype(dtype)
+    return mask
+
+
+def _flash_ok(query, key, value, attn_mask, dropout_p):
+    """The inputs torch 2.13 sends to its fused CPU kernel (else the math composition)."""
+    if dropout_p > 0.0 or not (query.dim() == key.dim() == value.dim() == 4):
+        return False
+    if attn_mask is not None and attn_mask.dim() not in (2, 4):
+        return False
+    q, k, v = query.shape, key.shape, value.shape
+    return (q[0] == k[0] == v[0] and q[1] == k[1] == v[1] and q[3] == k[3] == v[3]
+            and q[2] > 0 and k[2] > 0)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """Attention softmax(Q K^T * scale + mask) V over the last two dims.
+
+    Args:
+        query: (..., L, E); key: (..., S, E); value: (..., S, Ev).
+        attn_mask: bool (True = may attend) or additive float mask broadcastable to (..., L, S).
+        dropout_p: dropout probability on the attention weights (applied always, as torch).
+        is_causal: mask out keys after each query (top-left aligned lower triangle).
+        scale: factor on the scores; default 1 / sqrt(E).
+        enable_gqa: let key/value have fewer heads than query (repeated to match).
+
+    Returns:
+        (..., L, Ev). 4-D inputs without dropout run one fused node
+        (ScaledDotProductFlashAttentionForCpuBackward0), as torch's CPU kernel does.
+
+    Example:
+        >>> q = framework.ones(1, 1, 2, 4)
+        >>> F.scaled_dot_product_attention(q, q, q).shape
+        framework.Size([1, 1, 2, 4])
+    """
+    _check(query, key, value, attn_mask)
+    L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
+    scale = 1.0 / math.sqrt(E) if scale is None else float(scale)
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = _repeat_heads(key, rep)
+        value = _repeat_heads(value, rep)
+    xp = query.xp
+    mask = None if attn_mask is None else _additive(attn_mask._data, xp, query._data.dtype)
+    if _flash_ok(query, key, value, attn_mask, dropout_p):
+        if is_causal:
+            causal = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), 0.0, -math.inf).astype(
+                query._data.dtype)
+            mask = causal if mask is None else mask + causal
+        return ScaledDotProductFlashAttentionForCpu.apply(query, key, value, mask=mask,
+                                                          scale=scale)
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
+    return _math_attention(query, key, value, attn_mask, mask, dropout_p, is_causal, scale)
+
+
+def _repeat_heads(x, rep):
+    shape = tuple(x.shape)
+    x = x.unsqueeze(-3).expand(shape[:-2] + (rep,) + shape[-2:])
+    return x.reshape(shape[:-3] + (shape[-3] * rep,) + shape[-2:])
+
+
+def _math_attention(query, key, value, attn_mask, mask, dropout_p, is_causal, scale):
+    """torch's _scaled_dot_product_attention_math: sqrt(scale) on q and k, add mask, safe
+    softmax, dropout, matmul."""
+    xp = query.xp
+    L, S = query.shape[-2], key.shape[-2]
+    s = math.sqrt(abs(scale))
+    q = query * (-s if scale < 0 else s)
+    if is_causal:
+        mask = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), 0.0, -math.inf).astype(
+            query._data.dtype)
+        attn_mask = mask
+    attn = matmul(q, key.transpose(-2, -1) * s)
+    if attn_mask is not None:
+        m = attn_mask if isinstance(attn_mask, Tensor) and attn_mask.dtype.is_floating_point \
+            else Tensor._make(mask, query.device)
+        attn = attn + m
+    dead = None
+    if mask is not None:  # rows with every key masked give zeros (torch's _safe_softmax)
+        dead = xp.broadcast_to(mask == -math.inf, attn.shape).all(axis=-1, keepdims=True)
+        dead = Tensor._make(dead, query.device) if dead.any() else None
+    if dead is not None:
+        attn = attn.masked_fill(dead, 0.0)
+    p = softmax(attn, -1)
+    if dead is not None:
+        p = p.masked_fill(dead, 0.0)
+    if dropout_p > 0.0:
+        p = dropout(p, dropout_p, training=True)
+    return matmul(p, value)
+
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's checks; returns whether the input is batched (3-D query)."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                f"found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError(
+                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                    f"but found {attn_mask.dim()}-D tensor instead")
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                     f"{attn_mask.shape}")
+        return False
+    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                         f"{query.dim()}-D query tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask becomes 0 / -inf of target_type; float masks pass through."""
+    if mask is None:
+        return None
+    if mask.dtype.np.name != "bool" and not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+                      "same type for both instead.", stacklevel=3)
+    if mask.dtype.is_floating_point:
+        return mask
+    xp = mask.xp  # True marks a position that may NOT be attended (the opposite of SDPA)
+    return Tensor._make(xp.where(mask._data, -math.inf, 0.0).astype(target_type.np),
+                        mask.device)
+
+
+def _pad_last(mask):
+    return cat([mask, zeros(tuple(mask.shape[:-1]) + (1,), dtype=mask.dtype,
+                            device=mask.device)], -1)
+
+
+def _in_projection(query, key, value, w, b, separate):
+    """q, k, v projections from one packed (3E, E) weight or three separate ones."""
+    E = query.shape[-1]
+    if separate is not None:
+        w_q, w_k, w_v = separate
+        for name, wt, want in (("query", w_q, (E, E)), ("key", w_k, (E, key.shape[-1])),
+                               ("value", w_v, (E, value.shape[-1]))):
+            if tuple(wt.shape) != want:
+                raise AssertionError(f"expecting {name} weights shape of {want}, but got "
+                                     f"{wt.shape}")
+        b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
+        return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+    if key is value and query is key:
+        proj = linear(query, w, b).unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2)
+        proj = proj.squeeze(-2).contiguous()
+        return proj[0], proj[1], proj[2]
+    if key is value:
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = b.split([E, E * 2]) if b is not None else (None, None)
+        kv = linear(key, w_kv, b_kv).unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2)
+        kv = kv.squeeze(-2).contiguous()
+        return linear(query, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
+    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
+                                 in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
+                                 out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """Multi-head attention on sequence-first inputs, step for step as torch computes it.
+
+    Args:
+        query: (L, N, E) or unbatched (L, E); key, value: (S, N, Ek/Ev) or (S, Ek/Ev).
+        key_padding_mask: (N, S) bool (True = ignore) or additive float.
+        attn_mask: (L, S) or (N * num_heads, L, S), bool (True = not allowed) or additive.
+        need_weights: also return the attention weights (computed explicitly); otherwise the
+            heads run through scaled_dot_product_attention.
+        average_attn_weights: average the returned weights over heads.
+
+    Returns:
+        (attn_output (L, N, E), attn_weights (N, L, S) or (N, H, L, S) or None).
+
+    Example:
+        >>> x = framework.randn(5, 2, 8)
+        >>> w, b = framework.randn(24, 8), framework.zeros(24)
+        >>> out, _ = F.multi_head_attention_forward(x, x, x, 8, 2, w, b, None, None, False,
+        ...     0.0, framework.randn(8, 8), None, need_weights=False)
+        >>> out.shape
+        framework.Size([5, 2, 8])
+    """
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       None if attn_mask is None else attn_mask.dtype,
+                                       "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+            "module method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # SDPA builds the causal mask itself
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+        for name, wt in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if wt is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight "
+                                     "is None")
+        separate = (q_proj_weight, k_proj_weight, v_proj_weight)
+    else:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError(f"key shape {key.shape} does not match value shape "
+                                 f"{value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        separate = None
+    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate)
+    src_len = key.shape[0]
+    if attn_mask is not None:
+        want = (tgt_len, src_len) if attn_mask.dim() == 2 else (bsz * num_heads, tgt_len,
+                                                                 src_len)
+        if tuple(attn_mask.shape) != want:
+            raise RuntimeError(f"The shape of the {attn_mask.dim()}D attn_mask is "
+                               f"{attn_mask.shape}, but should be {want}.")
+        if attn_mask.dim() == 2:
+            attn_mask = attn_mask.unsqueeze(0)
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = None if attn_mask is None else _pad_last(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k is set but bias_v is None" if bias_k is not None
+                             else "bias_v is set but bias_k is None")
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = _heads(k, static_k, "k", bsz * num_heads, head_dim)
+    v = _heads(v, static_v, "v", bsz * num_heads, head_dim)
+    if add_zero_attn:
+        z = zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        k, v = cat([k, z], dim=1), cat([v, z], dim=1)
+        attn_mask = None if attn_mask is None else _pad_last(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(
+            -1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        scores = bmm(q * math.sqrt(1.0 / float(q.shape[-1])), k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = attn_mask + scores  # torch: baddbmm(attn_mask, q, k^T)
+        weights = softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not is_batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        attn_mask = attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1 and attn_mask.dim() == 3 \
+            else attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+    return (out if is_batched else out.squeeze(1)), None
+
+
+def _heads(x, static, name, bh, head_dim):
+    """(S, N, E) -> (N * H, S, head_dim), or the caller's precomputed static_k / static_v."""
+    if static is None:
+        return x.view(x.shape[0], bh, head_dim).transpose(0, 1)
+    if static.shape[0] != bh:
+        raise AssertionError(f"expecting static_{name}.size(0) of {bh}, but got "
+                             f"{static.shape[0]}")
+    if static.shape[2] != head_dim:
+        raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got "
+                             f"{static.shape[2]}")
+    return static

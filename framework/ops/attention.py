@@ -1,0 +1,72 @@
+"""The fused attention primitive behind F.scaled_dot_product_attention on torch's CPU flash path."""
+import math
+
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .activation import softmax
+from .linalg import matmul
+
+
+
+def _probs_(xp, scores):
+    """Row softmax in place, where rows that are all -inf give zeros (torch's _safe_softmax)."""
+    m = scores.max(axis=-1, keepdims=True)
+    m[~xp.isfinite(m)] = 0
+    scores -= m
+    xp.exp(scores, out=scores)
+    s = scores.sum(axis=-1, keepdims=True)
+    s[s == 0] = 1
+    scores /= s
+    return scores
+
+
+class ScaledDotProductFlashAttentionForCpu(Op):
+    """softmax(q @ k^T * scale + mask) @ v for 4-D q, k, v; the node torch's CPU kernel makes.
+
+    The mask (additive, already combined with the causal mask) is a parameter, not an input.
+    Backward reuses the saved probabilities; under create_graph it rebuilds them from the
+    inputs with Tensor ops, so double backward is exact.
+    """
+    saves_inputs = True
+    saves = ("probs", "mask")
+
+    def forward(self, q, k, v, mask=None, scale=1.0):
+        xp = self.xp
+        self.scale, self.mask = scale, mask
+        scores = q @ xp.swapaxes(k, -1, -2)  # a fresh array: the rest works in place
+        scores *= xp.asarray(scale, dtype=q.dtype)
+        if mask is not None:
+            scores += mask.astype(q.dtype, copy=False)
+        self.probs = _probs_(xp, scores)
+        return self.probs @ v
+
+    def backward(self, grad):
+        q, k, v = self.inputs
+        if is_grad_enabled():  # create_graph: rebuild the probabilities as a differentiable graph
+            p = _composed_probs(q, k, self.mask, self.scale)
+            grad_v = matmul(p.transpose(-2, -1), grad)
+            grad_p = matmul(grad, v.transpose(-2, -1))
+            grad_s = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * self.scale
+            return matmul(grad_s, k), matmul(grad_s.transpose(-2, -1), q), grad_v
+        xp, p, g = self.xp, self.probs, grad._data
+        grad_v = xp.swapaxes(p, -1, -2) @ g
+        grad_s = g @ xp.swapaxes(v._data, -1, -2)  # d softmax: p * (g_p - sum(g_p * p))
+        row = (grad_s * p).sum(axis=-1, keepdims=True)
+        grad_s -= row
+        grad_s *= p
+        grad_s *= xp.asarray(self.scale, dtype=g.dtype)
+        out = (grad_s @ k._data, xp.swapaxes(grad_s, -1, -2) @ q._data, grad_v)
+        return tuple(Tensor._make(a, grad.device) for a in out)
+
+
+def _composed_probs(q, k, mask, scale):
+    s = matmul(q, k.transpose(-2, -1)) * scale
+    if mask is not None:
+        s = s + Tensor._make(mask, q.device)
+    p = softmax(s, -1)
+    if mask is not None:  # rows with every key masked are zero, not NaN
+        dead = (mask == -math.inf).all(axis=-1, keepdims=True)
+        if dead.any():
+            p = p.masked_fill(Tensor._make(dead, q.device), 0.0)
+    return p

@@ -1,0 +1,124 @@
+"""Fused LSTM and GRU cell steps (torch's _thnn_fused_lstm_cell / _thnn_fused_gru_cell).
+
+One node per step instead of about a dozen: the forward runs on arrays and keeps the gate
+activations; the backward is a few array expressions. Under create_graph the same formulas
+run on Tensors rebuilt from the inputs, so higher derivatives stay exact.
+"""
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .activation import sigmoid, tanh
+from .join import cat
+
+
+class _Arrays:
+    """The array forms of the few functions the cell formulas need."""
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def sigmoid(self, x):
+        # 1 / (1 + e^-x) with -x capped below exp's overflow: one exp, no warnings
+        cap = {2: 11.0, 4: 88.0}.get(x.dtype.itemsize, 700.0)
+        return 1 / (1 + self.xp.exp(self.xp.minimum(-x, cap)))
+
+    def tanh(self, x):
+        return self.xp.tanh(x)
+
+    def cat(self, xs):
+        return self.xp.concatenate(xs, axis=1)
+
+    def zeros_like(self, x):
+        return self.xp.zeros_like(x)
+
+
+class _Tensors:
+    sigmoid, tanh = staticmethod(sigmoid), staticmethod(tanh)
+
+    @staticmethod
+    def cat(xs):
+        return cat(xs, 1)
+
+    @staticmethod
+    def zeros_like(x):
+        return x * 0
+
+
+def lstm_gates(k, gates, c):
+    """(i, f, g, o, c', tanh(c')) from pre-activation gates (N, 4H) in torch's i, f, g, o order."""
+    n = gates.shape[1] // 4
+    i, f = k.sigmoid(gates[:, :n]), k.sigmoid(gates[:, n:2 * n])
+    g, o = k.tanh(gates[:, 2 * n:3 * n]), k.sigmoid(gates[:, 3 * n:])
+    c_new = f * c + i * g
+    return i, f, g, o, c_new, k.tanh(c_new)
+
+
+def _lstm_grads(k, acts, c, grad_h, grad_c):
+    i, f, g, o, _, tc = acts
+    if grad_h is None:
+        grad_h = k.zeros_like(tc)
+    dc = grad_h * o * (1 - tc * tc)  # through h' = o tanh(c')
+    if grad_c is not None:
+        dc = dc + grad_c
+    grad_gates = k.cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g),
+                        grad_h * tc * o * (1 - o)])
+    return grad_gates, dc * f
+
+
+class ThnnFusedLstmCell(Op):
+    """(x_gates, h_gates (N, 4H), c (N, H)) -> (h', c'); x_gates = x W_ih^T + b_ih and
+    h_gates = h W_hh^T + b_hh are summed inside (one node per step)."""
+    saves_inputs = True
+    saves = ("acts",)
+
+    def forward(self, x_gates, h_gates, c):
+        self.acts = lstm_gates(_Arrays(self.xp), h_gates + x_gates, c)
+        return self.acts[3] * self.acts[5], self.acts[4]
+
+    def backward(self, grad_h, grad_c):
+        x_gates, h_gates, c = self.inputs
+        if is_grad_enabled():  # create_graph: the same formulas on a differentiable graph
+            acts = lstm_gates(_Tensors, h_gates + x_gates, c)
+            grad_gates, grad_c0 = _lstm_grads(_Tensors, acts, c, grad_h, grad_c)
+            return grad_gates, grad_gates, grad_c0
+        dev = (grad_h if grad_h is not None else grad_c).device
+        grad_gates, grad_c0 = _lstm_grads(_Arrays(self.xp), self.acts, c._data,
+                                          None if grad_h is None else grad_h._data,
+                                          None if grad_c is None else grad_c._data)
+        grad_gates = Tensor._make(grad_gates, dev)
+        return grad_gates, grad_gates, Tensor._make(grad_c0, dev)
+
+
+def gru_gates(k, x_gates, h_gates, h):
+    """(r, z, n, h_n part, h') for input/hidden gates (N, 3H) in torch's r, z, n order."""
+    m = h.shape[1]
+    r = k.sigmoid(x_gates[:, :m] + h_gates[:, :m])
+    z = k.sigmoid(x_gates[:, m:2 * m] + h_gates[:, m:2 * m])
+    hn = h_gates[:, 2 * m:]
+    n = k.tanh(x_gates[:, 2 * m:] + r * hn)
+    return r, z, n, hn, (h - n) * z + n
+
+
+def _gru_grads(k, acts, h, grad):
+    r, z, n, hn, _ = acts
+    dn = grad * (1 - z) * (1 - n * n)
+    dr = dn * hn * r * (1 - r)
+    dz = grad * (h - n) * z * (1 - z)
+    return k.cat([dr, dz, dn]), k.cat([dr, dz, dn * r]), grad * z
+
+
+class ThnnFusedGruCell(Op):
+    """(x_gates, h_gates, h) -> h'; x_gates = x W_ih^T + b_ih, h_gates = h W_hh^T + b_hh."""
+    saves_inputs = True
+    saves = ("acts",)
+
+    def forward(self, x_gates, h_gates, h):
+        self.acts = gru_gates(_Arrays(self.xp), x_gates, h_gates, h)
+        return self.acts[4]
+
+    def backward(self, grad):
+        x_gates, h_gates, h = self.inputs
+        if is_grad_enabled():
+            return _gru_grads(_Tensors, gru_gates(_Tensors, x_gates, h_gates, h), h, grad)
+        raw = _gru_grads(_Arrays(self.xp), self.acts, h._data, grad._data)
+        return tuple(Tensor._make(a, grad.device) for a in raw)

@@ -1,0 +1,108 @@
+"""One whole LSTM layer (one direction) as a single node, as torch's oneDNN kernel records it
+for float32 on the CPU (MkldnnRnnLayerBackward0).
+
+Forward steps through time on arrays and keeps the gate activations; backward runs
+backpropagation through time on arrays with one matmul per step, then forms the weight
+gradients with one matmul over all steps. Under create_graph the same loops run on Tensors
+rebuilt from the inputs, so higher derivatives stay exact.
+"""
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .join import stack
+from .linalg import matmul
+from .rnn_fused import _Arrays, _Tensors, _lstm_grads, lstm_gates
+
+
+class _ArrayLinalg(_Arrays):
+    def mm(self, a, b):
+        return a @ b
+
+    def t(self, a):
+        return a.T
+
+    def stack(self, xs):
+        return self.xp.stack(xs)
+
+
+class _TensorLinalg(_Tensors):
+    mm = staticmethod(matmul)
+
+    @staticmethod
+    def t(a):
+        return a.t()
+
+    @staticmethod
+    def stack(xs):
+        return stack(xs, 0)
+
+
+def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+    """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts))."""
+    x_proj = k.mm(x.reshape(-1, x.shape[-1]), k.t(w_ih)).reshape(x.shape[:2] + (-1,))
+    if b_ih is not None:
+        x_proj = x_proj + b_ih
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    outs, saved = [None] * x.shape[0], [None] * x.shape[0]
+    for t in steps:
+        gates = k.mm(h, k.t(w_hh)) + x_proj[t]
+        if b_hh is not None:
+            gates = gates + b_hh
+        acts = lstm_gates(k, gates, c)
+        saved[t] = (h, c, acts)
+        h, c = acts[3] * acts[5], acts[4]
+        outs[t] = h
+    return outs, saved, h, c
+
+
+def _backward(k, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
+    """Backpropagation through time; returns grads of (x, w_ih, w_hh, b_ih, b_hh, h0, c0)."""
+    n = len(saved)
+    dh, dc = g_h, g_c
+    d_gates = [None] * n
+    for t in (range(n) if reverse else range(n - 1, -1, -1)):
+        if g_out is not None:
+            dh = g_out[t] if dh is None else dh + g_out[t]
+        h_prev, c_prev, acts = saved[t]
+        d_gates[t], dc = _lstm_grads(k, acts, c_prev, dh, dc)
+        dh = k.mm(d_gates[t], w_hh)
+    dg = k.stack(d_gates)
+    flat = dg.reshape(-1, dg.shape[-1])
+    h_prev = k.stack([s[0] for s in saved])
+    grad_x = k.mm(flat, w_ih).reshape(x.shape)
+    grad_w_ih = k.mm(k.t(flat), x.reshape(-1, x.shape[-1]))
+    grad_w_hh = k.mm(k.t(flat), h_prev.reshape(-1, h_prev.shape[-1]))
+    grad_b = flat.sum(0) if has_bias else None
+    return grad_x, grad_w_ih, grad_w_hh, grad_b, grad_b, dh, dc
+
+
+class MkldnnRnnLayer(Op):
+    """(x (T, N, F), w_ih, w_hh, b_ih, b_hh, h0, c0) -> (output (T, N, H), h_T, c_T)."""
+    saves_inputs = True
+    saves = ("steps",)
+
+    def forward(self, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+        self.reverse = reverse
+        outs, self.steps, h, c = _forward(_ArrayLinalg(self.xp), x, w_ih, w_hh, b_ih, b_hh,
+                                          h0, c0, reverse)
+        return self.xp.stack(outs), h, c
+
+    def backward(self, g_out, g_h, g_c):
+        x, w_ih, w_hh, b_ih, b_hh, h0, c0 = self.inputs
+        has_bias = b_ih is not None
+        if is_grad_enabled():  # create_graph: the same loops on a differentiable graph
+            _, steps, _, _ = _forward(_TensorLinalg, x, w_ih, w_hh, b_ih, b_hh, h0, c0,
+                                      self.reverse)
+            return _backward(_TensorLinalg, x, w_ih, w_hh, steps, g_out, g_h, g_c,
+                             self.reverse, has_bias)
+        ref = next(g for g in (g_out, g_h, g_c) if g is not None)
+        raw = _backward(_ArrayLinalg(self.xp), x._data, w_ih._data, w_hh._data, self.steps,
+                        *(None if g is None else g._data for g in (g_out, g_h, g_c)),
+                        self.reverse, has_bias)
+        return tuple(None if a is None else Tensor._make(a, ref.device) for a in raw)
+
+
+def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse=False):
+    """A full (unpacked) LSTM layer in one node: returns (outputs, (h_T, c_T))."""
+    out, h, c = MkldnnRnnLayer.apply(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=reverse)
+    return out, (h, c)
