@@ -4,6 +4,9 @@ Every NumPy/CuPy difference gets one shim here; ops call `xp` functions only.
 """
 import numpy as np
 
+# torch is silent on x/0, log(0), overflow and invalid values; NumPy would warn from every op
+np.seterr(all="ignore")
+
 try:  # CuPy is optional: present only on machines with CUDA
     import cupy as _cupy
     import cupyx as _cupyx

@@ -154,3 +154,28 @@ class _BFloat16(dtype):
 
 bfloat16 = _BFloat16()
 _NAMES["bfloat16"] = bfloat16
+
+
+# torch's names for a dtype, one table: ScalarType names ("Float" in "not implemented for
+# 'Float'"), C++ type names ("long int" in masked_fill's error) and legacy tensor type names.
+_TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type)
+    "bool": ("Bool", "bool", "BoolTensor"), "uint8": ("Byte", "unsigned char", "ByteTensor"),
+    "int8": ("Char", "signed char", "CharTensor"), "int16": ("Short", "short int", "ShortTensor"),
+    "int32": ("Int", "int", "IntTensor"), "int64": ("Long", "long int", "LongTensor"),
+    "float16": ("Half", "c10::Half", "HalfTensor"), "float32": ("Float", "float", "FloatTensor"),
+    "float64": ("Double", "double", "DoubleTensor")}
+
+
+def scalar_type_name(np_dtype):
+    """torch's ScalarType name of a NumPy dtype: 'Float', 'Long', 'Bool', ..."""
+    return _TORCH_NAMES[np.dtype(np_dtype).name][0]
+
+
+def cpp_type_name(np_dtype):
+    """torch's C++ type name of a NumPy dtype: 'float', 'long int', ..."""
+    return _TORCH_NAMES[np.dtype(np_dtype).name][1]
+
+
+def tensor_type_name(np_dtype):
+    """torch's legacy tensor type name of a NumPy dtype: 'FloatTensor', 'LongTensor', ..."""
+    return _TORCH_NAMES.get(np.dtype(np_dtype).name, ("", "", "Tensor"))[2]

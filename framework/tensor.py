@@ -3,6 +3,7 @@ import weakref
 
 import numpy as np
 
+from ._errors import NOT_GIVEN
 from . import dtypes
 from .backend import CPU, as_device, device_of, move, to_numpy, xp_for
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -121,6 +122,12 @@ class Tensor:
     def untyped_storage(self):
         """The memory under this tensor (shared by its views)."""
         return UntypedStorage(self)
+
+    def storage(self):
+        """The memory under this tensor, counted in elements (deprecated in torch too)."""
+        import warnings
+        warnings.warn(_TYPED_STORAGE_WARNING, UserWarning, stacklevel=2)
+        return TypedStorage(self)
 
     def contiguous(self, memory_format=None):
         """self when already contiguous, else a row-major copy (CloneBackward0)."""
@@ -687,22 +694,22 @@ class Tensor:
     def logical_not(self):
         return _ops.logical_not(self)
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
+    def sum(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
         return _ops.sum(self, dim, keepdim, dtype=dtype)
 
     def sum_to_size(self, *size):
         return _ops.sum_to_size(self, *size)
 
-    def mean(self, dim=None, keepdim=False, dtype=None):
+    def mean(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
         return _ops.mean(self, dim, keepdim, dtype=dtype)
 
-    def prod(self, dim=None, keepdim=False, dtype=None):
+    def prod(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype=dtype)
 
-    def var(self, dim=None, unbiased=None, keepdim=False, correction=None):
+    def var(self, dim=NOT_GIVEN, unbiased=None, keepdim=None, correction=None):
         return _ops.var(self, dim, unbiased, keepdim, correction=correction)
 
-    def std(self, dim=None, unbiased=None, keepdim=False, correction=None):
+    def std(self, dim=NOT_GIVEN, unbiased=None, keepdim=None, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
     def max(self, dim=None, keepdim=False):
@@ -1007,12 +1014,17 @@ class Tensor:
         return _ops.neg(self)
 
     def __pos__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self):
         return _ops.abs(self)
 
     def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors")
         return _ops.bitwise_not(self)
 
     def __and__(self, other):
@@ -1456,6 +1468,29 @@ class UntypedStorage:
 
     def element_size(self):
         return 1
+
+
+_TYPED_STORAGE_WARNING = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be "
+    "the only storage class. This should only matter to you if you are using storages "
+    "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
+    "tensor.storage()")
+
+
+class TypedStorage(UntypedStorage):
+    """What the deprecated `Tensor.storage()` returns: the storage counted in elements."""
+
+    def __init__(self, tensor):
+        super().__init__(tensor)
+        self.dtype = tensor.dtype
+
+    def size(self):
+        return self.nbytes() // self.dtype.itemsize
+
+    __len__ = size
+
+    def element_size(self):
+        return self.dtype.itemsize
 
 
 _TYPE_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",

@@ -224,3 +224,34 @@ def test_numpy_and_dlpack_interop_as_torch():
         with pytest.raises(BufferError, match="Can't export tensors that require gradient"):
             mk.__dlpack__()
     assert g.numpy(force=True).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_torchinfo_prints_what_it_prints_for_torch(tmp_path):
+    prog = tmp_path / "ti.py"
+    prog.write_text(
+        "import torch, torch.nn as nn\nfrom torchinfo import summary\n"
+        "mlp = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))\n"
+        "cnn = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), "
+        "nn.MaxPool2d(2), nn.Flatten(), nn.Linear(36, 10))\n"
+        "enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, "
+        "batch_first=True), 2)\n"
+        "for m, shape in ((mlp, (2, 8)), (cnn, (2, 1, 8, 8)), (enc, (2, 5, 16))):\n"
+        "    print(summary(m, input_size=shape, verbose=0, col_names=('input_size', "
+        "'output_size', 'num_params', 'trainable')))\n")
+    want = _run([str(prog)], False, tmp_path)
+    assert "TransformerEncoderLayer" in want and "Total params" in want
+    assert _run([str(prog)], True, tmp_path) == want
+
+
+def test_storage_views_as_torch():
+    tx = torch.arange(6.0).view(2, 3)[:, 1]
+    fx = framework.arange(6.0).view(2, 3)[:, 1]
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        ts = tx.storage()
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        fs = fx.storage()
+    assert (fs.size(), fs.nbytes(), fs.element_size(), len(fs)) == (
+        ts.size(), ts.nbytes(), ts.element_size(), len(ts))
+    assert fs.data_ptr() == fx.untyped_storage().data_ptr()
+    assert fx.untyped_storage().size() == tx.untyped_storage().size()
+    assert fx._is_view() and tx._is_view()

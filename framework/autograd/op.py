@@ -9,6 +9,7 @@ import re
 import numpy as _np
 
 from .. import dtypes
+from .._errors import broadcast_shapes
 from ..backend import xp_for
 from ..tensor import Tensor
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
@@ -52,6 +53,7 @@ class Op(Node):
     saved_for = None       # per input, the inputs whose gradient reads it (None: all do);
     #                        torch only saves (and version-checks) an input that is needed
     promote = False        # inputs are promoted to torch's common dtype
+    broadcasts = False     # inputs broadcast together (implied by promote)
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
@@ -112,12 +114,17 @@ class Op(Node):
             args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
-        if len(args) == 2 and args[0] is not None and args[1] is not None:  # common, no list
-            out = fn.forward(args[0]._data, args[1]._data, **params)
-        elif len(args) == 1:
-            out = fn.forward(args[0]._data, **params)
-        else:
-            out = fn.forward(*[a._data if a is not None else None for a in args], **params)
+        try:
+            if len(args) == 2 and args[0] is not None and args[1] is not None:  # common
+                out = fn.forward(args[0]._data, args[1]._data, **params)
+            elif len(args) == 1:
+                out = fn.forward(args[0]._data, **params)
+            else:
+                out = fn.forward(*[a._data if a is not None else None for a in args], **params)
+        except Exception:  # torch checks shapes first: a broadcast error wins (free unless raised)
+            if cls.promote or cls.broadcasts:
+                broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
+            raise
         if type(out) is tuple:
             out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
         elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars

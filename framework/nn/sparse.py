@@ -16,7 +16,9 @@ def one_hot(tensor, num_classes=-1):
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
-        num_classes = int(a.max()) + 1 if a.size else 0
+        if not a.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
     elif a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (a[..., None] == xp.arange(num_classes)).astype(xp.int64)

@@ -1,6 +1,7 @@
 """Activations: sigmoid, tanh, relu, softmax, log_softmax, leaky_relu and gelu primitives."""
 import math
 
+from .._errors import refuse
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -55,18 +56,23 @@ class Relu(Op):
         return self.xp.maximum(x, 0).astype(x.dtype, copy=False)
 
     def backward(self, grad):
-        return grad * (self.output > 0)  # torch's subgradient at 0 is 0
+        # torch's threshold_backward selects (no inf * 0 = nan below 0; nan outputs pass grad);
+        # its subgradient at 0 is 0
+        from .elementwise import where
+        return where(self.output <= 0, 0.0, grad)
 
 
 def relu(input):
     return Relu.apply(input)
 
 
-def _check_float(x, kernel):
-    if x.dtype.kind != "f":
-        word = {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte",
-                "int16": "Short", "int8": "Char"}[x.dtype.name]
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{word}\'')
+def _check_float(x, kernel, dim):
+    """torch's refusal of integer inputs, naming the last-dim kernel when dim is the last."""
+    if x.size == 0:  # torch dispatches no kernel for an empty tensor
+        return
+    if x.ndim and _wrap_dim(dim, x.ndim) == x.ndim - 1:
+        kernel = kernel.replace("_kernel", "_lastdim_kernel")
+    refuse(x, "biu", kernel)
 
 
 class Softmax(Op):
@@ -74,11 +80,13 @@ class Softmax(Op):
     saved_fields = {"dim": "axis", "result": "result"}
 
     def forward(self, x, dim):
-        _check_float(x, "softmax_kernel_impl")
+        _check_float(x, "softmax_kernel_impl", dim)
         self.axis = _wrap_dim(dim, x.ndim)
         xp = self.xp
         if x.ndim == 0:
             return xp.ones_like(x)
+        if x.size == 0:
+            return x.copy()
         e = xp.exp(x - x.max(axis=self.axis, keepdims=True))  # shifted: no overflow
         e /= e.sum(axis=self.axis, keepdims=True)
         return e
@@ -102,11 +110,13 @@ class LogSoftmax(Op):
     saved_fields = {"dim": "axis", "result": "result"}
 
     def forward(self, x, dim):
-        _check_float(x, "log_softmax_kernel_impl")
+        _check_float(x, "log_softmax_kernel_impl", dim)
         self.axis = _wrap_dim(dim, x.ndim)
         xp = self.xp
         if x.ndim == 0:
             return xp.zeros_like(x)
+        if x.size == 0:
+            return x.copy()
         shifted = x - x.max(axis=self.axis, keepdims=True)
         shifted -= xp.log(xp.exp(shifted).sum(axis=self.axis, keepdims=True))
         return shifted
@@ -130,6 +140,7 @@ class LeakyRelu(Op):
     saved_fields = {"negative_slope": "slope", "self": "input0"}
 
     def forward(self, x, negative_slope=0.01):
+        refuse(x, "biu", "leaky_relu_cpu")
         self.slope = negative_slope
         return self.xp.where(x > 0, x, x * x.dtype.type(negative_slope))
 
@@ -172,6 +183,7 @@ class Gelu(Op):
     saved_fields = {"approximate": "approximate", "self": "input0"}
 
     def forward(self, x, approximate="none"):
+        refuse(x, "biu", "GeluKernelImpl")
         self.approximate = approximate
         xp, dt = self.xp, x.dtype.type
         if approximate == "tanh":

@@ -8,6 +8,7 @@ Kernels work on 4-D arrays (1-D convolutions get a unit height): im2col is one s
 copied into a (groups, C/groups*kh*kw, N*oh*ow) buffer, and each map is ONE batched matmul
 over the group axis; col2im adds kh*kw strided slices.
 """
+from .._errors import refuse
 from ..autograd.op import Op
 from ._conv_args import (check_conv, conv_out_size, conv_params, same_padding,
                          transposed_params)
@@ -112,6 +113,7 @@ class Convolution(Op):
 
     @_keep_params
     def forward(self, x, w, b, stride, pads, dilation, groups):
+        refuse(x, "b", "slow_conv2d_cpu")
         y = _conv(self.xp, _as4d(x), _as4d(w), stride, pads, dilation, groups)
         if x.ndim == 3:
             y = y[:, :, 0]
@@ -136,6 +138,7 @@ class ConvTranspose(Op):
 
     @_keep_params
     def forward(self, g, w, b, in_hw, stride, pads, dilation, groups):
+        refuse(g, "b", "slow_conv_transpose2d_out_cpu")
         in_hw = tuple(in_hw)
         hw = in_hw if len(in_hw) == 2 else (1,) + in_hw
         y = _conv_t(self.xp, _as4d(g), _as4d(w), hw, stride, pads, dilation, groups)

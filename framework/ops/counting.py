@@ -159,6 +159,8 @@ def count_nonzero(input, dim=None):
         return _t(input.xp.asarray(nz.sum(), dtype="int64"), input)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     axes = tuple(_dim(d, max(input.dim(), 1)) for d in dims)
+    if input.dim() == 0:  # dims 0 and -1 of a 0-dim tensor name the tensor itself
+        axes = ()
     return _t(nz.sum(axis=axes).astype("int64"), input)
 
 

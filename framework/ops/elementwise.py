@@ -5,6 +5,8 @@ import math as _math
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
+from .._errors import (broadcast_shapes, check_scalar_fits, invalid_args, must_be_tensor,
+                       refuse, zero_division)
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
 
@@ -16,6 +18,7 @@ def _zeros(grad):
 class NotImplementedBackward(Op):
     """A node whose derivative torch does not implement (floor_divide, scalar % tensor)."""
     node_name = "torch::autograd::NotImplemented"
+    broadcasts = True
 
     def forward(self, *arrays, fn, aten):
         self.aten = aten
@@ -35,7 +38,7 @@ class Add(Op):
             return a + b
         _check_alpha(a, alpha)
         self.alpha = alpha
-        return a + alpha * b
+        return (a + alpha * b).astype(a.dtype, copy=False)  # bool + bool stays bool
 
     def backward(self, grad):
         return grad, (grad if self.alpha == 1 else grad * self.alpha)
@@ -53,10 +56,19 @@ def _check_alpha(a, alpha):
                            "point number.")
 
 
-def _check_bool_sub(a):
-    if a.dtype.kind == "b":
+def _is_bool(v):
+    return v.dtype.name == "bool" if isinstance(v, Tensor) else isinstance(v, bool)
+
+
+def _check_bool_sub(a, b):
+    """torch refuses `-` when either operand is bool (two messages, as torch words them)."""
+    if _is_bool(a) and _is_bool(b):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 class Sub(Op):
@@ -64,7 +76,6 @@ class Sub(Op):
     saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
-        _check_bool_sub(a)
         _check_alpha(a, alpha)
         self.alpha = alpha
         return a - b if alpha == 1 else a - alpha * b
@@ -80,7 +91,6 @@ class Rsub(Op):
     saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
-        _check_bool_sub(a)
         self.alpha = alpha
         return b - a if alpha == 1 else b - alpha * a
 
@@ -89,6 +99,7 @@ class Rsub(Op):
 
 
 def sub(input, other, alpha=1):
+    _check_bool_sub(input, other)
     if not isinstance(input, Tensor):
         return Rsub.apply(other, input, alpha=alpha)
     return Sub.apply(input, other, alpha=alpha)
@@ -146,6 +157,8 @@ class DivRounding(Op):
 
     def forward(self, a, b, rounding_mode):
         xp = self.xp
+        refuse(a, "b", f"div_{rounding_mode}_cpu")
+        _check_int_zero(a, b)
         if rounding_mode == "floor":
             return xp.floor_divide(a, b)  # Python's floor semantics, as torch's div_floor
         if a.dtype.kind in "iu":
@@ -173,8 +186,26 @@ true_divide = divide = div
 
 def floor_divide(input, other):
     """`//`: torch gives it no derivative."""
-    return NotImplementedBackward.apply(*_promoted(input, other), fn=lambda xp, a, b:
-                                        xp.floor_divide(a, b), aten="floor_divide")
+    return NotImplementedBackward.apply(*_promoted(input, other), fn=_floor_div,
+                                        aten="floor_divide")
+
+
+def _floor_div(xp, a, b):
+    refuse(a, "b", "div_floor_cpu")
+    _check_int_zero(a, b)
+    return xp.floor_divide(a, b)
+
+
+def _remainder(xp, a, b):
+    refuse(a, "b", "remainder_cpu")
+    _check_int_zero(a, b)
+    return xp.remainder(a, b)
+
+
+def _check_int_zero(a, b):
+    """Integer division or remainder by zero is an error in torch (floats give inf/nan)."""
+    if a.dtype.kind in "iu" and a.size and not b.all():
+        raise zero_division()
 
 
 def _promoted(a, b):
@@ -196,7 +227,7 @@ class Remainder(Op):
 
     def forward(self, a, b):
         self.scalar_other = False
-        return self.xp.remainder(a, b)
+        return _remainder(self.xp, a, b)
 
     def backward(self, grad):
         a, b = self.inputs
@@ -210,7 +241,7 @@ class RemainderScalar(Remainder):
     node_name = "RemainderBackward0"
 
     def forward(self, a, b):
-        return self.xp.remainder(a, b)
+        return _remainder(self.xp, a, b)
 
     def backward(self, grad):
         return grad, None
@@ -218,8 +249,8 @@ class RemainderScalar(Remainder):
 
 def remainder(input, other):
     if not isinstance(input, Tensor):
-        return NotImplementedBackward.apply(*_promoted(input, other), fn=lambda xp, a, b:
-                                            xp.remainder(a, b), aten="remainder")
+        return NotImplementedBackward.apply(*_promoted(input, other), fn=_remainder,
+                                            aten="remainder")
     if not isinstance(other, Tensor):
         return RemainderScalar.apply(input, other)
     return Remainder.apply(input, other)
@@ -257,6 +288,8 @@ class Pow(Op):
         x = x.astype(target, copy=False)
         if exponent == 2:
             return x * x
+        if target.kind == "b":  # bool ** bool: x ** False is all True, x ** True is x
+            return x.copy() if exponent else self.xp.ones_like(x)
         return x ** self.xp.asarray(exponent, dtype=target)
 
     def backward(self, grad):
@@ -275,12 +308,21 @@ class PowTensor(Op):
     saves_output = True
     saved_fields = {"exponent": "input1", "result": "result", "self": "input0"}
 
-    def forward(self, a, b):
+    def forward(self, a, b, bool_exponent=False):
+        refuse(a, "b", "pow")
+        self.bool_exponent = bool_exponent
+        if a.dtype.kind in "iu":  # negative integer powers truncate (0, or +-1), as torch
+            xp = self.xp
+            out = a ** xp.maximum(b, 0)
+            neg = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b % 2), 0))
+            return xp.where(b < 0, neg, out).astype(out.dtype, copy=False)
         return a ** b
 
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
+        if self.bool_exponent and need_a:  # torch's derivative computes exponent - 1
+            _check_bool_sub(True, 1)
         # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf
         grad_a = grad * where(b == 0, 0.0, b * a ** (b - 1)) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
@@ -299,6 +341,7 @@ class PowScalarBase(Op):
         self.base = base
         target = dtypes.result_type([x], [x.ndim], [base])
         xp, x = self.xp, x.astype(target, copy=False)
+        refuse(target, "b", "pow")
         if target.kind in "iu":  # integer base ** negative integer: torch truncates to 0 (or +-1)
             out = xp.asarray(base, dtype=target) ** xp.maximum(x, 0)
             neg = 0 if base not in (1, -1) else xp.where(x % 2 == 0, 1, base)
@@ -317,6 +360,8 @@ def pow(input, exponent):
     if not isinstance(input, Tensor):
         return PowScalarBase.apply(exponent, base=input)
     if isinstance(exponent, Tensor):
+        if exponent.dtype.name == "bool":
+            return PowTensor.apply(input, exponent, bool_exponent=True)
         return PowTensor.apply(input, exponent)
     return Pow.apply(input, exponent=exponent)
 
@@ -350,10 +395,12 @@ class ClampTensor(Op):
     """clamp with tensor bounds (None where absent); torch's clamp_backward_min_max."""
     node_name = "ClampBackward0"
     promote = True
+    broadcasts = True
     saves_inputs = True
 
     def forward(self, x, lo, hi):
         xp = self.xp
+        refuse(x, "b", "clamp_cpu")
         out = x if lo is None else xp.maximum(x, lo)
         return out if hi is None else xp.minimum(out, hi)
 
@@ -376,6 +423,14 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if not (isinstance(min, Tensor) or min is None) or not (isinstance(max, Tensor) or
+                                                                max is None):
+            if all(b is None or not isinstance(b, Tensor) or (b.ndim == 0 and not b.requires_grad)
+                   for b in (min, max)):  # torch's parser takes such tensors as Scalars
+                return clamp(input, *(b.item() if isinstance(b, Tensor) else b  # as Scalars
+                                      for b in (min, max)))
+            words = [type(b).__name__ for b in (max, min)]  # torch lists keywords sorted
+            raise invalid_args("clamp", f"(Tensor, max={words[0]}, min={words[1]})")
         as_t = [b if isinstance(b, Tensor) or b is None else
                 Tensor._make(input.xp.asarray(b, dtype=dtypes.result_type([], [], [b])),
                              input.device) for b in (min, max)]
@@ -412,18 +467,21 @@ class Maximum(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        return _split_ties(grad, a > b, a == b, self.needs_input_grad)
+        return _split_ties(grad, a < b, a > b, a == b, self.needs_input_grad)
 
 
-def _split_ties(grad, wins, ties, needs):
-    """Gradient of max/min of two inputs: the winner takes it, ties share it equally (torch)."""
-    half = grad / 2
-    grad_a = where(wins, grad, where(ties, half, 0.0)) if needs[0] else None
-    grad_b = where(wins | ties, where(ties, half, 0.0), grad) if needs[1] else None
+def _split_ties(grad, a_loses, b_loses, ties, needs):
+    """Gradient of max/min of two inputs, torch's formula: the winner takes it, ties share it
+    equally, and with a NaN (neither loses) both take it."""
+    shared = where(ties, grad / 2, grad)
+    grad_a = where(a_loses, 0.0, shared) if needs[0] else None
+    grad_b = where(b_loses, 0.0, shared) if needs[1] else None
     return grad_a, grad_b
 
 
 def maximum(input, other):
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("maximum", "other", 2, other)
     return Maximum.apply(input, other)
 
 
@@ -437,10 +495,12 @@ class Minimum(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        return _split_ties(grad, a < b, a == b, self.needs_input_grad)
+        return _split_ties(grad, a > b, a < b, a == b, self.needs_input_grad)
 
 
 def minimum(input, other):
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("minimum", "other", 2, other)
     return Minimum.apply(input, other)
 
 
@@ -448,6 +508,7 @@ class Where(Op):
     """where(cond, a, b); the condition gets no gradient."""
     saves_inputs = True
     saved_fields = {"condition": "input0"}
+    broadcasts = True
 
     def forward(self, cond, a, b):
         return self.xp.where(cond, a, b)
@@ -484,7 +545,9 @@ def _dtype_word(t):
 
 
 def nonzero(input, as_tuple=False):
-    idx = input.xp.nonzero(input._data)
+    idx = input.xp.nonzero(input._data.reshape(-1) if input.ndim == 0 else input._data)
+    if input.ndim == 0 and not as_tuple:  # torch: (1, 0) or (0, 0)
+        return Tensor._make(input.xp.zeros((len(idx[0]), 0), "int64"), input.device)
     if as_tuple:
         return tuple(Tensor._make(i.astype("int64"), input.device) for i in idx)
     return Tensor._make(input.xp.stack(idx, axis=1).astype("int64"), input.device)
@@ -497,11 +560,8 @@ class MaskedFill(Op):
 
     def forward(self, x, mask, value, tensor_value):
         if mask.dtype.kind != "b":
-            word = {"float32": "float", "float64": "double", "int64": "long int",
-                    "int32": "int", "int16": "short int", "int8": "signed char",
-                    "uint8": "unsigned char", "float16": "c10::Half"}[mask.dtype.name]
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
-                               f"dtype {word}")
+                               f"dtype {dtypes.cpp_type_name(mask.dtype)}")
         self.tensor_value = tensor_value
         return self.xp.where(mask, value.astype(x.dtype, copy=False), x)
 
@@ -521,6 +581,8 @@ def masked_fill(input, mask, value):
     if tensor_value and value.ndim != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
+    broadcast_shapes(mask.shape, input.shape)  # torch broadcasts mask first
     if not tensor_value:
+        check_scalar_fits(value, input._data.dtype)
         value = Tensor._make(input.xp.asarray(value, dtype=input._data.dtype), input.device)
     return MaskedFill.apply(input, mask, value, tensor_value=tensor_value)

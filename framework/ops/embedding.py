@@ -1,8 +1,10 @@
 """embedding: a lookup table whose backward scatter-adds rows (EmbeddingBackward0)."""
+from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import scatter_add
 from ..tensor import Tensor
+from .reduction import _prod
 
 
 _INDEX_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bool": "Bool",
@@ -20,8 +22,7 @@ class EmbeddingLookup(Op):
     def forward(self, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         self.indices, self.padding_idx, self.scale = indices, padding_idx, scale_grad_by_freq
         self.num_weights = weight.shape[0]
-        if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
-            raise IndexError("index out of range in self")
+        check_index_range(self.xp, indices, weight.shape[0], weight.size == 0)
         return weight[indices]
 
     def backward(self, grad):
@@ -39,7 +40,7 @@ class EmbeddingDenseBackward(Op):
         self.indices, self.padding_idx = indices, padding_idx
         self.num_weights, self.scale = num_weights, scale
         flat = indices.reshape(-1)
-        rows = grad.reshape(flat.size, -1)
+        rows = grad.reshape(flat.size, -1 if flat.size else _prod(grad.shape[indices.ndim:]))
         self.row_scale = None
         if scale:  # divide by how often each index occurs in this batch
             counts = xp.bincount(flat, minlength=num_weights)

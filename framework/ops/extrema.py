@@ -53,13 +53,18 @@ class _Extreme(Op):
     saves_output = True
     saved_fields = {"result": "result", "self": "input0"}
     fname = ""
+    nan_ties = True  # max()/min(): NaN ties NaN, as torch's evenly_distribute
 
     def forward(self, x, dim=None, keepdim=False):
         self.axes = _axis(dim, x.ndim)
-        if x.size == 0 and (dim is None or self.axes == tuple(range(x.ndim))):
+        if x.size == 0 and (dim is None or dim == ()):
             raise RuntimeError(f"{self.fname}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
+        for a in self.axes:
+            if x.shape[a] == 0:
+                raise IndexError(f"{self.fname}(): Expected reduction dim {a} to have non-zero "
+                                 "size.")
         self.kept_shape = _reduce_shape(x.shape, self.axes, True)
         y = self.reduce(x, axis=self.axes)
         return y.reshape(_reduce_shape(x.shape, self.axes, keepdim))
@@ -68,6 +73,10 @@ class _Extreme(Op):
         from .elementwise import where
         x, y = self.inputs[0], self.output.reshape(self.kept_shape)
         xp = x.xp
+        if not self.nan_ties:  # amax/amin: torch's plain == and a product (a NaN row -> NaN)
+            mask = x._data == y._data
+            count = mask.sum(axis=self.axes, keepdims=True)
+            return grad.reshape(self.kept_shape) / _const(count, x) * _const(mask, x)
         mask = _tie_mask(xp, x._data, y._data)
         count = mask.sum(axis=self.axes, keepdims=True)
         return where(_const(mask, x), grad.reshape(self.kept_shape) / _const(count, x), 0.0)
@@ -93,12 +102,14 @@ class Amax(MaxAll):
     node_name = "AmaxBackward0"
     saved_fields = {"dim": "axes", "result": "result", "self": "input0"}
     fname = "amax"
+    nan_ties = False
 
 
 class Amin(MinAll):
     node_name = "AminBackward0"
     saved_fields = {"dim": "axes", "result": "result", "self": "input0"}
     fname = "amin"
+    nan_ties = False
 
 
 def _indices(fn):

@@ -1,4 +1,5 @@
 """Index-driven gathers and scatters along one dim: gather, scatter, scatter_add, index_select."""
+from .._errors import check_index_range
 from ..autograd.op import Op
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
@@ -24,7 +25,7 @@ def _check(name, x, dim, index, src=None):
     if index.dtype.name not in (("int64", "int32") if name == "gather" else ("int64",)):
         raise RuntimeError(f"{name}(): Expected dtype "
                            f"{'int32/int64' if name == 'gather' else 'int64'} for index")
-    if index.ndim != x.ndim and index.size:
+    if index.ndim != x.ndim and index.numel():
         raise RuntimeError("Index tensor must have the same number of dimensions as "
                            f"{'input' if name == 'gather' else 'self'} tensor")
     d = _dim(dim, x.ndim)
@@ -37,7 +38,7 @@ def _check(name, x, dim, index, src=None):
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"{_fmt(index.shape)} to be no larger than self {_fmt(x.shape)} "
                                f"apart from dimension {d}{where}")
-    if index.size:
+    if index.numel():
         hi, lo = int(index._data.max()), int(index._data.min())
         size = x.shape[d] if x.ndim else 1
         if hi >= size or lo < 0:
@@ -181,8 +182,7 @@ def index_select(input, dim, index):
     d = _dim(dim, input.ndim)
     idx = index._data.reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
-        raise IndexError("index out of range in self")
+    check_index_range(input.xp, idx, size, input.numel() == 0 or (input.ndim == 2 and d == 1))
     if input.ndim == 0:
         return input.reshape(1).index_select(0, index).reshape(())
     return IndexSelect.apply(input, Tensor._make(idx, index._device), dim=d)

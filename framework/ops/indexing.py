@@ -5,6 +5,8 @@ then do the tensor indices gather (so x[0, :, i] selects before indexing, unlike
 Each basic step is its own node (SelectBackward0, SliceBackward0, UnsqueezeBackward0), the
 tensor part is IndexBackward0.
 """
+from .._errors import check_scalar_fits
+from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -300,8 +302,14 @@ def setitem(x, index, value):
     steps, adv, key = _parse(x, index, getitem=False)
     scalar = not isinstance(value, Tensor)
     if scalar:
+        check_scalar_fits(value, x._data.dtype)
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
     elif value._data.dtype != x._data.dtype:
+        items = index if isinstance(index, tuple) else (index,)
+        tensors = [i for i in items if isinstance(i, Tensor)]
+        # a mask with one value is a masked_fill (which casts); anything else is index_put
+        if any(i.dtype.name != "bool" for i in tensors) or (tensors and value.numel() != 1):
+            raise _dtype_mismatch(x, value)  # index_put does not cast (slice or mask copy do)
         value = value.to(x.dtype)
     if value._device != x._device:
         value = value.to(x._device)
@@ -333,19 +341,31 @@ def setitem(x, index, value):
     return x
 
 
+def _dtype_mismatch(x, value):
+    return RuntimeError(
+        "Index put requires the source and destination dtypes match, got "
+        f"{dtypes.scalar_type_name(x._data.dtype)} for the destination and "
+        f"{dtypes.scalar_type_name(value._data.dtype)} for the source.")
+
+
 def _index_put(x, value, key, adv, kind):
     return IndexPut.apply(x, value, key=key, adv=adv, kind=kind)
 
 
 def index_put(x, indices, values, accumulate=False):
     """torch.index_put (out of place): `indices` is a tuple of index tensors."""
+    if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
+        raise _dtype_mismatch(x, values)
+    _, adv, _ = _parse(x, tuple(indices))
+    key = _adv_key(adv, 0)
+    shape = x._data[key].shape
+    if values.ndim > len(shape):  # no leading unit dims dropped here (x[i] = v drops them)
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {_fmt(shape)}")
     if not accumulate:
         out = x.clone()
         setitem(out, tuple(indices), values)
         return out
-    _, adv, _ = _parse(x, tuple(indices))
-    key = _adv_key(adv, 0)
-    shape = x._data[key].shape
     if tuple(values.shape) != shape:
         values = values.expand(shape)
     return x + _IndexAccumulate.apply(values, shape=tuple(x.shape), key=key)

@@ -14,13 +14,20 @@ class Cat(Op):
     promote = True  # torch.cat promotes float32 + float64 to float64
     saved_fields = {"dim": "dim"}
 
-    def forward(self, *xs, dim):
-        self.dim = dim
+    def forward(self, *xs, dim, skip=None):
+        self.dim, self.skip = dim, skip
+        if skip:  # legacy empty (0,) tensors: in the dtype and the graph, not in the result
+            xs = [x for x, s in zip(xs, skip) if not s]
         self.sizes = [x.shape[dim] for x in xs]
         return self.xp.concatenate(xs, axis=dim)
 
     def backward(self, grad):
-        return grad.split(self.sizes, self.dim)
+        parts = grad.split(self.sizes, self.dim)
+        if not self.skip:
+            return parts
+        parts = iter(parts)
+        empty = Tensor._make(grad.xp.zeros((0,), grad._data.dtype), grad.device)
+        return tuple(empty if s else next(parts) for s in self.skip)
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -32,7 +39,10 @@ def cat(tensors, dim=0, *, out=None):
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
     # legacy torch behaviour: 1-D empty tensors are skipped whatever the other shapes are
-    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    skip = [t.ndim == 1 and t.shape[0] == 0 for t in tensors]
+    if all(skip):
+        skip[0] = False
+    kept = [t for t, s in zip(tensors, skip) if not s]
     ref = kept[0]
     d = _dim(dim, ref.ndim)
     for i, t in enumerate(kept):
@@ -45,7 +55,9 @@ def cat(tensors, dim=0, *, out=None):
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the "
                     "list.")
-    return Cat.apply(*kept, dim=d)
+    if any(skip):
+        return Cat.apply(*tensors, dim=d, skip=tuple(skip))
+    return Cat.apply(*tensors, dim=d)
 
 
 concat = cat
@@ -98,7 +110,13 @@ class Split(Op):
         return "SplitWithSizesBackward0" if self.with_sizes else "SplitBackward0"
 
 
+def _check_1d(x, name):
+    if x.ndim == 0:
+        raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
+
+
 def split(x, split_size_or_sections, dim=0):
+    _check_1d(x, "split")
     d = _dim(dim, x.ndim)
     n = x.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -120,10 +138,13 @@ def split(x, split_size_or_sections, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    _check_1d(x, "chunk")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[_dim(dim, x.ndim)]
-    return split(x, max((n + chunks - 1) // chunks, 1) if n else 1, dim)
+    if n == 0:  # torch: `chunks` empty pieces
+        return split(x, [0] * chunks, dim)
+    return split(x, (n + chunks - 1) // chunks, dim)
 
 
 class Unbind(Op):
@@ -141,5 +162,5 @@ class Unbind(Op):
 
 def unbind(x, dim=0):
     if x.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(f"Dimension specified as {_dim(dim, 0)} but tensor has no dimensions")
     return view_outputs(Unbind.apply(x, dim=_dim(dim, x.ndim)), x)

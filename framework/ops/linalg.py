@@ -1,5 +1,7 @@
 """Matrix products: mm, mv, dot, bmm, addmm, outer, linear and matmul's dispatch."""
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
+from .reduction import _prod
+from .._errors import refuse
 from ..autograd.op import Op
 from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
 
@@ -38,6 +40,8 @@ class Mm(Op):
     saved_for = ((1,), (0,))
 
     def forward(self, a, b):
+        if a.size and b.size:  # torch multiplies empty bool matrices
+            refuse(a, "b", "addmm_impl_cpu_")
         return _half_matmul(a, b)
 
     def backward(self, grad):
@@ -66,6 +70,8 @@ class Mv(Op):
     saved_for = ((1,), (0,))
 
     def forward(self, a, v):
+        if a.size and v.size:
+            refuse(a, "b", "addmv_impl_cpu")
         return _half_matmul(a, v)
 
     def backward(self, grad):
@@ -95,6 +101,7 @@ class Dot(Op):
     saved_for = ((1,), (0,))
 
     def forward(self, a, b):
+        refuse(a, "b", "dot")
         return self.xp.dot(a, b)
 
     def backward(self, grad):
@@ -125,6 +132,8 @@ class Bmm(Op):
     saved_for = ((1,), (0,))
 
     def forward(self, a, b):
+        if a.size and b.size:
+            refuse(a, "b", "bmm")
         return _half_matmul(a, b)
 
     def backward(self, grad):
@@ -158,15 +167,19 @@ class Addmm(Op):
     saved_for = ((), (2,), (1,))
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
+        if m1.size and m2.size:
+            refuse(m1, "b", "addmm_impl_cpu_")
+        if m1.dtype.kind in "biu":  # torch converts the Scalars to the integer type
+            beta, alpha = int(beta), int(alpha)
         self.beta, self.alpha = beta, alpha
         half = m1.dtype if m1.dtype.itemsize == 2 and m1.dtype.kind in "fV" else None
         if half is not None:  # accumulate in float32, round once (torch's CPU kernel)
             m1, m2, bias = m1.astype("float32"), m2.astype("float32"), bias.astype("float32")
         out = m1 @ m2
         if alpha != 1:
-            out *= alpha
+            out = (out * alpha).astype(out.dtype, copy=False)  # integer matrices stay integer
         if beta != 0:  # torch ignores bias (even nan) when beta is 0
-            out += bias if beta == 1 else beta * bias
+            out = (out + (bias if beta == 1 else beta * bias)).astype(out.dtype, copy=False)
         return out if half is None else out.astype(half)
 
     def backward(self, grad):
@@ -211,7 +224,7 @@ def linear(input, weight, bias=None):
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D "
                            f"and {weight.ndim}D")
     lead = tuple(input.shape[:-1])
-    out = addmm(bias, reshape(input, -1, input.shape[-1]), weight.t())
+    out = addmm(bias, reshape(input, _lead(input), input.shape[-1]), weight.t())
     return reshape(out, lead + (weight.shape[0],))
 
 
@@ -240,6 +253,11 @@ def _broadcast_batch(sa, sb):
     return tuple(out)
 
 
+def _lead(x):
+    """The product of all but the last dim (a -1 would be ambiguous for an empty last dim)."""
+    return _prod(x.shape[:-1])
+
+
 def _fold(big, small, transpose):
     """matmul of a >=3-D tensor with a 1-D/2-D one as a single mm/mv, as torch folds it."""
     if transpose:  # small @ big computed as (big.mT @ small.T).mT
@@ -247,7 +265,7 @@ def _fold(big, small, transpose):
         t2 = small.t() if small.ndim == 2 else small
     else:
         t1, t2 = big, small
-    folded = reshape(t1, -1, t1.shape[-1])  # a view when the strides allow, else a copy
+    folded = reshape(t1, _lead(t1), t1.shape[-1])  # a view when the strides allow, else a copy
     shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
     out = _unsafe_view(folded.mm(t2) if t2.ndim == 2 else folded.mv(t2), shape)
     return out.mT.clone() if transpose and t2.ndim == 2 else out

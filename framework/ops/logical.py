@@ -1,6 +1,7 @@
 """Comparisons, logical and bitwise ops: never differentiable, no grad_fn."""
 from ..autograd.op import Op
 from ..tensor import Tensor
+from .._errors import must_be_tensor, refuse
 
 
 class _Compare(Op):
@@ -68,6 +69,7 @@ greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 class _Logical(Op):
     """logical_*: any dtype, nonzero is true, result bool."""
     differentiable = False
+    broadcasts = True
 
 
 class LogicalNot(_Logical):
@@ -95,15 +97,23 @@ def logical_not(input):
 
 
 def logical_and(input, other):
+    _check_other("logical_and", other)
     return LogicalAnd.apply(input, other)
 
 
 def logical_or(input, other):
+    _check_other("logical_or", other)
     return LogicalOr.apply(input, other)
 
 
 def logical_xor(input, other):
+    _check_other("logical_xor", other)
     return LogicalXor.apply(input, other)
+
+
+def _check_other(fname, other):
+    if not isinstance(other, Tensor):
+        raise must_be_tensor(fname, "other", 2, other)
 
 
 class _Bitwise(Op):
@@ -113,9 +123,7 @@ class _Bitwise(Op):
     kernel = ""
 
     def forward(self, a, b):
-        if a.dtype.kind == "f":
-            word = {"float32": "Float", "float64": "Double", "float16": "Half"}[a.dtype.name]
-            raise NotImplementedError(f'"{self.kernel}" not implemented for \'{word}\'')
+        refuse(a, "f", self.kernel)
         return self.combine(a, b)
 
 
@@ -144,9 +152,7 @@ class BitwiseNot(Op):
     differentiable = False
 
     def forward(self, x):
-        if x.dtype.kind == "f":
-            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
-                            "tensors")
+        refuse(x, "f", "bitwise_not_cpu")
         return ~x
 
 

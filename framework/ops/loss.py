@@ -3,6 +3,7 @@
 Cross-entropy is one fused primitive (log-softmax + weighted NLL, backward softmax - target);
 the regression losses are small primitives so their grad_fn names match torch's.
 """
+from ..amp.autocast_mode import entry as _amp_entry
 import contextlib
 import warnings
 
@@ -10,16 +11,12 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
+from .._errors import broadcast_shapes, refuse
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
-_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
-
-
-def _type_name(dtype):
-    return _TYPE_NAMES.get(str(dtype), str(dtype))
+_type_name = dtypes.scalar_type_name
 
 
 def _reduction(reduction, size_average=None, reduce=None):
@@ -36,7 +33,9 @@ def _reduction(reduction, size_average=None, reduce=None):
 def _reduce(xp, loss, reduction):
     if reduction == "none":
         return loss
-    return loss.mean() if reduction == "mean" else loss.sum()
+    if reduction == "mean":  # no NumPy warning for an empty loss: nan, as torch
+        return loss.sum() / loss.dtype.type(loss.size)
+    return loss.sum()
 
 
 def _scale(grad, reduction, numel):
@@ -57,11 +56,16 @@ def _quiet(xp):
 
 
 def _warn_size(x, y):
+    """torch's warning for differing shapes; then both are broadcast (as torch's
+    broadcast_tensors, so a 0-dim operand no longer ranks below the other in promotion)."""
     _check_same_or_broadcast(tuple(x.shape), tuple(y.shape))
     if tuple(x.shape) != tuple(y.shape):
         warnings.warn(f"Using a target size ({y.shape}) that is different to the input size "
                       f"({x.shape}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
+        shape = broadcast_shapes(tuple(x.shape), tuple(y.shape))
+        return x.expand(shape), y.expand(shape)
+    return x, y
 
 
 def _reduction_enum(fn):
@@ -76,6 +80,7 @@ class MseLoss(Op):
     saved_fields = {"reduction": _reduction_enum, "self": "input0", "target": "input1"}
 
     def forward(self, x, y, reduction="mean"):
+        refuse(x, "biu", "mse_cpu")
         self.reduction = reduction
         d = x - y
         self.numel = d.size
@@ -88,13 +93,14 @@ class MseLoss(Op):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     return MseLoss.apply(input, target, reduction=_reduction(reduction, size_average, reduce))
 
 
+@_amp_entry("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """torch composes l1_loss (its grad_fn is Abs/Mean/SumBackward0), so do we."""
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     loss = (input - target).abs()
     if reduction == "none":
@@ -106,8 +112,12 @@ class SmoothL1Loss(Op):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta. HuberLoss is delta * this."""
     saves_inputs = True
     promote = True
+    kernel = "smooth_l1_cpu"
+    out_dtype = None
 
-    def forward(self, x, y, reduction="mean", beta=1.0, scale=1.0):
+    def forward(self, x, y, reduction="mean", beta=1.0, scale=1.0, out_dtype=None,
+                target_dtype=None):
+        refuse(x, "biu", self.kernel)
         self.reduction, self.beta, self.scale = reduction, beta, scale
         d = x - y
         self.numel = d.size
@@ -115,12 +125,16 @@ class SmoothL1Loss(Op):
         loss = self.xp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
         if scale != 1.0:
             loss = loss * scale
-        return _reduce(self.xp, loss.astype(d.dtype, copy=False), self.reduction)
+        self.out_dtype, self.target_dtype = out_dtype, target_dtype
+        return _reduce(self.xp, loss.astype(out_dtype or d.dtype, copy=False), self.reduction)
 
     def backward(self, grad):
         x, y = self.inputs
+        if self.out_dtype is not None and self.out_dtype != self.target_dtype:  # as torch
+            raise RuntimeError(f"Found dtype {_type_name(self.target_dtype)} but expected "
+                               f"{_type_name(self.out_dtype)}")
         d = x - y
-        slope = (d / self.beta).where(d.abs() < self.beta, d.sign())
+        slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan
         g = _scale(grad, self.reduction, self.numel) * slope
         if self.scale != 1.0:
             g = g * self.scale
@@ -128,11 +142,12 @@ class SmoothL1Loss(Op):
 
 
 class HuberLoss(SmoothL1Loss):
-    pass
+    kernel = "huber_cpu"
 
 
+@_amp_entry("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -141,13 +156,19 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return SmoothL1Loss.apply(input, target, reduction=reduction, beta=float(beta))
 
 
+@_amp_entry("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    _warn_size(input, target)
+    input, target = _warn_size(input, target)
     reduction = _reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    promoted = dtypes.result_type([input._data, target._data], [input.ndim, target.ndim], [])
+    if dtypes._kind(promoted) > dtypes._kind(input._data.dtype):  # the result is input's dtype
+        raise RuntimeError(f"result type {_type_name(promoted)} can't be cast to the desired "
+                           f"output type {_type_name(input._data.dtype)}")
     return HuberLoss.apply(input, target, reduction=reduction, beta=float(delta),
-                           scale=float(delta))
+                           scale=float(delta), out_dtype=input._data.dtype,  # input's dtype
+                           target_dtype=target._data.dtype)
 
 
 class BinaryCrossEntropy(Op):
@@ -156,6 +177,7 @@ class BinaryCrossEntropy(Op):
 
     def forward(self, x, y, w=None, reduction="mean"):
         xp = self.xp
+        refuse(x, "biu", "binary_cross_entropy")
         if not bool(((x >= 0) & (x <= 1)).all()):  # NaN fails both tests too
             raise RuntimeError("all elements of input should be between 0 and 1")
         self.reduction, self.numel = reduction, x.size
@@ -179,6 +201,7 @@ class BinaryCrossEntropy(Op):
         return grad_x, grad_y, None
 
 
+@_amp_entry("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
@@ -211,9 +234,9 @@ class BinaryCrossEntropyWithLogits(Op):
     saves_inputs = True
     promote = True
 
-    def forward(self, x, y, w=None, pw=None, reduction="mean"):
+    def forward(self, x, y, w=None, pw=None, reduction="mean", out_dtype=None):
         xp = self.xp
-        self.reduction, self.numel = reduction, x.size
+        self.reduction, self.numel, self.out_dtype = reduction, x.size, out_dtype
         softplus_neg = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))  # log(1 + e^-x)
         if pw is not None:
             loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
@@ -221,7 +244,7 @@ class BinaryCrossEntropyWithLogits(Op):
             loss = (1 - y) * x + softplus_neg
         if w is not None:
             loss = loss * w
-        return _reduce(xp, loss.astype(xp.result_type(x, y), copy=False), reduction)
+        return _reduce(xp, loss.astype(self.out_dtype, copy=False), reduction)
 
     def backward(self, grad):
         x, y, w, pw = self.inputs
@@ -244,12 +267,14 @@ class BinaryCrossEntropyWithLogits(Op):
         return grad_x, grad_y, None, None
 
 
+@_amp_entry("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     reduction = _reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    refuse(input._data, "biu", "log_sigmoid_cpu")
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"result type {_type_name(input.dtype.np)} can't be cast to the "
                            f"desired output type {_type_name(target.dtype.np)}")
@@ -258,7 +283,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if pos_weight is not None:
         _check_same_or_broadcast(pos_weight.shape, input.shape)
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight,
-                                              reduction=reduction)
+                                              reduction=reduction,
+                                              out_dtype=target._data.dtype)  # as torch
 
 
 def _check_same_or_broadcast(a, b):
@@ -301,6 +327,14 @@ def _nll_name(ndim, reduction):
     return "NllLoss2DBackward0"
 
 
+def _zero_ignored(g, keep):
+    """g with ignored targets' rows set to 0 (not 0 * inf when every target is ignored)."""
+    if keep.all():
+        return g
+    from .elementwise import where
+    return where(Tensor._make(keep[:, None], g.device), g, 0.0)
+
+
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
     saves = ("safe", "wt", "denom")
@@ -309,9 +343,10 @@ class NllLoss(Op):
         xp = self.xp
         self.x_shape, self.reduction = x.shape, reduction
         x, t2 = _as_batched(x, t, False)
-        safe, wt, _ = _class_coeffs(xp, t2, w, x.shape[1], ignore_index, x.dtype)
-        self.safe, self.wt, self.out_shape = safe, wt, t.shape
-        loss = -wt * xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        safe, wt, ignored = _class_coeffs(xp, t2, w, x.shape[1], ignore_index, x.dtype)
+        self.safe, self.wt, self.out_shape, self.keep = safe, wt, t.shape, ~ignored
+        # ignored targets contribute 0 even where the input is inf or nan, as in torch
+        loss = xp.where(ignored, 0, -wt * xp.take_along_axis(x, safe[:, None], axis=1)[:, 0])
         if reduction == "none":
             return loss.reshape(t.shape)
         if reduction == "sum":
@@ -328,7 +363,7 @@ class NllLoss(Op):
                                     grad.device) if self.reduction == "mean" else grad
         q = _onehot(self.xp, self.safe, self.x_shape[-1] if len(self.x_shape) == 1
                     else self.x_shape[1], self.wt.dtype) * self.wt[:, None]
-        grad_x = -g * Tensor._make(q, grad.device)  # linear in x: constant coefficients
+        grad_x = _zero_ignored(-g * Tensor._make(q, grad.device), self.keep)  # linear in x
         return grad_x.reshape(self.x_shape), None, None
 
     def node_variant(self):
@@ -367,7 +402,7 @@ class CrossEntropy(Op):
         else:
             safe, wt, ignored = _class_coeffs(xp, t, w, n_classes, ignore_index, x.dtype)
             self.safe, self.wt, self.keep = safe, wt, ~ignored
-            loss = -wt * xp.take_along_axis(logp, safe[:, None], axis=1)[:, 0]
+            loss = xp.where(ignored, 0, -wt * xp.take_along_axis(logp, safe[:, None], axis=1)[:, 0])
             if ls:
                 smooth = -(logp * w_b if w_b is not None else logp).sum(axis=1) * self.keep
                 loss = (1 - ls) * loss + ls / n_classes * smooth
@@ -415,7 +450,8 @@ class CrossEntropy(Op):
         need_x, need_t, need_w = self.needs_input_grad
         grad_x = grad_t = grad_w = None
         if need_x:
-            grad_x = (g * (p * q.sum(1, keepdim=True) - q)).reshape(self.x_shape)
+            g_rows = g if self.probs else _zero_ignored(g, self.keep)
+            grad_x = (g_rows * (p * q.sum(1, keepdim=True) - q)).reshape(self.x_shape)
         if need_t and self.probs:
             gt = -g * (1 - self.ls) * logp
             grad_t = (gt * w.reshape(self.w_shape) if w is not None else gt).reshape(self.x_shape)
@@ -471,6 +507,7 @@ def _check_input(x):
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
 
 
+@_amp_entry("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
@@ -480,6 +517,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return NllLoss.apply(input, target, weight, reduction=reduction, ignore_index=ignore_index)
 
 
+@_amp_entry("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     reduction = _reduction(reduction, size_average, reduce)

@@ -5,6 +5,7 @@ Forward runs on arrays; backward is written with Tensor ops, so every one of the
 second derivatives."""
 import struct
 
+from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 
@@ -26,6 +27,7 @@ class Softplus(Op):
     saves_inputs = True
 
     def forward(self, x, beta=1.0, threshold=20.0):
+        refuse(x, "biu", "softplus_cpu")
         xp = self.xp
         self.beta, self.threshold = beta, threshold
         bx = x * x.dtype.type(beta)
@@ -43,6 +45,7 @@ class Elu(Op):
     saves_inputs = True
 
     def forward(self, x, alpha=1.0, scale=1.0, input_scale=1.0):
+        refuse(x, "biu", "elu_cpu")
         xp, dt = self.xp, x.dtype.type
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
         neg = dt(scale * alpha) * xp.expm1(xp.minimum(x, 0) * dt(input_scale))
@@ -50,8 +53,10 @@ class Elu(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        neg = (x * self.input_scale).exp() * (self.scale * self.alpha * self.input_scale)
-        return grad * _where(x > 0, neg * 0 + self.scale, neg)
+        # exp of min(x, 0): no inf * 0 = nan on the positive side (x = inf)
+        neg = (x.clamp(max=0) * self.input_scale).exp() * (self.scale * self.alpha *
+                                                             self.input_scale)
+        return _where(x <= 0, grad * neg, grad * self.scale)  # torch's test: NaN passes
 
 
 class Celu(Elu):
@@ -65,6 +70,7 @@ class Silu(Op):
     saves_inputs = True
 
     def forward(self, x):
+        refuse(x, "biu", "silu_cpu")
         return x / (1 + self.xp.exp(-x))
 
     def backward(self, grad):
@@ -77,6 +83,7 @@ class Mish(Op):
     saves_inputs = True
 
     def forward(self, x):
+        refuse(x, "biu", "mish_cpu")
         xp = self.xp
         sp = xp.logaddexp(x, x.dtype.type(0))
         return x * xp.tanh(sp)
@@ -91,6 +98,7 @@ class Hardswish(Op):
     saves_inputs = True
 
     def forward(self, x):
+        refuse(x, "biu", "hardswish_cpu")
         return x * self.xp.clip(x + 3, 0, 6) / x.dtype.type(6)
 
     def backward(self, grad):
@@ -106,6 +114,7 @@ class Hardsigmoid(Op):
     saves_inputs = True
 
     def forward(self, x):
+        refuse(x, "biu", "hardsigmoid_cpu")
         return self.xp.clip(x + 3, 0, 6) / x.dtype.type(6)
 
     def backward(self, grad):
@@ -117,18 +126,21 @@ class Hardtanh(Op):
     saves_inputs = True
 
     def forward(self, x, min_val=-1.0, max_val=1.0):
+        if x.dtype.kind == "b":
+            raise RuntimeError("Bool inputs not supported for hardtanh")
         self.lo, self.hi = min_val, max_val
         return self.xp.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x > self.lo) & (x < self.hi), grad, grad * 0)
+        return _where((x <= self.lo) | (x >= self.hi), grad * 0, grad)  # NaN passes, as torch
 
 
 class LogSigmoid(Op):
     saves_inputs = True
 
     def forward(self, x):
+        refuse(x, "biu", "log_sigmoid_cpu")
         xp = self.xp
         return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
@@ -141,17 +153,19 @@ class Softshrink(Op):
     saves_inputs = True
 
     def forward(self, x, lambd=0.5):
+        refuse(x, "biu", "softshrink_check")
         xp, l = self.xp, x.dtype.type(lambd)
         self.lambd = lambd
         return xp.where(x > l, x - l, xp.where(x < -l, x + l, x * 0))
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x > self.lambd) | (x < -self.lambd), grad, grad * 0)
+        return _where((x >= -self.lambd) & (x <= self.lambd), grad * 0, grad)  # NaN passes
 
 
 class Hardshrink(Softshrink):
     def forward(self, x, lambd=0.5):
+        refuse(x, "biu", "hardshrink_cpu")
         self.lambd = lambd
         l = x.dtype.type(lambd)
         return self.xp.where((x > l) | (x < -l), x, x * 0)

@@ -1,10 +1,12 @@
 """Normalisation primitives: batch_norm, layer_norm, group_norm (torch's Native*Backward0)."""
 import numbers
 
+from .._errors import refuse
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..autograd.saved import Attr
 from ..tensor import Tensor
+from .reduction import array_mean
 
 
 class NativeGroupNorm(Op):
@@ -104,15 +106,16 @@ class NativeBatchNorm(Op):
     def forward(self, x, weight, bias, running_mean=None, running_var=None, training=True,
                 momentum=0.1, eps=1e-5):
         xp = self.xp
+        refuse(x, "biu", "batch_norm")
         self.axes = (0,) + tuple(range(2, x.ndim))
         self.shape = (1, -1) + (1,) * (x.ndim - 2)
         self.training, self.eps = training, eps
         self.running_mean, self.running_var = running_mean, running_var
         self.tracks = running_mean is not None
         if training:
-            mean = x.mean(axis=self.axes)
+            mean = array_mean(x, self.axes)
             xc = x - mean.reshape(self.shape)
-            var = (xc * xc).mean(axis=self.axes)  # biased: used to normalise
+            var = array_mean(xc * xc, self.axes)  # biased: used to normalise
             if running_mean is not None:
                 n = x.size // x.shape[1]
                 running_mean *= 1 - momentum
@@ -173,6 +176,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                              f"size {size!r}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.numel() == 0:  # torch: a clone (scaled and shifted), running stats untouched
+        out = input.clone()
+        out = out * weight[0] if weight is not None else out
+        return out + bias[0] if bias is not None else out
     rm = running_mean._data if running_mean is not None else None
     rv = running_var._data if running_var is not None else None
     out = NativeBatchNorm.apply(input, weight, bias, running_mean=rm, running_var=rv,
@@ -193,12 +200,13 @@ class NativeLayerNorm(Op):
 
     def forward(self, x, weight, bias, normalized_shape=(), eps=1e-5):
         xp = self.xp
+        refuse(x, "biu", "LayerNormKernelImpl")
         self.axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
         self.eps, self.normalized_shape = eps, tuple(normalized_shape)
-        mean = x.mean(axis=self.axes, keepdims=True)
+        mean = array_mean(x, self.axes, keepdims=True)
         xc = x - mean
         self.mean = mean
-        self.invstd = 1.0 / xp.sqrt((xc * xc).mean(axis=self.axes, keepdims=True) + eps)
+        self.invstd = 1.0 / xp.sqrt(array_mean(xc * xc, self.axes, keepdims=True) + eps)
         y = xc * self.invstd
         if weight is not None:
             y *= weight

@@ -32,6 +32,10 @@ def gather_pad(input, pad, mode):
     n = len(pad) // 2
     if not (input.dim() in (n + 1, n + 2) and 1 <= n <= 3):
         raise NotImplementedError(_SUPPORTED.format(len(pad), input.dim()))
+    if mode != "circular" and 0 in input.shape[input.dim() - n - 1 + (input.dim() == n + 1):]:
+        raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
+                           "batch size and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     key = [slice(None)] * input.dim()
     for i in range(n):
         d = input.dim() - 1 - i
@@ -81,6 +85,8 @@ class ConstantPadNd(Op):
                     f"in a negative output size, which is invalid. Check dimension {d} of your "
                     "input.")
             out_shape[d] = size
+            if x.shape[d] - max(-lo, 0) - max(-hi, 0) < 0:  # cropping more than there is
+                raise RuntimeError("narrow(): length must be non-negative.")
             src[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
             dst[d] = slice(max(lo, 0), size - max(hi, 0))
         out = self.xp.full(out_shape, value, dtype=x.dtype)

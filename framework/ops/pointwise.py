@@ -1,5 +1,6 @@
 """Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
+from .._errors import broadcast_shapes, must_be_tensor, refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .unary import Sign, _float, _zeros
@@ -175,6 +176,7 @@ class Fmod(Op):
 
 def atan2(input, other):
     """Elementwise angle of the point (other, input): arctan(input / other) by quadrant."""
+    _tensor_other("atan2", other)
     return Atan2.apply(input, other)
 
 
@@ -183,6 +185,9 @@ arctan2 = atan2
 
 def hypot(input, other):
     """sqrt(input**2 + other**2) without overflow."""
+    _tensor_other("hypot", other)
+    if input.dtype.name == "bool" and other.dtype.name == "bool":
+        refuse(input._data, "b", "hypot_cpu")
     return Hypot.apply(input, other)
 
 
@@ -193,7 +198,17 @@ def xlogy(input, other):
 
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), computed stably."""
+    _tensor_other("logaddexp", other)
+    if input.dtype.name != "bool" and not input.is_floating_point() and \
+            not other.is_floating_point():  # an integer result: torch has no kernel
+        refuse(input._data, "biu", "logaddexp_cpu")
     return Logaddexp.apply(input, other)
+
+
+def _tensor_other(fname, other):
+    """torch's signature takes only a Tensor as `other`."""
+    if not isinstance(other, Tensor):
+        raise must_be_tensor(fname, "other", 2, other)
 
 
 def fmod(input, other):
@@ -204,6 +219,8 @@ def fmod(input, other):
         tensor([-1.,  1.])
     """
     if isinstance(other, Tensor):
+        if input.dtype.name == "bool" and other.dtype.name == "bool":
+            refuse(input._data, "b", "fmod_cpu")
         return FmodTensor.apply(input, other)
     return Fmod.apply(input, other=other)
 
@@ -278,10 +295,12 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def _shift(name, fn, kernel):
     def shift(input, other):
-        for t in (input, other):
-            if isinstance(t, Tensor) and t.dtype.is_floating_point:
-                word = {"float32": "Float", "float64": "Double", "float16": "Half"}[t.dtype.name]
-                raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{word}\'')
+        tensors = [t for t in (input, other) if isinstance(t, Tensor)]
+        broadcast_shapes(*[tuple(t.shape) for t in tensors])  # torch checks shapes first
+        for t in tensors:
+            refuse(t._data, "f", f"{kernel}_cpu")
+        if all(t.dtype.name == "bool" for t in tensors) and len(tensors) == 2:
+            refuse(tensors[0]._data, "b", f"{kernel}_cpu")
         ref = input if isinstance(input, Tensor) else other
         xp = ref.xp
         a = input._data if isinstance(input, Tensor) else xp.asarray(input, ref._data.dtype)

@@ -5,6 +5,7 @@ visited one kernel position at a time (kh*kw strided slices over the whole outpu
 Each backward is a linear primitive whose own backward is the forward map again, so
 gradients of every order work.
 """
+from .._errors import refuse
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -113,6 +114,7 @@ class _MaxGather(Op):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    refuse(input._data, "b", "max_pool2d")
     p = pool_params(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     need = return_indices or (input.requires_grad and is_grad_enabled())
     y, idx = MaxPool2DWithIndices.apply(input, p=p, need_indices=need)
@@ -121,6 +123,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    refuse(input._data, "biu", "max_pool1d_impl")
     k, s, pd, d = pool_windows(kernel_size, stride, padding, dilation)
     out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, pd), (1, d), ceil_mode,
                      return_indices)
@@ -153,6 +156,8 @@ class AvgPool2D(Op):
         self.div = avg_divisor(self.xp, p, x.shape[-2:], count_include_pad, divisor_override,
                                x.dtype)
         y = _window_sums(self.xp, x, p)
+        if y.dtype.kind in "iu":  # integer averages truncate towards zero, as torch's
+            return self.xp.trunc(y / self.div).astype(y.dtype)
         y /= self.div
         return y
 
@@ -198,6 +203,7 @@ class AvgPool2DBackward(Op):
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    refuse(input._data, "b", "avg_pool2d")
     p = pool_params(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -222,6 +228,17 @@ def _averaging_matrix(xp, size, out, dtype):
     return (inside / (end - start)[:, None]).astype(dtype)
 
 
+def _adaptive_by_window(xp, x, oh, ow):
+    """Adaptive average pooling one window at a time (torch's windows)."""
+    h, w = x.shape[-2:]
+    out = xp.empty(x.shape[:-2] + (oh, ow), dtype=x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            win = x[..., i * h // oh:-(-(i + 1) * h // oh), j * w // ow:-(-(j + 1) * w // ow)]
+            out[..., i, j] = win.mean(axis=(-2, -1))
+    return out
+
+
 class AdaptiveAvgPool2D(Op):
     """Adaptive average pooling as two small matmuls: A_h @ x @ A_w^T (any size ratio)."""
     saves = ("a_h", "a_w")
@@ -232,6 +249,8 @@ class AdaptiveAvgPool2D(Op):
         self.a_w = _averaging_matrix(xp, w, ow, x.dtype)
         if h % oh == 0 and w % ow == 0:  # equal windows: a reshape and one mean
             return x.reshape(x.shape[:-2] + (oh, h // oh, ow, w // ow)).mean(axis=(-3, -1))
+        if not xp.isfinite(x).all():  # the matmuls would spread inf * 0 = nan over windows
+            return _adaptive_by_window(xp, x, oh, ow)
         return xp.matmul(xp.matmul(self.a_h, x), self.a_w.T)
 
     def backward(self, grad):
@@ -245,6 +264,7 @@ def adaptive_avg_pool2d(input, output_size):
     out_hw = adaptive_size(input, output_size, 2, "adaptive_avg_pool2d")
     if out_hw == (1, 1):  # torch takes the mean here (MeanBackward1)
         return input.mean(dim=(-2, -1), keepdim=True)
+    refuse(input._data, "biu", "adaptive_avg_pool2d")
     return AdaptiveAvgPool2D.apply(input, out_hw=out_hw)
 
 

@@ -89,7 +89,8 @@ def flip(input, dims):
         >>> framework.tensor([1, 2, 3]).flip(0)
         tensor([3, 2, 1])
     """
-    return Flip.apply(input, dims=_dims(dims, max(input.dim(), 1)))
+    dims = _dims(dims, max(input.dim(), 1))
+    return Flip.apply(input, dims=dims if input.dim() else ())  # a 0-dim tensor: a copy
 
 
 def fliplr(input):
@@ -134,6 +135,8 @@ def roll(input, shifts, dims=None):
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     return Roll.apply(input, shifts=shifts, dims=tuple(_dim(d, max(input.dim(), 1))
                                                        for d in dims))
 

@@ -1,6 +1,9 @@
 """Reductions: sum, mean, prod, var/std, logsumexp, all/any; max/min family in extrema.py."""
+from ..amp.autocast_mode import entry as _amp_entry
 import builtins as _b
 
+from .._errors import NOT_GIVEN, invalid_args
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from .. import dtypes
 
@@ -75,9 +78,30 @@ class Sum(_Reduce):
         return "SumBackward0" if self.all else "SumBackward1"
 
 
-def sum(input, dim=None, keepdim=False, dtype=None):
+def _dim_keepdim(fname, dim, keepdim):
+    """torch has no overload with keepdim but no dim: sum(x, keepdim=True) is a TypeError."""
+    if dim is NOT_GIVEN:
+        if keepdim is not None:
+            raise invalid_args(fname, "(Tensor, keepdim=bool)")
+        return None, False
+    if dim is None and fname != "prod":  # an explicit None is torch's dim overload: dim=()
+        dim = ()
+    return dim, bool(keepdim)
+
+
+def _check_grad_dtype(input, dtype):
+    """torch refuses to record a node with an integer output (sum(dtype=int64) of a float
+    tensor that requires grad)."""
+    if dtype is not None and dtype.kind not in "fc" and input.requires_grad and \
+            is_grad_enabled():
+        raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type_name(dtype)}")
+
+
+def sum(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
+    dim, keepdim = _dim_keepdim("sum", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
+        _check_grad_dtype(input, dtype)
     return Sum.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
@@ -100,9 +124,13 @@ def _float_only(x, what):
             f"point or complex dtype. Got: {_word(x.dtype)}")
 
 
-def _word(np_dtype):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short",
-            "int8": "Char"}.get(np_dtype.name, np_dtype.name.capitalize())
+_word = dtypes.scalar_type_name
+
+
+def array_mean(x, axis, keepdims=False):
+    """x.mean(axis) without NumPy's warning on an empty slice (torch is silent: nan)."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return x.sum(axis=axis, keepdims=keepdims) / _prod([x.shape[a] for a in axes])
 
 
 class Mean(_Reduce):
@@ -115,7 +143,7 @@ class Mean(_Reduce):
         _float_only(x, "mean")
         axes = self._setup(x, dim, keepdim)
         self.count = _b.max(x.size // _b.max(_prod(self.kept_shape), 1), 0)
-        return x.mean(axis=axes).astype(x.dtype, copy=False).reshape(self.out_shape)
+        return array_mean(x, axes).astype(x.dtype, copy=False).reshape(self.out_shape)
 
     def backward(self, grad):
         return _kept(grad, self).expand(self.in_shape) / self.count
@@ -131,7 +159,8 @@ def _prod(shape):
     return n
 
 
-def mean(input, dim=None, keepdim=False, dtype=None):
+def mean(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
+    dim, keepdim = _dim_keepdim("mean", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
     return Mean.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
@@ -174,9 +203,11 @@ class Prod(_Reduce):
         return "ProdBackward0" if self.all else "ProdBackward1"
 
 
-def prod(input, dim=None, keepdim=False, dtype=None):
+def prod(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
+    dim, keepdim = _dim_keepdim("prod", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
+        _check_grad_dtype(input, dtype)
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"prod(): argument 'dim' (position 1) must be int, not "
                         f"{type(dim).__name__}")
@@ -192,11 +223,18 @@ class Var(_Reduce):
             raise RuntimeError("std and var only support floating point and complex dtypes")
         axes = self._setup(x, dim, keepdim)
         self.correction = correction
-        self.dof = _b.max(x.size // _b.max(_prod(self.kept_shape), 1) - correction, 0)
+        # torch's var_backward: 2 / (N - correction), clamped at 0 (-> inf) only without dim
+        self.dof = x.size // _b.max(_prod(self.kept_shape), 1) - correction
+        if dim is None:
+            self.dof = _b.max(self.dof, 0)
         return self.var(x, axes)
 
     def var(self, x, axes):
-        return x.var(axis=axes, ddof=self.correction).reshape(self.out_shape)
+        n = _prod([x.shape[a] for a in axes])
+        d = x - x.sum(axis=axes, keepdims=True) / n
+        # torch divides by max(N - correction, 0), silently giving inf or nan at 0
+        var = (d * d).sum(axis=axes) / x.dtype.type(_b.max(n - self.correction, 0))
+        return var.astype(x.dtype, copy=False).reshape(self.out_shape)
 
     def backward(self, grad):
         x, = self.inputs
@@ -221,21 +259,24 @@ class Std(Var):
         return grad * centered * (2.0 / self.dof if self.dof else float("inf"))
 
 
-def _var_args(dim, unbiased, correction):
+def _var_args(fname, dim, unbiased, keepdim, correction):
+    if dim is NOT_GIVEN and unbiased is not None and keepdim is not None:
+        raise invalid_args(fname, "(Tensor, keepdim=bool, unbiased=bool)")
+    dim = None if dim is NOT_GIVEN else dim
     if isinstance(dim, bool):  # legacy var(input, unbiased)
         dim, unbiased = None, dim
     if correction is None:
         correction = 0 if unbiased is False else 1
-    return dim, correction
+    return dim, bool(keepdim), correction
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dim, correction = _var_args(dim, unbiased, correction)
+def var(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
+    dim, keepdim, correction = _var_args("var", dim, unbiased, keepdim, correction)
     return Var.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dim, correction = _var_args(dim, unbiased, correction)
+def std(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
+    dim, keepdim, correction = _var_args("std", dim, unbiased, keepdim, correction)
     return Std.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
@@ -259,6 +300,7 @@ class Logsumexp(_Reduce):
         return _kept(grad, self) * exp(x - _kept(self.output, self))  # softmax of x
 
 
+@_amp_entry("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     if isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim:
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
@@ -270,6 +312,8 @@ class _BoolReduce(Op):
     differentiable = False
 
     def forward(self, x, dim=None, keepdim=False):
+        if isinstance(dim, (tuple, list)) and not dim:  # torch: dim=() reduces nothing here
+            return x.astype(bool)
         axes = _axis(dim, x.ndim)
         out = self.reduce(x, axes).reshape(_reduce_shape(x.shape, axes, keepdim))
         return out.astype(x.dtype) if x.dtype.name == "uint8" else out

@@ -286,6 +286,8 @@ def movedim(x, source, destination):
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     src = [_dim(d, x.ndim) for d in src]
     dst = [_dim(d, x.ndim) for d in dst]
+    if x.ndim == 0:
+        return alias(x)  # torch: AliasBackward0
     order = [None] * x.ndim
     for s, d in zip(src, dst):
         order[d] = s
@@ -300,7 +302,7 @@ class Transpose(Op):
     saved_fields = {"dim0": "dim0", "dim1": "dim1"}
     def forward(self, x, dim0, dim1):
         self.dim0, self.dim1 = dim0, dim1
-        return x.swapaxes(dim0, dim1)
+        return x.swapaxes(dim0, dim1) if x.ndim else x.view()
 
     def backward(self, grad):
         return grad.transpose(self.dim0, self.dim1)
@@ -366,7 +368,11 @@ def squeeze(x, dim=None):
         return _v.view_op(Squeeze, x, dims=None, overload=0)
     if isinstance(dim, int):
         return _v.view_op(Squeeze, x, dims=(_dim(dim, x.ndim),), overload=1)
-    return _v.view_op(Squeeze, x, dims=tuple(_dim(d, x.ndim) for d in dim), overload=2)
+    dims = tuple(_dim(d, x.ndim) for d in dim)
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return _v.view_op(Squeeze, x, dims=dims, overload=2)
 
 
 def _squeeze_inplace_dim(x, dim):
@@ -375,9 +381,9 @@ def _squeeze_inplace_dim(x, dim):
 
 
 def flatten(x, start_dim=0, end_dim=-1):
+    s, e = _dim(start_dim, x.ndim), _dim(end_dim, x.ndim)
     if x.ndim == 0:
         return x.reshape(1)
-    s, e = _dim(start_dim, x.ndim), _dim(end_dim, x.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -393,6 +399,8 @@ def unflatten(x, dim, sizes):
     d = _dim(dim, x.ndim)
     shape = tuple(x.shape)
     sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     known = 1
     for s in sizes:
         if s != -1:
@@ -401,6 +409,7 @@ def unflatten(x, dim, sizes):
                                                                     shape[d] % known)):
         raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({shape[d]}) in the input tensor")
+    sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)  # -1 is unambiguous here
     return reshape(x, shape[:d] + sizes + shape[d + 1:])
 
 

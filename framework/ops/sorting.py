@@ -126,6 +126,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input.dtype.name == "bool":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     return return_types.topk(*Topk.apply(input, k=int(k), dim=d, largest=largest,
                                         sorted=sorted))
 

@@ -25,6 +25,8 @@ _ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
 
 def _erfc_abs(xp, z):
     """erfc(|x|) by the Chebyshev series (Clenshaw recurrence), in z's dtype."""
+    if z.ndim == 0:  # NumPy turns 0-dim intermediates into scalars, which `out=` refuses
+        return _erfc_abs(xp, z.reshape(1)).reshape(())
     t = 2.0 / (2.0 + z)
     ty = 4.0 * t - 2.0
     d = xp.zeros_like(z)

@@ -1,10 +1,11 @@
 """Statistics: std_mean/var_mean, aminmax, quantile/nanquantile, nansum/nanmean, fmax/fmin."""
 import math
 
+from .._errors import must_be_tensor
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
-from .reduction import Std, Var, _axis, _kept, _var_args
+from .reduction import Std, Var, _axis, _kept, _var_args, array_mean
 
 
 def _mean_grad(op, g_mean, x):
@@ -15,7 +16,7 @@ def _mean_grad(op, g_mean, x):
 class VarMean(Var):
     def forward(self, x, dim=None, correction=1, keepdim=False):
         v = super().forward(x, dim, correction, keepdim)
-        return v, x.mean(axis=self.axes).reshape(self.out_shape)
+        return v, array_mean(x, self.axes).reshape(self.out_shape)
 
     def backward(self, g_var, g_mean=None):
         x, = self.inputs
@@ -29,7 +30,7 @@ class VarMean(Var):
 class StdMean(Std):
     def forward(self, x, dim=None, correction=1, keepdim=False):
         s = super().forward(x, dim, correction, keepdim)
-        return s, x.mean(axis=self.axes).reshape(self.out_shape)
+        return s, array_mean(x, self.axes).reshape(self.out_shape)
 
     def backward(self, g_std, g_mean=None):
         x, = self.inputs
@@ -47,13 +48,13 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         >>> framework.var_mean(framework.tensor([1., 2., 3.]))
         (tensor(1.), tensor(2.))
     """
-    dim, correction = _var_args(dim, unbiased, correction)
+    dim, keepdim, correction = _var_args("var_mean", dim, unbiased, keepdim, correction)
     return VarMean.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(standard deviation, mean) over dim in one pass."""
-    dim, correction = _var_args(dim, unbiased, correction)
+    dim, keepdim, correction = _var_args("std_mean", dim, unbiased, keepdim, correction)
     return StdMean.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
@@ -125,7 +126,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
     if dtype is not None:
         input = input.to(dtype)
-    axes = None if dim is None else _axis(dim, max(input.dim(), 1))
+    axes = None if dim is None else _axis(dim, input.dim())  # 0-dim: ()
     return Nansum.apply(input, dim=axes, keepdim=keepdim)
 
 
@@ -157,11 +158,15 @@ Fmin = _fm("Fmin", lambda xp, a, b: (a <= b) | xp.isnan(b))
 
 def fmax(input, other):
     """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("fmax", "other", 2, other)
     return Fmax.apply(input, other)
 
 
 def fmin(input, other):
     """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
+    if not isinstance(other, Tensor):
+        raise must_be_tensor("fmin", "other", 2, other)
     return Fmin.apply(input, other)
 
 

@@ -1,4 +1,5 @@
 """Unary math (exp, log, sqrt, trig, rounding, abs, sign) and copies/casts."""
+from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
@@ -16,11 +17,7 @@ def _zeros(grad):
 
 def _not_for(x, kernel, kinds="b"):
     """torch's error for a kernel that has no implementation for this dtype."""
-    if x.dtype.kind in kinds:
-        word = {"b": "Bool", "i": "Long", "u": "Byte"}[x.dtype.kind]
-        if x.dtype.name == "int32":
-            word = "Int"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{word}\'')
+    refuse(x, kinds, kernel)
 
 
 class Exp(Op):
@@ -237,6 +234,8 @@ class Round(_Rounding):
     kernel = "round_vml_cpu"
 
     def forward(self, x, decimals=0):
+        if decimals:
+            refuse(x, "biu", "round_cpu")
         self.decimals = decimals
         return super().forward(x)
 

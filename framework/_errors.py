@@ -1,0 +1,97 @@
+"""torch's error messages that several ops share, built in one place."""
+import math
+
+from . import dtypes
+
+
+def broadcast_shapes(*shapes):
+    """torch's infer_size folded left to right: the broadcast shape, or torch's RuntimeError."""
+    out = ()
+    for shape in shapes:
+        n = max(len(out), len(shape))
+        a, b = (1,) * (n - len(out)) + tuple(out), (1,) * (n - len(shape)) + tuple(shape)
+        res = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y and x != 1 and y != 1:
+                raise broadcast_error(x, y, i)
+            res.append(y if x == 1 else x)
+        out = tuple(res)
+    return out
+
+
+def broadcast_error(size_a, size_b, dim):
+    return RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b "
+                        f"({size_b}) at non-singleton dimension {dim}")
+
+
+def not_implemented(kernel, np_dtype):
+    """torch's refusal of a dtype its kernel does not handle."""
+    return NotImplementedError(
+        f'"{kernel}" not implemented for \'{dtypes.scalar_type_name(np_dtype)}\'')
+
+
+def refuse(x, kinds, kernel):
+    """Raise torch's NotImplementedError when the dtype of x (an array or a NumPy dtype) has a
+    kind in `kinds` ('b' bool, 'iu' integers)."""
+    dt = getattr(x, "dtype", x)
+    if dt.kind in kinds:
+        raise not_implemented(kernel, dt)
+
+
+def must_be_tensor(fname, arg, pos, value):
+    """torch's TypeError for a Python number where the signature takes only a Tensor."""
+    return TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                     f"{type(value).__name__}")
+
+
+def zero_division():
+    """Integer division or remainder by zero (torch raises a RuntimeError with this text)."""
+    return RuntimeError("ZeroDivisionError")
+
+
+def inplace_shape_error(shape, broadcast):
+    return RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                        f"{list(broadcast)}")
+
+
+def index_out_of_range(fname="self"):
+    return IndexError(f"index out of range in {fname}")
+
+
+class _NotGiven:
+    """Default of an argument whose absence matters (torch's overloads tell `dim=None` from no
+    dim at all); prints as None in signatures."""
+
+    def __repr__(self):
+        return "None"
+
+
+NOT_GIVEN = _NotGiven()
+
+
+def invalid_args(fname, got):
+    """torch's TypeError when no overload of `fname` takes the arguments described by `got`."""
+    return TypeError(f"{fname}() received an invalid combination of arguments - got {got}, but "
+                     "expected one of:")
+
+
+def check_index_range(xp, idx, size, other_kernel):
+    """torch's bound check of a lookup (index_select, embedding): IndexError, or, where torch
+    runs another kernel (`other_kernel`: an empty source, or dim 1 of a matrix), its
+    RuntimeError."""
+    if not idx.size:
+        return
+    bad = (idx < 0) | (idx >= size)
+    if bool(bad.any()):
+        if other_kernel:
+            first = int(idx.reshape(-1)[xp.argmax(bad.reshape(-1))])
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} "
+                               f"axis_dim={size}")
+        raise index_out_of_range()
+
+
+def check_scalar_fits(value, np_dtype):
+    """torch's error for a non-finite Python number written into an integer tensor."""
+    if np_dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
+        raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without "
+                           "overflow")

@@ -1,0 +1,1 @@
+"""The differential fuzzer (see runner.py); `python -m tests.fuzz --help` runs it long."""

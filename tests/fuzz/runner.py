@@ -1,0 +1,311 @@
+"""Differential fuzzer: seeded random programs over the op table, run in framework and torch.
+
+A program is one op from the table (sometimes its in-place variant, sometimes followed by a
+unary op) on generated inputs, then backward with a random upstream gradient. Everything
+observable is compared; each difference is classified:
+
+- silent: a wrong value (NaN/inf positions exactly), dtype, shape, requires_grad or
+  gradient; a result where torch raises; a NumPy warning leaking out (torch is silent);
+- exception: a different exception type, or an error where torch returns a result;
+- wording: the same exception type with a different message;
+- node: a different grad_fn name (`name()` or the node class's `__name__`);
+- known: a documented deliberate difference (KNOWN below) or a torch internal assert.
+"""
+import warnings
+
+import numpy as np
+import torch
+
+import framework
+from ops.opgen import Gen, T
+from ops.optable import CHAIN, OPS, OpInfo
+
+SILENT, EXCEPTION, WORDING, NODE, KNOWN = "silent", "exception", "wording", "node", "known"
+
+# Deliberate differences (README "Known differences"): (op, predicate on the program).
+KNOWN_DIFFERENCES = {
+    # torch counts N = 1 for var/std over dim=() in backward (inf gradient); we differentiate
+    # the value actually computed (the variance of every element)
+    ("var", "grad"): lambda p: _var_quirk(p),
+    ("std", "grad"): lambda p: _var_quirk(p),
+    ("var_mean", "grad"): lambda p: _var_quirk(p),
+    ("std_mean", "grad"): lambda p: _var_quirk(p),
+    # the order of tied elements is unspecified in torch (ours: their original order)
+    ("topk", "out1"): lambda p: _has_ties(p), ("sort", "out1"): lambda p: _has_ties(p),
+    ("argsort", "out0"): lambda p: _has_ties(p),
+}
+
+
+def _has_ties(p):
+    a = p.args[0].a
+    return a.size != np.unique(a).size
+
+
+def _var_quirk(p):
+    """torch's var/std backward over every element with correction >= N gives +inf for every
+    element (whatever the sign of x - mean); ours is inf * (x - mean)."""
+    n = p.args[0].a.size
+    return p.kwargs.get("dim") == () or (p.kwargs.get("dim") is None and
+                                          p.kwargs.get("correction", 1) >= n)
+# convolutions are im2col + matmul: an inf or nan input also meets the zeros of the padding
+# and of other windows (nan where torch's direct kernels stay finite)
+for _name in ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"):
+    for _what in ("out0", "grad"):
+        KNOWN_DIFFERENCES[(_name, _what)] = lambda p: not all(
+            np.isfinite(a.a).all() for a in p.args if isinstance(a, T))
+CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
+
+
+class Mismatch:
+    __slots__ = ("kind", "op", "what", "detail", "seed")
+
+    def __init__(self, kind, op, what, detail, seed):
+        self.kind, self.op, self.what, self.detail, self.seed = kind, op, what, detail, seed
+
+    def __repr__(self):
+        return f"[{self.kind}] {self.op}: {self.what} ({self.detail}) seed={self.seed}"
+
+
+class Program:
+    """An op, its arguments, and the program's variations."""
+
+    def __init__(self, seed):
+        r = np.random.default_rng(seed)
+        self.seed = seed
+        self.op = OPS[r.integers(len(OPS))]
+        g = Gen(r, self.op.dtypes)
+        self.args, self.kwargs = self.op.sample(g)
+        self.inplace = self.op.inplace is not None and g.chance(0.3)
+        self.clone_first = self.inplace and g.chance(0.8)
+        self.then = CHAIN[r.integers(len(CHAIN))] if g.chance(0.2) else None
+        self.up_seed = int(r.integers(2 ** 31))
+
+    @property
+    def name(self):
+        n = self.op.name + ("_" if self.inplace else "")
+        return n + (f"|{self.then.name}" if self.then else "")
+
+    def __repr__(self):
+        return f"{self.name}(*{self.args!r}, **{self.kwargs!r}) seed={self.seed}"
+
+    def inputs(self, L):
+        """The arguments as tensors of library L (a fresh set per call)."""
+        leaves = []
+
+        def conv(a):
+            if isinstance(a, T):
+                t = L.tensor(a.a.copy())
+                if a.rg:
+                    t.requires_grad_(True)
+                    leaves.append(t)
+                return t
+            if isinstance(a, (list, tuple)):
+                return type(a)(conv(x) for x in a)
+            if isinstance(a, dict):
+                return {k: conv(v) for k, v in a.items()}
+            return a
+        args = [conv(a) for a in self.args]
+        kwargs = conv(self.kwargs)
+        return args, kwargs, leaves
+
+    def run(self, L):
+        args, kwargs, leaves = self.inputs(L)
+        if self.inplace:
+            if self.clone_first:
+                args[0] = args[0].clone()
+            out = self.op.inplace(L, *args, **kwargs)
+        else:
+            out = self.op.fn(L, *args, **kwargs)
+        if self.then is not None and isinstance(out, L.Tensor):
+            out = self.then.fn(L, out)
+        return out, leaves
+
+
+def _outputs(out):
+    if isinstance(out, (tuple, list)):
+        return list(out)
+    return [out]
+
+
+def _numpy(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().cpu().numpy(force=True)  # force: a ZeroTensor gradient
+    return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+def _first_line(e):
+    return str(e).strip().split("\n")[0].strip()
+
+
+def compare_arrays(f, t):
+    """None if equal within tolerance (NaN/inf placed exactly), else a short description."""
+    f, t = np.asarray(f), np.asarray(t)
+    if f.shape != t.shape:
+        return f"shape {f.shape} != {t.shape}"
+    if t.dtype.kind != "f":
+        return None if np.array_equal(f, t) else "values differ"
+    f, t = f.astype(np.float64), t.astype(np.float64)
+    if not np.array_equal(np.isnan(f), np.isnan(t)):
+        return "NaN positions differ"
+    if not (np.array_equal(np.isposinf(f), np.isposinf(t))
+            and np.array_equal(np.isneginf(f), np.isneginf(t))):
+        return "inf positions differ"
+    fin = np.isfinite(t)
+    if not fin.any():
+        return None
+    scale = max(1.0, float(np.abs(t[fin]).max()))
+    rtol, atol = (1e-4, 1e-5 * scale) if str(t.dtype) == "float32" else (1e-4, 1e-6 * scale)
+    if np.allclose(f[fin], t[fin], rtol=rtol, atol=atol):
+        return None
+    err = np.abs(f[fin] - t[fin]).max()
+    return f"values differ (max abs err {err:.3g})"
+
+
+def compare_tensor(f, t, where):
+    """Mismatches between one framework output and one torch output."""
+    out = []
+    if isinstance(t, torch.Tensor):
+        if not isinstance(f, framework.Tensor):
+            return [(SILENT, f"{where} type", f"{type(f).__name__} vs Tensor")]
+        if str(f.dtype) != str(t.dtype):
+            out.append((SILENT, f"{where} dtype", f"{f.dtype} vs {t.dtype}"))
+        if tuple(f.shape) != tuple(t.shape):
+            return out + [(SILENT, f"{where} shape", f"{tuple(f.shape)} vs {tuple(t.shape)}")]
+        if f.requires_grad != t.requires_grad:
+            out.append((SILENT, f"{where} requires_grad", f"{f.requires_grad} vs "
+                        f"{t.requires_grad}"))
+        if t.grad_fn is not None and f.grad_fn is not None:
+            if f.grad_fn.name() != t.grad_fn.name():
+                out.append((NODE, f"{where} grad_fn", f"{f.grad_fn.name()} vs "
+                            f"{t.grad_fn.name()}"))
+            elif CHECK_NODE_TYPE and type(f.grad_fn).__name__ != type(t.grad_fn).__name__:
+                out.append((NODE, f"{where} grad_fn type", f"{type(f.grad_fn).__name__} vs "
+                            f"{type(t.grad_fn).__name__}"))
+        d = compare_arrays(_numpy(f), _numpy(t))
+        if d:
+            out.append((SILENT, f"{where} value", d))
+        return out
+    if isinstance(f, framework.Tensor):
+        return [(SILENT, f"{where} type", f"Tensor vs {type(t).__name__}")]
+    if isinstance(t, float) and isinstance(f, float) and np.isnan(t) and np.isnan(f):
+        return []
+    if f != t:
+        return [(SILENT, f"{where} value", f"{f!r} vs {t!r}")]
+    return []
+
+
+def _compare_exc(fe, te, stage):
+    if fe is None and te is None:
+        return []
+    if fe is None:
+        return [(SILENT, f"{stage}: no error", f"torch raises {type(te).__name__}: "
+                 f"{_first_line(te)[:120]}")]
+    if te is None:
+        return [(EXCEPTION, f"{stage}: raises", f"{type(fe).__name__}: {_first_line(fe)[:120]}")]
+    if type(fe).__name__ != type(te).__name__:
+        return [(EXCEPTION, f"{stage}: exception type", f"{type(fe).__name__} vs "
+                 f"{type(te).__name__}: {_first_line(te)[:120]}")]
+    if _first_line(fe) != _first_line(te):
+        return [(WORDING, f"{stage}: message", f"{_first_line(fe)[:100]!r} vs "
+                 f"{_first_line(te)[:100]!r}")]
+    return []
+
+
+def _call(fn, catch_warnings):
+    """(result, exception, leaked warnings) of fn()."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return fn(), None, [w for w in caught if catch_warnings]
+        except Exception as e:  # noqa: BLE001 -- the fuzzer compares every exception
+            return None, e, [w for w in caught if catch_warnings]
+
+
+def _warned(ws, stage):
+    leaks = [w for w in ws if issubclass(w.category, RuntimeWarning)]
+    if leaks:
+        return [(SILENT, f"{stage}: NumPy warning", str(leaks[0].message)[:80])]
+    return []
+
+
+def run_program(seed):
+    """Run one seeded program in both libraries; return its list of Mismatch."""
+    return compare_program(Program(seed))
+
+
+def compare_call(fn, args, kwargs=None, up_seed=0):
+    """Compare fn(L, *args, **kwargs) across the two libraries as the fuzzer does (args as
+    for the op table: `T` for tensors); returns the list of Mismatch."""
+    p = Program.__new__(Program)
+    p.seed, p.args, p.kwargs, p.up_seed = None, list(args), dict(kwargs or {}), up_seed
+    p.op, p.inplace, p.then = OpInfo("call", fn, None), False, None
+    return compare_program(p)
+
+
+def compare_program(p):
+    """Run Program p in both libraries; return its list of Mismatch."""
+    found = []
+    (f_res, fe, fw_w), (t_res, te, _) = _call(lambda: p.run(framework), True), \
+        _call(lambda: p.run(torch), False)
+    found += _warned(fw_w, "forward")
+    found += _compare_exc(fe, te, "forward")
+    if fe is None and te is None:
+        (f_out, f_leaves), (t_out, t_leaves) = f_res, t_res
+        f_outs, t_outs = _outputs(f_out), _outputs(t_out)
+        if len(f_outs) != len(t_outs):
+            found.append((SILENT, "output count", f"{len(f_outs)} vs {len(t_outs)}"))
+        else:
+            for i, (f, t) in enumerate(zip(f_outs, t_outs)):
+                found += compare_tensor(f, t, f"out{i}")
+            if not any(k == SILENT for k, *_ in found):
+                found += _backward(p, f_outs, t_outs, f_leaves, t_leaves)
+    then = f" then {p.then.name}" if p.then else ""
+    return [Mismatch(_known(p, k, w, d), p.name.split("|")[0], w, d + then, p.seed)
+            for k, w, d in found]
+
+
+def _known(p, kind, what, detail):
+    """KNOWN for a documented difference or a torch internal assert, else `kind`."""
+    if "INTERNAL ASSERT FAILED" in detail:
+        return KNOWN
+    if "Calculated output size per channel" in detail and "x 0)" in detail:
+        return KNOWN  # torch refuses a zero-size transposed-conv output only on some backends
+    rule = KNOWN_DIFFERENCES.get((p.op.name, what[:4]))
+    return KNOWN if rule and kind == SILENT and rule(p) else kind
+
+
+def _backward(p, f_outs, t_outs, f_leaves, t_leaves):
+    """Backprop one random upstream gradient through both; compare the leaves' gradients."""
+    pairs = [(f, t) for f, t in zip(f_outs, t_outs)
+             if isinstance(t, torch.Tensor) and t.requires_grad]
+    if not pairs:
+        return []
+    r = np.random.default_rng(p.up_seed)
+    ups = [r.standard_normal(tuple(t.shape)).astype(str(t.dtype).replace("torch.", ""))
+           for _, t in pairs]
+    _, fe, fw_w = _call(lambda: framework.autograd.backward(
+        [f for f, _ in pairs], [framework.tensor(u) for u in ups]), True)
+    _, te, _ = _call(lambda: torch.autograd.backward(
+        [t for _, t in pairs], [torch.tensor(u) for u in ups]), False)
+    found = _warned(fw_w, "backward") + _compare_exc(fe, te, "backward")
+    if fe is None and te is None:
+        for i, (f, t) in enumerate(zip(f_leaves, t_leaves)):
+            if (f.grad is None) != (t.grad is None):
+                found.append((SILENT, f"grad{i} presence", f"{f.grad is None} vs "
+                              f"{t.grad is None}"))
+            elif t.grad is not None:
+                found += [(k, w.replace("out", "grad"), d)
+                          for k, w, d in compare_tensor(f.grad, t.grad, f"grad{i}")]
+    return found
+
+
+def fuzz(programs, seed=0, on_mismatch=None):
+    """Run `programs` programs with seeds seed, seed+1, ...; return every Mismatch."""
+    found = []
+    for s in range(seed, seed + programs):
+        ms = run_program(s)
+        found += ms
+        if on_mismatch:
+            for m in ms:
+                on_mismatch(m)
+    return found
