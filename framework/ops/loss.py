@@ -337,7 +337,7 @@ def _zero_ignored(g, keep):
 
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
-    saves = ("safe", "wt", "denom")
+    saves = ("safe", "wt", "keep", "denom")
 
     def forward(self, x, t, w=None, reduction="mean", ignore_index=-100):
         xp = self.xp
