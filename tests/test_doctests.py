@@ -38,3 +38,19 @@ def test_docstring_examples_run(modname):
         runner.run(t)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {modname}"
+
+
+def test_attached_docstring_examples_run():
+    """The examples in framework/_docs.py (attached to ops and Tensor methods) run."""
+    from framework import _docs
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    n = 0
+    for name, doc in _docs.FUNCTIONS.items():
+        t = parser.get_doctest(doc, {"framework": framework}, f"framework.{name}", None, 0)
+        n += len(t.examples)
+        runner.run(t)
+    result = runner.summarize(verbose=False)
+    assert n > 50 and result.failed == 0, f"{result.failed} of {n} examples failed"
+    assert framework.add.__doc__ == _docs.FUNCTIONS["add"]
+    assert "framework.add" in framework.Tensor.add.__doc__

@@ -14,8 +14,11 @@ and a total; ``--missing`` lists the names without a docstring; ``--min`` exits 
 import argparse
 import importlib
 import inspect
+import os
 import sys
 import types
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 MODULES = ["framework", "framework.nn", "framework.nn.functional", "framework.nn.init",
            "framework.optim", "framework.optim.lr_scheduler", "framework.utils.data",
