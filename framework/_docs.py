@@ -409,6 +409,107 @@ TENSOR_METHODS = {
     'matrix_power': 'See :func:`framework.matrix_power`.',
 }
 
+OTHER = {
+    'nn.ReLU': 'Applies the rectified linear unit elementwise: :math:`\\text{ReLU}(x) = \\max(0, x)`.\n\nArgs:\n    inplace (bool): modify the input in place. Default False.\n\nShape:\n    - Input: :math:`(*)`, any shape. Output: the same shape.\n\nExample:\n    >>> framework.nn.ReLU()(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([0., 0., 2.])',
+    'nn.Sigmoid': 'Applies :math:`\\sigma(x) = 1 / (1 + e^{-x})` elementwise.\n\nShape:\n    - Input: :math:`(*)`, any shape. Output: the same shape.\n\nExample:\n    >>> framework.nn.Sigmoid()(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([0.2689, 0.5000, 0.8808])',
+    'nn.Tanh': 'Applies the hyperbolic tangent elementwise.\n\nShape:\n    - Input: :math:`(*)`, any shape. Output: the same shape.\n\nExample:\n    >>> framework.nn.Tanh()(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([-0.7616,  0.0000,  0.9640])',
+    'nn.GELU': "Applies the Gaussian error linear unit :math:`x \\Phi(x)` elementwise.\n\nArgs:\n    approximate (str): ``'none'`` (exact, with erf) or ``'tanh'`` (the tanh approximation).\n\nShape:\n    - Input: :math:`(*)`, any shape. Output: the same shape.\n\nExample:\n    >>> framework.nn.GELU()(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([-0.1587,  0.0000,  1.9545])",
+    'nn.LeakyReLU': 'Applies :math:`\\max(0, x) + \\text{negative\\_slope} \\min(0, x)` elementwise.\n\nArgs:\n    negative_slope (float): the slope for negative inputs. Default 1e-2.\n    inplace (bool): modify the input in place. Default False.\n\nShape:\n    - Input: :math:`(*)`, any shape. Output: the same shape.\n\nExample:\n    >>> framework.nn.LeakyReLU(0.1)(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([-0.1000,  0.0000,  2.0000])',
+    'nn.Softmax': 'Applies softmax along ``dim``: :math:`\\exp(x_i) / \\sum_j \\exp(x_j)`; the outputs along ``dim`` sum to 1.\n\nArgs:\n    dim (int): the dimension softmax is computed over.\n\nShape:\n    - Input: :math:`(*)`, any shape. Output: the same shape.\n\nExample:\n    >>> framework.nn.Softmax(dim=0)(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([0.0420, 0.1142, 0.8438])',
+    'nn.LogSoftmax': 'Applies :math:`\\log(\\operatorname{softmax}(x))` along ``dim``, computed stably.\n\nArgs:\n    dim (int): the dimension it is computed over.\n\nShape:\n    - Input: :math:`(*)`, any shape. Output: the same shape.\n\nExample:\n    >>> framework.nn.LogSoftmax(dim=0)(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([-3.1698, -2.1698, -0.1698])',
+    'nn.LayerNorm': 'Applies layer normalization over the last ``len(normalized_shape)`` dimensions:\n:math:`y = \\frac{x - E[x]}{\\sqrt{Var[x] + \\epsilon}} \\gamma + \\beta` (biased variance).\n\nArgs:\n    normalized_shape (int or tuple): the trailing shape to normalize over.\n    eps (float): added to the variance for stability. Default 1e-5.\n    elementwise_affine (bool): learn :math:`\\gamma` (ones) and :math:`\\beta` (zeros). Default True.\n    bias (bool): learn :math:`\\beta` too. Default True.\n\nShape:\n    - Input: :math:`(N, *)`. Output: the same shape.\n\nExample:\n    >>> framework.nn.LayerNorm(3)(framework.tensor([[1.0, 2.0, 3.0]]))\n    tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<NativeLayerNormBackward0>)',
+    'nn.BatchNorm1d': 'Applies batch normalization over a 2-D or 3-D input: :math:`y = \\frac{x - E[x]}{\\sqrt{Var[x] + \\epsilon}} \\gamma + \\beta`, with batch statistics in training and running estimates in eval mode.\n\nArgs:\n    num_features (int): :math:`C` of an input :math:`(N, C)` or :math:`(N, C, L)`.\n    eps (float): added to the variance. Default 1e-5.\n    momentum (float or None): weight of the new batch in the running estimates (None: cumulative average). Default 0.1.\n    affine (bool): learn :math:`\\gamma`, :math:`\\beta`. Default True.\n    track_running_stats (bool): keep running mean/var. Default True.\n\nShape:\n    - Input: :math:`(N, C)` or :math:`(N, C, L)`. Output: the same shape.\n\nExample:\n    >>> framework.nn.BatchNorm1d(2)(framework.tensor([[1.0, 2.0], [3.0, 6.0]]))\n    tensor([[-1.0000, -1.0000],\n            [ 1.0000,  1.0000]], grad_fn=<NativeBatchNormBackward0>)',
+    'nn.BatchNorm2d': 'Applies batch normalization over a 4-D input :math:`(N, C, H, W)`, per channel (see :class:`BatchNorm1d` for the formula and arguments).\n\nShape:\n    - Input: :math:`(N, C, H, W)`. Output: the same shape.\n\nExample:\n    >>> framework.nn.BatchNorm2d(3)(framework.ones(2, 3, 4, 4)).shape\n    torch.Size([2, 3, 4, 4])',
+    'nn.MaxPool1d': 'Applies 1-D max pooling over an input :math:`(N, C, L)`.\n\nArgs:\n    kernel_size, stride (default: kernel_size), padding, dilation: the window.\n    return_indices (bool): also return the argmax indices. ceil_mode (bool): round the output size up.\n\nExample:\n    >>> framework.nn.MaxPool1d(2)(framework.tensor([[[1.0, 3.0, 2.0, 5.0]]]))\n    tensor([[[3., 5.]]])',
+    'nn.MaxPool2d': 'Applies 2-D max pooling over an input :math:`(N, C, H, W)`.\n\nArgs:\n    kernel_size, stride (default: kernel_size), padding, dilation: the window (int or pair).\n    return_indices (bool): also return the argmax indices. ceil_mode (bool): round the output size up.\n\nShape:\n    - Output: :math:`H_{out} = \\lfloor (H_{in} + 2p - d(k - 1) - 1) / s + 1 \\rfloor`, likewise :math:`W_{out}`.\n\nExample:\n    >>> framework.nn.MaxPool2d(2)(framework.ones(1, 3, 8, 8)).shape\n    torch.Size([1, 3, 4, 4])',
+    'nn.AvgPool1d': 'Applies 1-D average pooling over an input :math:`(N, C, L)`.\n\nArgs:\n    kernel_size, stride (default: kernel_size), padding: the window.\n    ceil_mode (bool), count_include_pad (bool): as torch.\n\nExample:\n    >>> framework.nn.AvgPool1d(2)(framework.tensor([[[1.0, 3.0, 2.0, 5.0]]]))\n    tensor([[[2.0000, 3.5000]]])',
+    'nn.AvgPool2d': 'Applies 2-D average pooling over an input :math:`(N, C, H, W)`.\n\nArgs:\n    kernel_size, stride (default: kernel_size), padding: the window (int or pair).\n    ceil_mode (bool), count_include_pad (bool), divisor_override (int): as torch.\n\nExample:\n    >>> framework.nn.AvgPool2d(2)(framework.ones(1, 3, 8, 8)).shape\n    torch.Size([1, 3, 4, 4])',
+    'nn.AdaptiveAvgPool1d': 'Applies 1-D average pooling that yields ``output_size`` positions whatever the input length.\n\nExample:\n    >>> framework.nn.AdaptiveAvgPool1d(2)(framework.ones(1, 3, 7)).shape\n    torch.Size([1, 3, 2])',
+    'nn.AdaptiveAvgPool2d': 'Applies 2-D average pooling that yields an ``output_size`` (H, W) output whatever the input size.\n\nExample:\n    >>> framework.nn.AdaptiveAvgPool2d((1, 1))(framework.ones(1, 3, 7, 5)).shape\n    torch.Size([1, 3, 1, 1])',
+    'nn.Conv1d': 'Applies a 1-D convolution (cross-correlation) over an input :math:`(N, C_{in}, L)`; the arguments are those of :class:`Conv2d`, one-dimensional.\n\nShape:\n    - Output: :math:`(N, C_{out}, L_{out})`, :math:`L_{out} = \\lfloor (L + 2p - d(k - 1) - 1) / s + 1 \\rfloor`.\n\nExample:\n    >>> framework.nn.Conv1d(4, 8, 3)(framework.ones(2, 4, 10)).shape\n    torch.Size([2, 8, 8])',
+    'nn.ConvTranspose1d': 'Applies a 1-D transposed convolution (the gradient of :class:`Conv1d` with respect to its input).\n\nShape:\n    - Output: :math:`L_{out} = (L - 1) s - 2p + d(k - 1) + \\text{output\\_padding} + 1`.\n\nExample:\n    >>> framework.nn.ConvTranspose1d(4, 8, 3)(framework.ones(2, 4, 10)).shape\n    torch.Size([2, 8, 12])',
+    'nn.ConvTranspose2d': 'Applies a 2-D transposed convolution (the gradient of :class:`Conv2d` with respect to its input), e.g. for upsampling.\n\nShape:\n    - Output: :math:`H_{out} = (H - 1) s - 2p + d(k - 1) + \\text{output\\_padding} + 1`, likewise :math:`W_{out}`.\n\nExample:\n    >>> framework.nn.ConvTranspose2d(4, 8, 2, stride=2)(framework.ones(1, 4, 5, 5)).shape\n    torch.Size([1, 8, 10, 10])',
+    'nn.CrossEntropyLoss': "The criterion form of :func:`framework.nn.functional.cross_entropy`: log-softmax of the logits followed by the negative log-likelihood of the target classes (or class probabilities).\n\nArgs:\n    weight (Tensor, optional): per-class weights, shape :math:`(C)`.\n    ignore_index (int): target value ignored. Default -100.\n    reduction (str): ``'none'`` | ``'mean'`` | ``'sum'``. Default ``'mean'``.\n    label_smoothing (float): in [0, 1]. Default 0.\n\nShape:\n    - Input: :math:`(N, C)` or :math:`(N, C, d_1, ...)`; target: :math:`(N)` class indices or the input's shape.\n\nExample:\n    >>> framework.nn.CrossEntropyLoss()(framework.tensor([[2.0, 0.5, -1.0]]), framework.tensor([0]))\n    tensor(0.2413)",
+    'nn.NLLLoss': 'The negative log-likelihood loss: :math:`-w_{y_n} x_{n, y_n}`, averaged with the weights; the input holds log-probabilities (use after :class:`LogSoftmax`).\n\nArgs:\n    weight (Tensor, optional), ignore_index (int), reduction (str): as :class:`CrossEntropyLoss`.\n\nExample:\n    >>> framework.nn.NLLLoss()(framework.tensor([[-0.2, -1.7, -3.2]]), framework.tensor([0]))\n    tensor(0.2000)',
+    'nn.MSELoss': "The mean squared error :math:`(x_n - y_n)^2`, reduced by ``reduction`` (``'mean'``, ``'sum'`` or ``'none'``).\n\nExample:\n    >>> framework.nn.MSELoss()(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 4.0]))\n    tensor(2.)",
+    'nn.L1Loss': 'The mean absolute error :math:`|x_n - y_n|`, reduced by ``reduction``.\n\nExample:\n    >>> framework.nn.L1Loss()(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 4.0]))\n    tensor(1.)',
+    'nn.HuberLoss': "The Huber loss: :math:`0.5 (x - y)^2` where :math:`|x - y| < \\delta`, else :math:`\\delta (|x - y| - 0.5 \\delta)`.\n\nArgs:\n    reduction (str): ``'mean'`` | ``'sum'`` | ``'none'``. delta (float): the threshold. Default 1.0.\n\nExample:\n    >>> framework.nn.HuberLoss()(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 4.0]))\n    tensor(0.7500)",
+    'nn.SmoothL1Loss': "The smooth L1 loss: :math:`0.5 (x - y)^2 / \\beta` where :math:`|x - y| < \\beta`, else :math:`|x - y| - 0.5 \\beta`.\n\nArgs:\n    reduction (str): ``'mean'`` | ``'sum'`` | ``'none'``. beta (float): the threshold. Default 1.0.\n\nExample:\n    >>> framework.nn.SmoothL1Loss()(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 4.0]))\n    tensor(0.7500)",
+    'nn.BCELoss': 'The binary cross entropy between probabilities ``x`` and targets ``y``: :math:`-w [y \\log x + (1 - y) \\log(1 - x)]` (logs clamped at -100).\n\nArgs:\n    weight (Tensor, optional), reduction (str): as torch.\n\nExample:\n    >>> framework.nn.BCELoss()(framework.tensor([0.9, 0.2]), framework.tensor([1.0, 0.0]))\n    tensor(0.1643)',
+    'nn.BCEWithLogitsLoss': 'A sigmoid followed by :class:`BCELoss`, computed stably from logits.\n\nArgs:\n    weight (Tensor, optional), reduction (str), pos_weight (Tensor, optional): weight of positive examples per class.\n\nExample:\n    >>> framework.nn.BCEWithLogitsLoss()(framework.tensor([2.0, -1.0]), framework.tensor([1.0, 0.0]))\n    tensor(0.2201)',
+    'nn.functional.relu': 'Applies :math:`\\max(0, x)` elementwise. See :class:`~framework.nn.ReLU`.\n\nExample:\n    >>> framework.nn.functional.relu(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([0., 0., 2.])',
+    'nn.functional.sigmoid': 'Applies :math:`1 / (1 + e^{-x})` elementwise. See :class:`~framework.nn.Sigmoid`.',
+    'nn.functional.tanh': 'Applies the hyperbolic tangent elementwise. See :class:`~framework.nn.Tanh`.',
+    'nn.functional.gelu': "Applies the Gaussian error linear unit; ``approximate='tanh'`` for the tanh approximation. See :class:`~framework.nn.GELU`.\n\nExample:\n    >>> framework.nn.functional.gelu(framework.tensor([-1.0, 0.0, 2.0]))\n    tensor([-0.1587,  0.0000,  1.9545])",
+    'nn.functional.leaky_relu': 'Applies :math:`\\max(0, x) + \\text{negative\\_slope} \\min(0, x)` elementwise.\n\nExample:\n    >>> framework.nn.functional.leaky_relu(framework.tensor([-1.0, 0.0, 2.0]), 0.1)\n    tensor([-0.1000,  0.0000,  2.0000])',
+    'nn.functional.softmax': 'Applies softmax along ``dim`` (optionally casting to ``dtype`` first). See :class:`~framework.nn.Softmax`.\n\nExample:\n    >>> framework.nn.functional.softmax(framework.tensor([-1.0, 0.0, 2.0]), dim=0)\n    tensor([0.0420, 0.1142, 0.8438])',
+    'nn.functional.log_softmax': 'Applies log-softmax along ``dim``, computed stably. See :class:`~framework.nn.LogSoftmax`.\n\nExample:\n    >>> framework.nn.functional.log_softmax(framework.tensor([-1.0, 0.0, 2.0]), dim=0)\n    tensor([-3.1698, -2.1698, -0.1698])',
+    'nn.functional.nll_loss': 'The negative log-likelihood loss of log-probabilities ``input`` for class indices ``target``. See :class:`~framework.nn.NLLLoss`.\n\nExample:\n    >>> framework.nn.functional.nll_loss(framework.tensor([[-0.2, -1.7, -3.2]]), framework.tensor([0]))\n    tensor(0.2000)',
+    'nn.functional.mse_loss': 'The mean squared error. See :class:`~framework.nn.MSELoss`.\n\nExample:\n    >>> framework.nn.functional.mse_loss(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 4.0]))\n    tensor(2.)',
+    'nn.functional.huber_loss': 'The Huber loss. See :class:`~framework.nn.HuberLoss`.',
+    'nn.functional.smooth_l1_loss': 'The smooth L1 loss. See :class:`~framework.nn.SmoothL1Loss`.',
+    'nn.functional.binary_cross_entropy': 'Binary cross entropy of probabilities. See :class:`~framework.nn.BCELoss`.',
+    'nn.functional.binary_cross_entropy_with_logits': 'Binary cross entropy of logits, computed stably. See :class:`~framework.nn.BCEWithLogitsLoss`.',
+    'nn.functional.conv1d': 'Applies a 1-D convolution of ``input`` :math:`(N, C_{in}, L)` with ``weight`` :math:`(C_{out}, C_{in}/g, k)`. See :class:`~framework.nn.Conv1d`.',
+    'nn.functional.conv2d': 'Applies a 2-D convolution of ``input`` :math:`(N, C_{in}, H, W)` with ``weight`` :math:`(C_{out}, C_{in}/g, k_H, k_W)` and optional ``bias`` :math:`(C_{out})`. See :class:`~framework.nn.Conv2d`.\n\nExample:\n    >>> framework.nn.functional.conv2d(framework.ones(1, 2, 5, 5), framework.ones(4, 2, 3, 3), padding=1).shape\n    torch.Size([1, 4, 5, 5])',
+    'nn.functional.conv_transpose1d': 'Applies a 1-D transposed convolution. See :class:`~framework.nn.ConvTranspose1d`.',
+    'nn.functional.conv_transpose2d': 'Applies a 2-D transposed convolution. See :class:`~framework.nn.ConvTranspose2d`.',
+    'nn.functional.max_pool1d': 'Applies 1-D max pooling. See :class:`~framework.nn.MaxPool1d`.',
+    'nn.functional.max_pool2d': 'Applies 2-D max pooling. See :class:`~framework.nn.MaxPool2d`.\n\nExample:\n    >>> framework.nn.functional.max_pool2d(framework.ones(1, 1, 4, 4), 2).shape\n    torch.Size([1, 1, 2, 2])',
+    'nn.functional.avg_pool1d': 'Applies 1-D average pooling. See :class:`~framework.nn.AvgPool1d`.',
+    'nn.functional.avg_pool2d': 'Applies 2-D average pooling. See :class:`~framework.nn.AvgPool2d`.',
+    'nn.functional.adaptive_avg_pool1d': 'Applies 1-D adaptive average pooling. See :class:`~framework.nn.AdaptiveAvgPool1d`.',
+    'nn.functional.adaptive_avg_pool2d': 'Applies 2-D adaptive average pooling. See :class:`~framework.nn.AdaptiveAvgPool2d`.',
+    'nn.functional.batch_norm': 'Applies batch normalization with the given running statistics and affine parameters. See :class:`~framework.nn.BatchNorm1d`.',
+    'nn.functional.layer_norm': 'Applies layer normalization over the trailing ``normalized_shape``. See :class:`~framework.nn.LayerNorm`.\n\nExample:\n    >>> framework.nn.functional.layer_norm(framework.tensor([[1.0, 2.0, 3.0]]), (3,))\n    tensor([[-1.2247,  0.0000,  1.2247]])',
+    'nn.functional.embedding': 'Looks up rows of ``weight`` at the integer indices ``input`` (output shape: ``input.shape + (embedding_dim,)``). See :class:`~framework.nn.Embedding`.\n\nExample:\n    >>> framework.nn.functional.embedding(framework.tensor([2, 0]), framework.tensor([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]))\n    tensor([[4., 5.],\n            [0., 1.]])',
+    'nn.functional.one_hot': 'Returns the int64 one-hot encoding of the class indices ``tensor``, with ``num_classes`` columns (-1: max + 1).\n\nExample:\n    >>> framework.nn.functional.one_hot(framework.tensor([0, 2]), 3)\n    tensor([[1, 0, 0],\n            [0, 0, 1]])',
+    'nn.functional.pad': "Pads ``input``: ``pad`` lists (left, right) sizes from the last dimension backwards; ``mode`` is ``'constant'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.\n\nExample:\n    >>> framework.nn.functional.pad(framework.tensor([[1.0, 2.0]]), (1, 1), value=0.0)\n    tensor([[0., 1., 2., 0.]])",
+    'nn.init.constant_': 'Fills ``tensor`` with ``val`` in place (without recording autograd) and returns it.',
+    'nn.init.ones_': 'Fills ``tensor`` with 1 in place and returns it.',
+    'nn.init.zeros_': 'Fills ``tensor`` with 0 in place and returns it.',
+    'nn.init.uniform_': 'Fills ``tensor`` in place from :math:`\\mathcal{U}(a, b)` (optionally with ``generator``) and returns it.',
+    'nn.init.normal_': 'Fills ``tensor`` in place from :math:`\\mathcal{N}(\\text{mean}, \\text{std}^2)` and returns it.',
+    'nn.init.xavier_uniform_': 'Glorot initialization: fills ``tensor`` from :math:`\\mathcal{U}(-a, a)`, :math:`a = \\text{gain} \\sqrt{6 / (\\text{fan\\_in} + \\text{fan\\_out})}`.',
+    'nn.init.xavier_normal_': 'Glorot initialization: fills ``tensor`` from :math:`\\mathcal{N}(0, \\sigma^2)`, :math:`\\sigma = \\text{gain} \\sqrt{2 / (\\text{fan\\_in} + \\text{fan\\_out})}`.',
+    'nn.init.kaiming_uniform_': 'He initialization: fills ``tensor`` from :math:`\\mathcal{U}(-b, b)`, :math:`b = \\text{gain} \\sqrt{3 / \\text{fan\\_mode}}`, gain from ``nonlinearity`` and ``a``.',
+    'nn.init.kaiming_normal_': 'He initialization: fills ``tensor`` from :math:`\\mathcal{N}(0, \\sigma^2)`, :math:`\\sigma = \\text{gain} / \\sqrt{\\text{fan\\_mode}}`.',
+    'nn.Module.add_module': 'Registers the child module ``module`` under ``name`` (same as assigning the attribute).',
+    'nn.Module.register_module': 'Alias for :meth:`add_module`.',
+    'nn.Module.register_parameter': 'Registers ``param`` (a :class:`Parameter` or None) under ``name``.',
+    'nn.Module.register_buffer': "Registers a tensor that is state but not a parameter (e.g. BatchNorm's running mean); ``persistent=False`` keeps it out of :meth:`state_dict`.",
+    'nn.Module.apply': 'Calls ``fn`` on every submodule (children first) and on ``self``; returns ``self``. Typical use: custom initialization.',
+    'nn.Module.parameters': "Returns an iterator over the module's parameters (of submodules too when ``recurse``), each once; usually passed to an optimizer.",
+    'nn.Module.named_parameters': "Returns an iterator over ``(name, parameter)`` pairs, names dotted by submodule (``'fc1.weight'``).",
+    'nn.Module.buffers': "Returns an iterator over the module's buffers.",
+    'nn.Module.named_buffers': 'Returns an iterator over ``(name, buffer)`` pairs.',
+    'nn.Module.children': 'Returns an iterator over the immediate child modules.',
+    'nn.Module.named_children': 'Returns an iterator over ``(name, module)`` pairs of the immediate children.',
+    'nn.Module.modules': 'Returns an iterator over all modules in the tree, ``self`` first.',
+    'nn.Module.get_submodule': "Returns the submodule at the dotted path ``target`` (``'encoder.layers.0'``).",
+    'nn.Module.train': 'Sets training mode (``mode=True``) or evaluation mode on this module and all submodules; returns ``self``.',
+    'nn.Module.eval': 'Sets evaluation mode (same as ``train(False)``): Dropout is off, BatchNorm uses its running statistics; returns ``self``.',
+    'nn.Module.requires_grad_': 'Sets ``requires_grad`` of every parameter (default True); returns ``self``.',
+    'nn.Module.zero_grad': 'Resets the gradients of all parameters: to None (``set_to_none=True``, the default) or to zero.',
+    'nn.Module.to': 'Moves and/or casts the parameters and buffers in place (``to(device)``, ``to(dtype)``, ``to(tensor)``); returns ``self``.',
+    'nn.Module.cpu': 'Moves all parameters and buffers to the CPU; returns ``self``.',
+    'nn.Module.cuda': 'Moves all parameters and buffers to the GPU (needs the ``gpu`` extra, i.e. CuPy); returns ``self``.',
+    'nn.Module.register_forward_hook': 'Registers ``hook(module, args, output)`` (or with ``with_kwargs=True``, ``hook(module, args, kwargs, output)``), called after :meth:`forward`; a non-None return replaces the output. Returns a handle with ``remove()``.',
+    'nn.Module.register_forward_pre_hook': 'Registers ``hook(module, args)``, called before :meth:`forward`; a non-None return replaces the arguments. Returns a handle with ``remove()``.',
+    'nn.Module.extra_repr': "Returns the extra text shown inside this module's ``repr`` (e.g. ``in_features=4, out_features=2``); override it in custom modules.",
+    'autograd.Function.forward': 'Performs the operation. ``forward(ctx, *args)`` (or ``forward(*args)`` with a separate :meth:`setup_context`); runs with autograd off. Must be overridden.',
+    'autograd.Function.backward': 'Defines the gradient: receives ``ctx`` and one gradient per output, returns one gradient per ``forward`` input (None where not needed). Must be overridden.',
+    'autograd.Function.setup_context': 'Optional: ``setup_context(ctx, inputs, output)`` saves what backward needs when ``forward`` does not take ``ctx``.',
+    'autograd.Function.apply': 'Runs the operation on ``args`` and records it in the graph; the way to call a custom Function.',
+    'autograd.Function.jvp': "Forward-mode gradient formula; not supported (raises NotImplementedError as torch's default).",
+    'autograd.Function.vjp': 'Alias for :meth:`backward`.',
+    'autograd.FunctionCtx.save_for_backward': 'Saves tensors for :meth:`Function.backward`, read back as ``ctx.saved_tensors`` (with the checks that they were not modified in place since).',
+    'autograd.FunctionCtx.save_for_forward': 'Saves tensors for the forward-mode :meth:`Function.jvp`.',
+    'autograd.FunctionCtx.mark_dirty': 'Declares the tensors that ``forward`` modified in place.',
+    'autograd.FunctionCtx.mark_non_differentiable': 'Declares outputs that are not differentiable (e.g. indices); they get ``requires_grad=False``.',
+    'autograd.FunctionCtx.set_materialize_grads': 'With False, undefined output gradients reach backward as None instead of zero tensors.',
+}
+
 
 def _attach(namespace, tensor_cls):
     """Set the docstrings above on ``namespace``'s functions and ``tensor_cls``'s members."""
@@ -431,4 +532,19 @@ def _attach(namespace, tensor_cls):
                 pass
 
 
+def _attach_paths(root, docs):
+    """Set ``docs[path]`` on the object at the dotted ``path`` under ``root`` if it has none."""
+    for path, doc in docs.items():
+        owner, _, name = path.rpartition(".")
+        obj = root
+        for part in owner.split(".") if owner else ():
+            obj = getattr(obj, part)
+        attr = vars(obj).get(name) if isinstance(obj, type) else getattr(obj, name)
+        if isinstance(attr, (staticmethod, classmethod)):
+            attr = attr.__func__
+        if attr is not None and not getattr(attr, "__doc__", None):
+            attr.__doc__ = doc
+
+
 _attach(vars(sys.modules["framework"]), sys.modules["framework"].Tensor)
+_attach_paths(sys.modules["framework"], OTHER)
