@@ -136,7 +136,42 @@ def _check_grad_shape(node, k, g):
 
 
 class Function(FunctionCtx):
-    """Base class of custom autograd operations; subclass and call `MyFn.apply(*args)`."""
+    r"""Base class to create custom autograd operations.
+
+    Subclass it and define the static methods :meth:`forward` and :meth:`backward` (and
+    optionally ``setup_context``), then call the operation through :meth:`apply`, never by
+    calling ``forward`` directly. ``forward`` runs with autograd off and returns the output;
+    the result gets a node (named ``<YourClass>Backward``) whose ``backward`` receives one
+    gradient per output and returns one gradient per input (``None`` for inputs that need
+    none).
+
+    Inside ``forward``, ``ctx`` offers ``ctx.save_for_backward(*tensors)`` (read back as
+    ``ctx.saved_tensors``), ``ctx.mark_dirty``, ``ctx.mark_non_differentiable``,
+    ``ctx.set_materialize_grads`` and ``ctx.needs_input_grad``; any other attribute may be
+    set on ``ctx`` to pass non-tensor values. ``backward`` written with tensor operations is
+    itself differentiable (double backward works under ``create_graph=True``).
+
+    Example:
+        >>> import framework
+        >>> class Exp(framework.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, i):
+        ...         result = i.exp()
+        ...         ctx.save_for_backward(result)
+        ...         return result
+        ...
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         result, = ctx.saved_tensors
+        ...         return grad_output * result
+        >>> x = framework.tensor([0.0, 1.0], requires_grad=True)
+        >>> y = Exp.apply(x)
+        >>> y.grad_fn.name()
+        'ExpBackward'
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([1.0000, 2.7183])
+    """
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

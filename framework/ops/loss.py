@@ -520,6 +520,48 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 @_amp_entry("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
+    r"""Cross entropy loss between input logits and target (``log_softmax`` + ``nll_loss``).
+
+    For class-index targets and ``reduction='mean'``:
+    :math:`\ell = -\frac{1}{\sum_n w_{y_n}} \sum_n w_{y_n} \log
+    \frac{\exp(x_{n, y_n})}{\sum_c \exp(x_{n, c})}`. With class probabilities as the
+    target: :math:`\ell = -\frac{1}{N} \sum_n \sum_c w_c\, y_{n,c} \log
+    \operatorname{softmax}(x_n)_c`.
+
+    Args:
+        input (Tensor): unnormalized logits, see Shape.
+        target (Tensor): class indices in :math:`[0, C)` (int64), or class probabilities
+            with the same shape as ``input`` (floating point).
+        weight (Tensor, optional): a manual rescaling weight per class, shape :math:`(C)`.
+        size_average, reduce: deprecated; use ``reduction``.
+        ignore_index (int): a target value that is ignored and does not contribute to the
+            gradient (class-index targets only). Default -100.
+        reduction (str): ``'none'`` | ``'mean'`` | ``'sum'``. Default ``'mean'``.
+        label_smoothing (float): in [0.0, 1.0]; mixes the target with the uniform
+            distribution, as in *Rethinking the Inception Architecture*. Default 0.0.
+
+    Shape:
+        - Input: :math:`(C)`, :math:`(N, C)` or :math:`(N, C, d_1, ..., d_K)`.
+        - Target: :math:`()`, :math:`(N)` or :math:`(N, d_1, ..., d_K)` for class indices;
+          the same shape as the input for probabilities.
+        - Output: a scalar, or with ``reduction='none'`` the target's shape (class indices)
+          or the input's shape without :math:`C` (probabilities).
+
+    Returns:
+        Tensor: the loss; its ``grad_fn`` is ``NllLossBackward0`` as in torch.
+
+    Example:
+        >>> import framework
+        >>> import framework.nn.functional as F
+        >>> logits = framework.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], requires_grad=True)
+        >>> target = framework.tensor([0, 2])
+        >>> loss = F.cross_entropy(logits, target)
+        >>> loss
+        tensor(0.1755, grad_fn=<NllLossBackward0>)
+        >>> loss.backward()
+        >>> logits.grad.shape
+        torch.Size([2, 3])
+    """
     reduction = _reduction(reduction, size_average, reduce)
     _check_input(input)
     if not 0.0 <= label_smoothing <= 1.0:
