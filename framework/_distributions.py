@@ -14,6 +14,12 @@ from ._normal_avx2 import normal_fill_float32
 
 _F32, _F64 = np.float32, np.float64
 _M24, _M53 = np.uint64(0xFFFFFF), np.uint64(2 ** 53 - 1)
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}  # mantissa bits
+
+
+def is_float(dt):
+    """Floating dtypes, bfloat16 (ml_dtypes, NumPy kind 'V') included."""
+    return dt.name in _DIGITS
 
 
 def uniform(gen, n, dt, low=0.0, high=1.0):
@@ -38,7 +44,7 @@ def uniform(gen, n, dt, low=0.0, high=1.0):
 def normal(gen, n, dt, mean=0.0, std=1.0, contiguous=True):
     """torch's ``normal_``: Box-Muller in blocks of 16 for 16+ contiguous elements (float32:
     AVX2 polynomials), else one double Box-Muller per element sharing a left-over value."""
-    if n >= 16 and contiguous and dt.kind == "f":
+    if n >= 16 and contiguous and is_float(dt):
         fill = {np.float32: normal_fill_float32, np.float64: _normal_fill_float64}.get(
             dt.type, _normal_fill_half)
         ut = _F64 if dt == np.float64 else _F32  # float16 computes in float (opmath)
@@ -165,10 +171,7 @@ def random_default(gen, n, dt):
     """random_() with no bounds: [0, max] of the dtype (floats: [0, 2**mantissa digits])."""
     if dt == np.bool_:
         return (gen._random(n) & np.uint64(1)).astype(np.bool_)
-    mod = {np.float32: 2 ** 24 + 1, np.float64: 2 ** 53 + 1, np.float16: 2 ** 11 + 1}.get(
-        dt.type, None)
-    if mod is None:
-        mod = int(np.iinfo(dt).max) + 1
+    mod = 2 ** _DIGITS[dt.name] + 1 if is_float(dt) else int(np.iinfo(dt).max) + 1
     wide = dt in (np.int64, np.float64)
     v = (gen._random64(n) if wide else gen._random(n)) % np.uint64(mod)
     return v.astype(dt)

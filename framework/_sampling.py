@@ -14,12 +14,12 @@ from .backend import move, to_numpy
 from .random import _generator_for
 from .tensor import Tensor, _write
 
-_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+_NAMES = {"bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
           "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
 
 
 def _float_only(dt, what):
-    if dt.kind != "f":
+    if not D.is_float(dt):
         raise NotImplementedError(f'"{what}" not implemented for \'{_NAMES[dt.name]}\'')
 
 
@@ -49,9 +49,10 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
     """Fill with U(a, b): 24 (float32) or 53 (float64) random bits, ``u * (b - a) + a``."""
     a, b = float(a), float(b)
     dt = t._data.dtype
-    if dt.kind == "f":
-        top = float(np.finfo(dt).max)
-        name = {"float16": "c10::Half", "float32": "float", "float64": "double"}[dt.name]
+    if D.is_float(dt):
+        top = _max_of(dt)
+        name = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                "float64": "double"}[dt.name]
         for v, what in ((a, "from"), (b, "to")):
             if not -top <= v <= top:
                 raise RuntimeError(f"{what} is out of bounds for {name}")
@@ -119,7 +120,7 @@ def random_(t, from_=None, to=_NO_TO, *, generator=None):
     if to is None:
         if from_ == -2 ** 63:
             return _fill(t, lambda g, n, d, c: D.random_full64(g, n, d), None, generator)
-        to_inc = 2 ** np.finfo(dt).nmant + 1 if dt.kind == "f" else (
+        to_inc = 2 ** D._DIGITS[dt.name] if D.is_float(dt) else (
             1 if dt == np.bool_ else int(np.iinfo(dt).max))
         span = to_inc - from_ + 1
         _check_range(from_, to_inc, dt)
@@ -134,9 +135,10 @@ def random_(t, from_=None, to=_NO_TO, *, generator=None):
 
 
 def _check_range(lo, hi, dt):
-    if dt.kind == "f":
-        digits = np.finfo(dt).nmant + 1
-        name = {"float16": "Half", "float32": "float", "float64": "double"}[dt.name]
+    if D.is_float(dt):
+        digits = D._DIGITS[dt.name]
+        name = {"float16": "Half", "bfloat16": "BFloat16", "float32": "float",
+                "float64": "double"}[dt.name]
         for v, what in ((lo, "from"), (hi, "to - 1")):
             if not -2 ** digits <= v <= 2 ** digits:
                 warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
@@ -168,6 +170,11 @@ def bernoulli_(t, p=0.5, *, generator=None):
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
     return _fill(t, lambda g, n, d, c: D.bernoulli_scalar(g, n, float(p)), None, generator)
+
+
+def _max_of(dt):
+    """The largest finite value of a floating dtype (bfloat16: 3.39e38)."""
+    return 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
 
 
 def _fmt(v):

@@ -135,7 +135,34 @@ def _factory_requires_grad(t):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """Copy data into a new leaf tensor (never shares memory with data)."""
+    """Constructs a tensor with no autograd history (a leaf) by copying ``data``.
+
+    The result never shares memory with ``data``. Without ``dtype`` the type is inferred:
+    Python floats give the default dtype (``framework.get_default_dtype()``, float32), ints
+    give int64, bools give bool; a NumPy array or a tensor keeps its dtype.
+
+    Args:
+        data: initial data: a list, tuple, scalar, NumPy array or tensor.
+        dtype (framework.dtype, optional): the desired data type of the result.
+        device (framework.device or str, optional): ``"cpu"`` (default) or ``"cuda"``
+            (needs the ``gpu`` extra, i.e. CuPy).
+        requires_grad (bool): record operations on the result for autograd (default False);
+            only floating-point tensors can require grad.
+        pin_memory (bool): accepted for compatibility; has no effect.
+
+    Returns:
+        Tensor: a new leaf tensor holding a copy of ``data``.
+
+    Example:
+        >>> import framework
+        >>> framework.tensor([[0.1, 1.2], [2.2, 3.1]])
+        tensor([[0.1000, 1.2000],
+                [2.2000, 3.1000]])
+        >>> framework.tensor([1, 2, 3]).dtype
+        torch.int64
+        >>> framework.tensor([1.0, 2.0], dtype=framework.float64, requires_grad=True)
+        tensor([1., 2.], dtype=torch.float64, requires_grad=True)
+    """
     if isinstance(data, Tensor):
         arr = backend.to_numpy(data._data).copy()
         if device is None:

@@ -238,6 +238,41 @@ class Tensor:
 
     # ----- autograd ------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        r"""Computes the gradient of this tensor with respect to the graph's leaves.
+
+        The graph is differentiated with the chain rule, walking back from this tensor
+        through each ``grad_fn`` node. The gradient of every leaf that requires grad is
+        *accumulated* (added) into its ``.grad``, so zero the gradients before a new
+        backward pass when you do not want the sum.
+
+        If this tensor is not a scalar, ``gradient`` must be given: the vector
+        :math:`v` of the vector-Jacobian product :math:`v^\top J` (same shape as ``self``).
+
+        Args:
+            gradient (Tensor, optional): the gradient of some loss with respect to this
+                tensor; may be omitted for a one-element tensor (taken as 1).
+            retain_graph (bool, optional): keep the graph's saved tensors so backward can
+                run through it again. Defaults to ``create_graph``.
+            create_graph (bool): record the backward pass itself, so the gradients have a
+                ``grad_fn`` and can be differentiated again (double backward). Default False.
+            inputs (Tensor or sequence of Tensor, optional): accumulate into the ``.grad`` of
+                these tensors only, instead of all leaves.
+
+        Raises:
+            RuntimeError: if this tensor does not require grad, if ``gradient`` is missing for
+                a non-scalar, or if the graph was already freed by an earlier backward.
+
+        Example:
+            >>> import framework
+            >>> x = framework.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            >>> y = (x ** 2).sum()
+            >>> y.backward()
+            >>> x.grad
+            tensor([2., 4., 6.])
+            >>> (x * 2).backward(framework.ones(3))   # accumulates: 2x + 2
+            >>> x.grad
+            tensor([4., 6., 8.])
+        """
         from .autograd import engine
         if inputs is not None:
             inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)

@@ -96,28 +96,32 @@ def _size_str(t):
     return "(" + ", ".join("%d" % v for v in t.shape) + ")"
 
 
-def _saved(fn):
-    """(attribute name, tensor) pairs a node keeps for backward, named as torch's _saved_*."""
+SAVED_PREFIX = "_saved_"
+
+
+def _saved_fields(fn):
+    """(name, value) for each `_saved_*` attribute of a node, in dir() order, as torchviz
+    reads them (saved tensors of freed nodes are skipped instead of raising)."""
     out = []
-    if getattr(fn, "_released", True):
-        return out
-    if getattr(fn, "saves_inputs", False):
-        names = ("self", "other") if len(fn._inputs) <= 2 else \
-            tuple(f"input{i}" for i in range(len(fn._inputs)))
-        out += [(n, t) for n, t in zip(names, fn._inputs) if isinstance(t, Tensor)]
-    if getattr(fn, "saves_output", False):
-        out.append(("result", fn.output))
+    for attr in dir(fn):
+        if attr.startswith(SAVED_PREFIX):
+            try:
+                out.append((attr[len(SAVED_PREFIX):], getattr(fn, attr)))
+            except RuntimeError:  # freed after backward
+                pass
     return out
 
 
 def _fn_attrs(fn):
-    """Small non-tensor metadata of a node (what show_attrs prints), plus saved tensors."""
+    """What show_attrs prints: every `_saved_*` value, tensors as "[saved tensor]"."""
     attrs = {}
-    for k, v in sorted(getattr(fn, "__dict__", {}).items()):
-        if not k.startswith("_") and isinstance(v, (bool, int, float, str, tuple, type(None))):
-            attrs[k] = str(v)
-    for name, _ in _saved(fn):
-        attrs[name] = "[saved tensor]"
+    for name, val in _saved_fields(fn):
+        if isinstance(val, Tensor):
+            attrs[name] = "[saved tensor]"
+        elif isinstance(val, tuple) and any(isinstance(t, Tensor) for t in val):
+            attrs[name] = "[saved tensors]"
+        else:
+            attrs[name] = str(val)
     return attrs
 
 
@@ -154,28 +158,48 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
             name = param_map.get(id(t), "")
         return "%s\n %s" % (name, _size_str(t))
 
+    def saved_node(fn, t, name):
+        dot.edge(str(id(fn)), str(id(t)), dir="none")
+        dot.node(str(id(t)), var_label(t, name), fillcolor="orange")
+
+    def visit(fn):
+        """torchviz's recursive add_nodes as a generator: it yields each child to visit."""
+        if fn in seen:
+            return
+        seen.add(fn)
+        if show_saved:
+            for name, val in _saved_fields(fn):
+                seen.add(val)
+                if isinstance(val, Tensor):
+                    saved_node(fn, val, name)
+                if isinstance(val, tuple):
+                    for i, t in enumerate(val):
+                        if isinstance(t, Tensor):
+                            saved_node(fn, t, f"{name}[{i}]")
+        leaf = getattr(fn, "variable", None)
+        if leaf is not None:
+            seen.add(leaf)
+            dot.node(str(id(leaf)), var_label(leaf), fillcolor="lightblue")
+            dot.edge(str(id(leaf)), str(id(fn)))
+        dot.node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
+        for u, _ in fn.next_functions:
+            if u is not None:
+                dot.edge(str(id(u)), str(id(fn)))
+                yield u
+        if hasattr(fn, "saved_tensors"):  # custom Functions
+            for t in fn.saved_tensors:
+                seen.add(t)
+                dot.edge(str(id(t)), str(id(fn)), dir="none")
+                dot.node(str(id(t)), var_label(t), fillcolor="orange")
+
     def add_nodes(root):
-        stack = [root]  # iterative: deep graphs do not hit the recursion limit
+        stack = [visit(root)]  # iterative: deep graphs do not hit the recursion limit
         while stack:
-            fn = stack.pop()
-            if fn in seen:
-                continue
-            seen.add(fn)
-            if show_saved:
-                for name, t in _saved(fn):
-                    seen.add(t)
-                    dot.edge(str(id(fn)), str(id(t)), dir="none")
-                    dot.node(str(id(t)), var_label(t, name), fillcolor="orange")
-            leaf = getattr(fn, "variable", None)
-            if leaf is not None:
-                seen.add(leaf)
-                dot.node(str(id(leaf)), var_label(leaf), fillcolor="lightblue")
-                dot.edge(str(id(leaf)), str(id(fn)))
-            dot.node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
-            for u, _ in reversed(fn.next_functions):
-                if u is not None:
-                    dot.edge(str(id(u)), str(id(fn)))
-                    stack.append(u)
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+            else:
+                stack.append(visit(child))
 
     def add_base_tensor(t, color="darkolivegreen1"):
         if t in seen:
@@ -185,6 +209,9 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
         if t.grad_fn is not None:
             add_nodes(t.grad_fn)
             dot.edge(str(id(t.grad_fn)), str(id(t)))
+        if getattr(t, "_is_view", lambda: False)():
+            add_base_tensor(t._base, color="darkolivegreen3")
+            dot.edge(str(id(t._base)), str(id(t)), style="dotted")
 
     for v in (var if isinstance(var, (tuple, list)) else (var,)):
         add_base_tensor(v)

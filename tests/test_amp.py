@@ -74,3 +74,16 @@ def test_autocast_as_decorator_and_errors():
         framework.autocast("tpu")
     with pytest.warns(UserWarning, match="Disabling autocast"):
         framework.autocast("cpu", dtype=framework.float64)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("l1_loss", 2), ("smooth_l1_loss", 2), ("huber_loss", 2), ("mse_loss", 2),
+    ("kl_div", 2), ("poisson_nll_loss", 2), ("margin_ranking_loss", 3),
+    ("cosine_similarity", 2), ("binary_cross_entropy_with_logits", 2)])
+def test_composite_losses_run_in_float32_under_autocast(name, args):
+    got = []
+    for T in (torch, framework):
+        xs = [T.full((2, 3), 0.5, dtype=T.float16) for _ in range(args)]
+        with T.autocast("cpu", dtype=T.float16):
+            got.append(str(getattr(T.nn.functional, name)(*xs).dtype))
+    assert got[0] == got[1]

@@ -60,6 +60,19 @@ def test_float16_uniform_and_bounds_kept():
         both(n, lambda m: m.empty(n, dtype=m.float64).uniform_(2 ** 53, 2 ** 53 + 8))
 
 
+def test_bfloat16_and_float_random_to_max():
+    def f(t):
+        return t.float()
+    for n in (5, 16, 3000):
+        both(n, lambda m: f(m.rand(n, dtype=m.bfloat16)))
+        both(n, lambda m: f(m.empty(n, dtype=m.bfloat16).uniform_(-2, 3)))
+        both(n, lambda m: f(m.empty(n, dtype=m.bfloat16).random_()))
+        both(n, lambda m: f(m.randint(0, 100, (n,), dtype=m.bfloat16)))
+        both(n, lambda m: f(m.randn(n - n % 16, dtype=m.bfloat16)))
+        for dt in ("float16", "bfloat16", "float32", "float64"):
+            both(n, lambda m: f(m.empty(n, dtype=getattr(m, dt)).random_(5, None)))
+
+
 def test_box_muller_left_over_is_shared_and_kept():
     """A small randn leaves r*sin(theta) behind; the next small randn (any dtype) uses it,
     rand and large randn calls don't touch it, manual_seed clears it."""

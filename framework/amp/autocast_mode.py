@@ -134,7 +134,8 @@ _FP32_BOTH = {"MseLoss", "NllLoss", "CrossEntropy", "BinaryCrossEntropy",
               "MultilabelMarginLoss", "CtcLoss", "Cdist", "l1_loss", "smooth_l1_loss",
               "huber_loss", "kl_div", "hinge_embedding_loss", "cosine_embedding_loss",
               "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss",
-              "binary_cross_entropy", "cross_entropy", "nll_loss", "mse_loss"}
+              "binary_cross_entropy", "cross_entropy", "nll_loss", "mse_loss",
+              "binary_cross_entropy_with_logits"}
 POLICY = {
     "cpu": dict({n: "lower" for n in _LOWER_BOTH},
                 **{n: "fp32" for n in _FP32_BOTH | {
@@ -159,3 +160,23 @@ def cast(name, device_type, *args):
     """The arguments of op `name`, cast as autocast requires (unchanged when it is off)."""
     p = policy(name, device_type)
     return args if p is None else tuple(cast_args(p, args, device_type))
+
+
+def entry(name):
+    """Decorator for a composite on torch's lists: under autocast its tensor arguments are cast
+    at entry (as torch casts at the aten op), then it runs as written."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if state.active:
+                from ..tensor import Tensor
+                dev = next((a.device.type for a in list(args) + list(kwargs.values())
+                            if isinstance(a, Tensor)), None)
+                if dev is not None and policy(name, dev) is not None:
+                    args = cast(name, dev, *args)
+                    keys = [k for k, v in kwargs.items() if isinstance(v, Tensor)]
+                    for k, v in zip(keys, cast(name, dev, *[kwargs[k] for k in keys])):
+                        kwargs[k] = v
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate

@@ -62,3 +62,9 @@ from . import functional  # noqa: E402,F401
 from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa: E402,F401
                       is_anomaly_enabled, set_detect_anomaly)
 from . import graph  # noqa: E402,F401
+
+
+def _is_checkpoint_valid():
+    """False inside autograd.grad() or backward(inputs=...): reentrant checkpoint refuses them."""
+    from .grad_mode import state
+    return state.graph_task is None or state.graph_task.needed is None

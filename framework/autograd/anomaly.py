@@ -21,8 +21,8 @@ def is_anomaly_check_nan_enabled():
 
 
 def _set(mode, check_nan):
-    state.anomaly = bool(mode)
-    state.check_nan = bool(check_nan)
+    type(state).anomaly = bool(mode)  # process-wide, as torch's AnomalyMode
+    type(state).check_nan = bool(check_nan)
 
 
 class detect_anomaly:

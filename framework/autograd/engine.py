@@ -5,15 +5,41 @@ local dict keyed by node and popped when the node runs.
 """
 import heapq
 import sys
+import threading
 import warnings
 
 from ..tensor import Tensor
 from .grad_mode import state
 from .op import AccumulateGrad
+from .saved import drop_unpacked
+
+# Writes to `.grad` are serialised: threads running backward through shared leaves must not
+# lose each other's contributions (torch locks each AccumulateGrad node the same way).
+_grad_lock = threading.Lock()
 
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 UNUSED = ("The differentiated Tensor at index {} appears to not have been used in the graph. "
           "Set allow_unused=True if this is the desired behavior.")
+
+
+class _Task:
+    """One backward call (torch's GraphTask): which nodes it will run."""
+    __slots__ = ("deps", "needed", "roots", "__weakref__")
+
+    def __init__(self, deps, needed, roots):
+        self.deps, self.needed, self.roots = deps, needed, {fn for fn, _ in roots}
+
+    def will_execute(self, fn):
+        """True when this backward runs `fn` (torch._C._will_engine_execute_node)."""
+        return (fn in self.deps or fn in self.roots) and (self.needed is None
+                                                           or fn in self.needed)
+
+
+def current_task():
+    """The backward call running in this thread; raises outside backward."""
+    if state.graph_task is None:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return state.graph_task
 
 
 def _root_grads(tensors, grads):
@@ -111,6 +137,7 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
                                    "can't retain_grad on Tensor that has requires_grad=False")
             targets.setdefault(t._edge()[0], []).append((t._edge()[1], i, t))
     deps, needed = _collect(roots, targets)
+    task = _Task(deps, needed, roots)
     buffers = {}
     for (fn, nr), g in zip(roots, grads):
         _add_to(buffers, fn, nr, g)
@@ -120,8 +147,8 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
     captured = [None] * len(inputs) if capture else None
     heap = [(-fn._seq, id(fn), fn) for fn, _ in dict.fromkeys(roots) if deps.get(fn, 0) == 0]
     heapq.heapify(heap)
-    prev_mode = state.enabled
-    state.enabled = create_graph
+    prev_mode, prev_task = state.enabled, state.graph_task
+    state.enabled, state.graph_task = create_graph, task
     try:
         pop, push = heapq.heappop, heapq.heappush
         while heap:
@@ -155,7 +182,7 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
                 if not left:
                     push(heap, (-nxt._seq, id(nxt), nxt))
     finally:
-        state.enabled = prev_mode
+        state.enabled, state.graph_task = prev_mode, prev_task
     if capture:
         for i, g in enumerate(captured):
             if g is None and not allow_unused:
@@ -221,6 +248,8 @@ def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph, shar
         raise
     if not retain_graph:
         fn.release()
+    elif fn._packed is not None:
+        drop_unpacked(fn)  # the next backward unpacks again, as torch's does
     return result
 
 
@@ -272,7 +301,8 @@ def _accumulate(leaf, g, create_graph, shared=None):
             r = hook(g)
             if r is not None:
                 g = r
-    _store_grad(leaf, g, create_graph, shared)
+    with _grad_lock:
+        _store_grad(leaf, g, create_graph, shared)
     if leaf._post_hooks:
         for hook in list(leaf._post_hooks.values()):
             hook(leaf)

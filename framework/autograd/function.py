@@ -11,7 +11,7 @@ import inspect
 from ..tensor import Tensor
 from . import op as _op
 from .node import Node
-from .grad_mode import state
+from .grad_mode import hooks_in_use, state
 
 
 class FunctionCtx:
@@ -59,7 +59,9 @@ class BackwardCFunction(FunctionCtx, Node):
             raise RuntimeError(_op.FREED)
         out = []
         for kind, ref, version in self._saved:
-            if kind == "output":
+            if kind == "packed":
+                out.append(version(ref))  # version holds the unpack hook here
+            elif kind == "output":
                 i, array, vc, dev = ref
                 if vc[0] != version:
                     raise _op._modified_error(array, vc[0], version, self, i)
@@ -134,7 +136,42 @@ def _check_grad_shape(node, k, g):
 
 
 class Function(FunctionCtx):
-    """Base class of custom autograd operations; subclass and call `MyFn.apply(*args)`."""
+    r"""Base class to create custom autograd operations.
+
+    Subclass it and define the static methods :meth:`forward` and :meth:`backward` (and
+    optionally ``setup_context``), then call the operation through :meth:`apply`, never by
+    calling ``forward`` directly. ``forward`` runs with autograd off and returns the output;
+    the result gets a node (named ``<YourClass>Backward``) whose ``backward`` receives one
+    gradient per output and returns one gradient per input (``None`` for inputs that need
+    none).
+
+    Inside ``forward``, ``ctx`` offers ``ctx.save_for_backward(*tensors)`` (read back as
+    ``ctx.saved_tensors``), ``ctx.mark_dirty``, ``ctx.mark_non_differentiable``,
+    ``ctx.set_materialize_grads`` and ``ctx.needs_input_grad``; any other attribute may be
+    set on ``ctx`` to pass non-tensor values. ``backward`` written with tensor operations is
+    itself differentiable (double backward works under ``create_graph=True``).
+
+    Example:
+        >>> import framework
+        >>> class Exp(framework.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, i):
+        ...         result = i.exp()
+        ...         ctx.save_for_backward(result)
+        ...         return result
+        ...
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         result, = ctx.saved_tensors
+        ...         return grad_output * result
+        >>> x = framework.tensor([0.0, 1.0], requires_grad=True)
+        >>> y = Exp.apply(x)
+        >>> y.grad_fn.name()
+        'ExpBackward'
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([1.0000, 2.7183])
+    """
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -233,6 +270,12 @@ def _wrap_outputs(ctx, args, output, record):
         ctx._trace = _op._anomaly_trace() if state.anomaly else None
         ctx._n_out = len(outs)
     ctx._saved = tuple(_saved_entry(ctx, t, out_index, new_outs, record) for t in ctx._to_save)
+    if record and hooks_in_use[0] and state.saved_hooks:  # saved_tensors_hooks: keep only what pack returns
+        pack, unpack = state.saved_hooks[-1]
+        ctx._saved = tuple(
+            e if t is None else ("packed", pack(new_outs[e[1][0]] if e[0] == "output" else t),
+                                 unpack)
+            for e, t in zip(ctx._saved, ctx._to_save))
     ctx._to_save = ()
     return tuple(new_outs) if is_tuple else new_outs[0]
 

@@ -1,15 +1,26 @@
-"""Grad mode: one global flag, switched by context managers that double as decorators."""
+"""Grad mode: a per-thread flag, switched by context managers that double as decorators.
+
+As in torch, grad mode, inference mode and saved-tensor hooks belong to the thread that sets
+them (a new thread starts with grad mode on and no hooks); anomaly mode is process-wide.
+"""
 import functools
+import threading
 
 
-class _State:
+class _State(threading.local):
+    """Autograd state. Instance attributes are per thread; the class attributes are what a
+    new thread starts from, and anomaly mode is only ever set on the class (process-wide)."""
     enabled = True
     inference = False
+    saved_hooks = ()        # saved_tensors_hooks stack: ((pack, unpack), ...), innermost last
+    hooks_disabled = None   # disable_saved_tensors_hooks' message while it is active
+    graph_task = None       # the backward call running in this thread (engine.current_task)
     anomaly = False
     check_nan = True  # with anomaly: nan gradients raise
 
 
 state = _State()
+hooks_in_use = [0]  # saved_tensors_hooks contexts open in any thread: a cheap global pre-check
 
 
 def is_grad_enabled():

@@ -35,6 +35,8 @@ class Node:
     _in_meta = ()
     _seq = 0
     _released = False
+    _packed = None        # (((slot, packed value), ...), unpack) under saved_tensors_hooks
+    _unpacked = False
     _hooks = _prehooks = _tensor_hooks = _retain = _trace = None
 
     def name(self):
@@ -87,6 +89,8 @@ class Node:
         self._released = True
         for attr in self._freed_attrs:
             setattr(self, attr, None)
+        if self._packed is not None:
+            self._packed = None
 
     def backward(self, *grads):
         """Gradients of the inputs from those of the outputs."""

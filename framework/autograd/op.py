@@ -13,7 +13,8 @@ from .._errors import broadcast_shapes
 from ..backend import xp_for
 from ..tensor import Tensor
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
-from .grad_mode import state
+from .grad_mode import hooks_in_use, state
+from .saved import install as install_saved, pack_node, unpack_node
 from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
                    node_class)
 
@@ -70,12 +71,17 @@ class Op(Node):
         cls._node_cls = cls._node(name)
         if cls.node_variant is not None and "_record" not in cls.__dict__:
             cls._record = _record_variant
+        if "saved_fields" in cls.__dict__:
+            install_saved(cls, cls.saved_fields)
 
     @classmethod
     def _node(cls, name):
         node = cls._nodes.get(name)
         if node is None:
             node = cls._nodes[name] = node_class(cls._op, name, _op=cls._op)
+            fields = getattr(cls._op, "variant_saved_fields", {}).get(name)
+            if fields:
+                install_saved(node, fields)
         return node
 
     def _as(self, name):
@@ -151,19 +157,28 @@ class Op(Node):
         self._in_meta = meta
         if self.saves_inputs:
             self._inputs = args
-            self._versions = [a._vc[0] if a is not None else 0 for a in args]
+            self._versions = [a._vc[0] if a is not None else None for a in args]
         if type(out) is tuple:
             self._n_out = len(out)
             outs = tuple(Tensor._make(o, dev) if i in self.non_differentiable
                          else Tensor._make(o, dev, True, self, i) for i, o in enumerate(out))
             if self.saves_output:
                 self._save_output(out[0], outs[0])
+            if hooks_in_use[0] and self._freed_attrs and state.saved_hooks:
+                self._pack_saved()
             return outs
         self._n_out = 1
         t = Tensor._make(out, dev, True, self, 0)
         if self.saves_output:
             self._save_output(out, t)
+        if hooks_in_use[0] and self._freed_attrs and state.saved_hooks:
+            self._pack_saved()
         return t
+
+    def _pack_saved(self):
+        """Under saved_tensors_hooks: replace what this node saved by what pack returns."""
+        pack, unpack = state.saved_hooks[-1]
+        pack_node(self, pack, unpack)
 
     def _save_output(self, array, tensor):
         self._out = array
@@ -175,6 +190,8 @@ class Op(Node):
     def inputs(self):
         if self._released:
             raise RuntimeError(FREED)
+        if self._packed is not None and not self._unpacked:
+            unpack_node(self)
         return self._inputs
 
     @property
@@ -182,6 +199,8 @@ class Op(Node):
         """The forward output as a Tensor whose grad_fn is this node (for double backward)."""
         if self._released:
             raise RuntimeError(FREED)
+        if self._packed is not None and not self._unpacked:
+            unpack_node(self)
         return Tensor._make(self._out, _device_of_node(self), True, self, 0)
 
     def check_saved(self):
@@ -189,6 +208,10 @@ class Op(Node):
         if self._released:
             if self._freed_attrs:
                 raise RuntimeError(FREED)
+            return
+        if self._packed is not None:  # what unpack returns is not checked (as in torch)
+            if not self._unpacked:
+                unpack_node(self)
             return
         if self.saves_inputs:
             for a, v in zip(self._inputs, self._versions):
@@ -277,6 +300,7 @@ def _scalar_tensor(xp, value, dtype, dev):
         if xp is _np:
             arr.flags.writeable = False
         t = Tensor._make(arr, dev)
+        t._wrapped_number = True  # torch's wrapped numbers: never given to saved-tensor hooks
         if len(_scalars) < 4096:
             _scalars[key] = t
     return t

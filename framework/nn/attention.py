@@ -1,4 +1,5 @@
 """F.scaled_dot_product_attention and F.multi_head_attention_forward, as torch composes them."""
+from ..amp.autocast_mode import entry as _amp_entry
 import math
 import warnings
 
@@ -58,6 +59,7 @@ def _flash_ok(query, key, value, attn_mask, dropout_p):
             and q[2] > 0 and k[2] > 0)
 
 
+@_amp_entry("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """Attention softmax(Q K^T * scale + mask) V over the last two dims.

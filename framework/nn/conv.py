@@ -118,6 +118,49 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
+    r"""Applies a 2D convolution (a cross-correlation, as in torch) over an input of planes.
+
+    With input :math:`(N, C_{in}, H, W)` and output :math:`(N, C_{out}, H_{out}, W_{out})`:
+
+    .. math::
+        \text{out}(N_i, C_{out_j}) = \text{bias}(C_{out_j}) +
+        \sum_{k=0}^{C_{in}-1} \text{weight}(C_{out_j}, k) \star \text{input}(N_i, k)
+
+    Args:
+        in_channels (int): number of channels in the input image.
+        out_channels (int): number of channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default 1.
+        padding (int, tuple or str): padding added to all four sides of the input, or
+            ``'valid'`` / ``'same'``. Default 0.
+        dilation (int or tuple): spacing between kernel elements. Default 1.
+        groups (int): number of blocked connections from input to output channels. Default 1.
+        bias (bool): add a learnable bias to the output. Default True.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+        device, dtype: where and in which floating-point type to create the parameters.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or :math:`(C_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})` or :math:`(C_{out}, H_{out}, W_{out})`,
+          where :math:`H_{out} = \lfloor (H_{in} + 2p_0 - d_0 (k_0 - 1) - 1) / s_0 + 1
+          \rfloor` and likewise for :math:`W_{out}` (p padding, d dilation, k kernel size,
+          s stride).
+
+    Attributes:
+        weight (Parameter): shape :math:`(C_{out}, C_{in}/\text{groups}, k_0, k_1)`,
+            initialised as torch (:math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})`,
+            :math:`k = \text{groups} / (C_{in} k_0 k_1)`).
+        bias (Parameter): shape :math:`(C_{out})`, same initialisation; None if ``bias=False``.
+
+    Example:
+        >>> import framework
+        >>> m = framework.nn.Conv2d(16, 33, 3, stride=2)
+        >>> m(framework.randn(20, 16, 50, 100)).shape
+        torch.Size([20, 33, 24, 49])
+        >>> m = framework.nn.Conv2d(16, 33, (3, 5), stride=(2, 1), padding=(4, 2))
+        >>> m(framework.randn(20, 16, 50, 100)).shape
+        torch.Size([20, 33, 28, 100])
+    """
     _nd = 2
 
     def forward(self, input):

@@ -1,4 +1,5 @@
 """normalize, cosine_similarity, pairwise_distance and their modules."""
+from ..amp.autocast_mode import entry as _amp_entry
 from ..ops.norms import Norm, vector_norm
 from .module import Module
 
@@ -14,6 +15,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / denom
 
 
+@_amp_entry("cosine_similarity")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along `dim` (broadcast), norms clamped at eps.
 

@@ -1,57 +1,10 @@
 """torch.nn.functional: the functional form of every layer, plus pad."""
-from ..autograd.op import Op
-from ..ops.padding import gather_pad
+from ..ops.padding import ConstantPadNd, pad  # noqa: F401
 from ..ops.linalg import linear  # noqa: F401
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .normalization import batch_norm, layer_norm  # noqa: F401
 from .sparse import embedding, one_hot  # noqa: F401
-
-
-class ConstantPadNd(Op):
-    """Pad (or, with negative sizes, crop) the trailing dims with a constant."""
-
-    def forward(self, x, pad=(), value=0.0):
-        self.pad = pad
-        n = len(pad) // 2
-        out_shape = list(x.shape)
-        src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
-        for i in range(n):  # pad[2i], pad[2i+1] are (before, after) of dim -1-i
-            d = x.ndim - 1 - i
-            lo, hi = pad[2 * i], pad[2 * i + 1]
-            size = x.shape[d] + lo + hi
-            if size < 0:
-                raise RuntimeError(
-                    f"The input size {x.shape[d]}, plus negative padding {lo} and {hi} resulted "
-                    f"in a negative output size, which is invalid. Check dimension {d} of your "
-                    "input.")
-            out_shape[d] = size
-            if x.shape[d] - max(-lo, 0) - max(-hi, 0) < 0:  # cropping more than there is
-                raise RuntimeError("narrow(): length must be non-negative.")
-            src[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
-            dst[d] = slice(max(lo, 0), size - max(hi, 0))
-        out = self.xp.full(out_shape, value, dtype=x.dtype)
-        out[tuple(dst)] = x[tuple(src)]
-        return out
-
-    def backward(self, grad):
-        return ConstantPadNd.apply(grad, pad=tuple(-p for p in self.pad), value=0.0)
-
-
-def pad(input, pad, mode="constant", value=None):
-    pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError("Padding length should be less than or equal to two times the input "
-                           f"dimension but got padding length {len(pad)} and input of dimension "
-                           f"{input.dim()}")
-    if mode == "constant":
-        return ConstantPadNd.apply(input, pad=pad, value=0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    return gather_pad(input, pad, mode)
-
 
 from ..ops.conv import *  # noqa: F401,F403,E402
 from ..ops.loss import *  # noqa: F401,F403,E402

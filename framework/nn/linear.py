@@ -19,7 +19,35 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """y = x @ W.T + b, initialised as torch (kaiming_uniform(a=sqrt(5)), bias U(+-1/sqrt(fan_in)))."""
+    r"""Applies an affine linear transformation to the incoming data: :math:`y = xA^T + b`.
+
+    Args:
+        in_features (int): size of each input sample.
+        out_features (int): size of each output sample.
+        bias (bool): if False, the layer does not learn an additive bias. Default True.
+        device, dtype: where and in which floating-point type to create the parameters.
+
+    Shape:
+        - Input: :math:`(*, H_{in})` where :math:`*` is any number of dimensions (including
+          none) and :math:`H_{in} = \text{in\_features}`.
+        - Output: :math:`(*, H_{out})`, all but the last dimension the same as the input,
+          :math:`H_{out} = \text{out\_features}`.
+
+    Attributes:
+        weight (Parameter): the learnable weights of shape (out_features, in_features),
+            initialised from :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})`, :math:`k =
+            1/\text{in\_features}` (``kaiming_uniform_`` with ``a=sqrt(5)``, as torch).
+        bias (Parameter): the learnable bias of shape (out_features), initialised from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})`; None when ``bias=False``.
+
+    Example:
+        >>> import framework
+        >>> m = framework.nn.Linear(20, 30)
+        >>> input = framework.randn(128, 20)
+        >>> output = m(input)
+        >>> output.size()
+        torch.Size([128, 30])
+    """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()

@@ -1,6 +1,7 @@
 """Losses composed as torch composes them (so values, node names and gradients agree):
 kl_div, multilabel_soft_margin, hinge_embedding, cosine_embedding, margin_ranking,
 triplet_margin(_with_distance), poisson_nll, gaussian_nll; and every loss module."""
+from ..amp.autocast_mode import entry as _amp_entry
 import math
 import warnings
 
@@ -17,6 +18,7 @@ def _apply(loss, reduction):
     return loss.mean() if reduction == "mean" else loss.sum()
 
 
+@_amp_entry("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL divergence with `input` as log-probabilities: target * (log target - input).
 
@@ -56,6 +58,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _apply(loss, reduction)
 
 
+@_amp_entry("hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """x where y == 1, max(0, margin - x) where y == -1."""
@@ -67,6 +70,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _apply(output_margin + output_self, reduction)
 
 
+@_amp_entry("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
     """1 - cos(x1, x2) for y == 1, max(0, cos(x1, x2) - margin) for y == -1."""
@@ -83,6 +87,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _apply(pos.where(target == 1, zeros) + neg.where(target == -1, zeros), reduction)
 
 
+@_amp_entry("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -y * (x1 - x2) + margin)."""
@@ -94,6 +99,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     return _apply((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@_amp_entry("triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with the pairwise p-norm distance."""
@@ -115,6 +121,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _apply((margin + d_pos - d_neg).clamp_min(0), _reduction(reduction))
 
 
+@_amp_entry("poisson_nll_loss")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """Poisson negative log-likelihood: exp(x) - t x (log_input) or x - t log(x + eps)."""

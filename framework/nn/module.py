@@ -27,7 +27,36 @@ def _addindent(s, spaces):
 
 
 class Module(StateDictMixin):
-    """Base class for all neural network modules."""
+    """Base class for all neural network modules.
+
+    Your models should subclass this class. Modules can contain other modules as attributes,
+    nesting them in a tree; parameters (:class:`~framework.nn.Parameter`) and submodules
+    assigned as attributes are registered automatically, so :meth:`parameters`,
+    :meth:`state_dict`, :meth:`to`, :meth:`train`/:meth:`eval` and ``print(model)`` see them.
+
+    Subclasses call ``super().__init__()`` first and override :meth:`forward`; call the module
+    itself (``model(x)``), not ``forward``, so registered hooks run.
+
+    Attributes:
+        training (bool): whether the module is in training mode (affects Dropout, BatchNorm).
+
+    Example:
+        >>> import framework
+        >>> from framework import nn
+        >>> class Model(nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc1 = nn.Linear(4, 8)
+        ...         self.fc2 = nn.Linear(8, 2)
+        ...
+        ...     def forward(self, x):
+        ...         return self.fc2(self.fc1(x).relu())
+        >>> model = Model()
+        >>> model(framework.randn(3, 4)).shape
+        torch.Size([3, 2])
+        >>> [name for name, _ in model.named_parameters()]
+        ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+    """
 
     _version = 1
     training: bool
@@ -57,6 +86,11 @@ class Module(StateDictMixin):
         d["_load_state_dict_post_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
+        """Defines the computation performed at every call; every subclass overrides it.
+
+        Call the module instance (``module(x)``) rather than this method, so that the
+        registered forward and backward hooks run.
+        """
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 

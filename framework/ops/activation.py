@@ -1,12 +1,18 @@
-"""Activations: sigmoid, tanh, relu, softmax and log_softmax (stable primitives)."""
+"""Activations: sigmoid, tanh, relu, softmax, log_softmax, leaky_relu and gelu primitives."""
+import math
+
 from .._errors import refuse
+from ..autograd.grad_mode import state
 from ..autograd.op import Op
+from ..tensor import Tensor
+from .special import _erf
 from .unary import _float, exp
 from .reduction import _wrap_dim
 
 
 class Tanh(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.tanh(_float(x))
@@ -22,6 +28,7 @@ def tanh(input):
 
 class Sigmoid(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         x = _float(x)
@@ -41,6 +48,7 @@ def sigmoid(input):
 
 class Relu(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         if x.dtype.kind == "b":
@@ -69,6 +77,7 @@ def _check_float(x, kernel, dim):
 
 class Softmax(Op):
     saves_output = True
+    saved_fields = {"dim": "axis", "result": "result"}
 
     def forward(self, x, dim):
         _check_float(x, "softmax_kernel_impl", dim)
@@ -98,6 +107,7 @@ def softmax(input, dim, dtype=None):
 
 class LogSoftmax(Op):
     saves_output = True
+    saved_fields = {"dim": "axis", "result": "result"}
 
     def forward(self, x, dim):
         _check_float(x, "log_softmax_kernel_impl", dim)
@@ -123,3 +133,77 @@ def log_softmax(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim=dim)
+
+
+class LeakyRelu(Op):
+    saves_inputs = True
+    saved_fields = {"negative_slope": "slope", "self": "input0"}
+
+    def forward(self, x, negative_slope=0.01):
+        refuse(x, "biu", "leaky_relu_cpu")
+        self.slope = negative_slope
+        return self.xp.where(x > 0, x, x * x.dtype.type(negative_slope))
+
+    def backward(self, grad):
+        (x,) = self.inputs
+        xp, a = x.xp, x._data
+        slope = Tensor._make(xp.where(a > 0, a.dtype.type(1), a.dtype.type(self.slope)), x.device)
+        return grad * slope  # piecewise constant: its own derivative is zero
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return input._inplace(LeakyRelu.apply, negative_slope=negative_slope)
+    return LeakyRelu.apply(input, negative_slope=negative_slope)
+
+
+class NormalCdf(Op):
+    """Phi(x) = (1 + erf(x / sqrt 2)) / 2, the standard normal CDF (used by gelu's backward)."""
+    saves_inputs = True
+
+    def forward(self, x):
+        return 0.5 * (1.0 + _erf(self.xp, x * x.dtype.type(1 / math.sqrt(2))))
+
+    def backward(self, grad):
+        (x,) = self.inputs
+        return grad * _normal_pdf(x)
+
+
+def _normal_pdf(x):
+    return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+
+
+_K = math.sqrt(2 / math.pi)
+_C = 0.044715
+
+
+class Gelu(Op):
+    saves_inputs = True
+    saves = ("cdf",)
+    saved_fields = {"approximate": "approximate", "self": "input0"}
+
+    def forward(self, x, approximate="none"):
+        refuse(x, "biu", "GeluKernelImpl")
+        self.approximate = approximate
+        xp, dt = self.xp, x.dtype.type
+        if approximate == "tanh":
+            return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
+        self.cdf = 0.5 * (1.0 + _erf(xp, x * dt(1 / math.sqrt(2))))  # Phi(x), for backward
+        return x * self.cdf
+
+    def backward(self, grad):
+        (x,) = self.inputs
+        if self.approximate == "tanh":
+            t = ((x + x * x * x * _C) * _K).tanh()
+            d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)
+        else:
+            # create_graph needs Phi as a function of x; otherwise the forward's copy will do
+            cdf = NormalCdf.apply(x) if state.enabled else Tensor._make(self.cdf, x.device)
+            d = cdf + x * _normal_pdf(x)  # d/dx x*Phi(x)
+        return grad * d
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return Gelu.apply(input, approximate=approximate)

@@ -90,6 +90,7 @@ def _keep_params(forward):
     """Store the convolution parameters on the node so backward can rebuild the maps."""
     def wrapped(self, *arrays, stride, pads, dilation, groups, **kw):
         self.p = dict(stride=stride, pads=pads, dilation=dilation, groups=groups)
+        self.nd = arrays[0].ndim - 2
         return forward(self, *arrays, stride=stride, pads=pads, dilation=dilation,
                        groups=groups, **kw)
     return wrapped
@@ -102,6 +103,13 @@ def _bias_shape(b, ndim):
 class Convolution(Op):
     """y = conv(x, w) + b (torch's ConvolutionBackward0)."""
     saves_inputs = True
+    saved_fields = {
+        "bias_sym_sizes_opt": "sizes2", "dilation": lambda fn: fn.p["dilation"][-fn.nd:],
+        "groups": lambda fn: fn.p["groups"], "input": "input0 if needs 1",
+        "output_padding": lambda fn: (0,) * fn.nd,
+        "padding": lambda fn: tuple(p[0] for p in fn.p["pads"][-fn.nd:]),
+        "stride": lambda fn: fn.p["stride"][-fn.nd:], "transposed": "=False",
+        "weight": "input1 if needs 0"}
 
     @_keep_params
     def forward(self, x, w, b, stride, pads, dilation, groups):

@@ -31,6 +31,7 @@ class NotImplementedBackward(Op):
 class Add(Op):
     promote = True
     alpha = 1
+    saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
         if alpha == 1:
@@ -72,6 +73,7 @@ def _check_bool_sub(a, b):
 
 class Sub(Op):
     promote = True
+    saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
         _check_alpha(a, alpha)
@@ -86,6 +88,7 @@ class Rsub(Op):
     """scalar - tensor (torch calls it rsub)."""
     node_name = "RsubBackward1"
     promote = True
+    saved_fields = {"alpha": "alpha"}
 
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
@@ -108,6 +111,7 @@ subtract = sub
 class Mul(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "other": "input1 if needs 0"}
     saved_for = ((1,), (0,))  # a is read only for b's gradient and b only for a's
 
     def forward(self, a, b):
@@ -129,6 +133,7 @@ multiply = mul
 class Div(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "other": "input1"}
     saved_for = ((1,), (0, 1))
 
     def forward(self, a, b):
@@ -273,6 +278,7 @@ negative = neg
 class Pow(Op):
     """tensor ** number."""
     saves_inputs = True
+    saved_fields = {"exponent": "exponent", "self": "input0"}
 
     def forward(self, x, exponent):
         self.exponent = exponent
@@ -299,6 +305,8 @@ class PowTensor(Op):
     node_name = "PowBackward1"
     promote = True
     saves_inputs = True
+    saves_output = True
+    saved_fields = {"exponent": "input1", "result": "result", "self": "input0"}
 
     def forward(self, a, b, bool_exponent=False):
         refuse(a, "b", "pow")
@@ -327,6 +335,7 @@ class PowScalarBase(Op):
     node_name = "PowBackward2"
     saves_inputs = True
     saves_output = True
+    saved_fields = {"exponent": "input0", "result": "result", "self": "base"}
 
     def forward(self, x, base):
         self.base = base
@@ -365,6 +374,7 @@ class Clamp(Op):
     """clamp with number bounds."""
     node_name = "ClampBackward1"
     saves_inputs = True
+    saved_fields = {"max": "max", "min": "min", "self": "input0"}
 
     def forward(self, x, min=None, max=None):
         self.min, self.max = min, max
@@ -450,6 +460,7 @@ def clamp_max(input, max):
 class Maximum(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"other": "input1", "self": "input0"}
 
     def forward(self, a, b):
         return self.xp.maximum(a, b)
@@ -477,6 +488,7 @@ def maximum(input, other):
 class Minimum(Op):
     promote = True
     saves_inputs = True
+    saved_fields = {"other": "input1", "self": "input0"}
 
     def forward(self, a, b):
         return self.xp.minimum(a, b)
@@ -495,6 +507,7 @@ def minimum(input, other):
 class Where(Op):
     """where(cond, a, b); the condition gets no gradient."""
     saves_inputs = True
+    saved_fields = {"condition": "input0"}
     broadcasts = True
 
     def forward(self, cond, a, b):
@@ -543,6 +556,7 @@ def nonzero(input, as_tuple=False):
 class MaskedFill(Op):
     """masked_fill(mask, value); a 0-dim tensor value gets the masked gradient's sum."""
     saves_inputs = True
+    saved_fields = {"mask": "input1"}
 
     def forward(self, x, mask, value, tensor_value):
         if mask.dtype.kind != "b":

@@ -124,7 +124,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if psw is not None:
             psw = psw[Tensor._make(keep, input.device)]
     if max_norm is not None:
-        from ..nn.sparse import _renorm_
+        from .embedding import _renorm_
         with no_grad():
             _renorm_(weight, idx, max_norm, norm_type)
     return EmbeddingBag.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode)

@@ -51,6 +51,7 @@ class _Extreme(Op):
     """Full or multi-dim max/min: ties share the gradient evenly, as torch."""
     saves_inputs = True
     saves_output = True
+    saved_fields = {"result": "result", "self": "input0"}
     fname = ""
     nan_ties = True  # max()/min(): NaN ties NaN, as torch's evenly_distribute
 
@@ -99,18 +100,33 @@ class MinAll(_Extreme):
 
 class Amax(MaxAll):
     node_name = "AmaxBackward0"
+    saved_fields = {"dim": "axes", "result": "result", "self": "input0"}
     fname = "amax"
     nan_ties = False
 
 
 class Amin(MinAll):
     node_name = "AminBackward0"
+    saved_fields = {"dim": "axes", "result": "result", "self": "input0"}
     fname = "amin"
     nan_ties = False
 
 
+def _indices(fn):
+    """torch's _saved_indices: the argmax/argmin output, shaped like the values."""
+    from ..autograd.node import FREED
+    from ..backend import device_of
+    if fn._released:
+        raise RuntimeError(FREED)
+    idx = fn.idx if fn.axis is None or fn.keepdim else fn.idx.squeeze(fn.axis)
+    return Tensor._make(idx.astype("int64", copy=False), device_of(idx))
+
+
 class _ExtremeDim(Op):
     """max/min over one dim -> (values, indices); the gradient goes to the chosen index."""
+    saves = ("idx",)
+    saved_fields = {"dim": "axis", "indices": _indices, "keepdim": "keepdim",
+                    "self_sym_sizes": "in_shape"}
     non_differentiable = (1,)
     fname = ""
 
@@ -125,7 +141,7 @@ class _ExtremeDim(Op):
                              "size.")
         idx = self.arg(x, axis=axis)[(slice(None),) * axis + (None,)]  # keep the dim
         values = xp.take_along_axis(x, idx, axis=axis)
-        self.axis, self.idx, self.in_shape = axis, idx, x.shape
+        self.axis, self.idx, self.in_shape, self.keepdim = axis, idx, x.shape, keepdim
         if not keepdim:
             values, idx = values.squeeze(axis), idx.squeeze(axis)
         return values, idx.astype("int64", copy=False)

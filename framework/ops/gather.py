@@ -48,6 +48,10 @@ def _check(name, x, dim, index, src=None):
 
 
 class Gather(Op):
+    saves_inputs = True
+    saves = ("index",)
+    saved_fields = {"dim": "dim", "index": "input1", "self": "input0", "sparse_grad": "=False"}
+
     def forward(self, x, index, dim):
         self.dim, self.in_shape = dim, x.shape
         self.index = index
@@ -158,6 +162,9 @@ class ScatterReduce(Op):
 
 
 class IndexSelect(Op):
+    saves = ("index",)
+    saved_fields = {"dim": "dim", "index": "index", "self_sym_sizes": "in_shape"}
+
     def forward(self, x, index, dim):
         self.dim, self.in_shape, self.index = dim, x.shape, index
         return self.xp.take(x, index, axis=dim)

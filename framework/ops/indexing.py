@@ -55,6 +55,7 @@ class _Embed(Op):
 
 class Index(Op):
     """x[key] with integer arrays (bool masks already turned into their nonzero indices)."""
+    saves = ("key",)  # its index arrays
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key
@@ -67,6 +68,7 @@ class Index(Op):
 class _IndexAccumulate(Op):
     """zeros(shape) with grad summed in at key (duplicate indices accumulate)."""
     node_name = "IndexPutBackward0"
+    saves = ("key",)
 
     def forward(self, grad, shape, key):
         self.key = key
@@ -251,6 +253,7 @@ def _basic(x, steps):
 
 class IndexPut(Op):
     """x with x[key][adv] = value, as a new value (setitem writes it back in place)."""
+    saves = ("key", "adv")
 
     def forward(self, x, value, key, adv, kind):
         self.key, self.adv, self.kind = key, adv, kind

@@ -12,6 +12,7 @@ def _zeros_for(op, i, like):
 
 class Cat(Op):
     promote = True  # torch.cat promotes float32 + float64 to float64
+    saved_fields = {"dim": "dim"}
 
     def forward(self, *xs, dim, skip=None):
         self.dim, self.skip = dim, skip
@@ -65,6 +66,7 @@ concatenate = cat
 
 class Stack(Op):
     promote = True
+    saved_fields = {"dim": "dim"}
 
     def forward(self, *xs, dim):
         self.dim = dim

@@ -1,5 +1,6 @@
 """Matrix products: mm, mv, dot, bmm, addmm, outer, linear and matmul's dispatch."""
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
+from .reduction import _prod
 from .._errors import refuse
 from ..autograd.op import Op
 from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
@@ -33,6 +34,9 @@ def _mat2_grad(m1, grad, m2):
 
 class Mm(Op):
     saves_inputs = True
+    saved_fields = {"mat2": "input1 if needs 0", "mat2_sym_sizes": "sizes1",
+                    "mat2_sym_strides": "strides1", "self": "input0 if needs 1",
+                    "self_sym_sizes": "sizes0", "self_sym_strides": "strides0"}
     saved_for = ((1,), (0,))
 
     def forward(self, a, b):
@@ -62,6 +66,7 @@ def mm(a, b):
 
 class Mv(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "vec": "input1 if needs 0"}
     saved_for = ((1,), (0,))
 
     def forward(self, a, v):
@@ -92,6 +97,7 @@ def mv(a, v):
 
 class Dot(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0 if needs 1", "tensor": "input1 if needs 0"}
     saved_for = ((1,), (0,))
 
     def forward(self, a, b):
@@ -122,6 +128,7 @@ inner_1d = dot
 
 class Bmm(Op):
     saves_inputs = True
+    saved_fields = {"mat2": "input1 if needs 0", "self": "input0 if needs 1"}
     saved_for = ((1,), (0,))
 
     def forward(self, a, b):
@@ -153,6 +160,10 @@ def bmm(a, b):
 class Addmm(Op):
     """beta * bias + alpha * (m1 @ m2) in one node (F.linear's primitive)."""
     saves_inputs = True
+    saved_fields = {"alpha": "alpha", "beta": "beta", "mat1": "input1 if needs 2",
+                    "mat1_sym_sizes": "sizes1", "mat1_sym_strides": "strides1",
+                    "mat2": "input2 if needs 1", "mat2_sym_sizes": "sizes2",
+                    "mat2_sym_strides": "strides2"}
     saved_for = ((), (2,), (1,))
 
     def forward(self, bias, m1, m2, beta=1, alpha=1):
@@ -244,10 +255,7 @@ def _broadcast_batch(sa, sb):
 
 def _lead(x):
     """The product of all but the last dim (a -1 would be ambiguous for an empty last dim)."""
-    n = 1
-    for s in x.shape[:-1]:
-        n *= s
-    return n
+    return _prod(x.shape[:-1])
 
 
 def _fold(big, small, transpose):

@@ -3,6 +3,7 @@
 Cross-entropy is one fused primitive (log-softmax + weighted NLL, backward softmax - target);
 the regression losses are small primitives so their grad_fn names match torch's.
 """
+from ..amp.autocast_mode import entry as _amp_entry
 import contextlib
 import warnings
 
@@ -67,10 +68,16 @@ def _warn_size(x, y):
     return x, y
 
 
+def _reduction_enum(fn):
+    """torch's at::Reduction number a loss node saves: none 0, mean 1, sum 2."""
+    return ("none", "mean", "sum").index(fn.reduction)
+
+
 class MseLoss(Op):
     """mean/sum/none of (x - y)**2, x and y broadcast."""
     saves_inputs = True
     promote = True
+    saved_fields = {"reduction": _reduction_enum, "self": "input0", "target": "input1"}
 
     def forward(self, x, y, reduction="mean"):
         refuse(x, "biu", "mse_cpu")
@@ -90,6 +97,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return MseLoss.apply(input, target, reduction=_reduction(reduction, size_average, reduce))
 
 
+@_amp_entry("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """torch composes l1_loss (its grad_fn is Abs/Mean/SumBackward0), so do we."""
     input, target = _warn_size(input, target)
@@ -137,6 +145,7 @@ class HuberLoss(SmoothL1Loss):
     kernel = "huber_cpu"
 
 
+@_amp_entry("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     input, target = _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
@@ -147,6 +156,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return SmoothL1Loss.apply(input, target, reduction=reduction, beta=float(beta))
 
 
+@_amp_entry("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target = _warn_size(input, target)
     reduction = _reduction(reduction)
@@ -191,6 +201,7 @@ class BinaryCrossEntropy(Op):
         return grad_x, grad_y, None
 
 
+@_amp_entry("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
@@ -256,6 +267,7 @@ class BinaryCrossEntropyWithLogits(Op):
         return grad_x, grad_y, None, None
 
 
+@_amp_entry("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     reduction = _reduction(reduction, size_average, reduce)
@@ -325,6 +337,7 @@ def _zero_ignored(g, keep):
 
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
+    saves = ("safe", "wt", "keep", "denom")
 
     def forward(self, x, t, w=None, reduction="mean", ignore_index=-100):
         xp = self.xp
@@ -353,10 +366,6 @@ class NllLoss(Op):
         grad_x = _zero_ignored(-g * Tensor._make(q, grad.device), self.keep)  # linear in x
         return grad_x.reshape(self.x_shape), None, None
 
-    def release(self):
-        super().release()
-        self.safe = self.wt = self.keep = None
-
     def node_variant(self):
         return _nll_name(len(self.x_shape), self.reduction)
 
@@ -368,6 +377,7 @@ class CrossEntropy(Op):
     so the gradient is softmax * sum_c q - q. torch composes the label-smoothing and
     probability cases; this node takes the name of torch's outermost node for them."""
     saves_inputs = True
+    saves = ("p", "logp", "safe", "wt", "keep", "denom")
 
     def forward(self, x, t, w=None, reduction="mean", ignore_index=-100, label_smoothing=0.0,
                 probs=False):
@@ -453,10 +463,6 @@ class CrossEntropy(Op):
             grad_w = gw.sum(axes)
         return grad_x, grad_t, grad_w
 
-    def release(self):
-        super().release()
-        self.p = self.logp = self.safe = self.wt = self.keep = None
-
     def node_variant(self):
         if not self.probs:
             return "AddBackward0" if self.ls else _nll_name(len(self.x_shape), self.reduction)
@@ -501,6 +507,7 @@ def _check_input(x):
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
 
 
+@_amp_entry("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
@@ -510,8 +517,51 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return NllLoss.apply(input, target, weight, reduction=reduction, ignore_index=ignore_index)
 
 
+@_amp_entry("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
+    r"""Cross entropy loss between input logits and target (``log_softmax`` + ``nll_loss``).
+
+    For class-index targets and ``reduction='mean'``:
+    :math:`\ell = -\frac{1}{\sum_n w_{y_n}} \sum_n w_{y_n} \log
+    \frac{\exp(x_{n, y_n})}{\sum_c \exp(x_{n, c})}`. With class probabilities as the
+    target: :math:`\ell = -\frac{1}{N} \sum_n \sum_c w_c\, y_{n,c} \log
+    \operatorname{softmax}(x_n)_c`.
+
+    Args:
+        input (Tensor): unnormalized logits, see Shape.
+        target (Tensor): class indices in :math:`[0, C)` (int64), or class probabilities
+            with the same shape as ``input`` (floating point).
+        weight (Tensor, optional): a manual rescaling weight per class, shape :math:`(C)`.
+        size_average, reduce: deprecated; use ``reduction``.
+        ignore_index (int): a target value that is ignored and does not contribute to the
+            gradient (class-index targets only). Default -100.
+        reduction (str): ``'none'`` | ``'mean'`` | ``'sum'``. Default ``'mean'``.
+        label_smoothing (float): in [0.0, 1.0]; mixes the target with the uniform
+            distribution, as in *Rethinking the Inception Architecture*. Default 0.0.
+
+    Shape:
+        - Input: :math:`(C)`, :math:`(N, C)` or :math:`(N, C, d_1, ..., d_K)`.
+        - Target: :math:`()`, :math:`(N)` or :math:`(N, d_1, ..., d_K)` for class indices;
+          the same shape as the input for probabilities.
+        - Output: a scalar, or with ``reduction='none'`` the target's shape (class indices)
+          or the input's shape without :math:`C` (probabilities).
+
+    Returns:
+        Tensor: the loss; its ``grad_fn`` is ``NllLossBackward0`` as in torch.
+
+    Example:
+        >>> import framework
+        >>> import framework.nn.functional as F
+        >>> logits = framework.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], requires_grad=True)
+        >>> target = framework.tensor([0, 2])
+        >>> loss = F.cross_entropy(logits, target)
+        >>> loss
+        tensor(0.1755, grad_fn=<NllLossBackward0>)
+        >>> loss.backward()
+        >>> logits.grad.shape
+        torch.Size([2, 3])
+    """
     reduction = _reduction(reduction, size_average, reduce)
     _check_input(input)
     if not 0.0 <= label_smoothing <= 1.0:

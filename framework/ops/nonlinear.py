@@ -56,7 +56,7 @@ class Elu(Op):
         # exp of min(x, 0): no inf * 0 = nan on the positive side (x = inf)
         neg = (x.clamp(max=0) * self.input_scale).exp() * (self.scale * self.alpha *
                                                              self.input_scale)
-        return grad * _where(x > 0, neg * 0 + self.scale, neg)
+        return _where(x <= 0, grad * neg, grad * self.scale)  # torch's test: NaN passes
 
 
 class Celu(Elu):
@@ -133,7 +133,7 @@ class Hardtanh(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x > self.lo) & (x < self.hi), grad, grad * 0)
+        return _where((x <= self.lo) | (x >= self.hi), grad * 0, grad)  # NaN passes, as torch
 
 
 class LogSigmoid(Op):
@@ -160,7 +160,7 @@ class Softshrink(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x > self.lambd) | (x < -self.lambd), grad, grad * 0)
+        return _where((x >= -self.lambd) & (x <= self.lambd), grad * 0, grad)  # NaN passes
 
 
 class Hardshrink(Softshrink):

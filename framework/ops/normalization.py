@@ -1,7 +1,12 @@
-"""group_norm as one primitive (torch's NativeGroupNormBackward0)."""
+"""Normalisation primitives: batch_norm, layer_norm, group_norm (torch's Native*Backward0)."""
+import numbers
+
+from .._errors import refuse
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
+from ..autograd.saved import Attr
 from ..tensor import Tensor
+from .reduction import array_mean
 
 
 class NativeGroupNorm(Op):
@@ -81,3 +86,167 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 
 __all__ = []
+
+
+def _running(name):
+    """A running-stat buffer torch saves (None when the call passed none)."""
+    attr = Attr(name)
+    return lambda fn: attr.get(fn) if fn.tracks else None
+
+
+class NativeBatchNorm(Op):
+    """Normalise over every dim but 1 (the channels); updates running stats in training."""
+    saves_inputs = True
+    saves = ("mean", "invstd", "running_mean", "running_var")
+    saved_fields = {"eps": "eps", "input": "input0", "result1": "mean", "result2": "invstd",
+                    "running_mean": _running("running_mean"),
+                    "running_var": _running("running_var"),
+                    "training": "training", "weight": "input1"}
+
+    def forward(self, x, weight, bias, running_mean=None, running_var=None, training=True,
+                momentum=0.1, eps=1e-5):
+        xp = self.xp
+        refuse(x, "biu", "batch_norm")
+        self.axes = (0,) + tuple(range(2, x.ndim))
+        self.shape = (1, -1) + (1,) * (x.ndim - 2)
+        self.training, self.eps = training, eps
+        self.running_mean, self.running_var = running_mean, running_var
+        self.tracks = running_mean is not None
+        if training:
+            mean = array_mean(x, self.axes)
+            xc = x - mean.reshape(self.shape)
+            var = array_mean(xc * xc, self.axes)  # biased: used to normalise
+            if running_mean is not None:
+                n = x.size // x.shape[1]
+                running_mean *= 1 - momentum
+                running_mean += momentum * mean
+                running_var *= 1 - momentum
+                running_var += (momentum * n / max(n - 1, 1)) * var  # unbiased in the buffer
+        else:
+            mean, var = running_mean, running_var
+            xc = x - mean.reshape(self.shape)
+        self.mean = mean
+        self.invstd = 1.0 / xp.sqrt(var + eps)
+        y = xc * self.invstd.reshape(self.shape).astype(x.dtype, copy=False)
+        if weight is not None:
+            y *= weight.reshape(self.shape)
+        if bias is not None:
+            y += bias.reshape(self.shape)
+        return y
+
+    def backward(self, grad):
+        x, weight, _ = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        axes, shape = self.axes, self.shape
+        if self.training and state.enabled:
+            # create_graph: mean and invstd depend on x, so rebuild them with Tensor ops
+            mean = x.mean(dim=axes, keepdim=True)
+            xc = x - mean
+            invstd = ((xc * xc).mean(dim=axes, keepdim=True) + self.eps) ** -0.5
+        else:
+            mean = Tensor._make(self.mean.reshape(shape), x.device)
+            invstd = Tensor._make(self.invstd.reshape(shape).astype(x._data.dtype), x.device)
+            xc = x - mean
+        xhat = xc * invstd
+        grad_w = (grad * xhat).sum(dim=axes) if need_w else None
+        grad_b = grad.sum(dim=axes) if need_b else None
+        grad_x = None
+        if need_x:
+            if self.training:
+                n = x.numel() // x.shape[1]
+                g_mean = grad.sum(dim=axes, keepdim=True) / n
+                gx_mean = (grad * xhat).sum(dim=axes, keepdim=True) / n
+                grad_x = (grad - g_mean - xhat * gx_mean) * invstd
+            else:
+                grad_x = grad * invstd
+            if weight is not None:
+                grad_x = grad_x * weight.reshape(shape)
+        return grad_x, grad_w, grad_b
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    if training:
+        size = input.shape
+        n = size[0]
+        for s in size[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {size!r}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.numel() == 0:  # torch: a clone (scaled and shifted), running stats untouched
+        out = input.clone()
+        out = out * weight[0] if weight is not None else out
+        return out + bias[0] if bias is not None else out
+    rm = running_mean._data if running_mean is not None else None
+    rv = running_var._data if running_var is not None else None
+    out = NativeBatchNorm.apply(input, weight, bias, running_mean=rm, running_var=rv,
+                                training=training, momentum=momentum, eps=eps)
+    if training and running_mean is not None:
+        running_mean._vc[0] += 1  # updated in place, as torch bumps their versions
+        running_var._vc[0] += 1
+    return out
+
+
+class NativeLayerNorm(Op):
+    """Normalise over the trailing len(normalized_shape) dims."""
+    saves_inputs = True
+    saves = ("mean", "invstd")
+    saved_fields = {"bias": "input2", "input": "input0",
+                    "normalized_shape": "normalized_shape",
+                    "result1": "mean", "result2": "invstd", "weight": "input1"}
+
+    def forward(self, x, weight, bias, normalized_shape=(), eps=1e-5):
+        xp = self.xp
+        refuse(x, "biu", "LayerNormKernelImpl")
+        self.axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+        self.eps, self.normalized_shape = eps, tuple(normalized_shape)
+        mean = array_mean(x, self.axes, keepdims=True)
+        xc = x - mean
+        self.mean = mean
+        self.invstd = 1.0 / xp.sqrt(array_mean(xc * xc, self.axes, keepdims=True) + eps)
+        y = xc * self.invstd
+        if weight is not None:
+            y *= weight
+        if bias is not None:
+            y += bias
+        return y
+
+    def backward(self, grad):
+        x, weight, _ = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        axes = self.axes
+        if state.enabled:  # create_graph: keep mean and invstd as functions of x
+            xc = x - x.mean(dim=axes, keepdim=True)
+            invstd = ((xc * xc).mean(dim=axes, keepdim=True) + self.eps) ** -0.5
+        else:
+            xc = x - Tensor._make(self.mean, x.device)
+            invstd = Tensor._make(self.invstd, x.device)
+        xhat = xc * invstd
+        grad_x = None
+        if need_x:
+            gw = grad * weight if weight is not None else grad
+            grad_x = (gw - gw.mean(dim=axes, keepdim=True)
+                      - xhat * (gw * xhat).mean(dim=axes, keepdim=True)) * invstd
+        # the engine sums these over the leading (batch) dims down to the weight's shape
+        return grad_x, (grad * xhat if need_w else None), (grad if need_b else None)
+
+
+def check_normalized_shape(input, normalized_shape):
+    """normalized_shape as a tuple, checked against input's trailing dims (torch's message)."""
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) \
+        else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != normalized_shape:
+        shape = ", ".join(str(s) for s in normalized_shape)
+        got = ", ".join(str(s) for s in input.shape)
+        raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape "
+                           f"[*, {shape}], but got input of size[{got}]")
+    return normalized_shape
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = check_normalized_shape(input, normalized_shape)
+    return NativeLayerNorm.apply(input, weight, bias, normalized_shape=normalized_shape, eps=eps)

@@ -1,4 +1,6 @@
-"""reflect / replicate / circular padding as index gathers named as torch's nodes."""
+"""pad: constant padding (ConstantPadNdBackward0), and reflect / replicate / circular padding
+as index gathers named as torch's nodes."""
+from ..autograd.op import Op
 from .indexing import Index
 
 
@@ -63,3 +65,48 @@ def gather_pad(input, pad, mode):
 
 
 __all__ = []
+
+
+class ConstantPadNd(Op):
+    """Pad (or, with negative sizes, crop) the trailing dims with a constant."""
+
+    def forward(self, x, pad=(), value=0.0):
+        self.pad = pad
+        n = len(pad) // 2
+        out_shape = list(x.shape)
+        src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+        for i in range(n):  # pad[2i], pad[2i+1] are (before, after) of dim -1-i
+            d = x.ndim - 1 - i
+            lo, hi = pad[2 * i], pad[2 * i + 1]
+            size = x.shape[d] + lo + hi
+            if size < 0:
+                raise RuntimeError(
+                    f"The input size {x.shape[d]}, plus negative padding {lo} and {hi} resulted "
+                    f"in a negative output size, which is invalid. Check dimension {d} of your "
+                    "input.")
+            out_shape[d] = size
+            if x.shape[d] - max(-lo, 0) - max(-hi, 0) < 0:  # cropping more than there is
+                raise RuntimeError("narrow(): length must be non-negative.")
+            src[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
+            dst[d] = slice(max(lo, 0), size - max(hi, 0))
+        out = self.xp.full(out_shape, value, dtype=x.dtype)
+        out[tuple(dst)] = x[tuple(src)]
+        return out
+
+    def backward(self, grad):
+        return ConstantPadNd.apply(grad, pad=tuple(-p for p in self.pad), value=0.0)
+
+
+def pad(input, pad, mode="constant", value=None):
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.dim()}")
+    if mode == "constant":
+        return ConstantPadNd.apply(input, pad=pad, value=0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return gather_pad(input, pad, mode)

@@ -36,6 +36,7 @@ def _padded(xp, x, p, fill):
 
 class MaxPool2DWithIndices(Op):
     """max over windows; also returns the flat (h*W + w) index of each max, as torch."""
+    saves = ("idx",)
     non_differentiable = (1,)
 
     def forward(self, x, p, need_indices):
@@ -77,6 +78,7 @@ class MaxPool2DWithIndices(Op):
 class MaxPool2DWithIndicesBackward(Op):
     """Scatter each output gradient to the input position of its max (adjoint of a gather)."""
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
+    saves = ("idx",)
 
     def forward(self, grad, idx, in_shape, unique):
         xp, self.in_shape, self.idx, self.out_shape = self.xp, in_shape, idx, grad.shape
@@ -97,6 +99,7 @@ class MaxPool2DWithIndicesBackward(Op):
 class _MaxGather(Op):
     """Read each input gradient at its window's max position (adjoint of the scatter)."""
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
+    saves = ("idx",)
 
     def forward(self, gg, idx, out_shape):
         self.in_shape, self.idx = gg.shape, idx
@@ -176,6 +179,7 @@ class _AvgPoolAgain(AvgPool2D):
 class AvgPool2DBackward(Op):
     """Spread each output gradient over its window (adjoint of AvgPool2D)."""
     node_name = "AvgPool2DBackwardBackward0"
+    saves = ("fwd",)  # the forward node: its windows and divisor
 
     def forward(self, grad, fwd):
         xp, p, self.fwd = self.xp, fwd.p, fwd
@@ -237,6 +241,7 @@ def _adaptive_by_window(xp, x, oh, ow):
 
 class AdaptiveAvgPool2D(Op):
     """Adaptive average pooling as two small matmuls: A_h @ x @ A_w^T (any size ratio)."""
+    saves = ("a_h", "a_w")
 
     def forward(self, x, out_hw):
         xp, (h, w), (oh, ow) = self.xp, x.shape[-2:], out_hw

@@ -1,4 +1,5 @@
 """Reductions: sum, mean, prod, var/std, logsumexp, all/any; max/min family in extrema.py."""
+from ..amp.autocast_mode import entry as _amp_entry
 import builtins as _b
 
 from .._errors import NOT_GIVEN, invalid_args
@@ -44,6 +45,10 @@ def _kept(grad, op):
     return grad.reshape(op.kept_shape)
 
 
+def _keepdim(fn):
+    return len(fn.out_shape) == len(fn.in_shape)
+
+
 class _Reduce(Op):
     """Shared bookkeeping: axes, input shape, and the shape with reduced dims kept as 1."""
 
@@ -57,6 +62,9 @@ class _Reduce(Op):
 
 
 class Sum(_Reduce):
+    saved_fields = {"self_sym_sizes": "in_shape"}
+    variant_saved_fields = {"SumBackward1": {"dim": "axes", "keepdim": _keepdim}}
+
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         axes = self._setup(x, dim, keepdim)
         if dtype is None and x.dtype.kind in "biu":
@@ -126,6 +134,9 @@ def array_mean(x, axis, keepdims=False):
 
 
 class Mean(_Reduce):
+    saved_fields = {"self_sym_numel": lambda fn: _prod(fn.in_shape), "self_sym_sizes": "in_shape"}
+    variant_saved_fields = {"MeanBackward1": {"dim": "axes", "keepdim": _keepdim}}
+
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         if dtype is not None:
             x = x.astype(dtype, copy=False)
@@ -158,6 +169,8 @@ def mean(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
 class Prod(_Reduce):
     saves_inputs = True
     saves_output = True
+    saved_fields = {"result": "result", "self": "input0"}
+    variant_saved_fields = {"ProdBackward1": {"dim": lambda fn: fn.axes[0], "keepdim": _keepdim}}
 
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         axes = self._setup(x, dim, keepdim)
@@ -270,6 +283,7 @@ def std(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
 class Logsumexp(_Reduce):
     saves_inputs = True
     saves_output = True
+    saved_fields = {"dim": "axes", "keepdim": _keepdim, "result": "result", "self": "input0"}
 
     def forward(self, x, dim, keepdim=False):
         x = x.astype(dtypes.get_default_dtype().np) if x.dtype.kind in "biu" else x
@@ -286,6 +300,7 @@ class Logsumexp(_Reduce):
         return _kept(grad, self) * exp(x - _kept(self.output, self))  # softmax of x
 
 
+@_amp_entry("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     if isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim:
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "

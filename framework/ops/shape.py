@@ -53,6 +53,7 @@ def _dim(d, ndim):
 
 class View(Op):
     """view / viewable reshape: the same storage with torch's computed strides."""
+    saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape, strides):
         self.in_shape = x.shape
@@ -143,6 +144,7 @@ def view(x, *shape):
 
 class UnsafeView(Op):
     """torch's _unsafe_view: a reshape whose result is not a view (after a copy)."""
+    saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape):
         self.in_shape = x.shape
@@ -173,6 +175,8 @@ def alias(x):
 
 
 class Expand(Op):
+    saved_fields = {"self_sym_sizes": "in_shape"}
+
     def forward(self, x, shape):
         self.in_shape = x.shape
         out = self.xp.broadcast_to(x, shape)
@@ -227,6 +231,7 @@ def expand_as(x, other):
 
 
 class Repeat(Op):
+    saved_fields = {"repeats": "repeats", "self_sym_sizes": "in_shape"}
     def forward(self, x, repeats):
         self.in_shape = x.shape
         lead = len(repeats) - x.ndim
@@ -252,6 +257,7 @@ def repeat(x, *repeats):
 
 
 class Permute(Op):
+    saved_fields = {"dims": "dims"}
     def forward(self, x, dims):
         self.dims = dims
         return x.transpose(dims)
@@ -293,6 +299,7 @@ moveaxis = movedim
 
 
 class Transpose(Op):
+    saved_fields = {"dim0": "dim0", "dim1": "dim1"}
     def forward(self, x, dim0, dim1):
         self.dim0, self.dim1 = dim0, dim1
         return x.swapaxes(dim0, dim1) if x.ndim else x.view()
@@ -324,6 +331,7 @@ def t(x):
 
 
 class Unsqueeze(Op):
+    saved_fields = {"dim": "dim"}
     def forward(self, x, dim):
         self.dim = dim
         return self.xp.expand_dims(x, dim)

@@ -22,6 +22,7 @@ def _not_for(x, kernel, kinds="b"):
 
 class Exp(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.exp(_float(x))
@@ -36,6 +37,7 @@ def exp(input):
 
 class Expm1(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.expm1(_float(x))
@@ -50,6 +52,7 @@ def expm1(input):
 
 class Log(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.log(_float(x))
@@ -66,6 +69,7 @@ def log(input):
 class Log1p(Op):
     node_name = "Log1PBackward0"
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.log1p(_float(x))
@@ -81,6 +85,7 @@ def log1p(input):
 
 class Sqrt(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return self.xp.sqrt(_float(x))
@@ -95,6 +100,7 @@ def sqrt(input):
 
 class Rsqrt(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         x = _float(x)
@@ -111,6 +117,7 @@ def rsqrt(input):
 
 class Reciprocal(Op):
     saves_output = True
+    saved_fields = {"result": "result"}
 
     def forward(self, x):
         return 1 / _float(x)
@@ -126,6 +133,7 @@ def reciprocal(input):
 
 class Sin(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.sin(_float(x))
@@ -141,6 +149,7 @@ def sin(input):
 
 class Cos(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         return self.xp.cos(_float(x))
@@ -156,6 +165,7 @@ def cos(input):
 
 class Abs(Op):
     saves_inputs = True
+    saved_fields = {"self": "input0"}
 
     def forward(self, x):
         _not_for(x, "abs_cpu")

@@ -131,3 +131,38 @@ def test_op_class_keeps_its_name():
     fn = (x * x).grad_fn
     assert isinstance(fn, Mul) and type(fn) is not Mul and Mul.__name__ == "Mul"
     assert type((x ** 2).grad_fn).__name__ == "PowBackward0" and isinstance((x ** 2).grad_fn, Pow)
+
+
+def _arrays_left(fn):
+    """Names of array attributes a node still holds (slots and __dict__)."""
+    names = [k for k, v in getattr(fn, "__dict__", {}).items() if isinstance(v, np.ndarray)]
+    for k in ("_inputs", "_out"):
+        if getattr(fn, k, None) is not None:
+            names.append(k)
+    return names
+
+
+EXTRA = {
+    "nn_primitives": lambda T, a, b: (
+        T.nn.functional.gelu(a).sum() + T.nn.functional.leaky_relu(a).sum()
+        + T.nn.functional.batch_norm(a, None, None, training=True).sum()
+        + T.nn.functional.layer_norm(a, (3,)).sum()
+        + T.nn.functional.embedding(T.tensor([0, 2, 2]), a, scale_grad_by_freq=True).sum()
+        + T.nn.functional.cross_entropy(a, T.tensor([0, 2, 1]), label_smoothing=0.1)
+        + T.nn.functional.nll_loss(a, T.tensor([0, 2, 1]))
+        + T.nn.functional.adaptive_avg_pool2d(a.reshape(1, 1, 3, 3), 2).sum()
+        + a.gather(1, T.tensor([[0], [2], [1]])).sum() + a.index_select(0, T.tensor([1])).sum()
+        + a.max(0)[0].sum() + a[T.tensor([0, 1])].sum()),
+}
+
+
+@pytest.mark.parametrize("name", [n for n in [*PROGRAMS, *EXTRA] if n != "floor_divide"])
+def test_backward_frees_every_saved_array(name):
+    prog = {**PROGRAMS, **EXTRA}[name]
+    y = prog(framework, _leaf(framework, (3, 3)), _leaf(framework, (3, 3), 1))
+    nodes = _walk(y.grad_fn)
+    y.backward(framework.ones_like(y))
+    for fn in nodes:
+        left = [k for k in _arrays_left(fn) if (type(fn).__name__, k) != ("AvgPool2DBackward0",
+                                                                          "div")]
+        assert not left, (type(fn).__name__, left)

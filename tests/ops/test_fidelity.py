@@ -285,3 +285,29 @@ def test_pow_with_a_bool_exponent_and_overflowing_fills():
         return x
     same(fill, t([1, 2], "int64"))
     same(lambda L, x: L.masked_fill(x, x > 1, NAN), t([1, 2], "int64"))
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "silu", "mish", "softplus",
+                                  "hardswish", "hardsigmoid", "logsigmoid", "softshrink",
+                                  "hardshrink", "hardtanh"])
+def test_functional_activations_refuse_integers_and_pass_inf(name):
+    same(lambda L, x: getattr(F(L), name)(x), t([1, 0], "int64"))
+    same(lambda L, x: getattr(F(L), name)(x), t([True, False], "bool"))
+    same(lambda L, x: getattr(F(L), name)(x), t([-INF, -1.0, 0.0, 2.0, INF, NAN]))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.nansum(x, 0), lambda L, x: L.count_nonzero(x, -1), lambda L, x: L.flip(x, (0,)),
+    lambda L, x: L.roll(x, 1, 0), lambda L, x: L.softmax(x[None][:0], 0)])
+def test_zero_dim_dims_of_wave2_ops(fn):
+    same(fn, t(2.5))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, a, b: L.fmax(a, 1.0), lambda L, a, b: L.fmin(a, 1.0), lambda L, a, b: L.hypot(a, 2),
+    lambda L, a, b: L.atan2(a, True), lambda L, a, b: L.logaddexp(a.long(), b.long()),
+    lambda L, a, b: L.fmod(a > 0, b > 0), lambda L, a, b: L.hypot(a > 0, b > 0),
+    lambda L, a, b: L.bitwise_left_shift(a > 0, b > 0), lambda L, a, b: L.topk(a > 0, 1),
+    lambda L, a, b: L.bitwise_left_shift(a.long(), b[:1].long().expand(3)[:2])])
+def test_wave2_argument_and_dtype_checks(fn):
+    same(fn, t([1.0, -2.0, 3.0]), t([0.5, 2.0, -1.0]))

@@ -56,6 +56,7 @@ class DataLoader:
     the iterator is created, as torch does.
 
     Example:
+        >>> from framework.utils.data import DataLoader, TensorDataset
         >>> ds = TensorDataset(framework.arange(10.0))
         >>> [b[0].tolist() for b in DataLoader(ds, batch_size=4)]
         [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0]]

@@ -1,0 +1,121 @@
+"""Docstring coverage of framework's public API.
+
+Walks the public names (no leading underscore; ``__all__`` where a module defines it) of the
+modules a user imports -- ``framework``, ``framework.nn``, ``framework.nn.functional``,
+``framework.nn.init``, ``framework.optim``, ``framework.optim.lr_scheduler``,
+``framework.utils.data``, ``framework.autograd`` -- plus the public methods and properties of
+``Tensor``, ``nn.Module`` and every public class found, and counts those with a docstring of
+their own (an inherited one from ``object`` or a builtin does not count; a method that
+overrides a documented framework base-class method counts, as ``inspect.getdoc`` would).
+
+Usage: ``python tools/doc_coverage.py [--missing] [--min PERCENT]``. Prints one line per module
+and a total; ``--missing`` lists the names without a docstring; ``--min`` exits 1 below it.
+"""
+import argparse
+import importlib
+import inspect
+import os
+import sys
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+MODULES = ["framework", "framework.nn", "framework.nn.functional", "framework.nn.init",
+           "framework.optim", "framework.optim.lr_scheduler", "framework.utils.data",
+           "framework.autograd"]
+
+
+def _public_names(mod):
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in vars(mod) if not n.startswith("_")]
+    return sorted(n for n in names if not n.startswith("_"))
+
+
+def _own_doc(obj):
+    """The docstring obj defines itself (not object's, not a builtin type's)."""
+    if isinstance(obj, property):
+        return obj.__doc__
+    doc = getattr(obj, "__doc__", None)
+    if not doc:
+        return None
+    if inspect.isclass(obj):
+        for base in obj.__mro__[1:]:
+            if getattr(base, "__doc__", None) == doc and base.__module__ == "builtins":
+                return None
+    return doc
+
+
+def _inherited_doc(cls, name):
+    """The docstring of a framework base class's ``name`` (an override keeps the contract)."""
+    for base in cls.__mro__[1:]:
+        attr = vars(base).get(name)
+        if attr is not None and _is_framework(base):
+            if isinstance(attr, (staticmethod, classmethod)):
+                attr = attr.__func__
+            if getattr(attr, "__doc__", None):
+                return attr.__doc__
+    return None
+
+
+def _is_framework(obj):
+    mod = getattr(obj, "__module__", None) or ""
+    return mod.startswith("framework")
+
+
+def collect():
+    """Return ``{qualified name: (group, has docstring)}`` for every public name walked."""
+    seen = {}
+    classes = {}
+    for modname in MODULES:
+        mod = importlib.import_module(modname)
+        for name in _public_names(mod):
+            obj = getattr(mod, name, None)
+            if obj is None or isinstance(obj, types.ModuleType):
+                continue
+            if not (inspect.isclass(obj) or callable(obj)):
+                continue                      # constants, dtypes, devices
+            if not _is_framework(obj) and not inspect.isclass(obj):
+                continue
+            key = f"{modname}.{name}"
+            seen[key] = (modname, bool(_own_doc(obj)))
+            if inspect.isclass(obj) and _is_framework(obj):
+                classes.setdefault(id(obj), (modname, key, obj))
+    for modname, key, cls in classes.values():
+        group = key if cls.__name__ in ("Tensor", "Module") else modname + " (class members)"
+        for name, attr in vars(cls).items():
+            if name.startswith("_"):
+                continue
+            if isinstance(attr, (staticmethod, classmethod)):
+                attr = attr.__func__
+            if not (inspect.isfunction(attr) or isinstance(attr, property)):
+                continue
+            doc = _own_doc(attr) or _inherited_doc(cls, name)
+            seen[f"{key}.{name}"] = (group, bool(doc))
+    return seen
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--missing", action="store_true", help="list names without a docstring")
+    ap.add_argument("--min", type=float, default=0.0, help="fail below this percentage")
+    args = ap.parse_args(argv)
+    seen = collect()
+    groups = {}
+    for group, ok in seen.values():
+        groups.setdefault(group, []).append(ok)
+    for g in sorted(groups):
+        v = groups[g]
+        print(f"{g:45s} {sum(v):5d}/{len(v):<5d} {100.0 * sum(v) / len(v):5.1f} %")
+    done = sum(ok for _, ok in seen.values())
+    pct = 100.0 * done / max(len(seen), 1)
+    print(f"{'TOTAL':45s} {done:5d}/{len(seen):<5d} {pct:5.1f} %")
+    if args.missing:
+        for key in sorted(k for k, (_, ok) in seen.items() if not ok):
+            print("missing:", key)
+    return 0 if pct >= args.min else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
