@@ -69,7 +69,7 @@ def op_chain(T, n_ops):
     return step
 
 
-def digits_epoch(T, batch=32):
+def digits_epoch(T, batch=32, prepared=False):
     from sklearn.datasets import load_digits
     data = load_digits()
     X = (data.data / 16.0).astype(np.float32)
@@ -79,9 +79,14 @@ def digits_epoch(T, batch=32):
     _copy_weights(T, model, 0)
     opt = T.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-    ds = T.utils.data.TensorDataset(T.from_numpy(X), T.from_numpy(y))
-    T.manual_seed(0)
-    loader = T.utils.data.DataLoader(ds, batch_size=batch, shuffle=True)
+    if prepared:
+        order = np.random.default_rng(0).permutation(len(X))
+        loader = [(T.from_numpy(X[order[i:i + batch]]), T.from_numpy(y[order[i:i + batch]]))
+                  for i in range(0, len(X), batch)]
+    else:
+        ds = T.utils.data.TensorDataset(T.from_numpy(X), T.from_numpy(y))
+        T.manual_seed(0)
+        loader = T.utils.data.DataLoader(ds, batch_size=batch, shuffle=True)
 
     def step():
         for xb, yb in loader:
@@ -94,79 +99,7 @@ def digits_epoch(T, batch=32):
 
 def digits_epoch_prepared(T, batch=32):
     """The digits epoch with its batches shuffled and cut in advance: only the model's work."""
-    from sklearn.datasets import load_digits
-    data = load_digits()
-    X = (data.data / 16.0).astype(np.float32)
-    y = data.target.astype(np.int64)
-    nn = T.nn
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
-    _copy_weights(T, model, 0)
-    opt = T.optim.Adam(model.parameters(), lr=1e-3)
-    loss_fn = nn.CrossEntropyLoss()
-    order = np.random.default_rng(0).permutation(len(X))
-    batches = [(T.from_numpy(X[order[i:i + batch]]), T.from_numpy(y[order[i:i + batch]]))
-               for i in range(0, len(X), batch)]
-
-    def step():
-        for xb, yb in batches:
-            opt.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            opt.step()
-    return step
-
-
-def _text_models():
-    """examples/text_models.py: the GPT and char-LSTM of the examples, written against T."""
-    import os
-    import sys
-    examples = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "examples")
-    if examples not in sys.path:
-        sys.path.insert(0, examples)
-    import text_models
-    return text_models
-
-
-def _token_batch(T, batch, block, vocab, seed):
-    rng = np.random.default_rng(seed)
-    x = rng.integers(0, vocab, (batch, block)).astype(np.int64)
-    y = rng.integers(0, vocab, (batch, block)).astype(np.int64)
-    return T.from_numpy(x), T.from_numpy(y)
-
-
-def gpt_step(T, batch=16, block=64):
-    """One training step of the examples' GPT (2 layers, 4 heads, width 64, vocab 96):
-    forward, causal SDPA, backward, gradient clipping, AdamW with decay groups."""
-    model = _text_models().gpt(T, 96, block_size=block, n_layer=2, n_head=4, n_embd=64)
-    _copy_weights(T, model, 0)
-    x, y = _token_batch(T, batch, block, 96, 3)
-    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
-
-    def step():
-        loss = model(x, y)[1]
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        return loss
-    return step
-
-
-def lstm_step(T, batch=32, block=64):
-    """One training step of the examples' character LSTM (embed 32, 2 x LSTM(128), vocab 96)."""
-    model = _text_models().char_lstm(T, 96, embed=32, hidden=128, num_layers=2)
-    _copy_weights(T, model, 0)
-    x, y = _token_batch(T, batch, block, 96, 4)
-    opt = T.optim.Adam(model.parameters(), lr=1e-3)
-
-    def step():
-        loss = model(x, y)[1]
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-    return step
+    return digits_epoch(T, batch, prepared=True)
 
 
 WORKLOADS = {
