@@ -1,0 +1,3 @@
+"""torch.func: composable function transforms (vmap, grad, vjp, jacrev, functional_call)."""
+from .vmap import vmap  # noqa: F401
+from .eager import grad, grad_and_value, jacrev, vjp  # noqa: F401
