@@ -43,6 +43,8 @@ class Add(Op):
     def backward(self, grad):
         return grad, (grad if self.alpha == 1 else grad * self.alpha)
 
+    jvp = Op.jvp_linear
+
 
 def add(input, other, alpha=1):
     if alpha == 1:
@@ -121,6 +123,8 @@ class Mul(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         return (grad * b if need_a else None), (grad * a if need_b else None)
+
+    jvp = Op.jvp_elementwise
 
 
 def mul(input, other):

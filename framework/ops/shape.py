@@ -66,6 +66,8 @@ class View(Op):
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
+    jvp = Op.jvp_linear
+
 
 VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")

@@ -30,6 +30,8 @@ class Exp(Op):
     def backward(self, grad):
         return grad * self.output  # d/dx e^x = e^x
 
+    jvp = Op.jvp_elementwise
+
 
 def exp(input):
     return Exp.apply(input)

@@ -118,6 +118,8 @@ def as_view(out, src, meta=DEFAULT):
         v._vbase = src
     v._vmeta = meta
     v._vbw = out._data.dtype.kind in "fc"
+    if out._fw is not None:  # forward AD: the view shares the op result's tangents
+        v._fw = out._fw
     return v
 
 
