@@ -258,14 +258,14 @@ def apply(fn, args, out, dev, record, params):
 
 def _attach(fn, args, res, params, tangents, level):
     outs = res if type(res) is tuple else (res,)
-    fn._fw_args, fn._fw_params, fn._fw_out = args, params, outs[0]
+    fn._fw_args, fn._fw_params, fn._fw_out, fn._fw_outs = args, params, outs[0], outs
     had_inputs = getattr(fn, "_inputs", None) is not None
     if not had_inputs:
         fn._inputs = args
     try:
         got = fn.jvp(*tangents)
     finally:
-        del fn._fw_args, fn._fw_params, fn._fw_out
+        del fn._fw_args, fn._fw_params, fn._fw_out, fn._fw_outs
         if not had_inputs:
             del fn._inputs
     if type(got) is not tuple:

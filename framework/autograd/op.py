@@ -267,6 +267,30 @@ class Op(Node):
         args = [t if t is not None else _fw_zero(a) for a, t in zip(self._fw_args, tangents)]
         return self._op.apply(*args, **self._fw_params)
 
+    additive = ()  # jvp_multilinear: inputs added to the multilinear part (a bias)
+
+    def jvp_multilinear(self, *tangents):
+        """For ops multilinear in their floating inputs plus `additive` ones (mul, matmul,
+        conv with bias): the sum over inputs with a tangent of the op with that input replaced
+        by its tangent (and the additive inputs by zeros, or all others when it is additive)."""
+        args, add = self._fw_args, self.additive
+        total = None
+        for i, t in enumerate(tangents):
+            if t is None:
+                continue
+            term = [t if j == i else _fw_zero(a) if (j in add or i in add) else a
+                    for j, a in enumerate(args)]
+            out = self._op.apply(*term, **self._fw_params)
+            total = out if total is None else total + out
+        return total
+
+    def jvp_transpose(self, *tangents):
+        """For any op: the tangents as the derivative of u -> <backward(u), tangents>, since
+        backward applies the transposed Jacobian, linearly in u (one backward and one
+        reverse pass: slower than a direct rule, exact, and composable)."""
+        got = _fw_transpose(self, tangents)
+        return got if len(got) > 1 else got[0]
+
     def jvp_elementwise(self, *tangents):
         """For elementwise ops, whose Jacobian per input is diagonal: the tangent is the sum
         of backward applied to each input's tangent (broadcast to the output's shape)."""
@@ -298,6 +322,37 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._hooks = self._prehooks = self._metadata = None
+
+
+def _fw_transpose(fn, tangents):
+    """J t as the derivative of u -> <J^T u, t> (backward is linear in its gradient u)."""
+    from . import grad as _grad
+    outs = fn._fw_outs
+    us = [None if i in fn.non_differentiable or o._data.dtype.kind not in "fcV" else
+          Tensor._make(o.xp.zeros_like(o._data), o._device, True) for i, o in enumerate(outs)]
+    had = getattr(fn, "needs_input_grad", None)
+    fn.needs_input_grad = tuple(t is not None for t in tangents)
+    prev = state.enabled
+    state.enabled = True
+    try:
+        gs = fn.backward(*us)
+        gs = gs if type(gs) is tuple else (gs,)
+        dot = None
+        for g, t in zip(gs, tangents):
+            if g is not None and t is not None:
+                term = (g * t).sum()
+                dot = term if dot is None else dot + term
+        live = [u for u in us if u is not None]
+        if dot is None or not dot._rg:  # the Jacobian is constant zero
+            return tuple(None if u is None else Tensor._make(u._data.copy(), u._device)
+                         for u in us)
+        got = _grad(dot, live, create_graph=prev, allow_unused=True)
+    finally:
+        state.enabled = prev
+        if had is not None:
+            fn.needs_input_grad = had
+    it = iter(got)
+    return tuple(None if u is None else next(it) for u in us)
 
 
 def _fw_zero(a):

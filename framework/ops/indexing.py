@@ -28,6 +28,8 @@ class _Basic(Op):
     def backward(self, grad):
         return _Embed.apply(grad, shape=self.in_shape, key=self.key, of=type(self))
 
+    jvp = Op.jvp_linear
+
 
 class Select(_Basic):
     pass
@@ -49,6 +51,8 @@ class _Embed(Op):
     def backward(self, grad):
         return self.of.apply(grad, key=self.key)
 
+    jvp = Op.jvp_linear
+
     def node_variant(self):
         return self.of._op.__name__ + "BackwardBackward0"
 
@@ -64,6 +68,8 @@ class Index(Op):
     def backward(self, grad):
         return _IndexAccumulate.apply(grad, shape=self.in_shape, key=self.key)
 
+    jvp = Op.jvp_linear
+
 
 class _IndexAccumulate(Op):
     """zeros(shape) with grad summed in at key (duplicate indices accumulate)."""
@@ -78,6 +84,8 @@ class _IndexAccumulate(Op):
 
     def backward(self, grad):
         return Index.apply(grad, key=self.key)
+
+    jvp = Op.jvp_linear
 
 
 def _as_index_array(item, xp):
@@ -272,6 +280,8 @@ class IndexPut(Op):
             if self.adv:
                 grad_v = Index.apply(grad_v, key=self.adv)
         return grad_x, grad_v
+
+    jvp = Op.jvp_transpose
 
     def node_variant(self):
         return self.kind
