@@ -139,6 +139,7 @@ def _binary(name, forward, grads, node=None, float_out=True):
         return grads(grad, a, b)
 
     return type(name, (Op,), {"saves_inputs": True, "promote": True, "forward": fwd,
+                              "jvp": Op.jvp_elementwise,
                               "backward": bwd, "node_name": node or f"{name}Backward0",
                               "__module__": __name__, "__doc__": f"{name}: a binary op."})
 

@@ -171,7 +171,8 @@ def _unary(name, forward, derivative, uses_output=False, doc=""):
         return grad * derivative(v)
 
     return type(name, (Op,), {"saves_inputs": not uses_output, "saves_output": uses_output,
-                              "forward": fwd, "backward": bwd, "__module__": __name__,
+                              "forward": fwd, "backward": bwd, "jvp": Op.jvp_elementwise,
+                              "__module__": __name__,
                               "__doc__": doc or f"{name}: a float unary op."})
 
 

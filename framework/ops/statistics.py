@@ -156,6 +156,7 @@ def _fm(name, pick_a):
         return xp.where(self.which, a, b)
 
     return type(name, (Op,), {"saves_inputs": True, "promote": True, "forward": forward,
+                              "jvp": Op.jvp_elementwise,
                               "backward": bwd, "saves": ("which",), "__module__": __name__,
                               "__doc__": f"{name}: elementwise, NaN-ignoring."})
 
