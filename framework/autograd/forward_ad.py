@@ -321,3 +321,20 @@ def function_jvp(cls, ctx, args, out):
             if isinstance(o, Tensor) and t is not None and _is_float(o) and id(o) not in (
                     ctx._non_diff):
                 _set(o, level, t)
+
+
+def setitem(x, index, value):
+    """x[index] = value under forward AD: x's tangent becomes its old one (or zeros) with
+    value's tangent (or zeros) written at index."""
+    levels = state.fw_levels
+    for k, level in enumerate(levels):
+        tx, tv = tangents_of((x, value), level)
+        if tx is None and tv is None:
+            continue
+        state.fw_levels = levels[:k]
+        try:
+            new = tx.clone() if tx is not None else x.detach().new_zeros(x.shape)
+            new[index] = tv if tv is not None else value.detach().new_zeros(value.shape)
+        finally:
+            state.fw_levels = levels
+        _set(x, level, new)

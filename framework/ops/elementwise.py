@@ -606,7 +606,7 @@ class MaskedFill(Op):
         grad_v = where(mask, grad, 0.0).sum() if need_v else None
         return grad_x, None, grad_v
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_linear
 
     def node_variant(self):
         return "MaskedFillBackward1" if self.tensor_value else "MaskedFillBackward0"

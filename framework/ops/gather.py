@@ -122,7 +122,7 @@ class Scatter(Op):
                     if need_src and not self.overload else None)
         return grad_x, None, grad_src
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_linear
 
     def node_variant(self):
         return f"ScatterBackward{self.overload}"

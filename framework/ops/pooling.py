@@ -122,7 +122,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                return_indices=False):
     refuse(input._data, "b", "max_pool2d")
     p = pool_params(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
-    need = return_indices or (input.requires_grad and is_grad_enabled())
+    need = return_indices or (input.requires_grad and is_grad_enabled()) or input._fw is not None
     y, idx = MaxPool2DWithIndices.apply(input, p=p, need_indices=need)
     return (y, idx) if return_indices else y
 

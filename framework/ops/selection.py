@@ -78,7 +78,7 @@ class MaskedScatter(Op):
             gs = ops.cat([picked, picked.new_zeros(rest)]).reshape(source.shape)
         return gx, None, gs
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_linear
 
 
 def masked_scatter(input, mask, source):
@@ -217,7 +217,7 @@ class IndexCopy(Op):
         gs = grad.index_select(self.dim, index) if need_src else None
         return gx, None, gs
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_linear
 
 
 class IndexFill(Op):
