@@ -208,13 +208,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     if g.comm is None:
         return None
     _check(g, "gather", [arr])
-    root = _root(g, dst)
-    mine = g.rank() == root
-    if mine and (gather_list is None or len(gather_list) != g.size()):
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    if not mine and gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    root, mine = _rooted_list(g, dst, gather_list, "gather_list", "destination")
     out = np.empty((g.size(),) + arr.shape, dtype=arr.dtype) if mine else None
 
     def finish():
@@ -231,12 +225,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     if g.comm is None:
         return None
     _check(g, "scatter", [arr])
-    root = _root(g, src)
-    mine = g.rank() == root
-    if mine and (scatter_list is None or len(scatter_list) != g.size()):
-        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-    if not mine and scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    root, mine = _rooted_list(g, src, scatter_list, "scatter_list", "source")
     send = np.stack([as_array(t) for t in scatter_list]) if mine else None
     return _run(g, "scatter", lambda: g.comm.Iscatter(send, arr, root=root), None, async_op)
 
@@ -312,6 +301,18 @@ class _StatusRequest:
 
     def Cancel(self):
         self.req.Cancel()
+
+
+def _rooted_list(g, global_rank, tensors, arg, side):
+    """The root's group rank and whether it is this rank; the list argument must be given on
+    the root only (torch's errors)."""
+    root = _root(g, global_rank)
+    mine = g.rank() == root
+    if mine and (tensors is None or len(tensors) != g.size()):
+        raise ValueError(f"Argument ``{arg}`` must be specified on {side} rank.")
+    if not mine and tensors:
+        raise ValueError(f"Argument ``{arg}`` must NOT be specified on non-{side} ranks.")
+    return root, mine
 
 
 def _root(g, global_rank):
