@@ -155,6 +155,8 @@ class DistributedDataParallel(Module):
     def _grad_ready(self, p):
         if not self._armed:
             return
+        for launched in self._buckets[:self._next]:  # MPI progresses only inside its calls:
+            launched.work.is_completed()           # poke the buckets already in flight
         b = self._bucket_of[p]
         b.ready += 1
         if b.ready == len(b.params):
