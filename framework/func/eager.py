@@ -28,26 +28,37 @@ def _check_argnums(argnums, args):
     return tuple(a % len(args) for a in nums)
 
 
-def _prepare(x):
-    """A fresh differentiable alias of x carrying every active vmap level."""
+def _prepare(x, lvls):
+    """A fresh differentiable alias of x carrying the vmap levels `lvls` (expanded)."""
     if not isinstance(x, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-    lvls = tuple(L.id for L in B.levels)
+    lvls = tuple(sorted(set(lvls) | set(B.lvls_of(x))))
     v = B.aligned(x, lvls, expand=True) if lvls else x
     if v._rg and state.enabled:  # an outer transform differentiates through this one
         v = v.view_as(v)
     else:
+        tangents = v._fw
         v = v.detach().requires_grad_(True)
+        if tangents:  # forward AD outside (jacfwd of jacrev): the leaf keeps its tangents
+            from ..autograd.forward_ad import _set
+            for level, t in list(tangents.items()):
+                _set(v, level, t)
     return B.wrap(v, lvls)
 
 
-def _diff_args(args, argnums):
+def _levels_in(tree):
+    """The vmap levels of the tensors in a pytree: differentiated inputs get all of them, so
+    per-sample gradients never sum over a batch (samples never mix inside a rule)."""
+    return B.union(_pytree.flatten(tree)[0])
+
+
+def _diff_args(args, argnums, lvls):
     """args with the differentiated ones replaced by fresh aliases; those as a list."""
     args = list(args)
     leaves_all = []
     for i in argnums:
         leaves, spec = _pytree.flatten(args[i])
-        new = [_prepare(x) for x in leaves]
+        new = [_prepare(x, lvls) for x in leaves]
         leaves_all.extend(new)
         args[i] = _pytree.unflatten(new, spec)
     return args, leaves_all
@@ -68,8 +79,10 @@ def _grads(outs, inputs, cts, create_graph):
     return [B.wrap(zeros_like(p) if g is None else g, lv) for g, p, lv in zip(gs, ins_p, lvls)]
 
 
-def _detach_out(x):
-    if _depth[0] or not isinstance(x, Tensor):
+def _detach_out(x, keep=False):
+    """A result leaving the outermost transform: its internal graph is dropped unless plain
+    autograd outside differentiates through the transform (`keep`)."""
+    if keep or _depth[0] or not isinstance(x, Tensor):
         return x
     return B.wrap(B.physical(x).detach(), B.lvls_of(x)) if x._rg or B.physical(x)._rg else x
 
@@ -91,14 +104,21 @@ def grad_and_value(func, argnums=0, has_aux=False):
         _depth[0] += 1
         try:
             with enable_grad():
-                new, leaves = _diff_args(args, nums)
-                out = func(*new, **kwargs)
-                aux = None
-                if has_aux:
-                    if not (isinstance(out, tuple) and len(out) == 2):
-                        raise RuntimeError("grad_and_value(f)(*args): output of function f "
-                                           "should be a tuple: (output, aux) if has_aux is True")
-                    out, aux = out
+                lvls = _levels_in(args)
+                while True:
+                    new, leaves = _diff_args(args, nums, lvls)
+                    out = func(*new, **kwargs)
+                    aux = None
+                    if has_aux:
+                        if not (isinstance(out, tuple) and len(out) == 2):
+                            raise RuntimeError("grad_and_value(f)(*args): output of function f "
+                                               "should be a tuple: (output, aux) if has_aux is "
+                                               "True")
+                        out, aux = out
+                    extra = set(_levels_in(out)) - set(lvls)
+                    if not extra:
+                        break
+                    lvls = tuple(sorted(set(lvls) | extra))  # batched closure: run again
                 if not isinstance(out, Tensor):
                     raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                        f"Tensor, got {type(out)}")
@@ -108,14 +128,16 @@ def grad_and_value(func, argnums=0, has_aux=False):
                         f"got tensor with {out.dim()} dims. Maybe you wanted to use the vjp or "
                         "jacrev APIs instead?")
                 phys = B.physical(out)
-                gs = _grads([out], leaves, [ones_like(phys)], _depth[0] > 1 or _outer_rg(args))
+                keep = _outer_rg(args)
+                gs = _grads([out], leaves, [ones_like(phys)], _depth[0] > 1 or keep)
         finally:
             _depth[0] -= 1
         g = _regroup(args, nums, gs, isinstance(argnums, int))
-        g = _pytree.tree_map(_detach_out, g)
-        value = _detach_out(out)
+        done = functools.partial(_detach_out, keep=keep)
+        g = _pytree.tree_map(done, g)
+        value = done(out)
         if has_aux:
-            return g, (value, _pytree.tree_map(_detach_out, aux))
+            return g, (value, _pytree.tree_map(done, aux))
         return g, value
     return wrapper
 
@@ -181,14 +203,20 @@ def vjp(func, *primals, has_aux=False):
     _depth[0] += 1
     try:
         with enable_grad():
-            new, leaves = _diff_args(primals, nums)
-            out = func(*new)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
-                                       "(output, aux) if has_aux is True")
-                out, aux = out
+            lvls = _levels_in(primals)
+            while True:
+                new, leaves = _diff_args(primals, nums, lvls)
+                out = func(*new)
+                aux = None
+                if has_aux:
+                    if not (isinstance(out, tuple) and len(out) == 2):
+                        raise RuntimeError("vjp(f, *primals): output of function f should be a "
+                                           "tuple: (output, aux) if has_aux is True")
+                    out, aux = out
+                extra = set(_levels_in(out)) - set(lvls)
+                if not extra:
+                    break
+                lvls = tuple(sorted(set(lvls) | extra))  # batched closure: run again
             outs, spec = _pytree.flatten(out)
             for o in outs:
                 if not isinstance(o, Tensor):
@@ -197,6 +225,7 @@ def vjp(func, *primals, has_aux=False):
     finally:
         _depth[0] -= 1
     create = _outer_rg(primals) or _depth[0] > 0
+    full = [B.wrap(B.aligned(o, lvls, expand=True), lvls) for o in outs]
 
     def vjp_fn(*cotangents):
         ct = cotangents[0] if len(cotangents) == 1 else cotangents
@@ -208,25 +237,32 @@ def vjp(func, *primals, has_aux=False):
             if tuple(c.shape) != tuple(o.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} "
                                    f"and output[0] has a shape of {o.shape}.")
-        o_now, l_now = outs, leaves
-        if any(set(B.lvls_of(c)) - set(B.lvls_of(o)) for c, o in zip(cts, outs)):
-            o_now, l_now = _replay(func, primals, nums, has_aux)
+        o_now, l_now, now = full, leaves, lvls
+        extra = set(B.union(cts)) - set(lvls)
+        if extra:  # vmap over vjp_fn: run func again at the cotangents' levels
+            now = tuple(sorted(set(lvls) | extra))
+            o_now, l_now = _replay(func, primals, nums, has_aux, now)
         with enable_grad():
-            phys_cts = [B.aligned(c, B.lvls_of(o), expand=True) for c, o in zip(cts, o_now)]
+            phys_cts = [B.aligned(c, now, expand=True) for c in cts]
             gs = _grads(o_now, l_now, phys_cts, create or _depth[0] > 0)
-        return tuple(_pytree.tree_map(_detach_out, g) for g in _regroup(primals, nums, gs, False))
+        return tuple(_pytree.tree_map(done, g) for g in _regroup(primals, nums, gs, False))
 
-    result = (_pytree.tree_map(_detach_out, out), vjp_fn)
-    return result + (_pytree.tree_map(_detach_out, aux),) if has_aux else result
+    done = functools.partial(_detach_out, keep=create)
+    result = (_pytree.tree_map(done, out), vjp_fn)
+    return result + (_pytree.tree_map(done, aux),) if has_aux else result
 
 
-def _replay(func, primals, nums, has_aux):
-    """Run func again with its inputs carrying every active vmap level (cotangents batched at
-    a level the first run did not see: vmap over vjp_fn). Outputs get every level too."""
-    lvls = tuple(L.id for L in B.levels)
+def _replay(func, primals, nums, has_aux, lvls):
+    """Run func again with its inputs carrying the vmap levels `lvls` (cotangents or outputs
+    batched at a level the inputs lack, as under vmap over vjp_fn). Outputs get them too."""
+    _depth[0] += 1
+    try:
+        with enable_grad():
+            new, leaves = _diff_args(primals, nums, lvls)
+            out = func(*new)
+    finally:
+        _depth[0] -= 1
     with enable_grad():
-        new, leaves = _diff_args(primals, nums)
-        out = func(*new)
         if has_aux:
             out = out[0]
         outs = [B.wrap(B.aligned(o, lvls, expand=True), lvls) for o in _pytree.flatten(out)[0]]
