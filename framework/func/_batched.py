@@ -263,3 +263,34 @@ def _sample(value, n):
     if 0 in arr.shape[:n]:
         return xp_for(value._device).empty(arr.shape[n:], arr.dtype)
     return arr[(0,) * n]
+
+
+RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use "
+                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                "operation out of vmap")
+
+
+def random_target(t):
+    """Where a random fill of t goes under vmap: None (fill t itself), or (tensor to fill,
+    result). 'error' raises; 'different' fills a tensor with the batch dims of the levels
+    asking for it; 'same' fills once and, for a batched t, broadcasts over its batch."""
+    if not levels:
+        return None
+    if any(L.randomness == "error" for L in levels):
+        raise RuntimeError(RANDOM_ERROR)
+    diff = tuple(L.id for L in levels if L.randomness == "different")
+    if type(t) is BatchedTensor:
+        if set(t._levels) <= set(diff):
+            v = aligned(t, diff, expand=True)
+            if v is t._value:
+                return v, t
+            return v, wrap(v, diff)  # a batched tensor gets more levels: a new one
+        from ..creation import empty
+        same = empty(tuple(t.shape), dtype=t.dtype, device=t.device)
+        return same, t._inplace(lambda s, o: o, same)
+    if not diff:
+        return None
+    from ..creation import empty
+    phys = empty(tuple(size_of(lv) for lv in diff) + tuple(t.shape), dtype=t.dtype,
+                 device=t.device)
+    return phys, wrap(phys, diff)
