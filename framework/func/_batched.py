@@ -90,7 +90,8 @@ class BatchedTensor(Tensor):
                 "a vmap. Please try to use out-of-place operators instead of inplace "
                 "arithmetic. If said operator is being called inside the PyTorch framework, "
                 "please file a bug report instead.")
-        self._value.copy_(aligned(out, self._levels, self.dim()))
+        if self._value.numel():
+            self._value.copy_(aligned(out, self._levels, self.dim()))
         self._rg = self._value._rg
         return self
 
@@ -100,23 +101,78 @@ BatchedTensor.__name__ = BatchedTensor.__qualname__ = "Tensor"
 
 def _index_batched(x, index):
     """x[index] with a batched index tensor: per sample (the keys differ per sample)."""
+    if isinstance(index, tuple):
+        return loop(lambda a, *k: a[k], x, *index)
+    return loop(lambda a, k: a[k], x, index)
+
+
+def loop(fn, *args):
+    """fn(*args) per sample over the batched args (a Python function whose results depend on
+    values it reads, such as indices): the results stacked and batched."""
     from .. import ops
-    lvls = union((x,) + (index if isinstance(index, tuple) else (index,)))
+    lvls = union(args)
     full = tuple(size_of(lv) for lv in lvls)
     n = 1
     for s in full:
         n *= s
-    items = index if isinstance(index, tuple) else (index,)
-
-    def flat(a):
-        return aligned(a, lvls, expand=True).reshape((n,) + tuple(a.shape))
-    xs = flat(x) if type(x) is BatchedTensor else None
-    ks = [flat(i) if type(i) is BatchedTensor else i for i in items]
-    outs = []
-    for b in range(n):
-        key = tuple(k[b] if type(i) is BatchedTensor else k for i, k in zip(items, ks))
-        outs.append((xs[b] if xs is not None else x)[key if isinstance(index, tuple) else key[0]])
+    flat = [aligned(a, lvls, expand=True).reshape((n,) + tuple(a.shape))
+            if type(a) is BatchedTensor else a for a in args]
+    saved = _op.vmap_hook[0]
+    _op.vmap_hook[0] = 0  # the samples are plain tensors
+    try:
+        outs = [fn(*[f[b] if type(a) is BatchedTensor else a for a, f in zip(args, flat)])
+                for b in range(n)]
+    finally:
+        _op.vmap_hook[0] = saved
+    if type(outs[0]) is tuple:
+        return tuple(wrap(ops.stack(list(c)).reshape(full + tuple(c[0].shape)), lvls)
+                     for c in zip(*outs))
     return wrap(ops.stack(outs).reshape(full + tuple(outs[0].shape)), lvls)
+
+
+def setitem(x, index, value):
+    """x[index] = value for a batched x: written into its physical tensor (per sample when
+    the index itself is batched)."""
+    items = index if isinstance(index, tuple) else (index,)
+    others = union(items + (value,))
+    if not set(others) <= set(x._levels):
+        raise RuntimeError(
+            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor "
+            "`other` in extra_args that has more elements than `self`. This happened due to "
+            "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try "
+            "to use out-of-place operators instead of inplace arithmetic. If said operator is "
+            "being called inside the PyTorch framework, please file a bug report instead.")
+    nb = len(x._levels)
+    if not x._value.numel():
+        return
+    if not any(type(i) is BatchedTensor for i in items):
+        target = x._value[(slice(None),) * nb + items]
+        v = aligned(value, x._levels, target.dim() - nb) if isinstance(value, Tensor) else value
+        x._value[(slice(None),) * nb + items] = v
+        return
+    n = 1
+    for s in x._value.shape[:nb]:
+        n *= s
+    xs = x._value.view((n,) + tuple(x.shape))
+    ks = [aligned(i, x._levels, expand=True).reshape((n,) + tuple(i.shape))
+          if type(i) is BatchedTensor else i for i in items]
+    vs = (aligned(value, x._levels, expand=True).reshape((n,) + tuple(value.shape))
+          if type(value) is BatchedTensor else None)
+    saved = _op.vmap_hook[0]
+    _op.vmap_hook[0] = 0
+    try:
+        for b in range(n):
+            key = tuple(k[b] if type(i) is BatchedTensor else k for i, k in zip(items, ks))
+            xs[b][key] = vs[b] if vs is not None else value
+    finally:
+        _op.vmap_hook[0] = saved
+
+
+def loop_if_batched(fn, *args):
+    """For op wrappers that read tensor values in Python: per sample when an arg is batched."""
+    if not any(type(a) is BatchedTensor for a in args):
+        return NotImplemented
+    return loop(fn, *args)
 
 
 def wrap(value, lvls):

@@ -6,12 +6,15 @@ Most ops need no thought: elementwise ops broadcast, so aligning ranks suffices;
 `dim` parameter shift it past the batch dims. The rest (matmul, indexing, conv, losses) have
 their own rules here and in _rules_nn.py.
 """
+import functools
+
 from .. import dtypes
 from ..autograd.op import Op
 from ..tensor import Tensor
 from ._batched import BatchedTensor, aligned, lvls_of, physical, register, rewrap, union, wrap
 
 
+@functools.lru_cache(maxsize=None)
 def op_classes():
     """Every Op subclass by class name (the rules name ops without importing each module)."""
     out, stack = {}, [Op]
@@ -94,35 +97,51 @@ def _shift(d, n, nb):
 
 def with_dims(cls, args, params, all_if_none=False):
     """One batched tensor input: shift its dim parameters past the batch dims."""
+    from ._batched import fallback
     x = args[0]
+    if any(isinstance(a, BatchedTensor) for a in args[1:]):
+        return fallback(cls, args, params)
     lvls, nb = lvls_of(x), len(lvls_of(x))
-    n = ldim(x) + (1 if cls.__name__ == "Unsqueeze" else 0)
+    name = cls.__name__
+    v = x._value
+    n = ldim(x) + (1 if name == "Unsqueeze" else 0)
     p = dict(params)
+    scalar = n == 0 and (all_if_none or any(p.get(k) is not None for k in DIM_KEYS))
+    if scalar:  # a 0-dim sample: give it a dim of one, drop it after
+        v, n = v.unsqueeze(-1), 1
+        if "keepdim" in p:
+            p["keepdim"] = False
+            scalar = False  # the reduction drops it
     for k in DIM_KEYS:
         if k not in p:
             continue
         d = p[k]
-        if d is None or (isinstance(d, (tuple, list)) and not d and all_if_none):
+        empty = isinstance(d, (tuple, list)) and not d
+        if d is None or (empty and all_if_none and not issubclass(cls, _bool_reduce())):
             if all_if_none:
-                p[k] = tuple(range(nb, nb + ldim(x)))
-            elif cls.__name__ in ("Argmax", "Argmin"):
-                v = x._value.reshape(tuple(x._value.shape[:nb]) + (-1,))
-                return wrap(cls.apply(v, dim=nb, keepdim=False), lvls) if not p.get(
-                    "keepdim") else wrap(cls.apply(v, dim=nb, keepdim=True).reshape(
-                        tuple(x._value.shape[:nb]) + (1,) * ldim(x)), lvls)
-            elif cls.__name__ == "Squeeze":
+                p[k] = tuple(range(nb, nb + n))
+            elif name in ("Argmax", "Argmin"):
+                bs = tuple(v.shape[:nb])
+                out = cls.apply(v.reshape(bs + (-1,)), dim=nb, keepdim=False)
+                if p.get("keepdim"):
+                    out = out.reshape(bs + (1,) * ldim(x))
+                return wrap(out, lvls)
+            elif name == "Squeeze":
                 p[k] = tuple(i + nb for i, s in enumerate(x.shape) if s == 1)
-        elif cls.__name__ == "Permute":
+        elif name == "Permute":
             p[k] = tuple(range(nb)) + _shift(d, n, nb)
-        elif not (isinstance(d, (tuple, list)) and not d):
+        elif not empty:
             p[k] = _shift(d, n, nb)
-    if cls.__name__ == "Squeeze" and p.get("overload") == 0:
+    if name == "Squeeze" and p.get("overload") == 0:
         p["overload"] = 2
-    rest = [physical(a) if isinstance(a, BatchedTensor) else a for a in args[1:]]
-    if any(isinstance(a, BatchedTensor) for a in args[1:]):
-        from ._batched import fallback
-        return fallback(cls, args, params)
-    return rewrap(cls.apply(x._value, *rest, **p), lvls)
+    out = cls.apply(v, *args[1:], **p)
+    if scalar:
+        out = tuple(o.squeeze(-1) for o in out) if type(out) is tuple else out.squeeze(-1)
+    return rewrap(out, lvls)
+
+
+def _bool_reduce():
+    return op_classes()["_BoolReduce"]
 
 
 def reduction(cls, args, params):

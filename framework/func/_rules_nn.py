@@ -19,14 +19,17 @@ def fold_batch(cls, args, params, core=3):
         return fallback(cls, args, params)
     lvls, nb = x._levels, len(x._levels)
     bs = tuple(x._value.shape[:nb])
-    has_n = ldim(x) == core + 1 or (core is None)
-    v = x._value.reshape((-1,) + tuple(x._value.shape[nb + (1 if has_n else 0):]))
-    if not has_n:
+    has_n = ldim(x) == core + 1
+    if has_n:
+        v = x._value.reshape((_prod(bs) * x.shape[0],) + tuple(x._value.shape[nb + 1:]))
+    else:
         v = x._value.reshape((_prod(bs),) + tuple(x._value.shape[nb:]))
     out = cls.apply(v, *args[1:], **params)
     lead = bs + ((x.shape[0],) if has_n else ())
 
     def back(o):
+        if tuple(o.shape) == (0,):  # max_pool's indices when nobody needs them
+            return wrap(o.reshape(lead + (0,)), lvls)
         return wrap(o.reshape(lead + tuple(o.shape[1:])), lvls)
     return tuple(back(o) for o in out) if type(out) is tuple else back(out)
 
@@ -69,14 +72,18 @@ def layer_norm(cls, args, params):
     lvls = union(args)
     xv = aligned(x, lvls, expand=True)
     if isinstance(w, BatchedTensor) or isinstance(b, BatchedTensor):
-        out, mean, rstd = cls.apply(xv, None, None, **params)
+        res = cls.apply(xv, None, None, **params)
+        out = res[0] if type(res) is tuple else res
         nd = ldim(x)
         if w is not None:
             out = out * aligned(w, lvls, nd)
         if b is not None:
             out = out + aligned(b, lvls, nd)
-        return wrap(out, lvls), wrap(mean, lvls), wrap(rstd, lvls)
-    return tuple(wrap(o, lvls) for o in cls.apply(xv, w, b, **params))
+        if type(res) is tuple:
+            return (wrap(out, lvls),) + tuple(wrap(o, lvls) for o in res[1:])
+        return wrap(out, lvls)
+    out = cls.apply(xv, w, b, **params)
+    return tuple(wrap(o, lvls) for o in out) if type(out) is tuple else wrap(out, lvls)
 
 
 def _reduce(loss, reduction, nb):
@@ -147,7 +154,11 @@ def gather(cls, args, params):
     nb = len(lvls)
     p = dict(params)
     p["dim"] = wdim(p["dim"], ldim(args[0])) + nb
-    phys = [aligned(a, lvls, expand=True) if isinstance(a, Tensor) else a for a in args]
+    scalar = params.get("overload") == 1  # scatter(value=...): a 0-dim value stays one
+    if scalar and isinstance(args[2], BatchedTensor) or ldim(args[0]) == 0:
+        return fallback(cls, args, params)
+    phys = [aligned(a, lvls, expand=True) if isinstance(a, Tensor) and not (scalar and i == 2)
+            else a for i, a in enumerate(args)]
     return wrap(cls.apply(*phys, **p), lvls)
 
 
@@ -172,11 +183,17 @@ def join(cls, args, params):
     return wrap(cls.apply(*phys, **p), lvls)
 
 
-def embedding(cls, args, params):
-    weight, idx = args[0], args[1]
+def embedding(weight, input, padding_idx, scale_grad_by_freq):
+    """F.embedding under vmap (called by it: the indices are a parameter, not an input)."""
+    from ..ops.embedding import EmbeddingLookup
     if isinstance(weight, BatchedTensor):
-        return fallback(cls, args, params)
-    return wrap(cls.apply(weight, idx._value, **params), idx._levels)
+        from ._batched import loop
+        return loop(lambda w, i: EmbeddingLookup.apply(
+            w, indices=i._data, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq),
+            weight, input)
+    out = EmbeddingLookup.apply(weight, indices=input._value._data, padding_idx=padding_idx,
+                                scale_grad_by_freq=scale_grad_by_freq)
+    return wrap(out, input._levels)
 
 
 def _register():
@@ -195,7 +212,6 @@ def _register():
     reg(gather, ["Gather", "ScatterAdd", "Scatter"])
     reg(index_select, ["IndexSelect"])
     reg(join, ["Cat", "Stack"])
-    reg(embedding, ["EmbeddingLookup"])
 
 
 _register()
