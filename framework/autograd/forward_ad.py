@@ -49,7 +49,7 @@ def _enter():
 
 def _exit(level):
     """Close `level` (the innermost one): every tangent set at it is dropped."""
-    for ref in level.holders.values():
+    for ref in list(level.holders.values()):  # weakref callbacks may pop entries meanwhile
         holder = ref()
         if holder is not None:
             holder.pop(level, None)
@@ -253,6 +253,10 @@ def apply(fn, args, out, dev, record, params):
             _attach(fn, args, res, params, tangents, level)
         finally:
             state.fw_levels = levels
+    if record and fn.saves_output:
+        out0 = res[0] if type(res) is tuple else res
+        if out0._fw is not None:
+            fn._out_fw = out0._fw  # backward reading the result gets its tangent too
     return res
 
 

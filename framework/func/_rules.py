@@ -74,6 +74,20 @@ def elementwise(cls, args, params):
     return rewrap(cls.apply(*phys, **params), lvls)
 
 
+def masked_fill(cls, args, params):
+    """masked_fill(x, mask, value): x and mask broadcast; a batched 0-dim value becomes a
+    where() over the batch."""
+    x, mask, value = args[0], args[1], args[2]
+    lvls = union(args)
+    nd = max(ldim(x), ldim(mask))
+    if isinstance(value, BatchedTensor):
+        from .. import ops as O
+        return wrap(O.where(aligned(mask, lvls, nd), aligned(value, lvls, nd).to(x.dtype),
+                            aligned(x, lvls, nd)), lvls)
+    return rewrap(cls.apply(aligned(x, lvls, nd), aligned(mask, lvls, nd), *args[2:],
+                            **params), lvls)
+
+
 def unary(cls, args, params):
     """One tensor, the op sees whole trailing dims (tril, pixel_shuffle, linalg inverses)."""
     x = args[0]
@@ -272,7 +286,8 @@ def _register():
     def reg(rule, names):
         register(*[table[n] for n in names if n in table])(rule)
 
-    reg(elementwise, ELEMENTWISE)
+    reg(elementwise, ELEMENTWISE + ["FmodTensor"])
+    reg(masked_fill, ["MaskedFill"])
     reg(reduction, REDUCTIONS)
     reg(with_dims, DIM_OPS)
     reg(max_all, ["MaxAll", "MinAll"])

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import framework
-from framework.func import vmap
+from framework.func import _batched, vmap
 from ops.opgen import FLOAT, Gen, T
 from ops.optable import OPS
 
@@ -102,15 +102,14 @@ def _case(op, seed, dtype):
     def f(*xs):
         subst = {id(t): x for t, x in zip(ts, xs)}
         return op.fn(framework, *_build(args, subst), **_build(kwargs, subst))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         try:
             got = _flat(vmap(f, in_dims=tuple(dims))(*batched))
         except RuntimeError as e:  # torch refuses in-place into an unbatched tensor too
             if "vmap: inplace arithmetic" in str(e) and dims[0] is None:
                 return False
             raise
-    fell_back = any("batching rule" in str(w.message) for w in caught)
     for k, g in enumerate(got):
         w = framework.stack([fw[k] for fw in flat_want])
         assert tuple(g.shape) == tuple(w.shape), (op.name, k, g.shape, w.shape, dims)
@@ -119,10 +118,10 @@ def _case(op, seed, dtype):
         np.testing.assert_allclose(g.detach().numpy(), w.detach().numpy(), rtol=tol, atol=tol,
                                    equal_nan=True, err_msg=f"{op.name} output {k} seed {seed} "
                                    f"in_dims {dims}")
-    return fell_back
+    return True
 
 
-FALLBACK = {}
+RAN = []
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda o: o.name)
@@ -134,14 +133,15 @@ def test_vmap_equals_loop(op):
             if r is not None:
                 ran.append(r)
     if ran:
-        FALLBACK[op.name] = any(ran)
+        RAN.append(op.name)
     else:
         pytest.xfail(f"{op.name}: no sample ran per sample (non-tensor result or refused input)")
 
 
 def test_fallback_ops_are_few():
-    """Most ops have a real batching rule; the per-sample fallback is the exception."""
-    if not FALLBACK:
+    """Most ops have a real batching rule: over the whole table, the op classes that ran the
+    per-sample fallback (warned once each) are a handful."""
+    if len(RAN) < 100:
         pytest.skip("run together with test_vmap_equals_loop")
-    slow = sorted(n for n, fb in FALLBACK.items() if fb)
-    assert len(slow) <= len(FALLBACK) // 3, slow
+    slow = sorted(c.__name__ for c in _batched._warned)
+    assert len(slow) <= 5, slow
