@@ -83,13 +83,7 @@ class BatchedTensor(Tensor):
         """In-place under vmap: compute out of place, then write into the physical tensor."""
         out = op(self, *args, **kwargs)
         if isinstance(out, BatchedTensor) and not set(out._levels) <= set(self._levels):
-            raise RuntimeError(
-                "vmap: inplace arithmetic(self, *extra_args) is not possible because there "
-                "exists a Tensor `other` in extra_args that has more elements than `self`. This "
-                "happened due to `other` being vmapped over but `self` not being vmapped over in "
-                "a vmap. Please try to use out-of-place operators instead of inplace "
-                "arithmetic. If said operator is being called inside the PyTorch framework, "
-                "please file a bug report instead.")
+            raise RuntimeError(INPLACE)
         if self._value.numel():
             self._value.copy_(aligned(out, self._levels, self.dim()))
         self._rg = self._value._rg
@@ -97,6 +91,22 @@ class BatchedTensor(Tensor):
 
 
 BatchedTensor.__name__ = BatchedTensor.__qualname__ = "Tensor"
+INPLACE = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+           "Tensor `other` in extra_args that has more elements than `self`. This happened due "
+           "to `other` being vmapped over but `self` not being vmapped over in a vmap. Please "
+           "try to use out-of-place operators instead of inplace arithmetic. If said operator "
+           "is being called inside the PyTorch framework, please file a bug report instead.")
+
+
+def check_inplace(self, args):
+    """torch's error for an in-place op on an unbatched tensor with batched arguments."""
+    lvls = union(args)
+    if lvls:  # torch: the physical broadcast does not fit the unbatched self
+        import numpy
+        shape = tuple(size_of(lv) for lv in lvls) + tuple(numpy.broadcast_shapes(
+            tuple(self.shape), *[tuple(a.shape) for a in args if isinstance(a, Tensor)]))
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
 
 
 def _index_batched(x, index):
