@@ -16,5 +16,8 @@ def plain(grad):
 
 
 def wrap(array, like):
-    """`array` as a gradient Tensor on `like`'s device (no graph)."""
+    """`array` as a gradient Tensor on `like`'s device (no graph); NumPy turns 0-dim results
+    into scalars, made arrays again here."""
+    if not array.ndim:
+        array = like.xp.asarray(array)
     return Tensor._make(array, like._device)
