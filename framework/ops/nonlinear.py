@@ -7,6 +7,7 @@ import struct
 
 from .._errors import refuse
 from ..autograd.op import Op
+from .activation import ThresholdBackward
 from ..tensor import Tensor
 
 
@@ -196,11 +197,11 @@ class Threshold(Op):
 
     def forward(self, x, threshold=0.0, value=0.0):
         self.threshold = threshold
-        return self.xp.where(x > threshold, x, x.dtype.type(value))
+        return self.xp.where(x <= threshold, x.dtype.type(value), x)  # a nan x stays nan
 
     def backward(self, grad):
         x, = self.inputs
-        return _where(x > self.threshold, grad, grad * 0)
+        return ThresholdBackward.apply(grad, x, threshold=self.threshold)
 
     jvp = Op.jvp_elementwise
 

@@ -5,6 +5,7 @@ import builtins as _b
 from .._errors import NOT_GIVEN, invalid_args
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
+from ._fastgrad import plain, wrap
 from .. import dtypes
 
 
@@ -72,6 +73,9 @@ class Sum(_Reduce):
         return x.sum(axis=axes, dtype=dtype).reshape(self.out_shape)
 
     def backward(self, grad):
+        if plain(grad):  # no graph: the same broadcast view of the array
+            return wrap(self.xp.broadcast_to(grad._data.reshape(self.kept_shape), self.in_shape),
+                        grad)
         return _kept(grad, self).expand(self.in_shape)
 
     jvp = Op.jvp_linear
