@@ -253,10 +253,6 @@ def apply(fn, args, out, dev, record, params):
             _attach(fn, args, res, params, tangents, level)
         finally:
             state.fw_levels = levels
-    if record and fn.saves_output:
-        out0 = res[0] if type(res) is tuple else res
-        if out0._fw is not None:
-            fn._out_fw = out0._fw  # backward reading the result gets its tangent too
     return res
 
 
@@ -278,6 +274,8 @@ def _attach(fn, args, res, params, tangents, level):
         if t is None or i in fn.non_differentiable or not _is_float(o):
             continue
         _set(o, level, fit(t, o))
+    if fn.saves_output and outs[0]._fw is not None and outs[0].grad_fn is fn:
+        fn._out_fw = outs[0]._fw  # backward reads the output with its tangents
 
 
 def fit(tangent, like):

@@ -61,7 +61,7 @@ class Op(Node):
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
     node_variant = None      # a method returning the node name where it depends on arguments
     _fw_out = None           # forward AD: the output Tensor while the jvp rule runs
-    _out_fw = None           # forward AD: the saved output's tangents (forward-over-reverse)
+    _out_fw = None           # forward AD: the saved output's tangents (for backward)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -215,7 +215,7 @@ class Op(Node):
         if self._fw_out is not None:  # a jvp rule reading the result
             return self._fw_out
         t = Tensor._make(self._out, _device_of_node(self), True, self, 0)
-        if self._out_fw is not None:  # backward under forward AD sees the result's tangent
+        if self._out_fw is not None:  # forward AD through backward: the output's tangents
             t._fw = self._out_fw
         return t
 
