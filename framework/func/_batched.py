@@ -360,3 +360,24 @@ def random_target(t):
     phys = empty(tuple(size_of(lv) for lv in diff) + tuple(t.shape), dtype=t.dtype,
                  device=t.device)
     return phys, wrap(phys, diff)
+
+
+def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
+    """autograd.grad under vmap: the engine runs on the physical (batched) tensors."""
+    from ..autograd import _engine
+    from ..creation import ones_like
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    gos = []
+    for o, g in zip(outputs, grad_outputs):
+        if g is None and o.numel() == 1:
+            g = ones_like(o)
+        if g is not None and set(lvls_of(g)) - set(lvls_of(o)):
+            raise NotImplementedError(
+                "autograd.grad under vmap with grad_outputs batched where the outputs are not "
+                "(is_grads_batched) is not supported here: use framework.func.vjp, whose vjp_fn "
+                "can be vmapped.")
+        gos.append(aligned(g, lvls_of(o), expand=True) if g is not None else None)
+    res = _engine.run([physical(o) for o in outputs], gos, retain_graph, create_graph,
+                      [physical(i) for i in inputs], capture=True, allow_unused=allow_unused)
+    return tuple(wrap(r, lvls_of(i)) if r is not None else None for r, i in zip(res, inputs))
