@@ -10,7 +10,7 @@ import numpy as _np
 
 from .. import dtypes
 from .._errors import broadcast_shapes
-from ..backend import xp_for
+from ..backend import CPU as _CPU, xp_for
 from ..tensor import Tensor
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .grad_mode import hooks_in_use, state
@@ -20,6 +20,8 @@ from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # no
 
 _seq = itertools.count()
 _new = object.__new__
+_ndarray = _np.ndarray
+_ONE_TRUE = (True,)
 
 
 def _record_variant(self, args, out, dev):
@@ -99,7 +101,7 @@ class Op(Node):
                 if dev is None:
                     dev, dtype = a._device, a._data.dtype
                 else:
-                    if a._device != dev:
+                    if a._device is not dev and a._device != dev:
                         raise _same_device_error(dev, a._device)
                     if a._data.dtype != dtype:
                         mixed = True
@@ -108,8 +110,8 @@ class Op(Node):
             elif a is not None:
                 has_scalar = True
         if dev is None:
-            dev = _cpu()
-        xp = fn.xp = xp_for(dev)
+            dev = _CPU
+        xp = fn.xp = _np if dev is _CPU else xp_for(dev)
         if _amp.active:  # autocast: torch's op lists decide this op's input dtypes
             args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
@@ -125,10 +127,11 @@ class Op(Node):
             if cls.promote or cls.broadcasts:
                 broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
             raise
-        if type(out) is tuple:
-            out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
-        elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
-            out = _np.asarray(out)
+        if type(out) is not _ndarray:
+            if type(out) is tuple:
+                out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
+            elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
+                out = _np.asarray(out)
         if dtype is not None and dtype.kind == "V" and not cls.casts:  # bfloat16: NumPy computes
             out = _round_bf16(out, args, dtype)      # in float32; torch rounds each result
         if not (requires and state.enabled and cls.differentiable):
@@ -138,26 +141,26 @@ class Op(Node):
         return fn._record(args, out, dev)
 
     def _record(self, args, out, dev):
-        """Make this op a graph node: edges, saved data and the output tensor(s)."""
+        """Make this op a graph node: edges, saved data and the output tensor(s).
+
+        Tuples, not lists: a tuple of untracked items leaves the cyclic GC's lists at its first
+        collection, so large graphs are cheaper to walk (see benchmarks/README notes)."""
         self._seq = next(_seq)
         if state.anomaly:
             self._trace = _anomaly_trace()
-        needs, edges, meta = [], [], []
-        for a in args:
-            if a is not None and a._rg:
-                needs.append(True)
-                edges.append(a._edge())
-                meta.append((a._data.shape, a._data.dtype))
-            else:
-                needs.append(False)
-                edges.append(None)
-                meta.append(None)
-        self.needs_input_grad = tuple(needs)
-        self._edges = tuple(edges)
-        self._in_meta = meta
+        if len(args) == 1:  # single-input fast path: the input requires grad (else no node)
+            a = args[0]
+            self.needs_input_grad = _ONE_TRUE
+            self._edges = (a._edge(),)
+            self._in_meta = ((a._data.shape, a._data.dtype),)
+        else:
+            self.needs_input_grad = tuple([a is not None and a._rg for a in args])
+            self._edges = tuple([a._edge() if a is not None and a._rg else None for a in args])
+            self._in_meta = tuple([(a._data.shape, a._data.dtype) if a is not None and a._rg
+                                   else None for a in args])
         if self.saves_inputs:
             self._inputs = args
-            self._versions = [a._vc[0] if a is not None else None for a in args]
+            self._versions = tuple([a._vc[0] if a is not None else None for a in args])
         if type(out) is tuple:
             self._n_out = len(out)
             outs = tuple(Tensor._make(o, dev) if i in self.non_differentiable
@@ -269,9 +272,6 @@ def _round_bf16(out, args, dtype):
     return out.astype(dtype) if out.dtype.kind == "f" else out
 
 
-def _cpu():
-    from ..backend import CPU
-    return CPU
 
 
 def _device_of_node(fn):
