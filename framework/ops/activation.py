@@ -25,6 +25,8 @@ class Tanh(Op):
         y = self.output
         return grad * (1 - y * y)  # d/dx tanh = 1 - tanh(x)**2
 
+    jvp = Op.jvp_elementwise
+
 
 def tanh(input):
     return Tanh.apply(input)
@@ -49,6 +51,8 @@ class Sigmoid(Op):
         y = self.output
         return grad * (1 - y) * y
 
+    jvp = Op.jvp_elementwise
+
 
 def sigmoid(input):
     return Sigmoid.apply(input)
@@ -68,6 +72,8 @@ class Relu(Op):
         if plain(grad):
             return wrap(ThresholdBackward.kernel(self.xp, grad._data, self._out, 0), grad)
         return ThresholdBackward.apply(grad, self.output, threshold=0)
+
+    jvp = Op.jvp_elementwise
 
 
 def relu(input):
@@ -133,6 +139,8 @@ class Softmax(Op):
         # J^T g = y * (g - sum(g * y))
         return y * (grad - (grad * y).sum(self.axis, keepdim=True))
 
+    jvp = Op.jvp_elementwise
+
 
 def softmax(input, dim, dtype=None):
     if dtype is not None:
@@ -163,6 +171,8 @@ class LogSoftmax(Op):
         # d/dx log_softmax: g - softmax(x) * sum(g)
         return grad - exp(y) * grad.sum(self.axis, keepdim=True)
 
+    jvp = Op.jvp_transpose
+
 
 def log_softmax(input, dim, dtype=None):
     if dtype is not None:
@@ -185,6 +195,8 @@ class LeakyRelu(Op):
         slope = Tensor._make(xp.where(a > 0, a.dtype.type(1), a.dtype.type(self.slope)), x.device)
         return grad * slope  # piecewise constant: its own derivative is zero
 
+    jvp = Op.jvp_elementwise
+
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:
@@ -202,6 +214,8 @@ class NormalCdf(Op):
     def backward(self, grad):
         (x,) = self.inputs
         return grad * _normal_pdf(x)
+
+    jvp = Op.jvp_elementwise
 
 
 def _normal_pdf(x):
@@ -240,6 +254,8 @@ class Gelu(Op):
             cdf = NormalCdf.apply(x) if state.enabled else Tensor._make(self.cdf, x.device)
             d = cdf + x * _normal_pdf(x)  # d/dx x*Phi(x)
         return grad * d
+
+    jvp = Op.jvp_elementwise
 
 
 def gelu(input, approximate="none"):

@@ -52,6 +52,8 @@ class Mm(Op):
             return _mm_grads(grad, a._data, b._data, need_a, need_b)  # on the arrays
         return (grad.mm(b.t()) if need_a else None), (_mat2_grad(a, grad, b) if need_b else None)
 
+    jvp = Op.jvp_multilinear
+
 
 def _mm_grads(grad, m1, m2, need_1, need_2):
     """grad @ m2.T and m1.T @ grad on the arrays (mm's and addmm's backward without
@@ -96,6 +98,8 @@ class Mv(Op):
         grad_v = a.t().mv(grad) if need_v else None
         return grad_a, grad_v
 
+    jvp = Op.jvp_multilinear
+
 
 def mv(a, v):
     if a.ndim != 2 or v.ndim != 1:
@@ -123,6 +127,8 @@ class Dot(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         return (grad * b if need_a else None), (grad * a if need_b else None)
+
+    jvp = Op.jvp_multilinear
 
 
 def dot(a, b):
@@ -155,6 +161,8 @@ class Bmm(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         return (grad.bmm(b.mT) if need_a else None), (a.mT.bmm(grad) if need_b else None)
+
+    jvp = Op.jvp_multilinear
 
 
 def bmm(a, b):
@@ -212,6 +220,9 @@ class Addmm(Op):
             grad_2 = _mat2_grad(m1, grad, m2)
             grad_2 = grad_2 if self.alpha == 1 else grad_2 * self.alpha
         return grad_b, grad_1, grad_2
+
+    jvp = Op.jvp_multilinear
+    additive = (0,)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):

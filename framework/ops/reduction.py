@@ -78,6 +78,8 @@ class Sum(_Reduce):
                         grad)
         return _kept(grad, self).expand(self.in_shape)
 
+    jvp = Op.jvp_linear
+
     def node_variant(self):
         return "SumBackward0" if self.all else "SumBackward1"
 
@@ -152,6 +154,8 @@ class Mean(_Reduce):
     def backward(self, grad):
         return _kept(grad, self).expand(self.in_shape) / self.count
 
+    jvp = Op.jvp_linear
+
     def node_variant(self):
         return "MeanBackward0" if self.all else "MeanBackward1"
 
@@ -203,6 +207,8 @@ class Prod(_Reduce):
         others = nonzero_prod / safe * where(n_zero == 0, 1.0, zero_part)
         return grad * others
 
+    jvp = Op.jvp_transpose
+
     def node_variant(self):
         return "ProdBackward0" if self.all else "ProdBackward1"
 
@@ -245,6 +251,8 @@ class Var(_Reduce):
         centered = x - x.mean(self.axes, keepdim=True)
         return _kept(grad, self) * centered * (2.0 / self.dof if self.dof else float("inf"))
 
+    jvp = Op.jvp_transpose
+
 
 class Std(Var):
     node_name = "StdBackward0"
@@ -261,6 +269,8 @@ class Std(Var):
         x, = self.inputs
         centered = x - x.mean(self.axes, keepdim=True)
         return grad * centered * (2.0 / self.dof if self.dof else float("inf"))
+
+    jvp = Op.jvp_transpose
 
 
 def _var_args(fname, dim, unbiased, keepdim, correction):
@@ -302,6 +312,8 @@ class Logsumexp(_Reduce):
         x, = self.inputs
         from .unary import exp
         return _kept(grad, self) * exp(x - _kept(self.output, self))  # softmax of x
+
+    jvp = Op.jvp_transpose
 
 
 @_amp_entry("logsumexp")
