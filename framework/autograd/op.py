@@ -288,6 +288,23 @@ class Op(Node):
             total = out if total is None else total + out
         return total
 
+    def jvp_reduction(self, t):
+        """For reductions over `self.axes` whose backward is the incoming gradient times a
+        per-element slope (sum, prod, var, logsumexp, max with ties): the slope is backward of
+        ones, and the tangent is the reduction of slope * t."""
+        out = self._fw_out
+        had = getattr(self, "needs_input_grad", None)
+        self.needs_input_grad = (True,)
+        try:
+            slope = self.backward(Tensor._make(out.xp.ones(out._data.shape, out._data.dtype),
+                                               out._device))
+        finally:
+            if had is not None:
+                self.needs_input_grad = had
+        if not self.axes:
+            return t * slope
+        return (t * slope).sum(self.axes, keepdim=True).reshape(out.shape)
+
     def jvp_transpose(self, *tangents):
         """For any op: the tangents as the derivative of u -> <backward(u), tangents>, since
         backward applies the transposed Jacobian, linearly in u (one backward and one
