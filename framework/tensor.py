@@ -1415,6 +1415,8 @@ def _fw_inplace(t, out):
     from .autograd import forward_ad
     for level, tangent in list(out._fw.items()):
         forward_ad._set(t, level, tangent)
+    if type(t) is View:
+        forward_ad.write_through_view(t, out)
 
 
 def _write(t, values):

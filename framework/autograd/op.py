@@ -62,6 +62,7 @@ class Op(Node):
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
     node_variant = None      # a method returning the node name where it depends on arguments
     _fw_out = None           # forward AD: the output Tensor while the jvp rule runs
+    _out_fw = None           # forward AD: the saved output's tangents (for backward)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -211,7 +212,10 @@ class Op(Node):
             unpack_node(self)
         if self._fw_out is not None:  # a jvp rule reading the result
             return self._fw_out
-        return Tensor._make(self._out, _device_of_node(self), True, self, 0)
+        t = Tensor._make(self._out, _device_of_node(self), True, self, 0)
+        if self._out_fw is not None:  # forward AD through backward: the output's tangents
+            t._fw = self._out_fw
+        return t
 
     def check_saved(self):
         """Raise torch's error if a saved tensor was freed or modified in place since forward."""
@@ -286,6 +290,23 @@ class Op(Node):
             out = self._op.apply(*term, **self._fw_params)
             total = out if total is None else total + out
         return total
+
+    def jvp_reduction(self, t):
+        """For reductions over `self.axes` whose backward is the incoming gradient times a
+        per-element slope (sum, prod, var, logsumexp, max with ties): the slope is backward of
+        ones, and the tangent is the reduction of slope * t."""
+        out = self._fw_out
+        had = getattr(self, "needs_input_grad", None)
+        self.needs_input_grad = (True,)
+        try:
+            slope = self.backward(Tensor._make(out.xp.ones(out._data.shape, out._data.dtype),
+                                               out._device))
+        finally:
+            if had is not None:
+                self.needs_input_grad = had
+        if not self.axes:
+            return t * slope
+        return (t * slope).sum(self.axes, keepdim=True).reshape(out.shape)
 
     def jvp_transpose(self, *tangents):
         """For any op: the tangents as the derivative of u -> <backward(u), tangents>, since
