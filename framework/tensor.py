@@ -515,6 +515,9 @@ class Tensor:
 
     # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
     def _inplace(self, op, *args, **kwargs):
+        if _vmap_hook[0]:  # under vmap: an unbatched self cannot take batched values
+            from .func._batched import check_inplace
+            check_inplace(self, args)
         tensors = [a for a in args if isinstance(a, Tensor)]
         if state.enabled and (self.requires_grad or any(a.requires_grad for a in tensors)):
             view = type(self) is View and self._vbw
@@ -1605,3 +1608,4 @@ from . import _sampling  # noqa: E402
 from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve them at call time)
 from .ops import views as _vw  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
+from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402

@@ -49,7 +49,7 @@ def _enter():
 
 def _exit(level):
     """Close `level` (the innermost one): every tangent set at it is dropped."""
-    for ref in level.holders.values():
+    for ref in list(level.holders.values()):  # weakref callbacks may pop entries meanwhile
         holder = ref()
         if holder is not None:
             holder.pop(level, None)

@@ -23,6 +23,7 @@ _seq = itertools.count()
 _new = object.__new__
 _ndarray = _np.ndarray
 _ONE_TRUE = (True,)
+vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 
 
 def _record_variant(self, args, out, dev):
@@ -96,6 +97,10 @@ class Op(Node):
 
     @classmethod
     def apply(cls, *args, **params):
+        if vmap_hook[0]:  # under vmap: a batched argument goes to the op's batching rule
+            out = vmap_hook[1](cls, args, params)
+            if out is not NotImplemented:
+                return out
         fn = _new(cls._node_cls)
         dev = dtype = None
         requires = mixed = has_scalar = False

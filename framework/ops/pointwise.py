@@ -1,7 +1,7 @@
 """Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 from .._errors import broadcast_shapes, must_be_tensor, refuse
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from .unary import Sign, _float, _zeros
 
@@ -297,6 +297,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """
     if input.dtype != other.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    if vmap_hook[0]:  # computed on the arrays: per sample under vmap
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(lambda a, b: isclose(a, b, rtol, atol, equal_nan), input, other)
+        if out is not NotImplemented:
+            return out
     xp = input.xp
     return Tensor._make(xp.isclose(input._data, other._data, rtol=rtol, atol=atol,
                                    equal_nan=equal_nan), input.device)

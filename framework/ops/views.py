@@ -99,6 +99,8 @@ def has_internal_overlap(arr):
 # ----- marking views -------------------------------------------------------------------------
 def as_view(out, src, meta=DEFAULT):
     """`out` (a fresh op result whose array views src's) as a View of src's base."""
+    if type(out) is not Tensor:  # a batched result under vmap stays as it is
+        return out
     v = _new(View)
     v._data = out._data
     v._device = out._device
