@@ -21,7 +21,7 @@ from ..testing._report import ComparisonReport, StepDiff, outside, plot_curves
 
 __all__ = ["compare_script", "ScriptComparison"]
 
-_TAIL = 3000  # characters of a failed run's output shown
+_TAIL = 1500  # characters of a failed run's output shown
 
 
 @dataclass
@@ -99,13 +99,14 @@ def _reports(th, fw, rtol, atol, dtype, problems):
     for name in list(th.curves) + [n for n in fw.curves if n not in th.curves]:
         if name not in th.curves or name not in fw.curves:
             missing = th if name not in th.curves else fw
-            problems.append(f"  {name!r} was logged by one run only (not by {missing.side})")
+            problems.append(f"  {name!r} was logged by one run only (not by the "
+                            f"{missing.side} run)")
             continue
         (ts, tv), (fs, fv) = th.curves[name], fw.curves[name]
         n = next((i for i, (a, b) in enumerate(zip(ts, fs)) if a != b), min(len(ts), len(fs)))
         if n < len(ts) or n < len(fs):
-            problems.append(f"  {name!r}: torch logged {len(ts)} points, framework {len(fs)}; "
-                            f"compared the first {n} (same step numbers)")
+            problems.append(f"  {name!r}: the {th.side} run logged {len(ts)} points, the "
+                            f"{fw.side} run {len(fs)}; compared the first {n} (same steps)")
         bad = outside(tv[:n], fv[:n], rtol, atol)
         at = None if bad.size == 0 else StepDiff(ts[bad[0]], None, None, None, {}, {})
         reports[name] = ComparisonReport(tv[:n], fv[:n], rtol, atol, dtype, at, steps=ts[:n],
@@ -139,6 +140,9 @@ def compare_script(argv, rtol=None, atol=None, float64=False, show_output=False,
         >>> r.ok, r.reports["loss"].first_divergence           # doctest: +SKIP
         (True, None)
     """
+    if not argv or not os.path.isfile(argv[0]):
+        raise FileNotFoundError(f"python -m framework.compare: can't open file "
+                                f"{argv[0] if argv else ''!r}")
     d_rtol, d_atol = _TOLERANCES["float32"]
     rtol, atol = (d_rtol if rtol is None else rtol), (d_atol if atol is None else atol)
     result = ScriptComparison(list(argv), {})
@@ -148,8 +152,9 @@ def compare_script(argv, rtol=None, atol=None, float64=False, show_output=False,
         result.runs += pair
         for r in pair:
             if r.returncode != 0:
+                tail = "".join("\n    " + line for line in r.output.rstrip().splitlines())
                 result.problems.append(f"  the {r.side} run failed (exit status {r.returncode})"
-                                       + (":\n" + r.output if r.output else ""))
+                                       + (":" + tail if tail else ""))
         if not any(r.curves for r in pair):
             result.problems.append(f"  nothing was logged in {dtype}: call framework.testing."
                                    "log(step, loss=loss) in the training loop")

@@ -7,7 +7,7 @@ from . import compare_script
 
 
 def main(argv=None):
-    """Command line entry; returns 0 when the runs agree, 1 when they differ, 2 on bad usage."""
+    """Command line entry; returns 0 when the runs agree, 1 when they differ, 2 when the script is missing."""
     ap = argparse.ArgumentParser(
         prog="python -m framework.compare", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description="Run an unmodified PyTorch training script under real torch and under "
@@ -27,8 +27,12 @@ def main(argv=None):
     ap.add_argument("script", help="the training script (it imports torch)")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
     ns = ap.parse_args(argv)
-    result = compare_script([ns.script] + ns.args, ns.rtol, ns.atol, ns.float64,
-                            ns.show_output, ns.timeout)
+    try:
+        result = compare_script([ns.script] + ns.args, ns.rtol, ns.atol, ns.float64,
+                                ns.show_output, ns.timeout)
+    except FileNotFoundError as e:
+        print(e, file=sys.stderr)
+        return 2
     print(result)
     if ns.plot and result.reports:
         print(f"plot: {result.plot(ns.plot)}")
