@@ -105,6 +105,6 @@ def test_nothing_logged_and_bad_usage(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["--help"])
     assert e.value.code == 0
-    usage = capsys.readouterr().out
+    usage = " ".join(capsys.readouterr().out.split())  # unwrapped
     assert "Run an unmodified PyTorch training script" in usage
     assert "(default: 0.0002)" in usage and "(default: None)" in usage

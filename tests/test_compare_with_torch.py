@@ -146,3 +146,22 @@ def test_bad_program_and_arguments():
         compare_with_torch(mlp, steps=1, dtype="float16")
     with pytest.raises(ValueError, match="init"):
         compare_with_torch(mlp, steps=1, init="zeros")
+
+
+def test_report_plot_fills_both_panels(tmp_path):
+    """report.plot draws both curves (left) and their difference (right, in red), per dtype,
+    without a matplotlib warning."""
+    import warnings
+
+    import matplotlib.image
+    report = compare_with_torch(mlp, steps=6, rerun_float64=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = report.plot(str(tmp_path / "r.png"))
+    img = matplotlib.image.imread(path)[..., :3]
+    h, w = img.shape[:2]
+    red = np.all(np.abs(img - [0.839, 0.153, 0.157]) < 0.05, axis=-1)  # tab:red
+    blue = np.all(np.abs(img - [0.122, 0.467, 0.706]) < 0.05, axis=-1)  # tab:blue (torch)
+    for rows in (slice(0, h // 2), slice(h // 2, h)):  # float32 row, float64 row
+        assert blue[rows, :w // 2].sum() > 100 and red[rows, w // 2:].sum() > 100
+        assert red[rows, :w // 2].sum() == 0 and blue[rows, w // 2:].sum() == 0
