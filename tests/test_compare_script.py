@@ -20,6 +20,12 @@ ROOT = os.path.dirname(HERE)
 SCRIPT = os.path.join(HERE, "compat_programs", "logged_mlp.py")
 
 
+@pytest.fixture(autouse=True)
+def _one_thread(monkeypatch):
+    """The scripts' models are tiny: torch's threads only cost time on a busy machine."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+
+
 def test_log_is_a_no_op_outside_a_comparison(monkeypatch, tmp_path):
     monkeypatch.delenv("FRAMEWORK_COMPARE_LOG", raising=False)
     monkeypatch.chdir(tmp_path)

@@ -198,4 +198,5 @@ def test_broken_backward_is_located_by_its_gradients(monkeypatch):
     assert first.grad_diffs["5.weight"] < 1e-6  # the head is after the ReLU: round-off only
     assert first.grad_diffs["0.weight"] > 100 * first.grad_diffs["5.weight"]
     assert report.verdict == "real divergence"
-    assert "earliest difference inside: step 0, module (none), parameter 0.weight" in str(report)
+    assert ("earliest difference inside: step 0, module (none), gradient 0.weight, "
+            "parameter 0.weight") in str(report)

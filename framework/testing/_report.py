@@ -189,7 +189,8 @@ class ComparisonReport:
         e = self.first_difference
         if e is not None:
             lines.append(f"  earliest difference inside: step {e.step}, module "
-                         f"{e.first_module or '(none)'}, parameter {e.first_param or '(none)'}")
+                         f"{e.first_module or '(none)'}, gradient {e.first_grad or '(none)'}, "
+                         f"parameter {e.first_param or '(none)'}")
         if self.float64 is not None:
             f = self.float64
             lines.append(f"  float64 rerun: largest per-step difference {f.max_difference:.3e}"
