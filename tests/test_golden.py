@@ -96,7 +96,8 @@ def test_plugin_loads_through_its_entry_point(pytester, monkeypatch, tmp_path):
     the pytest11 entry point, and with it on the path pytest loads the plugin by itself."""
     meta = tmp_path / "meta"
     meta.mkdir()
-    build = "import setuptools.build_meta as b, sys; print(b.prepare_metadata_for_build_wheel(sys.argv[1]))"
+    build = ("import setuptools.build_meta as b, sys; "
+             "print(b.prepare_metadata_for_build_wheel(sys.argv[1]))")
     out = subprocess.run([sys.executable, "-c", build, str(meta)], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     dist_info = meta / out.stdout.split()[-1]

@@ -7,7 +7,8 @@ from . import compare_script
 
 
 def main(argv=None):
-    """Command line entry; returns 0 when the runs agree, 1 when they differ, 2 when the script is missing."""
+    """Command line entry: returns 0 when the runs agree, 1 when they differ, 2 when the
+    script is missing."""
     ap = argparse.ArgumentParser(
         prog="python -m framework.compare", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description="Run an unmodified PyTorch training script under real torch and under "
