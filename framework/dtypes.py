@@ -163,7 +163,8 @@ _TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type)
     "int8": ("Char", "signed char", "CharTensor"), "int16": ("Short", "short int", "ShortTensor"),
     "int32": ("Int", "int", "IntTensor"), "int64": ("Long", "long int", "LongTensor"),
     "float16": ("Half", "c10::Half", "HalfTensor"), "float32": ("Float", "float", "FloatTensor"),
-    "float64": ("Double", "double", "DoubleTensor")}
+    "float64": ("Double", "double", "DoubleTensor"),
+    "bfloat16": ("BFloat16", "c10::BFloat16", "BFloat16Tensor")}
 
 
 def scalar_type_name(np_dtype):

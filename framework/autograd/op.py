@@ -57,6 +57,7 @@ class Op(Node):
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
+    views = False            # True: the output views the input's memory (bfloat16 runs as is)
     node_variant = None      # a method returning the node name where it depends on arguments
 
     def __init_subclass__(cls, **kwargs):
@@ -114,8 +115,14 @@ class Op(Node):
             args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
+        half = dtype is not None and (dtype.kind == "V" or mixed or _amp.active) and \
+            not (cls.casts or cls.views) and _bf16_of(args)
         try:
-            if len(args) == 2 and args[0] is not None and args[1] is not None:  # common
+            if half:  # bfloat16: computed in float32, each result rounded, as torch's kernels
+                out = fn.forward(*[None if a is None else a._data.astype(_np.float32)
+                                   if a._data.dtype == half else a._data for a in args],
+                                 **params)
+            elif len(args) == 2 and args[0] is not None and args[1] is not None:  # common
                 out = fn.forward(args[0]._data, args[1]._data, **params)
             elif len(args) == 1:
                 out = fn.forward(args[0]._data, **params)
@@ -129,8 +136,8 @@ class Op(Node):
             out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
         elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
             out = _np.asarray(out)
-        if dtype is not None and dtype.kind == "V" and not cls.casts:  # bfloat16: NumPy computes
-            out = _round_bf16(out, args, dtype)      # in float32; torch rounds each result
+        if half and params.get("dtype") is None:  # an op asked for a dtype returns that one
+            out = _round_bf16(out, half)
         if not (requires and state.enabled and cls.differentiable):
             if type(out) is tuple:
                 return tuple(Tensor._make(o, dev) for o in out)
@@ -260,13 +267,26 @@ def _modified_error(array, now, expected, grad_fn, output_nr):
         "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def _round_bf16(out, args, dtype):
-    """Outputs of an op whose floating inputs are all bfloat16 are bfloat16, as in torch."""
-    if any(a is not None and a._data.dtype.kind == "f" for a in args):
-        return out  # a float32/64 tensor takes part: promotion keeps the wider type
+def _bf16_of(args):
+    """The bfloat16 NumPy dtype when the op's floating inputs are all bfloat16 (then it computes
+    in float32 and rounds, as torch's CPU kernels do), else None (a float32/64 input takes part:
+    promotion or the op's dtype check decides)."""
+    half = None
+    for a in args:
+        if isinstance(a, Tensor):
+            k = a._data.dtype.kind
+            if k == "f":
+                return None
+            if k == "V":
+                half = a._data.dtype
+    return half
+
+
+def _round_bf16(out, half):
+    """Floating results of a bfloat16 op, rounded to bfloat16."""
     if type(out) is tuple:
-        return tuple(o.astype(dtype) if o.dtype.kind == "f" else o for o in out)
-    return out.astype(dtype) if out.dtype.kind == "f" else out
+        return tuple(o.astype(half) if o.dtype.kind == "f" else o for o in out)
+    return out.astype(half) if out.dtype.kind == "f" else out
 
 
 def _cpu():
