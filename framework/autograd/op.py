@@ -58,6 +58,8 @@ class Op(Node):
     differentiable = True    # False: never recorded (comparisons, argmax)
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
     views = False            # True: the output views the input's memory (bfloat16 runs as is)
+    no_bfloat16 = None       # torch's CPU kernel lacks bfloat16: its kernel name (-> "... not
+    #                          implemented for 'BFloat16'") or its RuntimeError message
     node_variant = None      # a method returning the node name where it depends on arguments
 
     def __init_subclass__(cls, **kwargs):
@@ -119,6 +121,8 @@ class Op(Node):
             not (cls.casts or cls.views) and _bf16_of(args)
         try:
             if half:  # bfloat16: computed in float32, each result rounded, as torch's kernels
+                if cls.no_bfloat16 is not None:
+                    raise _bf16_refusal(cls.no_bfloat16, half)
                 out = fn.forward(*[None if a is None else a._data.astype(_np.float32)
                                    if a._data.dtype == half else a._data for a in args],
                                  **params)
@@ -280,6 +284,13 @@ def _bf16_of(args):
             if k == "V":
                 half = a._data.dtype
     return half
+
+
+def _bf16_refusal(why, half):
+    if " " in why:
+        return RuntimeError(why)
+    from .._errors import not_implemented
+    return not_implemented(why, half)
 
 
 def _round_bf16(out, half):
