@@ -155,6 +155,8 @@ class GridSampler2D(Op):
             gg = grid * 0
         return gx, gg
 
+    jvp = Op.jvp_transpose
+
 
 class GridSampler3D(GridSampler2D):
     """grid_sample over (N, C, D, H, W): trilinear or nearest."""
@@ -276,6 +278,8 @@ class AffineGridGenerator(Op):
         k = base.shape[-1]
         g = grad.reshape(grad.shape[0], -1, k - 1)
         return g.transpose(1, 2) @ base.reshape(-1, k)
+
+    jvp = Op.jvp_transpose
 
 
 def affine_grid(theta, size, align_corners=None):
