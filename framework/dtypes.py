@@ -104,6 +104,8 @@ def _combine(a, b):
         return b
     ka, kb = _kind(a), _kind(b)
     if ka == kb:
+        if a != b and "V" in (a.kind, b.kind) and max(a.itemsize, b.itemsize) == 2:
+            return np.dtype(np.float32)  # bfloat16 with float16: float32, as torch
         return np.promote_types(a, b)
     return a if ka > kb else b
 

@@ -59,6 +59,7 @@ class Op(Node):
     differentiable = True    # False: never recorded (comparisons, argmax)
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
     views = False            # True: the output views the input's memory (bfloat16 runs as is)
+    opmath_scalars = False   # bfloat16: a Python scalar operand is not rounded (torch's mul/div)
     no_bfloat16 = None       # torch's CPU kernel lacks bfloat16: its kernel name (-> "... not
     #                          implemented for 'BFloat16'") or its RuntimeError message
     node_variant = None      # a method returning the node name where it depends on arguments
@@ -125,9 +126,7 @@ class Op(Node):
             if half:  # bfloat16: computed in float32, each result rounded, as torch's kernels
                 if cls.no_bfloat16 is not None:
                     raise _bf16_refusal(cls.no_bfloat16, half)
-                out = fn.forward(*[None if a is None else a._data.astype(_np.float32)
-                                   if a._data.dtype == half else a._data for a in args],
-                                 **params)
+                out = fn.forward(*_upcast(cls, args, half), **params)
             elif len(args) == 2 and args[0] is not None and args[1] is not None:  # common
                 out = fn.forward(args[0]._data, args[1]._data, **params)
             elif len(args) == 1:
@@ -402,6 +401,20 @@ def _bf16_of(args):
     return half
 
 
+def _upcast(cls, args, half):
+    """The arrays of a bfloat16 op, bfloat16 ones as float32 (Python scalars of ops with
+    `opmath_scalars` at float32 precision, as torch's mul/div take them)."""
+    out = []
+    for a in args:
+        if a is None or a._data.dtype != half:
+            out.append(None if a is None else a._data)
+        elif cls.opmath_scalars and getattr(a, "_wrapped_number", False):
+            out.append(_np.asarray(a._scalar, dtype=_np.float32))
+        else:
+            out.append(a._data.astype(_np.float32))
+    return out
+
+
 def _bf16_refusal(why, half):
     if " " in why:
         return RuntimeError(why)
@@ -448,6 +461,7 @@ def _scalar_tensor(xp, value, dtype, dev):
             arr.flags.writeable = False
         t = Tensor._make(arr, dev)
         t._wrapped_number = True  # torch's wrapped numbers: never given to saved-tensor hooks
+        t._scalar = value         # (bfloat16 ops with opmath_scalars read the exact value)
         if len(_scalars) < 4096:
             _scalars[key] = t
     return t
