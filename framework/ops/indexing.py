@@ -20,6 +20,7 @@ _VALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte 
 
 class _Basic(Op):
     """x[key] for a basic NumPy key (a view); backward embeds the gradient in zeros."""
+    views = True
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key

@@ -256,6 +256,11 @@ class NanToNum(Op):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's extremes)."""
+    if input.dtype.name == "bfloat16":  # computed in float32: its extremes would round to inf
+        from .._finfo import finfo
+        info = finfo(input.dtype)
+        posinf = info.max if posinf is None else posinf
+        neginf = info.min if neginf is None else neginf
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
