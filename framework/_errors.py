@@ -44,6 +44,23 @@ def must_be_tensor(fname, arg, pos, value):
                      f"{type(value).__name__}")
 
 
+def bool_negation():
+    """torch's refusal of `-x` for a bool tensor."""
+    return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                        "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                        "instead.")
+
+
+def bool_subtraction(both):
+    """torch's refusal of `a - b` when one (both=False) or both operands are bool."""
+    if both:
+        return RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                        "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                        "operator instead.")
+
+
 def zero_division():
     """Integer division or remainder by zero (torch raises a RuntimeError with this text)."""
     return RuntimeError("ZeroDivisionError")

@@ -175,6 +175,7 @@ class Threshold(Op):
     saves_inputs = True
 
     def forward(self, x, threshold=0.0, value=0.0):
+        refuse(x, "b", "threshold_cpu")
         self.threshold = threshold
         return self.xp.where(x > threshold, x, x.dtype.type(value))
 
@@ -223,6 +224,7 @@ class RreluWithNoise(Op):
 
     def forward(self, x, lower=1 / 8, upper=1 / 3, training=False, noise=None):
         xp = self.xp
+        refuse(x, "biu", "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
         if training:
             slope = xp.asarray(noise, dtype=x.dtype)
         else:
