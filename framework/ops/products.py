@@ -258,8 +258,8 @@ class Cdist(Op):
         xp = self.xp
         self.p = p
         diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
-        if p == 0:
-            return (diff != 0).sum(-1).astype(x1.dtype)
+        if p == 0:  # torch counts min(ceil(|d|), 1): NaN stays NaN
+            return xp.minimum(xp.ceil(diff), 1).sum(-1).astype(x1.dtype)
         if p == float("inf"):
             return diff.max(-1) if diff.shape[-1] else diff.sum(-1)
         if p == 1:
@@ -273,7 +273,7 @@ class Cdist(Op):
         p, d = self.p, self.output.unsqueeze(-1)
         diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
         g = grad.unsqueeze(-1)
-        zero = diff * 0
+        zero = Tensor._make(grad.xp.zeros(tuple(diff.shape), diff._data.dtype), grad.device)
         if p == 0:
             return zero.sum(-2), zero.sum(-3)
         if p == 1:

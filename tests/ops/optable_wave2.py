@@ -89,7 +89,7 @@ def searchsorted_sample(g):
 
 def bucketize_sample(g):
     b = sorted_seq(g)
-    b = T(b.a.reshape(-1))
+    b = T(np.sort(b.a.reshape(-1)))
     return [g.t(dtype=b.a.dtype.name if g.chance(0.9) else None), b], {"right": g.chance(0.5)}
 
 
