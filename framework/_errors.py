@@ -38,6 +38,13 @@ def refuse(x, kinds, kernel):
         raise not_implemented(kernel, dt)
 
 
+def float_input(fname, x):
+    """torch's RuntimeError for a non-floating input of a linalg/statistics function."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. "
+                           f"Got {dtypes.scalar_type_name(x._data.dtype)}")
+
+
 def must_be_tensor(fname, arg, pos, value):
     """torch's TypeError for a Python number where the signature takes only a Tensor."""
     return TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be Tensor, not "

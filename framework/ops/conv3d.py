@@ -3,6 +3,7 @@ conv(x, w), its adjoint in x (conv_t) and its adjoint in w (conv_w), each one im
 plus one batched matmul over the groups; each backward is made of the other two."""
 import math
 
+from .._errors import refuse
 from ..autograd.op import Op
 
 
@@ -87,6 +88,7 @@ class Conv3d(Op):
     node_name = "ConvolutionBackward0"
 
     def forward(self, x, w, b, q=None):
+        refuse(x, "b", "compute_columns3d")
         self.q = q
         y = _conv(self.xp, x, w, q)
         return y + _bias(b) if b is not None else y
@@ -135,6 +137,7 @@ class ConvTranspose3d(Op):
     node_name = "ConvolutionBackward0"
 
     def forward(self, x, w, b, out_sp=(), q=None):
+        refuse(x, "b", "slow_conv_transpose3d_out_cpu")
         self.q = q
         y = _conv_t(self.xp, x, w, out_sp, q)
         return y + _bias(b) if b is not None else y

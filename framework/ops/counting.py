@@ -3,6 +3,7 @@ searchsorted, bucketize. None of them is differentiable (unique records torch's 
 backward raises as torch's does)."""
 import math
 
+from .._errors import not_implemented
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .shape import _dim, _real_dim
@@ -145,8 +146,8 @@ def histc(input, bins=100, min=0, max=0):
         tensor([0., 2., 1., 0.])
     """
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f'"histogram_cpu" not implemented for '
-                           f"'{'Long' if input.dtype.name == 'int64' else input.dtype.name}'")
+        raise not_implemented("linspace_cpu" if input.dtype.name == "bool" else "histogram_cpu",
+                              input._data.dtype)
     if bins <= 0:
         raise RuntimeError("torch.histogramdd(): number of bins should be > 0, but got "
                            f"{bins} for dimension 0")

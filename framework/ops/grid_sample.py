@@ -3,6 +3,7 @@
 Both are primitives named as torch's nodes. grid_sample's pieces (source coordinates,
 corner weights, gathered corner values) are written with Tensor ops, so the explicit
 backward below is itself differentiable (second derivatives in the input and the grid)."""
+from .._errors import refuse
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -158,6 +159,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, "
                            f"but got grid with sizes {list(grid.shape)}")
+    refuse(input._data, "biu", "grid_sampler_2d_cpu_kernel_impl")
     return GridSampler2D.apply(input, grid, mode=mode, padding=padding_mode,
                                align=bool(align_corners))
 

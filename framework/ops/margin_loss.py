@@ -3,7 +3,9 @@ multilabel_margin_loss. Their masks are piecewise constant, so backward keeps th
 and builds the rest from Tensor ops."""
 import math
 
+from .._errors import bool_negation, refuse
 from ..autograd.op import Op
+from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .loss import _no_grad_for, _reduction
 
@@ -28,6 +30,11 @@ class SoftMarginLoss(Op):
     def forward(self, x, y, reduction="mean"):
         xp = self.xp
         self.reduction = reduction
+        if x.dtype.kind == "b":  # torch's formula negates the input
+            raise bool_negation()
+        if x.dtype.kind in "iu":  # ... and writes a float result into an integer one
+            raise RuntimeError("result type Float can't be cast to the desired output type "
+                               f"{scalar_type_name(x.dtype)}")
         return _reduce(xp, xp.logaddexp(0, -y * x).astype(x.dtype, copy=False), reduction)
 
     def backward(self, grad):
@@ -59,6 +66,7 @@ class MultiMarginLoss(Op):
 
     def forward(self, x, t, w, p=1, margin=1.0, reduction="mean"):
         xp = self.xp
+        refuse(x, "biu", "multi_margin_loss_cpu_kernel")
         self.p, self.margin, self.reduction = p, margin, reduction
         x2 = x.reshape(-1, x.shape[-1])
         n, c = x2.shape
@@ -118,6 +126,7 @@ class MultilabelMarginLoss(Op):
 
     def forward(self, x, t, reduction="mean"):
         xp = self.xp
+        refuse(x, "biu", "multilabel_margin_loss_forward_out_frame")
         self.reduction = reduction
         x2, t2 = x.reshape(-1, x.shape[-1]), t.reshape(-1, x.shape[-1])
         n, c = x2.shape

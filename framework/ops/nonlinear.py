@@ -351,11 +351,13 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
+    refuse(input._data, "biu", "glu_cpu")
     return Glu.apply(input, dim=d)
 
 
 def prelu(input, weight):
     """x for x > 0, else weight * x; weight has 1 or C (= input.shape[1]) elements."""
+    refuse(input._data, "biu", "prelu_cpu")
     n = weight.numel()
     channels = input.shape[1] if input.dim() >= 2 else 1
     if n != 1 and n != channels:

@@ -3,7 +3,7 @@ logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 from .._errors import (bool_negation, bool_subtraction, broadcast_shapes, must_be_tensor,
                        refuse, zero_division)
 from ..autograd.op import Op
-from ..dtypes import result_type, scalar_type_name
+from ..dtypes import cpp_type_name, result_type, scalar_type_name
 from ..tensor import Tensor
 from .unary import Sign, _float, _zeros
 
@@ -50,6 +50,13 @@ def lerp(input, end, weight):
         >>> framework.lerp(framework.tensor([0., 10.]), framework.tensor([10., 20.]), 0.5)
         tensor([ 5., 15.])
     """
+    others = (("end", end), ("weight", weight)) if isinstance(weight, Tensor) else (("end", end),)
+    for name, t in others:  # no promotion: torch wants one dtype
+        if t.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {cpp_type_name(input._data.dtype)} for `{name}` "
+                               f"but got dtype {cpp_type_name(t._data.dtype)}")
+    refuse(input._data, "biu", "lerp_kernel_tensor" if isinstance(weight, Tensor)
+           else "lerp_kernel_scalar")
     if isinstance(weight, Tensor):
         return LerpTensor.apply(input, end, weight)
     return Lerp.apply(input, end, weight=weight)

@@ -3,6 +3,7 @@ and max_unpool2d. Windows are one strided view of the padded input; every backwa
 linear primitive whose own backward is the matching gather/scatter, so higher orders work."""
 import math
 
+from .._errors import refuse
 from ..autograd.op import Op
 from ..backend import scatter_add
 from ..tensor import Tensor
@@ -70,6 +71,7 @@ class MaxPool3DWithIndices(Op):
 
     def forward(self, x, win=None):
         xp = self.xp
+        refuse(x, "b", "max_pool3d")
         self.in_shape = x.shape
         low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
         v = win.view(xp, x, low).reshape(-1, *win.out, int(math.prod(win.k)))
@@ -154,6 +156,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 class AvgPool3D(Op):
     def forward(self, x, win=None, count_include_pad=True, divisor_override=None):
         xp = self.xp
+        refuse(x, "b", "avg_pool3d_out_frame")
         self.win, self.in_shape = win, x.shape
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
         sums = win.view(xp, x, 0).sum(axis=(-3, -2, -1))
@@ -230,6 +233,7 @@ def adaptive_avg_pool3d(input, output_size):
         raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
     out = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    refuse(input._data, "biu", "adaptive_avg_pool3d_cpu")
     if out == (1, 1, 1):
         return input.mean(dim=(-3, -2, -1), keepdim=True)
     xp, nd = input.xp, input.dim()
@@ -245,6 +249,7 @@ class AdaptiveMaxPool2D(Op):
 
     def forward(self, x, out_hw=(1, 1)):
         xp = self.xp
+        refuse(x, "biu", "adaptive_max_pool2d")
         self.in_shape = x.shape
         h, w = x.shape[-2:]
         oh, ow = out_hw
@@ -311,6 +316,7 @@ class MaxUnpool2D(Op):
 
     def forward(self, x, index=None, out_hw=(1, 1)):
         xp = self.xp
+        refuse(x, "biu", "max_unpool2d")
         self.index, self.out_hw = index, out_hw
         flat_x = x.reshape(-1, x.shape[-2] * x.shape[-1])
         flat_i = index.reshape(flat_x.shape)

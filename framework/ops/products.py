@@ -5,6 +5,7 @@ import math
 import numpy as _np  # only to plan einsum's contraction order from shapes (einsum_path)
 
 from ..autograd.op import Op
+from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .shape import _dim, _unsafe_view
 
@@ -299,6 +300,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{scalar_type_name(x._data.dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return Cdist.apply(x1, x2, p=float(p))
