@@ -104,7 +104,7 @@ class Hardswish(Op):
     def backward(self, grad):
         x, = self.inputs
         mid = grad * (x / 3 + 0.5)
-        return _where(x < -3, grad * 0, _where(x <= 3, mid, grad))
+        return _where(x <= -3, grad * 0, _where(x < 3, mid, grad))  # torch's bounds
 
 
 _SIXTH = _f32(1 / 6)  # torch's kernel uses the float constant 1.0f / 6.0f
@@ -177,11 +177,11 @@ class Threshold(Op):
     def forward(self, x, threshold=0.0, value=0.0):
         refuse(x, "b", "threshold_cpu")
         self.threshold = threshold
-        return self.xp.where(x > threshold, x, x.dtype.type(value))
+        return self.xp.where(x <= threshold, x.dtype.type(value), x)  # NaN stays NaN
 
     def backward(self, grad):
         x, = self.inputs
-        return _where(x > self.threshold, grad, grad * 0)
+        return _where(x <= self.threshold, grad * 0, grad)
 
 
 class Glu(Op):

@@ -97,8 +97,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVect
     else:
         x = x.to(dtype)
     axes = _norm_dims(dim, x.dim())
+    if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element
+        axes = None
     if ord < 0 or ord == math.inf:  # a max/min: no identity on an empty reduction
-        if dim is None or x.dim() == 0:
+        if dim is None or x.dim() == 0 or (isinstance(dim, (tuple, list)) and not dim):
             if x.numel() == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an "
                                    "empty tensor because the operation does not have an "
