@@ -204,6 +204,10 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     s, p, d, op = _triple(stride), _triple(padding), _triple(dilation), _triple(output_padding)
     out_sp = tuple((n - 1) * ss - 2 * pp + dd * (k - 1) + o + 1 for n, ss, pp, dd, k, o in
                    zip(x.shape[2:], s, p, d, weight.shape[2:], op))
+    if any(o <= 0 for o in out_sp):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))})"
+                           f". Calculated output size per channel: "
+                           f"({' x '.join(map(str, out_sp))}). Output size is too small")
     q = dict(s=s, p=p, d=d, groups=groups)
     out = ConvTranspose3d.apply(x, weight, bias, out_sp=out_sp, q=q)
     return out.squeeze(0) if unbatched else out

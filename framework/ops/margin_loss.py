@@ -5,15 +5,19 @@ import math
 
 from .._errors import bool_negation, refuse
 from ..autograd.op import Op
+from ..backend import scatter_add
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .loss import _no_grad_for, _reduction
+from .reduction import array_mean
 
 
 def _reduce(xp, loss, reduction):
     if reduction == "none":
         return loss
-    return loss.mean() if reduction == "mean" else loss.sum()
+    if reduction == "mean":  # an empty mean is nan, silently (no NumPy warning)
+        return array_mean(loss, tuple(range(loss.ndim)))
+    return loss.sum()
 
 
 def _upstream(grad, reduction, shape, numel):
@@ -131,12 +135,15 @@ class MultilabelMarginLoss(Op):
         x2, t2 = x.reshape(-1, x.shape[-1]), t.reshape(-1, x.shape[-1])
         n, c = x2.shape
         valid = xp.cumprod(t2 >= 0, axis=1).astype(bool)  # labels up to the first -1
-        is_target = xp.zeros((n, c), dtype=bool)
+        # how often each class is listed (torch loops over the list: a repeat counts again)
+        times = xp.zeros((n, c), dtype=x.dtype)
         rows = xp.broadcast_to(xp.arange(n)[:, None], (n, c))
-        is_target[rows[valid], t2[valid]] = True
+        scatter_add(xp, times, (rows[valid], t2[valid]), 1)
+        is_target = times > 0
         z = 1 - x2[:, :, None] + x2[:, None, :]  # z[n, j, i] = 1 - (x_j - x_i)
-        self.active = (z > 0) & is_target[:, :, None] & ~is_target[:, None, :]
-        loss = (xp.where(self.active, z, 0).sum(axis=(1, 2)) / c).astype(x.dtype)
+        self.active = xp.where((z > 0) & ~is_target[:, None, :], times[:, :, None], 0)
+        loss = (xp.where(self.active > 0, self.active * z, 0).sum(axis=(1, 2)) / c).astype(
+            x.dtype)
         return _reduce(xp, loss.reshape(x.shape[:-1]), reduction)
 
     def backward(self, grad):

@@ -130,13 +130,19 @@ def _win_args(input, kernel_size, stride, padding, dilation, ceil_mode, name):
     s = _triple(stride, "stride") if stride is not None and stride != [] else k
     p = _triple(padding, "padding")
     d = _triple(dilation, "dilation")
+    t, h, w = input.shape[-3:]
+    if name == "avg_pool3d" and (t < k[0] or h < k[1] or w < k[2]):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     if any(pp > (dd * (kk - 1) + 1) // 2 for pp, kk, dd in zip(p, k, d)):
         raise RuntimeError("pad should be at most half of effective kernel size, but got "
                            f"pad={p[0]}, kernel_size={k[0]} and dilation={d[0]}")
     win = _Win(input.shape, k, s, p, d, ceil_mode)
     if any(o < 1 for o in win.out):
-        raise RuntimeError(f"Given input size: {tuple(input.shape[-4:])}. Calculated output "
-                           f"size: {win.out}. Output size is too small")
+        c = input.shape[-4]
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, input.shape[-4:]))}). "
+                           f"Calculated output size: ({'x'.join(map(str, (c,) + win.out))}). "
+                           "Output size is too small")
     return win
 
 

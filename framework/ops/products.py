@@ -395,7 +395,8 @@ def tensor_split(input, indices_or_sections, dim=0):
             start = stop
     else:
         idx = [0] + [int(i) for i in indices_or_sections] + [size]
-        bounds = [(max(min(a, size), 0), max(min(b, size), 0)) for a, b in zip(idx, idx[1:])]
+        # Python slice bounds: a negative index counts from the end
+        bounds = [slice(a, b).indices(size)[:2] for a, b in zip(idx, idx[1:])]
     out = []
     for a, b in bounds:
         key = [slice(None)] * input.dim()

@@ -59,6 +59,8 @@ for _name in ("hardtanh", "relu6", "softshrink", "hardshrink", "elu", "celu", "s
               "hardswish", "threshold", "leaky_relu", "rrelu_eval", "hardsigmoid"):
     KNOWN_DIFFERENCES[(_name, "grad")] = lambda p: any(
         isinstance(a, T) and a.a.dtype.kind == "f" and np.isnan(a.a).any() for a in p.args)
+# torch's multilabel_margin_loss of an empty batch returns uninitialised memory (sum/mean)
+KNOWN_DIFFERENCES[("multilabel_margin_loss", "out0")] = lambda p: p.args[0].a.size == 0
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
