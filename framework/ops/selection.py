@@ -183,7 +183,9 @@ class IndexAdd(Op):
     def forward(self, x, index, src, dim=0, alpha=1):
         self.dim, self.alpha = dim, alpha
         out = x.copy()
-        _scatter_into(self.xp, out, _key(dim, index), src if alpha == 1 else src * alpha)
+        if out.size:  # torch adds nothing into an empty self (whatever the indices)
+            _scatter_into(self.xp, out.reshape(out.shape or (1,)), _key(dim, index),
+                          (src if alpha == 1 else src * alpha).reshape(src.shape or (1,)))
         return out
 
     def backward(self, grad):
@@ -201,7 +203,7 @@ def _put(op, x, index, value, dim):
     """x with its slices at index along dim set to value (a copy)."""
     op.dim = dim
     out = x.copy()
-    out[_key(dim, index)] = value
+    out.reshape(out.shape or (1,))[_key(dim, index)] = value  # a 0-dim self: one element
     return out
 
 
@@ -265,15 +267,7 @@ def _check_range(name, x, d, index, source=None):
     raise err(f"index {first} is out of bounds for dimension {d} with size {n}")
 
 
-def _scalar_case(fn, input, *tensors):
-    """Run fn on 1-element views of a 0-dim input (and 0-dim tensors), as torch treats them."""
-    out = fn(input.reshape(1), *[t.reshape(1) if t.dim() == 0 else t for t in tensors])
-    return out.reshape(())
-
-
 def _vec(x, index):
-    if x.dim() == 0:
-        return x
     return index.reshape(-1) if index.dim() == 0 else index
 
 
@@ -290,10 +284,6 @@ def index_add(input, dim, index, source, *, alpha=1):
         raise RuntimeError("index_add_(): self (" + _tn(input) + ") and source (" + _tn(source) +
                            ") must have the same scalar type")
     _check_range("index_add", input, d, index, source)
-    if input.numel() == 0:
-        return input.clone()
-    if input.dim() == 0:
-        return _scalar_case(lambda x, s: index_add(x, 0, index, s, alpha=alpha), input, source)
     return IndexAdd.apply(input, _vec(input, index), source, dim=d, alpha=alpha)
 
 
@@ -309,8 +299,6 @@ def index_copy(input, dim, index, source):
         raise RuntimeError("index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {_tn(input)} and (source) {_tn(source)}")
     _check_range("index_copy", input, d, index, source)
-    if input.dim() == 0:
-        return _scalar_case(lambda x, s: index_copy(x, 0, index, s), input, source)
     return IndexCopy.apply(input, _vec(input, index), source, dim=d)
 
 
@@ -318,8 +306,6 @@ def index_fill(input, dim, index, value):
     """input with its slices at `index` along dim set to `value` (a number or 0-dim tensor)."""
     d = _check_index("index_fill", input, dim, index)
     _check_range("index_fill", input, d, index)
-    if input.dim() == 0:
-        return _scalar_case(lambda x: index_fill(x, 0, index, value), input)
     if isinstance(value, Tensor):
         if value.dim():
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "
