@@ -51,6 +51,14 @@ def _dim(d, ndim):
     return d % n
 
 
+def _real_dim(d, ndim):
+    """A dim of an op that needs a real one (index_add, unique(dim), ...): torch's IndexError
+    for a 0-dim tensor, else as _dim."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return _dim(d, ndim)
+
+
 class View(Op):
     """view / viewable reshape: the same storage with torch's computed strides."""
     views = True
