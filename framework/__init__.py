@@ -43,3 +43,4 @@ from .version import __version__  # noqa: F401
 
 from .dtypes import bfloat16  # noqa: F401,E402  (its NumPy dtype loads ml_dtypes on first use)
 from . import _docs  # noqa: F401,E402  (attaches the docstrings of terse ops and Tensor methods)
+from ._errors import broadcast_shapes  # noqa: F401,E402

@@ -1,5 +1,5 @@
 """torch.nn.functional: the functional form of every layer, plus pad."""
-from ..ops.padding import ConstantPadNd, pad  # noqa: F401
+from ..ops.padding import pad  # noqa: F401
 from ..ops.linalg import linear  # noqa: F401
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d  # noqa: F401

@@ -8,6 +8,9 @@ from ..autograd.op import Op
 from .. import dtypes
 
 
+__all__ = ["all", "any", "logsumexp", "mean", "prod", "std", "sum", "var"]
+
+
 def _wrap_dim(d, ndim):
     """One dim to a non-negative axis, with torch's IndexError (0-dim tensors accept -1, 0)."""
     n = _b.max(ndim, 1)

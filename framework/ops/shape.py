@@ -7,6 +7,10 @@ from ..autograd.op import Op
 from ..tensor import Tensor, _TYPE_NAMES
 
 
+__all__ = ["flatten", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes",
+           "swapdims", "t", "transpose", "unflatten", "unsqueeze"]
+
+
 def _shape_arg(shape):
     """Accept both f(2, 3) and f((2, 3)) / f([2, 3]) / f(torch.Size)."""
     if len(shape) == 1 and not isinstance(shape[0], int):

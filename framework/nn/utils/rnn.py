@@ -7,6 +7,8 @@ from ...autograd.op import Op
 from ...creation import full, tensor
 from ...tensor import Tensor
 
+__all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
+           "pack_sequence", "unpad_sequence", "unpack_sequence"]
 
 class PackPaddedSequence(Op):
     """Rows (t, b) of a padded (T, B, *) batch (or (B, T, *)) for every b still running at t."""
