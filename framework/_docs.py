@@ -186,7 +186,7 @@ TENSOR_METHODS = {
     'zero_': 'Fills this tensor with zeros in place.',
     'fill_': 'Fills this tensor with ``value`` in place.',
     'uniform_': 'Fills this tensor in place with numbers from the uniform distribution on ``[from, to)``.',
-    'normal_': 'Fills this tensor in place with numbers from the normal distribution N(``mean``, ``std``²).',
+    'normal_': 'Fills this tensor in place with numbers from the normal distribution :math:`\\mathcal{N}(\\text{mean}, \\text{std}^2)`.',
     'random_': 'Fills this tensor in place with integers from ``[from, to)``.',
     'exponential_': 'Fills this tensor in place with draws from the exponential distribution with rate ``lambd``.',
     'geometric_': 'Fills this tensor in place with draws from the geometric distribution with success probability ``p``.',
