@@ -178,7 +178,7 @@ class Softshrink(Module):
 
 
 class Hardshrink(Softshrink):
-    """Zero where :math:`|x| \le \lambda`."""
+    r"""Zero where :math:`|x| \le \lambda`."""
 
     def forward(self, input):
         return _f.hardshrink(input, self.lambd)

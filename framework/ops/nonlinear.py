@@ -326,7 +326,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
-    """:math:`x` where :math:`|x| > \lambda`, else 0."""
+    r""":math:`x` where :math:`|x| > \lambda`, else 0."""
     return Hardshrink.apply(input, lambd=lambd)
 
 
