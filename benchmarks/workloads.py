@@ -102,6 +102,59 @@ def digits_epoch_prepared(T, batch=32):
     return digits_epoch(T, batch, prepared=True)
 
 
+def _text_models():
+    """examples/text_models.py: the GPT and char-LSTM of the examples, written against T."""
+    import os
+    import sys
+    examples = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "examples")
+    if examples not in sys.path:
+        sys.path.insert(0, examples)
+    import text_models
+    return text_models
+
+
+def _token_batch(T, batch, block, vocab, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, vocab, (batch, block)).astype(np.int64)
+    y = rng.integers(0, vocab, (batch, block)).astype(np.int64)
+    return T.from_numpy(x), T.from_numpy(y)
+
+
+def gpt_step(T, batch=16, block=64):
+    """One training step of the examples' GPT (2 layers, 4 heads, width 64, vocab 96):
+    forward, causal SDPA, backward, gradient clipping, AdamW with decay groups."""
+    model = _text_models().gpt(T, 96, block_size=block, n_layer=2, n_head=4, n_embd=64)
+    _copy_weights(T, model, 0)
+    x, y = _token_batch(T, batch, block, 96, 3)
+    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
+
+    def step():
+        loss = model(x, y)[1]
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        return loss
+    return step
+
+
+def lstm_step(T, batch=32, block=64):
+    """One training step of the examples' character LSTM (embed 32, 2 x LSTM(128), vocab 96)."""
+    model = _text_models().char_lstm(T, 96, embed=32, hidden=128, num_layers=2)
+    _copy_weights(T, model, 0)
+    x, y = _token_batch(T, batch, block, 96, 4)
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step():
+        loss = model(x, y)[1]
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 WORKLOADS = {
     "mlp_step_b128": (lambda T: mlp_step(T, 128), 30),
     "cnn_step_b64": (lambda T: cnn_step(T, 64), 10),

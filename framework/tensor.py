@@ -38,6 +38,7 @@ class Tensor:
     _acc = None          # weakref to this leaf's AccumulateGrad node
     _retains_grad = False
     _shared = False      # engine: this gradient is visible elsewhere, so `.grad` copies it
+    _fw = None           # forward AD: {level: tangent} (autograd/forward_ad.py)
 
     def __new__(cls, *args, device=None):
         """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is uninitialised."""
@@ -525,8 +526,11 @@ class Tensor:
                 raise RuntimeError(LEAF_INPLACE)
             src = Tensor._make(self._data.copy(), self._device, self.requires_grad,
                                self.grad_fn, self._output_nr)  # saved values must not change
+            src._fw = self._fw
             out = op(src, *args, **kwargs)
             _write(self, out._data)
+            if out._fw is not None:
+                _fw_inplace(self, out)
             fn = out.grad_fn
             if fn.saves_output:
                 fn._out_vc, fn._out_version = self._vc, self._vc[0]
@@ -539,6 +543,8 @@ class Tensor:
         with _no_grad():
             out = op(self, *args, **kwargs)
         _write(self, out._data)
+        if out._fw is not None:
+            _fw_inplace(self, out)
         return self
 
     def add_(self, other, alpha=1):
@@ -1402,6 +1408,13 @@ class Tensor:
 
     def matrix_power(self, n):
         return _linalg().matrix_power(self, n)
+
+
+def _fw_inplace(t, out):
+    """An in-place op's result tangents become t's (forward AD)."""
+    from .autograd import forward_ad
+    for level, tangent in list(out._fw.items()):
+        forward_ad._set(t, level, tangent)
 
 
 def _write(t, values):

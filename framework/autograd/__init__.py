@@ -62,6 +62,7 @@ from . import functional  # noqa: E402,F401
 from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa: E402,F401
                       is_anomaly_enabled, set_detect_anomaly)
 from . import graph  # noqa: E402,F401
+from . import forward_ad  # noqa: E402,F401
 
 
 def _is_checkpoint_valid():

@@ -11,7 +11,7 @@ import inspect
 from ..tensor import Tensor
 from . import op as _op
 from .node import Node
-from .grad_mode import hooks_in_use, state
+from .grad_mode import fw_in_use, hooks_in_use, state
 
 
 class FunctionCtx:
@@ -46,6 +46,7 @@ class BackwardCFunction(FunctionCtx, Node):
     """The graph node of one Function.apply call (torch's BackwardCFunction)."""
     _forward_cls = None
     _saved = ()
+    _fw_saved = None  # forward AD: what save_for_forward saved, while jvp runs
     _freed_attrs = ("_saved",)
 
     def __repr__(self):
@@ -55,6 +56,8 @@ class BackwardCFunction(FunctionCtx, Node):
     @property
     def saved_tensors(self):
         """The tensors given to save_for_backward; outputs come back with this node as grad_fn."""
+        if self._fw_saved is not None:
+            return tuple(self._fw_saved)
         if self._released:
             raise RuntimeError(_op.FREED)
         out = []
@@ -219,7 +222,9 @@ class Function(FunctionCtx):
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         record = state.enabled and any(ctx.needs_input_grad)
         prev = state.enabled
+        levels = state.fw_levels if fw_in_use[0] else ()
         state.enabled = False  # forward records nothing
+        state.fw_levels = ()   # and sees no tangents
         try:
             if separate:
                 output = cls.forward(*args)
@@ -228,7 +233,12 @@ class Function(FunctionCtx):
                 output = cls.forward(ctx, *args)
         finally:
             state.enabled = prev
-        return _wrap_outputs(ctx, args, output, record)
+            state.fw_levels = levels
+        out = _wrap_outputs(ctx, args, output, record)
+        if levels:
+            from . import forward_ad
+            forward_ad.function_jvp(cls, ctx, args, out)
+        return out
 
 
 def _wrap_outputs(ctx, args, output, record):

@@ -17,10 +17,12 @@ class _State(threading.local):
     graph_task = None       # the backward call running in this thread (engine.current_task)
     anomaly = False
     check_nan = True  # with anomaly: nan gradients raise
+    fw_levels = ()    # open forward AD levels (forward_ad._Level), outermost first
 
 
 state = _State()
 hooks_in_use = [0]  # saved_tensors_hooks contexts open in any thread: a cheap global pre-check
+fw_in_use = [0]  # forward AD levels open in any thread: Op.apply's one check when none is
 
 
 def is_grad_enabled():

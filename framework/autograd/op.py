@@ -13,7 +13,8 @@ from .._errors import broadcast_shapes
 from ..backend import xp_for
 from ..tensor import Tensor
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
-from .grad_mode import hooks_in_use, state
+from .grad_mode import fw_in_use, hooks_in_use, state
+from . import forward_ad as _fw
 from .saved import install as install_saved, pack_node, unpack_node
 from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # noqa: F401
                    node_class)
@@ -58,6 +59,7 @@ class Op(Node):
     differentiable = True    # False: never recorded (comparisons, argmax)
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
     node_variant = None      # a method returning the node name where it depends on arguments
+    _fw_out = None           # forward AD: the output Tensor while the jvp rule runs
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -131,6 +133,9 @@ class Op(Node):
             out = _np.asarray(out)
         if dtype is not None and dtype.kind == "V" and not cls.casts:  # bfloat16: NumPy computes
             out = _round_bf16(out, args, dtype)      # in float32; torch rounds each result
+        if fw_in_use[0]:  # a forward AD level is open (in some thread): tangents too
+            return _fw.apply(fn, args, out, dev, requires and state.enabled and
+                             cls.differentiable, params)
         if not (requires and state.enabled and cls.differentiable):
             if type(out) is tuple:
                 return tuple(Tensor._make(o, dev) for o in out)
@@ -201,6 +206,8 @@ class Op(Node):
             raise RuntimeError(FREED)
         if self._packed is not None and not self._unpacked:
             unpack_node(self)
+        if self._fw_out is not None:  # a jvp rule reading the result
+            return self._fw_out
         return Tensor._make(self._out, _device_of_node(self), True, self, 0)
 
     def check_saved(self):
@@ -234,6 +241,77 @@ class Op(Node):
     def backward(self, *grads):
         raise RuntimeError(f"derivative for {type(self).__name__} is not implemented")
 
+    # ----- forward mode (autograd.forward_ad) ------------------------------------------------
+    def jvp(self, *tangents):
+        """The outputs' tangents given one tangent (or None) per input, in Tensor ops; the
+        rule reads the inputs as `self.primals`, the result as `self.result`, the keyword
+        parameters as `self.params`. Ops declare `jvp = Op.jvp_linear` or
+        `jvp = Op.jvp_elementwise` where the rule follows from the op itself."""
+        raise _fw.not_supported(self)
+
+    @property
+    def primals(self):
+        return self._fw_args
+
+    @property
+    def result(self):
+        return self._fw_out
+
+    @property
+    def params(self):
+        return self._fw_params
+
+    def jvp_linear(self, *tangents):
+        """For ops linear in their floating inputs: the op applied to the tangents (zeros for
+        an input without one; integer and bool inputs such as indices stay as they are)."""
+        args = [t if t is not None else _fw_zero(a) for a, t in zip(self._fw_args, tangents)]
+        return self._op.apply(*args, **self._fw_params)
+
+    additive = ()  # jvp_multilinear: inputs added to the multilinear part (a bias)
+
+    def jvp_multilinear(self, *tangents):
+        """For ops multilinear in their floating inputs plus `additive` ones (mul, matmul,
+        conv with bias): the sum over inputs with a tangent of the op with that input replaced
+        by its tangent (and the additive inputs by zeros, or all others when it is additive)."""
+        args, add = self._fw_args, self.additive
+        total = None
+        for i, t in enumerate(tangents):
+            if t is None:
+                continue
+            term = [t if j == i else _fw_zero(a) if (j in add or i in add) else a
+                    for j, a in enumerate(args)]
+            out = self._op.apply(*term, **self._fw_params)
+            total = out if total is None else total + out
+        return total
+
+    def jvp_transpose(self, *tangents):
+        """For any op: the tangents as the derivative of u -> <backward(u), tangents>, since
+        backward applies the transposed Jacobian, linearly in u (one backward and one
+        reverse pass: slower than a direct rule, exact, and composable)."""
+        got = _fw_transpose(self, tangents)
+        return got if len(got) > 1 else got[0]
+
+    def jvp_elementwise(self, *tangents):
+        """For elementwise ops, whose Jacobian per input is diagonal: the tangent is the sum
+        of backward applied to each input's tangent (broadcast to the output's shape)."""
+        shape = self._fw_out.shape
+        had = getattr(self, "needs_input_grad", None)
+        total = None
+        n = len(tangents)
+        try:
+            for i, t in enumerate(tangents):
+                if t is None:
+                    continue
+                self.needs_input_grad = tuple(j == i for j in range(n))
+                g = self.backward(t.expand(shape) if t.shape != shape else t)
+                g = g[i] if type(g) is tuple else g
+                if g is not None:
+                    total = g if total is None else total + g
+        finally:
+            if had is not None:
+                self.needs_input_grad = had
+        return total
+
 
 class AccumulateGrad(Node):
     """The node of a leaf that requires grad: the only writer of `.grad`."""
@@ -244,6 +322,44 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._hooks = self._prehooks = self._metadata = None
+
+
+def _fw_transpose(fn, tangents):
+    """J t as the derivative of u -> <J^T u, t> (backward is linear in its gradient u)."""
+    from . import grad as _grad
+    outs = fn._fw_outs
+    us = [None if i in fn.non_differentiable or o._data.dtype.kind not in "fcV" else
+          Tensor._make(o.xp.zeros_like(o._data), o._device, True) for i, o in enumerate(outs)]
+    had = getattr(fn, "needs_input_grad", None)
+    fn.needs_input_grad = tuple(t is not None for t in tangents)
+    prev = state.enabled
+    state.enabled = True
+    try:
+        gs = fn.backward(*us)
+        gs = gs if type(gs) is tuple else (gs,)
+        dot = None
+        for g, t in zip(gs, tangents):
+            if g is not None and t is not None:
+                term = (g * t).sum()
+                dot = term if dot is None else dot + term
+        live = [u for u in us if u is not None]
+        if dot is None or not dot._rg:  # the Jacobian is constant zero
+            return tuple(None if u is None else Tensor._make(u._data.copy(), u._device)
+                         for u in us)
+        got = _grad(dot, live, create_graph=prev, allow_unused=True)
+    finally:
+        state.enabled = prev
+        if had is not None:
+            fn.needs_input_grad = had
+    it = iter(got)
+    return tuple(None if u is None else next(it) for u in us)
+
+
+def _fw_zero(a):
+    """The tangent of a floating input that has none (other inputs are passed unchanged)."""
+    if a is None or a._data.dtype.kind not in "fcV":
+        return a
+    return Tensor._make(a.xp.zeros_like(a._data), a._device)
 
 
 def _modified_error(array, now, expected, grad_fn, output_nr):

@@ -1,5 +1,8 @@
 """Collectives on tensors, in place, as torch.distributed's; each is one non-blocking MPI call
 whose wait is bounded by the group's timeout."""
+import contextlib
+import threading
+
 import numpy as np
 
 from ._group import as_array, mpi, wait, world
@@ -26,8 +29,28 @@ def _mpi_op(op):
     return table[name]
 
 
+class _Trust(threading.local):
+    skip = False
+
+
+_trust = _Trust()
+
+
+@contextlib.contextmanager
+def trusted():
+    """Skip the cross-rank shape check (one extra round trip per collective) for callers that
+    verified their layout once already, as DistributedDataParallel does at construction."""
+    old, _trust.skip = _trust.skip, True
+    try:
+        yield
+    finally:
+        _trust.skip = old
+
+
 def _check(g, what, arrays):
     """All ranks must pass tensors of one dtype and shape: compare before communicating."""
+    if _trust.skip:
+        return
     sig = np.full(12, -1, dtype=np.int64)
     arr = arrays[0]
     sig[0] = _DTYPE_CODES.get(arr.dtype, 99)
@@ -185,13 +208,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     if g.comm is None:
         return None
     _check(g, "gather", [arr])
-    root = _root(g, dst)
-    mine = g.rank() == root
-    if mine and (gather_list is None or len(gather_list) != g.size()):
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    if not mine and gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    root, mine = _rooted_list(g, dst, gather_list, "gather_list", "destination")
     out = np.empty((g.size(),) + arr.shape, dtype=arr.dtype) if mine else None
 
     def finish():
@@ -208,12 +225,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     if g.comm is None:
         return None
     _check(g, "scatter", [arr])
-    root = _root(g, src)
-    mine = g.rank() == root
-    if mine and (scatter_list is None or len(scatter_list) != g.size()):
-        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-    if not mine and scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    root, mine = _rooted_list(g, src, scatter_list, "scatter_list", "source")
     send = np.stack([as_array(t) for t in scatter_list]) if mine else None
     return _run(g, "scatter", lambda: g.comm.Iscatter(send, arr, root=root), None, async_op)
 
@@ -289,6 +301,18 @@ class _StatusRequest:
 
     def Cancel(self):
         self.req.Cancel()
+
+
+def _rooted_list(g, global_rank, tensors, arg, side):
+    """The root's group rank and whether it is this rank; the list argument must be given on
+    the root only (torch's errors)."""
+    root = _root(g, global_rank)
+    mine = g.rank() == root
+    if mine and (tensors is None or len(tensors) != g.size()):
+        raise ValueError(f"Argument ``{arg}`` must be specified on {side} rank.")
+    if not mine and tensors:
+        raise ValueError(f"Argument ``{arg}`` must NOT be specified on non-{side} ranks.")
+    return root, mine
 
 
 def _root(g, global_rank):

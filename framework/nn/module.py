@@ -530,6 +530,8 @@ class BackwardHookFunction(Op):
     def backward(self, *grads):
         return grads
 
+    jvp = Op.jvp_linear
+
 
 def _wrap(values):
     """Apply BackwardHookFunction to the tensors among `values`; returns (new values, node)."""

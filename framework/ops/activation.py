@@ -5,6 +5,7 @@ from .._errors import refuse
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..tensor import Tensor
+from ._fastgrad import plain, wrap
 from .special import _erf
 from .unary import _float, exp
 from .reduction import _wrap_dim
@@ -21,8 +22,13 @@ class Tanh(Op):
         return self.xp.tanh(_float(x))
 
     def backward(self, grad):
+        if plain(grad):  # no graph to record: one expression on the arrays
+            y = self._out
+            return wrap(grad._data * (1 - y * y), grad)
         y = self.output
         return grad * (1 - y * y)  # d/dx tanh = 1 - tanh(x)**2
+
+    jvp = Op.jvp_elementwise
 
 
 def tanh(input):
@@ -41,8 +47,14 @@ class Sigmoid(Op):
         return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
     def backward(self, grad):
+        # d/dx sigmoid = s (1 - s), multiplied in torch's order: grad * (1 - s) * s
+        if plain(grad):  # no graph to record: one expression on the arrays
+            y = self._out
+            return wrap(grad._data * (1 - y) * y, grad)
         y = self.output
-        return grad * y * (1 - y)  # d/dx sigmoid = s (1 - s)
+        return grad * (1 - y) * y
+
+    jvp = Op.jvp_elementwise
 
 
 def sigmoid(input):
@@ -59,14 +71,43 @@ class Relu(Op):
         return self.xp.maximum(x, 0).astype(x.dtype, copy=False)
 
     def backward(self, grad):
-        # torch's threshold_backward selects (no inf * 0 = nan below 0; nan outputs pass grad);
-        # its subgradient at 0 is 0
-        from .elementwise import where
-        return where(self.output <= 0, 0.0, grad)
+        # torch's threshold_backward(grad, result, 0): one masked select
+        if plain(grad):
+            return wrap(ThresholdBackward.kernel(self.xp, grad._data, self._out, 0), grad)
+        return ThresholdBackward.apply(grad, self.output, threshold=0)
+
+    jvp = Op.jvp_elementwise
 
 
 def relu(input):
     return Relu.apply(input)
+
+
+class ThresholdBackward(Op):
+    """torch's threshold_backward(grad, x, threshold): `grad` where x > threshold, else 0.
+
+    The backward of relu (x is its output) and of threshold. A select, not a product: no
+    inf * 0 = nan below the threshold, a nan x passes its gradient, and the subgradient at the
+    threshold is 0. Its own derivative: the same select of the incoming gradient for `grad`,
+    zeros for `x` (piecewise constant), as torch's ThresholdBackwardBackward0.
+    """
+    node_name = "ThresholdBackwardBackward0"
+    saves_inputs = True
+    saved_for = ((), (0,))  # x is read for grad's gradient; grad is never read
+
+    @staticmethod
+    def kernel(xp, g, x, threshold):
+        return xp.where(x <= threshold, g.dtype.type(0), g)
+
+    def forward(self, g, x, threshold=0):
+        self.threshold = threshold
+        return self.kernel(self.xp, g, x, threshold)
+
+    def backward(self, gg):
+        _, x = self.inputs
+        need_g, need_x = self.needs_input_grad
+        return (ThresholdBackward.apply(gg, x, threshold=self.threshold) if need_g else None,
+                Tensor._make(gg.xp.zeros_like(gg._data), gg.device) if need_x else None)
 
 
 def _check_float(x, kernel, dim):
@@ -101,6 +142,8 @@ class Softmax(Op):
         # J^T g = y * (g - sum(g * y))
         return y * (grad - (grad * y).sum(self.axis, keepdim=True))
 
+    jvp = Op.jvp_elementwise
+
 
 def softmax(input, dim, dtype=None):
     if dtype is not None:
@@ -131,6 +174,8 @@ class LogSoftmax(Op):
         # d/dx log_softmax: g - softmax(x) * sum(g)
         return grad - exp(y) * grad.sum(self.axis, keepdim=True)
 
+    jvp = Op.jvp_transpose
+
 
 def log_softmax(input, dim, dtype=None):
     if dtype is not None:
@@ -153,6 +198,8 @@ class LeakyRelu(Op):
         slope = Tensor._make(xp.where(a > 0, a.dtype.type(1), a.dtype.type(self.slope)), x.device)
         return grad * slope  # piecewise constant: its own derivative is zero
 
+    jvp = Op.jvp_elementwise
+
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:
@@ -170,6 +217,8 @@ class NormalCdf(Op):
     def backward(self, grad):
         (x,) = self.inputs
         return grad * _normal_pdf(x)
+
+    jvp = Op.jvp_elementwise
 
 
 def _normal_pdf(x):
@@ -199,11 +248,17 @@ class Gelu(Op):
         if self.approximate == "tanh":
             t = ((x + x * x * x * _C) * _K).tanh()
             d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)
+        elif plain(grad):  # no graph to record: torch's formula on the arrays, Phi reused
+            a, dt = x._data, x._data.dtype.type
+            pdf = x.xp.exp(a * a * dt(-0.5)) * dt(1 / math.sqrt(2 * math.pi))
+            return wrap(grad._data * (self.cdf + a * pdf), grad)
         else:
             # create_graph needs Phi as a function of x; otherwise the forward's copy will do
             cdf = NormalCdf.apply(x) if state.enabled else Tensor._make(self.cdf, x.device)
             d = cdf + x * _normal_pdf(x)  # d/dx x*Phi(x)
         return grad * d
+
+    jvp = Op.jvp_elementwise
 
 
 def gelu(input, approximate="none"):

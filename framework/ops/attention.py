@@ -59,6 +59,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         out = (grad_s @ k._data, xp.swapaxes(grad_s, -1, -2) @ q._data, grad_v)
         return tuple(Tensor._make(a, grad.device) for a in out)
 
+    jvp = Op.jvp_transpose
+
 
 def _composed_probs(q, k, mask, scale):
     s = matmul(q, k.transpose(-2, -1)) * scale

@@ -130,6 +130,9 @@ class Convolution(Op):
         grad_b = grad.sum(dim=(0,) + tuple(range(2, grad.ndim))) if need_b else None
         return grad_x, grad_w, grad_b
 
+    jvp = Op.jvp_multilinear
+    additive = (2,)
+
 
 class ConvTranspose(Op):
     """x = conv_t(g, w) + b, the adjoint of Convolution in its input (ConvolutionBackward0)."""
@@ -157,6 +160,9 @@ class ConvTranspose(Op):
         grad_w = ConvWeightGrad.apply(grad, g, ksize=w.shape[2:], **p) if need_w else None
         grad_b = grad.sum(dim=(0,) + tuple(range(2, grad.ndim))) if need_b else None
         return grad_g, grad_w, grad_b
+
+    jvp = Op.jvp_multilinear
+    additive = (2,)
 
 
 class ConvInputGrad(ConvTranspose):
@@ -189,6 +195,8 @@ class ConvWeightGrad(Op):
         grad_x = ConvInputGrad.apply(g, grad, None, in_hw=x.shape[2:], **p) if need_x else None
         grad_g = ConvGradGrad.apply(x, grad, None, **p) if need_g else None
         return grad_x, grad_g
+
+    jvp = Op.jvp_multilinear
 
 
 def _convolution(x, w, b, stride, padding, dilation, groups, nd, name):

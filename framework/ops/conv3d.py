@@ -98,6 +98,9 @@ class Conv3d(Op):
                 Conv3dWeightGrad.apply(x, grad, k=tuple(w.shape[2:]), q=self.q) if nw else None,
                 grad.sum((0, 2, 3, 4)) if nb else None)
 
+    jvp = Op.jvp_multilinear
+    additive = (2,)
+
 
 class Conv3dInputGrad(Op):
     """conv_t(g, w): the adjoint of conv3d in x (also conv_transpose3d's forward)."""
@@ -113,6 +116,8 @@ class Conv3dInputGrad(Op):
         return (Conv3d.apply(h, w, None, q=self.q) if ng else None,
                 Conv3dWeightGrad.apply(h, g, k=tuple(w.shape[2:]), q=self.q) if nw else None)
 
+    jvp = Op.jvp_multilinear
+
 
 class Conv3dWeightGrad(Op):
     """conv_w(x, g): the adjoint of conv3d in w."""
@@ -127,6 +132,8 @@ class Conv3dWeightGrad(Op):
         nx, ng = self.needs_input_grad
         return (Conv3dInputGrad.apply(g, h, in_sp=tuple(x.shape[2:]), q=self.q) if nx else None,
                 Conv3d.apply(x, h, None, q=self.q) if ng else None)
+
+    jvp = Op.jvp_multilinear
 
 
 class ConvTranspose3d(Op):
@@ -145,6 +152,9 @@ class ConvTranspose3d(Op):
         return (Conv3d.apply(grad, w, None, q=self.q) if nx else None,
                 Conv3dWeightGrad.apply(grad, x, k=tuple(w.shape[2:]), q=self.q) if nw else None,
                 grad.sum((0, 2, 3, 4)) if nb else None)
+
+    jvp = Op.jvp_multilinear
+    additive = (2,)
 
 
 def _check(input, weight, name, transposed, groups):

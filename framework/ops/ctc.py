@@ -83,6 +83,8 @@ class CtcLoss(Op):
     def backward(self, grad):
         return _CtcGrad.apply(grad, g=self.grad_lp)
 
+    jvp = Op.jvp_transpose
+
 
 class _CtcGrad(Op):
     """The input gradient: fixed per-frame gradients scaled by each sample's upstream grad."""

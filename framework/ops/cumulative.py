@@ -33,6 +33,8 @@ class Cumsum(Op):
             grad = grad._cast(self.in_dtype)  # torch casts back first, then scans
         return _reverse_cumsum(grad, self.dim) if grad.dim() else grad
 
+    jvp = Op.jvp_linear
+
 
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along `dim`: out[i] = input[0] + ... + input[i].
@@ -68,6 +70,8 @@ class Cumprod(Op):
         if not (x._data == 0).any():
             return _reverse_cumsum(grad * self.output, d) / x
         return _cumprod_grad_with_zeros(x, grad, d)
+
+    jvp = Op.jvp_transpose
 
 
 def _cumprod_grad_with_zeros(x, grad, d):
@@ -126,6 +130,8 @@ class _CumExtreme(Op):
             return grad
         z = zeros(self.in_shape, dtype=grad.dtype, device=grad.device)
         return z.scatter_add(self.dim, Tensor._make(self.index, grad.device), grad)
+
+    jvp = Op.jvp_transpose
 
 
 class Cummax(_CumExtreme):

@@ -30,6 +30,8 @@ class EmbeddingLookup(Op):
                                             num_weights=self.num_weights,
                                             padding_idx=self.padding_idx, scale=self.scale)
 
+    jvp = Op.jvp_linear
+
 
 class EmbeddingDenseBackward(Op):
     """Sum each output row's gradient into its weight row (rows repeat, so scatter-add)."""
@@ -62,6 +64,8 @@ class EmbeddingDenseBackward(Op):
             keep = keep * self.row_scale.reshape(idx.shape)
         shape = idx.shape + (1,) * (g.dim() - idx.ndim)
         return g * Tensor._make(keep.reshape(shape), grad.device)
+
+    jvp = Op.jvp_linear
 
 
 def _renorm_(weight, indices, max_norm, norm_type):

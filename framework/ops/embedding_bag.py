@@ -62,6 +62,8 @@ class EmbeddingBag(Op):
             gpsw = (g_rows * w.index_select(0, idx)).sum(1)
         return gw, gpsw
 
+    jvp = Op.jvp_transpose
+
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
                   mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,

@@ -84,6 +84,8 @@ class _Extreme(Op):
         count = mask.sum(axis=self.axes, keepdims=True)
         return where(_const(mask, x), grad.reshape(self.kept_shape) / _const(count, x), 0.0)
 
+    jvp = Op.jvp_transpose
+
 
 class MaxAll(_Extreme):
     node_name = "MaxBackward1"
@@ -158,6 +160,8 @@ class _ExtremeDim(Op):
         shape[axis] = self.in_shape[axis]
         mask = xp.arange(self.in_shape[axis]).reshape(shape) == self.idx
         return where(_const(mask, grad), grad.reshape(self.idx.shape), 0.0)
+
+    jvp = Op.jvp_transpose
 
 
 class MaxDim(_ExtremeDim):

@@ -32,6 +32,8 @@ class Im2Col(Op):
     def backward(self, grad):
         return Col2Im.apply(grad, g=self.g)
 
+    jvp = Op.jvp_linear
+
 
 class Col2Im(Op):
     def forward(self, cols, g=None):
@@ -52,6 +54,8 @@ class Col2Im(Op):
 
     def backward(self, grad):
         return Im2Col.apply(grad, g=self.g)
+
+    jvp = Op.jvp_linear
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):

@@ -64,6 +64,8 @@ class Gather(Op):
         zeros = Tensor._make(grad.xp.zeros(self.in_shape, dtype=grad._data.dtype), grad._device)
         return scatter_add(zeros, self.dim, Tensor._make(self.index, grad._device), grad), None
 
+    jvp = Op.jvp_linear
+
 
 def gather(input, dim, index, *, sparse_grad=False):
     d = _check("gather", input, dim, index)
@@ -85,6 +87,8 @@ class ScatterAdd(Op):
         need_x, _, need_src = self.needs_input_grad
         grad_src = _src_grad(grad, self.dim, index, self.src_shape) if need_src else None
         return (grad if need_x else None), None, grad_src
+
+    jvp = Op.jvp_linear
 
 
 def scatter_add(input, dim, index, src):
@@ -120,6 +124,8 @@ class Scatter(Op):
         grad_src = (_src_grad(grad, self.dim, index, self.src_shape)
                     if need_src and not self.overload else None)
         return grad_x, None, grad_src
+
+    jvp = Op.jvp_linear
 
     def node_variant(self):
         return f"ScatterBackward{self.overload}"
@@ -175,6 +181,8 @@ class IndexSelect(Op):
     def backward(self, grad):
         key = (slice(None),) * self.dim + (self.index,)
         return _IndexAccumulate.apply(grad, shape=self.in_shape, key=key), None
+
+    jvp = Op.jvp_linear
 
 
 def index_select(input, dim, index):

@@ -107,6 +107,8 @@ class GridSampler2D(Op):
             gg = grid * 0
         return gx, gg
 
+    jvp = Op.jvp_transpose
+
 
 def _chain(grid, gix, giy, sizes, padding, align):
     """Back through the coordinate map: d ix / d grid_x (scale, clamp and reflection)."""
@@ -191,6 +193,8 @@ class AffineGridGenerator(Op):
         k = base.shape[-1]
         g = grad.reshape(grad.shape[0], -1, k - 1)
         return g.transpose(1, 2) @ base.reshape(-1, k)
+
+    jvp = Op.jvp_transpose
 
 
 def affine_grid(theta, size, align_corners=None):

@@ -31,6 +31,8 @@ class _Basic(Op):
     def backward(self, grad):
         return _Embed.apply(grad, shape=self.in_shape, key=self.key, of=type(self))
 
+    jvp = Op.jvp_linear
+
 
 class Select(_Basic):
     pass
@@ -52,6 +54,8 @@ class _Embed(Op):
     def backward(self, grad):
         return self.of.apply(grad, key=self.key)
 
+    jvp = Op.jvp_linear
+
     def node_variant(self):
         return self.of._op.__name__ + "BackwardBackward0"
 
@@ -67,6 +71,8 @@ class Index(Op):
     def backward(self, grad):
         return _IndexAccumulate.apply(grad, shape=self.in_shape, key=self.key)
 
+    jvp = Op.jvp_linear
+
 
 class _IndexAccumulate(Op):
     """zeros(shape) with grad summed in at key (duplicate indices accumulate)."""
@@ -81,6 +87,8 @@ class _IndexAccumulate(Op):
 
     def backward(self, grad):
         return Index.apply(grad, key=self.key)
+
+    jvp = Op.jvp_linear
 
 
 def _as_index_array(item, xp):
@@ -223,7 +231,7 @@ def _adv_key(adv, ndim):
 
 def getitem(x, index):
     steps, adv, key = _parse(x, index)
-    if not (state.enabled and x._rg):
+    if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
         out = x._data[key]
         if adv:
             return Tensor._make(out[_adv_key(adv, out.ndim)], x._device)
@@ -276,6 +284,8 @@ class IndexPut(Op):
                 grad_v = Index.apply(grad_v, key=self.adv)
         return grad_x, grad_v
 
+    jvp = Op.jvp_linear
+
     def node_variant(self):
         return self.kind
 
@@ -316,6 +326,9 @@ def setitem(x, index, value):
         value = value.to(x.dtype)
     if value._device != x._device:
         value = value.to(x._device)
+    if x._fw is not None or value._fw is not None:  # forward AD: x's tangent is written too
+        from ..autograd import forward_ad
+        forward_ad.setitem(x, index, value)
     adv_key = _adv_key(adv, 0)
     if not (state.enabled and (x._rg or value._rg)):
         if type(x) is View or steps:

@@ -32,6 +32,8 @@ class Cat(Op):
         empty = Tensor._make(grad.xp.zeros((0,), grad._data.dtype), grad.device)
         return tuple(empty if s else next(parts) for s in self.skip)
 
+    jvp = Op.jvp_linear
+
 
 def cat(tensors, dim=0, *, out=None):
     tensors = list(tensors)
@@ -78,6 +80,8 @@ class Stack(Op):
     def backward(self, grad):
         return grad.unbind(self.dim)
 
+    jvp = Op.jvp_linear
+
 
 def stack(tensors, dim=0, *, out=None):
     tensors = list(tensors)
@@ -108,6 +112,8 @@ class Split(Op):
         like = next(g for g in grads if g is not None)
         full = [g if g is not None else _zeros_for(self, i, like) for i, g in enumerate(grads)]
         return cat(full, self.dim)
+
+    jvp = Op.jvp_linear
 
     def node_variant(self):
         return "SplitWithSizesBackward0" if self.with_sizes else "SplitBackward0"
@@ -161,6 +167,8 @@ class Unbind(Op):
         like = next(g for g in grads if g is not None)
         full = [g if g is not None else _zeros_for(self, i, like) for i, g in enumerate(grads)]
         return stack(full, self.dim)
+
+    jvp = Op.jvp_linear
 
 
 def unbind(x, dim=0):

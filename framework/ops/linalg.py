@@ -3,6 +3,7 @@ from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .reduction import _prod
 from .._errors import refuse
 from ..autograd.op import Op
+from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
 
 
@@ -50,7 +51,17 @@ class Mm(Op):
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
+        if plain(grad) and a._data.dtype == grad._data.dtype:  # no graph: the same products
+            g, m1, m2 = grad._data, a._data, b._data            # on the arrays
+            gb = None
+            if need_b:
+                gb = (_half_matmul(g.T, m1).T if m2.flags.f_contiguous and
+                      not m2.flags.c_contiguous else _half_matmul(m1.T, g))
+            return (wrap(_half_matmul(g, m2.T), grad) if need_a else None), (
+                wrap(gb, grad) if need_b else None)
         return (grad.mm(b.t()) if need_a else None), (_mat2_grad(a, grad, b) if need_b else None)
+
+    jvp = Op.jvp_multilinear
 
 
 def mm(a, b):
@@ -84,6 +95,8 @@ class Mv(Op):
         grad_v = a.t().mv(grad) if need_v else None
         return grad_a, grad_v
 
+    jvp = Op.jvp_multilinear
+
 
 def mv(a, v):
     if a.ndim != 2 or v.ndim != 1:
@@ -111,6 +124,8 @@ class Dot(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         return (grad * b if need_a else None), (grad * a if need_b else None)
+
+    jvp = Op.jvp_multilinear
 
 
 def dot(a, b):
@@ -143,6 +158,8 @@ class Bmm(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         return (grad.bmm(b.mT) if need_a else None), (a.mT.bmm(grad) if need_b else None)
+
+    jvp = Op.jvp_multilinear
 
 
 def bmm(a, b):
@@ -198,6 +215,9 @@ class Addmm(Op):
             grad_2 = _mat2_grad(m1, grad, m2)
             grad_2 = grad_2 if self.alpha == 1 else grad_2 * self.alpha
         return grad_b, grad_1, grad_2
+
+    jvp = Op.jvp_multilinear
+    additive = (0,)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):

@@ -82,6 +82,8 @@ class LinalgInvEx(Op):
         Y = self.output
         return -_mT(Y) @ grad @ _mT(Y)
 
+    jvp = Op.jvp_transpose
+
 
 def inv(A):
     """Inverse of a square matrix (or batch).
@@ -107,6 +109,8 @@ class LinalgDet(Op):
         d = self.output
         return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
+    jvp = Op.jvp_transpose
+
 
 def det(A):
     """Determinant of a square matrix (or batch); the gradient needs A invertible."""
@@ -126,6 +130,8 @@ class LinalgSlogdet(Op):
         if g_logabs is None:
             return None
         return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+
+    jvp = Op.jvp_transpose
 
 
 def slogdet(A):
@@ -166,6 +172,8 @@ class LinalgSolveEx(Op):
             gB = solve(_mT(A), grad)
             gA = -gB @ _mT(X)
         return gA if need_a else None, gB if need_b else None
+
+    jvp = Op.jvp_transpose
 
 
 def solve(A, B, *, left=True):
@@ -211,6 +219,8 @@ class LinalgCholeskyEx(Op):
         P = _phi(_mT(L) @ grad)
         gA = _mT(Linv) @ P @ Linv
         return 0.5 * (gA + _mT(gA))
+
+    jvp = Op.jvp_transpose
 
 
 def _failing_minor(xp, A):
@@ -265,6 +275,8 @@ class LinalgQr(Op):
         M = low + _mT(low) + M * _eye_like(M, M.shape[-1])  # copyltu
         return _mT(solve(R, _mT(gQ + Q @ M)))
 
+    jvp = Op.jvp_transpose
+
 
 def qr(A, mode="reduced"):
     """QR decomposition: Q with orthonormal columns, R upper triangular (A = Q R).
@@ -307,6 +319,8 @@ class LinalgEigh(Op):
         if gw is not None:
             inner = inner + gw.unsqueeze(-1) * eye
         return V @ inner @ _mT(V)
+
+    jvp = Op.jvp_transpose
 
 
 def eigh(A, UPLO="L"):
@@ -362,6 +376,8 @@ class LinalgSvd(Op):
             gA = gA + U @ ((gVh - (gVh @ _mT(Vh)) @ Vh) / S.unsqueeze(-1))
         return gA
 
+    jvp = Op.jvp_transpose
+
 
 def svd(A, full_matrices=True):
     """Singular value decomposition A = U diag(S) Vh (S descending).
@@ -395,6 +411,8 @@ class LinalgPinv(Op):
         Pt, gt = _mT(P), _mT(grad)
         return (-Pt @ grad @ Pt + (Im - A @ P) @ gt @ P @ Pt
                 + Pt @ P @ gt @ (In - P @ A))
+
+    jvp = Op.jvp_transpose
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False):

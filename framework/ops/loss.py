@@ -91,6 +91,8 @@ class MseLoss(Op):
         g = _scale(grad, self.reduction, self.numel) * 2 * (x - y)  # d/dx (x-y)^2
         return g, -g
 
+    jvp = Op.jvp_transpose
+
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     input, target = _warn_size(input, target)
@@ -139,6 +141,8 @@ class SmoothL1Loss(Op):
         if self.scale != 1.0:
             g = g * self.scale
         return g, -g
+
+    jvp = Op.jvp_transpose
 
 
 class HuberLoss(SmoothL1Loss):
@@ -199,6 +203,8 @@ class BinaryCrossEntropy(Op):
         grad_x = g * (x - y) / (x * (1 - x)).clamp(min=1e-12) if need_x else None
         grad_y = g * ((1 - x).log() - x.log()) if need_y else None  # -logit(x)
         return grad_x, grad_y, None
+
+    jvp = Op.jvp_transpose
 
 
 @_amp_entry("binary_cross_entropy")
@@ -265,6 +271,8 @@ class BinaryCrossEntropyWithLogits(Op):
                 softplus_neg = (-x).relu() + ((-x.abs()).exp() + 1).log()
                 grad_y = g * (-x + (pw - 1) * softplus_neg)
         return grad_x, grad_y, None, None
+
+    jvp = Op.jvp_transpose
 
 
 @_amp_entry("binary_cross_entropy_with_logits")
@@ -366,6 +374,8 @@ class NllLoss(Op):
         grad_x = _zero_ignored(-g * Tensor._make(q, grad.device), self.keep)  # linear in x
         return grad_x.reshape(self.x_shape), None, None
 
+    jvp = Op.jvp_transpose
+
     def node_variant(self):
         return _nll_name(len(self.x_shape), self.reduction)
 
@@ -462,6 +472,8 @@ class CrossEntropy(Op):
             axes = tuple(i for i in range(gw.ndim) if i != 1)
             grad_w = gw.sum(axes)
         return grad_x, grad_t, grad_w
+
+    jvp = Op.jvp_transpose
 
     def node_variant(self):
         if not self.probs:

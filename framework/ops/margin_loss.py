@@ -35,6 +35,8 @@ class SoftMarginLoss(Op):
         g = _upstream(grad, self.reduction, tuple(x.shape), x.numel())
         return g * -y * (-y * x).sigmoid(), None
 
+    jvp = Op.jvp_transpose
+
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-y x)) for targets y in {-1, 1}, reduced.
@@ -92,6 +94,8 @@ class MultiMarginLoss(Op):
         gx = h - onehot * h.sum(1, keepdim=True)
         return gx.reshape(*x.shape), None, None
 
+    jvp = Op.jvp_transpose
+
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
@@ -138,6 +142,8 @@ class MultilabelMarginLoss(Op):
         a = Tensor._make(self.active, x.device).to(x.dtype)
         gx = (a.sum(1) - a.sum(2)) * g / c
         return gx.reshape(*x.shape), None
+
+    jvp = Op.jvp_transpose
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):

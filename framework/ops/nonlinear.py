@@ -7,6 +7,7 @@ import struct
 
 from .._errors import refuse
 from ..autograd.op import Op
+from .activation import ThresholdBackward
 from ..tensor import Tensor
 
 
@@ -39,6 +40,8 @@ class Softplus(Op):
         bx = x * self.beta
         return _where(bx > self.threshold, grad, grad * bx.sigmoid())
 
+    jvp = Op.jvp_elementwise
+
 
 class Elu(Op):
     """scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
@@ -58,12 +61,16 @@ class Elu(Op):
                                                              self.input_scale)
         return _where(x <= 0, grad * neg, grad * self.scale)  # torch's test: NaN passes
 
+    jvp = Op.jvp_elementwise
+
 
 class Celu(Elu):
     def backward(self, grad):
         # torch's derivative uses 1.0 / alpha.toFloat(): alpha rounded to float first
         self.input_scale = 1.0 / _f32(self.alpha)
         return super().backward(grad)
+
+    jvp = Op.jvp_elementwise
 
 
 class Silu(Op):
@@ -77,6 +84,8 @@ class Silu(Op):
         x, = self.inputs
         s = x.sigmoid()
         return grad * s * (1 + x * (1 - s))
+
+    jvp = Op.jvp_elementwise
 
 
 class Mish(Op):
@@ -93,6 +102,8 @@ class Mish(Op):
         t = softplus(x).tanh()
         return grad * (t + x * x.sigmoid() * (1 - t * t))
 
+    jvp = Op.jvp_elementwise
+
 
 class Hardswish(Op):
     saves_inputs = True
@@ -105,6 +116,8 @@ class Hardswish(Op):
         x, = self.inputs
         mid = grad * (x / 3 + 0.5)
         return _where(x < -3, grad * 0, _where(x <= 3, mid, grad))
+
+    jvp = Op.jvp_elementwise
 
 
 _SIXTH = _f32(1 / 6)  # torch's kernel uses the float constant 1.0f / 6.0f
@@ -121,6 +134,8 @@ class Hardsigmoid(Op):
         x, = self.inputs
         return _where((x > -3) & (x < 3), grad * _SIXTH, grad * 0)
 
+    jvp = Op.jvp_elementwise
+
 
 class Hardtanh(Op):
     saves_inputs = True
@@ -135,6 +150,8 @@ class Hardtanh(Op):
         x, = self.inputs
         return _where((x <= self.lo) | (x >= self.hi), grad * 0, grad)  # NaN passes, as torch
 
+    jvp = Op.jvp_elementwise
+
 
 class LogSigmoid(Op):
     saves_inputs = True
@@ -147,6 +164,8 @@ class LogSigmoid(Op):
     def backward(self, grad):
         x, = self.inputs
         return grad * (-x).sigmoid()
+
+    jvp = Op.jvp_elementwise
 
 
 class Softshrink(Op):
@@ -162,6 +181,8 @@ class Softshrink(Op):
         x, = self.inputs
         return _where((x >= -self.lambd) & (x <= self.lambd), grad * 0, grad)  # NaN passes
 
+    jvp = Op.jvp_elementwise
+
 
 class Hardshrink(Softshrink):
     def forward(self, x, lambd=0.5):
@@ -176,11 +197,13 @@ class Threshold(Op):
 
     def forward(self, x, threshold=0.0, value=0.0):
         self.threshold = threshold
-        return self.xp.where(x > threshold, x, x.dtype.type(value))
+        return self.xp.where(x <= threshold, x.dtype.type(value), x)  # a nan x stays nan
 
     def backward(self, grad):
         x, = self.inputs
-        return _where(x > self.threshold, grad, grad * 0)
+        return ThresholdBackward.apply(grad, x, threshold=self.threshold)
+
+    jvp = Op.jvp_elementwise
 
 
 class Glu(Op):
@@ -199,6 +222,8 @@ class Glu(Op):
         s = b.sigmoid()
         return cat([grad * s, grad * a * s * (1 - s)], self.dim)
 
+    jvp = Op.jvp_transpose
+
 
 class PreluKernel(Op):
     """x for x > 0, else weight * x with weight broadcast along dim 1."""
@@ -214,6 +239,8 @@ class PreluKernel(Op):
         gx = _where(pos, grad, grad * w)
         gw = _where(pos, grad * 0, grad * x)
         return gx, gw
+
+    jvp = Op.jvp_transpose
 
 
 class RreluWithNoise(Op):
@@ -232,6 +259,8 @@ class RreluWithNoise(Op):
 
     def backward(self, grad):
         return grad * _mask(grad, self.noise)
+
+    jvp = Op.jvp_elementwise
 
 
 def softplus(input, beta=1.0, threshold=20.0):

@@ -55,6 +55,8 @@ class NativeGroupNorm(Op):
                        - xh * (gw * xh).mean(dim=2, keepdim=True)) * invstd).reshape(x.shape)
         return grad_x, grad_w, grad_b
 
+    jvp = Op.jvp_transpose
+
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Group normalisation: statistics over each group of C/num_groups channels per sample.
@@ -163,6 +165,8 @@ class NativeBatchNorm(Op):
                 grad_x = grad_x * weight.reshape(shape)
         return grad_x, grad_w, grad_b
 
+    jvp = Op.jvp_transpose
+
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
@@ -232,6 +236,8 @@ class NativeLayerNorm(Op):
                       - xhat * (gw * xhat).mean(dim=axes, keepdim=True)) * invstd
         # the engine sums these over the leading (batch) dims down to the weight's shape
         return grad_x, (grad * xhat if need_w else None), (grad if need_b else None)
+
+    jvp = Op.jvp_transpose
 
 
 def check_normalized_shape(input, normalized_shape):

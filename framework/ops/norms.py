@@ -63,6 +63,8 @@ class LinalgVectorNorm(Op):
         scaled = x * x.abs() ** (p - 2)
         return scaled * (g / norm ** (p - 1)).where(norm != 0, norm * 0)
 
+    jvp = Op.jvp_transpose
+
 
 class Norm(LinalgVectorNorm):
     """torch.norm's own node (NormBackward1), used by pairwise_distance."""

@@ -96,6 +96,8 @@ class ConstantPadNd(Op):
     def backward(self, grad):
         return ConstantPadNd.apply(grad, pad=tuple(-p for p in self.pad), value=0.0)
 
+    jvp = Op.jvp_transpose
+
 
 def pad(input, pad, mode="constant", value=None):
     pad = tuple(int(p) for p in pad)

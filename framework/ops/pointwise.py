@@ -19,6 +19,8 @@ class Lerp(Op):
     def backward(self, grad):
         return grad * (1 - self.weight), grad * self.weight
 
+    jvp = Op.jvp_elementwise
+
 
 class LerpTensor(Op):
     """input + weight * (end - input), weight a tensor."""
@@ -33,6 +35,8 @@ class LerpTensor(Op):
         a, b, w = self.inputs
         _, _, need_w = self.needs_input_grad
         return grad * (1 - w), grad * w, grad * (b - a) if need_w else None
+
+    jvp = Op.jvp_elementwise
 
 
 
@@ -67,6 +71,9 @@ class Addcmul(Op):
         g = grad * self.value if self.value != 1 else grad
         return grad, g * t2 if n1 else None, g * t1 if n2 else None
 
+    jvp = Op.jvp_multilinear
+    additive = (0,)
+
 
 class Addcdiv(Op):
     saves_inputs = True
@@ -81,6 +88,8 @@ class Addcdiv(Op):
         _, n1, n2 = self.needs_input_grad
         g = grad * self.value if self.value != 1 else grad
         return grad, g / t2 if n1 else None, -g * t1 / (t2 * t2) if n2 else None
+
+    jvp = Op.jvp_elementwise
 
 
 def _check_int_div(t1, t2):
@@ -130,6 +139,7 @@ def _binary(name, forward, grads, node=None, float_out=True):
         return grads(grad, a, b)
 
     return type(name, (Op,), {"saves_inputs": True, "promote": True, "forward": fwd,
+                              "jvp": Op.jvp_elementwise,
                               "backward": bwd, "node_name": node or f"{name}Backward0",
                               "__module__": __name__, "__doc__": f"{name}: a binary op."})
 
@@ -172,6 +182,8 @@ class Fmod(Op):
 
     def backward(self, grad):
         return grad
+
+    jvp = Op.jvp_elementwise
 
 
 def atan2(input, other):
@@ -238,6 +250,8 @@ class NanToNum(Op):
     def backward(self, grad):
         x, = self.inputs
         return grad.where(isfinite(x), _zeros(grad))
+
+    jvp = Op.jvp_elementwise
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):

@@ -74,6 +74,8 @@ class MaxPool2DWithIndices(Op):
         return MaxPool2DWithIndicesBackward.apply(grad, idx=self.idx, in_shape=self.in_shape,
                                                   unique=self.p.disjoint)
 
+    jvp = Op.jvp_transpose
+
 
 class MaxPool2DWithIndicesBackward(Op):
     """Scatter each output gradient to the input position of its max (adjoint of a gather)."""
@@ -95,6 +97,8 @@ class MaxPool2DWithIndicesBackward(Op):
     def backward(self, grad):
         return _MaxGather.apply(grad, idx=self.idx, out_shape=self.out_shape)
 
+    jvp = Op.jvp_linear
+
 
 class _MaxGather(Op):
     """Read each input gradient at its window's max position (adjoint of the scatter)."""
@@ -111,12 +115,14 @@ class _MaxGather(Op):
         return MaxPool2DWithIndicesBackward.apply(grad, idx=self.idx, in_shape=self.in_shape,
                                                   unique=False)
 
+    jvp = Op.jvp_linear
+
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     refuse(input._data, "b", "max_pool2d")
     p = pool_params(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
-    need = return_indices or (input.requires_grad and is_grad_enabled())
+    need = return_indices or (input.requires_grad and is_grad_enabled()) or input._fw is not None
     y, idx = MaxPool2DWithIndices.apply(input, p=p, need_indices=need)
     return (y, idx) if return_indices else y
 
@@ -164,6 +170,8 @@ class AvgPool2D(Op):
     def backward(self, grad):
         return AvgPool2DBackward.apply(grad, fwd=self)
 
+    jvp = Op.jvp_linear
+
 
 class _AvgPoolAgain(AvgPool2D):
     """The forward map reused inside a double backward (same windows, same divisor)."""
@@ -199,6 +207,8 @@ class AvgPool2DBackward(Op):
 
     def backward(self, grad):
         return _AvgPoolAgain.apply(grad, fwd=self.fwd)
+
+    jvp = Op.jvp_linear
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -258,6 +268,8 @@ class AdaptiveAvgPool2D(Op):
         dev = grad.device
         a_h, a_w = Tensor._make(self.a_h, dev), Tensor._make(self.a_w, dev)
         return a_h.t().matmul(grad).matmul(a_w)  # linear, so this is differentiable as is
+
+    jvp = Op.jvp_linear
 
 
 def adaptive_avg_pool2d(input, output_size):

@@ -89,6 +89,8 @@ class MaxPool3DWithIndices(Op):
     def backward(self, grad, _=None):
         return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-3:])
 
+    jvp = Op.jvp_transpose
+
 
 class _ScatterPlanes(Op):
     """zeros(plane) per leading index with values added at flat plane indices."""
@@ -107,6 +109,8 @@ class _ScatterPlanes(Op):
     def backward(self, grad):
         return _GatherPlanes.apply(grad, index=self.index, plane=self.plane)
 
+    jvp = Op.jvp_linear
+
 
 class _GatherPlanes(Op):
     """Values of each plane at flat indices (the adjoint of _ScatterPlanes)."""
@@ -119,6 +123,8 @@ class _GatherPlanes(Op):
 
     def backward(self, grad):
         return _ScatterPlanes.apply(grad, index=self.index, plane=self.plane)
+
+    jvp = Op.jvp_linear
 
 
 def _win_args(input, kernel_size, stride, padding, dilation, ceil_mode, name):
@@ -163,6 +169,8 @@ class AvgPool3D(Op):
     def backward(self, grad):
         return _AvgPool3DAdjoint.apply(grad, fwd=self)
 
+    jvp = Op.jvp_linear
+
 
 class _AvgPool3DAdjoint(Op):
     """Spread each output gradient / divisor over its window (AvgPool3D's adjoint)."""
@@ -186,6 +194,8 @@ class _AvgPool3DAdjoint(Op):
         fwd = self.fwd
         return AvgPool3D.apply(grad, win=fwd.win, count_include_pad=fwd.count_include_pad,
                                divisor_override=fwd.divisor_override)
+
+    jvp = Op.jvp_linear
 
 
 def _divisor(xp, win, count_include_pad, divisor_override, dtype):
@@ -264,6 +274,8 @@ class AdaptiveMaxPool2D(Op):
     def backward(self, grad, _=None):
         return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-2:])
 
+    jvp = Op.jvp_transpose
+
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pooling to a fixed (H, W) output size (optionally with flat indices)."""
@@ -326,6 +338,8 @@ class MaxUnpool2D(Op):
 
     def backward(self, grad):
         return _GatherPlanes.apply(grad, index=self.index, plane=self.out_hw), None
+
+    jvp = Op.jvp_transpose
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

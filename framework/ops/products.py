@@ -197,6 +197,8 @@ class LinalgCross(Op):
         return (LinalgCross.apply(b, grad, dim=self.dim),
                 LinalgCross.apply(grad, a, dim=self.dim))
 
+    jvp = Op.jvp_multilinear
+
 
 def cross(input, other, dim=None):
     """Cross product of 3-vectors along `dim` (torch.cross: the first dim of size 3 when
@@ -234,6 +236,8 @@ class Trace(Op):
         n, m = self.shape
         eye = Tensor._make(grad.xp.eye(n, m, dtype=grad._data.dtype), grad.device)
         return eye * grad
+
+    jvp = Op.jvp_linear
 
 
 def trace(input):
@@ -285,6 +289,8 @@ class Cdist(Op):
         else:
             t = (diff * diff.abs() ** (p - 2) * (g / d ** (p - 1))).where(d != 0, zero)
         return t.sum(-2), -t.sum(-3)
+
+    jvp = Op.jvp_transpose
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

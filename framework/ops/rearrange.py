@@ -20,6 +20,8 @@ class Tril(Op):
     def backward(self, grad):
         return tril(grad, self.diagonal)
 
+    jvp = Op.jvp_linear
+
 
 class Triu(Op):
     """Upper triangle of the last two dims; the rest set to zero."""
@@ -30,6 +32,8 @@ class Triu(Op):
 
     def backward(self, grad):
         return triu(grad, self.diagonal)
+
+    jvp = Op.jvp_linear
 
 
 def _check_2d(input, name):
@@ -81,6 +85,8 @@ class Flip(Op):
     def backward(self, grad):
         return Flip.apply(grad, dims=self.dims)
 
+    jvp = Op.jvp_linear
+
 
 def flip(input, dims):
     """Reverse the order of elements along `dims` (a copy, as in torch).
@@ -116,6 +122,8 @@ class Roll(Op):
 
     def backward(self, grad):
         return Roll.apply(grad, shifts=tuple(-s for s in self.shifts), dims=self.dims)
+
+    jvp = Op.jvp_linear
 
 
 def roll(input, shifts, dims=None):
@@ -168,6 +176,8 @@ class Rot90(Op):
 
     def backward(self, grad):
         return Rot90.apply(grad, k=(-self.k) % 4, dims=self.dims)
+
+    jvp = Op.jvp_linear
 
 
 __all__ = ["tril", "triu", "flip", "fliplr", "flipud", "roll", "rot90"]

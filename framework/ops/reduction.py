@@ -5,6 +5,7 @@ import builtins as _b
 from .._errors import NOT_GIVEN, invalid_args
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
+from ._fastgrad import plain, wrap
 from .. import dtypes
 
 
@@ -75,7 +76,12 @@ class Sum(_Reduce):
         return x.sum(axis=axes, dtype=dtype).reshape(self.out_shape)
 
     def backward(self, grad):
+        if plain(grad):  # no graph: the same broadcast view of the array
+            return wrap(self.xp.broadcast_to(grad._data.reshape(self.kept_shape), self.in_shape),
+                        grad)
         return _kept(grad, self).expand(self.in_shape)
+
+    jvp = Op.jvp_linear
 
     def node_variant(self):
         return "SumBackward0" if self.all else "SumBackward1"
@@ -151,6 +157,8 @@ class Mean(_Reduce):
     def backward(self, grad):
         return _kept(grad, self).expand(self.in_shape) / self.count
 
+    jvp = Op.jvp_linear
+
     def node_variant(self):
         return "MeanBackward0" if self.all else "MeanBackward1"
 
@@ -202,6 +210,8 @@ class Prod(_Reduce):
         others = nonzero_prod / safe * where(n_zero == 0, 1.0, zero_part)
         return grad * others
 
+    jvp = Op.jvp_transpose
+
     def node_variant(self):
         return "ProdBackward0" if self.all else "ProdBackward1"
 
@@ -244,6 +254,8 @@ class Var(_Reduce):
         centered = x - x.mean(self.axes, keepdim=True)
         return _kept(grad, self) * centered * (2.0 / self.dof if self.dof else float("inf"))
 
+    jvp = Op.jvp_transpose
+
 
 class Std(Var):
     node_name = "StdBackward0"
@@ -260,6 +272,8 @@ class Std(Var):
         x, = self.inputs
         centered = x - x.mean(self.axes, keepdim=True)
         return grad * centered * (2.0 / self.dof if self.dof else float("inf"))
+
+    jvp = Op.jvp_transpose
 
 
 def _var_args(fname, dim, unbiased, keepdim, correction):
@@ -301,6 +315,8 @@ class Logsumexp(_Reduce):
         x, = self.inputs
         from .unary import exp
         return _kept(grad, self) * exp(x - _kept(self.output, self))  # softmax of x
+
+    jvp = Op.jvp_transpose
 
 
 @_amp_entry("logsumexp")

@@ -26,12 +26,16 @@ class _AxisMaps(Op):
     def backward(self, grad):
         return _AxisMapsT.apply(grad, mats=tuple((a, m.T) for a, m in reversed(self.mats)))
 
+    jvp = Op.jvp_linear
+
 
 class _AxisMapsT(_AxisMaps):
     """The adjoint map (the gradient of a resampling)."""
 
     def backward(self, grad):
         return _AxisMapsT.apply(grad, mats=tuple((a, m.T) for a, m in reversed(self.mats)))
+
+    jvp = Op.jvp_linear
 
 
 def _node(name):
@@ -167,6 +171,8 @@ class PixelShuffle(Op):
     def backward(self, grad):
         return PixelUnshuffle.apply(grad, r=self.r)
 
+    jvp = Op.jvp_linear
+
 
 class PixelUnshuffle(Op):
     def forward(self, x, r=1):
@@ -179,6 +185,8 @@ class PixelUnshuffle(Op):
 
     def backward(self, grad):
         return PixelShuffle.apply(grad, r=self.r)
+
+    jvp = Op.jvp_linear
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -223,6 +231,8 @@ class ChannelShuffle(Op):
 
     def backward(self, grad):
         return ChannelShuffle.apply(grad, groups=grad.shape[1] // self.groups)
+
+    jvp = Op.jvp_linear
 
 
 def channel_shuffle(input, groups):

@@ -88,6 +88,8 @@ class ThnnFusedLstmCell(Op):
         grad_gates = Tensor._make(grad_gates, dev)
         return grad_gates, grad_gates, Tensor._make(grad_c0, dev)
 
+    jvp = Op.jvp_transpose
+
 
 def gru_gates(k, x_gates, h_gates, h):
     """(r, z, n, h_n part, h') for input/hidden gates (N, 3H) in torch's r, z, n order."""
@@ -122,3 +124,5 @@ class ThnnFusedGruCell(Op):
             return _gru_grads(_Tensors, gru_gates(_Tensors, x_gates, h_gates, h), h, grad)
         raw = _gru_grads(_Arrays(self.xp), self.acts, h._data, grad._data)
         return tuple(Tensor._make(a, grad.device) for a in raw)
+
+    jvp = Op.jvp_transpose

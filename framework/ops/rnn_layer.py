@@ -101,6 +101,8 @@ class MkldnnRnnLayer(Op):
                         self.reverse, has_bias)
         return tuple(None if a is None else Tensor._make(a, ref.device) for a in raw)
 
+    jvp = Op.jvp_transpose
+
 
 def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse=False):
     """A full (unpacked) LSTM layer in one node: returns (outputs, (h_T, c_T))."""

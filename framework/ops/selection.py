@@ -35,6 +35,8 @@ class MaskedSelect(Op):
         z = zeros(tuple(mask.shape), dtype=grad.dtype, device=grad.device)
         return z.masked_scatter(mask, grad), None
 
+    jvp = Op.jvp_linear
+
 
 def masked_select(input, mask):
     """1-D tensor of the elements of input where mask (broadcast) is True.
@@ -75,6 +77,8 @@ class MaskedScatter(Op):
             rest = source.numel() - picked.numel()
             gs = ops.cat([picked, picked.new_zeros(rest)]).reshape(source.shape)
         return gx, None, gs
+
+    jvp = Op.jvp_linear
 
 
 def masked_scatter(input, mask, source):
@@ -124,6 +128,8 @@ class Take(Op):
         flat = zeros(int(math.prod(self.in_shape)), dtype=grad.dtype, device=grad.device)
         return flat.index_add(0, index.reshape(-1), grad.reshape(-1)).reshape(
             self.in_shape), None
+
+    jvp = Op.jvp_linear
 
 
 def take_along_dim(input, indices, dim=None):
@@ -187,6 +193,8 @@ class IndexAdd(Op):
             gs = gs.reshape(src.shape) if src.dim() == 0 else gs
         return grad if need_x else None, None, gs
 
+    jvp = Op.jvp_transpose
+
 
 def _put(op, x, index, value, dim):
     """x with its slices at index along dim set to value (a copy)."""
@@ -209,6 +217,8 @@ class IndexCopy(Op):
         gs = grad.index_select(self.dim, index) if need_src else None
         return gx, None, gs
 
+    jvp = Op.jvp_linear
+
 
 class IndexFill(Op):
     saves_inputs = True
@@ -219,6 +229,8 @@ class IndexFill(Op):
     def backward(self, grad):
         _, index = self.inputs
         return grad.index_fill(self.dim, index, 0.0), None
+
+    jvp = Op.jvp_transpose
 
 
 class IndexFillTensor(IndexCopy):
@@ -231,6 +243,8 @@ class IndexFillTensor(IndexCopy):
         gx = grad.index_fill(self.dim, index, 0.0) if need_x else None
         gv = grad.index_select(self.dim, index).sum() if need_v else None
         return gx, None, gv
+
+    jvp = Op.jvp_transpose
 
 
 
@@ -343,6 +357,8 @@ class ScatterReduceTwo(Op):
             gx = share.where(x_eq, share * 0)
             gs = gather(share, d, index).where(s_eq, gather(share, d, index) * 0)
         return gx if need_x else None, None, gs if need_src else None
+
+    jvp = Op.jvp_transpose
 
 
 

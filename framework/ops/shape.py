@@ -70,6 +70,8 @@ class View(Op):
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
+    jvp = Op.jvp_linear
+
 
 VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
@@ -157,6 +159,8 @@ class UnsafeView(Op):
     def backward(self, grad):
         return grad.reshape(self.in_shape)
 
+    jvp = Op.jvp_linear
+
     node_name = "UnsafeViewBackward0"
 
 
@@ -172,6 +176,8 @@ class Alias(Op):
 
     def backward(self, grad):
         return grad
+
+    jvp = Op.jvp_linear
 
 
 def alias(x):
@@ -195,6 +201,8 @@ class Expand(Op):
 
     def backward(self, grad):
         return grad.sum_to_size(self.in_shape)
+
+    jvp = Op.jvp_linear
 
 
 def _expanded_shape(x, shape):
@@ -251,6 +259,8 @@ class Repeat(Op):
         summed = grad.reshape(inter).sum(dim=tuple(range(0, len(inter), 2)))
         return summed.reshape(self.in_shape)
 
+    jvp = Op.jvp_linear
+
 
 def repeat(x, *repeats):
     repeats = _shape_arg(repeats)
@@ -271,6 +281,8 @@ class Permute(Op):
         for i, d in enumerate(self.dims):
             inverse[d] = i
         return grad.permute(*inverse)
+
+    jvp = Op.jvp_linear
 
 
 def permute(x, *dims):
@@ -311,6 +323,8 @@ class Transpose(Op):
     def backward(self, grad):
         return grad.transpose(self.dim0, self.dim1)
 
+    jvp = Op.jvp_linear
+
 
 def transpose(x, dim0, dim1):
     return _v.view_op(Transpose, x, dim0=_dim(dim0, x.ndim), dim1=_dim(dim1, x.ndim))
@@ -327,6 +341,8 @@ class T(Op):
     def backward(self, grad):
         return grad.t()
 
+    jvp = Op.jvp_linear
+
 
 def t(x):
     if x.ndim > 2:
@@ -342,6 +358,8 @@ class Unsqueeze(Op):
 
     def backward(self, grad):
         return grad.squeeze(self.dim)
+
+    jvp = Op.jvp_linear
 
 
 def unsqueeze(x, dim):
@@ -362,6 +380,8 @@ class Squeeze(Op):
 
     def backward(self, grad):
         return grad.reshape(self.in_shape)
+
+    jvp = Op.jvp_linear
 
     def node_variant(self):
         return f"SqueezeBackward{self.overload}"

@@ -39,6 +39,8 @@ class _Select(Op):
     def backward(self, grad, _=None):
         return _scatter_back(grad, self.dim, self.index, self.in_shape, self.keepdim)
 
+    jvp = Op.jvp_transpose
+
     def _take(self, x, idx, dim):
         xp = self.xp
         self.dim, self.in_shape, self.index = dim, x.shape, idx
@@ -197,6 +199,8 @@ class Median(Op):
         y = self.output
         mask = (x == y) | (x.isnan() & y.isnan())
         return mask * (grad / mask.sum())
+
+    jvp = Op.jvp_transpose
 
 
 class Nanmedian(Median):

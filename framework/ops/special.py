@@ -107,6 +107,8 @@ class Erf(Op):
         x, = self.inputs
         return grad * (x * x * -1).exp() * _TWO_OVER_SQRT_PI
 
+    jvp = Op.jvp_elementwise
+
 
 class Erfc(Op):
     saves_inputs = True
@@ -118,6 +120,8 @@ class Erfc(Op):
         x, = self.inputs
         return grad * (x * x * -1).exp() * -_TWO_OVER_SQRT_PI
 
+    jvp = Op.jvp_elementwise
+
 
 class Erfinv(Op):
     saves_output = True
@@ -128,6 +132,8 @@ class Erfinv(Op):
     def backward(self, grad):
         y = self.output
         return grad * (y * y).exp() * (math.sqrt(math.pi) / 2)
+
+    jvp = Op.jvp_elementwise
 
 
 def erf(input):
@@ -165,7 +171,8 @@ def _unary(name, forward, derivative, uses_output=False, doc=""):
         return grad * derivative(v)
 
     return type(name, (Op,), {"saves_inputs": not uses_output, "saves_output": uses_output,
-                              "forward": fwd, "backward": bwd, "__module__": __name__,
+                              "forward": fwd, "backward": bwd, "jvp": Op.jvp_elementwise,
+                              "__module__": __name__,
                               "__doc__": doc or f"{name}: a float unary op."})
 
 

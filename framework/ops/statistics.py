@@ -26,6 +26,8 @@ class VarMean(Var):
             total = gm if total is None else total + gm
         return total
 
+    jvp = Op.jvp_transpose
+
 
 class StdMean(Std):
     def forward(self, x, dim=None, correction=1, keepdim=False):
@@ -39,6 +41,8 @@ class StdMean(Std):
             gm = _mean_grad(self, g_mean, x)
             total = gm if total is None else total + gm
         return total
+
+    jvp = Op.jvp_transpose
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -87,6 +91,8 @@ class Aminmax(Op):
             total = part if total is None else total + part
         return total
 
+    jvp = Op.jvp_transpose
+
 
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) of input, over all elements or along dim.
@@ -121,6 +127,8 @@ class Nansum(Op):
                 grad = grad.unsqueeze(a)
         return grad.expand(*x.shape) * (~x.isnan())
 
+    jvp = Op.jvp_transpose
+
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
@@ -148,6 +156,7 @@ def _fm(name, pick_a):
         return xp.where(self.which, a, b)
 
     return type(name, (Op,), {"saves_inputs": True, "promote": True, "forward": forward,
+                              "jvp": Op.jvp_elementwise,
                               "backward": bwd, "saves": ("which",), "__module__": __name__,
                               "__doc__": f"{name}: elementwise, NaN-ignoring."})
 

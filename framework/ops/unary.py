@@ -34,6 +34,8 @@ class Exp(Op):
     def backward(self, grad):
         return grad * self.output  # d/dx e^x = e^x
 
+    jvp = Op.jvp_elementwise
+
 
 def exp(input):
     return Exp.apply(input)
@@ -48,6 +50,8 @@ class Expm1(Op):
 
     def backward(self, grad):
         return grad * (self.output + 1)  # d/dx (e^x - 1) = e^x
+
+    jvp = Op.jvp_elementwise
 
 
 def expm1(input):
@@ -64,6 +68,8 @@ class Log(Op):
     def backward(self, grad):
         x, = self.inputs
         return grad / x
+
+    jvp = Op.jvp_elementwise
 
 
 def log(input):
@@ -82,6 +88,8 @@ class Log1p(Op):
         x, = self.inputs
         return grad / (x + 1)
 
+    jvp = Op.jvp_elementwise
+
 
 def log1p(input):
     return Log1p.apply(input)
@@ -96,6 +104,8 @@ class Sqrt(Op):
 
     def backward(self, grad):
         return grad / (2 * self.output)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
+
+    jvp = Op.jvp_elementwise
 
 
 def sqrt(input):
@@ -114,6 +124,8 @@ class Rsqrt(Op):
         y = self.output
         return grad * -0.5 * y * y * y  # d/dx x**-1/2 = -1/2 x**-3/2
 
+    jvp = Op.jvp_elementwise
+
 
 def rsqrt(input):
     return Rsqrt.apply(input)
@@ -129,6 +141,8 @@ class Reciprocal(Op):
     def backward(self, grad):
         y = self.output
         return -grad * y * y  # d/dx 1/x = -1/x**2
+
+    jvp = Op.jvp_elementwise
 
 
 def reciprocal(input):
@@ -146,6 +160,8 @@ class Sin(Op):
         x, = self.inputs
         return grad * cos(x)
 
+    jvp = Op.jvp_elementwise
+
 
 def sin(input):
     return Sin.apply(input)
@@ -161,6 +177,8 @@ class Cos(Op):
     def backward(self, grad):
         x, = self.inputs
         return grad * -sin(x)
+
+    jvp = Op.jvp_elementwise
 
 
 def cos(input):
@@ -179,6 +197,8 @@ class Abs(Op):
         x, = self.inputs
         return grad * sign(x)  # sign(0) = 0: torch's subgradient at the kink
 
+    jvp = Op.jvp_elementwise
+
 
 def abs(input):
     return Abs.apply(input)
@@ -196,6 +216,8 @@ class Sign(Op):
     def backward(self, grad):
         return _zeros(grad)
 
+    jvp = Op.jvp_elementwise
+
 
 def sign(input):
     return Sign.apply(input)
@@ -211,6 +233,8 @@ class _Rounding(Op):
 
     def backward(self, grad):
         return _zeros(grad)
+
+    jvp = Op.jvp_elementwise
 
 
 class Floor(_Rounding):
@@ -278,6 +302,8 @@ class Frac(Op):
     def backward(self, grad):
         return grad
 
+    jvp = Op.jvp_elementwise
+
 
 def frac(input):
     return Frac.apply(input)
@@ -299,6 +325,8 @@ class ToCopy(Op):
     def backward(self, grad):
         return grad.to(device=self.src_device, dtype=self.src_dtype)
 
+    jvp = Op.jvp_linear
+
 
 def to_copy(x, device=None, dtype=None):
     out = ToCopy.apply(x, device=device, dtype=dtype)
@@ -315,6 +343,8 @@ class Clone(Op):
 
     def backward(self, grad):
         return grad
+
+    jvp = Op.jvp_linear
 
 
 def clone(input, memory_format=None):
@@ -347,6 +377,8 @@ class Fill(Op):
     def backward(self, grad):
         return _zeros(grad)
 
+    jvp = Op.jvp_elementwise
+
 
 def fill(x, value):
     return Fill.apply(x, value=value)
@@ -371,6 +403,8 @@ class _FillTensor(Op):
     def backward(self, grad):
         return _zeros(grad), grad.sum()
 
+    jvp = Op.jvp_elementwise
+
 
 def _fill_inplace(x, value):
     """The op Tensor.fill_ / zero_ record (ZeroBackward0, FillBackward2 or FillBackward3)."""
@@ -392,6 +426,8 @@ class CopyInto(Op):
 
     def backward(self, grad):
         return _zeros(grad), grad
+
+    jvp = Op.jvp_linear
 
 
 def copy_into(dst, src):

@@ -118,6 +118,8 @@ def as_view(out, src, meta=DEFAULT):
         v._vbase = src
     v._vmeta = meta
     v._vbw = out._data.dtype.kind in "fc"
+    if out._fw is not None:  # forward AD: the view shares the op result's tangents
+        v._fw = out._fw
     return v
 
 
@@ -211,6 +213,8 @@ class _StridedGather(Op):
     def backward(self, grad):
         return _StridedScatter.apply(grad, in_geom=self.in_geom, out_geom=self.out_geom)
 
+    jvp = Op.jvp_linear
+
 
 class _StridedScatter(Op):
     """zeros of in_geom's shape with y summed in at out_geom (as_strided's backward)."""
@@ -230,6 +234,8 @@ class _StridedScatter(Op):
 
     def backward(self, grad):
         return _StridedGather.apply(grad, in_geom=self.in_geom, out_geom=self.out_geom)
+
+    jvp = Op.jvp_linear
 
 
 class _StridedCopy(Op):
@@ -252,12 +258,16 @@ class _StridedCopy(Op):
         return (_StridedCopy.apply(grad, None, **geo) if need_x else None,
                 _StridedGather.apply(grad, **geo) if need_y else None)
 
+    jvp = Op.jvp_transpose
+
 
 class _Strided(Op):
     """A view op of arbitrary geometry; backward scatters into the input's shape."""
 
     def backward(self, grad):
         return _StridedScatter.apply(grad, in_geom=self.in_geom, out_geom=self.out_geom)
+
+    jvp = Op.jvp_linear
 
     def _view(self, x, shape, st, offset):
         """x's storage seen with shape/strides/offset; records both geometries."""

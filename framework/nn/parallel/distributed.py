@@ -88,6 +88,24 @@ class DistributedDataParallel(Module):
         for t in list(self.module.parameters()) + list(self.module.buffers()):
             dist.broadcast(t.detach(), src, group=self.process_group)
 
+    def _sync_buffers(self):
+        """Copy rank 0's buffers to every rank: one broadcast per dtype of all buffers
+        flattened together (torch's coalesced broadcast), not one per buffer."""
+        from ... import distributed as dist
+        from ...creation import from_numpy
+        by_dtype = {}
+        for buf in self.module.buffers():
+            by_dtype.setdefault(buf.dtype, []).append(buf.detach()._data)
+        src = self.process_group.ranks[0]
+        for arrays in by_dtype.values():
+            flat = np.concatenate([a.reshape(-1) for a in arrays])
+            with dist._collectives.trusted():  # layouts were checked at construction
+                dist.broadcast(from_numpy(flat), src, group=self.process_group)
+            offset = 0
+            for a in arrays:
+                a[...] = flat[offset:offset + a.size].reshape(a.shape)
+                offset += a.size
+
     def _make_buckets(self):
         buckets, current, size = [], [], 0
         cap = min(_FIRST_BUCKET_BYTES, int(self.bucket_cap_mb * (1 << 20)))
@@ -107,9 +125,7 @@ class DistributedDataParallel(Module):
         if self._armed and any(b.ready for b in self._buckets):
             raise RuntimeError(_UNFINISHED)
         if self.broadcast_buffers:
-            src = self.process_group.ranks[0]
-            for buf in self.module.buffers():
-                dist.broadcast(buf.detach(), src, group=self.process_group)
+            self._sync_buffers()
         out = self.module(*inputs, **kwargs)
         self._armed = autograd.is_grad_enabled() and self.require_backward_grad_sync
         if self._armed:
@@ -139,6 +155,8 @@ class DistributedDataParallel(Module):
     def _grad_ready(self, p):
         if not self._armed:
             return
+        for launched in self._buckets[:self._next]:  # MPI progresses only inside its calls:
+            launched.work.is_completed()           # poke the buckets already in flight
         b = self._bucket_of[p]
         b.ready += 1
         if b.ready == len(b.params):
@@ -155,7 +173,9 @@ class DistributedDataParallel(Module):
         pieces = [(p.grad.detach()._data if p.grad is not None else
                    np.zeros(p.shape, dtype=p.dtype.np)).reshape(-1) for p in b.params]
         b.flat = np.concatenate(pieces) if len(pieces) > 1 else pieces[0].copy()
-        b.work = dist.all_reduce(from_numpy(b.flat), group=self.process_group, async_op=True)
+        with dist._collectives.trusted():  # bucket layouts were checked at construction
+            b.work = dist.all_reduce(from_numpy(b.flat), group=self.process_group,
+                                     async_op=True)
 
     def _finish(self):
         from ... import distributed as dist
@@ -163,7 +183,8 @@ class DistributedDataParallel(Module):
         used = None
         if self.find_unused_parameters:
             used = self._used.copy()
-            dist.all_reduce(from_numpy(used), group=self.process_group)
+            with dist._collectives.trusted():
+                dist.all_reduce(from_numpy(used), group=self.process_group)
         index = {p: i for i, p in enumerate(self._params)}
         for b in self._buckets:
             b.work.wait()

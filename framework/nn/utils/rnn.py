@@ -23,6 +23,8 @@ class PackPaddedSequence(Op):
         return UnpackRows.apply(grad, rows=self.rows, batch_first=self.batch_first,
                                 shape=self.in_shape)
 
+    jvp = Op.jvp_linear
+
 
 class UnpackRows(Op):
     """The adjoint of PackPaddedSequence: packed rows scattered into zeros of the padded shape."""
@@ -40,6 +42,8 @@ class UnpackRows(Op):
 
     def backward(self, grad):
         return PackPaddedSequence.apply(grad, rows=self.rows, batch_first=self.batch_first)
+
+    jvp = Op.jvp_linear
 
 
 _PackedSequenceBase = namedtuple("PackedSequence_",

@@ -1,0 +1,340 @@
+"""Forward-mode AD (torch.autograd.forward_ad): dual tensors carry a tangent per dual level.
+
+Inside `dual_level()`, `make_dual(x, t)` gives a tensor whose tangent is `t`; every op applied
+to it also computes its outputs' tangents with the op's `jvp` rule (written in Tensor ops next
+to its `backward`), so `unpack_dual(f(make_dual(x, t))).tangent` is the Jacobian-vector
+product J_f(x) t. Tangents are themselves Tensors: reverse mode through them
+(forward-over-reverse and reverse-over-forward) composes.
+
+Levels belong to the thread that opens them, like grad mode. The public API allows one level
+at a time, as torch does; `framework.func` nests levels with `_enter`/`_exit` (an inner level
+sees the outer levels' tangents, as functorch's level stack does).
+"""
+import collections
+import functools
+import re
+import weakref
+
+from .grad_mode import fw_in_use, state
+
+__all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
+           "make_dual", "unpack_dual"]
+
+_NO_LEVEL = ("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+             "enter_dual_level() first.")
+
+
+class _Level:
+    """One open dual level: its index (what enter_dual_level returns) and the tangent holders
+    of the tensors that got a tangent at it, emptied when the level exits."""
+    __slots__ = ("idx", "holders", "__weakref__")
+
+    def __init__(self, idx):
+        self.idx = idx
+        self.holders = {}
+
+
+class _Tangents(dict):
+    """A tensor's tangents, keyed by level (views made by an op share their result's)."""
+    __slots__ = ("__weakref__",)
+
+
+def _enter():
+    """Open a dual level in this thread (nesting allowed) and return it."""
+    level = _Level(len(state.fw_levels))
+    state.fw_levels = state.fw_levels + (level,)
+    fw_in_use[0] += 1
+    return level
+
+
+def _exit(level):
+    """Close `level` (the innermost one): every tangent set at it is dropped."""
+    for ref in level.holders.values():
+        holder = ref()
+        if holder is not None:
+            holder.pop(level, None)
+    level.holders.clear()
+    state.fw_levels = state.fw_levels[:-1]
+    fw_in_use[0] -= 1
+
+
+def enter_dual_level():
+    """Open a new forward AD level and return its index (0): tangents made with `make_dual`
+    belong to it and are dropped by `exit_dual_level`. Nesting is refused, as in torch.
+
+    Example:
+        >>> lvl = framework.autograd.forward_ad.enter_dual_level()
+        >>> framework.autograd.forward_ad.exit_dual_level(level=lvl)
+    """
+    if state.fw_levels:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    return _enter().idx
+
+
+def exit_dual_level(*, level=None):
+    """Close the current forward AD level (`level` must be the last one opened).
+
+    Example:
+        >>> lvl = framework.autograd.forward_ad.enter_dual_level()
+        >>> framework.autograd.forward_ad.exit_dual_level()
+    """
+    levels = state.fw_levels
+    if level is None:
+        level = len(levels) - 1
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    if level != len(levels) - 1:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that "
+                           "was created. This is not supported.")
+    _exit(levels[-1])
+
+
+class dual_level:
+    """Context manager (and decorator) for forward AD: opens a dual level on entry, returns its
+    index, and closes it on exit (tangents made inside are then gone).
+
+    Example:
+        >>> import framework.autograd.forward_ad as fwAD
+        >>> x = framework.tensor([1.0, 2.0])
+        >>> with fwAD.dual_level():
+        ...     y = fwAD.make_dual(x, framework.ones(2)) ** 2
+        ...     fwAD.unpack_dual(y).tangent
+        tensor([2., 4.])
+    """
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return func(*args, **kwargs)
+        return wrapper
+
+
+class UnpackedDualTensor(collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])):
+    """Namedtuple returned by :func:`unpack_dual` containing the primal and tangent components
+    of the dual tensor.
+
+    See :func:`unpack_dual` for more details.
+    """
+    __slots__ = ()
+
+
+def _level_at(level):
+    levels = state.fw_levels
+    if level is None:
+        level = len(levels) - 1
+    return levels[level] if 0 <= level < len(levels) else None
+
+
+def _is_float(t):
+    return t._data.dtype.kind in "fcV"
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of `tensor` whose tangent at the current (or given) level is `tangent`.
+
+    Args:
+        tensor: the primal, a floating point or complex tensor.
+        tangent: a tensor of the same size (stored as it is, not copied).
+        level: the dual level (default: the innermost open one).
+
+    Returns:
+        A tensor that is a view of `tensor`; ops on it propagate the tangent.
+
+    Example:
+        >>> import framework.autograd.forward_ad as fwAD
+        >>> with fwAD.dual_level():
+        ...     d = fwAD.make_dual(framework.zeros(2), framework.ones(2))
+        ...     fwAD.unpack_dual(d.sin()).tangent
+        tensor([1., 1.])
+    """
+    if level is None:
+        level = len(state.fw_levels) - 1
+    if level < 0:
+        raise RuntimeError(_NO_LEVEL)
+    if not _is_float(tensor):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{tensor.dtype}")
+    if not _is_float(tangent):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    lvl = _level_at(level)
+    if lvl is None:
+        raise RuntimeError("Invalid level given to _make_dual")
+    if tuple(tensor.shape) != tuple(tangent.shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            "original Tensor, this is not supported. Tensor is of size "
+            f"{_size(tensor)} while the given forward gradient is of size {_size(tangent)}.")
+    if tensor._fw is not None and lvl in tensor._fw:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
+                           f"gradient at the same level {level} is not supported.")
+    out = tensor.view(tensor.shape)
+    _set(out, lvl, tangent)
+    return out
+
+
+def _size(t):
+    return "[" + ", ".join(str(s) for s in t.shape) + "]"
+
+
+def unpack_dual(tensor, *, level=None):
+    """Split a dual tensor into its primal (a view without the tangent) and its tangent.
+
+    Returns:
+        UnpackedDualTensor(primal, tangent); `tangent` is None for a tensor without one at that
+        level, and for every tensor once the level has exited.
+
+    Example:
+        >>> import framework.autograd.forward_ad as fwAD
+        >>> fwAD.unpack_dual(framework.ones(1))
+        UnpackedDualTensor(primal=tensor([1.]), tangent=None)
+    """
+    lvl = _level_at(level)
+    if lvl is None:
+        return UnpackedDualTensor(tensor, None)
+    tangent = tensor._fw.get(lvl) if tensor._fw is not None else None
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    levels = state.fw_levels
+    state.fw_levels = tuple(v for v in levels if v is not lvl)
+    try:
+        primal = tensor.view(tensor.shape)
+    finally:
+        state.fw_levels = levels
+    return UnpackedDualTensor(primal, tangent)
+
+
+# ----- what Op.apply calls when a level is open ------------------------------------------------
+def _set(t, level, tangent):
+    """Give tensor `t` its tangent at `level`."""
+    holder = t._fw
+    if holder is None:
+        holder = t._fw = _Tangents()
+    key = id(holder)
+    if key not in level.holders:
+        level.holders[key] = weakref.ref(holder, lambda _, k=key, h=level.holders: h.pop(k, None))
+    holder[level] = tangent
+
+
+def tangents_of(args, level):
+    """The tangent of each argument at `level` (None for plain tensors and non-tensors)."""
+    return [a._fw.get(level) if a is not None and getattr(a, "_fw", None) is not None else None
+            for a in args]
+
+
+def apply(fn, args, out, dev, record, params):
+    """Op.apply's tail under open dual levels: make the outputs as usual, then for each level
+    (outermost first) at which an input has a tangent, run the op's `jvp` rule with that level
+    and the inner ones closed, and attach the tangents."""
+    from ..tensor import Tensor
+    if record:
+        res = fn._record(args, out, dev)
+    elif type(out) is tuple:
+        res = tuple(Tensor._make(o, dev) for o in out)
+    else:
+        res = Tensor._make(out, dev)
+    levels = state.fw_levels
+    if not levels or not fn.differentiable:
+        return res
+    for k, level in enumerate(levels):
+        tangents = tangents_of(args, level)
+        if all(t is None for t in tangents):
+            continue
+        state.fw_levels = levels[:k]
+        try:
+            _attach(fn, args, res, params, tangents, level)
+        finally:
+            state.fw_levels = levels
+    return res
+
+
+def _attach(fn, args, res, params, tangents, level):
+    outs = res if type(res) is tuple else (res,)
+    fn._fw_args, fn._fw_params, fn._fw_out, fn._fw_outs = args, params, outs[0], outs
+    had_inputs = getattr(fn, "_inputs", None) is not None
+    if not had_inputs:
+        fn._inputs = args
+    try:
+        got = fn.jvp(*tangents)
+    finally:
+        del fn._fw_args, fn._fw_params, fn._fw_out, fn._fw_outs
+        if not had_inputs:
+            del fn._inputs
+    if type(got) is not tuple:
+        got = (got,)
+    for i, (o, t) in enumerate(zip(outs, got)):
+        if t is None or i in fn.non_differentiable or not _is_float(o):
+            continue
+        _set(o, level, fit(t, o))
+
+
+def fit(tangent, like):
+    """`tangent` with the shape and dtype of its primal `like` (broadcast, cast)."""
+    if tangent.shape != like.shape:
+        tangent = tangent.expand(like.shape)
+    if tangent._data.dtype != like._data.dtype:
+        tangent = tangent._cast(like._data.dtype)
+    return tangent
+
+
+def not_supported(fn):
+    """torch's error for an op without a forward derivative."""
+    name = getattr(fn, "aten", None)
+    if not isinstance(name, str):
+        base = re.sub(r"Backward\d*$", "", fn.name()).split("::")[-1]
+        name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+    return NotImplementedError(f"Trying to use forward AD with aten::{name} that does not "
+                               "support it.")
+
+
+def function_jvp(cls, ctx, args, out):
+    """A custom Function's outputs get tangents from its `jvp(ctx, *input_tangents)`: zeros
+    for tensor inputs without one, None for other inputs; `ctx.saved_tensors` gives what
+    `ctx.save_for_forward` saved."""
+    from ..tensor import Tensor
+    levels = state.fw_levels
+    outs = out if type(out) is tuple else (out,)
+    for k, level in enumerate(levels):
+        tangents = tangents_of([a if isinstance(a, Tensor) else None for a in args], level)
+        if all(t is None for t in tangents):
+            continue
+        tangents = [t if t is not None or not isinstance(a, Tensor) else
+                    a.new_zeros(a.shape) for a, t in zip(args, tangents)]
+        state.fw_levels = levels[:k]
+        ctx._fw_saved = getattr(ctx, "_saved_for_forward", ())
+        try:
+            got = cls.jvp(ctx, *tangents)
+        finally:
+            state.fw_levels = levels
+            ctx._fw_saved = None
+        if type(got) is not tuple:
+            got = (got,)
+        for o, t in zip(outs, got):
+            if isinstance(o, Tensor) and t is not None and _is_float(o) and id(o) not in (
+                    ctx._non_diff):
+                _set(o, level, t)
+
+
+def setitem(x, index, value):
+    """x[index] = value under forward AD: x's tangent becomes its old one (or zeros) with
+    value's tangent (or zeros) written at index."""
+    levels = state.fw_levels
+    for k, level in enumerate(levels):
+        tx, tv = tangents_of((x, value), level)
+        if tx is None and tv is None:
+            continue
+        state.fw_levels = levels[:k]
+        try:
+            new = tx.clone() if tx is not None else x.detach().new_zeros(x.shape)
+            new[index] = tv if tv is not None else value.detach().new_zeros(value.shape)
+        finally:
+            state.fw_levels = levels
+        _set(x, level, new)

@@ -1,0 +1,23 @@
+"""Backward fast paths.
+
+Without create_graph the engine runs backward with grad mode off, so no graph is recorded and
+a backward formula may run straight on the arrays instead of going through `Op.apply` once per
+term (same kernels, same values). With create_graph the Tensor formula runs, so double backward
+and its node names are unchanged.
+"""
+from ..autograd.grad_mode import state
+from ..tensor import Tensor
+
+
+def plain(grad):
+    """Whether a backward may compute on raw arrays: no graph to record and a float gradient
+    (bfloat16 and complex keep the Tensor formulas, which round and conjugate as torch does)."""
+    return not state.enabled and grad._data.dtype.kind == "f"
+
+
+def wrap(array, like):
+    """`array` as a gradient Tensor on `like`'s device (no graph); NumPy turns 0-dim results
+    into scalars, made arrays again here."""
+    if not array.ndim:
+        array = like.xp.asarray(array)
+    return Tensor._make(array, like._device)
