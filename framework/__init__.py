@@ -1,11 +1,11 @@
 """framework: a deep-learning framework on NumPy/CuPy that behaves like PyTorch."""
 from .tensor import Size, Tensor  # noqa: F401
-from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype,  # noqa
+from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype,
                      int8, int16, int32, int64, set_default_dtype, uint8)
 from .dtypes import float16 as half, float32 as float, float64 as double  # noqa: F401
 from .dtypes import int64 as long, int32 as int  # noqa: F401
 from .backend import device  # noqa: F401
-from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like, eye,  # noqa
+from .creation import (Generator, arange, as_tensor, asarray, empty, empty_like, eye,
                        from_numpy, full, full_like, linspace, manual_seed, ones, ones_like, rand,
                        rand_like, randint, randn, randn_like, randperm, tensor, zeros,
                        zeros_like)
@@ -32,7 +32,7 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  #
 from .autograd import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: F401
                        is_inference_mode_enabled)
 
-from ._namespace import (compile, from_dlpack, get_float32_matmul_precision, is_floating_point,  # noqa
+from ._namespace import (compile, from_dlpack, get_float32_matmul_precision, is_floating_point,
                          is_storage, is_tensor, numel, set_float32_matmul_precision)
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
                            FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)

@@ -44,7 +44,7 @@ def _pair(build, dtype):
 
 
 def _gpt_curves(codec, data, dtype, device="cpu"):
-    build = lambda T: gpt(T, codec.vocab_size, block_size=32, n_layer=2, n_head=4,  # noqa
+    build = lambda T: gpt(T, codec.vocab_size, block_size=32, n_layer=2, n_head=4,
                           n_embd=32)
     th, fw = _pair(build, dtype)
     fw.to(device)

@@ -4,9 +4,10 @@ Walks the public names (no leading underscore; ``__all__`` where a module define
 modules a user imports (``MODULES`` below: ``framework``, ``framework.nn``, its ``functional``,
 ``init`` and ``utils``, ``framework.optim``, ``framework.autograd``, ``framework.utils.data``,
 ``linalg``, ``amp``, ``cuda``, ``distributed``, ``testing``, ``viz``, ...) plus the public
-methods and properties of ``Tensor``, ``nn.Module`` and every public class found, and counts those with a docstring of
-their own (an inherited one from ``object`` or a builtin does not count; a method that
-overrides a documented framework base-class method counts, as ``inspect.getdoc`` would).
+methods and properties of ``Tensor``, ``nn.Module`` and every public class found, and counts
+those with a docstring of their own (an inherited one from ``object`` or a builtin does not
+count; a method that overrides a documented framework base-class method counts, as
+``inspect.getdoc`` would).
 
 Usage: ``python tools/doc_coverage.py [--missing] [--min PERCENT]``. Prints one line per module
 and a total; ``--missing`` lists the names without a docstring; ``--min`` exits 1 below it.

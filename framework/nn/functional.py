@@ -1,7 +1,7 @@
 """torch.nn.functional: the functional form of every layer, plus pad."""
 from ..ops.padding import pad  # noqa: F401
 from ..ops.linalg import linear  # noqa: F401
-from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh  # noqa
+from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .normalization import batch_norm, layer_norm  # noqa: F401
 from .sparse import embedding, one_hot  # noqa: F401

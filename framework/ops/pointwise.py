@@ -289,7 +289,8 @@ isreal.__doc__ = "All True for real tensors."
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    r"""Elementwise (bool) :math:`|\text{input} - \text{other}| \le \text{atol} + \text{rtol} |\text{other}|`.
+    r"""Elementwise (bool) :math:`|\text{input} - \text{other}| \le \text{atol} +
+    \text{rtol} |\text{other}|`.
 
     Example:
         >>> framework.isclose(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 2.1]))

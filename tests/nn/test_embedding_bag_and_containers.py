@@ -55,7 +55,7 @@ def test_embedding_bag_gradcheck():
     for mode in ("sum", "mean"):
         fn = lambda a: F.embedding_bag(idx, a, offs, mode=mode)  # noqa: E731
         assert gradcheck(fn, (w,)) and gradgradcheck(fn, (w,))
-    fn = lambda a, p: F.embedding_bag(idx, a, offs, mode="sum", per_sample_weights=p)  # noqa
+    fn = lambda a, p: F.embedding_bag(idx, a, offs, mode="sum", per_sample_weights=p)
     assert gradcheck(fn, (w, psw)) and gradgradcheck(fn, (w, psw))
     fn = lambda a: F.embedding_bag(idx, a, offs, mode="max")  # noqa: E731
     assert gradcheck(fn, (w,)) and gradgradcheck(fn, (w,))

@@ -76,9 +76,9 @@ def test_sum_mean_dtypes():
         assert_close(to_fw(x).prod(), to_torch(x).prod())
     assert_close(to_fw(i).sum(dtype=framework.float32), to_torch(i).sum(dtype=torch.float32))
     assert_close(to_fw(i).mean(dtype=framework.float64), to_torch(i).mean(dtype=torch.float64))
-    fn = lambda x: x.sum(dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)  # noqa
+    fn = lambda x: x.sum(dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)
     compare_with_torch(fn, fn, [randn(3, 4).astype(np.float32)], rtol=1e-5)
-    fn = lambda x: x.mean(0, dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)  # noqa
+    fn = lambda x: x.mean(0, dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)
     compare_with_torch(fn, fn, [randn(3, 4).astype(np.float32)], rtol=1e-5)
     compare_with_torch(lambda x: x.prod(1, dtype=torch.float64) if isinstance(x, torch.Tensor)
                        else x.prod(1, dtype=framework.float64),
@@ -115,9 +115,9 @@ def test_max_min_full_and_pair(device):
                lambda x: x.amax((0, 1)), lambda x: x.argmax(), lambda x: x.argmin(1),
                lambda x: x.argmax(0, keepdim=True), lambda x: x.argmax(keepdim=True)):
         compare_with_torch(fn, fn, [randn(3, 4)], device=device)
-    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).max(a, b)  # noqa
+    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).max(a, b)
     compare_with_torch(fn, fn, [randn(3, 4), randn(4)], device=device)
-    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).min(a, b)  # noqa
+    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).min(a, b)
     compare_with_torch(fn, fn, [randn(3, 4), randn(4)], device=device)
     check_grads(lambda x: x.max(), randn(3, 4))
     check_grads(lambda x: x.amin(0), randn(3, 4))
@@ -165,7 +165,7 @@ def test_logsumexp_stable_and_infinite():
 def test_softmax(name, dim, device):
     fn = lambda x: getattr(x, name)(dim)  # noqa: E731
     compare_with_torch(fn, fn, [randn(3, 4)], device=device)
-    fn = lambda x: getattr(torch if isinstance(x, torch.Tensor) else framework, name)(x, dim)  # noqa
+    fn = lambda x: getattr(torch if isinstance(x, torch.Tensor) else framework, name)(x, dim)
     compare_with_torch(fn, fn, [randn(2, 3, 4) * 30], device=device)
     compare_with_torch(fn, fn, [randn(3, 4).astype(np.float32)], device=device, rtol=1e-5,
                        atol=1e-6)
