@@ -1,7 +1,7 @@
 """Every command in README.md's ```bash blocks runs as written and makes what it says.
 
-The commands run in a scratch directory that holds the repository's ``examples/`` and
-``framework/`` (links) and a copy of ``benchmarks/``, with ``.venv/bin/python`` standing for
+The commands run in a scratch directory that holds the repository's ``examples/``,
+``framework/``, ``docs/`` and ``tools/`` (links) and a copy of ``benchmarks/``, with ``.venv/bin/python`` standing for
 this interpreter and ``~`` for a scratch home. Each command gets a fixed small budget appended
 (argparse keeps the last value: ``--epochs 1``, ``--steps 5``, ...), so the whole README runs
 in a few minutes. What is not run: the two setup lines at the top (``python3 -m venv`` and
@@ -40,6 +40,7 @@ BUDGET = {
     "benchmarks/bench_dataloader.py": ["--batches", "4", "--workers", "0", "1"],
     "framework.compat": ["--epochs", "1"],
     "framework.distributed.run": ["--epochs", "1"],
+    "sphinx": [],
 }
 SETUP = re.compile(r"^(python3 -m venv \.venv && \.venv/bin/pip install|\.venv/bin/pip install)")
 
@@ -97,7 +98,7 @@ def _fake_mnist(directory):
 
 @pytest.fixture
 def scratch(tmp_path):
-    for name in ("examples", "framework"):
+    for name in ("examples", "framework", "docs", "tools"):
         os.symlink(os.path.join(ROOT, name), tmp_path / name)
     shutil.copytree(os.path.join(ROOT, "benchmarks"), tmp_path / "benchmarks",
                     ignore=shutil.ignore_patterns("results*.json", "__pycache__"))
@@ -156,5 +157,7 @@ def test_readme_command(line, scratch):
         assert (scratch / "benchmarks" / "results.json").is_file()
     if script == "framework.compat":
         assert "epoch 1 loss" in out
+    if script == "sphinx":
+        assert (scratch / "docs" / "_build" / "html" / "index.html").is_file()
     if script == "framework.distributed.run":
         assert "test accuracy" in out or "acc" in out
