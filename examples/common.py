@@ -6,10 +6,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import framework  # noqa: E402
-from framework import nn  # noqa: E402
-from framework.data import load_digits, load_mnist  # noqa: E402
-from framework.utils.data import DataLoader, TensorDataset  # noqa: E402
+import framework
+from framework import nn
+from framework.data import load_digits, load_mnist
+from framework.utils.data import DataLoader, TensorDataset
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -77,7 +77,7 @@ def load_checkpoint(path, device):
         fail(f"--resume {path}: no such file")
     try:
         ckpt = framework.load(path, map_location=device)
-    except Exception as e:  # a truncated or foreign file fails in many ways  # noqa: BLE001
+    except Exception as e:  # a truncated or foreign file fails in many ways
         fail(f"--resume {path}: not a readable checkpoint ({type(e).__name__}: {e})")
     keys = {"model", "optimizer", "scheduler", "rng_state", "history", "epoch"}
     if not isinstance(ckpt, dict) or not keys <= set(ckpt):

@@ -11,7 +11,7 @@ import framework
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "examples"))
-from text_models import (CharCodec, batches, char_lstm, cosine_lr, gpt, load_text,  # noqa: E402
+from text_models import (CharCodec, batches, char_lstm, cosine_lr, gpt, load_text,
                          train_steps)
 
 STEPS = 50
@@ -49,7 +49,7 @@ def _gpt_curves(codec, data, dtype, device="cpu"):
     th, fw = _pair(build, dtype)
     fw.to(device)
     assert fw.lm_head.weight is fw.transformer.wte.weight  # tying survives load_state_dict
-    lr = lambda it: cosine_lr(it, 3e-3, warmup=5, total=STEPS, min_lr=3e-4)  # noqa: E731
+    lr = lambda it: cosine_lr(it, 3e-3, warmup=5, total=STEPS, min_lr=3e-4)
     curves = []
     for T, model, dev in ((torch, th, "cpu"), (framework, fw, device)):
         opt = model.configure_optimizers(0.1, 3e-3, (0.9, 0.95))
