@@ -11,6 +11,11 @@ from ._fastgrad import plain, wrap
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
 
+__all__ = ["add", "clamp", "clamp_max", "clamp_min", "clip", "div", "divide", "floor_divide",
+           "masked_fill", "maximum", "minimum", "mul", "multiply", "neg", "negative", "nonzero",
+           "pow", "remainder", "square", "sub", "subtract", "true_divide", "where"]
+
+
 def _zeros(grad):
     """A constant zero gradient (torch's zeros_like(grad): no nan from inf * 0)."""
     return Tensor._make(grad.xp.zeros_like(grad._data), grad.device)

@@ -209,7 +209,7 @@ class LinalgCholeskyEx(Op):
         self.upper = upper
         try:
             L = xp.linalg.cholesky(A)
-        except Exception:  # noqa: BLE001 - numpy's LinAlgError, cupy's own
+        except Exception:
             raise _LinAlgError("linalg.cholesky: The factorization could not be completed "
                                "because the input is not positive-definite (the leading minor "
                                f"of order {_failing_minor(xp, A)} is not positive-definite).") \
@@ -234,7 +234,7 @@ def _failing_minor(xp, A):
         for k in range(1, m.shape[-1] + 1):
             try:
                 xp.linalg.cholesky(m[:k, :k])
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return k
     return A.shape[-1]
 

@@ -344,7 +344,7 @@ def logsigmoid(input):
 
 
 def softsign(input):
-    """x / (1 + |x|)."""
+    """:math:`x / (1 + |x|)`."""
     return input / (input.abs() + 1)
 
 
@@ -359,7 +359,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
+    r""":math:`x` where :math:`|x| > \lambda`, else 0."""
     return Hardshrink.apply(input, lambd=lambd)
 
 

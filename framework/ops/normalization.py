@@ -63,7 +63,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Group normalisation: statistics over each group of C/num_groups channels per sample.
 
     Args:
-        input: (N, C, *).
+        input: ``(N, C, *)``.
         num_groups: G, dividing C.
         weight, bias: optional (C,) affine parameters.
         eps: added to the variance.

@@ -308,7 +308,7 @@ class Sgn(Sign):
 
 
 def sgn(input):
-    """sign for real tensors (x / |x| for complex ones in torch)."""
+    """sign for real tensors (:math:`x / |x|` for complex ones in torch)."""
     return Sgn.apply(input)
 
 
@@ -333,7 +333,8 @@ isreal.__doc__ = "All True for real tensors."
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|input - other| <= atol + rtol * |other|, elementwise (bool).
+    r"""Elementwise (bool) :math:`|\text{input} - \text{other}| \le \text{atol} +
+    \text{rtol} |\text{other}|`.
 
     Example:
         >>> framework.isclose(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 2.1]))

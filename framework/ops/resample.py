@@ -127,7 +127,7 @@ _KERNELS = {("nearest", 2): "upsample_nearest2d_channels_last",
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of (N, C, *spatial) input to `size` or by `scale_factor`.
+    """Resize the spatial dims of ``(N, C, *spatial)`` input to `size` or by `scale_factor`.
 
     Args:
         mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear'/'bicubic' (4-D),

@@ -82,7 +82,7 @@ class MaskedScatter(Op):
 
 
 def masked_scatter(input, mask, source):
-    """Out-of-place masked_scatter_: input with its mask positions filled from source.
+    """Out-of-place ``masked_scatter_``: input with its mask positions filled from source.
 
     Example:
         >>> x = framework.zeros(3)

@@ -4,7 +4,11 @@ Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 """
 from .. import backend as _backend
 from ..autograd.op import Op
-from ..tensor import Tensor, _TYPE_NAMES
+from ..tensor import _TYPE_NAMES
+
+
+__all__ = ["flatten", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes",
+           "swapdims", "t", "transpose", "unflatten", "unsqueeze"]
 
 
 def _shape_arg(shape):
