@@ -120,7 +120,8 @@ _KERNELS = {("nearest", 2): "upsample_nearest2d_channels_last",
             ("nearest-exact", 2): "upsample_nearest2d_channels_last",
             "nearest": "compute_indices_weights_nearest",
             "nearest-exact": "compute_indices_weights_nearest",
-            "linear": "compute_indices_weights_linear", "trilinear": "compute_indices_weights_linear",
+            "linear": "compute_indices_weights_linear",
+            "trilinear": "compute_indices_weights_linear",
             "bilinear": "upsample_bilinear2d_channels_last",
             "bicubic": "compute_indices_weights_cubic"}
 
