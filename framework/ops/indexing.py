@@ -14,12 +14,16 @@ from ..tensor import Tensor, View, _writable_view
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
 from .views import view_array, view_op
 
+
+__all__ = ["index_put"]
+
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
           "valid indices (got {})")
 
 
 class _Basic(Op):
     """x[key] for a basic NumPy key (a view); backward embeds the gradient in zeros."""
+    views = True
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key

@@ -124,6 +124,13 @@ def test_views_inplace_and_broadcast_match_torch():
         w[1] = e
         tw[1] = te
         outs.append((w, tw))
+        base, tbase = framework.zeros(2, 4, dtype=framework.float64), torch.zeros(
+            2, 4, dtype=torch.float64)
+        base[1].mul_(2).add_(e * 3)  # in place through views: the base's tangent changes
+        tbase[1].mul_(2).add_(te * 3)
+        base[:, 1:3].sub_(d[:2, :2])
+        tbase[:, 1:3].sub_(td[:2, :2])
+        outs.append((base, tbase))
         for ours, theirs in outs:
             _close(ffw.unpack_dual(ours).tangent, tfw.unpack_dual(theirs).tangent)
 

@@ -85,7 +85,7 @@ def _compare(op, seed, dtype, tol):
         return False  # writing into a view of an empty tensor raises here (not forward AD)
     if op.name in ("var", "std", "var_mean", "std_mean") and kwargs.get("dim") == ():
         return False  # torch's N = 1 quirk for dim=() (README, known differences)
-    if op.name in ("logsumexp", "var_mean", "std_mean") and _empty(args):
+    if op.name in ("logsumexp", "std", "var_mean", "std_mean") and _empty(args):
         return False  # torch's tangent of these reductions of nothing is nan, ours 0
     try:
         want = _run(torch, tfw, op, args, kwargs)
