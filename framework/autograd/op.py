@@ -32,6 +32,25 @@ def _record_variant(self, args, out, dev):
     return Op._record(self, args, out, dev)
 
 
+def per_sample_under_vmap(fn):
+    """For op wrappers that read tensor values in Python (counts, bins, quantiles): under
+    vmap, with a batched tensor argument, run them per sample and stack the results."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if vmap_hook[0]:
+            from ..func._batched import loop_if_batched
+            keys = list(kwargs)
+            n = len(args)
+            out = loop_if_batched(lambda *a: fn(*a[:n], **dict(zip(keys, a[n:]))), *args,
+                                  *kwargs.values())
+            if out is not NotImplemented:
+                return out
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def _same_device_error(a, b):
     return RuntimeError(
         "Expected all tensors to be on the same device, but found at least two devices, "

@@ -96,10 +96,10 @@ def unary(cls, args, params):
 
 # ----- ops with a dim parameter --------------------------------------------------------------
 REDUCTIONS = ("Sum Mean Prod Var Std VarMean StdMean Nansum Logsumexp Amax Amin All Any "
-              "LinalgVectorNorm Aminmax").split()
+              "LinalgVectorNorm").split()
 DIM_OPS = ("Softmax LogSoftmax Cumsum Cumprod Cummax Cummin Glu MaxDim MinDim Sort SortStable "
            "Topk Kthvalue MedianDim NanmedianDim Mode Flip Transpose Unsqueeze Unbind Split "
-           "Diagonal Unfold Permute Squeeze Roll Argmax Argmin LogcumsumexpOp").split()
+           "Diagonal Unfold Permute Squeeze Roll Argmax Argmin LogcumsumexpOp Rot90 IndexFill Aminmax").split()
 DIM_KEYS = ("dim", "dims", "dim0", "dim1", "dim2", "axis")
 
 
@@ -134,12 +134,13 @@ def with_dims(cls, args, params, all_if_none=False):
         if d is None or (empty and all_if_none and not issubclass(cls, _bool_reduce())):
             if all_if_none:
                 p[k] = tuple(range(nb, nb + n))
-            elif name in ("Argmax", "Argmin"):
+            elif name in ("Argmax", "Argmin", "Aminmax"):
                 bs = tuple(v.shape[:nb])
                 out = cls.apply(v.reshape(bs + (-1,)), dim=nb, keepdim=False)
                 if p.get("keepdim"):
-                    out = out.reshape(bs + (1,) * ldim(x))
-                return wrap(out, lvls)
+                    out = tuple(o.reshape(bs + (1,) * ldim(x)) for o in out) if type(
+                        out) is tuple else out.reshape(bs + (1,) * ldim(x))
+                return rewrap(out, lvls)
             elif name == "Squeeze":
                 p[k] = tuple(i + nb for i, s in enumerate(x.shape) if s == 1)
         elif name == "Permute":
@@ -280,6 +281,13 @@ def addmm(cls, args, params):
     return wrap(prod + (bias if beta == 1 else bias * beta), lvls)
 
 
+def dynamic_shape(cls, args, params):
+    """torch refuses ops whose output size depends on the values."""
+    raise RuntimeError("vmap: We do not support batching operators that can output dynamic "
+                       "shape. Attempted to vmap over aten::_unique2. Please file an issue at "
+                       "https://github.com/pytorch/functorch/issues")
+
+
 def _register():
     table = op_classes()
 
@@ -288,6 +296,7 @@ def _register():
 
     reg(elementwise, ELEMENTWISE + ["FmodTensor"])
     reg(masked_fill, ["MaskedFill"])
+    reg(dynamic_shape, ["Unique2", "UniqueConsecutive", "UniqueDim", "MaskedSelect"])
     reg(reduction, REDUCTIONS)
     reg(with_dims, DIM_OPS)
     reg(max_all, ["MaxAll", "MinAll"])

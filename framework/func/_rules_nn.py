@@ -34,6 +34,46 @@ def fold_batch(cls, args, params, core=3):
     return tuple(back(o) for o in out) if type(out) is tuple else back(out)
 
 
+def fold_n(cls, args, params):
+    """Ops whose input always has N first (interpolate, group_norm, grid_sample): the batch
+    dims fold into N; grid_sample's grid gets them too."""
+    grid = cls.__name__ == "GridSampler2D"
+    if not grid and any(isinstance(a, BatchedTensor) for a in args[1:]):
+        return fallback(cls, args, params)
+    lvls = union(args)
+    nb = len(lvls)
+    folded = (0, 1) if grid else (0,)
+    phys = [aligned(a, lvls, expand=True).reshape((-1,) + tuple(a.shape[1:])) if i in folded
+            else a for i, a in enumerate(args)]
+    bs = tuple(aligned(args[0], lvls, expand=True).shape[:nb])
+    out = cls.apply(*phys, **params)
+
+    def back(o):
+        return wrap(o.reshape(bs + (-1,) + tuple(o.shape[1:])), lvls)
+    return tuple(back(o) for o in out) if type(out) is tuple else back(out)
+
+
+def aligned_dims(cls, args, params):
+    """index_add/index_copy/cross: the data inputs share every batch dim, dim shifts."""
+    lvls = union(args)
+    nb = len(lvls)
+    index = [1] if cls.__name__.startswith("Index") else []
+    nd = max(ldim(a) for i, a in enumerate(args) if isinstance(a, Tensor) and i not in index)
+    if any(isinstance(args[i], BatchedTensor) for i in index):
+        return fallback(cls, args, params)
+    p = dict(params)
+    p["dim"] = wdim(p.get("dim", -1 if cls.__name__ == "LinalgCross" else 0), nd) + nb
+    phys = [aligned(a, lvls, nd, expand=True) if isinstance(a, Tensor) and i not in index
+            else a for i, a in enumerate(args)]
+    return wrap(cls.apply(*phys, **p), lvls)
+
+
+def trace(cls, args, params):
+    x = args[0]
+    nb = len(x._levels)
+    return wrap(x._value.diagonal(0, nb, nb + 1).sum(-1), x._levels)
+
+
 def conv(cls, args, params):
     """Convolution: batched input folds into N; a batched weight runs as grouped conv."""
     x, w = args[0], args[1]
@@ -204,7 +244,14 @@ def _register():
 
     reg(fold_batch, ["MaxPool2DWithIndices", "AvgPool2D", "AdaptiveAvgPool2D",
                      "AdaptiveMaxPool2D"])
-    reg(conv, ["Convolution", "ConvTranspose"])
+    reg(lambda c, a, p: fold_batch(c, a, p, 4), ["AvgPool3D", "MaxPool3DWithIndices"])
+    reg(lambda c, a, p: fold_batch(c, a, p, 2), ["Col2Im"])
+    reg(fold_batch, ["Im2Col"])
+    reg(fold_n, ["UpsampleBicubic2D", "UpsampleLinear1D", "UpsampleTrilinear3D",
+                 "AdaptiveAvgPool3D", "NativeGroupNorm", "GridSampler2D"])
+    reg(aligned_dims, ["IndexAdd", "IndexCopy", "LinalgCross"])
+    reg(trace, ["Trace"])
+    reg(conv, ["Convolution", "ConvTranspose", "Conv3d", "ConvTranspose3d"])
     reg(layer_norm, ["NativeLayerNorm"])
     reg(pointwise_loss, ["MseLoss", "SmoothL1Loss", "HuberLoss", "BinaryCrossEntropy",
                          "BinaryCrossEntropyWithLogits", "SoftMarginLoss"])

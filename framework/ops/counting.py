@@ -4,7 +4,7 @@ backward raises as torch's does)."""
 import math
 
 from .._errors import not_implemented
-from ..autograd.op import Op
+from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 from .shape import _dim, _real_dim
 
@@ -111,6 +111,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _unique_dim(input, dim, return_inverse, return_counts, True)
 
 
+@per_sample_under_vmap
 def bincount(input, weights=None, minlength=0):
     """Count occurrences of each value in a 1-D non-negative int tensor (weighted sums with
     weights).
@@ -137,6 +138,7 @@ def bincount(input, weights=None, minlength=0):
     return NotImplementedBackward.apply(weights, fn=lambda xp, w: out, aten="bincount")
 
 
+@per_sample_under_vmap
 def histc(input, bins=100, min=0, max=0):
     """Histogram of `bins` equal-width bins over [min, max] (the data's range when both are 0);
     values outside are ignored.
@@ -184,6 +186,7 @@ def count_nonzero(input, dim=None):
     return _t(nz.sum(axis=axes).astype("int64"), input)
 
 
+@per_sample_under_vmap
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
     """Indices where `input` values would be inserted into the (last dim of the) sorted
@@ -220,6 +223,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _t(out.astype("int32" if out_int32 else "int64"), sorted_sequence)
 
 
+@per_sample_under_vmap
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each value given 1-D sorted boundaries (searchsorted with the
     arguments swapped; right=True puts values equal to a boundary in the next bucket).

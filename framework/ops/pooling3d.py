@@ -5,7 +5,7 @@ import math
 
 from ..amp.autocast_mode import entry as _amp_entry
 from .._errors import refuse
-from ..autograd.op import Op
+from ..autograd.op import Op, per_sample_under_vmap
 from ..backend import scatter_add
 from ..tensor import Tensor
 from .pooling import _averaging_matrix, avg_pool1d, avg_pool2d
@@ -357,6 +357,7 @@ class MaxUnpool2D(Op):
     jvp = Op.jvp_transpose
 
 
+@per_sample_under_vmap
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool2d: values back at their max positions, zeros elsewhere."""
     kh, kw = (kernel_size,) * 2 if isinstance(kernel_size, int) else tuple(kernel_size)

@@ -3,7 +3,7 @@ import math
 
 from .._errors import must_be_tensor
 from ..amp.autocast_mode import entry as _amp_entry
-from ..autograd.op import Op
+from ..autograd.op import Op, per_sample_under_vmap
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .extrema import return_types
@@ -185,6 +185,7 @@ def fmin(input, other):
 
 
 @_amp_entry("quantile")
+@per_sample_under_vmap
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles (q a number or 1-D tensor in [0, 1]) over dim (all when None),
     interpolating between the sorted neighbours as numpy/torch do.
@@ -197,6 +198,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 
 @_amp_entry("nanquantile")
+@per_sample_under_vmap
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile ignoring NaN values."""
     return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
