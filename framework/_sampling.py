@@ -29,7 +29,7 @@ def _fill(t, draw, what=None, generator=None):
     """Fill tensor ``t`` in place with ``draw(gen, n, dtype, contiguous)``, generated in the
     order of t's memory (torch's TensorIterator order) and moved to t's device."""
     if _vmap[0]:  # under vmap: randomness='error' raises, 'different' draws per sample
-        from .func._batched import random_target
+        from .func._paths import random_target
         target = random_target(t)
         if target is not None:
             _fill_array(target[0], draw, what, generator)

@@ -522,7 +522,7 @@ class Tensor:
     # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
     def _inplace(self, op, *args, **kwargs):
         if _vmap_hook[0]:  # under vmap: an unbatched self cannot take batched values
-            from .func._batched import check_inplace
+            from .func._paths import check_inplace
             check_inplace(self, args)
         tensors = [a for a in args if isinstance(a, Tensor)]
         if state.enabled and (self.requires_grad or any(a.requires_grad for a in tensors)):

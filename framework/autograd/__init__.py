@@ -28,7 +28,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     if vmap_hook[0]:  # under vmap: run on the physical (batched) tensors
-        from ..func._batched import batched_grad
+        from ..func._paths import batched_grad
         result = batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                               allow_unused)
     else:

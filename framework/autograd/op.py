@@ -40,7 +40,7 @@ def per_sample_under_vmap(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if vmap_hook[0]:
-            from ..func._batched import loop_if_batched
+            from ..func._paths import loop_if_batched
             keys = list(kwargs)
             n = len(args)
             out = loop_if_batched(lambda *a: fn(*a[:n], **dict(zip(keys, a[n:]))), *args,

@@ -72,7 +72,8 @@ class BatchedTensor(Tensor):
         from ..ops import indexing as ix
         items = index if isinstance(index, tuple) else (index,)
         if any(type(i) is BatchedTensor for i in items):
-            return _index_batched(self, index)
+            from ._paths import index_batched
+            return index_batched(self, index)
         steps, adv, key = ix._parse(self, index)
         out = ix._basic(self, steps)
         if adv:
@@ -96,93 +97,6 @@ INPLACE = ("vmap: inplace arithmetic(self, *extra_args) is not possible because 
            "to `other` being vmapped over but `self` not being vmapped over in a vmap. Please "
            "try to use out-of-place operators instead of inplace arithmetic. If said operator "
            "is being called inside the PyTorch framework, please file a bug report instead.")
-
-
-def check_inplace(self, args):
-    """torch's error for an in-place op on an unbatched tensor with batched arguments."""
-    lvls = union(args)
-    if lvls:  # torch: the physical broadcast does not fit the unbatched self
-        import numpy
-        shape = tuple(size_of(lv) for lv in lvls) + tuple(numpy.broadcast_shapes(
-            tuple(self.shape), *[tuple(a.shape) for a in args if isinstance(a, Tensor)]))
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(shape)}")
-
-
-def _index_batched(x, index):
-    """x[index] with a batched index tensor: per sample (the keys differ per sample)."""
-    if isinstance(index, tuple):
-        return loop(lambda a, *k: a[k], x, *index)
-    return loop(lambda a, k: a[k], x, index)
-
-
-def loop(fn, *args):
-    """fn(*args) per sample over the batched args (a Python function whose results depend on
-    values it reads, such as indices): the results stacked and batched."""
-    from .. import ops
-    lvls = union(args)
-    full = tuple(size_of(lv) for lv in lvls)
-    n = 1
-    for s in full:
-        n *= s
-    flat = [aligned(a, lvls, expand=True).reshape((n,) + tuple(a.shape))
-            if type(a) is BatchedTensor else a for a in args]
-    saved = _op.vmap_hook[0]
-    _op.vmap_hook[0] = 0  # the samples are plain tensors
-    try:
-        outs = [fn(*[f[b] if type(a) is BatchedTensor else a for a, f in zip(args, flat)])
-                for b in range(n)]
-    finally:
-        _op.vmap_hook[0] = saved
-    if type(outs[0]) is tuple:
-        return tuple(wrap(ops.stack(list(c)).reshape(full + tuple(c[0].shape)), lvls)
-                     for c in zip(*outs))
-    return wrap(ops.stack(outs).reshape(full + tuple(outs[0].shape)), lvls)
-
-
-def setitem(x, index, value):
-    """x[index] = value for a batched x: written into its physical tensor (per sample when
-    the index itself is batched)."""
-    items = index if isinstance(index, tuple) else (index,)
-    others = union(items + (value,))
-    if not set(others) <= set(x._levels):
-        raise RuntimeError(
-            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor "
-            "`other` in extra_args that has more elements than `self`. This happened due to "
-            "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try "
-            "to use out-of-place operators instead of inplace arithmetic. If said operator is "
-            "being called inside the PyTorch framework, please file a bug report instead.")
-    nb = len(x._levels)
-    if not x._value.numel():
-        return
-    if not any(type(i) is BatchedTensor for i in items):
-        target = x._value[(slice(None),) * nb + items]
-        v = aligned(value, x._levels, target.dim() - nb) if isinstance(value, Tensor) else value
-        x._value[(slice(None),) * nb + items] = v
-        return
-    n = 1
-    for s in x._value.shape[:nb]:
-        n *= s
-    xs = x._value.view((n,) + tuple(x.shape))
-    ks = [aligned(i, x._levels, expand=True).reshape((n,) + tuple(i.shape))
-          if type(i) is BatchedTensor else i for i in items]
-    vs = (aligned(value, x._levels, expand=True).reshape((n,) + tuple(value.shape))
-          if type(value) is BatchedTensor else None)
-    saved = _op.vmap_hook[0]
-    _op.vmap_hook[0] = 0
-    try:
-        for b in range(n):
-            key = tuple(k[b] if type(i) is BatchedTensor else k for i, k in zip(items, ks))
-            xs[b][key] = vs[b] if vs is not None else value
-    finally:
-        _op.vmap_hook[0] = saved
-
-
-def loop_if_batched(fn, *args):
-    """For op wrappers that read tensor values in Python: per sample when an arg is batched."""
-    if not any(type(a) is BatchedTensor for a in args):
-        return NotImplemented
-    return loop(fn, *args)
 
 
 def wrap(value, lvls):
@@ -329,55 +243,3 @@ def _sample(value, n):
     if 0 in arr.shape[:n]:
         return xp_for(value._device).empty(arr.shape[n:], arr.dtype)
     return arr[(0,) * n]
-
-
-RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use "
-                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
-                "operation out of vmap")
-
-
-def random_target(t):
-    """Where a random fill of t goes under vmap: None (fill t itself), or (tensor to fill,
-    result). 'error' raises; 'different' fills a tensor with the batch dims of the levels
-    asking for it; 'same' fills once and, for a batched t, broadcasts over its batch."""
-    if not levels:
-        return None
-    if any(L.randomness == "error" for L in levels):
-        raise RuntimeError(RANDOM_ERROR)
-    diff = tuple(L.id for L in levels if L.randomness == "different")
-    if type(t) is BatchedTensor:
-        if set(t._levels) <= set(diff):
-            v = aligned(t, diff, expand=True)
-            if v is t._value:
-                return v, t
-            return v, wrap(v, diff)  # a batched tensor gets more levels: a new one
-        from ..creation import empty
-        same = empty(tuple(t.shape), dtype=t.dtype, device=t.device)
-        return same, t._inplace(lambda s, o: o, same)
-    if not diff:
-        return None
-    from ..creation import empty
-    phys = empty(tuple(size_of(lv) for lv in diff) + tuple(t.shape), dtype=t.dtype,
-                 device=t.device)
-    return phys, wrap(phys, diff)
-
-
-def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
-    """autograd.grad under vmap: the engine runs on the physical (batched) tensors."""
-    from ..autograd import _engine
-    from ..creation import ones_like
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    gos = []
-    for o, g in zip(outputs, grad_outputs):
-        if g is None and o.numel() == 1:
-            g = ones_like(o)
-        if g is not None and set(lvls_of(g)) - set(lvls_of(o)):
-            raise NotImplementedError(
-                "autograd.grad under vmap with grad_outputs batched where the outputs are not "
-                "(is_grads_batched) is not supported here: use framework.func.vjp, whose vjp_fn "
-                "can be vmapped.")
-        gos.append(aligned(g, lvls_of(o), expand=True) if g is not None else None)
-    res = _engine.run([physical(o) for o in outputs], gos, retain_graph, create_graph,
-                      [physical(i) for i in inputs], capture=True, allow_unused=allow_unused)
-    return tuple(wrap(r, lvls_of(i)) if r is not None else None for r, i in zip(res, inputs))

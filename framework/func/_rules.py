@@ -99,7 +99,8 @@ REDUCTIONS = ("Sum Mean Prod Var Std VarMean StdMean Nansum Logsumexp Amax Amin 
               "LinalgVectorNorm").split()
 DIM_OPS = ("Softmax LogSoftmax Cumsum Cumprod Cummax Cummin Glu MaxDim MinDim Sort SortStable "
            "Topk Kthvalue MedianDim NanmedianDim Mode Flip Transpose Unsqueeze Unbind Split "
-           "Diagonal Unfold Permute Squeeze Roll Argmax Argmin LogcumsumexpOp Rot90 IndexFill Aminmax").split()
+           "Diagonal Unfold Permute Squeeze Roll Argmax Argmin LogcumsumexpOp Rot90 IndexFill "
+           "Aminmax").split()
 DIM_KEYS = ("dim", "dims", "dim0", "dim1", "dim2", "axis")
 
 

@@ -227,7 +227,7 @@ def embedding(weight, input, padding_idx, scale_grad_by_freq):
     """F.embedding under vmap (called by it: the indices are a parameter, not an input)."""
     from ..ops.embedding import EmbeddingLookup
     if isinstance(weight, BatchedTensor):
-        from ._batched import loop
+        from ._paths import loop
         return loop(lambda w, i: EmbeddingLookup.apply(
             w, indices=i._data, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq),
             weight, input)

@@ -315,7 +315,7 @@ def setitem(x, index, value):
     node CopySlices; without basic steps the node is IndexPutBackward0 or a fill/copy."""
     if vmap_hook[0] and type(x) is not Tensor and type(x).__name__ == "Tensor" and hasattr(
             x, "_levels"):  # under vmap: write into the physical tensor
-        from ..func._batched import setitem as batched_setitem
+        from ..func._paths import setitem as batched_setitem
         return batched_setitem(x, index, value)
     steps, adv, key = _parse(x, index, getitem=False)
     scalar = not isinstance(value, Tensor)
@@ -378,7 +378,7 @@ def index_put(x, indices, values, accumulate=False):
     if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
         raise _dtype_mismatch(x, values)
     if vmap_hook[0]:  # under vmap the index values differ per sample
-        from ..func._batched import loop_if_batched
+        from ..func._paths import loop_if_batched
         out = loop_if_batched(lambda a, v, *i: index_put(a, i, v, accumulate), x, values,
                               *indices)
         if out is not NotImplemented:

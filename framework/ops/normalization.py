@@ -191,7 +191,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = out * weight[0] if weight is not None else out
         return out + bias[0] if bias is not None else out
     if vmap_hook[0]:  # under vmap: batched running stats are read (and written) per sample
-        from ..func._batched import loop_if_batched
+        from ..func._paths import loop_if_batched
         out = loop_if_batched(lambda *a: batch_norm(*a, training, momentum, eps), input,
                               running_mean, running_var, weight, bias)
         if out is not NotImplemented:

@@ -350,7 +350,7 @@ def _isclose(fname, input, other, rtol, atol, equal_nan):
                            f"{scalar_type_name(other._data.dtype)}")
     broadcast_shapes(tuple(input.shape), tuple(other.shape))
     if vmap_hook[0]:  # computed on the arrays: per sample under vmap
-        from ..func._batched import loop_if_batched
+        from ..func._paths import loop_if_batched
         out = loop_if_batched(lambda a, b: isclose(a, b, rtol, atol, equal_nan), input, other)
         if out is not NotImplemented:
             return out

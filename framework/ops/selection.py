@@ -107,7 +107,7 @@ def take(input, index):
         raise RuntimeError("take(): Expected a long tensor for index, but got "
                            f"{index.dtype.name.capitalize()}")
     if vmap_hook[0]:  # under vmap the index values differ per sample
-        from ..func._batched import loop_if_batched
+        from ..func._paths import loop_if_batched
         out = loop_if_batched(take, input, index)
         if out is not NotImplemented:
             return out
