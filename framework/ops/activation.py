@@ -174,7 +174,11 @@ class LogSoftmax(Op):
         # d/dx log_softmax: g - softmax(x) * sum(g)
         return grad - exp(y) * grad.sum(self.axis, keepdim=True)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        y = self.result
+        if y.ndim == 0:
+            return t * 0
+        return t - (exp(y) * t).sum(self.axis, keepdim=True)  # t - <softmax, t>
 
 
 def log_softmax(input, dim, dtype=None):
