@@ -116,7 +116,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
     Example:
         >>> F.multi_margin_loss(framework.tensor([[0.1, 0.2, 0.4]]), framework.tensor([2]))
-        tensor(0.4667)
+        tensor(0.5000)
     """
     reduction = _reduction(reduction, size_average, reduce)
     if p not in (1, 2):
