@@ -67,6 +67,7 @@ def _api_page(modname, done):
 
 
 def _write_api_pages():
+    os.makedirs(os.path.join(HERE, "api"), exist_ok=True)  # generated, not in git
     done = set()
     names = []
     for modname in doc_coverage.MODULES:
