@@ -83,7 +83,8 @@ class MultiMarginLoss(Op):
         self.mask = (z > 0) & ~onehot
         self.onehot = onehot
         self.wy = (w[t.reshape(-1)] if w is not None else xp.ones(n, dtype=x.dtype)).reshape(n, 1)
-        per = xp.where(self.mask, z if p == 1 else z * z, 0) * self.wy
+        # only the active terms meet the weight (an inf weight times 0 is not NaN in torch)
+        per = xp.where(self.mask, (z if p == 1 else z * z) * self.wy, 0)
         loss = (per.sum(axis=1) / c).astype(x.dtype)
         loss = loss.reshape(x.shape[:-1])
         return _reduce(xp, loss, reduction)
@@ -102,8 +103,9 @@ class MultiMarginLoss(Op):
         else:
             xy = (x2 * onehot).sum(1, keepdim=True)
             h = 2 * (self.margin - xy + x2) * mask
-        h = h * wy * g / c
-        gx = h - onehot * h.sum(1, keepdim=True)
+        zero = Tensor._make(x.xp.zeros((), dtype=x._data.dtype), dev)
+        h = (h * wy / c).where(mask, zero)  # torch's kernel, then times the upstream gradient
+        gx = (h - h.sum(1, keepdim=True).where(onehot, zero)) * g
         return gx.reshape(*x.shape), None, None
 
     jvp = Op.jvp_transpose
