@@ -213,6 +213,13 @@ def _pick(op, input, pos, dim, keepdim, nan_first=False, skip_nan=False):
                     skip_nan=skip_nan)
 
 
+def _check_reduced(name, input, d):
+    """torch's IndexError for a reduction over an empty dim whose result is not empty."""
+    if input.dim() and input.shape[d] == 0 and input.numel() == 0 and all(
+            n for i, n in enumerate(input.shape) if i != d):
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along `dim` (k counts from 1): (values, indices).
 
@@ -224,6 +231,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """
     d = _dim(dim, max(input.dim(), 1))
     size = input.shape[d] if input.dim() else 1
+    _check_reduced("kthvalue", input, d)
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return return_types.kthvalue(*_pick(Kthvalue, input, k - 1, d, keepdim))
@@ -295,6 +303,7 @@ def mode(input, dim=-1, keepdim=False):
         indices=tensor(2))
     """
     d = _dim(dim, max(input.dim(), 1))
+    _check_reduced("mode", input, d)
     return return_types.mode(*Mode.apply(input, dim=d, keepdim=keepdim))
 
 

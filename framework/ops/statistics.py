@@ -228,6 +228,9 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     if ((qs < 0) | (qs > 1)).any():
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}" if scalar_q
                            else "quantile() q values must be in the range [0, 1]")
+    if dim is not None and input.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: all of it
+        _axis(dim, 1)
+        dim = None
     x = input.reshape(-1) if dim is None else input.movedim(dim, -1)
     s = sort(x, -1).values  # NaN last
     n = x.shape[-1]
