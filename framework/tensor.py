@@ -1288,6 +1288,8 @@ class Tensor:
         return _ops.masked_scatter(self, mask, source)
 
     def masked_scatter_(self, mask, source):
+        if isinstance(mask, Tensor) and mask._data.shape != self._data.shape:
+            mask = mask.expand(*self.shape)  # in place: the mask expands to self (torch's error)
         return self._inplace(_ops.masked_scatter, mask, source)
 
     def take(self, index):

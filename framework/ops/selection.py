@@ -94,6 +94,9 @@ def masked_scatter(input, mask, source):
     if source.dtype != input.dtype:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but "
                            f"got{input.dtype} and {source.dtype}".replace("got", "got "))
+    if tuple(mask.shape) != tuple(input.shape):  # torch expands both (expand_outplace)
+        shape = broadcast_shapes(tuple(mask.shape), tuple(input.shape))
+        input, mask = input.expand(*shape), mask.expand(*shape)
     return MaskedScatter.apply(input, mask, source)
 
 

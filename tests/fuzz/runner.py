@@ -33,6 +33,10 @@ KNOWN_DIFFERENCES = {
     # the order of tied elements is unspecified in torch (ours: their original order)
     ("topk", "out1"): lambda p: _has_ties(p), ("sort", "out1"): lambda p: _has_ties(p),
     ("argsort", "out0"): lambda p: _has_ties(p),
+    ("kthvalue", "out1"): lambda p: _has_ties(p), ("median", "out1"): lambda p: _has_ties(p),
+    ("nanmedian", "out1"): lambda p: _has_ties(p), ("mode", "out1"): lambda p: _has_ties(p),
+    ("kthvalue", "grad"): lambda p: _has_ties(p), ("median", "grad"): lambda p: _has_ties(p),
+    ("nanmedian", "grad"): lambda p: _has_ties(p), ("mode", "grad"): lambda p: _has_ties(p),
 }
 
 

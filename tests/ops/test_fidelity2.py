@@ -193,3 +193,12 @@ def test_shape_and_count_semantics_of_wave2_ops():
         "take_along_dim_empty", "group_norm_empty_groups", "hardtanh_inf_grad", "pow_shape_first"])
 def test_empty_reductions_lookups_and_loss_edges(fn, args):
     same(fn, *args)
+
+
+def test_masked_scatter_broadcasts_and_in_place_expands_the_mask():
+    """Out of place, input and mask broadcast together (torch's expand_outplace); in place,
+    the mask must expand to self (torch's expand error, CPUBoolType in its words)."""
+    same(lambda L, x, m, s: L.masked_scatter(x, m, s), t([[[-3]], [[1]], [[3]]], "int64"),
+         t(np.array([False, True, False]).reshape(1, 1, 3, 1, 1), "bool"), t([-2, 1, -2], "int64"))
+    same(lambda L, x, m, s: x.clone().masked_scatter_(m, s), t([0.5]),
+         t(np.ones((1, 1, 1)), "bool"), t([-0.8]))
