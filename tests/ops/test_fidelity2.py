@@ -156,6 +156,7 @@ def test_shape_and_count_semantics_of_wave2_ops():
     same(lambda L, a, b: F(L).cosine_similarity(a, b, dim=2), t(rand(4, 4, 3)),
          t(rand(1, 4, 4, 3)))
     same(lambda L, x: L.tensor_split(x, [-1, 1], dim=-1), t(rand(2, 5)))
+    same(lambda L, x: L.tensor_split(x, 1, dim=0), t(rand(2, 5)))  # SliceBackward0, not Alias
     same(lambda L, x, y: F(L).multilabel_margin_loss(x, y, reduction="sum"), t(rand(3, 2)),
          t([[0, -1], [1, -1], [0, 0]], "int64"))
     for n in (0, 1, 2, -1):
