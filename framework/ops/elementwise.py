@@ -11,6 +11,11 @@ from ._fastgrad import plain, wrap
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
 
+__all__ = ["add", "clamp", "clamp_max", "clamp_min", "clip", "div", "divide", "floor_divide",
+           "masked_fill", "maximum", "minimum", "mul", "multiply", "neg", "negative", "nonzero",
+           "pow", "remainder", "square", "sub", "subtract", "true_divide", "where"]
+
+
 def _zeros(grad):
     """A constant zero gradient (torch's zeros_like(grad): no nan from inf * 0)."""
     return Tensor._make(grad.xp.zeros_like(grad._data), grad.device)
@@ -111,6 +116,7 @@ subtract = sub
 
 
 class Mul(Op):
+    opmath_scalars = True
     promote = True
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "other": "input1 if needs 0"}
@@ -139,6 +145,7 @@ multiply = mul
 
 
 class Div(Op):
+    opmath_scalars = True
     promote = True
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "other": "input1"}
@@ -162,6 +169,7 @@ class Div(Op):
 
 class DivRounding(Op):
     """div with rounding_mode 'floor' or 'trunc': piecewise constant, so zero gradients."""
+    opmath_scalars = True
     node_name = "DivBackward2"
     promote = True
 

@@ -2,6 +2,7 @@
 
 Forward runs LAPACK through xp.linalg; every backward is written with Tensor ops (so second
 derivatives work), following torch's formulas in FunctionsManual.cpp for real inputs."""
+from ..amp.autocast_mode import entry as _amp_entry
 from .. import dtypes
 from .._errors import float_input, refuse
 from ..autograd.op import Op
@@ -66,6 +67,7 @@ def _check_square(A, fn, floating=True):
 
 
 class LinalgInvEx(Op):
+    no_bfloat16 = "linalg.inv: Low precision dtypes not supported. Got BFloat16"
     saves_output = True
 
     def forward(self, A):
@@ -97,6 +99,7 @@ def inv(A):
 
 
 class LinalgDet(Op):
+    no_bfloat16 = "lu_cpu"
     saves_inputs = True
     saves_output = True
 
@@ -118,6 +121,7 @@ def det(A):
 
 
 class LinalgSlogdet(Op):
+    no_bfloat16 = "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"
     saves_inputs = True
 
     def forward(self, A):
@@ -147,6 +151,7 @@ def slogdet(A):
 
 
 class LinalgSolveEx(Op):
+    no_bfloat16 = "lu_cpu"
     saves_inputs = True
     saves_output = True
 
@@ -196,6 +201,7 @@ def _phi(X):
 
 
 class LinalgCholeskyEx(Op):
+    no_bfloat16 = "cholesky_cpu"
     saves_output = True
 
     def forward(self, A, upper=False):
@@ -203,7 +209,7 @@ class LinalgCholeskyEx(Op):
         self.upper = upper
         try:
             L = xp.linalg.cholesky(A)
-        except Exception:  # noqa: BLE001 - numpy's LinAlgError, cupy's own
+        except Exception:
             raise _LinAlgError("linalg.cholesky: The factorization could not be completed "
                                "because the input is not positive-definite (the leading minor "
                                f"of order {_failing_minor(xp, A)} is not positive-definite).") \
@@ -228,7 +234,7 @@ def _failing_minor(xp, A):
         for k in range(1, m.shape[-1] + 1):
             try:
                 xp.linalg.cholesky(m[:k, :k])
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return k
     return A.shape[-1]
 
@@ -246,6 +252,7 @@ def cholesky(A, *, upper=False):
 
 
 class LinalgQr(Op):
+    no_bfloat16 = "geqrf_cpu"
     saves_output = True
 
     def forward(self, A, mode="reduced"):
@@ -296,6 +303,7 @@ def qr(A, mode="reduced"):
 
 
 class LinalgEigh(Op):
+    no_bfloat16 = "linalg_eigh_cpu"
     saves_output = True
 
     def forward(self, A, UPLO="L"):
@@ -339,6 +347,7 @@ def eigvalsh(A, UPLO="L"):
 
 
 class LinalgSvd(Op):
+    no_bfloat16 = "linalg_svd_cpu"
     saves = ("U", "S", "Vh")
 
     def forward(self, A, full_matrices=True):
@@ -428,11 +437,23 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
         tensor([[0.5000],
                 [0.0000]])
     """
-    if A.dim() < 2 or not A.dtype.is_floating_point:
+    if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype.name == "bfloat16":
         raise RuntimeError(f"linalg.pinv({dtypes.scalar_type_name(A._data.dtype)}"
-                           f"{list(A.shape)}): expected a tensor with 2 or more dimensions of "
+                           f"{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of "
                            "float, double, cfloat or cdouble types")
     return LinalgPinv.apply(A, hermitian=hermitian)
+
+
+@_amp_entry("pinverse")
+def pinverse(input, rcond=1e-15):
+    """torch.pinverse: linalg.pinv (on torch's autocast float32 list, unlike linalg.pinv).
+
+    Example:
+        >>> framework.pinverse(framework.tensor([[2., 0.]]))
+        tensor([[0.5000],
+                [0.0000]])
+    """
+    return pinv(input)
 
 
 def matrix_power(A, n):

@@ -2,6 +2,7 @@
 as index gathers named as torch's nodes."""
 from .._errors import refuse
 from ..autograd.op import Op
+from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .indexing import Index
 
 
@@ -115,4 +116,7 @@ def pad(input, pad, mode="constant", value=None):
         return ConstantPadNd.apply(input, pad=pad, value=0.0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if _amp.active and mode != "circular":  # torch's reflection/replication kernels
+        name = ("reflection" if mode == "reflect" else "replication") + f"_pad{len(pad) // 2}d"
+        input, = _amp_cast(name, input.device.type, input)
     return gather_pad(input, pad, mode)

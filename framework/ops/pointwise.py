@@ -2,7 +2,7 @@
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 from .._errors import (bool_negation, bool_subtraction, broadcast_shapes, must_be_tensor,
                        refuse, zero_division)
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..dtypes import cpp_type_name, result_type, scalar_type_name
 from ..tensor import Tensor
 from .unary import Sign, _float, _zeros
@@ -295,6 +295,11 @@ class NanToNum(Op):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's extremes)."""
+    if input.dtype.name == "bfloat16":  # computed in float32: its extremes would round to inf
+        from .._finfo import finfo
+        info = finfo(input.dtype)
+        posinf = info.max if posinf is None else posinf
+        neginf = info.min if neginf is None else neginf
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -303,7 +308,7 @@ class Sgn(Sign):
 
 
 def sgn(input):
-    """sign for real tensors (x / |x| for complex ones in torch)."""
+    """sign for real tensors (:math:`x / |x|` for complex ones in torch)."""
     return Sgn.apply(input)
 
 
@@ -328,7 +333,8 @@ isreal.__doc__ = "All True for real tensors."
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|input - other| <= atol + rtol * |other|, elementwise (bool).
+    r"""Elementwise (bool) :math:`|\text{input} - \text{other}| \le \text{atol} +
+    \text{rtol} |\text{other}|`.
 
     Example:
         >>> framework.isclose(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 2.1]))
@@ -343,6 +349,11 @@ def _isclose(fname, input, other, rtol, atol, equal_nan):
         raise RuntimeError(f"{scalar_type_name(input._data.dtype)} did not match "
                            f"{scalar_type_name(other._data.dtype)}")
     broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    if vmap_hook[0]:  # computed on the arrays: per sample under vmap
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(lambda a, b: isclose(a, b, rtol, atol, equal_nan), input, other)
+        if out is not NotImplemented:
+            return out
     xp = input.xp
     return Tensor._make(xp.isclose(input._data, other._data, rtol=rtol, atol=atol,
                                    equal_nan=equal_nan), input.device)

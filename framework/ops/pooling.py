@@ -8,6 +8,7 @@ gradients of every order work.
 from .._errors import refuse
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
+from ..tensor import Tensor
 from ..backend import scatter_add
 from ._pool_args import adaptive_size, avg_divisor, pool_params, pool_windows
 
@@ -74,7 +75,11 @@ class MaxPool2DWithIndices(Op):
         return MaxPool2DWithIndicesBackward.apply(grad, idx=self.idx, in_shape=self.in_shape,
                                                   unique=self.p.disjoint)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t, *_):
+        shape = self.result.shape
+        flat = shape[:-2] + (-1,)
+        idx = Tensor._make(self.idx.reshape(flat), t.device)
+        return t.reshape(t.shape[:-2] + (-1,)).gather(-1, idx).reshape(shape), None
 
 
 class MaxPool2DWithIndicesBackward(Op):
@@ -284,7 +289,8 @@ class AdaptiveAvgPool2D(Op):
     def backward(self, grad):
         from ..tensor import Tensor
         dev = grad.device
-        a_h, a_w = Tensor._make(self.a_h, dev), Tensor._make(self.a_w, dev)
+        dt = grad._data.dtype  # bfloat16 grads: forward ran (and built these) in float32
+        a_h, a_w = (Tensor._make(a.astype(dt, copy=False), dev) for a in (self.a_h, self.a_w))
         return a_h.t().matmul(grad).matmul(a_w)  # linear, so this is differentiable as is
 
     jvp = Op.jvp_linear

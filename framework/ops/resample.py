@@ -120,14 +120,15 @@ _KERNELS = {("nearest", 2): "upsample_nearest2d_channels_last",
             ("nearest-exact", 2): "upsample_nearest2d_channels_last",
             "nearest": "compute_indices_weights_nearest",
             "nearest-exact": "compute_indices_weights_nearest",
-            "linear": "compute_indices_weights_linear", "trilinear": "compute_indices_weights_linear",
+            "linear": "compute_indices_weights_linear",
+            "trilinear": "compute_indices_weights_linear",
             "bilinear": "upsample_bilinear2d_channels_last",
             "bicubic": "compute_indices_weights_cubic"}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of (N, C, *spatial) input to `size` or by `scale_factor`.
+    """Resize the spatial dims of ``(N, C, *spatial)`` input to `size` or by `scale_factor`.
 
     Args:
         mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear'/'bicubic' (4-D),

@@ -3,7 +3,7 @@ index_add/index_copy/index_fill, scatter_reduce."""
 import math
 
 from .._errors import broadcast_shapes
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
 from .gather import _check, _grid, gather
@@ -83,7 +83,7 @@ class MaskedScatter(Op):
 
 
 def masked_scatter(input, mask, source):
-    """Out-of-place masked_scatter_: input with its mask positions filled from source.
+    """Out-of-place ``masked_scatter_``: input with its mask positions filled from source.
 
     Example:
         >>> x = framework.zeros(3)
@@ -110,6 +110,11 @@ def take(input, index):
     if index.dtype.name != "int64":
         raise RuntimeError("take(): Expected a long tensor for index, but got "
                            f"{index.dtype.name.capitalize()}")
+    if vmap_hook[0]:  # under vmap the index values differ per sample
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(take, input, index)
+        if out is not NotImplemented:
+            return out
     n = input.numel()
     idx = index._data
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):

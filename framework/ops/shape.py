@@ -5,7 +5,10 @@ Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 from .. import backend as _backend
 from ..autograd.op import Op
 from .. import dtypes
-from ..tensor import Tensor
+
+
+__all__ = ["flatten", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes",
+           "swapdims", "t", "transpose", "unflatten", "unsqueeze"]
 
 
 def _shape_arg(shape):
@@ -62,6 +65,7 @@ def _real_dim(d, ndim):
 
 class View(Op):
     """view / viewable reshape: the same storage with torch's computed strides."""
+    views = True
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape, strides):
@@ -175,6 +179,7 @@ def _unsafe_view(x, shape):
 
 class Alias(Op):
     """x[...] / x[:, :]: a new node over the same data."""
+    views = True
 
     def forward(self, x):
         return x
@@ -190,6 +195,7 @@ def alias(x):
 
 
 class Expand(Op):
+    views = True
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape):
@@ -276,6 +282,7 @@ def repeat(x, *repeats):
 
 
 class Permute(Op):
+    views = True
     saved_fields = {"dims": "dims"}
     def forward(self, x, dims):
         self.dims = dims
@@ -320,6 +327,7 @@ moveaxis = movedim
 
 
 class Transpose(Op):
+    views = True
     saved_fields = {"dim0": "dim0", "dim1": "dim1"}
     def forward(self, x, dim0, dim1):
         self.dim0, self.dim1 = dim0, dim1
@@ -340,6 +348,7 @@ swapdims = transpose
 
 
 class T(Op):
+    views = True
     def forward(self, x):
         return x.T
 
@@ -356,6 +365,7 @@ def t(x):
 
 
 class Unsqueeze(Op):
+    views = True
     saved_fields = {"dim": "dim"}
     def forward(self, x, dim):
         self.dim = dim
@@ -377,6 +387,7 @@ def unsqueeze(x, dim):
 
 class Squeeze(Op):
     """squeeze(); torch numbers the node by overload: no dim 0, int dim 1, tuple of dims 2."""
+    views = True
 
     def forward(self, x, dims, overload):
         self.in_shape, self.overload = x.shape, overload

@@ -11,7 +11,7 @@ arguments; `chain` marks unary ops that may follow another op in a program.
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ops.opgen import ALL, FLOAT, INT, NUM, T  # noqa: F401
+from ops.opgen import ALL, FLOAT, INT, NUM, T
 
 
 @dataclass
