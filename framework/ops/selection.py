@@ -48,6 +48,7 @@ def masked_select(input, mask):
         tensor([1., 3.])
     """
     _check_mask(mask, "masked_select")
+    broadcast_shapes(tuple(mask.shape), tuple(input.shape))  # torch's order: mask first
     return MaskedSelect.apply(input, mask)
 
 

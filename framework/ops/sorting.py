@@ -3,6 +3,7 @@
 Everything sorts stably (NaN last ascending, first descending, as torch), so ties keep their
 original order; selected values get their gradient at the index they came from.
 """
+from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
@@ -252,6 +253,7 @@ def median(input, dim=None, keepdim=False):
         >>> framework.tensor([3., 1., 2., 4.]).median()
         tensor(2.)
     """
+    refuse(input._data, "b", "median_cpu" if dim is None else "median_out")
     if dim is None:
         return Median.apply(input)
     d = _dim(dim, max(input.dim(), 1))
@@ -268,6 +270,7 @@ def nanmedian(input, dim=None, keepdim=False):
         >>> framework.tensor([1., float('nan'), 3., 2.]).nanmedian()
         tensor(2.)
     """
+    refuse(input._data, "b", "median_cpu" if dim is None else "median_out")
     if dim is None:
         return Nanmedian.apply(input)
     d = _dim(dim, max(input.dim(), 1))

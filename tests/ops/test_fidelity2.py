@@ -203,3 +203,14 @@ def test_masked_scatter_broadcasts_and_in_place_expands_the_mask():
          t(np.array([False, True, False]).reshape(1, 1, 3, 1, 1), "bool"), t([-2, 1, -2], "int64"))
     same(lambda L, x, m, s: x.clone().masked_scatter_(m, s), t([0.5]),
          t(np.ones((1, 1, 1)), "bool"), t([-0.8]))
+
+
+def test_median_refusals_and_broadcast_errors_of_select_and_lerp():
+    """median/nanmedian refuse bool ("median_cpu" without dim, "median_out" with one);
+    masked_select and lerp(tensor weight) raise torch's broadcast RuntimeError."""
+    b = t([True, False], "bool")
+    for fn in (lambda L, x: L.median(x), lambda L, x: L.median(x, 0),
+               lambda L, x: L.nanmedian(x), lambda L, x: L.nanmedian(x, 0)):
+        same(fn, b)
+    same(lambda L, x, m: L.masked_select(x, m), t(rand(5)), t(np.ones(4), "bool"))
+    same(lambda L, a, b, w: L.lerp(a, b, w), t(rand(5)), t(rand(5)), t(rand(2)))
