@@ -214,3 +214,9 @@ def test_median_refusals_and_broadcast_errors_of_select_and_lerp():
         same(fn, b)
     same(lambda L, x, m: L.masked_select(x, m), t(rand(5)), t(np.ones(4), "bool"))
     same(lambda L, a, b, w: L.lerp(a, b, w), t(rand(5)), t(rand(5)), t(rand(2)))
+
+
+@pytest.mark.parametrize("mode,nd", [("nearest", 1), ("bilinear", 2), ("trilinear", 3)])
+def test_interpolate_to_an_empty_size_is_refused(mode, nd):
+    same(lambda L, x: F(L).interpolate(x, scale_factor=0.4, mode=mode),
+         t(np.ones((1, 1) + (2,) * nd)))
