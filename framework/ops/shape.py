@@ -5,6 +5,7 @@ Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 from .. import backend as _backend
 from ..autograd.op import Op
 from ..tensor import Tensor, _TYPE_NAMES
+from ._fastgrad import plain, wrap
 
 
 def _shape_arg(shape):
@@ -335,6 +336,8 @@ class T(Op):
         return x.T
 
     def backward(self, grad):
+        if plain(grad):  # no graph: the transposed array, no view bookkeeping (which would
+            return wrap(grad._data.T, grad)  # keep the incoming gradient alive: .grad copies)
         return grad.t()
 
     jvp = Op.jvp_linear
