@@ -23,6 +23,7 @@ _seq = itertools.count()
 _new = object.__new__
 _ndarray = _np.ndarray
 _ONE_TRUE = (True,)
+vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 
 
 def _record_variant(self, args, out, dev):
@@ -60,8 +61,13 @@ class Op(Node):
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
+    views = False            # True: the output views the input's memory (bfloat16 runs as is)
+    opmath_scalars = False   # bfloat16: a Python scalar operand is not rounded (torch's mul/div)
+    no_bfloat16 = None       # torch's CPU kernel lacks bfloat16: its kernel name (-> "... not
+    #                          implemented for 'BFloat16'") or its RuntimeError message
     node_variant = None      # a method returning the node name where it depends on arguments
     _fw_out = None           # forward AD: the output Tensor while the jvp rule runs
+    _out_fw = None           # forward AD: the saved output's tangents (for backward)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -95,6 +101,10 @@ class Op(Node):
 
     @classmethod
     def apply(cls, *args, **params):
+        if vmap_hook[0]:  # under vmap: a batched argument goes to the op's batching rule
+            out = vmap_hook[1](cls, args, params)
+            if out is not NotImplemented:
+                return out
         fn = _new(cls._node_cls)
         dev = dtype = None
         requires = mixed = has_scalar = False
@@ -118,8 +128,14 @@ class Op(Node):
             args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
+        half = dtype is not None and (dtype.kind == "V" or mixed or _amp.active) and \
+            not (cls.casts or cls.views) and _bf16_of(args)
         try:
-            if len(args) == 2 and args[0] is not None and args[1] is not None:  # common
+            if half:  # bfloat16: computed in float32, each result rounded, as torch's kernels
+                if cls.no_bfloat16 is not None:
+                    raise _bf16_refusal(cls.no_bfloat16, half)
+                out = fn.forward(*_upcast(cls, args, half), **params)
+            elif len(args) == 2 and args[0] is not None and args[1] is not None:  # common
                 out = fn.forward(args[0]._data, args[1]._data, **params)
             elif len(args) == 1:
                 out = fn.forward(args[0]._data, **params)
@@ -134,8 +150,8 @@ class Op(Node):
                 out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
             elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
                 out = _np.asarray(out)
-        if dtype is not None and dtype.kind == "V" and not cls.casts:  # bfloat16: NumPy computes
-            out = _round_bf16(out, args, dtype)      # in float32; torch rounds each result
+        if half and params.get("dtype") is None:  # an op asked for a dtype returns that one
+            out = _round_bf16(out, half)
         if fw_in_use[0]:  # a forward AD level is open (in some thread): tangents too
             return _fw.apply(fn, args, out, dev, requires and state.enabled and
                              cls.differentiable, params)
@@ -219,7 +235,10 @@ class Op(Node):
             unpack_node(self)
         if self._fw_out is not None:  # a jvp rule reading the result
             return self._fw_out
-        return Tensor._make(self._out, _device_of_node(self), True, self, 0)
+        t = Tensor._make(self._out, _device_of_node(self), True, self, 0)
+        if self._out_fw is not None:  # forward AD through backward: the output's tangents
+            t._fw = self._out_fw
+        return t
 
     def check_saved(self):
         """Raise torch's error if a saved tensor was freed or modified in place since forward."""
@@ -294,6 +313,23 @@ class Op(Node):
             out = self._op.apply(*term, **self._fw_params)
             total = out if total is None else total + out
         return total
+
+    def jvp_reduction(self, t):
+        """For reductions over `self.axes` whose backward is the incoming gradient times a
+        per-element slope (sum, prod, var, logsumexp, max with ties): the slope is backward of
+        ones, and the tangent is the reduction of slope * t."""
+        out = self._fw_out
+        had = getattr(self, "needs_input_grad", None)
+        self.needs_input_grad = (True,)
+        try:
+            slope = self.backward(Tensor._make(out.xp.ones(out._data.shape, out._data.dtype),
+                                               out._device))
+        finally:
+            if had is not None:
+                self.needs_input_grad = had
+        if not self.axes:
+            return t * slope
+        return (t * slope).sum(self.axes, keepdim=True).reshape(out.shape)
 
     def jvp_transpose(self, *tangents):
         """For any op: the tangents as the derivative of u -> <backward(u), tangents>, since
@@ -387,13 +423,47 @@ def _modified_error(array, now, expected, grad_fn, output_nr):
         "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def _round_bf16(out, args, dtype):
-    """Outputs of an op whose floating inputs are all bfloat16 are bfloat16, as in torch."""
-    if any(a is not None and a._data.dtype.kind == "f" for a in args):
-        return out  # a float32/64 tensor takes part: promotion keeps the wider type
+def _bf16_of(args):
+    """The bfloat16 NumPy dtype when the op's floating inputs are all bfloat16 (then it computes
+    in float32 and rounds, as torch's CPU kernels do), else None (a float32/64 input takes part:
+    promotion or the op's dtype check decides)."""
+    half = None
+    for a in args:
+        if isinstance(a, Tensor):
+            k = a._data.dtype.kind
+            if k == "f":
+                return None
+            if k == "V":
+                half = a._data.dtype
+    return half
+
+
+def _upcast(cls, args, half):
+    """The arrays of a bfloat16 op, bfloat16 ones as float32 (Python scalars of ops with
+    `opmath_scalars` at float32 precision, as torch's mul/div take them)."""
+    out = []
+    for a in args:
+        if a is None or a._data.dtype != half:
+            out.append(None if a is None else a._data)
+        elif cls.opmath_scalars and getattr(a, "_wrapped_number", False):
+            out.append(_np.asarray(a._scalar, dtype=_np.float32))
+        else:
+            out.append(a._data.astype(_np.float32))
+    return out
+
+
+def _bf16_refusal(why, half):
+    if " " in why:
+        return RuntimeError(why)
+    from .._errors import not_implemented
+    return not_implemented(why, half)
+
+
+def _round_bf16(out, half):
+    """Floating results of a bfloat16 op, rounded to bfloat16."""
     if type(out) is tuple:
-        return tuple(o.astype(dtype) if o.dtype.kind == "f" else o for o in out)
-    return out.astype(dtype) if out.dtype.kind == "f" else out
+        return tuple(o.astype(half) if o.dtype.kind == "f" else o for o in out)
+    return out.astype(half) if out.dtype.kind == "f" else out
 
 
 
@@ -425,6 +495,7 @@ def _scalar_tensor(xp, value, dtype, dev):
             arr.flags.writeable = False
         t = Tensor._make(arr, dev)
         t._wrapped_number = True  # torch's wrapped numbers: never given to saved-tensor hooks
+        t._scalar = value         # (bfloat16 ops with opmath_scalars read the exact value)
         if len(_scalars) < 4096:
             _scalars[key] = t
     return t

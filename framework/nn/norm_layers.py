@@ -1,6 +1,7 @@
 """group/instance/local-response/RMS normalisation (functional and modules), BatchNorm3d."""
 import numbers
 
+from .._errors import refuse
 from ..creation import empty, ones
 from ..ops.normalization import group_norm
 from . import init
@@ -44,11 +45,18 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    refuse(input._data, "b", "avg_pool3d_out_frame")
     if input.numel() == 0:
         return input
     from .functional import pad
     c = input.shape[1]
     sq = input * input
+    if dim > 3 and input.dtype.name == "bfloat16":  # torch pools 4-D+ input with avg_pool3d:
+        from ..amp.autocast_mode import cast        # float32 under autocast, else refused
+        sq, = cast("AvgPool3D", input.device.type, sq)
+        if sq.dtype.name == "bfloat16":
+            from .._errors import not_implemented
+            raise not_implemented("avg_pool3d_out_frame", input._data.dtype)
     moved = sq.movedim(1, -1)  # channels last, so pad's last-dim padding applies
     padded = pad(moved, (size // 2, (size - 1) // 2))
     window = padded[..., 0:c]
@@ -68,9 +76,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     normalized_shape = check_normalized_shape(input, normalized_shape)
     k = len(normalized_shape)
+    refuse(input._data, "biu", "rms_norm")
     if eps is None:
-        import numpy as np
-        eps = float(np.finfo(input._data.dtype).eps)
+        from .._finfo import finfo
+        eps = finfo(input.dtype).eps
     dims = tuple(range(input.dim() - k, input.dim()))
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out * weight if weight is not None else out

@@ -5,6 +5,9 @@ from .shape import _dim, _fmt
 from .views import view_outputs
 
 
+__all__ = ["cat", "chunk", "concat", "concatenate", "split", "stack", "unbind"]
+
+
 def _zeros_for(op, i, like):
     """A zero gradient for an output nobody used (multi-output backward)."""
     return Tensor._make(op.xp.zeros(op.out_shapes[i], dtype=like._data.dtype), like._device)
@@ -94,6 +97,7 @@ def stack(tensors, dim=0, *, out=None):
 
 class Split(Op):
     """Several outputs (views); unused outputs get zero gradients in backward."""
+    views = True
 
     def forward(self, x, sizes, dim, with_sizes):
         self.dim, self.with_sizes = dim, with_sizes
@@ -154,6 +158,7 @@ def chunk(x, chunks, dim=0):
 
 
 class Unbind(Op):
+    views = True
     def forward(self, x, dim):
         self.dim = dim
         outs = tuple(self.xp.moveaxis(x, dim, 0))

@@ -4,8 +4,12 @@ Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 """
 from .. import backend as _backend
 from ..autograd.op import Op
-from ..tensor import Tensor, _TYPE_NAMES
+from ..tensor import _TYPE_NAMES
 from ._fastgrad import plain, wrap
+
+
+__all__ = ["flatten", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes",
+           "swapdims", "t", "transpose", "unflatten", "unsqueeze"]
 
 
 def _shape_arg(shape):
@@ -52,8 +56,17 @@ def _dim(d, ndim):
     return d % n
 
 
+def _real_dim(d, ndim):
+    """A dim of an op that needs a real one (index_add, unique(dim), ...): torch's IndexError
+    for a 0-dim tensor, else as _dim."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return _dim(d, ndim)
+
+
 class View(Op):
     """view / viewable reshape: the same storage with torch's computed strides."""
+    views = True
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape, strides):
@@ -167,6 +180,7 @@ def _unsafe_view(x, shape):
 
 class Alias(Op):
     """x[...] / x[:, :]: a new node over the same data."""
+    views = True
 
     def forward(self, x):
         return x
@@ -182,6 +196,7 @@ def alias(x):
 
 
 class Expand(Op):
+    views = True
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape):
@@ -268,6 +283,7 @@ def repeat(x, *repeats):
 
 
 class Permute(Op):
+    views = True
     saved_fields = {"dims": "dims"}
     def forward(self, x, dims):
         self.dims = dims
@@ -312,6 +328,7 @@ moveaxis = movedim
 
 
 class Transpose(Op):
+    views = True
     saved_fields = {"dim0": "dim0", "dim1": "dim1"}
     def forward(self, x, dim0, dim1):
         self.dim0, self.dim1 = dim0, dim1
@@ -332,6 +349,7 @@ swapdims = transpose
 
 
 class T(Op):
+    views = True
     def forward(self, x):
         return x.T
 
@@ -350,6 +368,7 @@ def t(x):
 
 
 class Unsqueeze(Op):
+    views = True
     saved_fields = {"dim": "dim"}
     def forward(self, x, dim):
         self.dim = dim
@@ -371,6 +390,7 @@ def unsqueeze(x, dim):
 
 class Squeeze(Op):
     """squeeze(); torch numbers the node by overload: no dim 0, int dim 1, tuple of dims 2."""
+    views = True
 
     def forward(self, x, dims, overload):
         self.in_shape, self.overload = x.shape, overload
