@@ -169,11 +169,19 @@ class Op(Node):
         self._seq = next(_seq)
         if state.anomaly:
             self._trace = _anomaly_trace()
-        if len(args) == 1:  # single-input fast path: the input requires grad (else no node)
+        n = len(args)
+        if n == 1:  # single-input fast path: the input requires grad (else no node)
             a = args[0]
             self.needs_input_grad = _ONE_TRUE
             self._edges = (a._edge(),)
             self._in_meta = ((a._data.shape, a._data.dtype),)
+        elif n == 2 and args[0] is not None and args[1] is not None:  # two tensors
+            a, b = args
+            ra, rb = a._rg, b._rg
+            self.needs_input_grad = (ra, rb)
+            self._edges = (a._edge() if ra else None, b._edge() if rb else None)
+            self._in_meta = ((a._data.shape, a._data.dtype) if ra else None,
+                             (b._data.shape, b._data.dtype) if rb else None)
         else:
             self.needs_input_grad = tuple([a is not None and a._rg for a in args])
             self._edges = tuple([a._edge() if a is not None and a._rg else None for a in args])

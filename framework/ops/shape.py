@@ -5,6 +5,7 @@ Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 from .. import backend as _backend
 from ..autograd.op import Op
 from .. import dtypes
+from ._fastgrad import plain, wrap
 
 
 __all__ = ["flatten", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes",
@@ -353,6 +354,8 @@ class T(Op):
         return x.T
 
     def backward(self, grad):
+        if plain(grad):  # no graph: the transposed array, no view bookkeeping (which would
+            return wrap(grad._data.T, grad)  # keep the incoming gradient alive: .grad copies)
         return grad.t()
 
     jvp = Op.jvp_linear
