@@ -49,13 +49,13 @@ def _enter():
 
 def _exit(level):
     """Close `level` (the innermost one): every tangent set at it is dropped."""
-    for ref in level.holders.values():
+    state.fw_levels = state.fw_levels[:-1]
+    fw_in_use[0] -= 1
+    for ref in list(level.holders.values()):
         holder = ref()
         if holder is not None:
             holder.pop(level, None)
     level.holders.clear()
-    state.fw_levels = state.fw_levels[:-1]
-    fw_in_use[0] -= 1
 
 
 def enter_dual_level():
@@ -285,6 +285,16 @@ def fit(tangent, like):
     if tangent._data.dtype != like._data.dtype:
         tangent = tangent._cast(like._data.dtype)
     return tangent
+
+
+def not_implemented(name):
+    """torch's error for an op whose forward derivative torch has not implemented yet."""
+    return NotImplementedError(
+        f"Trying to use forward AD with {name} that does not support it because it has not "
+        "been implemented yet.\nPlease file an issue to PyTorch at "
+        "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we "
+        "can prioritize its implementation or submit a PR adding the implementation to "
+        "derivatives.yaml")
 
 
 def not_supported(fn):

@@ -271,6 +271,12 @@ class Op(Node):
         args = [t if t is not None else _fw_zero(a) for a, t in zip(self._fw_args, tangents)]
         return self._op.apply(*args, **self._fw_params)
 
+    jvp_name = None  # jvp_not_implemented: torch's name of the op
+
+    def jvp_not_implemented(self, *tangents):
+        """For ops torch has no forward derivative for yet: torch's error."""
+        raise _fw.not_implemented(self.jvp_name)
+
     additive = ()  # jvp_multilinear: inputs added to the multilinear part (a bias)
 
     def jvp_multilinear(self, *tangents):
@@ -353,6 +359,9 @@ def _fw_transpose(fn, tangents):
           Tensor._make(o.xp.zeros_like(o._data), o._device, True) for i, o in enumerate(outs)]
     had = getattr(fn, "needs_input_grad", None)
     fn.needs_input_grad = tuple(t is not None for t in tangents)
+    if getattr(fn, "_edges", None) is None:  # not recorded: a node with no inputs, for the
+        fn._edges, fn._in_meta = (None,) * len(tangents), [None] * len(tangents)  # outputs
+        fn._n_out, fn._seq = len(outs), next(_seq)  # backward may wrap as its own
     prev = state.enabled
     state.enabled = True
     try:

@@ -21,6 +21,9 @@ class Unique2(Op):
     def backward(self, *grads):
         raise NotImplementedError("the derivative for '_unique2' is not implemented.")
 
+    jvp = Op.jvp_not_implemented
+    jvp_name = "_unique2"
+
 
 def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
     xp = input.xp

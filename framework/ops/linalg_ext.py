@@ -131,7 +131,10 @@ class LinalgSlogdet(Op):
             return None
         return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        A, = self.primals
+        sign = self.result
+        return sign * 0, (_mT(inv(A)) * t).sum((-2, -1))  # d log|det A| = tr(A^-1 dA)
 
 
 def slogdet(A):
