@@ -149,21 +149,19 @@ def _report(bar, epoch, history, args):
         print(msg)
 
 
-def plot(history, path, other=None, labels=("framework", "torch")):
-    """Loss and accuracy curves side by side; `other` adds a second run for comparison."""
+def plot(history, path):
+    """Loss and accuracy curves side by side (framework.testing's ComparisonReport.plot draws
+    a comparison with torch)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    for h, label, style in [(history, labels[0], "-"), (other, labels[1], "--")]:
-        if h is None:
-            continue
-        ax1.plot(h["train_loss"], style, label=f"{label} train")
-        if h.get("test_loss"):
-            ax1.plot(h["test_loss"], style, label=f"{label} test")
-        if h.get("test_acc"):
-            ax2.plot(h["test_acc"], style, label=label)
-    ax1.set_xlabel("epoch" if other is None else "step")
+    ax1.plot(history["train_loss"], label="train")
+    if history.get("test_loss"):
+        ax1.plot(history["test_loss"], label="test")
+    if history.get("test_acc"):
+        ax2.plot(history["test_acc"], label="test")
+    ax1.set_xlabel("epoch")
     ax1.set_ylabel("cross-entropy loss")
     ax1.legend()
     ax2.set_xlabel("epoch")

@@ -13,7 +13,7 @@ from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noq
 from .ops import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
 from .linalg import vector_norm as _vector_norm  # noqa: F401  (binds framework.linalg)
-from .linalg import det, pinv as pinverse, slogdet, svdvals as _svdvals  # noqa: F401,E402
+from .linalg import det, slogdet, svdvals as _svdvals  # noqa: F401,E402
 from .linalg import inv as inverse, matrix_power  # noqa: F401,E402
 from . import cuda  # noqa: F401
 from . import viz  # noqa: F401
@@ -43,3 +43,5 @@ from .version import __version__  # noqa: F401
 
 from .dtypes import bfloat16  # noqa: F401,E402  (its NumPy dtype loads ml_dtypes on first use)
 from . import _docs  # noqa: F401,E402  (attaches the docstrings of terse ops and Tensor methods)
+from ._finfo import finfo, iinfo  # noqa: F401,E402
+from .ops.linalg_ext import pinverse  # noqa: F401,E402

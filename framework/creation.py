@@ -128,7 +128,7 @@ def _finish(arr, device, requires_grad):
 
 
 def _factory_requires_grad(t):
-    if t._data.dtype.kind != "f":
+    if t._data.dtype.kind not in "fV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     t._rg = True
@@ -312,7 +312,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
     dt = _np_dtype(dtype)
-    if dt.kind != "f":  # integer ranges truncate their bounds first, as torch
+    if dt.kind not in "fV":  # integer ranges truncate their bounds first, as torch
         if isinstance(step, (float, np.floating)) and int(step) == 0 and step != 0:
             raise ValueError("step must be nonzero")
         start, end, step = int(start), int(end), int(step)
@@ -336,16 +336,16 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _np_dtype(dtype) or dtypes.get_default_dtype().np
-    if dt.kind == "f" and dt.itemsize < 8:
+    if dt.kind in "fV" and dt.itemsize < 8:
         s, e = np.float32(start), np.float32(end)
         step = np.float32((e - s) / np.float32(max(steps - 1, 1)))
         wide = np.float64
     else:
-        if dt.kind != "f":
+        if dt.kind not in "fV":
             start, end = int(start), int(end)
         s, e = np.longdouble(start), np.longdouble(end)
         step = (e - s) / max(steps - 1, 1)
-        if dt.kind == "f":
+        if dt.kind in "fV":
             step = np.float64(step)
         wide = np.longdouble
     idx = np.arange(steps, dtype=wide)

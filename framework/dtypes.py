@@ -104,6 +104,8 @@ def _combine(a, b):
         return b
     ka, kb = _kind(a), _kind(b)
     if ka == kb:
+        if a != b and "V" in (a.kind, b.kind) and max(a.itemsize, b.itemsize) == 2:
+            return np.dtype(np.float32)  # bfloat16 with float16: float32, as torch
         return np.promote_types(a, b)
     return a if ka > kb else b
 
@@ -163,7 +165,8 @@ _TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type)
     "int8": ("Char", "signed char", "CharTensor"), "int16": ("Short", "short int", "ShortTensor"),
     "int32": ("Int", "int", "IntTensor"), "int64": ("Long", "long int", "LongTensor"),
     "float16": ("Half", "c10::Half", "HalfTensor"), "float32": ("Float", "float", "FloatTensor"),
-    "float64": ("Double", "double", "DoubleTensor")}
+    "float64": ("Double", "double", "DoubleTensor"),
+    "bfloat16": ("BFloat16", "c10::BFloat16", "BFloat16Tensor")}
 
 
 def scalar_type_name(np_dtype):

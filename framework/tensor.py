@@ -197,7 +197,7 @@ class Tensor:
         return self.clone()
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"  # V: bfloat16 (ml_dtypes)
 
     @property
     def _version(self):
@@ -341,7 +341,7 @@ class Tensor:
         return self
 
     def requires_grad_(self, requires_grad=True):
-        if requires_grad and self._data.dtype.kind not in "fc":  # torch's wording differs here
+        if requires_grad and self._data.dtype.kind not in "fcV":  # torch's wording differs here
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
@@ -399,7 +399,7 @@ class Tensor:
         dev, dt, copy = _parse_to(self, args, kwargs)
         if dev == self._device and (dt is None or dt == self._data.dtype) and not copy:
             return self
-        if dt is not None and dt.kind not in "fc":  # integer results never require grad
+        if dt is not None and dt.kind not in "fcV":  # integer results never require grad
             with _no_grad():
                 return _ops.to_copy(self, device=dev, dtype=dt)
         return _ops.to_copy(self, device=dev, dtype=dt)
@@ -430,6 +430,10 @@ class Tensor:
 
     def half(self):
         return self.to(dtypes.float16)
+
+    def bfloat16(self):
+        """self.to(torch.bfloat16) (needs the ml_dtypes package)."""
+        return self.to(dtypes.bfloat16)
 
     def long(self):
         return self.to(dtypes.int64)
@@ -515,6 +519,9 @@ class Tensor:
 
     # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
     def _inplace(self, op, *args, **kwargs):
+        if _vmap_hook[0]:  # under vmap: an unbatched self cannot take batched values
+            from .func._batched import check_inplace
+            check_inplace(self, args)
         tensors = [a for a in args if isinstance(a, Tensor)]
         if state.enabled and (self.requires_grad or any(a.requires_grad for a in tensors)):
             view = type(self) is View and self._vbw
@@ -1404,7 +1411,8 @@ class Tensor:
         return _linalg().cholesky(self, upper=upper)
 
     def pinverse(self, rcond=1e-15):
-        return _linalg().pinv(self)
+        from .ops.linalg_ext import pinverse
+        return pinverse(self, rcond)
 
     def matrix_power(self, n):
         return _linalg().matrix_power(self, n)
@@ -1557,7 +1565,7 @@ def _linalg():
 
 
 def _check_requires_grad(t, value):
-    if value and t._data.dtype.kind not in "fc":
+    if value and t._data.dtype.kind not in "fcV":
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     if t.grad_fn is not None and not value:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
@@ -1605,3 +1613,4 @@ from . import _sampling  # noqa: E402
 from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve them at call time)
 from .ops import views as _vw  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
+from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402

@@ -27,9 +27,19 @@ def test_training_example_runs_and_resumes(script, tmp_path):
 
 
 def test_compare_with_torch_example(tmp_path):
-    out = _run("compare_with_torch.py", "--steps", "30", "--plot", str(tmp_path / "c.png"))
-    gap = float(out.split("largest per-step difference")[1].split()[0])
+    png = tmp_path / "c.png"
+    res = subprocess.run([sys.executable, "-W", "error::UserWarning",
+                          os.path.join(ROOT, "examples", "compare_with_torch.py"),
+                          "--steps", "30", "--plot", str(png)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0 and res.stderr == "", res.stderr[-3000:]  # no matplotlib warning
+    assert "loss, 30 steps in float32, tolerance rtol=0.0002 atol=1e-05: agree" in res.stdout
+    gap = float(res.stdout.split("largest per-step difference")[1].split()[0])
     assert gap < 1e-4
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    usage = " ".join(_run("compare_with_torch.py", "--help").split())  # unwrapped
+    assert "compare_with_torch runs the same program in both" in usage
+    assert "(default: 200)" in usage and "(default: compare_with_torch.png)" in usage
 
 
 def test_custom_function_example():

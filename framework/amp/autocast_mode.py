@@ -116,8 +116,9 @@ def cast_args(policy, args, device_type):
         target = state.dtype[device_type].np
     else:
         target = dtypes.float32.np
+    # torch's is_eligible: floating and not float64 (a double input is never cast)
     return [a._cast(target) if isinstance(a, Tensor) and a._data.dtype != target and
-            a._data.dtype.kind in "fV" and a._data.dtype.itemsize <= 8 and
+            a._data.dtype.kind in "fV" and a._data.dtype.itemsize < 8 and
             (policy == "lower" or a._data.dtype.itemsize < 4) else a for a in args]
 
 
@@ -128,7 +129,8 @@ def cast_args(policy, args, device_type):
 _LOWER_BOTH = {"Mm", "Bmm", "Addmm", "Convolution", "ConvTranspose", "PreluKernel", "linear",
                "matmul", "baddbmm", "addbmm", "scaled_dot_product_attention", "conv1d",
                "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-               "prelu", "multi_head_attention_forward"}
+               "prelu", "multi_head_attention_forward", "Conv3d", "ConvTranspose3d",
+               "AffineGridGenerator"}
 _FP32_BOTH = {"MseLoss", "NllLoss", "CrossEntropy", "BinaryCrossEntropy",
               "BinaryCrossEntropyWithLogits", "SoftMarginLoss", "MultiMarginLoss",
               "MultilabelMarginLoss", "CtcLoss", "Cdist", "l1_loss", "smooth_l1_loss",
@@ -137,9 +139,14 @@ _FP32_BOTH = {"MseLoss", "NllLoss", "CrossEntropy", "BinaryCrossEntropy",
               "binary_cross_entropy", "cross_entropy", "nll_loss", "mse_loss",
               "binary_cross_entropy_with_logits"}
 POLICY = {
-    "cpu": dict({n: "lower" for n in _LOWER_BOTH},
+    "cpu": dict({n: "lower" for n in _LOWER_BOTH | {"LinalgPinv"}},  # pinv ends in matmuls
                 **{n: "fp32" for n in _FP32_BOTH | {
-                    "Trace", "LinalgInvEx", "LinalgCholeskyEx", "LinalgPinv"}}),
+                    "Trace", "LinalgInvEx", "LinalgCholeskyEx", "LinalgSolveEx", "LinalgSvd",
+                    "LinalgEigh", "LinalgQr", "pinverse", "Prod", "quantile", "nanquantile",
+                    "AvgPool3D", "MaxPool3DWithIndices", "adaptive_avg_pool3d", "MaxUnpool2D",
+                    "GridSampler2D", "GridSampler3D", "reflection_pad1d", "reflection_pad2d",
+                    "replication_pad1d", "replication_pad2d", "replication_pad3d",
+                    "MultiMarginLoss", "MultilabelMarginLoss"}}),
     "cuda": dict({n: "lower" for n in _LOWER_BOTH | {"Mv", "einsum"}},
                  **{n: "fp32" for n in _FP32_BOTH | {
                      "Exp", "Log", "Rsqrt", "Reciprocal", "Erfinv", "Pow", "PowTensor",
@@ -177,6 +184,8 @@ def entry(name):
                     keys = [k for k, v in kwargs.items() if isinstance(v, Tensor)]
                     for k, v in zip(keys, cast(name, dev, *[kwargs[k] for k in keys])):
                         kwargs[k] = v
+                    with autocast(dev, enabled=False):  # torch runs the op with autocast
+                        return fn(*args, **kwargs)      # excluded: no casts inside
             return fn(*args, **kwargs)
         return wrapper
     return decorate

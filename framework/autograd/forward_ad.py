@@ -51,7 +51,7 @@ def _exit(level):
     """Close `level` (the innermost one): every tangent set at it is dropped."""
     state.fw_levels = state.fw_levels[:-1]
     fw_in_use[0] -= 1
-    for ref in list(level.holders.values()):
+    for ref in list(level.holders.values()):  # weakref callbacks may pop entries meanwhile
         holder = ref()
         if holder is not None:
             holder.pop(level, None)

@@ -10,7 +10,7 @@ import numpy as _np
 
 from .. import dtypes
 from .._errors import broadcast_shapes
-from ..backend import xp_for
+from ..backend import CPU as _CPU, xp_for
 from ..tensor import Tensor
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .grad_mode import fw_in_use, hooks_in_use, state
@@ -21,6 +21,9 @@ from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # no
 
 _seq = itertools.count()
 _new = object.__new__
+_ndarray = _np.ndarray
+_ONE_TRUE = (True,)
+vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 
 
 def _record_variant(self, args, out, dev):
@@ -58,6 +61,10 @@ class Op(Node):
     non_differentiable = ()  # output indices that never require grad (e.g. argmax indices)
     differentiable = True    # False: never recorded (comparisons, argmax)
     casts = False            # True: the output dtype is the one asked for (to(), type casts)
+    views = False            # True: the output views the input's memory (bfloat16 runs as is)
+    opmath_scalars = False   # bfloat16: a Python scalar operand is not rounded (torch's mul/div)
+    no_bfloat16 = None       # torch's CPU kernel lacks bfloat16: its kernel name (-> "... not
+    #                          implemented for 'BFloat16'") or its RuntimeError message
     node_variant = None      # a method returning the node name where it depends on arguments
     _fw_out = None           # forward AD: the output Tensor while the jvp rule runs
     _out_fw = None           # forward AD: the saved output's tangents (for backward)
@@ -94,6 +101,10 @@ class Op(Node):
 
     @classmethod
     def apply(cls, *args, **params):
+        if vmap_hook[0]:  # under vmap: a batched argument goes to the op's batching rule
+            out = vmap_hook[1](cls, args, params)
+            if out is not NotImplemented:
+                return out
         fn = _new(cls._node_cls)
         dev = dtype = None
         requires = mixed = has_scalar = False
@@ -102,7 +113,7 @@ class Op(Node):
                 if dev is None:
                     dev, dtype = a._device, a._data.dtype
                 else:
-                    if a._device != dev:
+                    if a._device is not dev and a._device != dev:
                         raise _same_device_error(dev, a._device)
                     if a._data.dtype != dtype:
                         mixed = True
@@ -111,14 +122,20 @@ class Op(Node):
             elif a is not None:
                 has_scalar = True
         if dev is None:
-            dev = _cpu()
-        xp = fn.xp = xp_for(dev)
+            dev = _CPU
+        xp = fn.xp = _np if dev is _CPU else xp_for(dev)
         if _amp.active:  # autocast: torch's op lists decide this op's input dtypes
             args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
+        half = dtype is not None and (dtype.kind == "V" or mixed or _amp.active) and \
+            not (cls.casts or cls.views) and _bf16_of(args)
         try:
-            if len(args) == 2 and args[0] is not None and args[1] is not None:  # common
+            if half:  # bfloat16: computed in float32, each result rounded, as torch's kernels
+                if cls.no_bfloat16 is not None:
+                    raise _bf16_refusal(cls.no_bfloat16, half)
+                out = fn.forward(*_upcast(cls, args, half), **params)
+            elif len(args) == 2 and args[0] is not None and args[1] is not None:  # common
                 out = fn.forward(args[0]._data, args[1]._data, **params)
             elif len(args) == 1:
                 out = fn.forward(args[0]._data, **params)
@@ -128,12 +145,13 @@ class Op(Node):
             if cls.promote or cls.broadcasts:
                 broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
             raise
-        if type(out) is tuple:
-            out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
-        elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
-            out = _np.asarray(out)
-        if dtype is not None and dtype.kind == "V" and not cls.casts:  # bfloat16: NumPy computes
-            out = _round_bf16(out, args, dtype)      # in float32; torch rounds each result
+        if type(out) is not _ndarray:
+            if type(out) is tuple:
+                out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
+            elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
+                out = _np.asarray(out)
+        if half and params.get("dtype") is None:  # an op asked for a dtype returns that one
+            out = _round_bf16(out, half)
         if fw_in_use[0]:  # a forward AD level is open (in some thread): tangents too
             return _fw.apply(fn, args, out, dev, requires and state.enabled and
                              cls.differentiable, params)
@@ -144,26 +162,26 @@ class Op(Node):
         return fn._record(args, out, dev)
 
     def _record(self, args, out, dev):
-        """Make this op a graph node: edges, saved data and the output tensor(s)."""
+        """Make this op a graph node: edges, saved data and the output tensor(s).
+
+        Tuples, not lists: a tuple of untracked items leaves the cyclic GC's lists at its first
+        collection, so large graphs are cheaper to walk (see benchmarks/README notes)."""
         self._seq = next(_seq)
         if state.anomaly:
             self._trace = _anomaly_trace()
-        needs, edges, meta = [], [], []
-        for a in args:
-            if a is not None and a._rg:
-                needs.append(True)
-                edges.append(a._edge())
-                meta.append((a._data.shape, a._data.dtype))
-            else:
-                needs.append(False)
-                edges.append(None)
-                meta.append(None)
-        self.needs_input_grad = tuple(needs)
-        self._edges = tuple(edges)
-        self._in_meta = meta
+        if len(args) == 1:  # single-input fast path: the input requires grad (else no node)
+            a = args[0]
+            self.needs_input_grad = _ONE_TRUE
+            self._edges = (a._edge(),)
+            self._in_meta = ((a._data.shape, a._data.dtype),)
+        else:
+            self.needs_input_grad = tuple([a is not None and a._rg for a in args])
+            self._edges = tuple([a._edge() if a is not None and a._rg else None for a in args])
+            self._in_meta = tuple([(a._data.shape, a._data.dtype) if a is not None and a._rg
+                                   else None for a in args])
         if self.saves_inputs:
             self._inputs = args
-            self._versions = [a._vc[0] if a is not None else None for a in args]
+            self._versions = tuple([a._vc[0] if a is not None else None for a in args])
         if type(out) is tuple:
             self._n_out = len(out)
             outs = tuple(Tensor._make(o, dev) if i in self.non_differentiable
@@ -406,18 +424,49 @@ def _modified_error(array, now, expected, grad_fn, output_nr):
         "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def _round_bf16(out, args, dtype):
-    """Outputs of an op whose floating inputs are all bfloat16 are bfloat16, as in torch."""
-    if any(a is not None and a._data.dtype.kind == "f" for a in args):
-        return out  # a float32/64 tensor takes part: promotion keeps the wider type
+def _bf16_of(args):
+    """The bfloat16 NumPy dtype when the op's floating inputs are all bfloat16 (then it computes
+    in float32 and rounds, as torch's CPU kernels do), else None (a float32/64 input takes part:
+    promotion or the op's dtype check decides)."""
+    half = None
+    for a in args:
+        if isinstance(a, Tensor):
+            k = a._data.dtype.kind
+            if k == "f":
+                return None
+            if k == "V":
+                half = a._data.dtype
+    return half
+
+
+def _upcast(cls, args, half):
+    """The arrays of a bfloat16 op, bfloat16 ones as float32 (Python scalars of ops with
+    `opmath_scalars` at float32 precision, as torch's mul/div take them)."""
+    out = []
+    for a in args:
+        if a is None or a._data.dtype != half:
+            out.append(None if a is None else a._data)
+        elif cls.opmath_scalars and getattr(a, "_wrapped_number", False):
+            out.append(_np.asarray(a._scalar, dtype=_np.float32))
+        else:
+            out.append(a._data.astype(_np.float32))
+    return out
+
+
+def _bf16_refusal(why, half):
+    if " " in why:
+        return RuntimeError(why)
+    from .._errors import not_implemented
+    return not_implemented(why, half)
+
+
+def _round_bf16(out, half):
+    """Floating results of a bfloat16 op, rounded to bfloat16."""
     if type(out) is tuple:
-        return tuple(o.astype(dtype) if o.dtype.kind == "f" else o for o in out)
-    return out.astype(dtype) if out.dtype.kind == "f" else out
+        return tuple(o.astype(half) if o.dtype.kind == "f" else o for o in out)
+    return out.astype(half) if out.dtype.kind == "f" else out
 
 
-def _cpu():
-    from ..backend import CPU
-    return CPU
 
 
 def _device_of_node(fn):
@@ -447,6 +496,7 @@ def _scalar_tensor(xp, value, dtype, dev):
             arr.flags.writeable = False
         t = Tensor._make(arr, dev)
         t._wrapped_number = True  # torch's wrapped numbers: never given to saved-tensor hooks
+        t._scalar = value         # (bfloat16 ops with opmath_scalars read the exact value)
         if len(_scalars) < 4096:
             _scalars[key] = t
     return t

@@ -151,7 +151,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
     var = var.clone()
-    var._data = var.xp.maximum(var._data, eps)  # torch clamps under no_grad: gradient passes
+    # torch clamps under no_grad: the gradient passes
+    var._data = var.xp.maximum(var._data, eps).astype(var._data.dtype, copy=False)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -49,6 +49,12 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     from .functional import pad
     c = input.shape[1]
     sq = input * input
+    if dim > 3 and input.dtype.name == "bfloat16":  # torch pools 4-D+ input with avg_pool3d:
+        from ..amp.autocast_mode import cast        # float32 under autocast, else refused
+        sq, = cast("AvgPool3D", input.device.type, sq)
+        if sq.dtype.name == "bfloat16":
+            from .._errors import not_implemented
+            raise not_implemented("avg_pool3d_out_frame", input._data.dtype)
     moved = sq.movedim(1, -1)  # channels last, so pad's last-dim padding applies
     padded = pad(moved, (size // 2, (size - 1) // 2))
     window = padded[..., 0:c]
@@ -69,8 +75,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     normalized_shape = check_normalized_shape(input, normalized_shape)
     k = len(normalized_shape)
     if eps is None:
-        import numpy as np
-        eps = float(np.finfo(input._data.dtype).eps)
+        from .._finfo import finfo
+        eps = finfo(input.dtype).eps
     dims = tuple(range(input.dim() - k, input.dim()))
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out * weight if weight is not None else out

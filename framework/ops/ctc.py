@@ -18,6 +18,7 @@ def _lse(xp, *arrays):
 
 class CtcLoss(Op):
     """Per-sample negative log-likelihoods; backward is torch's exp(lp) - occupation form."""
+    no_bfloat16 = "ctc_loss_cpu"
     saves = ("grad_lp",)
 
     def forward(self, lp, labels=None, in_len=None, tgt_len=None, blank=0, zero_infinity=False):

@@ -116,6 +116,7 @@ subtract = sub
 
 
 class Mul(Op):
+    opmath_scalars = True
     promote = True
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "other": "input1 if needs 0"}
@@ -144,6 +145,7 @@ multiply = mul
 
 
 class Div(Op):
+    opmath_scalars = True
     promote = True
     saves_inputs = True
     saved_fields = {"self": "input0 if needs 1", "other": "input1"}
@@ -167,6 +169,7 @@ class Div(Op):
 
 class DivRounding(Op):
     """div with rounding_mode 'floor' or 'trunc': piecewise constant, so zero gradients."""
+    opmath_scalars = True
     node_name = "DivBackward2"
     promote = True
 

@@ -1,8 +1,13 @@
-"""grid_sample (2-D, bilinear/nearest, zeros/border/reflection padding) and affine_grid.
+"""grid_sample (4-D and 5-D input; bilinear/trilinear, nearest and bicubic; zeros/border/
+reflection padding) and affine_grid.
 
-Both are primitives named as torch's nodes. grid_sample's pieces (source coordinates,
-corner weights, gathered corner values) are written with Tensor ops, so the explicit
-backward below is itself differentiable (second derivatives in the input and the grid)."""
+Both are primitives named as torch's nodes. grid_sample's pieces (source coordinates, tap
+weights per axis, gathered tap values) are written with Tensor ops, so the explicit backward
+below is itself differentiable (second derivatives in the input and the grid)."""
+import itertools
+import warnings
+
+from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -34,23 +39,77 @@ def _source(g, size, align, padding):
     return x
 
 
-def _corners(inp, ix, iy, mode):
-    """[(weight, flat index, in-bounds mask)] per corner; weights are Tensors of the grid."""
-    h, w = inp.shape[2], inp.shape[3]
+_A = -0.75  # torch's bicubic convolution coefficient
+
+
+def _cubic(t):
+    """The four bicubic tap weights at fraction t (taps floor - 1 .. floor + 2)."""
+    def near(x):
+        return ((_A + 2) * x - (_A + 3)) * x * x + 1
+
+    def far(x):
+        return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _cubic_grad(t):
+    """d/dt of `_cubic`'s weights."""
+    def near(x):
+        return (3 * (_A + 2) * x - 2 * (_A + 3)) * x
+
+    def far(x):
+        return (3 * _A * x - 10 * _A) * x + 8 * _A
+    return [far(t + 1), near(t), -near(1 - t), -far(2 - t)]
+
+
+def _axis_taps(g, size, mode, padding, align):
+    """One spatial axis: (coordinate, [(weight, d weight / d coordinate, tap position)])."""
+    if mode == "bicubic":  # taps are padded one by one; the coordinate itself is not
+        i = _unnormalize(g, size, align)
+        i0 = i.detach().floor()
+        t = i - i0
+        return i, [(w, dw, _pad_tap(i0 + (k - 1), size, padding, align))
+                   for k, (w, dw) in enumerate(zip(_cubic(t), _cubic_grad(t)))]
+    i = _source(g, size, align, padding)
     if mode == "nearest":
-        x0, y0 = ix.detach().round(), iy.detach().round()
-        pts = [(ix * 0 + 1, x0, y0)]
-    else:
-        x0, y0 = ix.detach().floor(), iy.detach().floor()
-        wx1, wy1 = ix - x0, iy - y0
-        wx0, wy0 = 1 - wx1, 1 - wy1
-        pts = [(wx0 * wy0, x0, y0), (wx1 * wy0, x0 + 1, y0), (wx0 * wy1, x0, y0 + 1),
-               (wx1 * wy1, x0 + 1, y0 + 1)]
+        return i, [(i * 0 + 1, None, i.detach().round())]
+    i0 = i.detach().floor()
+    t = i - i0
+    return i, [(1 - t, -1, i0), (t, 1, i0 + 1)]
+
+
+def _pad_tap(pos, size, padding, align):
+    if padding == "border":
+        return pos.clamp(0, size - 1)
+    if padding == "reflection":
+        r = _reflect(pos, 0, 2 * (size - 1)) if align else _reflect(pos, -1, 2 * size - 1)
+        return r.clamp(0, size - 1).trunc()
+    return pos
+
+
+def _pieces(inp, grid, mode, padding, align):
+    """Per grid axis (x, y[, z]) its coordinate and taps, and the flat-index strides."""
+    spatial = tuple(inp.shape[2:])[::-1]  # x (last dim) first, as the grid orders them
+    axes = [_axis_taps(grid[..., k], n, mode, padding, align) for k, n in enumerate(spatial)]
+    strides = [1]
+    for n in spatial[:-1]:
+        strides.append(strides[-1] * n)
+    return axes, spatial, strides
+
+
+def _corners(axes, spatial, strides, skip=None):
+    """[(weight, flat index, in-bounds mask)] over every tap combination; `skip` names an axis
+    whose weight is replaced by its derivative (for the grid gradient)."""
     out = []
-    for wt, cx, cy in pts:
-        inb = (cx >= 0) & (cx <= w - 1) & (cy >= 0) & (cy <= h - 1)
-        idx = (cy.clamp(0, h - 1) * w + cx.clamp(0, w - 1)).long()
-        out.append((wt * inb, idx, inb))
+    for combo in itertools.product(*[taps for _, taps in axes]):
+        wt, idx, inb = None, 0, True
+        for k, ((w, dw, pos), n, st) in enumerate(zip(combo, spatial, strides)):
+            if k == skip:
+                w = dw
+            wt = w if wt is None else wt * w
+            inb = inb & (pos >= 0) & (pos <= n - 1)
+            idx = idx + pos.clamp(0, n - 1) * st
+        out.append((wt * inb, idx.long(), inb))
     return out
 
 
@@ -60,21 +119,15 @@ def _gather(inp, idx):
     return inp.reshape(n, c, -1).gather(2, flat_idx).reshape(n, c, *idx.shape[1:])
 
 
-def _pieces(inp, grid, mode, padding, align):
-    h, w = inp.shape[2], inp.shape[3]
-    ix = _source(grid[..., 0], w, align, padding)
-    iy = _source(grid[..., 1], h, align, padding)
-    return ix, iy, _corners(inp, ix, iy, mode)
-
-
 class GridSampler2D(Op):
+    """grid_sample over (N, C, H, W): bilinear, nearest or bicubic taps, summed."""
     saves_inputs = True
 
     def forward(self, x, g, mode="bilinear", padding="zeros", align=False):
         self.args = (mode, padding, align)
         with no_grad():
             inp, grid = Tensor._make(x, _dev(x)), Tensor._make(g, _dev(g))
-            _, _, corners = _pieces(inp, grid, *self.args)
+            corners = _corners(*_pieces(inp, grid, *self.args))
             out = sum(wt.unsqueeze(1) * _gather(inp, idx) for wt, idx, _ in corners)
         return out._data
 
@@ -82,27 +135,22 @@ class GridSampler2D(Op):
         inp, grid = self.inputs
         mode, padding, align = self.args
         need_x, need_g = self.needs_input_grad
-        n, c, h, w = inp.shape
+        n, c = inp.shape[0], inp.shape[1]
         gx = gg = None
+        axes, spatial, strides = _pieces(inp, grid, mode, padding, align)
         if need_x:
-            gx = grad.new_zeros((n, c, h * w))
-            _, _, corners = _pieces(inp, grid, mode, padding, align)
-            for wt, idx, _ in corners:
+            gx = grad.new_zeros((n, c, inp[0, 0].numel()))
+            for wt, idx, _ in _corners(axes, spatial, strides):
                 src = (grad * wt.unsqueeze(1)).reshape(n, c, -1)
                 gx = gx.scatter_add(2, idx.reshape(n, 1, -1).expand(n, c, src.shape[2]), src)
-            gx = gx.reshape(n, c, h, w)
-        if need_g and mode == "bilinear":
-            ix, iy, corners = _pieces(inp, grid, mode, padding, align)
-            vals = [_gather(inp, idx) * inb.unsqueeze(1) for _, idx, inb in corners]
-            x0, y0 = ix.detach().floor(), iy.detach().floor()
-            wx1, wy1 = ix - x0, iy - y0
-            # d out / d ix and d iy from the corner values
-            d_ix = (vals[1] - vals[0]) * (1 - wy1).unsqueeze(1) + (vals[3] - vals[2]) * \
-                wy1.unsqueeze(1)
-            d_iy = (vals[2] - vals[0]) * (1 - wx1).unsqueeze(1) + (vals[3] - vals[1]) * \
-                wx1.unsqueeze(1)
-            gix, giy = (grad * d_ix).sum(1), (grad * d_iy).sum(1)
-            gg = _chain(grid, gix, giy, (w, h), padding, align)
+            gx = gx.reshape(inp.shape)
+        if need_g and mode != "nearest":
+            gis = []  # d out / d coordinate, axis by axis: the other axes' weights times d w
+            for k in range(len(axes)):
+                d = sum(wt.unsqueeze(1) * _gather(inp, idx)
+                        for wt, idx, _ in _corners(axes, spatial, strides, skip=k))
+                gis.append((grad * d).sum(1))
+            gg = _chain(grid, gis, spatial, mode, padding, align)
         elif need_g:
             gg = grid * 0
         return gx, gg
@@ -111,17 +159,23 @@ class GridSampler2D(Op):
     jvp_name = "grid_sampler_2d"
 
 
-def _chain(grid, gix, giy, sizes, padding, align):
-    """Back through the coordinate map: d ix / d grid_x (scale, clamp and reflection)."""
+class GridSampler3D(GridSampler2D):
+    """grid_sample over (N, C, D, H, W): trilinear or nearest."""
+
+
+def _chain(grid, gis, sizes, mode, padding, align):
+    """Back through the coordinate map: d coordinate / d grid (scale, clamp, reflection)."""
+    from .join import stack
+    if mode == "bicubic":  # taps are padded, the coordinate is only scaled
+        return stack([gi * ((n - 1) / 2 if align else n / 2) for gi, n in zip(gis, sizes)], -1)
+    from ..autograd import grad as _grad
     out = []
-    for k, (gi, size) in enumerate(zip((gix, giy), sizes)):
+    for k, (gi, size) in enumerate(zip(gis, sizes)):
         g = grid[..., k].detach().requires_grad_()
         with _enable():
             x = _source(g, size, align, padding)
-        from ..autograd import grad as _grad
         d, = _grad(x, g, x.new_ones(tuple(x.shape)))  # piecewise-constant derivative
         out.append(gi * d)
-    from .join import stack
     return stack(out, -1)
 
 
@@ -135,11 +189,17 @@ def _dev(a):
     return device_of(a)
 
 
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+                  "See the documentation of grid_sample for details.")
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Sample input (N, C, H, W) at the normalised (x, y) locations of grid (N, Ho, Wo, 2).
+    """Sample input (N, C, H, W) or (N, C, D, H, W) at the normalised locations of grid
+    (N, Ho, Wo, 2) or (N, Do, Ho, Wo, 3) (x first, then y, then z).
 
     Args:
-        mode: 'bilinear' or 'nearest'.
+        mode: 'bilinear' (trilinear for 5-D input), 'nearest' or 'bicubic' (4-D input only).
         padding_mode: 'zeros', 'border' or 'reflection' for locations outside [-1, 1].
         align_corners: -1 and 1 are the centres (True) or the edges (False) of the corner
             pixels.
@@ -155,14 +215,39 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    if mode == "bicubic" or input.dim() != 4:
-        raise NotImplementedError("grid_sample here supports 4-D input with bilinear or nearest "
-                                  "mode")
-    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, "
-                           f"but got grid with sizes {list(grid.shape)}")
-    return GridSampler2D.apply(input, grid, mode=mode, padding=padding_mode,
-                               align=bool(align_corners))
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING)
+    _check(input, grid, mode)
+    op = GridSampler2D if input.dim() == 4 else GridSampler3D
+    return op.apply(input, grid, mode=mode, padding=padding_mode, align=bool(align_corners))
+
+
+def _check(input, grid, mode):
+    """torch's grid_sampler checks, in its order."""
+    if input.device != grid.device:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but "
+                           f"input is on {input.device} and grid is on {grid.device}")
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.dim() and grid.dim() and input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got {sizes}")
+    if not grid.dim() or grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
+                           f"last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] <= 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {i} being empty")
+    nd = 4 if input.dim() == 4 else 5
+    if input.dim() != nd or grid.dim() != nd:
+        raise RuntimeError(f"grid_sampler(): expected {nd}D input and grid with same number of "
+                           f"dimensions, but got {sizes}")
+    if nd == 5 and mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype.np)} but "
+                           f"found {dtypes.scalar_type_name(grid.dtype.np)}")
 
 
 def _base_grid(xp, sizes, align, dtype):
@@ -209,6 +294,8 @@ def affine_grid(theta, size, align_corners=None):
                   [ 0.5000,  0.0000]]]])
     """
     size = tuple(int(s) for s in size)
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING)
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     if len(size) == 4:

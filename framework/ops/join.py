@@ -94,6 +94,7 @@ def stack(tensors, dim=0, *, out=None):
 
 class Split(Op):
     """Several outputs (views); unused outputs get zero gradients in backward."""
+    views = True
 
     def forward(self, x, sizes, dim, with_sizes):
         self.dim, self.with_sizes = dim, with_sizes
@@ -154,6 +155,7 @@ def chunk(x, chunks, dim=0):
 
 
 class Unbind(Op):
+    views = True
     def forward(self, x, dim):
         self.dim = dim
         outs = tuple(self.xp.moveaxis(x, dim, 0))

@@ -2,6 +2,7 @@
 
 Forward runs LAPACK through xp.linalg; every backward is written with Tensor ops (so second
 derivatives work), following torch's formulas in FunctionsManual.cpp for real inputs."""
+from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op
 from ..backend import device_of
 from ..tensor import Tensor
@@ -67,6 +68,7 @@ def _word(dt):
 
 
 class LinalgInvEx(Op):
+    no_bfloat16 = "linalg.inv: Low precision dtypes not supported. Got BFloat16"
     saves_output = True
 
     def forward(self, A):
@@ -98,6 +100,7 @@ def inv(A):
 
 
 class LinalgDet(Op):
+    no_bfloat16 = "lu_cpu"
     saves_inputs = True
     saves_output = True
 
@@ -119,6 +122,7 @@ def det(A):
 
 
 class LinalgSlogdet(Op):
+    no_bfloat16 = "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"
     saves_inputs = True
 
     def forward(self, A):
@@ -151,6 +155,7 @@ def slogdet(A):
 
 
 class LinalgSolveEx(Op):
+    no_bfloat16 = "lu_cpu"
     saves_inputs = True
     saves_output = True
 
@@ -200,6 +205,7 @@ def _phi(X):
 
 
 class LinalgCholeskyEx(Op):
+    no_bfloat16 = "cholesky_cpu"
     saves_output = True
 
     def forward(self, A, upper=False):
@@ -250,6 +256,7 @@ def cholesky(A, *, upper=False):
 
 
 class LinalgQr(Op):
+    no_bfloat16 = "geqrf_cpu"
     saves_output = True
 
     def forward(self, A, mode="reduced"):
@@ -300,6 +307,7 @@ def qr(A, mode="reduced"):
 
 
 class LinalgEigh(Op):
+    no_bfloat16 = "linalg_eigh_cpu"
     saves_output = True
 
     def forward(self, A, UPLO="L"):
@@ -343,6 +351,7 @@ def eigvalsh(A, UPLO="L"):
 
 
 class LinalgSvd(Op):
+    no_bfloat16 = "linalg_svd_cpu"
     saves = ("U", "S", "Vh")
 
     def forward(self, A, full_matrices=True):
@@ -426,7 +435,22 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
         tensor([[0.5000],
                 [0.0000]])
     """
+    if A.dtype.name == "bfloat16":
+        raise RuntimeError(f"linalg.pinv(BFloat16{{{list(A.shape)}}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
     return LinalgPinv.apply(A, hermitian=hermitian)
+
+
+@_amp_entry("pinverse")
+def pinverse(input, rcond=1e-15):
+    """torch.pinverse: linalg.pinv (on torch's autocast float32 list, unlike linalg.pinv).
+
+    Example:
+        >>> framework.pinverse(framework.tensor([[2., 0.]]))
+        tensor([[0.5000],
+                [0.0000]])
+    """
+    return pinv(input)
 
 
 def matrix_power(A, n):

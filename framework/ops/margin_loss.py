@@ -57,6 +57,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 class MultiMarginLoss(Op):
     """sum_{j != y} max(0, margin - x_y + x_j)^p / C per sample (weighted by w[y])."""
+    no_bfloat16 = "multi_margin_loss_cpu_kernel"
     saves_inputs = True
     saves = ("mask", "wy", "onehot")
 
@@ -119,6 +120,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 class MultilabelMarginLoss(Op):
     """sum over target labels j and non-targets i of max(0, 1 - (x_j - x_i)) / C."""
+    no_bfloat16 = "multilabel_margin_loss_forward_out_frame"
     saves_inputs = True
     saves = ("active",)
 

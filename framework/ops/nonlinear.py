@@ -5,7 +5,9 @@ Forward runs on arrays; backward is written with Tensor ops, so every one of the
 second derivatives."""
 import struct
 
+from .. import dtypes
 from .._errors import refuse
+from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op
 from .activation import ThresholdBackward
 from ..tensor import Tensor
@@ -381,6 +383,7 @@ def glu(input, dim=-1):
     return Glu.apply(input, dim=d)
 
 
+@_amp_entry("prelu")
 def prelu(input, weight):
     """x for x > 0, else weight * x; weight has 1 or C (= input.shape[1]) elements."""
     n = weight.numel()
@@ -388,6 +391,10 @@ def prelu(input, weight):
     if n != 1 and n != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                            f"parameter numbers = {n} and channel size = {channels}.")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{dtypes.scalar_type_name(input._data.dtype)} and "
+                           f"{dtypes.scalar_type_name(weight._data.dtype)}")
     if input.dim() >= 2 and n > 1:
         w = weight.reshape((1, n) + (1,) * (input.dim() - 2))
     else:

@@ -3,7 +3,7 @@ import numbers
 
 from .._errors import refuse
 from ..autograd.grad_mode import state
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
 from .reduction import array_mean
@@ -184,6 +184,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = input.clone()
         out = out * weight[0] if weight is not None else out
         return out + bias[0] if bias is not None else out
+    if vmap_hook[0]:  # under vmap: batched running stats are read (and written) per sample
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(lambda *a: batch_norm(*a, training, momentum, eps), input,
+                              running_mean, running_var, weight, bias)
+        if out is not NotImplemented:
+            return out
     rm = running_mean._data if running_mean is not None else None
     rv = running_var._data if running_var is not None else None
     out = NativeBatchNorm.apply(input, weight, bias, running_mean=rm, running_var=rv,

@@ -125,6 +125,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
+        if A.dtype.name == "bfloat16":
+            raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got "
+                               "BFloat16")
         from .linalg_ext import svdvals
         s = svdvals(A.movedim((d0, d1), (-2, -1)))
         out = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)

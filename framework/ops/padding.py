@@ -1,6 +1,7 @@
 """pad: constant padding (ConstantPadNdBackward0), and reflect / replicate / circular padding
 as index gathers named as torch's nodes."""
 from ..autograd.op import Op
+from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .indexing import Index
 
 
@@ -111,4 +112,7 @@ def pad(input, pad, mode="constant", value=None):
         return ConstantPadNd.apply(input, pad=pad, value=0.0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if _amp.active and mode != "circular":  # torch's reflection/replication kernels
+        name = ("reflection" if mode == "reflect" else "replication") + f"_pad{len(pad) // 2}d"
+        input, = _amp_cast(name, input.device.type, input)
     return gather_pad(input, pad, mode)

@@ -1,7 +1,7 @@
 """Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 from .._errors import broadcast_shapes, must_be_tensor, refuse
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from .unary import Sign, _float, _zeros
 
@@ -256,6 +256,11 @@ class NanToNum(Op):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's extremes)."""
+    if input.dtype.name == "bfloat16":  # computed in float32: its extremes would round to inf
+        from .._finfo import finfo
+        info = finfo(input.dtype)
+        posinf = info.max if posinf is None else posinf
+        neginf = info.min if neginf is None else neginf
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -297,6 +302,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """
     if input.dtype != other.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    if vmap_hook[0]:  # computed on the arrays: per sample under vmap
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(lambda a, b: isclose(a, b, rtol, atol, equal_nan), input, other)
+        if out is not NotImplemented:
+            return out
     xp = input.xp
     return Tensor._make(xp.isclose(input._data, other._data, rtol=rtol, atol=atol,
                                    equal_nan=equal_nan), input.device)

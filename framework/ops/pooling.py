@@ -271,7 +271,8 @@ class AdaptiveAvgPool2D(Op):
     def backward(self, grad):
         from ..tensor import Tensor
         dev = grad.device
-        a_h, a_w = Tensor._make(self.a_h, dev), Tensor._make(self.a_w, dev)
+        dt = grad._data.dtype  # bfloat16 grads: forward ran (and built these) in float32
+        a_h, a_w = (Tensor._make(a.astype(dt, copy=False), dev) for a in (self.a_h, self.a_w))
         return a_h.t().matmul(grad).matmul(a_w)  # linear, so this is differentiable as is
 
     jvp = Op.jvp_linear

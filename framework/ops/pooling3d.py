@@ -3,6 +3,7 @@ and max_unpool2d. Windows are one strided view of the padded input; every backwa
 linear primitive whose own backward is the matching gather/scatter, so higher orders work."""
 import math
 
+from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op
 from ..backend import scatter_add
 from ..tensor import Tensor
@@ -158,6 +159,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 class AvgPool3D(Op):
+    no_bfloat16 = "avg_pool3d_out_frame"
     def forward(self, x, win=None, count_include_pad=True, divisor_override=None):
         xp = self.xp
         self.win, self.in_shape = win, x.shape
@@ -234,6 +236,7 @@ def _adaptive_sizes(input, output_size, nd, name):
     return tuple(input.shape[-nd + i] if s is None else int(s) for i, s in enumerate(sizes))
 
 
+@_amp_entry("adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input, output_size):
     """Average pooling to a fixed (D, H, W) output size."""
     if input.dim() not in (4, 5):

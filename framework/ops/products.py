@@ -255,6 +255,7 @@ def trace(input):
 
 class Cdist(Op):
     """Pairwise p-norm distances between the rows of x1 (.., P, M) and x2 (.., R, M)."""
+    no_bfloat16 = "cdist"
     saves_inputs = True
     saves_output = True
 

@@ -2,7 +2,7 @@
 index_add/index_copy/index_fill, scatter_reduce."""
 import math
 
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
 from .gather import _check, _grid, gather
@@ -106,6 +106,11 @@ def take(input, index):
     if index.dtype.name != "int64":
         raise RuntimeError("take(): Expected a long tensor for index, but got "
                            f"{index.dtype.name.capitalize()}")
+    if vmap_hook[0]:  # under vmap the index values differ per sample
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(take, input, index)
+        if out is not NotImplemented:
+            return out
     n = input.numel()
     idx = index._data
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):

@@ -53,6 +53,7 @@ def _dim(d, ndim):
 
 class View(Op):
     """view / viewable reshape: the same storage with torch's computed strides."""
+    views = True
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape, strides):
@@ -166,6 +167,7 @@ def _unsafe_view(x, shape):
 
 class Alias(Op):
     """x[...] / x[:, :]: a new node over the same data."""
+    views = True
 
     def forward(self, x):
         return x
@@ -181,6 +183,7 @@ def alias(x):
 
 
 class Expand(Op):
+    views = True
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape):
@@ -267,6 +270,7 @@ def repeat(x, *repeats):
 
 
 class Permute(Op):
+    views = True
     saved_fields = {"dims": "dims"}
     def forward(self, x, dims):
         self.dims = dims
@@ -311,6 +315,7 @@ moveaxis = movedim
 
 
 class Transpose(Op):
+    views = True
     saved_fields = {"dim0": "dim0", "dim1": "dim1"}
     def forward(self, x, dim0, dim1):
         self.dim0, self.dim1 = dim0, dim1
@@ -331,6 +336,7 @@ swapdims = transpose
 
 
 class T(Op):
+    views = True
     def forward(self, x):
         return x.T
 
@@ -347,6 +353,7 @@ def t(x):
 
 
 class Unsqueeze(Op):
+    views = True
     saved_fields = {"dim": "dim"}
     def forward(self, x, dim):
         self.dim = dim
@@ -368,6 +375,7 @@ def unsqueeze(x, dim):
 
 class Squeeze(Op):
     """squeeze(); torch numbers the node by overload: no dim 0, int dim 1, tuple of dims 2."""
+    views = True
 
     def forward(self, x, dims, overload):
         self.in_shape, self.overload = x.shape, overload

@@ -2,6 +2,7 @@
 import math
 
 from .._errors import must_be_tensor
+from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
@@ -179,6 +180,7 @@ def fmin(input, other):
     return Fmin.apply(input, other)
 
 
+@_amp_entry("quantile")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles (q a number or 1-D tensor in [0, 1]) over dim (all when None),
     interpolating between the sorted neighbours as numpy/torch do.
@@ -190,6 +192,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
 
 
+@_amp_entry("nanquantile")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile ignoring NaN values."""
     return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
@@ -197,6 +200,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     from .sorting import sort
+    if input.dtype.name == "bfloat16":
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest. Got {interpolation}")

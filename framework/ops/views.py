@@ -99,6 +99,8 @@ def has_internal_overlap(arr):
 # ----- marking views -------------------------------------------------------------------------
 def as_view(out, src, meta=DEFAULT):
     """`out` (a fresh op result whose array views src's) as a View of src's base."""
+    if type(out) is not Tensor:  # a batched result under vmap stays as it is
+        return out
     v = _new(View)
     v._data = out._data
     v._device = out._device
@@ -117,7 +119,7 @@ def as_view(out, src, meta=DEFAULT):
     else:
         v._vbase = src
     v._vmeta = meta
-    v._vbw = out._data.dtype.kind in "fc"
+    v._vbw = out._data.dtype.kind in "fcV"
     if out._fw is not None:  # forward AD: the view shares the op result's tangents
         v._fw = out._fw
     return v
@@ -263,6 +265,7 @@ class _StridedCopy(Op):
 
 class _Strided(Op):
     """A view op of arbitrary geometry; backward scatters into the input's shape."""
+    views = True
 
     def backward(self, grad):
         return _StridedScatter.apply(grad, in_geom=self.in_geom, out_geom=self.out_geom)

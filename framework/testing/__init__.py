@@ -9,3 +9,6 @@ from ._compare import compare_with_torch  # noqa: E402
 from ._report import ComparisonReport, StepDiff  # noqa: E402
 
 __all__ += ["compare_with_torch", "ComparisonReport", "StepDiff"]
+from ._log import log  # noqa: E402
+
+__all__ += ["log"]

@@ -13,6 +13,8 @@ X3 = RNG.standard_normal((2, 4, 4, 5, 6))
 W_EMB = RNG.standard_normal((10, 3))
 IMG = RNG.standard_normal((2, 3, 4, 5))
 GRID = RNG.uniform(-1.3, 1.3, (2, 3, 6, 2))
+VOL = RNG.standard_normal((2, 2, 3, 4, 5))
+GRID3 = RNG.uniform(-1.3, 1.3, (2, 2, 3, 4, 3))
 LP = torch.randn(7, 3, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
 LP = LP.log_softmax(2).numpy()
 TG, IL, TL = np.array([[1, 2, 2], [3, 1, 0], [4, 0, 0]]), [7, 6, 5], [3, 2, 1]
@@ -73,6 +75,18 @@ for _mode in ("bilinear", "nearest"):
             CASES[f"grid_sample_{_mode}_{_pad}_{_ac}"] = (
                 lambda m, F, a, g, md=_mode, pd=_pad, ac=_ac: F.grid_sample(
                     a, g, mode=md, padding_mode=pd, align_corners=ac), [IMG, GRID])
+for _pad in ("zeros", "border", "reflection"):
+    for _ac in (False, True):
+        CASES[f"grid_sample_bicubic_{_pad}_{_ac}"] = (
+            lambda m, F, a, g, pd=_pad, ac=_ac: F.grid_sample(
+                a, g, mode="bicubic", padding_mode=pd, align_corners=ac), [IMG, GRID])
+        for _mode in ("bilinear", "nearest"):
+            CASES[f"grid_sample_3d_{_mode}_{_pad}_{_ac}"] = (
+                lambda m, F, a, g, md=_mode, pd=_pad, ac=_ac: F.grid_sample(
+                    a, g, mode=md, padding_mode=pd, align_corners=ac), [VOL, GRID3])
+CASES["spatial_transformer_3d"] = (lambda m, F, a, t: F.grid_sample(
+    a, F.affine_grid(t, (2, 2, 2, 3, 3), align_corners=False), align_corners=False),
+    [VOL, RNG.standard_normal((2, 3, 4)) * 0.5])
 for _r in ("none", "sum", "mean"):
     CASES[f"ctc_{_r}"] = (lambda m, F, a, r=_r: F.ctc_loss(a, m.tensor(TG), m.tensor(IL),
                                                            m.tensor(TL), reduction=r), [LP])
@@ -87,7 +101,9 @@ def test_float64(name, device):
 
 
 @pytest.mark.parametrize("name", ["conv3d_groups_bias", "conv_transpose3d", "embedding_bag_mean",
-                                  "grid_sample_bilinear_zeros_False", "ctc_mean"])
+                                  "grid_sample_bilinear_zeros_False", "ctc_mean",
+                                  "grid_sample_bicubic_reflection_False",
+                                  "grid_sample_3d_bilinear_border_True"])
 def test_float32(name, device):
     """float32 tolerance; the large 3-D convolution sums get an absolute one of 1e-5."""
     fn, arrays = CASES[name]
@@ -133,6 +149,13 @@ for _pad in ("zeros", "border", "reflection"):
     GRADCHECK[f"grid_sample_{_pad}"] = (
         lambda m, F, a, g, pd=_pad: F.grid_sample(a, g, padding_mode=pd, align_corners=False),
         [randn(1, 2, 3, 3), RNG.uniform(-1.2, 1.2, (1, 2, 3, 2))])
+    GRADCHECK[f"grid_sample_bicubic_{_pad}"] = (
+        lambda m, F, a, g, pd=_pad: F.grid_sample(a, g, mode="bicubic", padding_mode=pd,
+                                                  align_corners=True),
+        [randn(1, 2, 3, 3), RNG.uniform(-1.2, 1.2, (1, 2, 3, 2))])
+    GRADCHECK[f"grid_sample_3d_{_pad}"] = (
+        lambda m, F, a, g, pd=_pad: F.grid_sample(a, g, padding_mode=pd, align_corners=False),
+        [randn(1, 2, 2, 3, 2), RNG.uniform(-1.2, 1.2, (1, 2, 1, 2, 3))])
 
 
 @pytest.mark.parametrize("name", sorted(GRADCHECK))
@@ -174,6 +197,18 @@ ERRORS = [
     (lambda m, F, t: F.affine_grid(t, (1, 1, 2, 3)), [np.ones((1, 3, 3))],
      "Expected a batch of 2D affine matrices"),
     (lambda m, F, a: F.grid_sample(a, a, padding_mode="wrap"), [IMG], "padding_mode"),
+    (lambda m, F, a, g: F.grid_sample(a, g, mode="bicubic", align_corners=False), [VOL, GRID3],
+     "bicubic interpolation only supports 4D input"),
+    (lambda m, F, a, g: F.grid_sample(a, g, align_corners=False), [VOL, GRID],
+     "expected grid to have size 3 in last dimension"),
+    (lambda m, F, a, g: F.grid_sample(a, g[..., :2], align_corners=False), [IMG, GRID3],
+     "expected 4D input and grid with same number of dimensions"),
+    (lambda m, F, a, g: F.grid_sample(a[:1], g, align_corners=False), [IMG, GRID],
+     "same batch size"),
+    (lambda m, F, a, g: F.grid_sample(a[:, :, :0], g, align_corners=False), [IMG, GRID],
+     "non-empty spatial dimensions"),
+    (lambda m, F, a, g: F.grid_sample(a, g.float(), align_corners=False), [IMG, GRID],
+     "expected scalar type Double but found Float"),
 ]
 
 
@@ -181,3 +216,13 @@ ERRORS = [
 def test_errors(case):
     fn, arrays, match = ERRORS[case]
     same_error(fn, arrays, match)
+
+
+def test_grid_sample_warns_without_align_corners():
+    """align_corners=None warns as torch does (the old default changed in 1.3.0)."""
+    msgs = []
+    for m in (torch, framework):
+        with pytest.warns(UserWarning) as rec:
+            m.nn.functional.grid_sample(m.tensor(IMG), m.tensor(GRID))
+        msgs.append(str(rec[0].message))
+    assert msgs[0] == msgs[1]
