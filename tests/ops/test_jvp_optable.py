@@ -29,28 +29,34 @@ def _draw(op, seed, dtype):
     rt = np.random.default_rng(seed + 1000)
 
     def fix(a):
-        if isinstance(a, T):
-            arr = _clean(a.a, dtype)
-            tan = rt.standard_normal(arr.shape).astype(dtype) if arr.dtype.kind == "f" else None
-            return (arr, tan)
-        if isinstance(a, (list, tuple)):
-            return type(a)(fix(x) for x in a)
-        if isinstance(a, dict):
-            return {k: fix(v) for k, v in a.items()}
-        return a
-    return fix(args), fix(kwargs)
+        arr = _clean(a.a, dtype)
+        tan = rt.standard_normal(arr.shape).astype(dtype) if arr.dtype.kind == "f" else None
+        return (arr, tan)
+    is_t = lambda a: isinstance(a, T)  # noqa: E731
+    return _map(args, fix, is_t), _map(kwargs, fix, is_t)
+
+
+def _map(a, f, is_leaf):
+    """`a` with every leaf (by is_leaf) replaced by f(leaf), through lists, tuples, dicts."""
+    if is_leaf(a):
+        return f(a)
+    if isinstance(a, (list, tuple)):
+        return type(a)(_map(x, f, is_leaf) for x in a)
+    if isinstance(a, dict):
+        return {k: _map(v, f, is_leaf) for k, v in a.items()}
+    return a
+
+
+def _is_input(a):
+    return isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray)
 
 
 def _build(L, fwd, a):
-    if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
-        arr, tan = a
+    def make(x):
+        arr, tan = x
         t = L.tensor(arr.copy())
         return t if tan is None else fwd.make_dual(t, L.tensor(tan.copy()))
-    if isinstance(a, (list, tuple)):
-        return type(a)(_build(L, fwd, x) for x in a)
-    if isinstance(a, dict):
-        return {k: _build(L, fwd, v) for k, v in a.items()}
-    return a
+    return _map(a, make, _is_input)
 
 
 def _flat(out):
@@ -74,9 +80,9 @@ def _run(L, fwd, op, args, kwargs):
 
 
 def _empty(a):
-    if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
-        return a[0].size == 0
-    return isinstance(a, (list, tuple)) and any(_empty(x) for x in a)
+    found = []
+    _map(a, lambda x: found.append(x[0].size == 0), _is_input)
+    return any(found)
 
 
 def _compare(op, seed, dtype, tol):
@@ -124,32 +130,19 @@ def _fd_case(L, op, args, kwargs):
     """The op as a function of its floating tensor inputs (float64 leaves), for gradcheck."""
     leaves = []
 
-    def conv(a):
-        if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
-            t = L.tensor(a[0].copy())
-            if a[1] is not None:
-                t.requires_grad_(True)
-                leaves.append(t)
-            return t
-        if isinstance(a, (list, tuple)):
-            return type(a)(conv(x) for x in a)
-        if isinstance(a, dict):
-            return {k: conv(v) for k, v in a.items()}
-        return a
-    a, kw = conv(args), conv(kwargs)
+    def conv(x):
+        t = L.tensor(x[0].copy())
+        if x[1] is not None:
+            leaves.append(t.requires_grad_(True))
+        return t
+    a, kw = _map(args, conv, _is_input), _map(kwargs, conv, _is_input)
 
     def func(*xs):
         it = iter(xs)
-
-        def sub(v):
-            if isinstance(v, L.Tensor) and v.requires_grad:
-                return next(it)
-            if isinstance(v, (list, tuple)):
-                return type(v)(sub(x) for x in v)
-            if isinstance(v, dict):
-                return {k: sub(x) for k, x in v.items()}
-            return v
-        ys = [y for y in _flat(op.fn(L, *sub(a), **sub(kw))) if isinstance(y, L.Tensor)]
+        leaf = lambda v: isinstance(v, L.Tensor) and v.requires_grad  # noqa: E731
+        ys = [y for y in _flat(op.fn(L, *_map(a, lambda v: next(it), leaf),
+                                     **_map(kw, lambda v: next(it), leaf)))
+              if isinstance(y, L.Tensor)]
         return tuple(y for y in ys if y.dtype.is_floating_point)
     return func, tuple(leaves)
 
