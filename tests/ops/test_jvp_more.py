@@ -232,3 +232,24 @@ def test_recurrent_jvp_matches_torch(kind):
                 out = m(d, L.tensor(h)) if kind == "gru" else m(d)[0]
             res.append(fw.unpack_dual(out).tangent.detach().numpy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["batch_norm_eval", "group_norm_noaffine", "layer_norm_2d"])
+def test_norm_variants(name):
+    r = np.random.default_rng(5)
+    x, tx = r.standard_normal((4, 6, 3)), r.standard_normal((4, 6, 3))
+    w, tw, b, tb = (r.standard_normal(6) for _ in range(4))
+    rm, rv = r.standard_normal(6), r.random(6) + 0.5
+    res = []
+    for L, fw in ((framework, ffw), (torch, tfw)):
+        with fw.dual_level():
+            d = fw.make_dual(L.tensor(x), L.tensor(tx))
+            dw, db = fw.make_dual(L.tensor(w), L.tensor(tw)), fw.make_dual(L.tensor(b), L.tensor(tb))
+            if name == "batch_norm_eval":
+                y = F(L).batch_norm(d, L.tensor(rm), L.tensor(rv), dw, db, training=False)
+            elif name == "group_norm_noaffine":
+                y = F(L).group_norm(d, 3)
+            else:
+                y = F(L).layer_norm(d, (6, 3))
+            res.append(fw.unpack_dual(y).tangent.detach().numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-7, atol=1e-9)
