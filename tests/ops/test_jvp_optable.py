@@ -85,13 +85,18 @@ def _empty(a):
     return any(found)
 
 
+# torch's tangent where the value is nan is 0 for var (ours nan) and nan for nll/cross-entropy
+# with every target ignored (ours 0): deliberate, documented differences
+NAN_VALUE_TANGENT = ("var", "nll_loss", "cross_entropy")
+
+
 def _compare(op, seed, dtype, tol):
     args, kwargs = _draw(op, seed, dtype)
     if op.name in ("iadd", "imul", "setitem") and _empty(args):
         return False  # writing into a view of an empty tensor raises here (not forward AD)
     if op.name in ("var", "std", "var_mean", "std_mean") and kwargs.get("dim") == ():
         return False  # torch's N = 1 quirk for dim=() (README, known differences)
-    if op.name in ("logsumexp", "std", "var_mean", "std_mean") and _empty(args):
+    if op.name in ("var_mean", "std_mean") and _empty(args):
         return False  # torch's tangent of these reductions of nothing is nan, ours 0
     try:
         want = _run(torch, tfw, op, args, kwargs)
@@ -109,6 +114,8 @@ def _compare(op, seed, dtype, tol):
             continue
         np.testing.assert_allclose(gp, wp, rtol=tol, atol=tol, equal_nan=True,
                                    err_msg=f"{op.name} output {k} seed {seed}")
+        if op.name in NAN_VALUE_TANGENT and wp.size and np.isnan(wp).all():
+            continue  # a nan value (nothing reduced / every target ignored): see README
         if wt is None or wp.dtype.kind != "f":
             assert gt is None or wp.dtype.kind != "f", f"{op.name} output {k}: extra tangent"
             continue
