@@ -280,7 +280,7 @@ class AffineGridGenerator(Op):
         g = grad.reshape(grad.shape[0], -1, k - 1)
         return g.transpose(1, 2) @ base.reshape(-1, k)
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_linear
 
 
 def affine_grid(theta, size, align_corners=None):
