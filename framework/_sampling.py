@@ -15,8 +15,9 @@ from .random import _generator_for
 from .tensor import Tensor, _write
 from .autograd.op import vmap_hook as _vmap
 
-_NAMES = {"bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
+_NAMES = {"bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+          "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
+          "float64": "Double"}
 
 
 def _float_only(dt, what):

@@ -41,7 +41,7 @@ class Tensor:
     _fw = None           # forward AD: {level: tangent} (autograd/forward_ad.py)
 
     def __new__(cls, *args, device=None):
-        """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is uninitialised."""
+        """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is empty."""
         dt = dtypes.get_default_dtype().np
         dev = as_device(device)
         if len(args) == 1 and isinstance(args[0], Tensor):
@@ -216,7 +216,8 @@ class Tensor:
         """The conjugate transpose of a matrix (a transpose view for real tensors)."""
         if self.ndim not in (0, 2):
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
-                               f"{self.ndim}-D tensor. For batches of matrices, consider using tensor.mH")
+                               f"{self.ndim}-D tensor. For batches of matrices, consider using "
+                               "tensor.mH")
         return self.transpose(0, 1) if self.ndim == 2 else self
 
     @property
@@ -321,7 +322,8 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
         if self._post_hooks is None:
             self._post_hooks = new_hook_dict()
         return _add_hook(self._post_hooks, hook)
@@ -465,7 +467,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.item())
 
     def __float__(self):
@@ -1438,7 +1440,8 @@ def _write(t, values):
         if np.can_cast(values.dtype, t._data.dtype, "same_kind") or values.dtype == np.bool_:
             t._data[...] = values
         else:
-            raise RuntimeError(f"result type {_TYPE_SHORT.get(values.dtype.name, values.dtype.name)}"
+            name = _TYPE_SHORT.get(values.dtype.name, values.dtype.name)
+            raise RuntimeError(f"result type {name}"
                                f" can't be cast to the desired output type "
                                f"{_TYPE_SHORT.get(t._data.dtype.name, t._data.dtype.name)}")
     t._vc[0] += 1

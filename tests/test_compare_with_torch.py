@@ -12,7 +12,7 @@ from framework.testing import compare_with_torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "examples"))
-from text_models import char_lstm, gpt  # noqa: E402
+from text_models import char_lstm, gpt
 
 
 @pytest.fixture(autouse=True)

@@ -61,3 +61,51 @@ def test_text_example_trains_and_samples(script, size, tmp_path):
     sample = out.split("sample:\n")[1]
     assert sample.startswith("The ") and len(sample.rstrip("\n")) >= 30
     assert os.path.getsize(png) > 0
+
+
+def _fails(script, *args):
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "examples", script), *args],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert res.returncode != 0
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr  # one line, no traceback
+    return lines[0]
+
+
+@pytest.mark.parametrize("script", ["train_mlp.py", "train_cnn.py", "custom_function.py",
+                                    "graph_picture.py"])
+def test_help_has_description_and_defaults(script):
+    out = _run(script, "--help")
+    doc = open(os.path.join(ROOT, "examples", script)).read().split('"""')[1].splitlines()[0]
+    assert doc in out and "(default:" in out
+    for flag in ("--device", "--seed", "--no-progress"):
+        assert flag in out
+
+
+@pytest.mark.parametrize("script", ["train_mlp.py", "custom_function.py", "graph_picture.py"])
+def test_missing_gpu_is_one_line(script):
+    import framework
+    if framework.cuda.is_available():
+        out = _run(script, "--device", "cuda", "--epochs", "1", "--no-progress") \
+            if script == "train_mlp.py" else _run(script, "--device", "cuda")
+        assert out
+        return
+    line = _fails(script, "--device", "cuda")
+    assert "CuPy" in line and "'gpu' extra" in line and line.startswith(script)
+
+
+def test_missing_data_dir_is_one_line(tmp_path):
+    line = _fails("train_cnn.py", "--data", str(tmp_path / "nowhere"), "--no-progress")
+    assert "no such directory" in line and "IDX" in line
+
+
+def test_bad_checkpoint_is_one_line(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    assert "not a readable checkpoint" in _fails("train_mlp.py", "--resume", str(bad),
+                                                 "--no-progress")
+    assert "no such file" in _fails("train_mlp.py", "--resume", str(tmp_path / "none.pt"))
+    other = tmp_path / "cnn.pt"
+    _run("train_cnn.py", "--epochs", "1", "--no-progress", "--checkpoint", str(other))
+    assert "for another model" in _fails("train_mlp.py", "--resume", str(other),
+                                         "--no-progress")

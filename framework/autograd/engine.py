@@ -51,7 +51,7 @@ def _root_grads(tensors, grads):
     if grads is None:
         grads = [None] * len(tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs" if not grads
+        raise RuntimeError("grad can be implicitly created only for scalar outputs" if not grads
                            else f"Mismatch in number of grad tensors: got {len(grads)}, "
                                 f"expected {len(tensors)}")
     out = []

@@ -11,7 +11,7 @@ import functools
 from .. import dtypes
 from ..autograd.op import Op
 from ..tensor import Tensor
-from ._batched import BatchedTensor, aligned, lvls_of, physical, register, rewrap, union, wrap
+from ._batched import BatchedTensor, aligned, lvls_of, register, rewrap, union, wrap
 
 
 @functools.lru_cache(maxsize=None)

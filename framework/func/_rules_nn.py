@@ -1,7 +1,7 @@
 """Batching rules of the neural-network ops: conv and pooling, normalisation, losses,
 gather/scatter and joins."""
 from ..tensor import Tensor
-from ._batched import BatchedTensor, aligned, fallback, lvls_of, register, union, wrap
+from ._batched import BatchedTensor, aligned, fallback, register, union, wrap
 from ._rules import ldim, op_classes, wdim
 
 

@@ -11,6 +11,9 @@ from .unary import _float, exp
 from .reduction import _wrap_dim
 
 
+__all__ = ["log_softmax", "relu", "sigmoid", "softmax", "tanh"]
+
+
 class Tanh(Op):
     saves_output = True
     saved_fields = {"result": "result"}

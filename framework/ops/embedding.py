@@ -69,7 +69,7 @@ class EmbeddingDenseBackward(Op):
 
 
 def _renorm_(weight, indices, max_norm, norm_type):
-    """Rows looked up whose norm exceeds max_norm are rescaled in place (torch.embedding_renorm_)."""
+    """Rows looked up with a norm above max_norm are rescaled in place (embedding_renorm_)."""
     xp = weight.xp
     rows = xp.unique(indices.reshape(-1))
     w = weight._data[rows]

@@ -6,6 +6,9 @@ from ..tensor import Tensor
 from .reduction import _axis, _reduce_shape, _wrap_dim
 
 
+__all__ = ["amax", "amin", "argmax", "argmin", "max", "min", "return_types"]
+
+
 def _return_type(name, fields):
     """torch.return_types.<name>: a named tuple that prints as torch's."""
     base = _namedtuple(name, fields)

@@ -14,6 +14,9 @@ from ..tensor import Tensor, View, _writable_view
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
 from .views import view_array, view_op
 
+
+__all__ = ["index_put"]
+
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
           "valid indices (got {})")
 

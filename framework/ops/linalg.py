@@ -4,11 +4,14 @@ from .reduction import _prod
 from .._errors import refuse
 from ..autograd.op import Op
 from ._fastgrad import plain, wrap
-from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
+from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
 
-_SHORT = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long",
-          "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
-          "bool": "bool"}
+
+__all__ = ["addmm", "bmm", "dot", "ger", "matmul", "mm", "mv", "outer"]
+
+_SHORT = {"float32": "float", "float64": "double", "float16": "c10::Half",
+          "bfloat16": "c10::BFloat16", "int64": "long", "int32": "int", "int16": "short",
+          "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 _TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
           "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 

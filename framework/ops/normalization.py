@@ -1,4 +1,5 @@
 """Normalisation primitives: batch_norm, layer_norm, group_norm (torch's Native*Backward0)."""
+import math
 import numbers
 
 from .._errors import refuse
@@ -99,7 +100,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Group normalisation: statistics over each group of C/num_groups channels per sample.
 
     Args:
-        input: (N, C, *).
+        input: ``(N, C, *)``.
         num_groups: G, dividing C.
         weight, bias: optional (C,) affine parameters.
         eps: added to the variance.
@@ -116,11 +117,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
+    size = [input.shape[0] * c // num_groups, num_groups] + list(input.shape[2:])
+    if size[0] * math.prod(size[2:]) == 1:  # torch's _verify_batch_size
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {list(t.shape)} "
                                f"and input of shape {list(input.shape)}")
+    refuse(input._data, "biu", "GroupNormKernelImpl")
     return NativeGroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
 
 

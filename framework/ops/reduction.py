@@ -9,6 +9,9 @@ from ._fastgrad import plain, wrap
 from .. import dtypes
 
 
+__all__ = ["all", "any", "logsumexp", "mean", "prod", "std", "sum", "var"]
+
+
 def _wrap_dim(d, ndim):
     """One dim to a non-negative axis, with torch's IndexError (0-dim tensors accept -1, 0)."""
     n = _b.max(ndim, 1)

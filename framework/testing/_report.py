@@ -120,7 +120,7 @@ class ComparisonReport:
 
     @property
     def differences(self):
-        """Per-step absolute difference |framework - torch| (a NumPy array)."""
+        """Per-step absolute difference ``|framework - torch|`` (a NumPy array)."""
         return np.abs(np.subtract(self.framework_losses, self.torch_losses))
 
     @property
