@@ -25,15 +25,13 @@ def _no_derivative(name, aten):
 
     return type(name, (Op,), {"non_differentiable": (1, 2), "forward": forward,
                               "backward": backward, "__module__": __name__,
+                              "jvp": Op.jvp_not_implemented, "jvp_name": aten,
                               "__doc__": f"{name}: no derivative in torch."})
 
 
 Unique2 = _no_derivative("Unique2", "_unique2")
 UniqueDim = _no_derivative("UniqueDim", "unique_dim")
 UniqueConsecutive = _no_derivative("UniqueConsecutive", "unique_consecutive")
-
-    jvp = Op.jvp_not_implemented
-    jvp_name = "_unique2"
 
 
 def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
