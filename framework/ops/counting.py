@@ -25,6 +25,7 @@ def _no_derivative(name, aten):
 
     return type(name, (Op,), {"non_differentiable": (1, 2), "forward": forward,
                               "backward": backward, "__module__": __name__,
+                              "jvp": Op.jvp_not_implemented, "jvp_name": aten,
                               "__doc__": f"{name}: no derivative in torch."})
 
 

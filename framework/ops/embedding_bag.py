@@ -63,7 +63,8 @@ class EmbeddingBag(Op):
             gpsw = (g_rows * w.index_select(0, idx)).sum(1)
         return gw, gpsw
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "_embedding_bag"
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,

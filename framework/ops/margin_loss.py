@@ -51,7 +51,8 @@ class SoftMarginLoss(Op):
         g = _upstream(grad, self.reduction, tuple(x.shape), x.numel())
         return g * -y * (-y * x).sigmoid(), None
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "soft_margin_loss_backward"
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -113,7 +114,8 @@ class MultiMarginLoss(Op):
         gx = (h - h.sum(1, keepdim=True).where(onehot, zero)) * g
         return gx.reshape(*x.shape), None, None
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "multi_margin_loss"
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
@@ -169,7 +171,8 @@ class MultilabelMarginLoss(Op):
         gx = (a.sum(1) - a.sum(2)) * g / c
         return gx.reshape(*x.shape), None
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "multilabel_margin_loss_forward"
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):

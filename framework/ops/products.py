@@ -292,7 +292,8 @@ class Cdist(Op):
             t = (diff * diff.abs() ** (p - 2) * (g / d ** (p - 1))).where(d != 0, zero)
         return t.sum(-2), -t.sum(-3)
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "_cdist_forward"
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

@@ -221,7 +221,7 @@ class IndexAdd(Op):
             gs = gs.reshape(src.shape) if src.dim() == 0 else gs
         return grad if need_x else None, None, gs
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_linear
 
 
 def _put(op, x, index, value, dim):
