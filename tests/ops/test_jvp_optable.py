@@ -37,7 +37,7 @@ def _draw(op, seed, dtype):
         arr = _clean(a.a, dtype)
         tan = rt.standard_normal(arr.shape).astype(dtype) if arr.dtype.kind == "f" else None
         return (arr, tan)
-    is_t = lambda a: isinstance(a, T)  # noqa: E731
+    is_t = lambda a: isinstance(a, T)
     return _map(args, fix, is_t), _map(kwargs, fix, is_t)
 
 
@@ -160,7 +160,7 @@ def _fd_case(L, op, args, kwargs):
 
     def func(*xs):
         it = iter(xs)
-        leaf = lambda v: isinstance(v, L.Tensor) and v.requires_grad  # noqa: E731
+        leaf = lambda v: isinstance(v, L.Tensor) and v.requires_grad
         ys = [y for y in _flat(op.fn(L, *_map(a, lambda v: next(it), leaf),
                                      **_map(kw, lambda v: next(it), leaf)))
               if isinstance(y, L.Tensor)]
