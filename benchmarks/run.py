@@ -145,19 +145,34 @@ def main():
         write_readme(a.json)
 
 
+# issue 17's targets (framework / torch), shown beside the measured ratio in the README
+TARGETS = {"mlp_step_b128": "≤ 1.0", "cnn_step_b64": "≤ 2.0", "chain_mixed_20000": "≤ 1.0",
+           "digits_epoch_prepared_b32": "≤ 0.6", "gpt_step_b16": "≤ 1.2"}
+
+
+def _rows(results):
+    """(workload, framework s, torch s, numpy s or None, ratio) per workload, and the geometric
+    mean of the op_* ratios (None without op_* rows)."""
+    rows, ratios = [], []
+    for k, v in results["framework"].items():
+        if k == "peak_rss_growth_mib":
+            continue
+        f, t = v["median_s"], results["torch"][k]["median_s"]
+        n = results["numpy"].get(k, {}).get("median_s")
+        rows.append((k, f, t, n, f / t))
+        if k.startswith("op_"):
+            ratios.append(f / t)
+    gm = float(np.exp(np.mean(np.log(ratios)))) if ratios else None
+    return rows, gm
+
+
 def table_lines(results):
     """The text table: medians, ratios, and the geometric mean over the per-op kinds."""
     out = [f"{'workload':<28}{'framework':>12}{'torch':>12}{'numpy':>12}{'fw/torch':>10}"]
-    keys = [k for k in results["framework"] if k != "peak_rss_growth_mib"]
-    ratios = []
-    for k in keys:
-        f, t = results["framework"][k]["median_s"], results["torch"][k]["median_s"]
-        n = results["numpy"].get(k, {}).get("median_s")
-        out.append(f"{k:<28}{_ms(f):>12}{_ms(t):>12}{_ms(n) if n else '-':>12}{f / t:>10.2f}")
-        if k.startswith("op_"):
-            ratios.append(f / t)
-    if ratios:
-        gm = float(np.exp(np.mean(np.log(ratios))))
+    rows, gm = _rows(results)
+    for k, f, t, n, r in rows:
+        out.append(f"{k:<28}{_ms(f):>12}{_ms(t):>12}{_ms(n) if n else '-':>12}{r:>10.2f}")
+    if gm is not None:
         out.append(f"{'geomean of op_* ratios':<28}{'':>36}{gm:>10.2f}")
     if "peak_rss_growth_mib" in results["framework"]:
         f, t, n = (results[x]["peak_rss_growth_mib"] for x in FRAMEWORKS)
@@ -170,22 +185,18 @@ def write_readme(json_path, readme=os.path.join(ROOT, "README.md")):
     with open(json_path) as fh:
         data = json.load(fh)
     res, m = data["results"], data["machine"]
-    rows = ["| workload | framework | torch | fw / torch |", "|---|---|---|---|"]
-    ratios = []
-    for k, v in res["framework"].items():
-        if k == "peak_rss_growth_mib":
-            continue
-        f, t = v["median_s"], res["torch"][k]["median_s"]
-        rows.append(f"| {k} | {_ms(f)} | {_ms(t)} | **{f / t:.2f}** |")
-        if k.startswith("op_"):
-            ratios.append(f / t)
-    if ratios:
-        gm = float(np.exp(np.mean(np.log(ratios))))
-        rows.append(f"| geometric mean of the op_* kinds | | | **{gm:.2f}** |")
+    rows = ["| workload | framework | torch | NumPy floor | fw / torch | target |",
+            "|---|---|---|---|---|---|"]
+    table, gm = _rows(res)
+    for k, f, t, n, r in table:
+        rows.append(f"| {k} | {_ms(f)} | {_ms(t)} | {_ms(n) if n else '-'} | **{r:.2f}** | "
+                    f"{TARGETS.get(k, '≤ 1.0' if k.startswith('op_') else '')} |")
+    if gm is not None:
+        rows.append(f"| geometric mean of the op_* kinds | | | | **{gm:.2f}** | ≤ 0.5 (stretch) |")
     if "peak_rss_growth_mib" in res["framework"]:
-        rows.append("| peak RSS growth, 5 MLP steps | "
-                    f"{res['framework']['peak_rss_growth_mib']:.1f}"
-                    f" MiB | {res['torch']['peak_rss_growth_mib']:.1f} MiB | |")
+        f, t, n = (res[x]["peak_rss_growth_mib"] for x in FRAMEWORKS)
+        rows.append(f"| peak RSS growth, 5 MLP steps | {f:.1f} MiB | {t:.1f} MiB | {n:.1f} MiB "
+                    "| | ≤ torch's |")
     head = (f"Measured with `python benchmarks/run.py --readme` on {m['cpu']}, {m['cores']} cores, "
             f"{data['threads']} threads, NumPy {m['numpy']}, torch {m.get('torch', '-')}; "
             "medians; one process per library.")

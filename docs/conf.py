@@ -23,7 +23,7 @@ extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
               "sphinx.ext.viewcode"]
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
-napoleon_custom_sections = [("Shape", "params_style"), "Math"]
+napoleon_custom_sections = ["Shape", "Math"]
 autodoc_member_order = "bysource"
 autodoc_docstring_signature = True
 autodoc_typehints = "none"
@@ -67,6 +67,7 @@ def _api_page(modname, done):
 
 
 def _write_api_pages():
+    os.makedirs(os.path.join(HERE, "api"), exist_ok=True)  # generated, not in git
     done = set()
     names = []
     for modname in doc_coverage.MODULES:

@@ -215,7 +215,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
     Example::
 
-        >>> framework.manual_seed(0); framework.rand(2)
+        >>> _ = framework.manual_seed(0); framework.rand(2)
         tensor([0.4963, 0.7682])
     """
     from .creation import _need_size
@@ -228,7 +228,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
     Example::
 
-        >>> framework.manual_seed(0); framework.randn(2)
+        >>> _ = framework.manual_seed(0); framework.randn(2)
         tensor([ 1.5410, -0.2934])
     """
     from .creation import _need_size

@@ -176,7 +176,7 @@ def manual_seed(seed):
 
     Example::
 
-        >>> framework.manual_seed(0)
+        >>> _ = framework.manual_seed(0)
         >>> framework.rand(4)
         tensor([0.4963, 0.7682, 0.0885, 0.1320])
     """
@@ -220,7 +220,7 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
     Example::
 
         >>> with framework.random.fork_rng():
-        ...     framework.randn(3)  # doesn't move the default stream
+        ...     _ = framework.randn(3)  # does not move the default stream
     """
     if not enabled:
         yield

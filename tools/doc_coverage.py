@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = ["framework", "framework.nn", "framework.nn.functional", "framework.nn.init",
            "framework.optim", "framework.optim.lr_scheduler", "framework.utils.data",
            "framework.autograd", "framework.autograd.functional", "framework.autograd.graph",
-           "framework.autograd.forward_ad",
+           "framework.autograd.forward_ad", "framework.func",
            "framework.autograd.gradcheck", "framework.linalg", "framework.nn.utils",
            "framework.nn.utils.rnn", "framework.nn.utils.parametrize", "framework.nn.parallel",
            "framework.optim.swa_utils", "framework.utils.checkpoint", "framework.utils.hooks",

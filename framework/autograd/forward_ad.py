@@ -49,13 +49,13 @@ def _enter():
 
 def _exit(level):
     """Close `level` (the innermost one): every tangent set at it is dropped."""
+    state.fw_levels = state.fw_levels[:-1]
+    fw_in_use[0] -= 1
     for ref in list(level.holders.values()):  # weakref callbacks may pop entries meanwhile
         holder = ref()
         if holder is not None:
             holder.pop(level, None)
     level.holders.clear()
-    state.fw_levels = state.fw_levels[:-1]
-    fw_in_use[0] -= 1
 
 
 def enter_dual_level():
@@ -177,7 +177,8 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            f"gradient at the same level {level} is not supported.")
     out = tensor.view(tensor.shape)
-    _set(out, lvl, tangent)
+    if not state.inference:  # inference mode computes no tangents (as torch)
+        _set(out, lvl, tangent)
     return out
 
 
@@ -242,7 +243,7 @@ def apply(fn, args, out, dev, record, params):
     else:
         res = Tensor._make(out, dev)
     levels = state.fw_levels
-    if not levels or not fn.differentiable:
+    if not levels or not fn.differentiable or state.inference:
         return res
     for k, level in enumerate(levels):
         tangents = tangents_of(args, level)
@@ -260,14 +261,19 @@ def _attach(fn, args, res, params, tangents, level):
     outs = res if type(res) is tuple else (res,)
     fn._fw_args, fn._fw_params, fn._fw_out, fn._fw_outs = args, params, outs[0], outs
     had_inputs = getattr(fn, "_inputs", None) is not None
-    if not had_inputs:
+    had_out = getattr(fn, "_out", None) is not None
+    if not had_inputs:  # backward-based rules read the inputs and output as saved
         fn._inputs = args
+    if not had_out:
+        fn._out = outs[0]._data
     try:
         got = fn.jvp(*tangents)
     finally:
         del fn._fw_args, fn._fw_params, fn._fw_out, fn._fw_outs
         if not had_inputs:
             del fn._inputs
+        if not had_out:
+            del fn._out
     if type(got) is not tuple:
         got = (got,)
     for i, (o, t) in enumerate(zip(outs, got)):
@@ -287,6 +293,16 @@ def fit(tangent, like):
     return tangent
 
 
+def not_implemented(name):
+    """torch's error for an op whose forward derivative torch has not implemented yet."""
+    return NotImplementedError(
+        f"Trying to use forward AD with {name} that does not support it because it has not "
+        "been implemented yet.\nPlease file an issue to PyTorch at "
+        "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we "
+        "can prioritize its implementation or submit a PR adding the implementation to "
+        "derivatives.yaml")
+
+
 def not_supported(fn):
     """torch's error for an op without a forward derivative."""
     name = getattr(fn, "aten", None)
@@ -302,7 +318,7 @@ def function_jvp(cls, ctx, args, out):
     for tensor inputs without one, None for other inputs; `ctx.saved_tensors` gives what
     `ctx.save_for_forward` saved."""
     from ..tensor import Tensor
-    levels = state.fw_levels
+    levels = () if state.inference else state.fw_levels
     outs = out if type(out) is tuple else (out,)
     for k, level in enumerate(levels):
         tangents = tangents_of([a if isinstance(a, Tensor) else None for a in args], level)

@@ -166,7 +166,8 @@ def _forward_jacobian(func, inputs, n_out):
             for k in range(arr.size):
                 tangent = xp.zeros(arr.shape, dtype=arr.dtype)
                 tangent.reshape(-1)[k] = 1
-                dual = fw.make_dual(inp.detach(), Tensor._make(tangent, inp._device))
+                primal = inp.detach().requires_grad_(True)  # reverse mode may run on it
+                dual = fw.make_dual(primal, Tensor._make(tangent, inp._device))
                 outs = _as_tuple(func(*[dual if a is inp else a for a in inputs]))
                 for i, o in enumerate(outs[:n_out]):
                     if not isinstance(o, Tensor) or o._data.dtype.kind not in "fc":

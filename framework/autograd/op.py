@@ -188,11 +188,19 @@ class Op(Node):
         self._seq = next(_seq)
         if state.anomaly:
             self._trace = _anomaly_trace()
-        if len(args) == 1:  # single-input fast path: the input requires grad (else no node)
+        n = len(args)
+        if n == 1:  # single-input fast path: the input requires grad (else no node)
             a = args[0]
             self.needs_input_grad = _ONE_TRUE
             self._edges = (a._edge(),)
             self._in_meta = ((a._data.shape, a._data.dtype),)
+        elif n == 2 and args[0] is not None and args[1] is not None:  # two tensors
+            a, b = args
+            ra, rb = a._rg, b._rg
+            self.needs_input_grad = (ra, rb)
+            self._edges = (a._edge() if ra else None, b._edge() if rb else None)
+            self._in_meta = ((a._data.shape, a._data.dtype) if ra else None,
+                             (b._data.shape, b._data.dtype) if rb else None)
         else:
             self.needs_input_grad = tuple([a is not None and a._rg for a in args])
             self._edges = tuple([a._edge() if a is not None and a._rg else None for a in args])
@@ -308,6 +316,12 @@ class Op(Node):
         args = [t if t is not None else _fw_zero(a) for a, t in zip(self._fw_args, tangents)]
         return self._op.apply(*args, **self._fw_params)
 
+    jvp_name = None  # jvp_not_implemented: torch's name of the op
+
+    def jvp_not_implemented(self, *tangents):
+        """For ops torch has no forward derivative for yet: torch's error."""
+        raise _fw.not_implemented(self.jvp_name)
+
     additive = ()  # jvp_multilinear: inputs added to the multilinear part (a bias)
 
     def jvp_multilinear(self, *tangents):
@@ -325,22 +339,34 @@ class Op(Node):
             total = out if total is None else total + out
         return total
 
-    def jvp_reduction(self, t):
-        """For reductions over `self.axes` whose backward is the incoming gradient times a
-        per-element slope (sum, prod, var, logsumexp, max with ties): the slope is backward of
-        ones, and the tangent is the reduction of slope * t."""
+    def jvp_reduction(self, *tangents):
+        """For reductions and losses whose backward is the incoming gradient (broadcast) times
+        a per-element slope of each input (sum, prod, var, logsumexp, max with ties, mse,
+        cross-entropy, ...): the slopes are backward of ones, and the tangent is the sum of
+        slope * tangent reduced to the output (over `self.axes`, or all dims for a scalar
+        output, or the class dim 1 for losses with reduction='none')."""
         out = self._fw_out
         had = getattr(self, "needs_input_grad", None)
-        self.needs_input_grad = (True,)
+        self.needs_input_grad = tuple(t is not None for t in tangents)
         try:
-            slope = self.backward(Tensor._make(out.xp.ones(out._data.shape, out._data.dtype),
-                                               out._device))
+            slopes = self.backward(Tensor._make(out.xp.ones(out._data.shape, out._data.dtype),
+                                                out._device))
         finally:
             if had is not None:
                 self.needs_input_grad = had
-        if not self.axes:
-            return t * slope
-        return (t * slope).sum(self.axes, keepdim=True).reshape(out.shape)
+        slopes = slopes if type(slopes) is tuple else (slopes,)
+        total = None
+        for t, slope in zip(tangents, slopes):
+            if t is not None and slope is not None:
+                total = t * slope if total is None else total + t * slope
+        axes = getattr(self, "axes", None)
+        if total is not None and total.numel() == 0:  # nothing reduced: nan for a mean (as
+            return out * 0                            # torch), 0 for a sum
+        if total is None or (axes is None and total.shape == out.shape):
+            return total
+        if axes is not None:
+            return (total.sum(axes, keepdim=True) if axes else total).reshape(out.shape)
+        return total.sum() if out.ndim == 0 else total.sum(1)
 
     def jvp_transpose(self, *tangents):
         """For any op: the tangents as the derivative of u -> <backward(u), tangents>, since
@@ -390,6 +416,9 @@ def _fw_transpose(fn, tangents):
           Tensor._make(o.xp.zeros_like(o._data), o._device, True) for i, o in enumerate(outs)]
     had = getattr(fn, "needs_input_grad", None)
     fn.needs_input_grad = tuple(t is not None for t in tangents)
+    if getattr(fn, "_edges", None) is None:  # not recorded: a node with no inputs, for the
+        fn._edges, fn._in_meta = (None,) * len(tangents), [None] * len(tangents)  # outputs
+        fn._n_out, fn._seq = len(outs), next(_seq)  # backward may wrap as its own
     prev = state.enabled
     state.enabled = True
     try:

@@ -79,7 +79,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     Example:
         >>> q = framework.ones(1, 1, 2, 4)
         >>> F.scaled_dot_product_attention(q, q, q).shape
-        framework.Size([1, 1, 2, 4])
+        torch.Size([1, 1, 2, 4])
     """
     _check(query, key, value, attn_mask)
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
@@ -253,7 +253,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         >>> out, _ = F.multi_head_attention_forward(x, x, x, 8, 2, w, b, None, None, False,
         ...     0.0, framework.randn(8, 8), None, need_weights=False)
         >>> out.shape
-        framework.Size([5, 2, 8])
+        torch.Size([5, 2, 8])
     """
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:

@@ -43,7 +43,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
     Example::
 
-        >>> framework.manual_seed(0)
+        >>> _ = framework.manual_seed(0)
         >>> F.dropout(framework.ones(4), 0.5)
         tensor([0., 0., 2., 0.])
     """
@@ -130,7 +130,7 @@ class Dropout(_DropoutNd):
 
     Example::
 
-        >>> framework.manual_seed(0)
+        >>> _ = framework.manual_seed(0)
         >>> nn.Dropout(0.5)(framework.ones(4))
         tensor([0., 0., 2., 0.])
     """

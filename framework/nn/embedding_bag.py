@@ -24,7 +24,7 @@ class EmbeddingBag(Module):
     Example:
         >>> bag = nn.EmbeddingBag(10, 3, mode="sum")
         >>> bag(framework.tensor([[1, 2], [4, 5]])).shape
-        framework.Size([2, 3])
+        torch.Size([2, 3])
     """
 
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,

@@ -24,7 +24,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """KL divergence with `input` as log-probabilities: target * (log target - input).
 
     Example:
-        >>> F.kl_div(framework.tensor([0.0]).log(), framework.tensor([1.0]),
+        >>> F.kl_div(framework.tensor([1.0]).log(), framework.tensor([1.0]),
         ...          reduction="batchmean")
         tensor(0.)
     """

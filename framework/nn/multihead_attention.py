@@ -33,7 +33,7 @@ class MultiheadAttention(Module):
         >>> x = framework.randn(3, 5, 8)
         >>> out, w = mha(x, x, x)
         >>> out.shape, w.shape
-        (framework.Size([3, 5, 8]), framework.Size([3, 5, 5]))
+        (torch.Size([3, 5, 8]), torch.Size([3, 5, 5]))
     """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,

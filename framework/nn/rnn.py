@@ -257,7 +257,7 @@ class RNN(RNNBase):
         >>> rnn = nn.RNN(4, 6, num_layers=2)
         >>> out, h = rnn(framework.randn(5, 3, 4))
         >>> out.shape, h.shape
-        (framework.Size([5, 3, 6]), framework.Size([2, 3, 6]))
+        (torch.Size([5, 3, 6]), torch.Size([2, 3, 6]))
     """
 
     def __init__(self, *args, **kwargs):
@@ -296,7 +296,7 @@ class LSTM(RNNBase):
         >>> lstm = nn.LSTM(4, 6, batch_first=True)
         >>> out, (h, c) = lstm(framework.randn(3, 5, 4))
         >>> out.shape, h.shape, c.shape
-        (framework.Size([3, 5, 6]), framework.Size([1, 3, 6]), framework.Size([1, 3, 6]))
+        (torch.Size([3, 5, 6]), torch.Size([1, 3, 6]), torch.Size([1, 3, 6]))
     """
 
     def __init__(self, *args, **kwargs):
@@ -312,7 +312,7 @@ class GRU(RNNBase):
         >>> gru = nn.GRU(4, 6, bidirectional=True)
         >>> out, h = gru(framework.randn(5, 3, 4))
         >>> out.shape, h.shape
-        (framework.Size([5, 3, 12]), framework.Size([2, 3, 6]))
+        (torch.Size([5, 3, 12]), torch.Size([2, 3, 6]))
     """
 
     def __init__(self, *args, **kwargs):

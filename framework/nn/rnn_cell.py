@@ -73,7 +73,7 @@ class RNNCell(RNNCellBase):
     Example:
         >>> cell = nn.RNNCell(4, 6)
         >>> cell(framework.randn(3, 4)).shape
-        framework.Size([3, 6])
+        torch.Size([3, 6])
     """
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
@@ -102,7 +102,7 @@ class LSTMCell(RNNCellBase):
         >>> cell = nn.LSTMCell(4, 6)
         >>> h, c = cell(framework.randn(3, 4))
         >>> h.shape
-        framework.Size([3, 6])
+        torch.Size([3, 6])
     """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
@@ -122,7 +122,7 @@ class GRUCell(RNNCellBase):
     Example:
         >>> cell = nn.GRUCell(4, 6)
         >>> cell(framework.randn(3, 4)).shape
-        framework.Size([3, 6])
+        torch.Size([3, 6])
     """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):

@@ -91,7 +91,7 @@ class TransformerEncoderLayer(_FeedForwardBlocks):
     Example:
         >>> layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16)
         >>> layer(framework.randn(5, 3, 8)).shape
-        framework.Size([5, 3, 8])
+        torch.Size([5, 3, 8])
     """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu,
@@ -141,7 +141,7 @@ class TransformerDecoderLayer(_FeedForwardBlocks):
     Example:
         >>> layer = nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16)
         >>> layer(framework.randn(4, 3, 8), framework.randn(5, 3, 8)).shape
-        framework.Size([4, 3, 8])
+        torch.Size([4, 3, 8])
     """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu,
@@ -198,7 +198,7 @@ class TransformerEncoder(Module):
     Example:
         >>> layer = nn.TransformerEncoderLayer(8, 2, 16)
         >>> nn.TransformerEncoder(layer, num_layers=2)(framework.randn(5, 3, 8)).shape
-        framework.Size([5, 3, 8])
+        torch.Size([5, 3, 8])
     """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
@@ -258,7 +258,7 @@ class TransformerDecoder(Module):
         >>> layer = nn.TransformerDecoderLayer(8, 2, 16)
         >>> dec = nn.TransformerDecoder(layer, num_layers=2)
         >>> dec(framework.randn(4, 3, 8), framework.randn(5, 3, 8)).shape
-        framework.Size([4, 3, 8])
+        torch.Size([4, 3, 8])
     """
 
     def __init__(self, decoder_layer, num_layers, norm=None):
@@ -306,7 +306,7 @@ class Transformer(Module):
         >>> model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1,
         ...                        num_decoder_layers=1, dim_feedforward=16)
         >>> model(framework.randn(5, 3, 8), framework.randn(4, 3, 8)).shape
-        framework.Size([4, 3, 8])
+        torch.Size([4, 3, 8])
     """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,

@@ -59,7 +59,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         out = (grad_s @ k._data, xp.swapaxes(grad_s, -1, -2) @ q._data, grad_v)
         return tuple(Tensor._make(a, grad.device) for a in out)
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "_scaled_dot_product_flash_attention_for_cpu"
 
 
 def _composed_probs(q, k, mask, scale):

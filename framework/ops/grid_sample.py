@@ -156,7 +156,8 @@ class GridSampler2D(Op):
             gg = grid * 0
         return gx, gg
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "grid_sampler_2d"
 
 
 class GridSampler3D(GridSampler2D):
@@ -282,7 +283,7 @@ class AffineGridGenerator(Op):
         g = grad.reshape(grad.shape[0], -1, k - 1)
         return g.transpose(1, 2) @ base.reshape(-1, k)
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_linear
 
 
 def affine_grid(theta, size, align_corners=None):

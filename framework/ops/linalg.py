@@ -71,13 +71,14 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
 
 
 def mm(a, b):
-    if a.ndim != 2:
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) != 2:
         raise RuntimeError("self must be a matrix")
-    if b.ndim != 2:
+    if len(sb) != 2:
         raise RuntimeError("mat2 must be a matrix")
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
-                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x"
+                           f"{sa[1]} and {sb[0]}x{sb[1]})")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_SHORT[a._data.dtype.name]} != {_SHORT[b._data.dtype.name]}")
@@ -306,7 +307,7 @@ def matmul(a, b):
     """torch.matmul's dispatch; it composes the same nodes torch records."""
     if _amp.active:
         a, b = _amp_cast("matmul", a.device.type, a, b)
-    da, db = a.ndim, b.ndim
+    da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")

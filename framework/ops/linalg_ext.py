@@ -83,7 +83,9 @@ class LinalgInvEx(Op):
         Y = self.output
         return -_mT(Y) @ grad @ _mT(Y)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        Y = self.result
+        return -Y @ t @ Y  # d A^-1 = -A^-1 dA A^-1
 
 
 def inv(A):
@@ -111,7 +113,9 @@ class LinalgDet(Op):
         d = self.output
         return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        A, = self.primals
+        return self.result * (_mT(inv(A)) * t).sum((-2, -1))  # d det = det tr(A^-1 dA)
 
 
 def det(A):
@@ -134,7 +138,10 @@ class LinalgSlogdet(Op):
             return None
         return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        A, = self.primals
+        sign = self.result
+        return sign * 0, (_mT(inv(A)) * t).sum((-2, -1))  # d log|det A| = tr(A^-1 dA)
 
 
 def slogdet(A):
@@ -177,7 +184,16 @@ class LinalgSolveEx(Op):
             gA = -gB @ _mT(X)
         return gA if need_a else None, gB if need_b else None
 
-    jvp = Op.jvp_transpose
+    def jvp(self, tA, tB):
+        A, _ = self.primals
+        X = self.result
+        rhs = None
+        if tB is not None:
+            rhs = tB
+        if tA is not None:  # A X = B: A dX = dB - dA X
+            dAX = (tA @ X.unsqueeze(-1))[..., 0] if self.vector else tA @ X
+            rhs = -dAX if rhs is None else rhs - dAX
+        return solve(A, rhs)
 
 
 def solve(A, B, *, left=True):

@@ -92,7 +92,7 @@ class MseLoss(Op):
         g = _scale(grad, self.reduction, self.numel) * 2 * (x - y)  # d/dx (x-y)^2
         return g, -g
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -143,7 +143,7 @@ class SmoothL1Loss(Op):
             g = g * self.scale
         return g, -g
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 class HuberLoss(SmoothL1Loss):
@@ -205,7 +205,7 @@ class BinaryCrossEntropy(Op):
         grad_y = g * ((1 - x).log() - x.log()) if need_y else None  # -logit(x)
         return grad_x, grad_y, None
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 @_amp_entry("binary_cross_entropy")
@@ -273,7 +273,7 @@ class BinaryCrossEntropyWithLogits(Op):
                 grad_y = g * (-x + (pw - 1) * softplus_neg)
         return grad_x, grad_y, None, None
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 @_amp_entry("binary_cross_entropy_with_logits")
@@ -375,7 +375,7 @@ class NllLoss(Op):
         grad_x = _zero_ignored(-g * Tensor._make(q, grad.device), self.keep)  # linear in x
         return grad_x.reshape(self.x_shape), None, None
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
     def node_variant(self):
         return _nll_name(len(self.x_shape), self.reduction)
@@ -490,7 +490,7 @@ class CrossEntropy(Op):
         q = self._target_q(None, self.inputs[2], grad.device)._data
         return wrap((g * (p * q.sum(1, keepdims=True) - q)).reshape(self.x_shape), grad)
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
     def node_variant(self):
         if not self.probs:

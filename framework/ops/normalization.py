@@ -10,6 +10,35 @@ from ..tensor import Tensor
 from .reduction import array_mean
 
 
+def _normalized_jvp(x, tx, axes, eps, stats=None):
+    """(xhat, its tangent) for xhat = (x - mean) * invstd over `axes`; with `stats` (fixed
+    mean and invstd, eval-mode batch norm) xhat is affine in x."""
+    if stats is not None:
+        mean, invstd = stats
+        return (x - mean) * invstd, (None if tx is None else tx * invstd)
+    xc = x - x.mean(dim=axes, keepdim=True)
+    invstd = ((xc * xc).mean(dim=axes, keepdim=True) + eps) ** -0.5
+    xhat = xc * invstd
+    if tx is None:
+        return xhat, None
+    tc = tx - tx.mean(dim=axes, keepdim=True)  # d invstd = -invstd * mean(xhat * tc) * invstd
+    return xhat, (tc - xhat * (xhat * tc).mean(dim=axes, keepdim=True)) * invstd
+
+
+def _affine_jvp(xhat, dxhat, weight, tw, tb, shape):
+    """Tangent of xhat * weight + bias (weight and bias reshaped to `shape`)."""
+    out = None
+    if dxhat is not None:
+        out = dxhat * weight.reshape(shape) if weight is not None else dxhat
+    if tw is not None:
+        term = xhat * tw.reshape(shape)
+        out = term if out is None else out + term
+    if tb is not None:
+        term = tb.reshape(shape)
+        out = term if out is None else out + term
+    return out
+
+
 class NativeGroupNorm(Op):
     """Normalise each of G channel groups of each sample, then scale/shift per channel."""
     saves_inputs = True
@@ -21,9 +50,9 @@ class NativeGroupNorm(Op):
         self.groups, self.eps = num_groups, eps
         self.wshape = (1, c) + (1,) * (x.ndim - 2)
         g = x.reshape(n, num_groups, -1)
-        mean = g.mean(axis=2, keepdims=True)
+        mean = array_mean(g, 2, keepdims=True)  # an empty group: nan, silently (as torch)
         gc = g - mean
-        invstd = 1.0 / xp.sqrt((gc * gc).mean(axis=2, keepdims=True) + eps)
+        invstd = 1.0 / xp.sqrt(array_mean(gc * gc, 2, keepdims=True) + eps)
         self.mean, self.invstd = mean, invstd
         y = (gc * invstd).reshape(x.shape)
         if weight is not None:
@@ -46,6 +75,8 @@ class NativeGroupNorm(Op):
         xhat = (gc * invstd).reshape(x.shape)
         red = (0,) + tuple(range(2, x.dim()))
         grad_w = (grad * xhat).sum(dim=red) if need_w else None
+        if need_w and n and not g.shape[2]:  # torch's sums meet the nan statistics
+            grad_w = grad_w * float("nan")
         grad_b = grad.sum(dim=red) if need_b else None
         grad_x = None
         if need_x:
@@ -56,7 +87,15 @@ class NativeGroupNorm(Op):
                        - xh * (gw * xh).mean(dim=2, keepdim=True)) * invstd).reshape(x.shape)
         return grad_x, grad_w, grad_b
 
-    jvp = Op.jvp_transpose
+    def jvp(self, tx, tw, tb):
+        x, weight, _ = self.primals
+        n = x.shape[0]
+        g = x.reshape(n, self.groups, -1)
+        tg = tx.reshape(n, self.groups, -1) if tx is not None else None
+        xhat, dxhat = _normalized_jvp(g, tg, (2,), self.eps)
+        xhat = xhat.reshape(x.shape)
+        dxhat = dxhat.reshape(x.shape) if dxhat is not None else None
+        return _affine_jvp(xhat, dxhat, weight, tw, tb, self.wshape)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
@@ -171,7 +210,15 @@ class NativeBatchNorm(Op):
                 grad_x = grad_x * weight.reshape(shape)
         return grad_x, grad_w, grad_b
 
-    jvp = Op.jvp_transpose
+    def jvp(self, tx, tw, tb, *_):
+        x, weight, _ = self.primals[:3]
+        stats = None
+        if not self.training:
+            stats = (Tensor._make(self.mean.reshape(self.shape), x.device),
+                     Tensor._make(self.invstd.reshape(self.shape).astype(x._data.dtype),
+                                  x.device))
+        xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps, stats)
+        return _affine_jvp(xhat, dxhat, weight, tw, tb, self.shape)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -249,7 +296,10 @@ class NativeLayerNorm(Op):
         # the engine sums these over the leading (batch) dims down to the weight's shape
         return grad_x, (grad * xhat if need_w else None), (grad if need_b else None)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, tx, tw, tb):
+        x, weight, _ = self.primals
+        xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps)
+        return _affine_jvp(xhat, dxhat, weight, tw, tb, self.normalized_shape)
 
 
 def check_normalized_shape(input, normalized_shape):

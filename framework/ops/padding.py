@@ -101,7 +101,8 @@ class ConstantPadNd(Op):
     def backward(self, grad):
         return ConstantPadNd.apply(grad, pad=tuple(-p for p in self.pad), value=0.0)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        return ConstantPadNd.apply(t, pad=self.pad, value=0.0)  # the fill is a constant
 
 
 def pad(input, pad, mode="constant", value=None):

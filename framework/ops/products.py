@@ -292,7 +292,8 @@ class Cdist(Op):
             t = (diff * diff.abs() ** (p - 2) * (g / d ** (p - 1))).where(d != 0, zero)
         return t.sum(-2), -t.sum(-3)
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "_cdist_forward"
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
@@ -405,10 +406,8 @@ def tensor_split(input, indices_or_sections, dim=0):
         # Python slice bounds: a negative index counts from the end
         bounds = [slice(a, b).indices(size)[:2] for a, b in zip(idx, idx[1:])]
     out = []
-    for a, b in bounds:
-        key = [slice(None)] * input.dim()
-        key[d] = slice(a, max(a, b))
-        out.append(input[tuple(key)])
+    for a, b in bounds:  # narrow: torch's slice op (SliceBackward0 even for the whole dim)
+        out.append(input.narrow(d, a, max(b - a, 0)))
     return tuple(out)
 
 

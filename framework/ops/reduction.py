@@ -25,6 +25,8 @@ def _axis(dim, ndim):
     """Normalise dim (int, tuple or None) to a sorted tuple of axes; () and None mean all."""
     if dim is None:
         return tuple(range(ndim))
+    if type(dim) is int and ndim:  # common: one dim
+        return (_wrap_dim(dim, ndim),)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
         return tuple(range(ndim))
@@ -39,9 +41,14 @@ def _axis(dim, ndim):
 
 def _reduce_shape(shape, axes, keepdim):
     """Output shape of a reduction over axes."""
+    out = list(shape)
     if keepdim:
-        return tuple(1 if i in axes else s for i, s in enumerate(shape))
-    return tuple(s for i, s in enumerate(shape) if i not in axes)
+        for i in axes:
+            out[i] = 1
+        return tuple(out)
+    for i in reversed(axes):  # axes are sorted
+        del out[i]
+    return tuple(out)
 
 
 def _kept(grad, op):
@@ -61,7 +68,7 @@ class _Reduce(Op):
         self.axes = _axis(dim, x.ndim)
         self.in_shape = x.shape
         self.kept_shape = _reduce_shape(x.shape, self.axes, True)
-        self.out_shape = _reduce_shape(x.shape, self.axes, keepdim)
+        self.out_shape = self.kept_shape if keepdim else _reduce_shape(x.shape, self.axes, False)
         return self.axes
 
 

@@ -52,9 +52,9 @@ def poisson(input, generator=None):
     """Poisson draws with rates ``input``, in input's dtype (torch's CPU algorithm).
 
     Example:
-        >>> framework.manual_seed(0)
+        >>> _ = framework.manual_seed(0)
         >>> framework.poisson(framework.tensor([1.0, 20.0]))
-        tensor([ 2., 22.])
+        tensor([ 2., 28.])
     """
     rates = backend.to_numpy(input._data)
     if (rates < 0).any():

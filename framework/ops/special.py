@@ -49,12 +49,14 @@ def _erf(xp, x):
     if x.dtype.itemsize <= 4:
         x = xp.clip(x, -4.0, 4.0)
         x2 = x * x
-        p = xp.full_like(x, _ERF32_P[0])
-        for c in _ERF32_P[1:]:
+        p = x2 * _ERF32_P[0]  # Horner's scheme; the first step without a filled array
+        p += _ERF32_P[1]
+        for c in _ERF32_P[2:]:
             p *= x2
             p += c
-        q = xp.full_like(x, _ERF32_Q[0])
-        for c in _ERF32_Q[1:]:
+        q = x2 * _ERF32_Q[0]
+        q += _ERF32_Q[1]
+        for c in _ERF32_Q[2:]:
             q *= x2
             q += c
         p *= x

@@ -305,3 +305,26 @@ def test_gradcheck_forward_ad_catches_a_wrong_rule():
                                      check_backward_ad=False)
     assert not framework.autograd.gradcheck(Bad.apply, (x,), check_forward_ad=True,
                                             check_backward_ad=False, raise_exception=False)
+
+
+def test_tangents_flow_under_no_grad_not_inference_mode():
+    (x, tx), (t, tt) = _pair(3), _pair(3, seed=1)
+    with ffw.dual_level(), tfw.dual_level(), framework.no_grad(), torch.no_grad():
+        y = ffw.unpack_dual(ffw.make_dual(x, t).tanh().log_softmax(0)).tangent
+        ty = tfw.unpack_dual(tfw.make_dual(tx, tt).tanh().log_softmax(0)).tangent
+        _close(y, ty)
+    with ffw.dual_level(), tfw.dual_level():
+        d, td = ffw.make_dual(x, t), tfw.make_dual(tx, tt)
+        with framework.inference_mode(), torch.inference_mode():
+            assert tfw.unpack_dual(td.tanh()).tangent is None
+            assert ffw.unpack_dual(d.tanh()).tangent is None
+            assert tfw.unpack_dual(tfw.make_dual(tx, tt)).tangent is None
+            assert ffw.unpack_dual(ffw.make_dual(x, t)).tangent is None
+
+
+@pytest.mark.parametrize("fn", [lambda a: a.sigmoid() * a, lambda a: a.softmax(0),
+                                lambda a: (a @ a.T).logsumexp(1), lambda a: a.max(0).values,
+                                lambda a: framework.nn.functional.layer_norm(a, (3,))])
+def test_gradgradcheck_forward_over_reverse(fn):
+    x = framework.tensor(np.random.default_rng(3).standard_normal((2, 3)), requires_grad=True)
+    assert framework.autograd.gradgradcheck(fn, (x,), check_fwd_over_rev=True)

@@ -208,7 +208,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 
     Example:
         >>> pad_sequence([framework.tensor([1., 2.]), framework.tensor([3.])]).shape
-        framework.Size([2, 2])
+        torch.Size([2, 2])
     """
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got "
