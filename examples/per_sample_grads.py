@@ -16,10 +16,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import framework  # noqa: E402
-from framework import nn  # noqa: E402
-from framework.data import load_digits  # noqa: E402
-from framework.func import functional_call, grad, vmap  # noqa: E402
+import framework
+from framework import nn
+from framework.data import load_digits
+from framework.func import functional_call, grad, vmap
 
 F = nn.functional
 

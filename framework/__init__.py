@@ -46,4 +46,4 @@ from . import _docs  # noqa: F401  (attaches the docstrings of terse ops and Ten
 from ._errors import broadcast_shapes  # noqa: F401
 from ._finfo import finfo, iinfo  # noqa: F401
 from .ops.linalg_ext import pinverse  # noqa: F401
-from .func import vmap  # noqa: F401,E402  (torch.vmap)
+from .func import vmap  # noqa: F401  (torch.vmap)
