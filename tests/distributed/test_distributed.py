@@ -62,8 +62,9 @@ def test_launcher_sets_torchrun_environment(tmp_path):
     script = tmp_path / "env.py"
     script.write_text(
         "import os\n"
-        "print('ENV', os.environ['RANK'], os.environ['LOCAL_RANK'], os.environ['WORLD_SIZE'],"
-        " os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], flush=True)\n")
+        "line = ' '.join(['ENV'] + [os.environ[v] for v in ('RANK', 'LOCAL_RANK', 'WORLD_SIZE',"
+        " 'MASTER_ADDR', 'MASTER_PORT')]) + '\\n'\n"
+        "os.write(1, line.encode())  # one write: the ranks' lines cannot interleave\n")
     p = launch(2, str(script))
     assert p.returncode == 0, p.stderr
     lines = sorted(l for l in p.stdout.splitlines() if l.startswith("ENV"))
