@@ -24,4 +24,5 @@ from .norms import *  # noqa: F401,F403
 from .counting import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
+from .batch_products import *  # noqa: F401,F403
 from ..creation import tensor  # noqa: F401  (copy_ accepts array-likes)
