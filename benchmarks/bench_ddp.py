@@ -13,7 +13,6 @@ predicts each step's communication from its bucket sizes.
 """
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time

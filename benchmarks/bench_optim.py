@@ -9,7 +9,6 @@ fixed random arrays; the time is the fastest of `--reps` runs of `optimizer.step
 """
 import argparse
 import os
-import statistics
 import sys
 import time
 

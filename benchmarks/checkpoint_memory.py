@@ -14,9 +14,9 @@ import time
 import tracemalloc
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import framework  # noqa: E402
-from framework import nn  # noqa: E402
-from framework.utils.checkpoint import checkpoint_sequential  # noqa: E402
+import framework
+from framework import nn
+from framework.utils.checkpoint import checkpoint_sequential
 
 
 def step_peak(model, x, mode, segments):

@@ -30,7 +30,8 @@ def _linear_params(rng, sizes):
     ps = []
     for i, o in zip(sizes[:-1], sizes[1:]):
         b = 1 / np.sqrt(i)
-        ps += [rng.uniform(-b, b, (o, i)).astype(np.float32), rng.uniform(-b, b, o).astype(np.float32)]
+        ps += [rng.uniform(-b, b, (o, i)).astype(np.float32),
+               rng.uniform(-b, b, o).astype(np.float32)]
     return ps
 
 

@@ -183,7 +183,8 @@ def write_readme(json_path, readme=os.path.join(ROOT, "README.md")):
         gm = float(np.exp(np.mean(np.log(ratios))))
         rows.append(f"| geometric mean of the op_* kinds | | | **{gm:.2f}** |")
     if "peak_rss_growth_mib" in res["framework"]:
-        rows.append(f"| peak RSS growth, 5 MLP steps | {res['framework']['peak_rss_growth_mib']:.1f}"
+        rows.append("| peak RSS growth, 5 MLP steps | "
+                    f"{res['framework']['peak_rss_growth_mib']:.1f}"
                     f" MiB | {res['torch']['peak_rss_growth_mib']:.1f} MiB | |")
     head = (f"Measured with `python benchmarks/run.py --readme` on {m['cpu']}, {m['cores']} cores, "
             f"{data['threads']} threads, NumPy {m['numpy']}, torch {m.get('torch', '-')}; "

@@ -1,9 +1,12 @@
 """A custom autograd.Function with a hand-written backward that is itself differentiable
-(PyTorch's double-backward tutorial: Cube and CubeBackward), checked with gradcheck.
+(PyTorch's double-backward tutorial: Cube and CubeBackward), checked with gradcheck and
+gradgradcheck in float64.
 
-    python examples/custom_function.py
+    python examples/custom_function.py [--x 2.0]
 """
-from common import framework
+import argparse
+
+from common import HelpFormatter, add_common_args, check_device, framework
 
 
 class Cube(framework.autograd.Function):
@@ -33,7 +36,13 @@ class CubeBackward(framework.autograd.Function):
 
 
 if __name__ == "__main__":
-    x = framework.tensor(2.0, requires_grad=True, dtype=framework.float64)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap.add_argument("--x", type=float, default=2.0, help="the point where d/dx x^3 is taken")
+    add_common_args(ap)
+    args = ap.parse_args()
+    device = check_device(args.device)
+    framework.manual_seed(args.seed)
+    x = framework.tensor(args.x, requires_grad=True, dtype=framework.float64, device=device)
     out = Cube.apply(x)
     grad_x, = framework.autograd.grad(out, x, create_graph=True)
     grad2_x, = framework.autograd.grad(grad_x, x)

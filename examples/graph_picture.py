@@ -1,24 +1,32 @@
 """Draw the autograd graph of z = log(x ** 3) (seed 001's example) with framework.viz.
 
-Writes graph.dot, and graph.dot.svg / graph.dot.png when graphviz's `dot` is installed.
-Run: python examples/graph_picture.py [output_dir]
+Writes OUT_DIR/graph.dot, and graph.dot.svg / graph.dot.png when Graphviz's `dot` program is
+installed (it is not a Python package: apt install graphviz).
+
+    python examples/graph_picture.py [OUT_DIR]
 """
+import argparse
 import os
 import shutil
-import sys
 
-import framework
+from common import HelpFormatter, add_common_args, check_device, fail, framework
+
 from framework.viz import make_dot
 
 
-def main(out_dir="."):
-    framework.manual_seed(1)
-    x = (framework.rand(3, 3) + 0.5).requires_grad_()  # positive, so log(x ** 3) is finite
+def main(args):
+    device = check_device(args.device)
+    if not os.path.isdir(args.out_dir):
+        fail(f"{args.out_dir}: no such directory")
+    framework.manual_seed(args.seed)
+    # positive, so log(x ** 3) is finite
+    x = (framework.rand(3, 3, device=device) + 0.5).requires_grad_()
     z = framework.log(x ** 3)
     dot = make_dot(z, params={"x": x})
-    path = os.path.join(out_dir, "graph.dot")
+    path = os.path.join(args.out_dir, "graph.dot")
     dot.save(path)
-    print(dot.source)
+    if not args.quiet:
+        print(dot.source)
     print(f"wrote {path}")
     if shutil.which("dot"):
         for fmt in ("svg", "png"):
@@ -28,4 +36,8 @@ def main(out_dir="."):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap.add_argument("out_dir", nargs="?", default=".", help="directory for graph.dot")
+    ap.add_argument("--quiet", action="store_true", help="do not print the DOT source")
+    add_common_args(ap, seed=1)
+    main(ap.parse_args())

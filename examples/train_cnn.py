@@ -18,4 +18,4 @@ def make_cnn(input_shape):
 
 
 if __name__ == "__main__":
-    train(make_cnn, parse_args(__doc__.splitlines()[1], epochs=15, lr=3e-3))
+    train(make_cnn, parse_args(__doc__, epochs=15, lr=3e-3))

@@ -12,14 +12,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import framework  # noqa: E402
-import framework.distributed as dist  # noqa: E402
-from framework import nn  # noqa: E402
-from framework.data import load_digits  # noqa: E402
-from framework.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
-from framework.utils.data import DataLoader, TensorDataset  # noqa: E402
-from framework.utils.data.distributed import DistributedSampler  # noqa: E402
-from train_cnn import make_cnn  # noqa: E402
+import framework
+import framework.distributed as dist
+from framework import nn
+from framework.data import load_digits
+from framework.nn.parallel import DistributedDataParallel as DDP
+from framework.utils.data import DataLoader, TensorDataset
+from framework.utils.data.distributed import DistributedSampler
+from train_cnn import make_cnn
 
 
 def main():

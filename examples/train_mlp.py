@@ -14,4 +14,4 @@ def make_mlp(input_shape):
 
 
 if __name__ == "__main__":
-    train(make_mlp, parse_args(__doc__.splitlines()[1], epochs=30, lr=2e-3))
+    train(make_mlp, parse_args(__doc__, epochs=30, lr=2e-3))

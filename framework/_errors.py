@@ -38,10 +38,34 @@ def refuse(x, kinds, kernel):
         raise not_implemented(kernel, dt)
 
 
+def float_input(fname, x):
+    """torch's RuntimeError for a non-floating input of a linalg/statistics function."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. "
+                           f"Got {dtypes.scalar_type_name(x._data.dtype)}")
+
+
 def must_be_tensor(fname, arg, pos, value):
     """torch's TypeError for a Python number where the signature takes only a Tensor."""
     return TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be Tensor, not "
                      f"{type(value).__name__}")
+
+
+def bool_negation():
+    """torch's refusal of `-x` for a bool tensor."""
+    return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                        "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                        "instead.")
+
+
+def bool_subtraction(both):
+    """torch's refusal of `a - b` when one (both=False) or both operands are bool."""
+    if both:
+        return RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                        "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                        "operator instead.")
 
 
 def zero_division():

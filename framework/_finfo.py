@@ -63,7 +63,8 @@ class iinfo:
     def __init__(self, type):
         d = _dtype(type, False, "iinfo")
         info = np.iinfo(d.np)
-        self.bits, self.min, self.max, self.dtype = d.itemsize * 8, int(info.min), int(info.max), d.name
+        self.bits, self.dtype = d.itemsize * 8, d.name
+        self.min, self.max = int(info.min), int(info.max)
 
     def __eq__(self, other):
         return isinstance(other, iinfo) and other.dtype == self.dtype

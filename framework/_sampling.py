@@ -13,9 +13,11 @@ from . import _distributions as D, dtypes
 from .backend import move, to_numpy
 from .random import _generator_for
 from .tensor import Tensor, _write
+from .autograd.op import vmap_hook as _vmap
 
-_NAMES = {"bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
+_NAMES = {"bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+          "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
+          "float64": "Double"}
 
 
 def _float_only(dt, what):
@@ -26,6 +28,16 @@ def _float_only(dt, what):
 def _fill(t, draw, what=None, generator=None):
     """Fill tensor ``t`` in place with ``draw(gen, n, dtype, contiguous)``, generated in the
     order of t's memory (torch's TensorIterator order) and moved to t's device."""
+    if _vmap[0]:  # under vmap: randomness='error' raises, 'different' draws per sample
+        from .func._batched import random_target
+        target = random_target(t)
+        if target is not None:
+            _fill_array(target[0], draw, what, generator)
+            return target[1]
+    return _fill_array(t, draw, what, generator)
+
+
+def _fill_array(t, draw, what, generator):
     arr = t._data
     if what is not None:
         _float_only(arr.dtype, what)

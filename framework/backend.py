@@ -29,9 +29,9 @@ class device:
             index = int(idx)
         if type not in ("cpu", "cuda"):
             raise RuntimeError(
-                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
-                "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start "
-                f"of device string: {type}")
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
+                "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
+                f"at start of device string: {type}")
         if type == "cpu":
             index = None
         object.__setattr__(self, "type", type)

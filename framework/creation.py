@@ -361,6 +361,6 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(np.eye(n, m, dtype=dt), device, requires_grad)
 
 
-from ._sampling import (bernoulli, multinomial, normal, rand, rand_like, randint,  # noqa
+from ._sampling import (bernoulli, multinomial, normal, rand, rand_like, randint,  # noqa: E402, F401
                         randint_like, randn, randn_like, randperm)
 from .random import Generator, manual_seed, seed  # noqa: F401,E402

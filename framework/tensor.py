@@ -41,7 +41,7 @@ class Tensor:
     _fw = None           # forward AD: {level: tangent} (autograd/forward_ad.py)
 
     def __new__(cls, *args, device=None):
-        """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is uninitialised."""
+        """Legacy constructor: Tensor([1, 2]) copies data as float; Tensor(2, 3) is empty."""
         dt = dtypes.get_default_dtype().np
         dev = as_device(device)
         if len(args) == 1 and isinstance(args[0], Tensor):
@@ -216,7 +216,8 @@ class Tensor:
         """The conjugate transpose of a matrix (a transpose view for real tensors)."""
         if self.ndim not in (0, 2):
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
-                               f"{self.ndim}-D tensor. For batches of matrices, consider using tensor.mH")
+                               f"{self.ndim}-D tensor. For batches of matrices, consider using "
+                               "tensor.mH")
         return self.transpose(0, 1) if self.ndim == 2 else self
 
     @property
@@ -321,7 +322,8 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
         if self._post_hooks is None:
             self._post_hooks = new_hook_dict()
         return _add_hook(self._post_hooks, hook)
@@ -465,7 +467,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.item())
 
     def __float__(self):
@@ -519,6 +521,9 @@ class Tensor:
 
     # ----- in-place ops: bump the version; with autograd, rebase history onto a new node ----
     def _inplace(self, op, *args, **kwargs):
+        if _vmap_hook[0]:  # under vmap: an unbatched self cannot take batched values
+            from .func._batched import check_inplace
+            check_inplace(self, args)
         tensors = [a for a in args if isinstance(a, Tensor)]
         if state.enabled and (self.requires_grad or any(a.requires_grad for a in tensors)):
             view = type(self) is View and self._vbw
@@ -1432,6 +1437,8 @@ def _fw_inplace(t, out):
     from .autograd import forward_ad
     for level, tangent in list(out._fw.items()):
         forward_ad._set(t, level, tangent)
+    if type(t) is View:
+        forward_ad.write_through_view(t, out)
 
 
 def _write(t, values):
@@ -1445,7 +1452,8 @@ def _write(t, values):
         if np.can_cast(values.dtype, t._data.dtype, "same_kind") or values.dtype == np.bool_:
             t._data[...] = values
         else:
-            raise RuntimeError(f"result type {_TYPE_SHORT.get(values.dtype.name, values.dtype.name)}"
+            name = _TYPE_SHORT.get(values.dtype.name, values.dtype.name)
+            raise RuntimeError(f"result type {name}"
                                f" can't be cast to the desired output type "
                                f"{_TYPE_SHORT.get(t._data.dtype.name, t._data.dtype.name)}")
     t._vc[0] += 1
@@ -1620,3 +1628,4 @@ from . import _sampling  # noqa: E402
 from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve them at call time)
 from .ops import views as _vw  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
+from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402

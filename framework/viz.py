@@ -134,7 +134,7 @@ def _fn_label(fn, show_attrs, max_attr_chars):
     col1 = max(len(k) for k in attrs)
     col2 = min(max(len(v) for v in attrs.values()), max_attr_chars)
     sep = "-" * max(col1 + col2 + 2, len(name))
-    cut = lambda s: s[:col2 - 3] + "..." if len(s) > col2 else s  # noqa: E731
+    cut = lambda s: s[:col2 - 3] + "..." if len(s) > col2 else s
     rows = "\n".join(f"{k:<{col1}}: {cut(v):>{col2}}" for k, v in attrs.items())
     return name + "\n" + sep + "\n" + rows
 

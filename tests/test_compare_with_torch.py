@@ -12,7 +12,7 @@ from framework.testing import compare_with_torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "examples"))
-from text_models import char_lstm, gpt  # noqa: E402
+from text_models import char_lstm, gpt
 
 
 @pytest.fixture(autouse=True)
@@ -146,3 +146,57 @@ def test_bad_program_and_arguments():
         compare_with_torch(mlp, steps=1, dtype="float16")
     with pytest.raises(ValueError, match="init"):
         compare_with_torch(mlp, steps=1, init="zeros")
+
+
+def test_report_plot_fills_both_panels(tmp_path):
+    """report.plot draws both curves (left) and their difference (right, in red), per dtype,
+    without a matplotlib warning."""
+    import warnings
+
+    import matplotlib.image
+    report = compare_with_torch(mlp, steps=6, rerun_float64=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = report.plot(str(tmp_path / "r.png"))
+    img = matplotlib.image.imread(path)[..., :3]
+    h, w = img.shape[:2]
+    red = np.all(np.abs(img - [0.839, 0.153, 0.157]) < 0.05, axis=-1)  # tab:red
+    blue = np.all(np.abs(img - [0.122, 0.467, 0.706]) < 0.05, axis=-1)  # tab:blue (torch)
+    for rows in (slice(0, h // 2), slice(h // 2, h)):  # float32 row, float64 row
+        assert blue[rows, :w // 2].sum() > 100 and red[rows, w // 2:].sum() > 100
+        assert red[rows, :w // 2].sum() == 0 and blue[rows, w // 2:].sum() == 0
+
+
+def test_broken_lstm_layer_is_located(monkeypatch):
+    forward = framework.nn.LSTM.forward
+
+    def broken(self, x, state=None):
+        out, state = forward(self, x, state)
+        return out * 1.001, state
+    monkeypatch.setattr(framework.nn.LSTM, "forward", broken)
+    report = compare_with_torch(LSTM, steps=4, rerun_float64=True)
+    assert report.first_difference.step == 0
+    assert report.first_difference.first_module == "lstm", str(report)
+    assert report.float64.divergence.first_module == "lstm"
+    assert report.verdict == "real divergence"
+
+
+def test_broken_backward_is_located_by_its_gradients(monkeypatch):
+    """ReLU's forward is right but the gradient through it is off by 1e-3: no module output
+    differs at step 0, the gradients of the layers before it do (the conv weight first)."""
+    forward = framework.nn.ReLU.forward
+
+    def broken(self, x):
+        out = forward(self, x)
+        out.register_hook(lambda g: g + 1e-3)
+        return out
+    monkeypatch.setattr(framework.nn.ReLU, "forward", broken)
+    report = compare_with_torch(cnn, steps=4, rerun_float64=True)
+    first = report.first_difference
+    assert first.step == 0 and first.first_module is None, str(report)
+    assert first.first_grad == "0.weight" and first.first_param == "0.weight"
+    assert first.grad_diffs["5.weight"] < 1e-6  # the head is after the ReLU: round-off only
+    assert first.grad_diffs["0.weight"] > 100 * first.grad_diffs["5.weight"]
+    assert report.verdict == "real divergence"
+    assert ("earliest difference inside: step 0, module (none), gradient 0.weight, "
+            "parameter 0.weight") in str(report)

@@ -27,9 +27,19 @@ def test_training_example_runs_and_resumes(script, tmp_path):
 
 
 def test_compare_with_torch_example(tmp_path):
-    out = _run("compare_with_torch.py", "--steps", "30", "--plot", str(tmp_path / "c.png"))
-    gap = float(out.split("largest per-step difference")[1].split()[0])
+    png = tmp_path / "c.png"
+    res = subprocess.run([sys.executable, "-W", "error::UserWarning",
+                          os.path.join(ROOT, "examples", "compare_with_torch.py"),
+                          "--steps", "30", "--plot", str(png)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0 and res.stderr == "", res.stderr[-3000:]  # no matplotlib warning
+    assert "loss, 30 steps in float32, tolerance rtol=0.0002 atol=1e-05: agree" in res.stdout
+    gap = float(res.stdout.split("largest per-step difference")[1].split()[0])
     assert gap < 1e-4
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    usage = " ".join(_run("compare_with_torch.py", "--help").split())  # unwrapped
+    assert "compare_with_torch runs the same program in both" in usage
+    assert "(default: 200)" in usage and "(default: compare_with_torch.png)" in usage
 
 
 def test_custom_function_example():
@@ -51,3 +61,51 @@ def test_text_example_trains_and_samples(script, size, tmp_path):
     sample = out.split("sample:\n")[1]
     assert sample.startswith("The ") and len(sample.rstrip("\n")) >= 30
     assert os.path.getsize(png) > 0
+
+
+def _fails(script, *args):
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "examples", script), *args],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert res.returncode != 0
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr  # one line, no traceback
+    return lines[0]
+
+
+@pytest.mark.parametrize("script", ["train_mlp.py", "train_cnn.py", "custom_function.py",
+                                    "graph_picture.py"])
+def test_help_has_description_and_defaults(script):
+    out = _run(script, "--help")
+    doc = open(os.path.join(ROOT, "examples", script)).read().split('"""')[1].splitlines()[0]
+    assert doc in out and "(default:" in out
+    for flag in ("--device", "--seed", "--no-progress"):
+        assert flag in out
+
+
+@pytest.mark.parametrize("script", ["train_mlp.py", "custom_function.py", "graph_picture.py"])
+def test_missing_gpu_is_one_line(script):
+    import framework
+    if framework.cuda.is_available():
+        out = _run(script, "--device", "cuda", "--epochs", "1", "--no-progress") \
+            if script == "train_mlp.py" else _run(script, "--device", "cuda")
+        assert out
+        return
+    line = _fails(script, "--device", "cuda")
+    assert "CuPy" in line and "'gpu' extra" in line and line.startswith(script)
+
+
+def test_missing_data_dir_is_one_line(tmp_path):
+    line = _fails("train_cnn.py", "--data", str(tmp_path / "nowhere"), "--no-progress")
+    assert "no such directory" in line and "IDX" in line
+
+
+def test_bad_checkpoint_is_one_line(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    assert "not a readable checkpoint" in _fails("train_mlp.py", "--resume", str(bad),
+                                                 "--no-progress")
+    assert "no such file" in _fails("train_mlp.py", "--resume", str(tmp_path / "none.pt"))
+    other = tmp_path / "cnn.pt"
+    _run("train_cnn.py", "--epochs", "1", "--no-progress", "--checkpoint", str(other))
+    assert "for another model" in _fails("train_mlp.py", "--resume", str(other),
+                                         "--no-progress")

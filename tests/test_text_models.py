@@ -11,7 +11,7 @@ import framework
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "examples"))
-from text_models import (CharCodec, batches, char_lstm, cosine_lr, gpt, load_text,  # noqa: E402
+from text_models import (CharCodec, batches, char_lstm, cosine_lr, gpt, load_text,
                          train_steps)
 
 STEPS = 50
@@ -44,12 +44,12 @@ def _pair(build, dtype):
 
 
 def _gpt_curves(codec, data, dtype, device="cpu"):
-    build = lambda T: gpt(T, codec.vocab_size, block_size=32, n_layer=2, n_head=4,  # noqa
+    build = lambda T: gpt(T, codec.vocab_size, block_size=32, n_layer=2, n_head=4,
                           n_embd=32)
     th, fw = _pair(build, dtype)
     fw.to(device)
     assert fw.lm_head.weight is fw.transformer.wte.weight  # tying survives load_state_dict
-    lr = lambda it: cosine_lr(it, 3e-3, warmup=5, total=STEPS, min_lr=3e-4)  # noqa: E731
+    lr = lambda it: cosine_lr(it, 3e-3, warmup=5, total=STEPS, min_lr=3e-4)
     curves = []
     for T, model, dev in ((torch, th, "cpu"), (framework, fw, device)):
         opt = model.configure_optimizers(0.1, 3e-3, (0.9, 0.95))

@@ -1,12 +1,13 @@
 """Docstring coverage of framework's public API.
 
 Walks the public names (no leading underscore; ``__all__`` where a module defines it) of the
-modules a user imports -- ``framework``, ``framework.nn``, ``framework.nn.functional``,
-``framework.nn.init``, ``framework.optim``, ``framework.optim.lr_scheduler``,
-``framework.utils.data``, ``framework.autograd`` -- plus the public methods and properties of
-``Tensor``, ``nn.Module`` and every public class found, and counts those with a docstring of
-their own (an inherited one from ``object`` or a builtin does not count; a method that
-overrides a documented framework base-class method counts, as ``inspect.getdoc`` would).
+modules a user imports (``MODULES`` below: ``framework``, ``framework.nn``, its ``functional``,
+``init`` and ``utils``, ``framework.optim``, ``framework.autograd``, ``framework.utils.data``,
+``linalg``, ``amp``, ``cuda``, ``distributed``, ``testing``, ``viz``, ...) plus the public
+methods and properties of ``Tensor``, ``nn.Module`` and every public class found, and counts
+those with a docstring of their own (an inherited one from ``object`` or a builtin does not
+count; a method that overrides a documented framework base-class method counts, as
+``inspect.getdoc`` would).
 
 Usage: ``python tools/doc_coverage.py [--missing] [--min PERCENT]``. Prints one line per module
 and a total; ``--missing`` lists the names without a docstring; ``--min`` exits 1 below it.
@@ -22,7 +23,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 MODULES = ["framework", "framework.nn", "framework.nn.functional", "framework.nn.init",
            "framework.optim", "framework.optim.lr_scheduler", "framework.utils.data",
-           "framework.autograd"]
+           "framework.autograd", "framework.autograd.functional", "framework.autograd.graph",
+           "framework.autograd.forward_ad",
+           "framework.autograd.gradcheck", "framework.linalg", "framework.nn.utils",
+           "framework.nn.utils.rnn", "framework.nn.utils.parametrize", "framework.nn.parallel",
+           "framework.optim.swa_utils", "framework.utils.checkpoint", "framework.utils.hooks",
+           "framework.amp", "framework.cuda", "framework.accelerator", "framework.jit",
+           "framework.random", "framework.serialization", "framework.distributed",
+           "framework.testing", "framework.viz"]
 
 
 def _public_names(mod):

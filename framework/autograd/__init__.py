@@ -2,6 +2,7 @@
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import engine as _engine
+from .op import vmap_hook
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -26,8 +27,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
     if allow_unused is None:
         allow_unused = materialize_grads
-    result = _engine.run(outputs, grad_outputs, retain_graph, create_graph, inputs,
-                         capture=True, allow_unused=allow_unused)
+    if vmap_hook[0]:  # under vmap: run on the physical (batched) tensors
+        from ..func._batched import batched_grad
+        result = batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                              allow_unused)
+    else:
+        result = _engine.run(outputs, grad_outputs, retain_graph, create_graph, inputs,
+                             capture=True, allow_unused=allow_unused)
     if materialize_grads:
         from ..creation import zeros_like
         result = tuple(zeros_like(i) if g is None else g for g, i in zip(result, inputs))

@@ -17,6 +17,10 @@ from .saved import drop_unpacked
 # lose each other's contributions (torch locks each AccumulateGrad node the same way).
 _grad_lock = threading.Lock()
 
+# References to a buffered gradient that only the engine holds, seen from `_sum`: the buffer's
+# list and the local name (plus getrefcount's own argument); its array: the tensor's attribute.
+_REFS_TENSOR, _REFS_ARRAY = 3, 3
+
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 UNUSED = ("The differentiated Tensor at index {} appears to not have been used in the graph. "
           "Set allow_unused=True if this is the desired behavior.")
@@ -47,7 +51,7 @@ def _root_grads(tensors, grads):
     if grads is None:
         grads = [None] * len(tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs" if not grads
+        raise RuntimeError("grad can be implicitly created only for scalar outputs" if not grads
                            else f"Mismatch in number of grad tensors: got {len(grads)}, "
                                 f"expected {len(tensors)}")
     out = []
@@ -176,7 +180,7 @@ def run(tensors, grad_tensors=None, retain_graph=None, create_graph=False, input
                     slot = buffers.get(nxt)
                     if slot is None:
                         slot = buffers[nxt] = [None] * nxt._n_out
-                    slot[nr] = g if slot[nr] is None else slot[nr] + g
+                    slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if not left:
@@ -260,10 +264,36 @@ def _add_to(buffers, fn, nr, g):
     slot[nr] = g if slot[nr] is None else slot[nr] + g
 
 
+def _sum(slot, nr, g, create_graph):
+    """slot[nr] + g, the two gradients of one input. With create_graph a recorded add; else a
+    sum of the arrays, made in place when the buffer alone holds the summand (torch's
+    InputBuffer accumulates in place the same way): nothing else refers to its tensor or array
+    and the array is no view. Both have the input's shape and dtype already (`_fit`)."""
+    old = slot[nr]
+    a, b = old._data, g._data
+    if create_graph or a.dtype.kind not in "fc" or a.shape != b.shape or a.dtype != b.dtype:
+        return old + g
+    if (not old._shared and a.base is None and a.flags.writeable
+            and sys.getrefcount(old) <= _REFS_TENSOR and sys.getrefcount(a) <= _REFS_ARRAY):
+        old.xp.add(a, b, out=a)
+        return old
+    return Tensor._make(a + b, old._device)
+
+
 def _fit(g, shape, dtype):
-    """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype."""
+    """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype.
+    Without create_graph a float gradient is summed as an array (the same NumPy reduction
+    that Sum's forward runs, without a node per reduction)."""
     if g._data.shape != shape:
-        g = g.sum_to_size(shape)
+        a = g._data
+        if not state.enabled and a.dtype.kind == "f":
+            lead = a.ndim - len(shape)
+            axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                              if s == 1 and a.shape[i + lead] != 1)
+            g = Tensor._make(g.xp.asarray(a.sum(axis=axes, keepdims=True).reshape(shape)),
+                             g._device)
+        else:
+            g = g.sum_to_size(shape)
     if g._data.dtype != dtype:
         g = g._cast(dtype)
     return g

@@ -49,7 +49,7 @@ def _enter():
 
 def _exit(level):
     """Close `level` (the innermost one): every tangent set at it is dropped."""
-    for ref in level.holders.values():
+    for ref in list(level.holders.values()):  # weakref callbacks may pop entries meanwhile
         holder = ref()
         if holder is not None:
             holder.pop(level, None)
@@ -274,6 +274,8 @@ def _attach(fn, args, res, params, tangents, level):
         if t is None or i in fn.non_differentiable or not _is_float(o):
             continue
         _set(o, level, fit(t, o))
+    if fn.saves_output and outs[0]._fw is not None and outs[0].grad_fn is fn:
+        fn._out_fw = outs[0]._fw  # backward reads the output with its tangents
 
 
 def fit(tangent, like):
@@ -338,3 +340,28 @@ def setitem(x, index, value):
         finally:
             state.fw_levels = levels
         _set(x, level, new)
+
+
+def write_through_view(view, out):
+    """An in-place op on a view also changes its base: the base's tangent (or zeros) gets
+    the view's new tangent written into the view's region, and the view's tangent becomes
+    that region of it. Bases that are not contiguous keep their tangent (a known gap)."""
+    base = view._vbase
+    if not base._data.flags.c_contiguous:
+        return
+    offset = view.storage_offset() - base.storage_offset()
+    levels = state.fw_levels
+    for k, level in enumerate(levels):
+        tangent = out._fw.get(level) if out._fw is not None else None
+        if tangent is None:
+            continue
+        state.fw_levels = levels[:k]
+        try:
+            old = base._fw.get(level) if base._fw is not None else None
+            new = old.clone() if old is not None else base.detach().new_zeros(base.shape)
+            region = new.as_strided(view.shape, view.stride(), offset)
+            region.copy_(tangent)
+        finally:
+            state.fw_levels = levels
+        _set(base, level, new)
+        _set(view, level, region)

@@ -280,7 +280,8 @@ def _wrap_outputs(ctx, args, output, record):
         ctx._trace = _op._anomaly_trace() if state.anomaly else None
         ctx._n_out = len(outs)
     ctx._saved = tuple(_saved_entry(ctx, t, out_index, new_outs, record) for t in ctx._to_save)
-    if record and hooks_in_use[0] and state.saved_hooks:  # saved_tensors_hooks: keep only what pack returns
+    # saved_tensors_hooks: keep only what pack returns
+    if record and hooks_in_use[0] and state.saved_hooks:
         pack, unpack = state.saved_hooks[-1]
         ctx._saved = tuple(
             e if t is None else ("packed", pack(new_outs[e[1][0]] if e[0] == "output" else t),

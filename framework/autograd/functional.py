@@ -1,8 +1,8 @@
 """torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp on top of autograd.grad.
 
-A port of torch's reverse-mode implementation. jvp and hvp use the double-backward trick
-(forward-mode AD is not implemented); `vectorize` is accepted and computes the same result
-row by row; strategy="forward-mode" gives the same numbers via reverse mode.
+A port of torch's reverse-mode implementation. jvp and hvp use the double-backward trick;
+jacobian/hessian with `vectorize=True` use framework.func (vmap over vjps, or over jvps with
+strategy="forward-mode"), as torch does; without it they compute row by row.
 """
 from ..tensor import Tensor
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
@@ -226,6 +226,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                            "`vectorized=True` are not supported together. Please either set "
                            "`strict=False` or `vectorize=False`.")
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    if vectorize:
+        return _vectorized_jacobian(func, inputs, create_graph, strategy)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -256,6 +261,26 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             jac += (tuple(_stack_rows(stack, row, out, inp) for row, inp in zip(rows, inputs)),)
         jac = _grad_postprocess(jac, create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _vectorized_jacobian(func, inputs, create_graph, strategy):
+    """jacobian(vectorize=True): torch.func's jacrev (vmap over the vjp of every output
+    element) or, for strategy="forward-mode", jacfwd (vmap over jvps)."""
+    from .. import func as _func
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        seen = []
+
+        def f(*inp):
+            is_out, outs = _as_tuple(func(*inp), "outputs of the user-provided function",
+                                     "jacobian")
+            seen.append(is_out)
+            return outs
+        transform = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
+        jac = transform(f, argnums=tuple(range(len(inputs))))(*inputs)
+        jac = _grad_postprocess(jac, create_graph)
+        return _tuple_postprocess(jac, (seen[0], is_inputs_tuple))
 
 
 def _stack_rows(stack, row, out, inp):

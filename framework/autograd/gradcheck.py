@@ -155,6 +155,50 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, nondet_tol
     return True
 
 
+def _forward_jacobian(func, inputs, n_out):
+    """jac[j][i]: d output i / d input j by forward AD, one one-hot tangent per input element."""
+    from . import forward_ad as fw
+    diff = _diff_inputs(inputs)
+    jacobians = [[None] * n_out for _ in diff]
+    with fw.dual_level():
+        for j, inp in enumerate(diff):
+            xp, arr = inp.xp, inp._data
+            for k in range(arr.size):
+                tangent = xp.zeros(arr.shape, dtype=arr.dtype)
+                tangent.reshape(-1)[k] = 1
+                dual = fw.make_dual(inp.detach(), Tensor._make(tangent, inp._device))
+                outs = _as_tuple(func(*[dual if a is inp else a for a in inputs]))
+                for i, o in enumerate(outs[:n_out]):
+                    if not isinstance(o, Tensor) or o._data.dtype.kind not in "fc":
+                        continue
+                    t = fw.unpack_dual(o).tangent
+                    if jacobians[j][i] is None:
+                        jacobians[j][i] = xp.zeros((arr.size, o._data.size), dtype=o._data.dtype)
+                    if t is not None:
+                        jacobians[j][i][k] = t._data.reshape(-1)
+    return jacobians
+
+
+def _forward_gradcheck(func, func_out, inputs, eps, rtol, atol):
+    """Compare the forward-mode Jacobian of every floating output with finite differences."""
+    func_out = _as_tuple(func_out)
+    numerical = _numerical_jacobian(func, inputs, func_out, eps)
+    analytical = _forward_jacobian(func, inputs, len(func_out))
+    for j, per_input in enumerate(analytical):
+        for i, a in enumerate(per_input):
+            if a is None:
+                continue
+            n = numerical[j][i]
+            xp = func_out[i].xp
+            if a.shape != n.shape or not bool(xp.allclose(a, n.astype(a.dtype), rtol=rtol,
+                                                          atol=atol)):
+                raise GradcheckError(
+                    f"Jacobian computed with forward mode mismatch for output {i:d} with "
+                    f"respect to input {j:d},\nnumerical:{Tensor._make(n, func_out[i]._device)}"
+                    f"\nanalytical:{Tensor._make(a, func_out[i]._device)}\n")
+    return True
+
+
 def _test_zero_grad_outputs(outputs, inputs):
     """Backward must scale with grad_output: zero grad_outputs give zero (or no) gradients.
 
@@ -186,11 +230,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_backward_ad=True, fast_mode=False, masked=None):
     """Check analytical gradients of `func` at `inputs` against finite differences.
 
-    Returns True, or raises GradcheckError (False when raise_exception=False). Batched,
-    forward-mode and fast-mode checks are not available: those flags must stay False."""
-    if check_forward_ad or check_batched_grad or check_batched_forward_grad:
-        raise NotImplementedError("forward-mode AD and vmap-batched checks are not supported")
-    if not check_backward_ad:
+    Returns True, or raises GradcheckError (False when raise_exception=False). With
+    `check_forward_ad=True` the Jacobian computed by forward-mode AD (one one-hot tangent per
+    input element) is compared too. Batched (vmap) and fast-mode checks are not available:
+    those flags must stay False."""
+    if check_batched_grad or check_batched_forward_grad:
+        raise NotImplementedError("vmap-batched checks are not supported")
+    if not (check_backward_ad or check_forward_ad):
         raise AssertionError(
             "Expected at least one of check_forward_ad or check_backward_ad to be True")
     try:
@@ -201,10 +247,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         try:
             func_out = func(*inputs)
             outputs = _differentiable_outputs(func_out)
-            _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, nondet_tol,
-                            check_grad_dtypes)
-            if outputs:
-                _test_zero_grad_outputs(outputs, inputs)
+            if check_backward_ad:
+                _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, nondet_tol,
+                                check_grad_dtypes)
+                if outputs:
+                    _test_zero_grad_outputs(outputs, inputs)
+            if check_forward_ad:
+                _forward_gradcheck(func, func_out, inputs, eps, rtol, atol)
         finally:
             state.enabled = prev
     except GradcheckError:

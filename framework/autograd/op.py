@@ -10,7 +10,7 @@ import numpy as _np
 
 from .. import dtypes
 from .._errors import broadcast_shapes
-from ..backend import xp_for
+from ..backend import CPU as _CPU, xp_for
 from ..tensor import Tensor
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .grad_mode import fw_in_use, hooks_in_use, state
@@ -21,6 +21,9 @@ from .node import (FREED, Node, RemovableHandle, _add_hook, new_hook_dict,  # no
 
 _seq = itertools.count()
 _new = object.__new__
+_ndarray = _np.ndarray
+_ONE_TRUE = (True,)
+vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 
 
 def _record_variant(self, args, out, dev):
@@ -64,6 +67,7 @@ class Op(Node):
     #                          implemented for 'BFloat16'") or its RuntimeError message
     node_variant = None      # a method returning the node name where it depends on arguments
     _fw_out = None           # forward AD: the output Tensor while the jvp rule runs
+    _out_fw = None           # forward AD: the saved output's tangents (for backward)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -97,6 +101,10 @@ class Op(Node):
 
     @classmethod
     def apply(cls, *args, **params):
+        if vmap_hook[0]:  # under vmap: a batched argument goes to the op's batching rule
+            out = vmap_hook[1](cls, args, params)
+            if out is not NotImplemented:
+                return out
         fn = _new(cls._node_cls)
         dev = dtype = None
         requires = mixed = has_scalar = False
@@ -105,7 +113,7 @@ class Op(Node):
                 if dev is None:
                     dev, dtype = a._device, a._data.dtype
                 else:
-                    if a._device != dev:
+                    if a._device is not dev and a._device != dev:
                         raise _same_device_error(dev, a._device)
                     if a._data.dtype != dtype:
                         mixed = True
@@ -114,8 +122,8 @@ class Op(Node):
             elif a is not None:
                 has_scalar = True
         if dev is None:
-            dev = _cpu()
-        xp = fn.xp = xp_for(dev)
+            dev = _CPU
+        xp = fn.xp = _np if dev is _CPU else xp_for(dev)
         if _amp.active:  # autocast: torch's op lists decide this op's input dtypes
             args = _amp_cast(cls.__name__, dev.type, *args)
         if has_scalar or (mixed and cls.promote):
@@ -137,10 +145,11 @@ class Op(Node):
             if cls.promote or cls.broadcasts:
                 broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
             raise
-        if type(out) is tuple:
-            out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
-        elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
-            out = _np.asarray(out)
+        if type(out) is not _ndarray:
+            if type(out) is tuple:
+                out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
+            elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
+                out = _np.asarray(out)
         if half and params.get("dtype") is None:  # an op asked for a dtype returns that one
             out = _round_bf16(out, half)
         if fw_in_use[0]:  # a forward AD level is open (in some thread): tangents too
@@ -153,26 +162,26 @@ class Op(Node):
         return fn._record(args, out, dev)
 
     def _record(self, args, out, dev):
-        """Make this op a graph node: edges, saved data and the output tensor(s)."""
+        """Make this op a graph node: edges, saved data and the output tensor(s).
+
+        Tuples, not lists: a tuple of untracked items leaves the cyclic GC's lists at its first
+        collection, so large graphs are cheaper to walk (see benchmarks/README notes)."""
         self._seq = next(_seq)
         if state.anomaly:
             self._trace = _anomaly_trace()
-        needs, edges, meta = [], [], []
-        for a in args:
-            if a is not None and a._rg:
-                needs.append(True)
-                edges.append(a._edge())
-                meta.append((a._data.shape, a._data.dtype))
-            else:
-                needs.append(False)
-                edges.append(None)
-                meta.append(None)
-        self.needs_input_grad = tuple(needs)
-        self._edges = tuple(edges)
-        self._in_meta = meta
+        if len(args) == 1:  # single-input fast path: the input requires grad (else no node)
+            a = args[0]
+            self.needs_input_grad = _ONE_TRUE
+            self._edges = (a._edge(),)
+            self._in_meta = ((a._data.shape, a._data.dtype),)
+        else:
+            self.needs_input_grad = tuple([a is not None and a._rg for a in args])
+            self._edges = tuple([a._edge() if a is not None and a._rg else None for a in args])
+            self._in_meta = tuple([(a._data.shape, a._data.dtype) if a is not None and a._rg
+                                   else None for a in args])
         if self.saves_inputs:
             self._inputs = args
-            self._versions = [a._vc[0] if a is not None else None for a in args]
+            self._versions = tuple([a._vc[0] if a is not None else None for a in args])
         if type(out) is tuple:
             self._n_out = len(out)
             outs = tuple(Tensor._make(o, dev) if i in self.non_differentiable
@@ -218,7 +227,10 @@ class Op(Node):
             unpack_node(self)
         if self._fw_out is not None:  # a jvp rule reading the result
             return self._fw_out
-        return Tensor._make(self._out, _device_of_node(self), True, self, 0)
+        t = Tensor._make(self._out, _device_of_node(self), True, self, 0)
+        if self._out_fw is not None:  # forward AD through backward: the output's tangents
+            t._fw = self._out_fw
+        return t
 
     def check_saved(self):
         """Raise torch's error if a saved tensor was freed or modified in place since forward."""
@@ -293,6 +305,23 @@ class Op(Node):
             out = self._op.apply(*term, **self._fw_params)
             total = out if total is None else total + out
         return total
+
+    def jvp_reduction(self, t):
+        """For reductions over `self.axes` whose backward is the incoming gradient times a
+        per-element slope (sum, prod, var, logsumexp, max with ties): the slope is backward of
+        ones, and the tangent is the reduction of slope * t."""
+        out = self._fw_out
+        had = getattr(self, "needs_input_grad", None)
+        self.needs_input_grad = (True,)
+        try:
+            slope = self.backward(Tensor._make(out.xp.ones(out._data.shape, out._data.dtype),
+                                               out._device))
+        finally:
+            if had is not None:
+                self.needs_input_grad = had
+        if not self.axes:
+            return t * slope
+        return (t * slope).sum(self.axes, keepdim=True).reshape(out.shape)
 
     def jvp_transpose(self, *tangents):
         """For any op: the tangents as the derivative of u -> <backward(u), tangents>, since
@@ -429,9 +458,6 @@ def _round_bf16(out, half):
     return out.astype(half) if out.dtype.kind == "f" else out
 
 
-def _cpu():
-    from ..backend import CPU
-    return CPU
 
 
 def _device_of_node(fn):

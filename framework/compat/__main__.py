@@ -14,6 +14,12 @@ def main(argv=None):
         print(USAGE + "\n\nRuns the program with `import torch` resolved to framework.")
         return 0 if argv else 2
     install()
+    return run_program(argv, "python -m framework.compat")
+
+
+def run_program(argv, prog):
+    """Run ``script.py args...`` or ``-m module args...`` as ``__main__`` in this process (as
+    ``python`` would); ``prog`` names the runner in error messages. Returns an exit status."""
     if argv[0] == "-m":
         if len(argv) < 2:
             print(USAGE, file=sys.stderr)
@@ -23,7 +29,7 @@ def main(argv=None):
         return 0
     path = argv[0]
     if not os.path.exists(path):
-        print(f"python -m framework.compat: can't open file {path!r}", file=sys.stderr)
+        print(f"{prog}: can't open file {path!r}", file=sys.stderr)
         return 2
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))

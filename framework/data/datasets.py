@@ -29,11 +29,13 @@ def read_idx(path):
     if len(data) - header != count * dtype.itemsize:
         raise ValueError(f"{path}: expected {count * dtype.itemsize} bytes of data for shape "
                          f"{shape}, found {len(data) - header} (truncated or corrupt file)")
-    return np.frombuffer(data, dtype=dtype, offset=header).reshape(shape).astype(dtype.newbyteorder("="))
+    array = np.frombuffer(data, dtype=dtype, offset=header).reshape(shape)
+    return array.astype(dtype.newbyteorder("="))
 
 
 def _find(directory, stem):
-    for name in (stem, stem + ".gz", stem.replace("-idx", ".idx"), stem.replace("-idx", ".idx") + ".gz"):
+    dotted = stem.replace("-idx", ".idx")
+    for name in (stem, stem + ".gz", dotted, dotted + ".gz"):
         path = os.path.join(directory, name)
         if os.path.exists(path):
             return path
@@ -47,7 +49,8 @@ def load_mnist(directory):
         images = read_idx(_find(directory, f"{split}-images-idx3-ubyte"))
         labels = read_idx(_find(directory, f"{split}-labels-idx1-ubyte"))
         if len(images) != len(labels):
-            raise ValueError(f"{directory}: {split} has {len(images)} images but {len(labels)} labels")
+            raise ValueError(f"{directory}: {split} has {len(images)} images but "
+                             f"{len(labels)} labels")
         parts += [(images.astype(np.float32) / 255.0)[:, None], labels.astype(np.int64)]
     return tuple(parts)
 

@@ -20,7 +20,7 @@ import os
 import pickle
 
 from . import _group
-from ._group import DEFAULT_TIMEOUT, ProcessGroup, as_array, mpi, wait, world
+from ._group import DEFAULT_TIMEOUT, ProcessGroup, mpi, world
 from ._work import ReduceOp, Work
 
 __all__ = ["init_process_group", "destroy_process_group", "is_available", "is_initialized",
@@ -144,7 +144,8 @@ def get_backend(group=None):
     return _g(group).backend
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False):
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False):
     """A group of some ranks of the world; every rank must call this, members or not."""
     w = _g(None)
     MPI = mpi()

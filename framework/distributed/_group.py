@@ -64,7 +64,7 @@ def wait(request, timeout, what):
         if now > deadline:
             try:
                 request.Cancel()
-            except Exception:  # noqa: BLE001 (collectives cannot always be cancelled)
+            except Exception:
                 pass
             _mark_broken()
             raise RuntimeError(

@@ -69,7 +69,7 @@ class LogSigmoid(_NoArgs):
 
 
 class Softsign(_NoArgs):
-    """x / (1 + |x|)."""
+    """:math:`x / (1 + |x|)`."""
     fn = staticmethod(_f.softsign)
 
 
@@ -178,7 +178,7 @@ class Softshrink(Module):
 
 
 class Hardshrink(Softshrink):
-    """Zero where |x| <= lambd."""
+    r"""Zero where :math:`|x| \le \lambda`."""
 
     def forward(self, input):
         return _f.hardshrink(input, self.lambd)

@@ -1,5 +1,7 @@
 """normalize, cosine_similarity, pairwise_distance and their modules."""
 from ..amp.autocast_mode import entry as _amp_entry
+from .._errors import broadcast_shapes
+from .. import dtypes
 from ..ops.norms import Norm, vector_norm
 from .module import Module
 
@@ -23,6 +25,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         >>> F.cosine_similarity(framework.tensor([[1., 0.]]), framework.tensor([[1., 1.]]))
         tensor([0.7071])
     """
+    common = dtypes.result_type([x1._data, x2._data], [x1.dim(), x2.dim()], [])
+    if common.kind != "f":
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{dtypes.scalar_type_name(common)}")
+    shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    common = dtypes.from_numpy_dtype(common)
+    x1, x2 = (x.to(common).expand(*shape) for x in (x1, x2))  # torch expands first
     n1 = vector_norm(x1, 2, dim, True)
     n2 = vector_norm(x2, 2, dim, True)
     # torch clamps the norms without recording it: the gradient flows as if unclamped

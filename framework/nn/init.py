@@ -185,7 +185,7 @@ def dirac_(tensor, groups=1):
     """Fill a 3/4/5-D conv weight with the Dirac delta: the conv passes its input through.
 
     Args:
-        tensor: weight of shape (out, in, *kernel).
+        tensor: weight of shape ``(out, in, *kernel)``.
         groups: number of groups; each keeps the identity on its channels.
 
     Example:
@@ -274,7 +274,7 @@ def _make_deprecate(meth):
         warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
                       f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
         return meth(*args, **kwargs)
-    deprecated_init.__doc__ = f"{old_name}(...): deprecated alias of {new_name}."
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated alias of ``{new_name}``."
     deprecated_init.__name__ = old_name
     return deprecated_init
 

@@ -2,7 +2,7 @@
 import math
 
 from ..creation import empty
-from ..ops.linalg import linear  # noqa: F401  (F.linear: one AddmmBackward0 node, as torch)
+from ..ops.linalg import linear
 from . import init
 from .module import Module
 from .parameter import Parameter

@@ -7,6 +7,7 @@ import warnings
 
 from ..ops import margin_loss as _m
 from ..ops.loss import _reduction
+from ..dtypes import cpp_type_name
 from ..tensor import Tensor
 from .distance import pairwise_distance
 from .loss import _Loss, _WeightedLoss
@@ -34,6 +35,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -104,6 +107,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with the pairwise p-norm distance."""
     reduction = _reduction(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -150,6 +155,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         raise ValueError(reduction + " is not valid")
     if bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
+    if not var.is_floating_point():  # torch clamps var in place to eps
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{cpp_type_name(var._data.dtype)}")
     var = var.clone()
     # torch clamps under no_grad: the gradient passes
     var._data = var.xp.maximum(var._data, eps).astype(var._data.dtype, copy=False)

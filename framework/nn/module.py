@@ -272,7 +272,7 @@ class Module(StateDictMixin):
             yield module
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
-        """Depth-first, parents before children, each module once (unless remove_duplicate=False)."""
+        """Depth-first, parents before children, each module once (unless remove_duplicate)."""
         if memo is None:
             memo = set()
         stack = [(prefix, self)]

@@ -1,6 +1,7 @@
 """group/instance/local-response/RMS normalisation (functional and modules), BatchNorm3d."""
 import numbers
 
+from .._errors import refuse
 from ..creation import empty, ones
 from ..ops.normalization import group_norm
 from . import init
@@ -44,6 +45,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    refuse(input._data, "b", "avg_pool3d_out_frame")
     if input.numel() == 0:
         return input
     from .functional import pad
@@ -74,6 +76,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     normalized_shape = check_normalized_shape(input, normalized_shape)
     k = len(normalized_shape)
+    refuse(input._data, "biu", "rms_norm")
     if eps is None:
         from .._finfo import finfo
         eps = finfo(input.dtype).eps

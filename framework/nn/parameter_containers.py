@@ -77,8 +77,9 @@ class ParameterList(Module):
         lines = []
         for k, p in enumerate(self):
             if isinstance(p, Tensor):
+                where = "" if p.device.type == "cpu" else f" ({p.device})"
                 lines.append(f"  ({k}): Parameter containing: [torch.{p.dtype.name} of size "
-                             f"{_size(p)}{'' if p.device.type == 'cpu' else ' (' + str(p.device) + ')'}]")
+                             f"{_size(p)}{where}]")
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)

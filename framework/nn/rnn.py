@@ -235,11 +235,19 @@ def _permute(hx, permutation):
 
 
 class RNN(RNNBase):
-    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu).
+    r"""Elman RNN, applied to every step of a sequence, layer by layer.
+
+    .. math:: h_t = \tanh(x_t W_{ih}^T + b_{ih} + h_{t-1} W_{hh}^T + b_{hh})
 
     Args:
-        input_size, hidden_size, num_layers=1, nonlinearity='tanh', bias=True,
-        batch_first=False, dropout=0.0 (between layers), bidirectional=False.
+        input_size: features of each input step :math:`x_t`.
+        hidden_size: features of the hidden state :math:`h_t`.
+        num_layers: stacked RNN layers (default 1).
+        nonlinearity: ``'tanh'`` (default) or ``'relu'``.
+        bias: use :math:`b_{ih}` and :math:`b_{hh}` (default True).
+        batch_first: input and output are (N, L, H) instead of (L, N, H) (default False).
+        dropout: dropout on the outputs of every layer but the last (default 0.0).
+        bidirectional: also run the sequence backwards, :math:`D = 2` (default False).
 
     Shape:
         input (L, N, H_in) / (N, L, H_in) with batch_first / (L, H_in) / PackedSequence;
@@ -272,8 +280,14 @@ class LSTM(RNNBase):
     """Long short-term memory; gates (i, f, g, o) stacked in weight_ih/weight_hh in that order.
 
     Args:
-        input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-        bidirectional=False, proj_size=0 (h is projected to proj_size by weight_hr).
+        input_size: features of each input step.
+        hidden_size: features of the hidden and cell states.
+        num_layers: stacked layers (default 1).
+        bias: use the bias weights (default True).
+        batch_first: input and output are (N, L, H) (default False).
+        dropout: dropout between layers (default 0.0).
+        bidirectional: also run the sequence backwards (default False).
+        proj_size: if > 0, h is projected to ``proj_size`` by ``weight_hr`` (default 0).
 
     Shape:
         input as nn.RNN; (h_0, c_0) optional. Returns output, (h_n, c_n).

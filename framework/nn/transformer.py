@@ -282,10 +282,22 @@ class TransformerDecoder(Module):
 class Transformer(Module):
     """The encoder-decoder Transformer of "Attention Is All You Need" (torch's defaults).
 
+    Weights with more than one dimension are initialised with ``xavier_uniform_``.
+
     Args:
-        d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout,
-        activation, custom_encoder, custom_decoder, layer_norm_eps, batch_first, norm_first,
-        bias: as torch.nn.Transformer. Weights with more than one dim get xavier_uniform_.
+        d_model: features of every token (default 512).
+        nhead: attention heads (default 8).
+        num_encoder_layers: encoder layers (default 6).
+        num_decoder_layers: decoder layers (default 6).
+        dim_feedforward: width of the feed-forward blocks (default 2048).
+        dropout: dropout probability (default 0.1).
+        activation: ``"relu"`` (default), ``"gelu"`` or a callable.
+        custom_encoder: a module used instead of the encoder stack (default None).
+        custom_decoder: a module used instead of the decoder stack (default None).
+        layer_norm_eps: LayerNorm epsilon (default 1e-5).
+        batch_first: tensors are (N, S, E) instead of (S, N, E) (default False).
+        norm_first: LayerNorm before attention/feed-forward, not after (default False).
+        bias: use biases in linear and norm layers (default True).
 
     Shape:
         src (S, N, E), tgt (T, N, E) (or batch first / unbatched); output (T, N, E).

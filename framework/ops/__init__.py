@@ -1,28 +1,52 @@
-"""Every primitive and its public function, one module per family."""
-from .elementwise import *  # noqa: F401,F403
-from .reduction import *  # noqa: F401,F403
-from .unary import *  # noqa: F401,F403
-from .logical import *  # noqa: F401,F403
-from .extrema import *  # noqa: F401,F403
-from .activation import *  # noqa: F401,F403
-from .shape import *  # noqa: F401,F403
-from .join import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
-from .gather import *  # noqa: F401,F403
-from .conv import *  # noqa: F401,F403
-from .pooling import *  # noqa: F401,F403
-from .rearrange import *  # noqa: F401,F403
-from .cumulative import *  # noqa: F401,F403
-from .sorting import *  # noqa: F401,F403
-from .special import *  # noqa: F401,F403
-from .pointwise import *  # noqa: F401,F403
-from .sampling import *  # noqa: F401,F403
-from .selection import *  # noqa: F401,F403
-from .norms import *  # noqa: F401,F403
-from .counting import *  # noqa: F401,F403
-from .products import *  # noqa: F401,F403
-from .statistics import *  # noqa: F401,F403
-from .batch_products import *  # noqa: F401,F403
+"""Every primitive and its public function, one module per family.
+
+Each family module lists its public functions in ``__all__``; this package re-exports them
+(and ``framework`` re-exports this package's ``__all__``), so the Op classes and helpers stay
+internal: ``framework.add`` exists, ``framework.Add`` does not.
+"""
+import importlib as _importlib
+
+from .elementwise import *  # noqa: F403
+from .reduction import *  # noqa: F403
+from .unary import *  # noqa: F403
+from .logical import *  # noqa: F403
+from .extrema import *  # noqa: F403
+from .activation import *  # noqa: F403
+from .shape import *  # noqa: F403
+from .join import *  # noqa: F403
+from .linalg import *  # noqa: F403
+from .indexing import *  # noqa: F403
+from .views import *  # noqa: F403
+from .gather import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .pooling import *  # noqa: F403
+from .rearrange import *  # noqa: F403
+from .cumulative import *  # noqa: F403
+from .sorting import *  # noqa: F403
+from .special import *  # noqa: F403
+from .pointwise import *  # noqa: F403
+from .sampling import *  # noqa: F403
+from .selection import *  # noqa: F403
+from .norms import *  # noqa: F403
+from .counting import *  # noqa: F403
+from .products import *  # noqa: F403
+from .statistics import *  # noqa: F403
+from .batch_products import *  # noqa: F403
+
+# Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor  # noqa: F401  (copy_ accepts array-likes)
+from .activation import gelu, leaky_relu  # noqa: F401
+from .indexing import getitem, setitem  # noqa: F401
+from .linalg import linear  # noqa: F401
+from .reduction import sum_to_size  # noqa: F401
+from .shape import alias, expand, expand_as, repeat, view  # noqa: F401
+from .unary import copy_into, to_copy  # noqa: F401
+
+_FAMILIES = ("elementwise", "reduction", "unary", "logical", "extrema", "activation", "shape",
+             "join", "linalg", "indexing", "views", "gather", "conv", "pooling", "rearrange",
+             "cumulative", "sorting", "special", "pointwise", "sampling", "selection", "norms",
+             "counting", "products", "statistics", "batch_products")
+# torch has the 2-d pooling functions only in torch.nn.functional.
+_NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}
+__all__ = [n for m in _FAMILIES for n in _importlib.import_module(f".{m}", __name__).__all__
+           if n not in _NN_ONLY]

@@ -49,7 +49,7 @@ def check_conv(x, w, b, nd, name, groups, transposed=False, batched=False, pads=
         _check_dtypes(x, w, b)
         return x.ndim == nd + 1
     if w.ndim != x.ndim:
-        raise RuntimeError(f"weight should have at least three dimensions" if w.ndim < 3 else
+        raise RuntimeError("weight should have at least three dimensions" if w.ndim < 3 else
                            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional "
                            f"weight {_sizes(w.shape)}, but got {x.ndim}-dimensional input of "
                            f"size {_sizes(x.shape)} instead")

@@ -11,6 +11,9 @@ from .unary import _float, exp
 from .reduction import _wrap_dim
 
 
+__all__ = ["log_softmax", "relu", "sigmoid", "softmax", "tanh"]
+
+
 class Tanh(Op):
     saves_output = True
     saved_fields = {"result": "result"}
@@ -171,7 +174,11 @@ class LogSoftmax(Op):
         # d/dx log_softmax: g - softmax(x) * sum(g)
         return grad - exp(y) * grad.sum(self.axis, keepdim=True)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        y = self.result
+        if y.ndim == 0:
+            return t * 0
+        return t - (exp(y) * t).sum(self.axis, keepdim=True)  # t - <softmax, t>
 
 
 def log_softmax(input, dim, dtype=None):

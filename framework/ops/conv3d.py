@@ -3,6 +3,7 @@ conv(x, w), its adjoint in x (conv_t) and its adjoint in w (conv_w), each one im
 plus one batched matmul over the groups; each backward is made of the other two."""
 import math
 
+from .._errors import refuse
 from ..autograd.op import Op
 
 
@@ -87,6 +88,7 @@ class Conv3d(Op):
     node_name = "ConvolutionBackward0"
 
     def forward(self, x, w, b, q=None):
+        refuse(x, "b", "compute_columns3d")
         self.q = q
         y = _conv(self.xp, x, w, q)
         return y + _bias(b) if b is not None else y
@@ -142,6 +144,7 @@ class ConvTranspose3d(Op):
     node_name = "ConvolutionBackward0"
 
     def forward(self, x, w, b, out_sp=(), q=None):
+        refuse(x, "b", "slow_conv_transpose3d_out_cpu")
         self.q = q
         y = _conv_t(self.xp, x, w, out_sp, q)
         return y + _bias(b) if b is not None else y
@@ -211,6 +214,10 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     s, p, d, op = _triple(stride), _triple(padding), _triple(dilation), _triple(output_padding)
     out_sp = tuple((n - 1) * ss - 2 * pp + dd * (k - 1) + o + 1 for n, ss, pp, dd, k, o in
                    zip(x.shape[2:], s, p, d, weight.shape[2:], op))
+    if any(o <= 0 for o in out_sp):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))})"
+                           f". Calculated output size per channel: "
+                           f"({' x '.join(map(str, out_sp))}). Output size is too small")
     q = dict(s=s, p=p, d=d, groups=groups)
     out = ConvTranspose3d.apply(x, weight, bias, out_sp=out_sp, q=q)
     return out.squeeze(0) if unbatched else out

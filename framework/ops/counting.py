@@ -1,33 +1,51 @@
 """Counting and bucketing: unique, unique_consecutive, bincount, histc, count_nonzero,
 searchsorted, bucketize. None of them is differentiable (unique records torch's node, whose
 backward raises as torch's does)."""
+import math
+
+from .._errors import not_implemented
 from ..autograd.op import Op
 from ..tensor import Tensor
-from .shape import _dim
+from .shape import _dim, _real_dim
 
 
 def _t(array, like):
     return Tensor._make(array, like.device)
 
 
-class Unique2(Op):
-    """torch._unique2: the values carry a node whose derivative is not implemented."""
-    non_differentiable = (1, 2)
-
-    def forward(self, x, sorted=True, return_inverse=False, return_counts=False):
-        vals, inv, counts = self.xp.unique(x, return_inverse=True, return_counts=True)
-        return vals, inv.reshape(x.shape).astype("int64"), counts.astype("int64")
+def _no_derivative(name, aten):
+    """An op whose outputs torch records under node `<name>Backward0` but whose backward raises
+    (the values; the inverse and counts never require grad). forward returns the arrays
+    computed beforehand (`result`)."""
+    def forward(self, x, result=None):
+        return result
 
     def backward(self, *grads):
-        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+        raise NotImplementedError(f"the derivative for '{aten}' is not implemented.")
+
+    return type(name, (Op,), {"non_differentiable": (1, 2), "forward": forward,
+                              "backward": backward, "__module__": __name__,
+                              "__doc__": f"{name}: no derivative in torch."})
+
+
+Unique2 = _no_derivative("Unique2", "_unique2")
+UniqueDim = _no_derivative("UniqueDim", "unique_dim")
+UniqueConsecutive = _no_derivative("UniqueConsecutive", "unique_consecutive")
 
 
 def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
     xp = input.xp
-    d = _dim(dim, input.dim())
+    d = _real_dim(dim, input.dim())
+    zeros = [i for i, n in enumerate(input.shape) if n == 0]
+    if len(zeros) > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot "
+                           "be applied ")
+    if zeros and zeros[0] != d:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
     a = xp.moveaxis(input._data, d, 0)
     n = a.shape[0]
-    flat = a.reshape(n, -1)
+    flat = a.reshape(n, math.prod(a.shape[1:]))
     if consecutive:
         if n == 0:
             keep = xp.zeros(0, dtype=bool)
@@ -42,11 +60,14 @@ def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
         vals_flat, first, inv, counts = xp.unique(flat, axis=0, return_index=True,
                                                   return_inverse=True, return_counts=True)
         vals = a[first]
-    out = [_t(xp.moveaxis(vals, 0, d), input)]
-    if return_inverse:
-        out.append(_t(inv.reshape(-1).astype("int64"), input))
-    if return_counts:
-        out.append(_t(counts.astype("int64"), input))
+    node = UniqueConsecutive if consecutive else UniqueDim
+    return _pick(node.apply(input, result=(xp.moveaxis(vals, 0, d), inv.reshape(-1).astype(
+        "int64"), counts.astype("int64"))), return_inverse, return_counts)
+
+
+def _pick(out, return_inverse, return_counts):
+    vals, inv, counts = out
+    out = [vals] + ([inv] if return_inverse else []) + ([counts] if return_counts else [])
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -66,13 +87,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     if dim is not None:
         return _unique_dim(input, dim, return_inverse, return_counts, False)
-    vals, inv, counts = Unique2.apply(input, sorted=sorted)
-    out = [vals]
-    if return_inverse:
-        out.append(inv)
-    if return_counts:
-        out.append(counts)
-    return out[0] if len(out) == 1 else tuple(out)
+    vals, inv, counts = input.xp.unique(input._data, return_inverse=True, return_counts=True)
+    return _pick(Unique2.apply(input, result=(vals, inv.reshape(input.shape).astype("int64"),
+                                              counts.astype("int64"))),
+                 return_inverse, return_counts)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -111,10 +129,12 @@ def bincount(input, weights=None, minlength=0):
     w = None if weights is None else weights._data
     out = xp.bincount(input._data, weights=w, minlength=minlength)
     if weights is None:
-        out = out.astype("int64")
-    else:  # float weights keep their dtype, others count in double
-        out = out.astype(weights._data.dtype if weights.dtype.is_floating_point else "float64")
-    return _t(out, input)
+        return _t(out.astype("int64"), input)
+    # float weights keep their dtype, others count in double; torch records a node whose
+    # derivative is not implemented
+    out = out.astype(weights._data.dtype if weights.dtype.is_floating_point else "float64")
+    from .elementwise import NotImplementedBackward
+    return NotImplementedBackward.apply(weights, fn=lambda xp, w: out, aten="bincount")
 
 
 def histc(input, bins=100, min=0, max=0):
@@ -126,8 +146,8 @@ def histc(input, bins=100, min=0, max=0):
         tensor([0., 2., 1., 0.])
     """
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f'"histogram_cpu" not implemented for '
-                           f"'{'Long' if input.dtype.name == 'int64' else input.dtype.name}'")
+        raise not_implemented("linspace_cpu" if input.dtype.name == "bool" else "histogram_cpu",
+                              input._data.dtype)
     if bins <= 0:
         raise RuntimeError("torch.histogramdd(): number of bins should be > 0, but got "
                            f"{bins} for dimension 0")

@@ -1,5 +1,6 @@
 """ctc_loss: the CTC forward-backward recursions in log space (one loop over time, vectorised
 over the batch and the extended label positions), torch's gradient formula."""
+from .._errors import refuse
 from ..autograd.op import Op
 from .loss import _quiet
 from ..tensor import Tensor
@@ -119,6 +120,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         tensor(0.6931)
     """
     xp = log_probs.xp
+    refuse(log_probs._data, "biu", "ctc_loss_cpu")
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     in_len, tgt_len = _lengths(input_lengths, xp), _lengths(target_lengths, xp)

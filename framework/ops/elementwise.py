@@ -5,10 +5,15 @@ import math as _math
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
-from .._errors import (broadcast_shapes, check_scalar_fits, invalid_args, must_be_tensor,
-                       refuse, zero_division)
+from .._errors import (bool_negation, bool_subtraction, broadcast_shapes, check_scalar_fits,
+                       invalid_args, must_be_tensor, refuse, zero_division)
 from ._fastgrad import plain, wrap
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
+
+
+__all__ = ["add", "clamp", "clamp_max", "clamp_min", "clip", "div", "divide", "floor_divide",
+           "masked_fill", "maximum", "minimum", "mul", "multiply", "neg", "negative", "nonzero",
+           "pow", "remainder", "square", "sub", "subtract", "true_divide", "where"]
 
 
 def _zeros(grad):
@@ -65,13 +70,8 @@ def _is_bool(v):
 
 def _check_bool_sub(a, b):
     """torch refuses `-` when either operand is bool (two messages, as torch words them)."""
-    if _is_bool(a) and _is_bool(b):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
     if _is_bool(a) or _is_bool(b):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+        raise bool_subtraction(_is_bool(a) and _is_bool(b))
 
 
 class Sub(Op):
@@ -283,9 +283,7 @@ def remainder(input, other):
 class Neg(Op):
     def forward(self, x):
         if x.dtype.kind == "b":
-            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
-                               "you are trying to invert a mask, use the `~` or `logical_not()` "
-                               "operator instead.")
+            raise bool_negation()
         return -x
 
     def backward(self, grad):

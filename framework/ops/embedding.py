@@ -1,7 +1,7 @@
 """embedding: a lookup table whose backward scatter-adds rows (EmbeddingBackward0)."""
 from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
 from ..tensor import Tensor
 from .reduction import _prod
@@ -69,7 +69,7 @@ class EmbeddingDenseBackward(Op):
 
 
 def _renorm_(weight, indices, max_norm, norm_type):
-    """Rows looked up whose norm exceeds max_norm are rescaled in place (torch.embedding_renorm_)."""
+    """Rows looked up with a norm above max_norm are rescaled in place (embedding_renorm_)."""
     xp = weight.xp
     rows = xp.unique(indices.reshape(-1))
     w = weight._data[rows]
@@ -98,5 +98,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         with no_grad():
             _renorm_(weight, input._data, max_norm, norm_type)
+    if vmap_hook[0] and (type(input) is not Tensor or type(weight) is not Tensor):
+        from ..func._rules_nn import embedding as batched  # under vmap: indices per sample
+        return batched(weight, input, padding_idx, scale_grad_by_freq)
     return EmbeddingLookup.apply(weight, indices=input._data, padding_idx=padding_idx,
                            scale_grad_by_freq=scale_grad_by_freq)

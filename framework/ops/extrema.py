@@ -6,6 +6,9 @@ from ..tensor import Tensor
 from .reduction import _axis, _reduce_shape, _wrap_dim
 
 
+__all__ = ["amax", "amin", "argmax", "argmin", "max", "min", "return_types"]
+
+
 def _return_type(name, fields):
     """torch.return_types.<name>: a named tuple that prints as torch's."""
     base = _namedtuple(name, fields)
@@ -81,7 +84,7 @@ class _Extreme(Op):
         count = mask.sum(axis=self.axes, keepdims=True)
         return where(_const(mask, x), grad.reshape(self.kept_shape) / _const(count, x), 0.0)
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 class MaxAll(_Extreme):
@@ -158,7 +161,11 @@ class _ExtremeDim(Op):
         mask = xp.arange(self.in_shape[axis]).reshape(shape) == self.idx
         return where(_const(mask, grad), grad.reshape(self.idx.shape), 0.0)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        if self.axis is None:
+            return t, None
+        picked = t.gather(self.axis, Tensor._make(self.idx, t.device))
+        return (picked if self.keepdim else picked.squeeze(self.axis)), None
 
 
 class MaxDim(_ExtremeDim):

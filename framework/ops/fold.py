@@ -1,4 +1,5 @@
 """unfold (im2col) and fold (col2im): sliding local blocks <-> image, each the other's adjoint."""
+from .._errors import refuse
 from ..autograd.op import Op
 
 
@@ -18,6 +19,7 @@ class _Geom:
 class Im2Col(Op):
     def forward(self, x, g=None):
         xp = self.xp
+        refuse(x, "iu", "im2col_out_cpu")
         self.g = g
         n, c, h, w = x.shape
         (ph, pw), (oh, ow), (kh, kw) = g.p, g.out, g.k
@@ -38,6 +40,7 @@ class Im2Col(Op):
 class Col2Im(Op):
     def forward(self, cols, g=None):
         xp = self.xp
+        refuse(cols, "iu", "col2im_out_cpu")
         self.g = g
         (kh, kw), (oh, ow), (ph, pw) = g.k, g.out, g.p
         n = cols.shape[0]

@@ -7,6 +7,9 @@ from .indexing import Slice, _Embed, _IndexAccumulate
 from .shape import _dim, _fmt
 
 
+__all__ = ["gather", "index_select", "scatter", "scatter_add"]
+
+
 def _grid(index, dim, xp):
     """A NumPy index tuple that addresses out[i0, ..., index[i], ...] for every i of index."""
     key = []

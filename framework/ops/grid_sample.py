@@ -8,6 +8,7 @@ import itertools
 import warnings
 
 from .. import dtypes
+from .._errors import refuse
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -247,6 +248,8 @@ def _check(input, grid, mode):
     if input.dtype != grid.dtype:
         raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype.np)} but "
                            f"found {dtypes.scalar_type_name(grid.dtype.np)}")
+    refuse(input._data, "biu", "grid_sampler_2d_cpu_kernel_impl" if input.dim() == 4 else
+           "grid_sampler3d_cpu")
 
 
 def _base_grid(xp, sizes, align, dtype):

@@ -8,11 +8,14 @@ tensor part is IndexBackward0.
 from .._errors import check_scalar_fits
 from .. import dtypes
 from ..autograd.grad_mode import state
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
 from ..tensor import Tensor, View, _writable_view
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
 from .views import view_array, view_op
+
+
+__all__ = ["index_put"]
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
           "valid indices (got {})")
@@ -310,6 +313,10 @@ def setitem(x, index, value):
     """x[index] = value, in place. As torch, the basic part of the index is a view that the
     value is copied (or filled, or index_put) into, so writing through it makes the base's
     node CopySlices; without basic steps the node is IndexPutBackward0 or a fill/copy."""
+    if vmap_hook[0] and type(x) is not Tensor and type(x).__name__ == "Tensor" and hasattr(
+            x, "_levels"):  # under vmap: write into the physical tensor
+        from ..func._batched import setitem as batched_setitem
+        return batched_setitem(x, index, value)
     steps, adv, key = _parse(x, index, getitem=False)
     scalar = not isinstance(value, Tensor)
     if scalar:
@@ -370,6 +377,12 @@ def index_put(x, indices, values, accumulate=False):
     """torch.index_put (out of place): `indices` is a tuple of index tensors."""
     if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
         raise _dtype_mismatch(x, values)
+    if vmap_hook[0]:  # under vmap the index values differ per sample
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(lambda a, v, *i: index_put(a, i, v, accumulate), x, values,
+                              *indices)
+        if out is not NotImplemented:
+            return out
     _, adv, _ = _parse(x, tuple(indices))
     key = _adv_key(adv, 0)
     shape = x._data[key].shape

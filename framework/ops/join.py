@@ -5,6 +5,9 @@ from .shape import _dim, _fmt
 from .views import view_outputs
 
 
+__all__ = ["cat", "chunk", "concat", "concatenate", "split", "stack", "unbind"]
+
+
 def _zeros_for(op, i, like):
     """A zero gradient for an output nobody used (multi-output backward)."""
     return Tensor._make(op.xp.zeros(op.out_shapes[i], dtype=like._data.dtype), like._device)

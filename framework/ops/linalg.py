@@ -4,11 +4,14 @@ from .reduction import _prod
 from .._errors import refuse
 from ..autograd.op import Op
 from ._fastgrad import plain, wrap
-from .shape import _expanded_shape, _fmt, _squeeze_inplace_dim, _unsafe_view, reshape
+from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
 
-_SHORT = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long",
-          "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
-          "bool": "bool"}
+
+__all__ = ["addmm", "bmm", "dot", "ger", "matmul", "mm", "mv", "outer"]
+
+_SHORT = {"float32": "float", "float64": "double", "float16": "c10::Half",
+          "bfloat16": "c10::BFloat16", "int64": "long", "int32": "int", "int16": "short",
+          "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 _TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
           "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
@@ -49,16 +52,22 @@ class Mm(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         if plain(grad) and a._data.dtype == grad._data.dtype:  # no graph: the same products
-            g, m1, m2 = grad._data, a._data, b._data            # on the arrays
-            gb = None
-            if need_b:
-                gb = (_half_matmul(g.T, m1).T if m2.flags.f_contiguous and
-                      not m2.flags.c_contiguous else _half_matmul(m1.T, g))
-            return (wrap(_half_matmul(g, m2.T), grad) if need_a else None), (
-                wrap(gb, grad) if need_b else None)
+            return _mm_grads(grad, a._data, b._data, need_a, need_b)  # on the arrays
         return (grad.mm(b.t()) if need_a else None), (_mat2_grad(a, grad, b) if need_b else None)
 
     jvp = Op.jvp_multilinear
+
+
+def _mm_grads(grad, m1, m2, need_1, need_2):
+    """grad @ m2.T and m1.T @ grad on the arrays (mm's and addmm's backward without
+    create_graph), the second laid out like m2 as `_mat2_grad` does."""
+    g = grad._data
+    g2 = None
+    if need_2:
+        g2 = (_half_matmul(g.T, m1).T if m2.flags.f_contiguous and not m2.flags.c_contiguous
+              else _half_matmul(m1.T, g))
+    return (wrap(_half_matmul(g, m2.T), grad) if need_1 else None), (
+        wrap(g2, grad) if need_2 else None)
 
 
 def mm(a, b):
@@ -205,6 +214,8 @@ class Addmm(Op):
         grad_b = grad_1 = grad_2 = None
         if need_b:
             grad_b = grad if self.beta == 1 else grad * self.beta
+        if self.alpha == 1 and plain(grad) and m1._data.dtype == grad._data.dtype:
+            return (grad_b,) + _mm_grads(grad, m1._data, m2._data, need_1, need_2)
         if need_1:
             grad_1 = grad.mm(m2.t())
             grad_1 = grad_1 if self.alpha == 1 else grad_1 * self.alpha

@@ -3,6 +3,8 @@
 Forward runs LAPACK through xp.linalg; every backward is written with Tensor ops (so second
 derivatives work), following torch's formulas in FunctionsManual.cpp for real inputs."""
 from ..amp.autocast_mode import entry as _amp_entry
+from .. import dtypes
+from .._errors import float_input, refuse
 from ..autograd.op import Op
 from ..backend import device_of
 from ..tensor import Tensor
@@ -52,19 +54,16 @@ def _eye_like(t, n):
     return Tensor._make(t.xp.eye(n, dtype=t._data.dtype), t.device)
 
 
-def _check_square(A, fn):
+def _check_square(A, fn, floating=True):
     if A.dim() < 2:
         raise RuntimeError(f"linalg.{fn}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.{fn}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if not A.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.{fn}: Expected a floating point or complex tensor as "
-                           f"input. Got {_word(A.dtype)}")
-
-
-def _word(dt):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name, dt.name)
+    if fn == "eigh":
+        refuse(A._data, "biu", "linalg_eigh_cpu")
+    if floating:
+        float_input(f"linalg.{fn}", A)
 
 
 class LinalgInvEx(Op):
@@ -210,7 +209,7 @@ class LinalgCholeskyEx(Op):
         self.upper = upper
         try:
             L = xp.linalg.cholesky(A)
-        except Exception:  # noqa: BLE001 - numpy's LinAlgError, cupy's own
+        except Exception:
             raise _LinAlgError("linalg.cholesky: The factorization could not be completed "
                                "because the input is not positive-definite (the leading minor "
                                f"of order {_failing_minor(xp, A)} is not positive-definite).") \
@@ -235,7 +234,7 @@ def _failing_minor(xp, A):
         for k in range(1, m.shape[-1] + 1):
             try:
                 xp.linalg.cholesky(m[:k, :k])
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return k
     return A.shape[-1]
 
@@ -395,13 +394,19 @@ def svd(A, full_matrices=True):
         >>> framework.linalg.svd(framework.tensor([[3., 0.], [0., 2.]])).S
         tensor([3., 2.])
     """
+    _check_svd(A)
+    return return_types.svd(*LinalgSvd.apply(A, full_matrices=full_matrices))
+
+
+def _check_svd(A):
     if A.dim() < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
-    return return_types.svd(*LinalgSvd.apply(A, full_matrices=full_matrices))
+    float_input("linalg.svd", A)
 
 
 def svdvals(A):
     """Singular values (descending) of a matrix (or batch)."""
+    _check_svd(A)
     return LinalgSvd.apply(A, full_matrices=False)[1]
 
 
@@ -432,9 +437,10 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
         tensor([[0.5000],
                 [0.0000]])
     """
-    if A.dtype.name == "bfloat16":
-        raise RuntimeError(f"linalg.pinv(BFloat16{{{list(A.shape)}}}): expected a tensor with 2 or "
-                           "more dimensions of float, double, cfloat or cdouble types")
+    if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype.name == "bfloat16":
+        raise RuntimeError(f"linalg.pinv({dtypes.scalar_type_name(A._data.dtype)}"
+                           f"{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of "
+                           "float, double, cfloat or cdouble types")
     return LinalgPinv.apply(A, hermitian=hermitian)
 
 
@@ -452,11 +458,13 @@ def pinverse(input, rcond=1e-15):
 
 def matrix_power(A, n):
     """A multiplied by itself n times (n < 0 uses the inverse; n = 0 gives the identity)."""
-    _check_square(A, "matrix_power")
-    if n == 0:
-        return _eye_like(A, A.shape[-1]).expand(*A.shape).clone()
+    _check_square(A, "matrix_power", floating=False)  # integers multiply (n >= 0)
+    if n == 0:  # torch copies the identity into a clone (CopyBackwards, a zero gradient)
+        return A.clone().copy_(_eye_like(A, A.shape[-1]).expand(*A.shape))
     if n < 0:
         A, n = inv(A), -n
+    elif n == 1:
+        return A.clone()
     out = A
     for _ in range(n - 1):
         out = out @ A

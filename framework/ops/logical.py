@@ -4,6 +4,11 @@ from ..tensor import Tensor
 from .._errors import must_be_tensor, refuse
 
 
+__all__ = ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "eq", "ge", "greater",
+           "greater_equal", "gt", "le", "less", "less_equal", "logical_and", "logical_not",
+           "logical_or", "logical_xor", "lt", "ne", "not_equal"]
+
+
 class _Compare(Op):
     promote = True
     differentiable = False

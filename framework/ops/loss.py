@@ -12,6 +12,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
 from .._errors import broadcast_shapes, refuse
+from ._fastgrad import plain, wrap
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
@@ -442,6 +443,9 @@ class CrossEntropy(Op):
     def backward(self, grad):
         x, t, w = self.inputs
         dev = grad.device
+        need_x, need_t, need_w = self.needs_input_grad
+        if plain(grad) and not self.probs and not (need_t or need_w):
+            return self._plain_grad_x(grad), None, None
         if self.reduction == "none":
             g = grad.reshape(self.loss_shape).unsqueeze(1)
         elif self.reduction == "mean":
@@ -457,7 +461,6 @@ class CrossEntropy(Op):
             p = Tensor._make(self.p, dev)
             logp = Tensor._make(self.logp, dev) if self.probs else None
         q = self._target_q(t, w, dev)
-        need_x, need_t, need_w = self.needs_input_grad
         grad_x = grad_t = grad_w = None
         if need_x:
             g_rows = g if self.probs else _zero_ignored(g, self.keep)
@@ -472,6 +475,20 @@ class CrossEntropy(Op):
             axes = tuple(i for i in range(gw.ndim) if i != 1)
             grad_w = gw.sum(axes)
         return grad_x, grad_t, grad_w
+
+    def _plain_grad_x(self, grad):
+        """The gradient of class-index logits on the arrays (no graph to record): the Tensor
+        formula of `backward`, term for term."""
+        xp, p, dt = self.xp, self.p, self.p.dtype
+        g = grad._data
+        if self.reduction == "none":
+            g = g.reshape(self.loss_shape)[:, None]
+        elif self.reduction == "mean":
+            g = g / xp.asarray(self.denom, dtype=dt)
+        if not self.keep.all():
+            g = xp.where(self.keep[:, None], g, dt.type(0))
+        q = self._target_q(None, self.inputs[2], grad.device)._data
+        return wrap((g * (p * q.sum(1, keepdims=True) - q)).reshape(self.x_shape), grad)
 
     jvp = Op.jvp_transpose
 

@@ -3,15 +3,21 @@ multilabel_margin_loss. Their masks are piecewise constant, so backward keeps th
 and builds the rest from Tensor ops."""
 import math
 
+from .._errors import bool_negation, refuse
 from ..autograd.op import Op
+from ..backend import scatter_add
+from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .loss import _no_grad_for, _reduction
+from .reduction import array_mean
 
 
 def _reduce(xp, loss, reduction):
     if reduction == "none":
         return loss
-    return loss.mean() if reduction == "mean" else loss.sum()
+    if reduction == "mean":  # an empty mean is nan, silently (no NumPy warning)
+        return array_mean(loss, tuple(range(loss.ndim)))
+    return loss.sum()
 
 
 def _upstream(grad, reduction, shape, numel):
@@ -28,6 +34,11 @@ class SoftMarginLoss(Op):
     def forward(self, x, y, reduction="mean"):
         xp = self.xp
         self.reduction = reduction
+        if x.dtype.kind == "b":  # torch's formula negates the input
+            raise bool_negation()
+        if x.dtype.kind in "iu":  # ... and writes a float result into an integer one
+            raise RuntimeError("result type Float can't be cast to the desired output type "
+                               f"{scalar_type_name(x.dtype)}")
         return _reduce(xp, xp.logaddexp(0, -y * x).astype(x.dtype, copy=False), reduction)
 
     def backward(self, grad):
@@ -62,6 +73,7 @@ class MultiMarginLoss(Op):
 
     def forward(self, x, t, w, p=1, margin=1.0, reduction="mean"):
         xp = self.xp
+        refuse(x, "biu", "multi_margin_loss_cpu_kernel")
         self.p, self.margin, self.reduction = p, margin, reduction
         x2 = x.reshape(-1, x.shape[-1])
         n, c = x2.shape
@@ -124,16 +136,20 @@ class MultilabelMarginLoss(Op):
 
     def forward(self, x, t, reduction="mean"):
         xp = self.xp
+        refuse(x, "biu", "multilabel_margin_loss_forward_out_frame")
         self.reduction = reduction
         x2, t2 = x.reshape(-1, x.shape[-1]), t.reshape(-1, x.shape[-1])
         n, c = x2.shape
         valid = xp.cumprod(t2 >= 0, axis=1).astype(bool)  # labels up to the first -1
-        is_target = xp.zeros((n, c), dtype=bool)
+        # how often each class is listed (torch loops over the list: a repeat counts again)
+        times = xp.zeros((n, c), dtype=x.dtype)
         rows = xp.broadcast_to(xp.arange(n)[:, None], (n, c))
-        is_target[rows[valid], t2[valid]] = True
+        scatter_add(xp, times, (rows[valid], t2[valid]), 1)
+        is_target = times > 0
         z = 1 - x2[:, :, None] + x2[:, None, :]  # z[n, j, i] = 1 - (x_j - x_i)
-        self.active = (z > 0) & is_target[:, :, None] & ~is_target[:, None, :]
-        loss = (xp.where(self.active, z, 0).sum(axis=(1, 2)) / c).astype(x.dtype)
+        self.active = xp.where((z > 0) & ~is_target[:, None, :], times[:, :, None], 0)
+        loss = (xp.where(self.active > 0, self.active * z, 0).sum(axis=(1, 2)) / c).astype(
+            x.dtype)
         return _reduce(xp, loss.reshape(x.shape[:-1]), reduction)
 
     def backward(self, grad):

@@ -117,7 +117,7 @@ class Hardswish(Op):
     def backward(self, grad):
         x, = self.inputs
         mid = grad * (x / 3 + 0.5)
-        return _where(x < -3, grad * 0, _where(x <= 3, mid, grad))
+        return _where(x <= -3, grad * 0, _where(x < 3, mid, grad))  # torch's bounds
 
     jvp = Op.jvp_elementwise
 
@@ -198,6 +198,7 @@ class Threshold(Op):
     saves_inputs = True
 
     def forward(self, x, threshold=0.0, value=0.0):
+        refuse(x, "b", "threshold_cpu")
         self.threshold = threshold
         return self.xp.where(x <= threshold, x.dtype.type(value), x)  # a nan x stays nan
 
@@ -252,6 +253,7 @@ class RreluWithNoise(Op):
 
     def forward(self, x, lower=1 / 8, upper=1 / 3, training=False, noise=None):
         xp = self.xp
+        refuse(x, "biu", "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
         if training:
             slope = xp.asarray(noise, dtype=x.dtype)
         else:
@@ -342,7 +344,7 @@ def logsigmoid(input):
 
 
 def softsign(input):
-    """x / (1 + |x|)."""
+    """:math:`x / (1 + |x|)`."""
     return input / (input.abs() + 1)
 
 
@@ -357,7 +359,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
+    r""":math:`x` where :math:`|x| > \lambda`, else 0."""
     return Hardshrink.apply(input, lambd=lambd)
 
 
@@ -380,12 +382,14 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
+    refuse(input._data, "biu", "glu_cpu")
     return Glu.apply(input, dim=d)
 
 
 @_amp_entry("prelu")
 def prelu(input, weight):
     """x for x > 0, else weight * x; weight has 1 or C (= input.shape[1]) elements."""
+    refuse(input._data, "biu", "prelu_cpu")
     n = weight.numel()
     channels = input.shape[1] if input.dim() >= 2 else 1
     if n != 1 and n != channels:

@@ -1,9 +1,10 @@
 """Normalisation primitives: batch_norm, layer_norm, group_norm (torch's Native*Backward0)."""
+import math
 import numbers
 
 from .._errors import refuse
 from ..autograd.grad_mode import state
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
 from .reduction import array_mean
@@ -62,7 +63,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Group normalisation: statistics over each group of C/num_groups channels per sample.
 
     Args:
-        input: (N, C, *).
+        input: ``(N, C, *)``.
         num_groups: G, dividing C.
         weight, bias: optional (C,) affine parameters.
         eps: added to the variance.
@@ -79,11 +80,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
+    size = [input.shape[0] * c // num_groups, num_groups] + list(input.shape[2:])
+    if size[0] * math.prod(size[2:]) == 1:  # torch's _verify_batch_size
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {list(t.shape)} "
                                f"and input of shape {list(input.shape)}")
+    refuse(input._data, "biu", "GroupNormKernelImpl")
     return NativeGroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
 
 
@@ -184,6 +190,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = input.clone()
         out = out * weight[0] if weight is not None else out
         return out + bias[0] if bias is not None else out
+    if vmap_hook[0]:  # under vmap: batched running stats are read (and written) per sample
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(lambda *a: batch_norm(*a, training, momentum, eps), input,
+                              running_mean, running_var, weight, bias)
+        if out is not NotImplemented:
+            return out
     rm = running_mean._data if running_mean is not None else None
     rv = running_var._data if running_var is not None else None
     out = NativeBatchNorm.apply(input, weight, bias, running_mean=rm, running_var=rv,

@@ -1,6 +1,7 @@
 """Vector and matrix norms: linalg.vector_norm (one primitive), norm, matrix_norm, linalg.norm."""
 import math
 
+from .._errors import float_input
 from ..autograd.op import Op
 from .loss import _quiet
 from .reduction import _axis
@@ -93,20 +94,26 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVect
         >>> framework.linalg.vector_norm(framework.tensor([3., 4.]))
         tensor(5.)
     """
-    if not (x.dtype.is_floating_point or dtype is not None):
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_word(x.dtype)}")
-    if dtype is not None:
+    if dtype is None:
+        float_input("linalg.vector_norm", x)
+    else:
         x = x.to(dtype)
     axes = _norm_dims(dim, x.dim())
-    if x.numel() == 0 and ord < 0:
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
-                           "tensor because the operation does not have an identity")
+    if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element
+        axes = None
+    if ord < 0 or ord == math.inf:  # a max/min: no identity on an empty reduction
+        if dim is None or x.dim() == 0 or (isinstance(dim, (tuple, list)) and not dim):
+            if x.numel() == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an "
+                                   "empty tensor because the operation does not have an "
+                                   "identity")
+        else:
+            for d in ((dim,) if isinstance(dim, int) else dim):
+                if x.shape[d] == 0:
+                    raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on "
+                                       f"the dimension {d}because this dimension is empty and "
+                                       "the operation does not have an identity")
     return _op.apply(x, ord=float(ord), dim=axes, keepdim=keepdim)
-
-
-def _word(dt):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name, dt.name)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
@@ -119,7 +126,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    if dtype is not None:
+    if dtype is None:
+        float_input("linalg.matrix_norm", A)
+    else:
         A = A.to(dtype)
     d0, d1 = (_axis(d, A.dim())[0] for d in dim)
     if ord == "fro":

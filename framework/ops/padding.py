@@ -1,5 +1,6 @@
 """pad: constant padding (ConstantPadNdBackward0), and reflect / replicate / circular padding
 as index gathers named as torch's nodes."""
+from .._errors import refuse
 from ..autograd.op import Op
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .indexing import Index
@@ -37,6 +38,9 @@ def gather_pad(input, pad, mode):
         raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
                            "batch size and other non-zero dimensions for input, but got: "
                            f"{list(input.shape)}")
+    if mode != "circular":
+        kernel = "reflection" if mode == "reflect" else "replication"
+        refuse(input._data, "b", f"{kernel}_pad{n}d")
     key = [slice(None)] * input.dim()
     for i in range(n):
         d = input.dim() - 1 - i

@@ -1,7 +1,9 @@
 """Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
-from .._errors import broadcast_shapes, must_be_tensor, refuse
-from ..autograd.op import Op
+from .._errors import (bool_negation, bool_subtraction, broadcast_shapes, must_be_tensor,
+                       refuse, zero_division)
+from ..autograd.op import Op, vmap_hook
+from ..dtypes import cpp_type_name, result_type, scalar_type_name
 from ..tensor import Tensor
 from .unary import Sign, _float, _zeros
 
@@ -52,6 +54,13 @@ def lerp(input, end, weight):
         >>> framework.lerp(framework.tensor([0., 10.]), framework.tensor([10., 20.]), 0.5)
         tensor([ 5., 15.])
     """
+    others = (("end", end), ("weight", weight)) if isinstance(weight, Tensor) else (("end", end),)
+    for name, t in others:  # no promotion: torch wants one dtype
+        if t.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {cpp_type_name(input._data.dtype)} for `{name}` "
+                               f"but got dtype {cpp_type_name(t._data.dtype)}")
+    refuse(input._data, "biu", "lerp_kernel_tensor" if isinstance(weight, Tensor)
+           else "lerp_kernel_scalar")
     if isinstance(weight, Tensor):
         return LerpTensor.apply(input, end, weight)
     return Lerp.apply(input, end, weight=weight)
@@ -127,14 +136,25 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return Addcdiv.apply(input, tensor1, tensor2, value=value)
 
 
-def _binary(name, forward, grads, node=None, float_out=True):
-    """A promoting binary op; grads(grad, a, b, out) -> (grad_a, grad_b) in Tensor ops."""
-    def fwd(self, a, b):
+def _binary(name, forward, grads, node=None, float_out=True, kernel=None, bool_error=None):
+    """A promoting binary op; grads(grad, a, b) -> (grad_a, grad_b) in Tensor ops.
+
+    kernel: torch's kernel name where it has none for integer/bool results (refused as torch
+    does); bool_error(bools, needs): the error torch's backward formula raises when an input
+    was bool (bools: which were, from the `bools=` argument of apply)."""
+    def fwd(self, a, b, bools=None):
+        if kernel is not None:
+            refuse(a, "biu", kernel)
+        self.bools = bools
         if float_out:
             a, b = _float(a), _float(b)
         return forward(self.xp, a, b)
 
     def bwd(self, grad):
+        if self.bools is not None and bool_error is not None:
+            err = bool_error(self.bools, self.needs_input_grad)
+            if err is not None:
+                raise err
         a, b = self.inputs
         return grads(grad, a, b)
 
@@ -142,6 +162,12 @@ def _binary(name, forward, grads, node=None, float_out=True):
                               "jvp": Op.jvp_elementwise,
                               "backward": bwd, "node_name": node or f"{name}Backward0",
                               "__module__": __name__, "__doc__": f"{name}: a binary op."})
+
+
+def _bools(a, b):
+    """Which operands are bool tensors (None when neither: the common case)."""
+    bools = tuple(isinstance(t, Tensor) and t.dtype.name == "bool" for t in (a, b))
+    return bools if any(bools) else None
 
 
 def _atan2_grads(grad, a, b):
@@ -164,24 +190,40 @@ def _logaddexp_grads(grad, a, b):
     return grad / ((b - a).exp() + 1), grad / ((a - b).exp() + 1)
 
 
-Atan2 = _binary("Atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_grads)
-Hypot = _binary("Hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_grads)
+def _fmod(xp, a, b):
+    refuse(a, "b", "fmod_cpu")
+    if a.dtype.kind in "iu" and a.size and not b.all():
+        raise zero_division()
+    return xp.fmod(a, b)
+
+
+Atan2 = _binary("Atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_grads,
+                # torch's formula negates `self` for the gradient of `other`
+                bool_error=lambda bools, needs: bool_negation() if bools[0] and needs[1] else None)
+Hypot = _binary("Hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_grads, kernel="hypot_cpu")
 Xlogy = _binary("Xlogy", lambda xp, x, y: xp.where((x == 0) & ~xp.isnan(y), x * 0,
                                                    x * xp.log(y)), _xlogy_grads)
-Logaddexp = _binary("Logaddexp", lambda xp, a, b: xp.logaddexp(a, b), _logaddexp_grads)
-FmodTensor = _binary("FmodTensor", lambda xp, a, b: xp.fmod(a, b),
+XlogyScalarOther = type("XlogyScalarOther", (Xlogy,), {"node_name": "XlogyBackward2",
+                                                       "__module__": __name__})
+XlogyScalarSelf = type("XlogyScalarSelf", (Xlogy,), {"node_name": "XlogyBackward1",
+                                                     "__module__": __name__})
+Logaddexp = _binary("Logaddexp", lambda xp, a, b: xp.logaddexp(a, b), _logaddexp_grads,
+                    kernel="logaddexp_cpu",  # torch's formula subtracts the inputs
+                    bool_error=lambda bools, needs: bool_subtraction(False))
+FmodTensor = _binary("FmodTensor", _fmod,
                      lambda g, a, b: (g, -g * a.div(b, rounding_mode="trunc")),
                      node="FmodBackward1", float_out=False)
 
 
 class Fmod(Op):
     """C's fmod with a number divisor: the gradient passes through to the input."""
+    promote = True
 
-    def forward(self, x, other=1):
-        return self.xp.fmod(x, x.dtype.type(other))
+    def forward(self, x, other):
+        return _fmod(self.xp, x, other)
 
     def backward(self, grad):
-        return grad
+        return grad, None
 
     jvp = Op.jvp_elementwise
 
@@ -189,7 +231,7 @@ class Fmod(Op):
 def atan2(input, other):
     """Elementwise angle of the point (other, input): arctan(input / other) by quadrant."""
     _tensor_other("atan2", other)
-    return Atan2.apply(input, other)
+    return Atan2.apply(input, other, bools=_bools(input, other))
 
 
 arctan2 = atan2
@@ -198,23 +240,22 @@ arctan2 = atan2
 def hypot(input, other):
     """sqrt(input**2 + other**2) without overflow."""
     _tensor_other("hypot", other)
-    if input.dtype.name == "bool" and other.dtype.name == "bool":
-        refuse(input._data, "b", "hypot_cpu")
     return Hypot.apply(input, other)
 
 
 def xlogy(input, other):
     """input * log(other), and 0 where input is 0 (even when other is 0)."""
+    if not isinstance(other, Tensor):
+        return XlogyScalarOther.apply(input, other)
+    if not isinstance(input, Tensor):
+        return XlogyScalarSelf.apply(input, other)
     return Xlogy.apply(input, other)
 
 
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), computed stably."""
     _tensor_other("logaddexp", other)
-    if input.dtype.name != "bool" and not input.is_floating_point() and \
-            not other.is_floating_point():  # an integer result: torch has no kernel
-        refuse(input._data, "biu", "logaddexp_cpu")
-    return Logaddexp.apply(input, other)
+    return Logaddexp.apply(input, other, bools=_bools(input, other))
 
 
 def _tensor_other(fname, other):
@@ -231,10 +272,8 @@ def fmod(input, other):
         tensor([-1.,  1.])
     """
     if isinstance(other, Tensor):
-        if input.dtype.name == "bool" and other.dtype.name == "bool":
-            refuse(input._data, "b", "fmod_cpu")
         return FmodTensor.apply(input, other)
-    return Fmod.apply(input, other=other)
+    return Fmod.apply(input, other)
 
 
 class NanToNum(Op):
@@ -269,7 +308,7 @@ class Sgn(Sign):
 
 
 def sgn(input):
-    """sign for real tensors (x / |x| for complex ones in torch)."""
+    """sign for real tensors (:math:`x / |x|` for complex ones in torch)."""
     return Sgn.apply(input)
 
 
@@ -294,14 +333,27 @@ isreal.__doc__ = "All True for real tensors."
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|input - other| <= atol + rtol * |other|, elementwise (bool).
+    r"""Elementwise (bool) :math:`|\text{input} - \text{other}| \le \text{atol} +
+    \text{rtol} |\text{other}|`.
 
     Example:
         >>> framework.isclose(framework.tensor([1.0, 2.0]), framework.tensor([1.0, 2.1]))
         tensor([ True, False])
     """
+    return _isclose("isclose", input, other, rtol, atol, equal_nan)
+
+
+def _isclose(fname, input, other, rtol, atol, equal_nan):
+    _tensor_other(fname, other)
     if input.dtype != other.dtype:
-        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+        raise RuntimeError(f"{scalar_type_name(input._data.dtype)} did not match "
+                           f"{scalar_type_name(other._data.dtype)}")
+    broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    if vmap_hook[0]:  # computed on the arrays: per sample under vmap
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(lambda a, b: isclose(a, b, rtol, atol, equal_nan), input, other)
+        if out is not NotImplemented:
+            return out
     xp = input.xp
     return Tensor._make(xp.isclose(input._data, other._data, rtol=rtol, atol=atol,
                                    equal_nan=equal_nan), input.device)
@@ -309,22 +361,21 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element isclose."""
-    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+    return bool(_isclose("allclose", input, other, rtol, atol, equal_nan).all())
 
 
 def _shift(name, fn, kernel):
     def shift(input, other):
         tensors = [t for t in (input, other) if isinstance(t, Tensor)]
         broadcast_shapes(*[tuple(t.shape) for t in tensors])  # torch checks shapes first
-        for t in tensors:
-            refuse(t._data, "f", f"{kernel}_cpu")
-        if all(t.dtype.name == "bool" for t in tensors) and len(tensors) == 2:
-            refuse(tensors[0]._data, "b", f"{kernel}_cpu")
-        ref = input if isinstance(input, Tensor) else other
+        target = result_type([t._data for t in tensors], [t.ndim for t in tensors],
+                             [s for s in (input, other) if not isinstance(s, Tensor)])
+        refuse(target, "fb", f"{kernel}_cpu")  # torch's kernels are for integer results
+        ref = tensors[0]
         xp = ref.xp
-        a = input._data if isinstance(input, Tensor) else xp.asarray(input, ref._data.dtype)
-        b = other._data if isinstance(other, Tensor) else xp.asarray(other, a.dtype)
-        return Tensor._make(fn(xp, a, b).astype(xp.result_type(a, b)), ref.device)
+        a, b = (xp.asarray(v._data if isinstance(v, Tensor) else v, dtype=target)
+                for v in (input, other))
+        return Tensor._make(fn(xp, a, b).astype(target), ref.device)
     shift.__name__ = name
     shift.__doc__ = f"{name.replace('_', ' ')} of integer tensors, elementwise."
     return shift

@@ -8,6 +8,7 @@ gradients of every order work.
 from .._errors import refuse
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
+from ..tensor import Tensor
 from ..backend import scatter_add
 from ._pool_args import adaptive_size, avg_divisor, pool_params, pool_windows
 
@@ -74,7 +75,11 @@ class MaxPool2DWithIndices(Op):
         return MaxPool2DWithIndicesBackward.apply(grad, idx=self.idx, in_shape=self.in_shape,
                                                   unique=self.p.disjoint)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t, *_):
+        shape = self.result.shape
+        flat = shape[:-2] + (-1,)
+        idx = Tensor._make(self.idx.reshape(flat), t.device)
+        return t.reshape(t.shape[:-2] + (-1,)).gather(-1, idx).reshape(shape), None
 
 
 class MaxPool2DWithIndicesBackward(Op):
@@ -120,8 +125,8 @@ class _MaxGather(Op):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    refuse(input._data, "b", "max_pool2d")
     p = pool_params(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    refuse(input._data, "b", "max_pool2d")
     need = return_indices or (input.requires_grad and is_grad_enabled()) or input._fw is not None
     y, idx = MaxPool2DWithIndices.apply(input, p=p, need_indices=need)
     return (y, idx) if return_indices else y
@@ -129,13 +134,31 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    refuse(input._data, "biu", "max_pool1d_impl")
     k, s, pd, d = pool_windows(kernel_size, stride, padding, dilation)
+    if not (return_indices or (input.requires_grad and is_grad_enabled())):
+        _check_max_pool1d(input, k, s, pd, d, ceil_mode)  # torch's kernel without indices
+        refuse(input._data, "biu", "max_pool1d_impl")
     out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, pd), (1, d), ceil_mode,
                      return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
+
+
+def _check_max_pool1d(input, k, s, pd, d, ceil_mode):
+    """torch's check_max_pool1d (its own wording, before the dtype check)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
+                           f"{list(input.shape)}")
+    if pd > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={pd} and kernel_size={k}")
+    n = input.shape[-1]
+    ow = (n + 2 * pd - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (ow - 1) * s >= n + pd:
+        ow -= 1
+    if ow <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
 
 
 def _window_sums(xp, x, p):
@@ -213,8 +236,8 @@ class AvgPool2DBackward(Op):
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    refuse(input._data, "b", "avg_pool2d")
     p = pool_params(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    refuse(input._data, "b", "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     return AvgPool2D.apply(input, p=p, count_include_pad=count_include_pad,

@@ -4,6 +4,7 @@ linear primitive whose own backward is the matching gather/scatter, so higher or
 import math
 
 from ..amp.autocast_mode import entry as _amp_entry
+from .._errors import refuse
 from ..autograd.op import Op
 from ..backend import scatter_add
 from ..tensor import Tensor
@@ -71,6 +72,7 @@ class MaxPool3DWithIndices(Op):
 
     def forward(self, x, win=None):
         xp = self.xp
+        refuse(x, "b", "max_pool3d")
         self.in_shape = x.shape
         low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
         v = win.view(xp, x, low).reshape(-1, *win.out, int(math.prod(win.k)))
@@ -135,13 +137,19 @@ def _win_args(input, kernel_size, stride, padding, dilation, ceil_mode, name):
     s = _triple(stride, "stride") if stride is not None and stride != [] else k
     p = _triple(padding, "padding")
     d = _triple(dilation, "dilation")
+    t, h, w = input.shape[-3:]
+    if name == "avg_pool3d" and (t < k[0] or h < k[1] or w < k[2]):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     if any(pp > (dd * (kk - 1) + 1) // 2 for pp, kk, dd in zip(p, k, d)):
         raise RuntimeError("pad should be at most half of effective kernel size, but got "
                            f"pad={p[0]}, kernel_size={k[0]} and dilation={d[0]}")
     win = _Win(input.shape, k, s, p, d, ceil_mode)
     if any(o < 1 for o in win.out):
-        raise RuntimeError(f"Given input size: {tuple(input.shape[-4:])}. Calculated output "
-                           f"size: {win.out}. Output size is too small")
+        c = input.shape[-4]
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, input.shape[-4:]))}). "
+                           f"Calculated output size: ({'x'.join(map(str, (c,) + win.out))}). "
+                           "Output size is too small")
     return win
 
 
@@ -162,6 +170,7 @@ class AvgPool3D(Op):
     no_bfloat16 = "avg_pool3d_out_frame"
     def forward(self, x, win=None, count_include_pad=True, divisor_override=None):
         xp = self.xp
+        refuse(x, "b", "avg_pool3d_out_frame")
         self.win, self.in_shape = win, x.shape
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
         sums = win.view(xp, x, 0).sum(axis=(-3, -2, -1))
@@ -243,6 +252,7 @@ def adaptive_avg_pool3d(input, output_size):
         raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
     out = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    refuse(input._data, "biu", "adaptive_avg_pool3d_cpu")
     if out == (1, 1, 1):
         return input.mean(dim=(-3, -2, -1), keepdim=True)
     xp, nd = input.xp, input.dim()
@@ -258,6 +268,7 @@ class AdaptiveMaxPool2D(Op):
 
     def forward(self, x, out_hw=(1, 1)):
         xp = self.xp
+        refuse(x, "biu", "adaptive_max_pool2d")
         self.in_shape = x.shape
         h, w = x.shape[-2:]
         oh, ow = out_hw
@@ -326,6 +337,7 @@ class MaxUnpool2D(Op):
 
     def forward(self, x, index=None, out_hw=(1, 1)):
         xp = self.xp
+        refuse(x, "biu", "max_unpool2d")
         self.index, self.out_hw = index, out_hw
         flat_x = x.reshape(-1, x.shape[-2] * x.shape[-1])
         flat_i = index.reshape(flat_x.shape)

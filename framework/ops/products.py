@@ -5,6 +5,7 @@ import math
 import numpy as _np  # only to plan einsum's contraction order from shapes (einsum_path)
 
 from ..autograd.op import Op
+from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .shape import _dim, _unsafe_view
 
@@ -263,8 +264,8 @@ class Cdist(Op):
         xp = self.xp
         self.p = p
         diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
-        if p == 0:
-            return (diff != 0).sum(-1).astype(x1.dtype)
+        if p == 0:  # torch counts min(ceil(|d|), 1): NaN stays NaN
+            return xp.minimum(xp.ceil(diff), 1).sum(-1).astype(x1.dtype)
         if p == float("inf"):
             return diff.max(-1) if diff.shape[-1] else diff.sum(-1)
         if p == 1:
@@ -278,7 +279,7 @@ class Cdist(Op):
         p, d = self.p, self.output.unsqueeze(-1)
         diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
         g = grad.unsqueeze(-1)
-        zero = diff * 0
+        zero = Tensor._make(grad.xp.zeros(tuple(diff.shape), diff._data.dtype), grad.device)
         if p == 0:
             return zero.sum(-2), zero.sum(-3)
         if p == 1:
@@ -306,6 +307,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{scalar_type_name(x._data.dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return Cdist.apply(x1, x2, p=float(p))
@@ -397,7 +402,8 @@ def tensor_split(input, indices_or_sections, dim=0):
             start = stop
     else:
         idx = [0] + [int(i) for i in indices_or_sections] + [size]
-        bounds = [(max(min(a, size), 0), max(min(b, size), 0)) for a, b in zip(idx, idx[1:])]
+        # Python slice bounds: a negative index counts from the end
+        bounds = [slice(a, b).indices(size)[:2] for a, b in zip(idx, idx[1:])]
     out = []
     for a, b in bounds:
         key = [slice(None)] * input.dim()

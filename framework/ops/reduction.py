@@ -9,6 +9,9 @@ from ._fastgrad import plain, wrap
 from .. import dtypes
 
 
+__all__ = ["all", "any", "logsumexp", "mean", "prod", "std", "sum", "var"]
+
+
 def _wrap_dim(d, ndim):
     """One dim to a non-negative axis, with torch's IndexError (0-dim tensors accept -1, 0)."""
     n = _b.max(ndim, 1)
@@ -207,7 +210,7 @@ class Prod(_Reduce):
         others = nonzero_prod / safe * where(n_zero == 0, 1.0, zero_part)
         return grad * others
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
     def node_variant(self):
         return "ProdBackward0" if self.all else "ProdBackward1"
@@ -251,7 +254,7 @@ class Var(_Reduce):
         centered = x - x.mean(self.axes, keepdim=True)
         return _kept(grad, self) * centered * (2.0 / self.dof if self.dof else float("inf"))
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 class Std(Var):
@@ -270,7 +273,7 @@ class Std(Var):
         centered = x - x.mean(self.axes, keepdim=True)
         return grad * centered * (2.0 / self.dof if self.dof else float("inf"))
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 def _var_args(fname, dim, unbiased, keepdim, correction):
@@ -313,7 +316,7 @@ class Logsumexp(_Reduce):
         from .unary import exp
         return _kept(grad, self) * exp(x - _kept(self.output, self))  # softmax of x
 
-    jvp = Op.jvp_transpose
+    jvp = Op.jvp_reduction
 
 
 @_amp_entry("logsumexp")

@@ -3,6 +3,7 @@ bicubic, trilinear) applies one (out, in) weight matrix per spatial axis; the gr
 the transposes. Also pixel_shuffle/unshuffle and channel_shuffle (pure rearrangements)."""
 import math
 
+from .._errors import refuse
 from ..autograd.op import Op
 from ..backend import scatter_add
 
@@ -11,9 +12,23 @@ _A = -0.75  # torch's bicubic convolution coefficient
 
 def _apply(xp, x, mats):
     """Contract axis `a` of x with matrix m (out, in), for each (a, m)."""
+    if x.dtype.kind == "f" and x.size and not bool(xp.isfinite(x).all()):
+        for a, m in mats:
+            x = _apply_taps(xp, x, a, m)
+        return x
     for a, m in mats:
         x = xp.moveaxis(xp.tensordot(x, m.astype(x.dtype, copy=False), axes=([a], [1])), -1, a)
     return x
+
+
+def _apply_taps(xp, x, a, m):
+    """The contraction reading only each row's nonzero weights, as torch's kernels read only
+    their window: an inf elsewhere on the axis does not meet a zero weight (inf * 0 = nan)."""
+    k = max(int((m != 0).sum(1).max()), 1) if m.size else 1
+    idx = xp.argsort(m == 0, axis=1, kind="stable")[:, :k]
+    w = xp.take_along_axis(m, idx, 1).astype(x.dtype)
+    taps = xp.moveaxis(x, a, -1)[..., idx]  # (..., out, k)
+    return xp.moveaxis(xp.where(w != 0, taps * w, x.dtype.type(0)).sum(-1), -1, a)
 
 
 class _AxisMaps(Op):
@@ -100,9 +115,20 @@ def _tuple(v, n):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
 
 
+# the CPU kernel that refuses integer and bool input, as torch names it
+_KERNELS = {("nearest", 2): "upsample_nearest2d_channels_last",
+            ("nearest-exact", 2): "upsample_nearest2d_channels_last",
+            "nearest": "compute_indices_weights_nearest",
+            "nearest-exact": "compute_indices_weights_nearest",
+            "linear": "compute_indices_weights_linear",
+            "trilinear": "compute_indices_weights_linear",
+            "bilinear": "upsample_bilinear2d_channels_last",
+            "bicubic": "compute_indices_weights_cubic"}
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of (N, C, *spatial) input to `size` or by `scale_factor`.
+    """Resize the spatial dims of ``(N, C, *spatial)`` input to `size` or by `scale_factor`.
 
     Args:
         mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear'/'bicubic' (4-D),
@@ -152,6 +178,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"(got {input.dim()}D) for the modes: nearest | linear | "
                                   f"bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
+    refuse(input._data, "biu", _KERNELS.get((mode, nd)) or _KERNELS[mode])
     xp = input.xp
     ac = bool(align_corners)
     mats = tuple((2 + i, _matrix(xp, mode, n_in, n_out, ac, sc))

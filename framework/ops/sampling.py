@@ -8,7 +8,7 @@ import numpy as _np
 from .. import backend
 from ..backend import move
 from ..tensor import Tensor
-from .._sampling import bernoulli, multinomial, normal  # noqa: F401
+from .._sampling import bernoulli, multinomial, normal
 from ..random import _generator_for
 
 

@@ -2,7 +2,7 @@
 index_add/index_copy/index_fill, scatter_reduce."""
 import math
 
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
 from .gather import _check, _grid, gather
@@ -82,7 +82,7 @@ class MaskedScatter(Op):
 
 
 def masked_scatter(input, mask, source):
-    """Out-of-place masked_scatter_: input with its mask positions filled from source.
+    """Out-of-place ``masked_scatter_``: input with its mask positions filled from source.
 
     Example:
         >>> x = framework.zeros(3)
@@ -106,6 +106,11 @@ def take(input, index):
     if index.dtype.name != "int64":
         raise RuntimeError("take(): Expected a long tensor for index, but got "
                            f"{index.dtype.name.capitalize()}")
+    if vmap_hook[0]:  # under vmap the index values differ per sample
+        from ..func._batched import loop_if_batched
+        out = loop_if_batched(take, input, index)
+        if out is not NotImplemented:
+            return out
     n = input.numel()
     idx = index._data
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
@@ -164,9 +169,18 @@ def _check_index(name, x, dim, index, src=None):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if index.dim() > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
-    if src is not None and src.dim() and index.numel() != (src.shape[d] if src.dim() else 1):
-        raise RuntimeError(f"{name}(): Number of indices ({index.numel()}) should be equal to "
-                           f"source.size(dim) ({src.shape[d]})")
+    if name == "index_copy" and src is not None and src.dim() and x.dim() and \
+            src.dim() != x.dim():
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({src.dim()}), "
+                         f"destination dimensionality ({x.dim()})")
+    if src is not None and src.dim() and index.numel() != src.shape[min(d, src.dim() - 1)]:
+        n = src.shape[min(d, src.dim() - 1)]
+        if name == "index_copy":
+            raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be "
+                             f"equal to source.size(dim) ({n})")
+        raise RuntimeError(f"{name}_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({n}), for dim: {d}")
     return d
 
 
@@ -180,7 +194,9 @@ class IndexAdd(Op):
     def forward(self, x, index, src, dim=0, alpha=1):
         self.dim, self.alpha = dim, alpha
         out = x.copy()
-        _scatter_into(self.xp, out, _key(dim, index), src if alpha == 1 else src * alpha)
+        if out.size:  # torch adds nothing into an empty self (whatever the indices)
+            _scatter_into(self.xp, out.reshape(out.shape or (1,)), _key(dim, index),
+                          (src if alpha == 1 else src * alpha).reshape(src.shape or (1,)))
         return out
 
     def backward(self, grad):
@@ -200,7 +216,7 @@ def _put(op, x, index, value, dim):
     """x with its slices at index along dim set to value (a copy)."""
     op.dim = dim
     out = x.copy()
-    out[_key(dim, index)] = value
+    out.reshape(out.shape or (1,))[_key(dim, index)] = value  # a 0-dim self: one element
     return out
 
 
@@ -248,9 +264,29 @@ class IndexFillTensor(IndexCopy):
 
 
 
+def _check_range(name, x, d, index, source=None):
+    """torch's checks of index_add/index_copy/index_fill indices (each its own wording)."""
+    n = x.shape[d] if x.dim() else 1
+    if source is not None and source.dim() == 0 and index.numel() != 1:
+        if name == "index_copy":
+            raise IndexError("index_copy_(): When source is scalar, index should have one "
+                             f"element (got {index.numel()})")
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    idx = index._data.reshape(-1)
+    bad = (idx < 0) | (idx >= n) if name != "index_fill" else (idx < -n) | (idx >= n)
+    if not idx.size or not bool(bad.any()) or (name == "index_add" and x.numel() == 0):
+        return
+    first = int(idx[int(index.xp.argmax(bad))])
+    if name == "index_copy":
+        raise IndexError(f"index_copy_(): index {first} is out of bounds for dimension {d} with "
+                         f"size {n}")
+    if name == "index_add" and d == 0:
+        raise IndexError("index out of range in self")
+    err = RuntimeError if name == "index_add" else IndexError
+    raise err(f"index {first} is out of bounds for dimension {d} with size {n}")
+
+
 def _vec(x, index):
-    if x.dim() == 0:
-        return x
     return index.reshape(-1) if index.dim() == 0 else index
 
 
@@ -266,6 +302,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     if source.dtype != input.dtype:
         raise RuntimeError("index_add_(): self (" + _tn(input) + ") and source (" + _tn(source) +
                            ") must have the same scalar type")
+    _check_range("index_add", input, d, index, source)
     return IndexAdd.apply(input, _vec(input, index), source, dim=d, alpha=alpha)
 
 
@@ -280,12 +317,14 @@ def index_copy(input, dim, index, source):
     if source.dtype != input.dtype:
         raise RuntimeError("index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {_tn(input)} and (source) {_tn(source)}")
+    _check_range("index_copy", input, d, index, source)
     return IndexCopy.apply(input, _vec(input, index), source, dim=d)
 
 
 def index_fill(input, dim, index, value):
     """input with its slices at `index` along dim set to `value` (a number or 0-dim tensor)."""
     d = _check_index("index_fill", input, dim, index)
+    _check_range("index_fill", input, d, index)
     if isinstance(value, Tensor):
         if value.dim():
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "

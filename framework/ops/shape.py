@@ -4,7 +4,11 @@ Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 """
 from .. import backend as _backend
 from ..autograd.op import Op
-from ..tensor import Tensor, _TYPE_NAMES
+from ..tensor import _TYPE_NAMES
+
+
+__all__ = ["flatten", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes",
+           "swapdims", "t", "transpose", "unflatten", "unsqueeze"]
 
 
 def _shape_arg(shape):
@@ -49,6 +53,14 @@ def _dim(d, ndim):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {d})")
     return d % n
+
+
+def _real_dim(d, ndim):
+    """A dim of an op that needs a real one (index_add, unique(dim), ...): torch's IndexError
+    for a 0-dim tensor, else as _dim."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return _dim(d, ndim)
 
 
 class View(Op):

@@ -39,7 +39,13 @@ class _Select(Op):
     def backward(self, grad, _=None):
         return _scatter_back(grad, self.dim, self.index, self.in_shape, self.keepdim)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        if not self.in_shape:
+            return t, None
+        idx = Tensor._make(self.index, t.device)
+        if not self.keepdim:
+            return t.gather(self.dim, idx.unsqueeze(self.dim)).squeeze(self.dim), None
+        return t.gather(self.dim, idx), None
 
     def _take(self, x, idx, dim):
         xp = self.xp

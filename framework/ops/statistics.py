@@ -4,6 +4,7 @@ import math
 from .._errors import must_be_tensor
 from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op
+from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .extrema import return_types
 from .reduction import Std, Var, _axis, _kept, _var_args, array_mean
@@ -141,6 +142,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over the non-NaN elements."""
+    if not input.is_floating_point():
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {scalar_type_name(input._data.dtype)}")
     count = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
@@ -206,6 +210,16 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
         raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest. Got {interpolation}")
     scalar_q = not isinstance(q, Tensor)
+    if scalar_q and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if not scalar_q and q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype.name not in ("float32", "float64"):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not scalar_q and q.dtype != input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
     xp = input.xp
     qs = xp.asarray([q] if scalar_q else q._data, dtype=input._data.dtype).reshape(-1)
     if ((qs < 0) | (qs > 1)).any():

@@ -5,6 +5,10 @@ from ..tensor import Tensor
 from .. import dtypes
 
 
+__all__ = ["abs", "absolute", "ceil", "clone", "cos", "exp", "expm1", "fill", "fix", "floor",
+           "frac", "log", "log1p", "reciprocal", "round", "rsqrt", "sign", "sin", "sqrt", "trunc"]
+
+
 def _float(x):
     """Unary math on integers gives the default float dtype, as in torch."""
     return x.astype(dtypes.get_default_dtype().np) if x.dtype.kind in "biu" else x

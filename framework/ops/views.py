@@ -99,6 +99,8 @@ def has_internal_overlap(arr):
 # ----- marking views -------------------------------------------------------------------------
 def as_view(out, src, meta=DEFAULT):
     """`out` (a fresh op result whose array views src's) as a View of src's base."""
+    if type(out) is not Tensor:  # a batched result under vmap stays as it is
+        return out
     v = _new(View)
     v._data = out._data
     v._device = out._device
@@ -354,7 +356,7 @@ def as_strided(input, size, stride, storage_offset=None):
     """
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {_fmt(stride)}")

@@ -22,7 +22,7 @@ class LBFGS(Optimizer):
         params: parameters to optimize (one group only, as torch).
         lr: learning rate (default 1). max_iter: iterations per step (default 20).
         max_eval: closure evaluations per step (default max_iter * 1.25).
-        tolerance_grad: stop when max |g| is at most this (default 1e-7).
+        tolerance_grad: stop when :math:`\max |g|` is at most this (default 1e-7).
         tolerance_change: stop when the step or loss change is below this (default 1e-9).
         history_size: pairs kept (default 100). line_search_fn: None or "strong_wolfe".
 

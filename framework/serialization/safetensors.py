@@ -24,7 +24,6 @@ def save_safetensors(state_dict, path, metadata=None):
         >>> load_safetensors(p)["w"]
         tensor([1., 1.])
     """
-    import numpy as np
     from .. import backend
     arrays = {}
     for k, v in state_dict.items():

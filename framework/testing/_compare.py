@@ -139,7 +139,7 @@ def _run_pair(program, steps, rtol, atol, dtype, seed, init):
         ours.append(fw.step(i, dtype))
         if at is None or inside is None:
             d = _step_diff(i, th, fw, rtol, atol)
-            if inside is None and (d.first_module or d.first_param) is not None:
+            if inside is None and (d.first_module or d.first_param or d.first_grad) is not None:
                 inside = d
             if at is None and _excess(ours[-1], theirs[-1], rtol, atol) > 1:
                 at = d
@@ -162,10 +162,11 @@ def compare_with_torch(program, steps=25, rtol=None, atol=None, dtype="float32",
     ``atol + rtol * |torch's loss|``; the report records, at that step, the first module (in
     call order) whose output differs and the parameter and gradient differences per
     ``state_dict`` key. It also records the earliest step where anything inside differs (a
-    module output element-wise, or a parameter after the step, beyond the same tolerance):
-    that locates a broken op at the step it first acts, before the loss curves visibly part
-    (under Adam, parameters whose true gradient is zero, like a key bias in attention, drift
-    on round-off alone; such inside differences alone do not make the curves part).
+    module output element-wise, a gradient, or a parameter after the step, beyond the same
+    tolerance): that locates a broken op (forward or backward) at the step it first acts,
+    before the loss curves visibly part (under Adam, parameters whose true gradient is zero,
+    like a key bias in attention, drift on round-off alone; such inside differences alone do
+    not make the curves part).
 
     Args:
         program (callable): ``program(T) -> (model, step)``.

@@ -16,13 +16,11 @@ import json
 import os
 import re
 
-import numpy as np
 import pytest
 
+from ._report import curve_table, outside, plot_curves
+
 __all__ = ["LossCurve", "loss_curve"]
-
-_SHOWN = 8  # offending steps listed in a failure message
-
 
 def pytest_addoption(parser):
     """Add ``--update-golden``: rewrite the golden curves instead of checking them."""
@@ -94,46 +92,19 @@ class LossCurve:
                     f"{sorted(self.metrics)}"]
         lines = []
         for name, want in golden["metrics"].items():
-            want, got = np.array(want, dtype=float), np.array(self.metrics[name], dtype=float)
-            allowed = atol + rtol * np.abs(want)
-            diff = np.abs(got - want)
-            bad = np.flatnonzero(~(diff <= allowed) & ~(np.isnan(got) & np.isnan(want)))
-            if bad.size == 0:
-                continue
-            lines.append(f"  {name}: {bad.size} of {len(want)} steps outside the band, first "
-                         f"at step {self.steps[bad[0]]}")
-            lines.append(f"    {'step':>6} {'golden':>14} {'this run':>14} {'diff':>10} "
-                         f"{'allowed':>10}")
-            for i in bad[:_SHOWN]:
-                lines.append(f"    {self.steps[i]:>6} {want[i]:>14.8g} {got[i]:>14.8g} "
-                             f"{diff[i]:>10.3e} {allowed[i]:>10.3e}")
-            if bad.size > _SHOWN:
-                lines.append(f"    ... {bad.size - _SHOWN} more")
+            got = self.metrics[name]
+            bad = outside(want, got, rtol, atol)
+            if bad.size:
+                lines.append(f"  {name}: {bad.size} of {len(want)} steps outside the band, "
+                             f"first at step {self.steps[bad[0]]}")
+                lines += curve_table(self.steps, want, got, rtol, atol, ("golden", "this run"))
         return lines
 
     def _plot(self, golden):
         """Both curves and their difference, per metric, next to the golden file."""
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            return "(not written: matplotlib is not installed)"
-        names = list(golden["metrics"])
-        fig, axes = plt.subplots(len(names), 2, figsize=(10, 3 * len(names)), squeeze=False)
-        for row, name in zip(axes, names):
-            want, got = np.array(golden["metrics"][name]), np.array(self.metrics[name])
-            row[0].plot(self.steps, want, label="golden")
-            row[0].plot(self.steps, got, "--", label="this run")
-            row[0].set_title(name)
-            row[0].legend()
-            row[1].plot(self.steps, got - want)
-            row[1].set_title(f"{name}: this run - golden")
-        fig.tight_layout()
-        png = self.path[:-len(".json")] + ".diff.png"
-        fig.savefig(png)
-        plt.close(fig)
-        return png
+        curves = {name: (self.steps, want, self.metrics[name])
+                  for name, want in golden["metrics"].items()}
+        return plot_curves(self.path[:-len(".json")] + ".diff.png", curves, ("golden", "this run"))
 
 
 def _span(steps):
@@ -150,9 +121,17 @@ def golden_path(request):
 
 @pytest.fixture
 def loss_curve(request):
-    """A :class:`LossCurve` for this test, stored next to the test file; checked at the end of
-    the test with the default tolerance if the test did not call ``check()`` itself."""
-    curve = LossCurve(golden_path(request), update=request.config.getoption("update_golden", False))
-    yield curve
-    if curve.steps and not curve.checked:
+    """A :class:`LossCurve` for this test, stored next to the test file; checked right after
+    the test body with the default tolerance if the test did not call ``check()`` itself (a
+    curve outside the band fails the test)."""
+    return LossCurve(golden_path(request), update=request.config.getoption("update_golden", False))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """After a test body that passed: check its ``loss_curve`` if the test did not."""
+    result = yield
+    curve = getattr(item, "funcargs", {}).get("loss_curve")
+    if isinstance(curve, LossCurve) and curve.steps and not curve.checked:
         curve.check()
+    return result

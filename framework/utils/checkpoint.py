@@ -58,14 +58,14 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 
     Args:
         function: the part of the model to checkpoint.
-        *args: its inputs.
+        \\*args: its inputs.
         use_reentrant: False (recommended) or True; see the module docstring. Not passing it
             warns, as in torch, and means True.
         preserve_rng_state: replay the random-number state in the recomputation (default
             True), so dropout inside gives the same masks.
 
     Returns:
-        function(*args).
+        ``function(*args)``.
 
     Example:
         >>> lin = framework.nn.Linear(4, 4)

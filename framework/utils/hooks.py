@@ -1,4 +1,4 @@
 """torch.utils.hooks: the handle every register_*hook returns."""
-from ..autograd.op import RemovableHandle  # noqa: F401
+from ..autograd.op import RemovableHandle
 
 __all__ = ["RemovableHandle"]

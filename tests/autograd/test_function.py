@@ -4,7 +4,6 @@ import weakref
 
 import numpy as np
 import pytest
-import torch
 
 import framework
 from framework.autograd import gradcheck, gradgradcheck

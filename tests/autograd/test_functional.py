@@ -83,7 +83,7 @@ def test_create_graph_allows_differentiating_results():
 def test_hvp_equals_hessian_times_v():
     x, _ = _inputs(1)
     v = np.arange(4.0)
-    f = lambda a: (a.sin() * a.cos() * a).sum()  # noqa: E731
+    f = lambda a: (a.sin() * a.cos() * a).sum()
     h = F.hessian(f, framework.tensor(x)).numpy()
     _, hv = F.hvp(f, framework.tensor(x), framework.tensor(v))
     _, vh = F.vhp(f, framework.tensor(x), framework.tensor(v))

@@ -19,7 +19,7 @@ def _in_thread(fn):
 
 @pytest.mark.parametrize("T", [framework, torch], ids=["framework", "torch"])
 def test_modes_are_per_thread_as_torch(T):
-    probe = lambda: (T.is_grad_enabled(), T.is_inference_mode_enabled())  # noqa: E731
+    probe = lambda: (T.is_grad_enabled(), T.is_inference_mode_enabled())
     with T.no_grad():
         assert _in_thread(probe) == (True, False)  # a new thread starts with grad mode on
     with T.inference_mode():

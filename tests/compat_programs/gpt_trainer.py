@@ -4,7 +4,6 @@ autocast/GradScaler flags, DDP imports, top-k sampling. Runs unmodified under to
 `python -m framework.compat`."""
 import argparse
 import math
-import os
 from contextlib import nullcontext
 
 import torch

@@ -12,7 +12,7 @@ r, n = dist.get_rank(), dist.get_world_size()
 assert r == int(os.environ["RANK"]) and n == int(os.environ["WORLD_SIZE"])
 assert dist.is_initialized() and dist.get_backend() == "mpi"
 base = [np.arange(6, dtype=np.float64).reshape(2, 3) * (k + 1) + k for k in range(n)]
-mine = lambda: framework.tensor(base[r].copy())  # noqa: E731
+mine = lambda: framework.tensor(base[r].copy())
 ok = []
 
 for op, ref in ((dist.ReduceOp.SUM, sum(base)), (dist.ReduceOp.AVG, sum(base) / n),

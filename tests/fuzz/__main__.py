@@ -11,7 +11,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from fuzz.runner import EXCEPTION, KNOWN, NODE, SILENT, WORDING, Program, fuzz  # noqa: E402
+from fuzz.runner import EXCEPTION, KNOWN, NODE, SILENT, WORDING, Program, fuzz
 
 
 def summary(found, programs, seconds, top=40):

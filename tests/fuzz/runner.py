@@ -53,6 +53,14 @@ for _name in ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"):
     for _what in ("out0", "grad"):
         KNOWN_DIFFERENCES[(_name, _what)] = lambda p: not all(
             np.isfinite(a.a).all() for a in p.args if isinstance(a, T))
+# torch's piecewise activations give a NaN input another gradient inside a vectorised chunk
+# than in the scalar tail (position and CPU dependent); ours is the scalar path's everywhere
+for _name in ("hardtanh", "relu6", "softshrink", "hardshrink", "elu", "celu", "selu",
+              "hardswish", "threshold", "leaky_relu", "rrelu_eval", "hardsigmoid"):
+    KNOWN_DIFFERENCES[(_name, "grad")] = lambda p: any(
+        isinstance(a, T) and a.a.dtype.kind == "f" and np.isnan(a.a).any() for a in p.args)
+# torch's multilabel_margin_loss of an empty batch returns uninitialised memory (sum/mean)
+KNOWN_DIFFERENCES[("multilabel_margin_loss", "out0")] = lambda p: p.args[0].a.size == 0
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
@@ -72,7 +80,7 @@ class Program:
     def __init__(self, seed):
         r = np.random.default_rng(seed)
         self.seed = seed
-        self.op = OPS[r.integers(len(OPS))]
+        self.op = OPS[seed % len(OPS)]  # round robin: any len(OPS) seeds cover every op
         g = Gen(r, self.op.dtypes)
         self.args, self.kwargs = self.op.sample(g)
         self.inplace = self.op.inplace is not None and g.chance(0.3)
@@ -217,7 +225,7 @@ def _call(fn, catch_warnings):
         warnings.simplefilter("always")
         try:
             return fn(), None, [w for w in caught if catch_warnings]
-        except Exception as e:  # noqa: BLE001 -- the fuzzer compares every exception
+        except Exception as e:
             return None, e, [w for w in caught if catch_warnings]
 
 

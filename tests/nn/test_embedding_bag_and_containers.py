@@ -53,11 +53,11 @@ def test_embedding_bag_gradcheck():
     psw = framework.tensor(RNG.standard_normal(5), requires_grad=True)
     idx, offs = framework.tensor([1, 2, 4, 5, 3]), framework.tensor([0, 2])
     for mode in ("sum", "mean"):
-        fn = lambda a: F.embedding_bag(idx, a, offs, mode=mode)  # noqa: E731
+        fn = lambda a: F.embedding_bag(idx, a, offs, mode=mode)
         assert gradcheck(fn, (w,)) and gradgradcheck(fn, (w,))
-    fn = lambda a, p: F.embedding_bag(idx, a, offs, mode="sum", per_sample_weights=p)  # noqa
+    fn = lambda a, p: F.embedding_bag(idx, a, offs, mode="sum", per_sample_weights=p)
     assert gradcheck(fn, (w, psw)) and gradgradcheck(fn, (w, psw))
-    fn = lambda a: F.embedding_bag(idx, a, offs, mode="max")  # noqa: E731
+    fn = lambda a: F.embedding_bag(idx, a, offs, mode="max")
     assert gradcheck(fn, (w,)) and gradgradcheck(fn, (w,))
 
 

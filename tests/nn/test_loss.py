@@ -193,14 +193,14 @@ def test_cross_entropy_gradcheck_indices(kw):
     x = framework.tensor(randn(3, 4, 2), requires_grad=True)
     t = framework.tensor(labels(3, 4, 2))
     w = framework.tensor(probs(4))
-    fn = lambda a: F.cross_entropy(a, t, weight=w, **kw)  # noqa: E731
+    fn = lambda a: F.cross_entropy(a, t, weight=w, **kw)
     assert framework.autograd.gradcheck(fn, (x,))
     assert framework.autograd.gradgradcheck(fn, (x,))
 
 
 def test_cross_entropy_gradcheck_probabilities():
     x, p = _gc_inputs(randn(3, 4), probs(3, 4))
-    fn = lambda a, b: F.cross_entropy(a, b, label_smoothing=0.1)  # noqa: E731
+    fn = lambda a, b: F.cross_entropy(a, b, label_smoothing=0.1)
     assert framework.autograd.gradcheck(fn, (x, p))
     assert framework.autograd.gradgradcheck(fn, (x, p))
 
@@ -221,7 +221,7 @@ def test_gradcheck_other_primitives(name):
     if name == "nll_loss":
         x, = _gc_inputs(randn(4, 3))
         t = framework.tensor(labels(4, 3))
-        fn = lambda a: F.nll_loss(a, t, reduction="none")  # noqa: E731
+        fn = lambda a: F.nll_loss(a, t, reduction="none")
         inputs = (x,)
     else:
         inputs = tuple(_gc_inputs(randn(3, 2), randn(3, 2)))
@@ -233,12 +233,12 @@ def test_gradcheck_other_primitives(name):
 def test_bce_gradchecks():
     x, y, w = _gc_inputs(probs(3, 2), probs(3, 2), probs(2))
     w.requires_grad_(False)
-    fn = lambda a, b: F.binary_cross_entropy(a, b, weight=w)  # noqa: E731
+    fn = lambda a, b: F.binary_cross_entropy(a, b, weight=w)
     assert framework.autograd.gradcheck(fn, (x, y))
     assert framework.autograd.gradgradcheck(fn, (x, y))
     lx, = _gc_inputs(randn(3, 2))
     pw = framework.tensor(probs(2) * 2)
-    fn = lambda a, b: F.binary_cross_entropy_with_logits(a, b, pos_weight=pw)  # noqa: E731
+    fn = lambda a, b: F.binary_cross_entropy_with_logits(a, b, pos_weight=pw)
     assert framework.autograd.gradcheck(fn, (lx, y))
     assert framework.autograd.gradgradcheck(fn, (lx, y))
 
@@ -285,8 +285,8 @@ ERROR_CASES = {
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("case", sorted(ERROR_CASES))
 def test_errors_match_torch(case):
-    th_call = lambda: ERROR_CASES[case](TF, to_torch)  # noqa: E731
-    fw_call = lambda: ERROR_CASES[case](F, to_fw)  # noqa: E731
+    th_call = lambda: ERROR_CASES[case](TF, to_torch)
+    fw_call = lambda: ERROR_CASES[case](F, to_fw)
     _same_error(fw_call, th_call)
 
 

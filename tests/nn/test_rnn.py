@@ -88,10 +88,10 @@ def test_lstm_layer_gradcheck(reverse, device):
     from framework.ops.rnn_layer import MkldnnRnnLayer
     args = [to_fw(randn(*s), device, True) for s in ((3, 2, 3), (8, 3), (8, 2), (8,), (8,),
                                                      (2, 2), (2, 2))]
-    fn = lambda *a: MkldnnRnnLayer.apply(*a, reverse=reverse)  # noqa: E731
+    fn = lambda *a: MkldnnRnnLayer.apply(*a, reverse=reverse)
     assert gradcheck(fn, args) and gradgradcheck(fn, args)
     no_bias = args[:3] + [None, None] + args[5:]
-    fn = lambda x, a, b, h, c: MkldnnRnnLayer.apply(x, a, b, None, None, h, c)  # noqa: E731
+    fn = lambda x, a, b, h, c: MkldnnRnnLayer.apply(x, a, b, None, None, h, c)
     assert gradcheck(lambda x, a, b, h, c: fn(x, a, b, h, c)[0],
                      [no_bias[i] for i in (0, 1, 2, 5, 6)])
 

@@ -80,7 +80,7 @@ def test_packed_sequence_is_a_namedtuple_with_to():
 
 def test_pack_gradcheck(device):
     x = to_fw(randn(4, 3, 2), device, True)
-    fn = lambda a: R.pack_padded_sequence(a, [4, 2, 1]).data  # noqa: E731
+    fn = lambda a: R.pack_padded_sequence(a, [4, 2, 1]).data
     assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
 
 

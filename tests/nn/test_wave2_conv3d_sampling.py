@@ -168,7 +168,7 @@ def test_ctc_gradcheck_first_order():
     """torch's CTC gradient assumes normalised log-probabilities; check it through
     log_softmax (its double backward is not implemented, as in torch)."""
     x = framework.tensor(randn(4, 2, 3), requires_grad=True)
-    f = lambda a: framework.nn.functional.ctc_loss(  # noqa: E731
+    f = lambda a: framework.nn.functional.ctc_loss(
         a.log_softmax(2), framework.tensor([[1, 2], [2, 0]]), [4, 3], [2, 1])
     assert framework.autograd.gradcheck(f, (x,))
 

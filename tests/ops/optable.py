@@ -11,7 +11,7 @@ arguments; `chain` marks unary ops that may follow another op in a program.
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ops.opgen import ALL, FLOAT, INT, NUM, T  # noqa: F401
+from ops.opgen import ALL, FLOAT, INT, NUM, T
 
 
 @dataclass
@@ -611,5 +611,8 @@ OPS += [
     _op("select", lambda L, x, d: L.select(x, d, 0), cum_sample),
 ]
 
+from ops.optable_wave2 import WAVE2  # noqa: E402 (its samplers build on the ones above)
+
+OPS += WAVE2
 BY_NAME = {op.name: op for op in OPS}
 CHAIN = [op for op in OPS if op.chain]

@@ -114,7 +114,7 @@ def test_conv_transpose2d_gradcheck():
 def test_conv1d_gradcheck():
     x = to_fw(randn(2, 3, 7), requires_grad=True)
     w = to_fw(randn(2, 3, 3), requires_grad=True)
-    fn = lambda x, w: framework.conv1d(x, w, stride=2, padding=1)  # noqa: E731
+    fn = lambda x, w: framework.conv1d(x, w, stride=2, padding=1)
     assert gradcheck(fn, (x, w))
     assert gradgradcheck(fn, (x, w))
 

@@ -80,7 +80,7 @@ def _pair(kind, shapes):
 def test_binary_broadcast(name, shapes, device):
     fn, kind = BINARY[name]
     if name == "where":
-        fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).where(a > 0, a, b)  # noqa
+        fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).where(a > 0, a, b)
     if name == "remainder":  # keep a/b off integers so floor(a/b) is stable
         compare_with_torch(fn, fn, _pair(kind, shapes), device=device, rtol=1e-5)
         return
@@ -92,7 +92,7 @@ def test_binary_broadcast(name, shapes, device):
 def test_binary_gradcheck(name):
     fn, kind = BINARY[name]
     if name == "where":
-        fn = lambda a, b: framework.where(a > 0, a, b)  # noqa
+        fn = lambda a, b: framework.where(a > 0, a, b)
     check_grads(fn, *_pair(kind, ((3, 4), (4,))))
 
 
@@ -205,7 +205,7 @@ def test_unary_float32_preserved(name, device):
 def test_binary_float32_preserved(name, device):
     fn, kind = BINARY[name]
     if name == "where":
-        fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).where(a > 0, a, b)  # noqa
+        fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).where(a > 0, a, b)
     arrays = [a.astype(np.float32) for a in _pair(kind, ((3, 4), (4,)))]
     compare_with_torch(fn, fn, arrays, device=device, rtol=1e-5, atol=1e-6)
     if name not in ("maximum", "minimum"):  # torch accepts only tensors there
@@ -237,7 +237,7 @@ def test_clamp_tensor_bounds(which, device):
 
 
 def test_clamp_tensor_min_greater_than_max():
-    fn = lambda x, lo, hi: x.clamp(lo, hi)  # noqa: E731
+    fn = lambda x, lo, hi: x.clamp(lo, hi)
     compare_with_torch(fn, fn, [randn(5), randn(5) + 3, randn(5) - 3])
 
 
@@ -267,10 +267,10 @@ def test_kinks_match_torch():
 
 def test_where_and_masked_fill(device):
     c = randn(3, 4) > 0
-    fn = lambda c, a, b: (torch if isinstance(a, torch.Tensor) else framework).where(c, a, b)  # noqa
+    fn = lambda c, a, b: (torch if isinstance(a, torch.Tensor) else framework).where(c, a, b)
     compare_with_torch(fn, fn, [c, randn(3, 4), randn(4)], device=device)
     for other in (0.0, 2, 1.5):
-        f2 = lambda c, a: (torch if isinstance(a, torch.Tensor) else framework).where(c, a, other)  # noqa
+        f2 = lambda c, a: (torch if isinstance(a, torch.Tensor) else framework).where(c, a, other)
         compare_with_torch(f2, f2, [c, randn(3, 4)], device=device)
     compare_with_torch(lambda x, m: x.masked_fill(m, -1.5), lambda x, m: x.masked_fill(m, -1.5),
                        [randn(3, 4), c[0]], device=device)
@@ -291,7 +291,7 @@ def test_nonzero_and_where_single_arg():
 def test_floor_divide_and_rounding_div():
     a, b = randn(3, 4) * 5, away(4)
     for mode in ("floor", "trunc"):
-        fn = lambda p, q: p.div(q, rounding_mode=mode)  # noqa: E731
+        fn = lambda p, q: p.div(q, rounding_mode=mode)
         compare_with_torch(fn, fn, [a, b])
     compare_with_torch(lambda p, q: p // q, lambda p, q: p // q, [a, b], check_grad_fn=False,
                        grad=False)

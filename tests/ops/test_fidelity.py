@@ -127,7 +127,7 @@ def test_argument_checks(fn):
 
 
 def test_index_put_dtype_mismatch():
-    fn = lambda L, x, i, v: L.index_put(x, (i,), v)  # noqa: E731
+    fn = lambda L, x, i, v: L.index_put(x, (i,), v)
     same(fn, t([1.0, 2.0]), t([0], "int64"), t([1], "int64"))
 
     def setitem(L, x, i, v):
@@ -207,7 +207,7 @@ def test_pads(mode):
     same(lambda L, x: F(L).pad(x, (2, 1), mode=mode), t(rand(1, 2, 3)), nodes=nodes)
     same(lambda L, x: F(L).pad(x, (1, 0, 2, 2), mode=mode), t(rand(1, 2, 3, 3)), nodes=nodes)
     x = framework.tensor(rand(1, 2, 3, 3), requires_grad=True)
-    fn = lambda x: F(framework).pad(x, (1, 0, 2, 2), mode=mode)  # noqa: E731
+    fn = lambda x: F(framework).pad(x, (1, 0, 2, 2), mode=mode)
     assert framework.autograd.gradcheck(fn, (x,))
     assert framework.autograd.gradgradcheck(fn, (x,))
 

@@ -85,7 +85,7 @@ def _compare(op, seed, dtype, tol):
         return False  # writing into a view of an empty tensor raises here (not forward AD)
     if op.name in ("var", "std", "var_mean", "std_mean") and kwargs.get("dim") == ():
         return False  # torch's N = 1 quirk for dim=() (README, known differences)
-    if op.name in ("logsumexp", "var_mean", "std_mean") and _empty(args):
+    if op.name in ("logsumexp", "std", "var_mean", "std_mean") and _empty(args):
         return False  # torch's tangent of these reductions of nothing is nan, ours 0
     try:
         want = _run(torch, tfw, op, args, kwargs)
@@ -118,3 +118,71 @@ def test_jvp_matches_torch(op):
     ran = [s for s in SEEDS if _compare(op, s, "float64", 1e-7)]
     assert ran, f"{op.name}: torch refused every sample"
     assert any(_compare(op, s, "float32", 1e-4) for s in SEEDS)
+
+
+def _fd_case(L, op, args, kwargs):
+    """The op as a function of its floating tensor inputs (float64 leaves), for gradcheck."""
+    leaves = []
+
+    def conv(a):
+        if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
+            t = L.tensor(a[0].copy())
+            if a[1] is not None:
+                t.requires_grad_(True)
+                leaves.append(t)
+            return t
+        if isinstance(a, (list, tuple)):
+            return type(a)(conv(x) for x in a)
+        if isinstance(a, dict):
+            return {k: conv(v) for k, v in a.items()}
+        return a
+    a, kw = conv(args), conv(kwargs)
+
+    def func(*xs):
+        it = iter(xs)
+
+        def sub(v):
+            if isinstance(v, L.Tensor) and v.requires_grad:
+                return next(it)
+            if isinstance(v, (list, tuple)):
+                return type(v)(sub(x) for x in v)
+            if isinstance(v, dict):
+                return {k: sub(x) for k, x in v.items()}
+            return v
+        ys = [y for y in _flat(op.fn(L, *sub(a), **sub(kw))) if isinstance(y, L.Tensor)]
+        return tuple(y for y in ys if y.dtype.is_floating_point)
+    return func, tuple(leaves)
+
+
+def _fd_sample(op, seed):
+    args, kwargs = _draw(op, seed, "float64")
+    func, leaves = _fd_case(torch, op, args, kwargs)
+    if not leaves or sum(t.numel() for t in leaves) > 40:
+        return None
+    try:  # torch's own check decides whether finite differences work at this point
+        ok = torch.autograd.gradcheck(func, leaves, check_forward_ad=True,
+                                      check_backward_ad=False, raise_exception=False)
+    except Exception:
+        return None
+    return (args, kwargs) if ok else None
+
+
+NO_FD = ("floor_divide", "op_floordiv", "rfloordiv", "rmod",  # no forward derivative in torch
+         "iadd", "imul", "setitem")  # in place on the leaves themselves
+FD_OPS = [op for op in GRAD_OPS if set(op.dtypes) & set(FLOAT) and op.name not in NO_FD]
+
+
+@pytest.mark.parametrize("op", FD_OPS, ids=lambda o: o.name)
+def test_gradcheck_forward_ad(op):
+    checked = 0
+    for seed in range(12):
+        case = _fd_sample(op, seed)
+        if case is None:
+            continue
+        func, leaves = _fd_case(framework, op, *case)
+        assert framework.autograd.gradcheck(func, leaves, check_forward_ad=True,
+                                            check_backward_ad=False), (op.name, seed)
+        checked += 1
+        if checked == 2:
+            break
+    assert checked, f"{op.name}: no sample where finite differences apply"

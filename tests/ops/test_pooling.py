@@ -62,7 +62,7 @@ AVG_CFGS = [
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_avg_pool2d(shape, kw, dtype, device):
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else {}
-    compare_with_torch(lambda x: framework.avg_pool2d(x, **kw),
+    compare_with_torch(lambda x: framework.nn.functional.avg_pool2d(x, **kw),
                        lambda x: F.avg_pool2d(x, **kw), [randn(*shape, dtype=dtype)],
                        device=device, **tol)
 
@@ -70,7 +70,7 @@ def test_avg_pool2d(shape, kw, dtype, device):
 @pytest.mark.parametrize("size", [3, (5, 2), (4, 7), (None, 3), 1, (1, 1), (2, 1), 8])
 @pytest.mark.parametrize("shape", [(2, 3, 8, 7), (3, 9, 10)])
 def test_adaptive_avg_pool2d(size, shape, device):
-    compare_with_torch(lambda x: framework.adaptive_avg_pool2d(x, size),
+    compare_with_torch(lambda x: framework.nn.functional.adaptive_avg_pool2d(x, size),
                        lambda x: F.adaptive_avg_pool2d(x, size), [randn(*shape)], device=device)
 
 
@@ -91,11 +91,12 @@ GRADCHECK = [
     lambda x: framework.max_pool2d(x, 2),
     lambda x: framework.max_pool2d(x, 3, 2, 1),
     lambda x: framework.max_pool2d(x, 2, 1, dilation=2, ceil_mode=True),
-    lambda x: framework.avg_pool2d(x, 2),
-    lambda x: framework.avg_pool2d(x, 3, 2, 1, count_include_pad=False, ceil_mode=True),
-    lambda x: framework.avg_pool2d(x, 3, 1, 1, divisor_override=4),
-    lambda x: framework.adaptive_avg_pool2d(x, (4, 3)),
-    lambda x: framework.adaptive_avg_pool2d(x, 2),
+    lambda x: framework.nn.functional.avg_pool2d(x, 2),
+    lambda x: framework.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False,
+                                                 ceil_mode=True),
+    lambda x: framework.nn.functional.avg_pool2d(x, 3, 1, 1, divisor_override=4),
+    lambda x: framework.nn.functional.adaptive_avg_pool2d(x, (4, 3)),
+    lambda x: framework.nn.functional.adaptive_avg_pool2d(x, 2),
 ]
 
 
@@ -125,9 +126,9 @@ ERRORS = [
     (F.max_pool2d, framework.max_pool2d, (10,), {}),
     (F.max_pool2d, framework.max_pool2d, (2,), dict(stride=0)),
     (F.max_pool2d, framework.max_pool2d, ((2, 2, 2),), {}),
-    (F.avg_pool2d, framework.avg_pool2d, (2,), dict(padding=2)),
-    (F.avg_pool2d, framework.avg_pool2d, (10,), {}),
-    (F.adaptive_avg_pool2d, framework.adaptive_avg_pool2d, ((2, 2, 2),), {}),
+    (F.avg_pool2d, framework.nn.functional.avg_pool2d, (2,), dict(padding=2)),
+    (F.avg_pool2d, framework.nn.functional.avg_pool2d, (10,), {}),
+    (F.adaptive_avg_pool2d, framework.nn.functional.adaptive_avg_pool2d, ((2, 2, 2),), {}),
 ]
 
 
@@ -142,7 +143,7 @@ def test_errors(theirs, ours, args, kw):
 
 
 @pytest.mark.parametrize("theirs,ours", [(F.max_pool2d, framework.max_pool2d),
-                                         (F.adaptive_avg_pool2d, framework.adaptive_avg_pool2d)])
+                                         (F.adaptive_avg_pool2d, framework.nn.functional.adaptive_avg_pool2d)])
 def test_input_dims_error(theirs, ours):
     x = randn(8, 8)
     with pytest.raises(RuntimeError) as t_err:

@@ -49,14 +49,14 @@ def test_zero_dim_input(name, device):
         lambda x: getattr(x, name)())
     compare_with_torch(fn, fn, [randn()], device=device)
     if name in ("sum", "mean", "amax", "prod", "max", "min"):
-        g = lambda x: getattr(x, name)(0, keepdim=True)  # noqa: E731
+        g = lambda x: getattr(x, name)(0, keepdim=True)
         compare_with_torch(g, g, [randn()], device=device)
 
 
 @pytest.mark.parametrize("correction", [0, 1, 2])
 def test_var_std_correction(correction, device):
     for name in ("var", "std"):
-        fn = lambda x: getattr(x, name)(1, correction=correction)  # noqa: E731
+        fn = lambda x: getattr(x, name)(1, correction=correction)
         compare_with_torch(fn, fn, [randn(3, 5)], device=device)
     for fn in (lambda x: x.var(0, unbiased=False), lambda x: x.std(unbiased=False),
                lambda x: x.var(0, True, True), lambda x: x.std((0, 1), keepdim=True)):
@@ -76,9 +76,9 @@ def test_sum_mean_dtypes():
         assert_close(to_fw(x).prod(), to_torch(x).prod())
     assert_close(to_fw(i).sum(dtype=framework.float32), to_torch(i).sum(dtype=torch.float32))
     assert_close(to_fw(i).mean(dtype=framework.float64), to_torch(i).mean(dtype=torch.float64))
-    fn = lambda x: x.sum(dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)  # noqa
+    fn = lambda x: x.sum(dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)
     compare_with_torch(fn, fn, [randn(3, 4).astype(np.float32)], rtol=1e-5)
-    fn = lambda x: x.mean(0, dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)  # noqa
+    fn = lambda x: x.mean(0, dtype=(torch if isinstance(x, torch.Tensor) else framework).float64)
     compare_with_torch(fn, fn, [randn(3, 4).astype(np.float32)], rtol=1e-5)
     compare_with_torch(lambda x: x.prod(1, dtype=torch.float64) if isinstance(x, torch.Tensor)
                        else x.prod(1, dtype=framework.float64),
@@ -96,7 +96,7 @@ def test_float32_preserved(name, device):
 @pytest.mark.parametrize("name", ["max", "min"])
 @pytest.mark.parametrize("dim,keepdim", [(0, False), (1, True), (-1, False), (-3, True)])
 def test_max_min_dim(name, dim, keepdim, device):
-    fn = lambda x: getattr(x, name)(dim, keepdim)  # noqa: E731
+    fn = lambda x: getattr(x, name)(dim, keepdim)
     fw_out, th_out = compare_with_torch(fn, fn, [randn(2, 3, 4)], device=device)
     assert type(fw_out).__name__ == type(th_out).__name__ == name
     assert_close(fw_out.values, th_out.values)
@@ -115,9 +115,9 @@ def test_max_min_full_and_pair(device):
                lambda x: x.amax((0, 1)), lambda x: x.argmax(), lambda x: x.argmin(1),
                lambda x: x.argmax(0, keepdim=True), lambda x: x.argmax(keepdim=True)):
         compare_with_torch(fn, fn, [randn(3, 4)], device=device)
-    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).max(a, b)  # noqa
+    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).max(a, b)
     compare_with_torch(fn, fn, [randn(3, 4), randn(4)], device=device)
-    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).min(a, b)  # noqa
+    fn = lambda a, b: (torch if isinstance(a, torch.Tensor) else framework).min(a, b)
     compare_with_torch(fn, fn, [randn(3, 4), randn(4)], device=device)
     check_grads(lambda x: x.max(), randn(3, 4))
     check_grads(lambda x: x.amin(0), randn(3, 4))
@@ -163,9 +163,9 @@ def test_logsumexp_stable_and_infinite():
 @pytest.mark.parametrize("dim", [0, 1, -1])
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_softmax(name, dim, device):
-    fn = lambda x: getattr(x, name)(dim)  # noqa: E731
+    fn = lambda x: getattr(x, name)(dim)
     compare_with_torch(fn, fn, [randn(3, 4)], device=device)
-    fn = lambda x: getattr(torch if isinstance(x, torch.Tensor) else framework, name)(x, dim)  # noqa
+    fn = lambda x: getattr(torch if isinstance(x, torch.Tensor) else framework, name)(x, dim)
     compare_with_torch(fn, fn, [randn(2, 3, 4) * 30], device=device)
     compare_with_torch(fn, fn, [randn(3, 4).astype(np.float32)], device=device, rtol=1e-5,
                        atol=1e-6)

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-import torch.utils.checkpoint  # noqa: F401
+import torch.utils.checkpoint
 
 import framework
 from framework import nn

@@ -254,15 +254,14 @@ def test_loader_attribute_lock_timeout_and_pin_memory_like_torch():
             loader.batch_size = 3
         with pytest.raises(AssertionError, match="requires timeout == 0"):
             iter(mod.DataLoader(range(4), timeout=1))
+    messages = {}
     for mod in (tdata, fdata):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             batches = list(mod.DataLoader(range(3), batch_size=2, pin_memory=True))
-        messages = [str(w.message) for w in caught]
-        if mod is fdata:
-            assert messages == th_messages
-        th_messages = messages
+        messages[mod] = [str(w.message) for w in caught]
         assert len(batches) == 2
+    assert messages[fdata] == messages[tdata]
     assert not framework.ones(2).is_pinned()
     with pytest.raises(RuntimeError, match="Cannot access accelerator device"):
         framework.ones(2).pin_memory()

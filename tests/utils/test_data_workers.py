@@ -11,7 +11,6 @@ import time
 
 import numpy as np
 import pytest
-import torch
 import torch.utils.data as tdata
 
 import framework

@@ -121,7 +121,7 @@ class DistributedDataParallel(Module):
 
     # ----- forward ------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
-        from ... import autograd, distributed as dist
+        from ... import autograd
         if self._armed and any(b.ready for b in self._buckets):
             raise RuntimeError(_UNFINISHED)
         if self.broadcast_buffers:

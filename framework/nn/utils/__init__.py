@@ -4,9 +4,9 @@ from ...backend import move
 from ...ops.join import cat
 from ...tensor import Tensor
 from ..module import _typename
-from . import parametrize, parametrizations  # noqa: F401,E402
-from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
-from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
+from . import parametrize, parametrizations  # noqa: F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 
 
 def _grads(parameters):

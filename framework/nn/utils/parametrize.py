@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..container import ModuleDict, ModuleList
-from ..module import Module
 from ..parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",

@@ -7,9 +7,11 @@ from ...autograd.op import Op
 from ...creation import full, tensor
 from ...tensor import Tensor
 
+__all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
+           "pack_sequence", "unpad_sequence", "unpack_sequence"]
 
 class PackPaddedSequence(Op):
-    """Rows (t, b) of a padded (T, B, *) batch (or (B, T, *)) for every b still running at t."""
+    """Rows (t, b) of a padded ``(T, B, *)`` batch (or ``(B, T, *)``) for each b running at t."""
     saves = ("rows",)
 
     def forward(self, x, rows=None, batch_first=False):
@@ -52,7 +54,7 @@ class PackedSequence(_PackedSequenceBase):
     """A batch of variable-length sequences packed time step by time step.
 
     Attributes:
-        data: (sum of lengths, *) rows, step 0 of every sequence first, then step 1, ...
+        data: ``(sum of lengths, *)`` rows, step 0 of every sequence first, then step 1, ...
         batch_sizes: int64 tensor, how many sequences are still running at each step.
         sorted_indices / unsorted_indices: the permutation applied to the batch (or None).
 
@@ -113,7 +115,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     """Pack a padded batch of sequences (longest first unless enforce_sorted=False).
 
     Args:
-        input: (T, B, *) padded sequences, or (B, T, *) with batch_first.
+        input: ``(T, B, *)`` padded sequences, or ``(B, T, *)`` with batch_first.
         lengths: the length of each sequence (list or 1-D tensor).
         enforce_sorted: require lengths in decreasing order; otherwise sort and record the
             permutation in the PackedSequence.
@@ -160,7 +162,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 
     Args:
         sequence: a PackedSequence.
-        batch_first: return (B, T, *) instead of (T, B, *).
+        batch_first: return ``(B, T, *)`` instead of ``(T, B, *)``.
         padding_value: value of the padded positions.
         total_length: pad to this many steps (at least the longest sequence).
 
@@ -200,8 +202,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     """Stack sequences of different lengths into one padded tensor.
 
     Args:
-        sequences: tensors (L_i, *) with the same trailing dims.
-        batch_first: (B, T, *) instead of (T, B, *).
+        sequences: tensors ``(L_i, *)`` with the same trailing dims.
+        batch_first: ``(B, T, *)`` instead of ``(T, B, *)``.
         padding_value: value of the padding; padding_side: 'right' or 'left'.
 
     Example:

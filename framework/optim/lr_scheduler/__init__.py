@@ -2,12 +2,12 @@
 
 One module per family; every name is importable from here, as in torch."""
 from .base import EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler  # noqa: F401
-from .multiplicative import (ConstantLR, ExponentialLR, LambdaLR, LinearLR,  # noqa: F401
+from .multiplicative import (ConstantLR, ExponentialLR, LambdaLR, LinearLR,
                              MultiplicativeLR, MultiStepLR, PolynomialLR, StepLR)
-from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts  # noqa: F401
-from .cyclic import CyclicLR, OneCycleLR  # noqa: F401
-from .plateau import ReduceLROnPlateau  # noqa: F401
-from .composite import ChainedScheduler, SequentialLR  # noqa: F401
+from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts
+from .cyclic import CyclicLR, OneCycleLR
+from .plateau import ReduceLROnPlateau
+from .composite import ChainedScheduler, SequentialLR
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",

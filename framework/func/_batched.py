@@ -1,0 +1,383 @@
+"""Batched tensors: what a function under `vmap` sees.
+
+A `BatchedTensor` holds a *physical* Tensor (`_value`) whose leading dimensions are the batch
+dimensions of the vmap levels in `_levels` (sorted, outermost first), followed by the
+*logical* per-sample dimensions. Its own `_data` is the array of sample 0, so every shape,
+dtype and stride question asked in Python (`x.shape`, `x.dim()`, the checks inside op wrappers)
+is answered per sample, as torch's vmap promises. Values are never read from `_data`: every
+primitive reaches `Op.apply`, which hands a batched call to `dispatch` (one flag check when no
+vmap is active), and the op's batching rule runs the op once on the physical tensors.
+"""
+import warnings
+
+from ..backend import xp_for
+
+from ..autograd import op as _op
+from ..tensor import Tensor
+
+_new = object.__new__
+_warned = set()
+
+
+class Level:
+    """One active vmap: its id (outer levels have smaller ids), batch size and randomness."""
+    __slots__ = ("id", "size", "randomness")
+
+    def __init__(self, id, size, randomness):
+        self.id, self.size, self.randomness = id, size, randomness
+
+
+levels = []  # the active vmap levels, outermost first
+
+
+class BatchedTensor(Tensor):
+    """A tensor under vmap: per-sample shape outside, one physical batched tensor inside."""
+
+    @property
+    def requires_grad(self):
+        return self._value.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._value.requires_grad = value
+        self._rg = self._value._rg
+
+    def item(self):
+        raise RuntimeError(
+            "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+            "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+            "operations. If error is occurring somewhere inside PyTorch internals, please file "
+            "a bug report.")
+
+    def tolist(self):
+        raise RuntimeError("vmap: It looks like you're calling .tolist() on a Tensor; vmap "
+                           "does not support data-dependent Python values.")
+
+    def __bool__(self):
+        raise RuntimeError(
+            "vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+            "control flow. We don't support that yet, please shout over at "
+            "https://github.com/pytorch/functorch/issues/257 .")
+
+    def numpy(self, force=False):
+        raise RuntimeError("vmap: cannot convert a batched Tensor to a NumPy array")
+
+    def __repr__(self):
+        lv = self._levels[-1]
+        return (f"BatchedTensor(lvl={lv}, bdim={len(self._levels) - 1}, "
+                f"value=\n{self._value!r}\n)")
+
+    def __getitem__(self, index):
+        """Indexing under vmap: always through the ops (their rules see the batch)."""
+        from ..ops import indexing as ix
+        items = index if isinstance(index, tuple) else (index,)
+        if any(type(i) is BatchedTensor for i in items):
+            return _index_batched(self, index)
+        steps, adv, key = ix._parse(self, index)
+        out = ix._basic(self, steps)
+        if adv:
+            return ix.Index.apply(out, key=ix._adv_key(adv, out.ndim))
+        return out
+
+    def _inplace(self, op, *args, **kwargs):
+        """In-place under vmap: compute out of place, then write into the physical tensor."""
+        out = op(self, *args, **kwargs)
+        if isinstance(out, BatchedTensor) and not set(out._levels) <= set(self._levels):
+            raise RuntimeError(INPLACE)
+        if self._value.numel():
+            self._value.copy_(aligned(out, self._levels, self.dim()))
+        self._rg = self._value._rg
+        return self
+
+
+BatchedTensor.__name__ = BatchedTensor.__qualname__ = "Tensor"
+INPLACE = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+           "Tensor `other` in extra_args that has more elements than `self`. This happened due "
+           "to `other` being vmapped over but `self` not being vmapped over in a vmap. Please "
+           "try to use out-of-place operators instead of inplace arithmetic. If said operator "
+           "is being called inside the PyTorch framework, please file a bug report instead.")
+
+
+def check_inplace(self, args):
+    """torch's error for an in-place op on an unbatched tensor with batched arguments."""
+    lvls = union(args)
+    if lvls:  # torch: the physical broadcast does not fit the unbatched self
+        import numpy
+        shape = tuple(size_of(lv) for lv in lvls) + tuple(numpy.broadcast_shapes(
+            tuple(self.shape), *[tuple(a.shape) for a in args if isinstance(a, Tensor)]))
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+
+
+def _index_batched(x, index):
+    """x[index] with a batched index tensor: per sample (the keys differ per sample)."""
+    if isinstance(index, tuple):
+        return loop(lambda a, *k: a[k], x, *index)
+    return loop(lambda a, k: a[k], x, index)
+
+
+def loop(fn, *args):
+    """fn(*args) per sample over the batched args (a Python function whose results depend on
+    values it reads, such as indices): the results stacked and batched."""
+    from .. import ops
+    lvls = union(args)
+    full = tuple(size_of(lv) for lv in lvls)
+    n = 1
+    for s in full:
+        n *= s
+    flat = [aligned(a, lvls, expand=True).reshape((n,) + tuple(a.shape))
+            if type(a) is BatchedTensor else a for a in args]
+    saved = _op.vmap_hook[0]
+    _op.vmap_hook[0] = 0  # the samples are plain tensors
+    try:
+        outs = [fn(*[f[b] if type(a) is BatchedTensor else a for a, f in zip(args, flat)])
+                for b in range(n)]
+    finally:
+        _op.vmap_hook[0] = saved
+    if type(outs[0]) is tuple:
+        return tuple(wrap(ops.stack(list(c)).reshape(full + tuple(c[0].shape)), lvls)
+                     for c in zip(*outs))
+    return wrap(ops.stack(outs).reshape(full + tuple(outs[0].shape)), lvls)
+
+
+def setitem(x, index, value):
+    """x[index] = value for a batched x: written into its physical tensor (per sample when
+    the index itself is batched)."""
+    items = index if isinstance(index, tuple) else (index,)
+    others = union(items + (value,))
+    if not set(others) <= set(x._levels):
+        raise RuntimeError(
+            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor "
+            "`other` in extra_args that has more elements than `self`. This happened due to "
+            "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try "
+            "to use out-of-place operators instead of inplace arithmetic. If said operator is "
+            "being called inside the PyTorch framework, please file a bug report instead.")
+    nb = len(x._levels)
+    if not x._value.numel():
+        return
+    if not any(type(i) is BatchedTensor for i in items):
+        target = x._value[(slice(None),) * nb + items]
+        v = aligned(value, x._levels, target.dim() - nb) if isinstance(value, Tensor) else value
+        x._value[(slice(None),) * nb + items] = v
+        return
+    n = 1
+    for s in x._value.shape[:nb]:
+        n *= s
+    xs = x._value.view((n,) + tuple(x.shape))
+    ks = [aligned(i, x._levels, expand=True).reshape((n,) + tuple(i.shape))
+          if type(i) is BatchedTensor else i for i in items]
+    vs = (aligned(value, x._levels, expand=True).reshape((n,) + tuple(value.shape))
+          if type(value) is BatchedTensor else None)
+    saved = _op.vmap_hook[0]
+    _op.vmap_hook[0] = 0
+    try:
+        for b in range(n):
+            key = tuple(k[b] if type(i) is BatchedTensor else k for i, k in zip(items, ks))
+            xs[b][key] = vs[b] if vs is not None else value
+    finally:
+        _op.vmap_hook[0] = saved
+
+
+def loop_if_batched(fn, *args):
+    """For op wrappers that read tensor values in Python: per sample when an arg is batched."""
+    if not any(type(a) is BatchedTensor for a in args):
+        return NotImplemented
+    return loop(fn, *args)
+
+
+def wrap(value, lvls):
+    """A BatchedTensor over physical `value` whose leading dims belong to levels `lvls`."""
+    if not lvls:
+        return value
+    t = _new(BatchedTensor)
+    t._value = value
+    t._levels = lvls
+    t._data = _sample(value, len(lvls))
+    t._device = value._device
+    t._rg = value._rg
+    t.grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    return t
+
+
+def lvls_of(x):
+    return x._levels if type(x) is BatchedTensor else ()
+
+
+def physical(x):
+    return x._value if type(x) is BatchedTensor else x
+
+
+def union(args):
+    """The sorted union of the levels of the batched tensors among args."""
+    out = set()
+    for a in args:
+        if type(a) is BatchedTensor:
+            out.update(a._levels)
+    return tuple(sorted(out))
+
+
+def size_of(lv):
+    for L in levels:
+        if L.id == lv:
+            return L.size
+    raise RuntimeError("vmap: a batched tensor escaped the vmap that made it")
+
+
+def aligned(x, lvls, ndim=None, expand=False):
+    """x's physical tensor with one leading dim per level in `lvls` (size 1 where x is not
+    batched, or the full size with expand=True) and, given ndim, its logical dims left-padded
+    with size-1 dims to that rank (broadcasting)."""
+    have = lvls_of(x)
+    v = physical(x)
+    if have != lvls:
+        shape = list(v.shape)
+        lead = []
+        i = 0
+        for lv in lvls:
+            if i < len(have) and have[i] == lv:
+                lead.append(shape[i])
+                i += 1
+            else:
+                lead.append(1)
+        v = v.reshape(tuple(lead) + tuple(shape[len(have):]))
+    if ndim is not None:
+        n = v.dim() - len(lvls)
+        if n < ndim:
+            s = tuple(v.shape)
+            v = v.reshape(s[:len(lvls)] + (1,) * (ndim - n) + s[len(lvls):])
+    if expand:
+        full = tuple(size_of(lv) for lv in lvls)
+        if tuple(v.shape[:len(lvls)]) != full:
+            v = v.expand(full + tuple(v.shape[len(lvls):]))
+    return v
+
+
+def rewrap(out, lvls):
+    if type(out) is tuple:
+        return tuple(wrap(o, lvls) for o in out)
+    if type(out) is list:
+        return [wrap(o, lvls) for o in out]
+    return wrap(out, lvls)
+
+
+def dispatch(cls, args, params):
+    """Op.apply's hook under vmap: run the op's batching rule when an argument is batched."""
+    for a in args:
+        if type(a) is BatchedTensor:
+            break
+    else:
+        return NotImplemented
+    rule = _rules.get(cls)
+    if rule is None:
+        for base in cls.__mro__[1:]:
+            rule = _rules.get(base)
+            if rule is not None:
+                break
+        else:
+            rule = fallback
+        _rules[cls] = rule
+    return rule(cls, args, params)
+
+
+_rules = {}
+
+
+def register(*classes):
+    """Decorator: the batching rule of these Op classes, rule(cls, args, params)."""
+    def deco(fn):
+        for c in classes:
+            _rules[c] = fn
+        return fn
+    return deco
+
+
+def fallback(cls, args, params):
+    """No batching rule: run the op per sample and stack (warns once per op)."""
+    if cls not in _warned:
+        _warned.add(cls)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching rule "
+            f"for {cls.__name__}. Please file us an issue on GitHub so that we can prioritize "
+            f"its implementation.", UserWarning, stacklevel=4)
+    from .. import ops
+    lvls = union(args)
+    full = tuple(size_of(lv) for lv in lvls)
+    n = 1
+    for s in full:
+        n *= s
+    flat = [aligned(a, lvls, expand=True).reshape((n,) + tuple(a.shape))
+            if type(a) is BatchedTensor else a for a in args]
+    outs = []
+    for i in range(n):
+        outs.append(cls.apply(*[f[i] if type(a) is BatchedTensor else f
+                                for a, f in zip(args, flat)], **params))
+    if type(outs[0]) is tuple:
+        return tuple(wrap(ops.stack(list(col)).reshape(full + tuple(col[0].shape)), lvls)
+                     for col in zip(*outs))
+    return wrap(ops.stack(outs).reshape(full + tuple(outs[0].shape)), lvls)
+
+
+_op.vmap_hook[1] = dispatch
+
+
+def _sample(value, n):
+    """The array of sample 0 (a view), or an empty array of the per-sample shape."""
+    arr = value._data
+    if 0 in arr.shape[:n]:
+        return xp_for(value._device).empty(arr.shape[n:], arr.dtype)
+    return arr[(0,) * n]
+
+
+RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use "
+                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                "operation out of vmap")
+
+
+def random_target(t):
+    """Where a random fill of t goes under vmap: None (fill t itself), or (tensor to fill,
+    result). 'error' raises; 'different' fills a tensor with the batch dims of the levels
+    asking for it; 'same' fills once and, for a batched t, broadcasts over its batch."""
+    if not levels:
+        return None
+    if any(L.randomness == "error" for L in levels):
+        raise RuntimeError(RANDOM_ERROR)
+    diff = tuple(L.id for L in levels if L.randomness == "different")
+    if type(t) is BatchedTensor:
+        if set(t._levels) <= set(diff):
+            v = aligned(t, diff, expand=True)
+            if v is t._value:
+                return v, t
+            return v, wrap(v, diff)  # a batched tensor gets more levels: a new one
+        from ..creation import empty
+        same = empty(tuple(t.shape), dtype=t.dtype, device=t.device)
+        return same, t._inplace(lambda s, o: o, same)
+    if not diff:
+        return None
+    from ..creation import empty
+    phys = empty(tuple(size_of(lv) for lv in diff) + tuple(t.shape), dtype=t.dtype,
+                 device=t.device)
+    return phys, wrap(phys, diff)
+
+
+def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
+    """autograd.grad under vmap: the engine runs on the physical (batched) tensors."""
+    from ..autograd import _engine
+    from ..creation import ones_like
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    gos = []
+    for o, g in zip(outputs, grad_outputs):
+        if g is None and o.numel() == 1:
+            g = ones_like(o)
+        if g is not None and set(lvls_of(g)) - set(lvls_of(o)):
+            raise NotImplementedError(
+                "autograd.grad under vmap with grad_outputs batched where the outputs are not "
+                "(is_grads_batched) is not supported here: use framework.func.vjp, whose vjp_fn "
+                "can be vmapped.")
+        gos.append(aligned(g, lvls_of(o), expand=True) if g is not None else None)
+    res = _engine.run([physical(o) for o in outputs], gos, retain_graph, create_graph,
+                      [physical(i) for i in inputs], capture=True, allow_unused=allow_unused)
+    return tuple(wrap(r, lvls_of(i)) if r is not None else None for r, i in zip(res, inputs))

@@ -1,0 +1,217 @@
+"""Batching rules of the neural-network ops: conv and pooling, normalisation, losses,
+gather/scatter and joins."""
+from ..tensor import Tensor
+from ._batched import BatchedTensor, aligned, fallback, register, union, wrap
+from ._rules import ldim, op_classes, wdim
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def fold_batch(cls, args, params, core=3):
+    """Conv/pool style ops on (N, C, *spatial) or (C, *spatial): the batch dims become N."""
+    x = args[0]
+    if any(isinstance(a, BatchedTensor) for a in args[1:]):
+        return fallback(cls, args, params)
+    lvls, nb = x._levels, len(x._levels)
+    bs = tuple(x._value.shape[:nb])
+    has_n = ldim(x) == core + 1
+    if has_n:
+        v = x._value.reshape((_prod(bs) * x.shape[0],) + tuple(x._value.shape[nb + 1:]))
+    else:
+        v = x._value.reshape((_prod(bs),) + tuple(x._value.shape[nb:]))
+    out = cls.apply(v, *args[1:], **params)
+    lead = bs + ((x.shape[0],) if has_n else ())
+
+    def back(o):
+        if tuple(o.shape) == (0,):  # max_pool's indices when nobody needs them
+            return wrap(o.reshape(lead + (0,)), lvls)
+        return wrap(o.reshape(lead + tuple(o.shape[1:])), lvls)
+    return tuple(back(o) for o in out) if type(out) is tuple else back(out)
+
+
+def conv(cls, args, params):
+    """Convolution: batched input folds into N; a batched weight runs as grouped conv."""
+    x, w = args[0], args[1]
+    if not isinstance(w, BatchedTensor) and not isinstance(args[2], BatchedTensor):
+        core = w.dim() - 1
+        return fold_batch(cls, args, params, core)
+    if len(union(args)) != 1 or cls.__name__ != "Convolution":
+        return fallback(cls, args, params)
+    # per-sample weights: stack the samples along channels, groups * B
+    lvls = union(args)
+    n = _prod(aligned(w, lvls, expand=True).shape[:1])
+    core = w.dim() - 1
+    xv = aligned(x, lvls, expand=True)
+    has_n = xv.dim() - 1 == core + 1
+    if not has_n:
+        xv = xv.unsqueeze(1)
+    N = xv.shape[1]
+    xv = xv.movedim(0, 1).reshape((N, -1) + tuple(xv.shape[3:]))
+    wv = aligned(w, lvls, expand=True)
+    wv = wv.reshape((-1,) + tuple(wv.shape[2:]))
+    b = args[2]
+    bv = aligned(b, lvls, expand=True).reshape(-1) if b is not None else None
+    p = dict(params)
+    p["groups"] = params["groups"] * n
+    out = cls.apply(xv, wv, bv, **p)
+    out = out.reshape((N, n, -1) + tuple(out.shape[2:])).movedim(1, 0)
+    if not has_n:
+        out = out.squeeze(1)
+    return wrap(out, lvls)
+
+
+def layer_norm(cls, args, params):
+    """native_layer_norm normalises trailing dims: batch dims in front need no change; a
+    batched weight or bias is applied after."""
+    x, w, b = args[0], args[1], args[2]
+    lvls = union(args)
+    xv = aligned(x, lvls, expand=True)
+    if isinstance(w, BatchedTensor) or isinstance(b, BatchedTensor):
+        res = cls.apply(xv, None, None, **params)
+        out = res[0] if type(res) is tuple else res
+        nd = ldim(x)
+        if w is not None:
+            out = out * aligned(w, lvls, nd)
+        if b is not None:
+            out = out + aligned(b, lvls, nd)
+        if type(res) is tuple:
+            return (wrap(out, lvls),) + tuple(wrap(o, lvls) for o in res[1:])
+        return wrap(out, lvls)
+    out = cls.apply(xv, w, b, **params)
+    return tuple(wrap(o, lvls) for o in out) if type(out) is tuple else wrap(out, lvls)
+
+
+def _reduce(loss, reduction, nb):
+    if reduction == "none":
+        return loss
+    dims = tuple(range(nb, loss.dim()))
+    if not dims:
+        return loss
+    return loss.sum(dims) if reduction == "sum" else loss.mean(dims)
+
+
+def pointwise_loss(cls, args, params):
+    """mse/l1/huber/bce...: per element with reduction='none', then reduce per sample."""
+    lvls = union(args)
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    nd = max(ldim(a) for a in tensors)
+    phys = [aligned(a, lvls, nd, expand=True) if isinstance(a, Tensor) else a for a in args]
+    p = dict(params)
+    reduction = p.get("reduction", "mean")
+    p["reduction"] = "none"
+    out = cls.apply(*phys, **p)
+    return wrap(_reduce(out, reduction, len(lvls)), lvls)
+
+
+def class_loss(cls, args, params):
+    """cross_entropy / nll_loss: (C) or (N, C, *d) inputs; the batch dims fold into N and the
+    reduction is redone per sample (weighted mean over the non-ignored targets)."""
+    x, t, w = args[0], args[1], args[2]
+    if isinstance(w, BatchedTensor):
+        return fallback(cls, args, params)
+    lvls = union(args)
+    nb = len(lvls)
+    xv = aligned(x, lvls, expand=True)
+    tv = aligned(t, lvls, expand=True)
+    bs = tuple(xv.shape[:nb])
+    probs = t._data.dtype.kind == "f"
+    has_n = ldim(x) >= 2
+    if has_n:  # (B.., N, C, d..) -> (B*N, C, d..)
+        xf = xv.reshape((-1,) + tuple(xv.shape[nb + 1:]))
+        tf = tv.reshape((-1,) + tuple(tv.shape[nb + 1:]))
+    else:
+        xf = xv.reshape((-1,) + tuple(xv.shape[nb:]))
+        tf = tv.reshape((-1,) + tuple(tv.shape[nb:]))
+    p = dict(params)
+    reduction = p.get("reduction", "mean")
+    p["reduction"] = "none"
+    loss = cls.apply(xf, tf, w, **p)
+    loss = loss.reshape(bs + tuple(tv.shape[nb:] if not probs else xv.shape[nb:nb + (
+        1 if has_n else 0)] + xv.shape[nb + 2:] if has_n else ()))
+    if reduction == "none":
+        return wrap(loss, lvls)
+    dims = tuple(range(nb, loss.dim()))
+    if reduction == "sum" or not dims:
+        return wrap(loss.sum(dims) if dims else loss, lvls)
+    if probs:
+        return wrap(loss.mean(dims), lvls)
+    ignore = params.get("ignore_index", -100)
+    valid = (tv != ignore)
+    wt = valid.to(loss.dtype)
+    if w is not None:
+        wt = wt * w[tv.clamp(0, w.shape[0] - 1)]
+    return wrap(loss.sum(dims) / wt.sum(dims), lvls)
+
+
+def gather(cls, args, params):
+    """gather/scatter: input and index get every batch dim; dim shifts past them."""
+    lvls = union(args)
+    nb = len(lvls)
+    p = dict(params)
+    p["dim"] = wdim(p["dim"], ldim(args[0])) + nb
+    scalar = params.get("overload") == 1  # scatter(value=...): a 0-dim value stays one
+    if scalar and isinstance(args[2], BatchedTensor) or ldim(args[0]) == 0:
+        return fallback(cls, args, params)
+    phys = [aligned(a, lvls, expand=True) if isinstance(a, Tensor) and not (scalar and i == 2)
+            else a for i, a in enumerate(args)]
+    return wrap(cls.apply(*phys, **p), lvls)
+
+
+def index_select(cls, args, params):
+    x, idx = args[0], args[1]
+    if isinstance(idx, BatchedTensor):
+        return fallback(cls, args, params)
+    nb = len(x._levels)
+    return wrap(cls.apply(x._value, idx, dim=wdim(params["dim"], ldim(x)) + nb), x._levels)
+
+
+def join(cls, args, params):
+    """cat/stack: every input gets every batch dim (expanded); dim shifts past them."""
+    lvls = union(args)
+    nb = len(lvls)
+    ref = next(a for a in args if isinstance(a, Tensor) and a.dim() > 0) if cls.__name__ == \
+        "Cat" else args[0]
+    n = ldim(ref) + (1 if cls.__name__ == "Stack" else 0)
+    p = dict(params)
+    p["dim"] = wdim(p["dim"], n) + nb
+    phys = [aligned(a, lvls, expand=True) for a in args]
+    return wrap(cls.apply(*phys, **p), lvls)
+
+
+def embedding(weight, input, padding_idx, scale_grad_by_freq):
+    """F.embedding under vmap (called by it: the indices are a parameter, not an input)."""
+    from ..ops.embedding import EmbeddingLookup
+    if isinstance(weight, BatchedTensor):
+        from ._batched import loop
+        return loop(lambda w, i: EmbeddingLookup.apply(
+            w, indices=i._data, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq),
+            weight, input)
+    out = EmbeddingLookup.apply(weight, indices=input._value._data, padding_idx=padding_idx,
+                                scale_grad_by_freq=scale_grad_by_freq)
+    return wrap(out, input._levels)
+
+
+def _register():
+    table = op_classes()
+
+    def reg(rule, names):
+        register(*[table[n] for n in names if n in table])(rule)
+
+    reg(fold_batch, ["MaxPool2DWithIndices", "AvgPool2D", "AdaptiveAvgPool2D",
+                     "AdaptiveMaxPool2D"])
+    reg(conv, ["Convolution", "ConvTranspose"])
+    reg(layer_norm, ["NativeLayerNorm"])
+    reg(pointwise_loss, ["MseLoss", "SmoothL1Loss", "HuberLoss", "BinaryCrossEntropy",
+                         "BinaryCrossEntropyWithLogits", "SoftMarginLoss"])
+    reg(class_loss, ["CrossEntropy", "NllLoss"])
+    reg(gather, ["Gather", "ScatterAdd", "Scatter"])
+    reg(index_select, ["IndexSelect"])
+    reg(join, ["Cat", "Stack"])
+
+
+_register()
