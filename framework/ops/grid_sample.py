@@ -189,8 +189,9 @@ def _dev(a):
     return device_of(a)
 
 
-_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
-                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the old "
+                  "behavior is desired. "
                   "See the documentation of grid_sample for details.")
 
 
