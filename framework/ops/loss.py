@@ -617,8 +617,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         _no_grad_for("nll_loss_forward", "weight", weight)
         if label_smoothing == 0.0:  # torch's graph: LogSoftmaxBackward0 -> NllLossBackward0
             from .activation import log_softmax
-            return nll_loss(log_softmax(input, 1 if input.dim() > 1 else 0), target, weight,
-                            ignore_index=ignore_index, reduction=reduction)
+            return NllLoss.apply(log_softmax(input, 1 if input.dim() > 1 else 0), target,
+                                 weight, reduction=reduction, ignore_index=ignore_index)
     return CrossEntropy.apply(input, target, weight, reduction=reduction,
                               ignore_index=ignore_index, label_smoothing=float(label_smoothing),
                               probs=probs)
