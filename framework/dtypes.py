@@ -179,6 +179,13 @@ def cpp_type_name(np_dtype):
     return _TORCH_NAMES[np.dtype(np_dtype).name][1]
 
 
+def type_string(np_dtype):
+    """torch's Tensor::toString() of a CPU tensor: 'torch.FloatTensor', ... ('CPUBoolType' for
+    bool, which has no legacy tensor type)."""
+    name = np.dtype(np_dtype).name
+    return "CPUBoolType" if name == "bool" else f"torch.{tensor_type_name(np_dtype)}"
+
+
 def tensor_type_name(np_dtype):
     """torch's legacy tensor type name of a NumPy dtype: 'FloatTensor', 'LongTensor', ..."""
     return _TORCH_NAMES.get(np.dtype(np_dtype).name, ("", "", "Tensor"))[2]

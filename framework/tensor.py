@@ -569,6 +569,11 @@ class Tensor:
         return self._inplace(_ops.div, other, rounding_mode=rounding_mode)
 
     def pow_(self, exponent):
+        if isinstance(exponent, Tensor) and exponent._data.shape != self._data.shape:
+            from ._errors import broadcast_shapes, inplace_shape_error
+            shape = broadcast_shapes(self._data.shape, exponent._data.shape)
+            if shape != self._data.shape:  # torch checks the output shape before the dtype
+                raise inplace_shape_error(self._data.shape, shape)
         return self._inplace(_ops.pow, exponent)
 
     def clamp_(self, min=None, max=None):
@@ -1304,6 +1309,8 @@ class Tensor:
         return _ops.masked_scatter(self, mask, source)
 
     def masked_scatter_(self, mask, source):
+        if isinstance(mask, Tensor) and mask._data.shape != self._data.shape:
+            mask = mask.expand(*self.shape)  # in place: the mask expands to self (torch's error)
         return self._inplace(_ops.masked_scatter, mask, source)
 
     def take(self, index):

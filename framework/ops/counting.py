@@ -3,7 +3,7 @@ searchsorted, bucketize. None of them is differentiable (unique records torch's 
 backward raises as torch's does)."""
 import math
 
-from .._errors import not_implemented
+from .._errors import not_implemented, refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .shape import _dim, _real_dim
@@ -132,6 +132,8 @@ def bincount(input, weights=None, minlength=0):
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     xp = input.xp
+    if input.numel() == 0:  # torch: long zeros, whatever the weights
+        return _t(xp.zeros(minlength, dtype="int64"), input)
     w = None if weights is None else weights._data
     out = xp.bincount(input._data, weights=w, minlength=minlength)
     if weights is None:
@@ -210,6 +212,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                " got side of left while right was True")
         right = side == "right"
     xp = sorted_sequence.xp
+    refuse(sorted_sequence._data, "b", "searchsorted_out_cpu")
     seq = _wide(sorted_sequence._data)
     vals = _wide(input._data) if isinstance(input, Tensor) else xp.asarray(input)
     if sorter is not None:
@@ -222,8 +225,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
                                "the first N-1 dimensions of boundaries tensor and input value "
                                "tensor must match")
-        s2, v2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
-        out = xp.stack([xp.searchsorted(s, v, side=how) for s, v in zip(s2, v2)])
+        rows = math.prod(seq.shape[:-1])
+        s2, v2 = seq.reshape(rows, seq.shape[-1]), vals.reshape(rows, vals.shape[-1])
+        out = xp.zeros(v2.shape, dtype="int64")  # an empty sequence: every index is 0
+        if seq.shape[-1]:
+            for i in range(rows):
+                out[i] = xp.searchsorted(s2[i], v2[i], side=how)
         out = out.reshape(vals.shape)
     return _t(out.astype("int32" if out_int32 else "int64"), sorted_sequence)
 

@@ -1,6 +1,6 @@
 """embedding_bag: sums, means or maxima of bags of embedding rows without materialising the
 per-index rows' graph (one primitive, torch's EmbeddingBagBackward0)."""
-from ..dtypes import tensor_type_name
+from ..dtypes import type_string
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import scatter_add
@@ -86,8 +86,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if not weight.is_floating_point():
-        got = "CPUBoolType" if weight.dtype.name == "bool" else tensor_type_name(
-            weight._data.dtype)
+        got = type_string(weight._data.dtype)
         raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the "
                            "following scalar types: Half, BFloat16, Float, Double; but got "
                            f"{got} instead (while checking arguments for embedding_bag)")

@@ -3,7 +3,7 @@ multilabel_margin_loss. Their masks are piecewise constant, so backward keeps th
 and builds the rest from Tensor ops."""
 import math
 
-from .._errors import bool_negation, refuse
+from .._errors import bool_negation, broadcast_shapes, inplace_shape_error, refuse
 from ..autograd.op import Op
 from ..backend import scatter_add
 from ..dtypes import scalar_type_name
@@ -39,9 +39,14 @@ class SoftMarginLoss(Op):
         if x.dtype.kind in "iu":  # ... and writes a float result into an integer one
             raise RuntimeError("result type Float can't be cast to the desired output type "
                                f"{scalar_type_name(x.dtype)}")
+        self.bool_target = y.dtype.kind == "b"
+        if self.bool_target:
+            y = y.astype(x.dtype)
         return _reduce(xp, xp.logaddexp(0, -y * x).astype(x.dtype, copy=False), reduction)
 
     def backward(self, grad):
+        if self.bool_target:  # torch's formula negates the target
+            raise bool_negation()
         x, y = self.inputs
         g = _upstream(grad, self.reduction, tuple(x.shape), x.numel())
         return g * -y * (-y * x).sigmoid(), None
@@ -57,10 +62,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         tensor(0.6931)
     """
     reduction = _reduction(reduction, size_average, reduce)
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
-                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
-                         "size.")
+    shape = broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    if shape != tuple(input.shape):  # torch writes into an output shaped as the input
+        raise inplace_shape_error(input.shape, shape)
     _no_grad_for("soft_margin_loss", "target", target)
     return SoftMarginLoss.apply(input, target, reduction=reduction)
 
@@ -84,7 +88,8 @@ class MultiMarginLoss(Op):
         self.mask = (z > 0) & ~onehot
         self.onehot = onehot
         self.wy = (w[t.reshape(-1)] if w is not None else xp.ones(n, dtype=x.dtype)).reshape(n, 1)
-        per = xp.where(self.mask, z if p == 1 else z * z, 0) * self.wy
+        # only the active terms meet the weight (an inf weight times 0 is not NaN in torch)
+        per = xp.where(self.mask, (z if p == 1 else z * z) * self.wy, 0)
         loss = (per.sum(axis=1) / c).astype(x.dtype)
         loss = loss.reshape(x.shape[:-1])
         return _reduce(xp, loss, reduction)
@@ -103,8 +108,9 @@ class MultiMarginLoss(Op):
         else:
             xy = (x2 * onehot).sum(1, keepdim=True)
             h = 2 * (self.margin - xy + x2) * mask
-        h = h * wy * g / c
-        gx = h - onehot * h.sum(1, keepdim=True)
+        zero = Tensor._make(x.xp.zeros((), dtype=x._data.dtype), dev)
+        h = (h * wy / c).where(mask, zero)  # torch's kernel, then times the upstream gradient
+        gx = (h - h.sum(1, keepdim=True).where(onehot, zero)) * g
         return gx.reshape(*x.shape), None, None
 
     jvp = Op.jvp_transpose
@@ -124,6 +130,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if input.dim() > 2 or input.dim() == 0:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {list(input.shape)}")
+    if target.numel() and bool(((target._data < 0) | (target._data >= input.shape[-1])).any()):
+        raise RuntimeError("target out of range")
     _no_grad_for("multi_margin_loss", "weight", weight)
     return MultiMarginLoss.apply(input, target, weight, p=p, margin=margin, reduction=reduction)
 

@@ -22,6 +22,11 @@ def _where(cond, a, b):
     return a.where(cond, b)
 
 
+def _zero(grad):
+    """A 0-dim zero selected where torch's backward selects 0 (an inf grad stays out of it)."""
+    return Tensor._make(grad.xp.zeros((), dtype=grad._data.dtype), grad.device)
+
+
 def _mask(x, array):
     return Tensor._make(array, x.device)
 
@@ -117,7 +122,7 @@ class Hardswish(Op):
     def backward(self, grad):
         x, = self.inputs
         mid = grad * (x / 3 + 0.5)
-        return _where(x <= -3, grad * 0, _where(x < 3, mid, grad))  # torch's bounds
+        return _where(x <= -3, _zero(grad), _where(x < 3, mid, grad))  # torch's bounds
 
     jvp = Op.jvp_elementwise
 
@@ -134,7 +139,7 @@ class Hardsigmoid(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x > -3) & (x < 3), grad * _SIXTH, grad * 0)
+        return _where((x > -3) & (x < 3), grad * _SIXTH, _zero(grad))
 
     jvp = Op.jvp_elementwise
 
@@ -150,7 +155,7 @@ class Hardtanh(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x <= self.lo) | (x >= self.hi), grad * 0, grad)  # NaN passes, as torch
+        return _where((x <= self.lo) | (x >= self.hi), _zero(grad), grad)  # a select: no inf*0
 
     jvp = Op.jvp_elementwise
 
@@ -181,7 +186,7 @@ class Softshrink(Op):
 
     def backward(self, grad):
         x, = self.inputs
-        return _where((x >= -self.lambd) & (x <= self.lambd), grad * 0, grad)  # NaN passes
+        return _where((x >= -self.lambd) & (x <= self.lambd), _zero(grad), grad)
 
     jvp = Op.jvp_elementwise
 

@@ -21,9 +21,9 @@ class NativeGroupNorm(Op):
         self.groups, self.eps = num_groups, eps
         self.wshape = (1, c) + (1,) * (x.ndim - 2)
         g = x.reshape(n, num_groups, -1)
-        mean = g.mean(axis=2, keepdims=True)
+        mean = array_mean(g, 2, keepdims=True)  # an empty group: nan, silently (as torch)
         gc = g - mean
-        invstd = 1.0 / xp.sqrt((gc * gc).mean(axis=2, keepdims=True) + eps)
+        invstd = 1.0 / xp.sqrt(array_mean(gc * gc, 2, keepdims=True) + eps)
         self.mean, self.invstd = mean, invstd
         y = (gc * invstd).reshape(x.shape)
         if weight is not None:
@@ -46,6 +46,8 @@ class NativeGroupNorm(Op):
         xhat = (gc * invstd).reshape(x.shape)
         red = (0,) + tuple(range(2, x.dim()))
         grad_w = (grad * xhat).sum(dim=red) if need_w else None
+        if need_w and n and not g.shape[2]:  # torch's sums meet the nan statistics
+            grad_w = grad_w * float("nan")
         grad_b = grad.sum(dim=red) if need_b else None
         grad_x = None
         if need_x:

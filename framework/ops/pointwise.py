@@ -27,6 +27,7 @@ class Lerp(Op):
 class LerpTensor(Op):
     """input + weight * (end - input), weight a tensor."""
     saves_inputs = True
+    broadcasts = True
     node_name = "LerpBackward1"
 
     def forward(self, a, b, w):

@@ -405,10 +405,8 @@ def tensor_split(input, indices_or_sections, dim=0):
         # Python slice bounds: a negative index counts from the end
         bounds = [slice(a, b).indices(size)[:2] for a, b in zip(idx, idx[1:])]
     out = []
-    for a, b in bounds:
-        key = [slice(None)] * input.dim()
-        key[d] = slice(a, max(a, b))
-        out.append(input[tuple(key)])
+    for a, b in bounds:  # narrow: torch's slice op (SliceBackward0 even for the whole dim)
+        out.append(input.narrow(d, a, max(b - a, 0)))
     return tuple(out)
 
 

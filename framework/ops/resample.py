@@ -178,6 +178,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"(got {input.dim()}D) for the modes: nearest | linear | "
                                   f"bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
+    if min(in_sizes + out_sizes) <= 0:
+        names = ("D", "H", "W")[3 - nd:]
+        fin = ", ".join(f"{n}: {v}" for n, v in zip(names, in_sizes))
+        fout = ", ".join(f"{n}: {v}" for n, v in zip(names, out_sizes))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({fin}){' and' if nd == 1 else ''} output ({fout})")
     refuse(input._data, "biu", _KERNELS.get((mode, nd)) or _KERNELS[mode])
     xp = input.xp
     ac = bool(align_corners)

@@ -2,6 +2,7 @@
 index_add/index_copy/index_fill, scatter_reduce."""
 import math
 
+from .._errors import broadcast_shapes
 from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
@@ -47,6 +48,7 @@ def masked_select(input, mask):
         tensor([1., 3.])
     """
     _check_mask(mask, "masked_select")
+    broadcast_shapes(tuple(mask.shape), tuple(input.shape))  # torch's order: mask first
     return MaskedSelect.apply(input, mask)
 
 
@@ -93,6 +95,9 @@ def masked_scatter(input, mask, source):
     if source.dtype != input.dtype:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but "
                            f"got{input.dtype} and {source.dtype}".replace("got", "got "))
+    if tuple(mask.shape) != tuple(input.shape):  # torch expands both (expand_outplace)
+        shape = broadcast_shapes(tuple(mask.shape), tuple(input.shape))
+        input, mask = input.expand(*shape), mask.expand(*shape)
     return MaskedScatter.apply(input, mask, source)
 
 
@@ -157,9 +162,16 @@ def take_along_dim(input, indices, dim=None):
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.dim()} dimensions for input, "
                            f"and {indices.dim()} dimensions for indices")
-    shape = list(input.xp.broadcast_shapes(tuple(input.shape), tuple(indices.shape)))
+    # broadcast every dim but `dim` (there each keeps its own size)
+    shape = list(broadcast_shapes(*[tuple(1 if i == d else n for i, n in enumerate(t.shape))
+                                    for t in (input, indices)]))
     shape_i, shape_x = list(shape), list(shape)
     shape_i[d], shape_x[d] = indices.shape[d], input.shape[d]
+    n = input.shape[d]
+    if indices.numel() and n and bool((indices._data < 0).any()):  # torch wraps -n <= i < 0
+        idx = indices._data
+        indices = Tensor._make(input.xp.where((idx < 0) & (idx >= -n), idx + n, idx),
+                               indices.device)
     return gather(input.expand(*shape_x), d, indices.expand(*shape_i))
 
 
@@ -273,6 +285,15 @@ def _check_range(name, x, d, index, source=None):
                              f"element (got {index.numel()})")
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     idx = index._data.reshape(-1)
+    if name != "index_add" and x.dim() and not n and idx.size:  # torch's view of no storage
+        sizes = [idx.size if i == d else s for i, s in enumerate(x.shape)]
+        strides = [0 if i == d else math.prod(max(s, 1) for s in x.shape[i + 1:])
+                   for i in range(x.dim())]
+        item = x._data.dtype.itemsize
+        need = item * (1 + sum((s - 1) * st for s, st in zip(sizes, strides)))
+        raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, "
+                           f"and itemsize {item} requiring a storage size of {need} are out of "
+                           "bounds for storage of size 0")
     bad = (idx < 0) | (idx >= n) if name != "index_fill" else (idx < -n) | (idx >= n)
     if not idx.size or not bool(bad.any()) or (name == "index_add" and x.numel() == 0):
         return

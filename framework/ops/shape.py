@@ -4,7 +4,7 @@ Joining and splitting (cat, stack, split, chunk, unbind) live in join.py.
 """
 from .. import backend as _backend
 from ..autograd.op import Op
-from ..tensor import _TYPE_NAMES
+from .. import dtypes
 
 
 __all__ = ["flatten", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes",
@@ -222,7 +222,7 @@ def _expanded_shape(x, shape):
     lead = len(shape) - len(xs)
     if lead < 0:
         raise RuntimeError(
-            f"expand(torch.{_TYPE_NAMES.get(x._data.dtype.name, 'Tensor')}{{{_fmt(xs)}}}, "
+            f"expand({dtypes.type_string(x._data.dtype)}{{{_fmt(xs)}}}, "
             f"size={_fmt(shape)}): the number of sizes provided ({len(shape)}) must be greater "
             f"or equal to the number of dimensions in the tensor ({len(xs)})")
     out = []

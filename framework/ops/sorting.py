@@ -3,6 +3,7 @@
 Everything sorts stably (NaN last ascending, first descending, as torch), so ties keep their
 original order; selected values get their gradient at the index they came from.
 """
+from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
@@ -219,6 +220,13 @@ def _pick(op, input, pos, dim, keepdim, nan_first=False, skip_nan=False):
                     skip_nan=skip_nan)
 
 
+def _check_reduced(name, input, d):
+    """torch's IndexError for a reduction over an empty dim whose result is not empty."""
+    if input.dim() and input.shape[d] == 0 and input.numel() == 0 and all(
+            n for i, n in enumerate(input.shape) if i != d):
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along `dim` (k counts from 1): (values, indices).
 
@@ -230,6 +238,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """
     d = _dim(dim, max(input.dim(), 1))
     size = input.shape[d] if input.dim() else 1
+    _check_reduced("kthvalue", input, d)
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return return_types.kthvalue(*_pick(Kthvalue, input, k - 1, d, keepdim))
@@ -244,6 +253,7 @@ def median(input, dim=None, keepdim=False):
         >>> framework.tensor([3., 1., 2., 4.]).median()
         tensor(2.)
     """
+    refuse(input._data, "b", "median_cpu" if dim is None else "median_out")
     if dim is None:
         return Median.apply(input)
     d = _dim(dim, max(input.dim(), 1))
@@ -260,6 +270,7 @@ def nanmedian(input, dim=None, keepdim=False):
         >>> framework.tensor([1., float('nan'), 3., 2.]).nanmedian()
         tensor(2.)
     """
+    refuse(input._data, "b", "median_cpu" if dim is None else "median_out")
     if dim is None:
         return Nanmedian.apply(input)
     d = _dim(dim, max(input.dim(), 1))
@@ -301,6 +312,7 @@ def mode(input, dim=-1, keepdim=False):
         indices=tensor(2))
     """
     d = _dim(dim, max(input.dim(), 1))
+    _check_reduced("mode", input, d)
     return return_types.mode(*Mode.apply(input, dim=d, keepdim=keepdim))
 
 

@@ -71,8 +71,13 @@ class Aminmax(Op):
     def forward(self, x, dim=None, keepdim=False):
         axes = None if dim is None else (dim,)
         self.dim, self.keepdim = dim, keepdim
-        lo = x.min(axis=axes, keepdims=keepdim)
-        hi = x.max(axis=axes, keepdims=keepdim)
+        if x.size == 0:  # an empty result (checked by aminmax): nothing to reduce
+            shape = [1 if i == dim else n for i, n in enumerate(x.shape)
+                     if keepdim or i != dim]
+            lo = hi = self.xp.empty(shape, dtype=x.dtype)
+        else:
+            lo = x.min(axis=axes, keepdims=keepdim)
+            hi = x.max(axis=axes, keepdims=keepdim)
         self.lo, self.hi = lo, hi
         return lo, hi
 
@@ -105,10 +110,13 @@ def aminmax(input, *, dim=None, keepdim=False):
         min=tensor(1.),
         max=tensor(3.))
     """
-    if input.numel() == 0:
+    d = None if dim is None else _axis(dim, max(input.dim(), 1))[0]
+    if input.numel() == 0 and (d is None or input.dim() == 0):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
-    d = None if dim is None else _axis(dim, max(input.dim(), 1))[0]
+    if d is not None and input.dim() and input.shape[d] == 0 and \
+            math.prod(n for i, n in enumerate(input.shape) if i != d):
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     if input.dim() == 0:
         d = None
     return return_types.aminmax(*Aminmax.apply(input, dim=d, keepdim=keepdim))
@@ -225,6 +233,9 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     if ((qs < 0) | (qs > 1)).any():
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}" if scalar_q
                            else "quantile() q values must be in the range [0, 1]")
+    if dim is not None and input.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: all of it
+        _axis(dim, 1)
+        dim = None
     x = input.reshape(-1) if dim is None else input.movedim(dim, -1)
     s = sort(x, -1).values  # NaN last
     n = x.shape[-1]

@@ -93,7 +93,7 @@ def _flat_index(in_geom, out_geom, xp):
 
 def has_internal_overlap(arr):
     """torch's definite internal overlap: a zero stride on a dimension longer than one."""
-    return any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
+    return arr.size > 0 and any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
 
 
 # ----- marking views -------------------------------------------------------------------------

