@@ -11,12 +11,7 @@ import torch
 
 import framework
 from ops.opgen import Gen, T
-from ops.optable import OPS as _ALL_OPS
-from ops.optable_wave2 import WAVE2
-
-# the wave-2 records (tests/ops/optable_wave2.py) joined the table for the fuzzer; bfloat16
-# over them is not checked here yet
-OPS = [op for op in _ALL_OPS if op not in WAVE2]
+from ops.optable import OPS  # wave-1 and wave-2 records alike
 from parity import same_error
 
 pytest.importorskip("ml_dtypes")  # the io extra; bfloat16 needs it (installed in the test env)
