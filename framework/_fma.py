@@ -9,6 +9,7 @@ import numpy as np
 
 _F32, _F64 = np.float32, np.float64
 _SPLIT = _F64(2.0 ** 27 + 1)
+_BIG, _DOWN, _UP = _F64(2.0 ** 995), _F64(2.0 ** -128), _F64(2.0 ** 128)
 
 
 def _two_sum(a, b):
@@ -52,6 +53,14 @@ def fma64(a, b, c):
     a = np.asarray(a, dtype=_F64)
     b = np.asarray(b, dtype=_F64)
     c = np.asarray(c, dtype=_F64)
+    big = (np.abs(a) > _BIG) | (np.abs(b) > _BIG) | (np.abs(c) > _BIG)
+    if big.any():  # Veltkamp's split overflows near the maximum: scale by 2**-128 (exact for
+        # such magnitudes) the larger factor and the addend, then scale the result back
+        a, b = np.broadcast_arrays(a, b)
+        first = np.abs(a) >= np.abs(b)
+        down = np.where(big, _DOWN, _F64(1))
+        a2, b2 = np.where(big & first, a * down, a), np.where(big & ~first, b * down, b)
+        return fma64(a2, b2, c * down) * np.where(big, _UP, _F64(1))
     ph = a * b
     ah, al = _split(a)
     bh, bl = _split(b)

@@ -979,6 +979,22 @@ class Tensor:
     def outer(self, vec2):
         return _ops.outer(self, vec2)
 
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """See framework.baddbmm."""
+        return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """See framework.addbmm."""
+        return _ops.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        """See framework.addmv."""
+        return _ops.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """See framework.addr."""
+        return _ops.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 

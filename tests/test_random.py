@@ -378,3 +378,17 @@ def test_rrelu_training_slopes():
                           m.nn.RReLU(0.1, 0.4)(x.reshape(1, 37)).reshape(-1),
                           m.nn.functional.rrelu(x, training=False)])
         both(4, run)
+
+
+@pytest.mark.parametrize("low, high", [(-0.5, 0.5), (-1.0, 0.0), (-1e-300, 1e-300),
+                                       (0.25, 1.0)])
+def test_float64_uniform_near_the_maximum_equals_torch(low, high):
+    """uniform_ scales by (high - low) with a fused multiply-add; near the float64 maximum the
+    exact-product split must not overflow (it gave NaN): bit-equal to torch."""
+    big = float(np.finfo(np.float64).max)
+    lo, hi = low * big, high * big
+    torch.manual_seed(11)
+    want = torch.empty(64, dtype=torch.float64).uniform_(lo, hi).numpy()
+    framework.manual_seed(11)
+    got = framework.empty(64, dtype=framework.float64).uniform_(lo, hi).numpy()
+    np.testing.assert_array_equal(got, want)

@@ -130,7 +130,7 @@ _LOWER_BOTH = {"Mm", "Bmm", "Addmm", "Convolution", "ConvTranspose", "PreluKerne
                "matmul", "baddbmm", "addbmm", "scaled_dot_product_attention", "conv1d",
                "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
                "prelu", "multi_head_attention_forward", "Conv3d", "ConvTranspose3d",
-               "AffineGridGenerator"}
+               "AffineGridGenerator", "Baddbmm", "Addbmm"}
 _FP32_BOTH = {"MseLoss", "NllLoss", "CrossEntropy", "BinaryCrossEntropy",
               "BinaryCrossEntropyWithLogits", "SoftMarginLoss", "MultiMarginLoss",
               "MultilabelMarginLoss", "CtcLoss", "Cdist", "l1_loss", "smooth_l1_loss",
@@ -147,7 +147,7 @@ POLICY = {
                     "GridSampler2D", "GridSampler3D", "reflection_pad1d", "reflection_pad2d",
                     "replication_pad1d", "replication_pad2d", "replication_pad3d",
                     "MultiMarginLoss", "MultilabelMarginLoss"}}),
-    "cuda": dict({n: "lower" for n in _LOWER_BOTH | {"Mv", "einsum"}},
+    "cuda": dict({n: "lower" for n in _LOWER_BOTH | {"Mv", "einsum", "Addmv", "Addr"}},
                  **{n: "fp32" for n in _FP32_BOTH | {
                      "Exp", "Log", "Rsqrt", "Reciprocal", "Erfinv", "Pow", "PowTensor",
                      "Softplus", "NativeLayerNorm", "NativeGroupNorm", "Softmax",

@@ -151,8 +151,9 @@ class Op(Node):
             not (cls.casts or cls.views) and _bf16_of(args)
         try:
             if half:  # bfloat16: computed in float32, each result rounded, as torch's kernels
-                if cls.no_bfloat16 is not None:
-                    raise _bf16_refusal(cls.no_bfloat16, half)
+                if cls.no_bfloat16 is not None and (" " in cls.no_bfloat16 or any(
+                        a is not None and a._data.size for a in args)):  # no kernel runs on
+                    raise _bf16_refusal(cls.no_bfloat16, half)           # empty inputs
                 out = fn.forward(*_upcast(cls, args, half), **params)
             elif len(args) == 2 and args[0] is not None and args[1] is not None:  # common
                 out = fn.forward(args[0]._data, args[1]._data, **params)

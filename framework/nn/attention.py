@@ -111,7 +111,13 @@ def _repeat_heads(x, rep):
 
 def _math_attention(query, key, value, attn_mask, mask, dropout_p, is_causal, scale):
     """torch's _scaled_dot_product_attention_math: sqrt(scale) on q and k, add mask, safe
-    softmax, dropout, matmul."""
+    softmax, dropout, matmul; float16/bfloat16 inputs are computed in float32 and the result
+    cast back, as torch keeps them "in high precision for accuracy"."""
+    origin = query.dtype
+    if origin.name in ("float16", "bfloat16"):
+        query, key, value = query.float(), key.float(), value.float()
+        out = _math_attention(query, key, value, attn_mask, mask, dropout_p, is_causal, scale)
+        return out.to(origin)
     xp = query.xp
     L, S = query.shape[-2], key.shape[-2]
     s = math.sqrt(abs(scale))

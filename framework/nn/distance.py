@@ -26,7 +26,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         tensor([0.7071])
     """
     common = dtypes.result_type([x1._data, x2._data], [x1.dim(), x2.dim()], [])
-    if common.kind != "f":
+    if common.kind not in "fV":
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
                            f"{dtypes.scalar_type_name(common)}")
     shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))

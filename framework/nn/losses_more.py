@@ -304,7 +304,33 @@ class GaussianNLLLoss(_Loss):
         return gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
 
 
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (module form of F.ctc_loss).
+
+    Args:
+        blank: index of the blank label. reduction: 'none', 'mean' or 'sum'.
+        zero_infinity: replace infinite losses (impossible alignments) and their gradients
+            by zero.
+
+    Shape:
+        log_probs (T, N, C) or (T, C); targets (N, S) or concatenated; lengths per batch.
+
+    Example:
+        >>> lp = framework.randn(5, 1, 3).log_softmax(2)
+        >>> framework.nn.CTCLoss()(lp, framework.tensor([[1, 2]]), [5], [2]).shape
+        torch.Size([])
+    """
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        from ..ops.ctc import ctc_loss
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                        self.reduction, self.zero_infinity)
+
 __all__ = ["KLDivLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss",
            "MultiMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PoissonNLLLoss",
-           "GaussianNLLLoss"]
+           "GaussianNLLLoss", "CTCLoss"]

@@ -1,6 +1,7 @@
 """group/instance/local-response/RMS normalisation (functional and modules), BatchNorm3d."""
 import numbers
 
+from .. import dtypes
 from .._errors import refuse
 from ..creation import empty, ones
 from ..ops.normalization import group_norm
@@ -77,12 +78,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     normalized_shape = check_normalized_shape(input, normalized_shape)
     k = len(normalized_shape)
     refuse(input._data, "biu", "rms_norm")
+    origin = input.dtype
+    half = origin.name in ("float16", "bfloat16")  # torch computes these in float32 (opmath)
     if eps is None:
         from .._finfo import finfo
-        eps = finfo(input.dtype).eps
+        eps = finfo(dtypes.float32 if half else origin).eps
+    x = input.float() if half else input
     dims = tuple(range(input.dim() - k, input.dim()))
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return out * weight if weight is not None else out
+    out = x * ((x * x).mean(dims, keepdim=True) + eps).rsqrt()
+    out = out * weight if weight is not None else out
+    return out.to(origin) if half else out
 
 
 class GroupNorm(Module):

@@ -31,6 +31,7 @@ from .norms import *  # noqa: F403
 from .counting import *  # noqa: F403
 from .products import *  # noqa: F403
 from .statistics import *  # noqa: F403
+from .batch_products import *  # noqa: F403
 
 # Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor  # noqa: F401  (copy_ accepts array-likes)
@@ -44,7 +45,7 @@ from .unary import copy_into, to_copy  # noqa: F401
 _FAMILIES = ("elementwise", "reduction", "unary", "logical", "extrema", "activation", "shape",
              "join", "linalg", "indexing", "views", "gather", "conv", "pooling", "rearrange",
              "cumulative", "sorting", "special", "pointwise", "sampling", "selection", "norms",
-             "counting", "products", "statistics")
+             "counting", "products", "statistics", "batch_products")
 # torch has the 2-d pooling functions only in torch.nn.functional.
 _NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}
 __all__ = [n for m in _FAMILIES for n in _importlib.import_module(f".{m}", __name__).__all__

@@ -39,7 +39,12 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         if mask is not None:
             scores += mask.astype(q.dtype, copy=False)
         self.probs = _probs_(xp, scores)
-        return self.probs @ v
+        out = self.probs @ v
+        if q.strides[1] < q.strides[2]:  # torch's kernel writes the output in the query's
+            # layout: heads inside sequence (q a transposed view of (B, L, H, E)) stays so,
+            # and out.transpose(1, 2) is then contiguous (no CloneBackward0 in .contiguous())
+            out = xp.ascontiguousarray(out.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
+        return out
 
     def backward(self, grad):
         q, k, v = self.inputs

@@ -9,6 +9,11 @@ from ..tensor import Tensor
 from .shape import _dim, _real_dim
 
 
+
+def _wide(a):
+    """bfloat16 data as float32 (exact): NumPy orders ml_dtypes' NaN wrongly when sorting."""
+    return a.astype("float32") if a.dtype.kind == "V" else a
+
 def _t(array, like):
     return Tensor._make(array, like.device)
 
@@ -44,7 +49,7 @@ def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
     if zeros and zeros[0] != d:
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
                            "cannot be applied")
-    a = xp.moveaxis(input._data, d, 0)
+    a = xp.moveaxis(_wide(input._data), d, 0)
     n = a.shape[0]
     flat = a.reshape(n, math.prod(a.shape[1:]))
     if consecutive:
@@ -88,7 +93,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     if dim is not None:
         return _unique_dim(input, dim, return_inverse, return_counts, False)
-    vals, inv, counts = input.xp.unique(input._data, return_inverse=True, return_counts=True)
+    vals, inv, counts = input.xp.unique(_wide(input._data), return_inverse=True,
+                                        return_counts=True)
     return _pick(Unique2.apply(input, result=(vals, inv.reshape(input.shape).astype("int64"),
                                               counts.astype("int64"))),
                  return_inverse, return_counts)
@@ -157,7 +163,7 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError("torch.histogramdd(): number of bins should be > 0, but got "
                            f"{bins} for dimension 0")
     xp = input.xp
-    a = input._data.reshape(-1)
+    a = _wide(input._data).reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
@@ -165,10 +171,12 @@ def histc(input, bins=100, min=0, max=0):
         lo, hi = lo - 1, hi + 1
     if lo > hi:
         raise RuntimeError("torch.histogramdd(): max must be larger than min")
+    if input._data.dtype.kind == "V":  # torch holds the bounds in the input's dtype
+        lo, hi = (float(input._data.dtype.type(v)) for v in (lo, hi))
     inside = a[(a >= lo) & (a <= hi)].astype("float64")
     idx = ((inside - lo) * bins / (hi - lo)).astype("int64")
     idx = xp.minimum(idx, bins - 1)  # the right edge belongs to the last bin
-    out = xp.bincount(idx, minlength=bins).astype(a.dtype)
+    out = xp.bincount(idx, minlength=bins).astype(input._data.dtype)
     return _t(out, input)
 
 
@@ -209,8 +217,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         right = side == "right"
     xp = sorted_sequence.xp
     refuse(sorted_sequence._data, "b", "searchsorted_out_cpu")
-    seq = sorted_sequence._data
-    vals = input._data if isinstance(input, Tensor) else xp.asarray(input)
+    seq = _wide(sorted_sequence._data)
+    vals = _wide(input._data) if isinstance(input, Tensor) else xp.asarray(input)
     if sorter is not None:
         seq = xp.take_along_axis(seq, sorter._data, axis=-1)
     how = "right" if right else "left"

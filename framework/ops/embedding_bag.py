@@ -54,7 +54,7 @@ class EmbeddingBag(Op):
         idx, bag = Tensor._make(self.idx, dev), Tensor._make(self.bag, dev)
         g_rows = grad.index_select(0, bag)  # each index's bag gradient
         if self.mode == "mean":
-            scale = 1.0 / grad.xp.maximum(self.counts, 1).astype(grad._data.dtype)
+            scale = (1.0 / grad.xp.maximum(self.counts, 1)).astype(grad._data.dtype)
             g_rows = g_rows * Tensor._make(scale[self.bag][:, None], dev)
         if need_w:
             contrib = g_rows * psw.unsqueeze(1) if psw is not None else g_rows

@@ -190,8 +190,9 @@ def _dev(a):
     return device_of(a)
 
 
-_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
-                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the old "
+                  "behavior is desired. "
                   "See the documentation of grid_sample for details.")
 
 
@@ -278,7 +279,7 @@ class AffineGridGenerator(Op):
     saves = ("base",)
 
     def backward(self, grad):
-        base = Tensor._make(self.base, grad.device)
+        base = Tensor._make(self.base.astype(grad._data.dtype, copy=False), grad.device)
         k = base.shape[-1]
         g = grad.reshape(grad.shape[0], -1, k - 1)
         return g.transpose(1, 2) @ base.reshape(-1, k)
@@ -314,6 +315,9 @@ def affine_grid(theta, size, align_corners=None):
                                   f"affine transforms, respectively. Got size {size}.")
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta.dtype.name == "bfloat16" and min(size[2:]) == 1:  # torch builds a 0-dim
+        from .._errors import not_implemented                     # bfloat16 tensor here
+        raise not_implemented("tensor_cpu", theta._data.dtype)
     return AffineGridGenerator.apply(theta, size=size, align=bool(align_corners))
 
 

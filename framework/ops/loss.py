@@ -346,14 +346,21 @@ def _zero_ignored(g, keep):
 
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
-    saves = ("safe", "wt", "keep", "denom")
+    saves_inputs = True
+    saved_for = ((1,), (), ())  # torch saves self and target (the target's needed always)
+    saves = ("safe", "wt", "keep", "denom", "total_weight")
+    saved_fields = {"self": "input0", "target": "input1", "weight": "input2",
+                    "ignore_index": lambda fn: fn.ignore_index % 2 ** 64,  # as torch's uint
+                    "reduction": lambda fn: ("none", "mean", "sum").index(fn.reduction),
+                    "total_weight": "total_weight"}
 
     def forward(self, x, t, w=None, reduction="mean", ignore_index=-100):
         xp = self.xp
-        self.x_shape, self.reduction = x.shape, reduction
+        self.x_shape, self.reduction, self.ignore_index = x.shape, reduction, ignore_index
         x, t2 = _as_batched(x, t, False)
         safe, wt, ignored = _class_coeffs(xp, t2, w, x.shape[1], ignore_index, x.dtype)
         self.safe, self.wt, self.out_shape, self.keep = safe, wt, t.shape, ~ignored
+        self.total_weight = xp.asarray(wt.sum(), dtype=x.dtype)
         # ignored targets contribute 0 even where the input is inf or nan, as in torch
         loss = xp.where(ignored, 0, -wt * xp.take_along_axis(x, safe[:, None], axis=1)[:, 0])
         if reduction == "none":
@@ -608,6 +615,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     else:
         _check_class_target("nll_loss_forward", input, target, weight)
         _no_grad_for("nll_loss_forward", "weight", weight)
+        if label_smoothing == 0.0:  # torch's graph: LogSoftmaxBackward0 -> NllLossBackward0
+            from .activation import log_softmax
+            return NllLoss.apply(log_softmax(input, 1 if input.dim() > 1 else 0), target,
+                                 weight, reduction=reduction, ignore_index=ignore_index)
     return CrossEntropy.apply(input, target, weight, reduction=reduction,
                               ignore_index=ignore_index, label_smoothing=float(label_smoothing),
                               probs=probs)

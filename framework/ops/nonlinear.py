@@ -404,7 +404,7 @@ def prelu(input, weight):
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{dtypes.scalar_type_name(input._data.dtype)} and "
                            f"{dtypes.scalar_type_name(weight._data.dtype)}")
-    if input.dim() >= 2 and n > 1:
+    if input.dim() >= 2 and n != 1:
         w = weight.reshape((1, n) + (1,) * (input.dim() - 2))
     else:
         w = weight.reshape(())

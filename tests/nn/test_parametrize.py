@@ -196,7 +196,9 @@ def test_spectral_norm_errors_match_torch():
 
 
 @pytest.mark.parametrize("shape,orth_map", [((3, 3), None), ((4, 3), None), ((3, 5), None),
-                                            ((4, 4), "householder"), ((5, 3), "matrix_exp")])
+                                            ((4, 4), "householder"), ((5, 3), "matrix_exp"),
+                                            ((3, 3), "cayley"), ((5, 3), "cayley"),
+                                            ((2, 4), "cayley")])
 def test_orthogonal_matches_torch(shape, orth_map):
     fw, th = _linear(shape)
     torch.nn.utils.parametrizations.orthogonal(th, orthogonal_map=orth_map)

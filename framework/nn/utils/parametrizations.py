@@ -89,10 +89,13 @@ class _Orthogonal(Module):
                 X = cat([X, zeros(*X.shape[:-2], n, n - k, dtype=X.dtype,
                                   device=X.device)], dim=-1)
             A = X - X.transpose(-2, -1)
-            if self.orthogonal_map == "cayley":
-                raise NotImplementedError("orthogonal_map='cayley' needs linalg.solve, which "
-                                          "framework does not have yet")
-            Q = _matrix_exp(A)
+            if self.orthogonal_map == "cayley":  # (I + A/2)(I - A/2)^{-1}, as torch
+                from ...creation import eye
+                from ...ops.linalg_ext import solve
+                Id = eye(n, dtype=A.dtype, device=A.device)
+                Q = solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
+            else:
+                Q = _matrix_exp(A)
             if n != k:
                 Q = Q[..., :k]
         else:
@@ -152,8 +155,8 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
 
     Args:
         module: the module. name: the matrix (or batch of matrices) to constrain.
-        orthogonal_map: 'matrix_exp' (default for square), 'householder' (default
-            otherwise); 'cayley' needs linalg.solve and raises NotImplementedError here.
+        orthogonal_map: 'matrix_exp' (default for square), 'cayley' or 'householder'
+            (default otherwise).
         use_trivialization: keep a `base` buffer so the map stays well conditioned.
 
     Example:

@@ -1,0 +1,185 @@
+"""baddbmm, addbmm, addmv and addr: ``beta * input + alpha * (product)`` in one node each,
+named as torch's (BaddbmmBackward0, ...). The backward is written with Tensor ops (bmm, mm,
+outer), so second derivatives work; a broadcast `input` gets its gradient reduced by the
+engine. As torch, beta == 0 ignores `input` entirely (even NaN) and the products of
+bfloat16/float16 inputs accumulate in float32."""
+from ..autograd.op import Op
+from .linalg import _title
+from .shape import _expanded_shape
+
+
+def _combine(xp, bias, prod, beta, alpha):
+    if alpha != 1:
+        prod = (prod * alpha).astype(prod.dtype, copy=False)
+    if beta == 0:
+        return prod
+    return (prod + (bias if beta == 1 else beta * bias)).astype(prod.dtype, copy=False)
+
+
+def _scaled(t, k):
+    return t if k == 1 else t * k
+
+
+class _AddProduct(Op):
+    saves_inputs = True
+    saved_fields = {"alpha": "alpha", "beta": "beta"}
+
+    def forward(self, bias, a, b, beta=1, alpha=1):
+        self.beta, self.alpha = beta, alpha
+        half = a.dtype if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else None
+        if half is not None:
+            a, b = a.astype("float32"), b.astype("float32")
+        out = _combine(self.xp, bias, self.product(a, b), beta, alpha)
+        return out if half is None else out.astype(half)
+
+
+class Baddbmm(_AddProduct):
+    saved_fields = dict(_AddProduct.saved_fields, batch1="input1 if needs 2",
+                        batch2="input2 if needs 1")
+
+    def product(self, a, b):
+        return self.xp.matmul(a, b)
+
+    def backward(self, grad):
+        _, b1, b2 = self.inputs
+        need_i, need_1, need_2 = self.needs_input_grad
+        return (_scaled(grad, self.beta) if need_i else None,
+                _scaled(grad.bmm(b2.transpose(1, 2)), self.alpha) if need_1 else None,
+                _scaled(b1.transpose(1, 2).bmm(grad), self.alpha) if need_2 else None)
+
+
+class Addbmm(_AddProduct):
+    saved_fields = dict(_AddProduct.saved_fields, batch1="input1 if needs 2",
+                        batch2="input2 if needs 1")
+
+    def product(self, a, b):
+        return self.xp.matmul(a, b).sum(0)
+
+    def backward(self, grad):
+        _, b1, b2 = self.inputs
+        need_i, need_1, need_2 = self.needs_input_grad
+        g = grad.unsqueeze(0).expand(b1.shape[0], *grad.shape)
+        return (_scaled(grad, self.beta) if need_i else None,
+                _scaled(g.bmm(b2.transpose(1, 2)), self.alpha) if need_1 else None,
+                _scaled(b1.transpose(1, 2).bmm(g), self.alpha) if need_2 else None)
+
+
+class Addmv(_AddProduct):
+    saved_fields = dict(_AddProduct.saved_fields, mat="input1 if needs 2",
+                        vec="input2 if needs 1")
+
+    def product(self, a, b):
+        return self.xp.matmul(a, b)
+
+    def backward(self, grad):
+        _, m, v = self.inputs
+        need_i, need_m, need_v = self.needs_input_grad
+        return (_scaled(grad, self.beta) if need_i else None,
+                _scaled(grad.outer(v), self.alpha) if need_m else None,
+                _scaled(m.t().mv(grad), self.alpha) if need_v else None)
+
+
+class Addr(_AddProduct):
+    saved_fields = dict(_AddProduct.saved_fields, vec1="input1 if needs 2",
+                        vec2="input2 if needs 1")
+
+    def product(self, a, b):
+        return self.xp.multiply.outer(a, b)
+
+    def backward(self, grad):
+        _, v1, v2 = self.inputs
+        need_i, need_1, need_2 = self.needs_input_grad
+        return (_scaled(grad, self.beta) if need_i else None,
+                _scaled(grad.mv(v2), self.alpha) if need_1 else None,
+                _scaled(grad.t().mv(v1), self.alpha) if need_2 else None)
+
+
+def _same_dtype(*ts):
+    for t in ts[1:]:
+        if t._data.dtype != ts[0]._data.dtype:
+            raise RuntimeError(f"expected scalar type {_title(ts[0]._data.dtype)} but found "
+                               f"{_title(t._data.dtype)}")
+
+
+def _batches(batch1, batch2):
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    b, n, m = batch1.shape
+    if tuple(batch2.shape[:2]) != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b}, {m}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
+    return b, n, batch2.shape[2]
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` over a batch of matrices.
+
+    Args:
+        input: broadcastable to (b, n, p).
+        batch1, batch2: (b, n, m) and (b, m, p).
+        beta, alpha: scalars (beta = 0 ignores input, NaN included).
+
+    Example:
+        >>> framework.baddbmm(framework.zeros(1, 2, 2), framework.ones(1, 2, 3),
+        ...                   framework.ones(1, 3, 2)).shape
+        torch.Size([1, 2, 2])
+    """
+    b, n, p = _batches(batch1, batch2)
+    _expanded_shape(input, (b, n, p))
+    _same_dtype(input, batch1, batch2)
+    return Baddbmm.apply(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``.
+
+    Example:
+        >>> framework.addbmm(framework.zeros(2, 2), framework.ones(3, 2, 4),
+        ...                  framework.ones(3, 4, 2))
+        tensor([[12., 12.],
+                [12., 12.]])
+    """
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    _expanded_shape(input, (batch1.shape[1], batch2.shape[2]))
+    _same_dtype(input, batch1, batch2)
+    return Addbmm.apply(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``.
+
+    Example:
+        >>> framework.addmv(framework.ones(2), framework.ones(2, 3), framework.ones(3))
+        tensor([4., 4.])
+    """
+    if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0] or \
+            (input.dim() and input.shape[-1] not in (1, mat.shape[0])) or input.dim() > 1:
+        raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input.shape))}), "
+                           f"mat ({'x'.join(map(str, mat.shape))}), vec "
+                           f"({', '.join(map(str, vec.shape))})")
+    _same_dtype(input, mat, vec)
+    return Addmv.apply(input, mat, vec, beta=beta, alpha=alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``.
+
+    Example:
+        >>> framework.addr(framework.zeros(2, 2), framework.ones(2), framework.ones(2))
+        tensor([[1., 1.],
+                [1., 1.]])
+    """
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    _expanded_shape(input, (vec1.shape[0], vec2.shape[0]))
+    _same_dtype(input, vec1, vec2)
+    return Addr.apply(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+__all__ = ["baddbmm", "addbmm", "addmv", "addr"]
