@@ -216,6 +216,12 @@ def fallback(cls, args, params):
             f"There is a performance drop because we have not yet implemented the batching rule "
             f"for {cls.__name__}. Please file us an issue on GitHub so that we can prioritize "
             f"its implementation.", UserWarning, stacklevel=4)
+    return per_sample(lambda *xs: cls.apply(*xs, **params), args)
+
+
+def per_sample(fn, args):
+    """fn over each sample of the batched args (unbatched args passed whole), the results
+    stacked and batched again: the loop behind the fallback and the value-reading wrappers."""
     from .. import ops
     lvls = union(args)
     full = tuple(size_of(lv) for lv in lvls)
@@ -224,10 +230,8 @@ def fallback(cls, args, params):
         n *= s
     flat = [aligned(a, lvls, expand=True).reshape((n,) + tuple(a.shape))
             if type(a) is BatchedTensor else a for a in args]
-    outs = []
-    for i in range(n):
-        outs.append(cls.apply(*[f[i] if type(a) is BatchedTensor else f
-                                for a, f in zip(args, flat)], **params))
+    outs = [fn(*[f[i] if type(a) is BatchedTensor else a for a, f in zip(args, flat)])
+            for i in range(n)]
     if type(outs[0]) is tuple:
         return tuple(wrap(ops.stack(list(col)).reshape(full + tuple(col[0].shape)), lvls)
                      for col in zip(*outs))

@@ -2,8 +2,8 @@
 in Python (run per sample), in-place writes and indexing, random fills, autograd.grad."""
 from ..autograd import op as _op
 from ..tensor import Tensor
-from ._batched import (BatchedTensor, aligned, levels, lvls_of, physical, size_of,
-                       union, wrap)
+from ._batched import (BatchedTensor, aligned, levels, lvls_of, per_sample, physical,
+                       size_of, union, wrap)
 
 
 def check_inplace(self, args):
@@ -27,25 +27,12 @@ def index_batched(x, index):
 def loop(fn, *args):
     """fn(*args) per sample over the batched args (a Python function whose results depend on
     values it reads, such as indices): the results stacked and batched."""
-    from .. import ops
-    lvls = union(args)
-    full = tuple(size_of(lv) for lv in lvls)
-    n = 1
-    for s in full:
-        n *= s
-    flat = [aligned(a, lvls, expand=True).reshape((n,) + tuple(a.shape))
-            if type(a) is BatchedTensor else a for a in args]
     saved = _op.vmap_hook[0]
     _op.vmap_hook[0] = 0  # the samples are plain tensors
     try:
-        outs = [fn(*[f[b] if type(a) is BatchedTensor else a for a, f in zip(args, flat)])
-                for b in range(n)]
+        return per_sample(fn, args)
     finally:
         _op.vmap_hook[0] = saved
-    if type(outs[0]) is tuple:
-        return tuple(wrap(ops.stack(list(c)).reshape(full + tuple(c[0].shape)), lvls)
-                     for c in zip(*outs))
-    return wrap(ops.stack(outs).reshape(full + tuple(outs[0].shape)), lvls)
 
 
 def setitem(x, index, value):
