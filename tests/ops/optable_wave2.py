@@ -709,7 +709,10 @@ def fold_sample(g):
 def embedding_bag_sample(g):
     w = g.t((g.size() or 1, g.size()), dtype=_fl(g))
     idx = g.index((g.pick((1, 2)), g.pick((1, 2, 3))), w.a.shape[0], neg=False)
-    return [idx, w], {"mode": g.pick(("mean", "sum", "max"))}
+    kw = {"mode": g.pick(("mean", "sum", "max"))}
+    if kw["mode"] != "max" and g.chance(0.5):
+        kw["scale_grad_by_freq"] = True
+    return [idx, w], kw
 
 
 def sdpa_sample(g):
