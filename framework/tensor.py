@@ -1447,6 +1447,9 @@ class Tensor:
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         return _ops.nan_to_num(self, nan, posinf, neginf)
 
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return self._inplace(_ops.nan_to_num, nan, posinf, neginf)
+
     def sgn(self):
         return _ops.sgn(self)
 
