@@ -1606,7 +1606,7 @@ class Tensor:
         return _linalg().slogdet(self)
 
     def cholesky(self, upper=False):
-        return _linalg().cholesky(self, upper=upper)
+        return _ops.cholesky(self, upper=upper)  # torch.cholesky (CholeskyBackward0)
 
     def pinverse(self, rcond=1e-15):
         from .ops.linalg_ext import pinverse
@@ -1881,6 +1881,24 @@ def _extras2_methods():
 
 
 _extras2_methods()
+
+
+def _linalg_legacy_methods():
+    """Tensor methods of the legacy linear-algebra forms (framework/ops/linalg_legacy.py,
+    linalg_solvers.py, linalg_lu_solve.py): x.svd(), x.qr(), x.lu(), b.lu_solve(LU, piv), ..."""
+    for name in "svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse".split():
+
+        def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
+            if _name == "lu_solve":
+                return _ops.linalg_lu_solve.legacy_lu_solve(self, *args, **kwargs)
+            return getattr(_ops, _name)(self, *args, **kwargs)
+
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = f"See :func:`framework.{name}`."
+        setattr(Tensor, name, method)
+
+
+_linalg_legacy_methods()
 
 
 def _tile(self, *dims):

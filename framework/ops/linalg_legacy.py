@@ -3,7 +3,6 @@ compute_uv), torch.qr (some), torch.cholesky (upper; its own CholeskyBackward0 n
 (get_infos), linalg.cholesky_ex, linalg.inv_ex and linalg.cond, built on the linalg ops with
 torch's nodes, return types, errors and deprecation warnings."""
 
-from .._errors import float_input
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
 from .linalg_ext import (
@@ -43,6 +42,11 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         >>> framework.svd(framework.tensor([[3.0, 0.0], [0.0, 2.0]])).S
         tensor([3., 2.])
     """
+    if input.dim() < 2:
+        raise RuntimeError(
+            "linalg.svd: input should have at least 2 dimensions, but has "
+            f"{input.dim()} dimensions instead"
+        )
     if not compute_uv:
         from ..creation import zeros
 
@@ -107,7 +111,10 @@ def cholesky(input, upper=False, *, out=None):
         "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
         "equivalent results for all valid (symmetric positive definite) inputs."
     )
-    _check_square(input, "cholesky")
+    try:
+        _check_square(input, "cholesky")
+    except RuntimeError as e:  # torch.cholesky's checks name it without "linalg."
+        raise RuntimeError(str(e).replace("linalg.cholesky:", "cholesky:", 1)) from None
     return Cholesky.apply(input, upper=upper)
 
 
@@ -135,7 +142,10 @@ def lu(A, pivot=True, get_infos=False, out=None):
         "should be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
         "compute_pivots)"
     )
-    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    try:
+        LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    except RuntimeError as e:  # torch.lu's checks are torch.lu_factor's
+        raise RuntimeError(str(e).replace("linalg.lu_factor:", "torch.lu_factor:", 1)) from None
     if get_infos:
         return return_types._lu_with_info(LU, piv, info)
     return LU, piv
@@ -279,7 +289,7 @@ def inv_ex(A, *, check_errors=False, out=None):
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]])
     """
-    _check_square(A, "inv_ex")
+    _check_square(A, "inv")
     inverse, info = InvEx.apply(A)
     _raise_for_info(check_errors, A, info, "linalg.inv_ex", _singular_pivot)
     return return_types.linalg_inv_ex(inverse, info)

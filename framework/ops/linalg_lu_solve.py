@@ -4,6 +4,7 @@ the packed factors goes through A = P L U: with gA the gradient of A, that of L 
 (P^T gA U^T) below the diagonal and that of U is (L^T P^T gA) on and above it (the same values
 as torch's linalg_lu_solve_LU, written with Tensor ops so second derivatives work)."""
 
+from .. import dtypes
 from .._errors import float_input
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -102,13 +103,14 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                 [1.0000]])
     """
     fn = "linalg.lu_solve"
-    for name, t in (("LU", LU), ("B", B)):
-        if t.dim() < 2:
-            raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
-    float_input(fn, LU)
+    if LU.dim() < 2:
+        raise RuntimeError(f"torch.{fn}: The input tensor A must have at least 2 dimensions.")
+    if B.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    float_input(f"torch.{fn}", LU)
     if LU.shape[-1] != LU.shape[-2]:
         raise RuntimeError(
-            f"{fn}: A must be batches of square matrices, but they are {LU.shape[-2]} by "
+            f"torch.{fn}: A must be batches of square matrices, but they are {LU.shape[-2]} by "
             f"{LU.shape[-1]} matrices"
         )
     k = B.shape[-2] if left else B.shape[-1]
@@ -118,12 +120,17 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
             f"{'AX = B' if left else 'XA = B'} ({LU.shape[-2]}x{LU.shape[-1]} and "
             f"{B.shape[-2]}x{B.shape[-1]})"
         )
-    if pivots.dtype.is_floating_point or pivots.dtype.itemsize != 4:
-        raise RuntimeError(f"{fn}: Expected pivots to be int32. Got {pivots.dtype}")
-    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+    if B.dtype != LU.dtype:
         raise RuntimeError(
-            f"{fn}: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
-            f"with shape {list(pivots.shape)} instead"
+            f"{fn}: Expected LU and B to have the same dtype, but found LU of type "
+            f"{dtypes.scalar_type_name(LU._data.dtype)} and B of type "
+            f"{dtypes.scalar_type_name(B._data.dtype)} instead"
+        )
+    if pivots.dtype.is_floating_point or pivots._data.dtype.name != "int32":
+        raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
+    if pivots.shape[-1] != LU.shape[-1]:
+        raise RuntimeError(
+            f"{fn}: Number of pivots per batch should be same as the dimension of the matrix"
         )
     return LinalgLuSolve.apply(LU, B, pivots=pivots._data, left=left, adjoint=adjoint)
 
@@ -218,6 +225,12 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         raise RuntimeError(
             "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
             f"{list(LU_data.shape)} instead"
+        )
+    if LU_pivots._data.dtype.name != "int32":
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor"
         )
     P, L, U = LuUnpack.apply(
         LU_data, pivots=LU_pivots._data, unpack_data=unpack_data, unpack_pivots=unpack_pivots

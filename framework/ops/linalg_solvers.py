@@ -7,10 +7,10 @@ CholeskyInverseBackward0, LinalgLuSolveBackward0, LuUnpackBackward0) and its bac
 import warnings
 
 from .. import dtypes
-from .._errors import float_input
+from .._errors import refuse
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
-from .linalg_ext import _mT
+from .linalg_ext import _check_square, _mT
 
 return_types.triangular_solve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 return_types.lu_unpack = _return_type("lu_unpack", ("P", "L", "U"))
@@ -58,28 +58,43 @@ def _name(t):
     return dtypes.scalar_type_name(t._data.dtype)
 
 
-def _check_tri(fn, A, B, left=True):
-    """torch's checks of a triangular solve's (A, B)."""
+def _check_tri(A, B, left=True):
+    """torch's checks of linalg.solve_triangular's (A, B)."""
+    fn = "linalg.solve_triangular"
     for name, t in (("A", A), ("B", B)):
         if t.dim() < 2:
             raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
-    float_input(fn, A)
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by "
-            f"{A.shape[-1]} matrices"
-        )
-    if A.dtype != B.dtype:
-        raise RuntimeError(
-            f"{fn}: Expected A and B to have the same dtype, but found A of type "
-            f"{_name(A)} and B of type {_name(B)} instead"
-        )
+    refuse(A._data, "biu", "triangular_solve_cpu")
+    _check_square(A, "solve_triangular")
     k = B.shape[-2] if left else B.shape[-1]
     if A.shape[-1] != k:
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(
             f"{fn}: Incompatible shapes of A and B for the equation {eq} "
             f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+
+
+def _check_legacy(fn, b, A, bname="b", aname="A", kernel=""):
+    """The checks torch.triangular_solve / cholesky_solve make (their own wording)."""
+    for name, t in ((bname, b), (aname, A)):
+        if t.dim() < 2:
+            raise RuntimeError(fn(name, t.dim()))
+    if b.dtype != A.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_name(b)} and A of "
+            f"type {_name(A)} instead."
+        )
+    refuse(A._data, "biu", kernel)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
+        )
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for {kernel.rsplit('_', 1)[0]}: each A matrix is "
+            f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}"
         )
 
 
@@ -126,7 +141,9 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         tensor([[1.],
                 [1.]])
     """
-    _check_tri("linalg.solve_triangular", A, B, left)
+    _check_tri(A, B, left)
+    if B.dtype != A.dtype:  # torch computes in A's dtype
+        B = B.to(A.dtype)
     return LinalgSolveTriangular.apply(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
@@ -188,7 +205,15 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
         "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\n"
         "should be replaced with\nX = torch.linalg.solve_triangular(A, B)."
     )
-    _check_tri("triangular_solve", A, b)
+    _check_legacy(
+        lambda n, d: (
+            f"torch.triangular_solve: Expected {n} to have at least 2 dimensions, but "
+            f"it has {d} dimensions instead"
+        ),
+        b,
+        A,
+        kernel="triangular_solve_cpu",
+    )
     x, m = TriangularSolve.apply(
         b, A, upper=upper, transpose=transpose, unitriangular=unitriangular
     )
@@ -252,17 +277,13 @@ def cholesky_solve(B, L, upper=False, *, out=None):
         tensor([[1.],
                 [0.]])
     """
-    for name, t in (("b", B), ("A", L)):
-        if t.dim() < 2:
-            raise RuntimeError(
-                f"cholesky_solve: Expected {name} to have at least 2 dimensions, but it has "
-                f"{t.dim()} dimensions instead"
-            )
-    if B.dtype != L.dtype:
-        raise RuntimeError(
-            f"Expected b and A to have the same dtype, but found b of type "
-            f"{_name(B)} and A of type {_name(L)} instead."
-        )
+    _check_legacy(
+        lambda n, d: f"{n} should have at least 2 dimensions, but has {d} dimensions instead",
+        B,
+        L,
+        aname="u",
+        kernel="cholesky_solve_cpu",
+    )
     return CholeskySolve.apply(B, L, upper=upper)
 
 
@@ -301,15 +322,13 @@ def cholesky_inverse(L, upper=False, *, out=None):
                 [0.0000, 1.0000]])
     """
     if L.dim() < 2:
-        raise RuntimeError(
-            "cholesky_inverse: The input tensor input must have at least 2 dimensions."
-        )
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    refuse(L._data, "biu", "cholesky_inverse_out_cpu")
     if L.shape[-1] != L.shape[-2]:
         raise RuntimeError(
             f"cholesky_inverse: A must be batches of square matrices, but they are "
             f"{L.shape[-2]} by {L.shape[-1]} matrices"
         )
-    float_input("cholesky_inverse", L)
     return CholeskyInverse.apply(L, upper=upper)
 
 

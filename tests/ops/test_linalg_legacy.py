@@ -263,3 +263,146 @@ def test_cond_empty():
     for shape in ((0, 0), (2, 0, 0)):
         for p in (None, "fro"):
             check(lambda m, F, a: m.linalg.cond(a, p), [np.ones(shape)], requires_grad=[False])
+
+
+F32, F64, I64 = np.ones((3, 3), np.float32), np.eye(3), np.ones((3, 3), np.int64)
+
+
+def P(m, a):
+    return m.tensor(a)
+
+
+ERRORS = {
+    "st_1d": lambda m: m.linalg.solve_triangular(
+        P(m, np.ones(3)), P(m, np.ones((3, 2))), upper=True
+    ),
+    "st_B1d": lambda m: m.linalg.solve_triangular(P(m, F64), P(m, np.ones(3)), upper=True),
+    "st_nonsq": lambda m: m.linalg.solve_triangular(
+        P(m, np.ones((2, 3))), P(m, np.ones((2, 2))), upper=True
+    ),
+    "st_shape": lambda m: m.linalg.solve_triangular(P(m, F64), P(m, np.ones((4, 2))), upper=True),
+    "st_shape_right": lambda m: m.linalg.solve_triangular(
+        P(m, F64), P(m, np.ones((4, 2))), upper=True, left=False
+    ),
+    "st_int": lambda m: m.linalg.solve_triangular(P(m, I64), P(m, I64), upper=True),
+    "ts_shape": lambda m: m.triangular_solve(P(m, np.ones((4, 2))), P(m, F64)),
+    "ts_1d": lambda m: m.triangular_solve(P(m, np.ones(3)), P(m, F64)),
+    "cs_1d": lambda m: m.cholesky_solve(P(m, np.ones(3)), P(m, F64)),
+    "cs_dtype": lambda m: m.cholesky_solve(P(m, np.ones((3, 2))), P(m, F32)),
+    "ci_1d": lambda m: m.cholesky_inverse(P(m, np.ones(3))),
+    "ci_nonsq": lambda m: m.cholesky_inverse(P(m, np.ones((2, 3)))),
+    "ci_int": lambda m: m.cholesky_inverse(P(m, I64)),
+    "lus_piv_dtype": lambda m: m.linalg.lu_solve(
+        P(m, F64), P(m, np.ones(3, np.int64)), P(m, np.ones((3, 2)))
+    ),
+    "lus_piv_shape": lambda m: m.linalg.lu_solve(
+        P(m, F64), P(m, np.ones(2, np.int32)), P(m, np.ones((3, 2)))
+    ),
+    "lus_shape": lambda m: m.linalg.lu_solve(
+        P(m, F64), P(m, np.ones(3, np.int32)), P(m, np.ones((4, 2)))
+    ),
+    "lus_nonsq": lambda m: m.linalg.lu_solve(
+        P(m, np.ones((2, 3))), P(m, np.ones(2, np.int32)), P(m, np.ones((2, 2)))
+    ),
+    "lus_1d": lambda m: m.linalg.lu_solve(P(m, F64), P(m, np.ones(3, np.int32)), P(m, np.ones(3))),
+    "lus_int": lambda m: m.linalg.lu_solve(P(m, I64), P(m, np.ones(3, np.int32)), P(m, I64)),
+    "lu_unpack_1d": lambda m: m.lu_unpack(P(m, np.ones(3)), P(m, np.ones(3, np.int32))),
+    "chol_ex_nonsq": lambda m: m.linalg.cholesky_ex(P(m, np.ones((2, 3)))),
+    "chol_ex_check": lambda m: m.linalg.cholesky_ex(
+        P(m, np.array([[4.0, 2, 1], [2, 1, 0], [1, 0, 3]])), check_errors=True
+    ),
+    "chol_ex_check_b": lambda m: m.linalg.cholesky_ex(
+        P(m, np.stack([np.eye(2), -np.eye(2)])), check_errors=True
+    ),
+    "inv_ex_check": lambda m: m.linalg.inv_ex(
+        P(m, np.array([[1.0, 2], [2, 4]])), check_errors=True
+    ),
+    "inv_ex_nonsq": lambda m: m.linalg.inv_ex(P(m, np.ones((2, 3)))),
+    "inv_ex_1d": lambda m: m.linalg.inv_ex(P(m, np.ones(3))),
+    "chol_notpd": lambda m: m.cholesky(P(m, -np.eye(2))),
+    "chol_nonsq": lambda m: m.cholesky(P(m, np.ones((2, 3)))),
+    "svd_1d": lambda m: m.svd(P(m, np.ones(3))),
+    "qr_1d": lambda m: m.qr(P(m, np.ones(3))),
+    "lu_1d": lambda m: m.lu(P(m, np.ones(3))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_as_torch(name):
+    """The exception type and the whole first line of torch's message."""
+    msgs = []
+    for m in (torch, framework):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as e:
+                ERRORS[name](m)
+        msgs.append((type(e.value).__name__, str(e.value).splitlines()[0]))
+    assert msgs[0] == msgs[1]
+
+
+def test_solve_triangular_computes_in_As_dtype():
+    """torch casts B to A's dtype (no promotion): float64 A with float32 B is float64, and
+    float32 A with float64 B is float32; B's gradient comes back in its own dtype."""
+    for da, db in ((np.float64, np.float32), (np.float32, np.float64)):
+        a, b = _tri(3, 3).astype(da), B32.astype(db)
+        outs = []
+        for m in (torch, framework):
+            ta, tb = m.tensor(a, requires_grad=True), m.tensor(b, requires_grad=True)
+            x = m.linalg.solve_triangular(ta, tb, upper=True)
+            x.sum().backward()
+            outs.append((str(x.dtype), str(tb.grad.dtype), x.detach().double().numpy()))
+        assert outs[0][:2] == outs[1][:2]
+        np.testing.assert_allclose(outs[1][2], outs[0][2], rtol=1e-5)
+
+
+SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+NOT_PD = np.array([[4.0, 2.0, 1.0], [2.0, 1.0, 0.0], [1.0, 0.0, 3.0]])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: tuple(m.linalg.inv_ex(m.tensor(SINGULAR))),
+        lambda m: tuple(m.linalg.inv_ex(m.tensor(np.stack([SINGULAR, np.eye(3) * 2])))),
+        lambda m: tuple(m.linalg.cholesky_ex(m.tensor(np.stack([NOT_PD, np.eye(3), -np.eye(3)])))),
+        lambda m: tuple(m.linalg.cholesky_ex(m.tensor(NOT_PD), upper=True)),
+        lambda m: tuple(m.lu(m.tensor(SINGULAR), get_infos=True)),
+        lambda m: m.linalg.cond(m.tensor(SINGULAR), 1),
+    ],
+    ids=["inv_ex", "inv_ex_batch", "cholesky_ex_batch", "cholesky_ex_upper", "lu_infos", "cond"],
+)
+def test_failed_factorizations_report_info_as_torch(fn):
+    """info > 0 and LAPACK's partial results (the unblocked potf2's factor, the inverse's
+    inf/NaN pattern) as torch gives them on these small inputs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want, got = fn(torch), fn(framework)
+    for w, g in zip(
+        want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)
+    ):
+        assert str(w.dtype) == str(g.dtype) and tuple(w.shape) == tuple(g.shape)
+        np.testing.assert_array_equal(np.isnan(g.numpy()), np.isnan(w.numpy()))
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "fn,first_line",
+    [
+        (lambda m, a: m.qr(a), "torch.qr is deprecated in favor of torch.linalg.qr"),
+        (lambda m, a: m.cholesky(a), "torch.cholesky is deprecated in favor of torch.linalg"),
+        (lambda m, a: m.lu(a), "torch.lu is deprecated in favor of torch.linalg.lu_factor"),
+        (lambda m, a: m.lu_solve(a, *m.linalg.lu_factor(a)), "torch.lu_solve is deprecated"),
+        (lambda m, a: m.triangular_solve(a, a), "torch.triangular_solve is deprecated"),
+    ],
+)
+def test_deprecation_warnings(fn, first_line):
+    """torch warns once per process (TORCH_WARN_ONCE) with these words; so does framework."""
+    from framework.ops import linalg_solvers
+
+    linalg_solvers._warned.clear()
+    a = framework.tensor(np.eye(2) * 2)
+    with pytest.warns(UserWarning, match=first_line.replace(".", r"\.")):
+        fn(framework, a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fn(framework, a)  # once only
