@@ -114,7 +114,7 @@ def cholesky(input, upper=False, *, out=None):
     try:
         _check_square(input, "cholesky")
     except RuntimeError as e:  # torch.cholesky's checks name it without "linalg."
-        raise RuntimeError(str(e).replace("linalg.cholesky:", "cholesky:", 1)) from None
+        raise type(e)(str(e).replace("linalg.cholesky:", "cholesky:", 1)) from None
     return Cholesky.apply(input, upper=upper)
 
 
@@ -145,7 +145,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
     try:
         LU, piv, info = lu_factor_ex(A, pivot=pivot)
     except RuntimeError as e:  # torch.lu's checks are torch.lu_factor's
-        raise RuntimeError(str(e).replace("linalg.lu_factor:", "torch.lu_factor:", 1)) from None
+        raise type(e)(str(e).replace("linalg.lu_factor:", "torch.lu_factor:", 1)) from None
     if get_infos:
         return return_types._lu_with_info(LU, piv, info)
     return LU, piv

@@ -20,6 +20,8 @@ def perm_from_pivots(xp, piv, m):
     P^T A = A[perm], with P[perm[i], i] = 1."""
     k = piv.shape[-1]
     batch = piv.shape[:-1]
+    if not m or not piv.size:
+        return xp.array(xp.broadcast_to(xp.arange(m), batch + (m,)))
     flat = xp.array(xp.broadcast_to(xp.arange(m), batch + (m,))).reshape(-1, m)
     p = piv.reshape(-1, k).astype("int64") - 1
     rows = xp.arange(flat.shape[0])

@@ -40,12 +40,13 @@ def _substitute(xp, T, B, upper):
 
 
 def tri_solve(xp, A, B, upper, left=True, unit=False):
-    """X with T X = B (left) or X T = B, T the (unit) triangle of A; batches broadcast."""
+    """X with T X = B (left) or X T = B, T the (unit) triangle of A; batches broadcast. A zero
+    pivot or a non-finite B takes BLAS's substitution order, so inf/NaN land where torch's."""
     T = _triangle(xp, A, upper, unit)
     if not left:
         T, B, upper = xp.swapaxes(T, -1, -2), xp.swapaxes(B, -1, -2), not upper
     diag = xp.diagonal(T, 0, -2, -1)
-    if T.shape[-1] and bool((diag == 0).any()):
+    if T.shape[-1] and (bool((diag == 0).any()) or not bool(xp.isfinite(B).all())):
         X = _substitute(xp, T, B, upper)
     else:
         shape = xp.broadcast_shapes(T.shape[:-2], B.shape[:-2])
