@@ -27,7 +27,9 @@ class LinalgVectorNorm(Op):
         axes = tuple(range(x.ndim)) if dim is None else dim
         self.ord, self.axes, self.keepdim = ord, axes, keepdim
         a = xp.abs(x)
-        if ord == math.inf:
+        if ord != 0 and a.size and math.prod(a.shape[i] for i in axes) == 1:
+            out = a  # one element per norm: torch returns |x| (no square to overflow)
+        elif ord == math.inf:
             out = (
                 a.max(axis=axes, keepdims=True)
                 if a.size

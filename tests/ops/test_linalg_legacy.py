@@ -406,3 +406,18 @@ def test_deprecation_warnings(fn, first_line):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fn(framework, a)  # once only
+
+
+def test_norm_of_one_element_is_its_absolute_value():
+    """torch's norm kernel returns |x| when one element is reduced (no square that overflows
+    float32), e.g. the Frobenius norm of a 1x1 matrix holding 1e30."""
+    for shape, kw in (((1,), {}), ((4, 1, 1), {"ord": "fro"}), ((3, 1), {"dim": -1})):
+        x = np.full(shape, 1e30, np.float32)
+        fn = (
+            (lambda m, a: m.linalg.matrix_norm(a, **kw))
+            if "ord" in kw
+            else (lambda m, a: m.linalg.vector_norm(a, 3, **kw))
+        )
+        np.testing.assert_array_equal(
+            fn(framework, framework.tensor(x)).numpy(), fn(torch, torch.tensor(x)).numpy()
+        )
