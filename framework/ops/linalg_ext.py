@@ -297,8 +297,8 @@ class LinalgCholeskyEx(Op):
     def jvp(self, tA):
         """dL = L phi(L^-1 dA L^-T), with dA as given (torch does not symmetrize it)."""
         L = self.result
-        if self.upper:
-            L, tA = _mT(L), _mT(tA)
+        if self.upper:  # torch's cholesky_jvp: dA as given for either factor
+            L = _mT(L)
         Linv = inv(L)
         dL = L @ _phi(Linv @ tA @ _mT(Linv))
         return _mT(dL) if self.upper else dL

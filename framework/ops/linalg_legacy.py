@@ -11,6 +11,7 @@ from .linalg_ext import (
     _check_square,
     _LinAlgError,
     _mT,
+    _phi,
     qr as _linalg_qr,
     svd as _linalg_svd,
     svdvals,
@@ -89,6 +90,9 @@ class Cholesky(LinalgCholeskyEx):
             return super().forward(A, upper=upper)
         except _LinAlgError as e:
             raise _LinAlgError(str(e).replace("linalg.cholesky:", "cholesky:", 1)) from None
+
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative for cholesky
+    jvp_name = "cholesky"
 
 
 def cholesky(input, upper=False, *, out=None):
@@ -196,7 +200,14 @@ class CholeskyEx(LinalgCholeskyEx):
     def backward(self, grad, _g_info=None):
         return super().backward(grad)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, tA):
+        """linalg.cholesky's rule (dA as given, not symmetrized); info has no tangent."""
+        L = self._fw_outs[0]
+        if self.upper:  # torch's cholesky_jvp: dA as given for either factor
+            L = _mT(L)
+        Linv = L.inverse()
+        dL = L @ _phi(Linv @ tA @ _mT(Linv))
+        return (_mT(dL) if self.upper else dL), None
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):

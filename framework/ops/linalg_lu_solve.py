@@ -43,9 +43,9 @@ class LinalgLuSolve(Op):
     saves_output = True
     saves = ("perm",)
 
-    def forward(self, LU, B, pivots=None, left=True, adjoint=False):
+    def forward(self, LU, pivots, B, left=True, adjoint=False):
         xp = self.xp
-        self.pivots, self.left, self.adjoint = pivots, left, adjoint
+        self.left, self.adjoint = left, adjoint
         n = LU.shape[-1]
         self.perm = perm = perm_from_pivots(xp, pivots, n)
         if not left:  # X A = B  <=>  A^T X^T = B^T: the other adjoint, on transposes
@@ -65,13 +65,13 @@ class LinalgLuSolve(Op):
         return xp.swapaxes(X, -1, -2) if not left else X
 
     def backward(self, grad):
-        LU, _ = self.inputs
+        LU, pivots, _ = self.inputs
         X = self.output
-        need_lu, need_b = self.needs_input_grad
+        need_lu, _, need_b = self.needs_input_grad
         left, adj = self.left, self.adjoint
-        gB = lu_solve(LU, Tensor._make(self.pivots, LU.device), grad, left=left, adjoint=not adj)
+        gB = lu_solve(LU, pivots, grad, left=left, adjoint=not adj)
         if not need_lu:
-            return None, gB
+            return None, None, gB
         if left:
             gA = -(X @ _mT(gB)) if adj else -(gB @ _mT(X))
         else:
@@ -80,7 +80,8 @@ class LinalgLuSolve(Op):
         Pt = Tensor._make(xp.swapaxes(_p_matrix(xp, self.perm, LU._data.dtype), -1, -2), LU.device)
         L = LU.tril(-1) + Tensor._make(xp.eye(n, dtype=LU._data.dtype), LU.device)
         PtgA = Pt @ gA
-        return (PtgA @ _mT(LU.triu())).tril(-1) + (_mT(L) @ PtgA).triu(), gB if need_b else None
+        gLU = (PtgA @ _mT(LU.triu())).tril(-1) + (_mT(L) @ PtgA).triu()
+        return gLU, None, gB if need_b else None
 
     jvp = Op.jvp_transpose
 
@@ -134,7 +135,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         raise RuntimeError(
             f"{fn}: Number of pivots per batch should be same as the dimension of the matrix"
         )
-    return LinalgLuSolve.apply(LU, B, pivots=pivots._data, left=left, adjoint=adjoint)
+    return LinalgLuSolve.apply(LU, pivots, B, left=left, adjoint=adjoint)
 
 
 def legacy_lu_solve(b, LU_data, LU_pivots, *, out=None):
@@ -168,7 +169,7 @@ class LuUnpack(Op):
     non_differentiable = (0,)
     saves = ("L_", "U_")
 
-    def forward(self, LU, pivots=None, unpack_data=True, unpack_pivots=True):
+    def forward(self, LU, pivots, unpack_data=True, unpack_pivots=True):
         xp = self.xp
         m, n = LU.shape[-2:]
         self.m, self.n = m, n
@@ -179,6 +180,9 @@ class LuUnpack(Op):
         return (P if unpack_pivots else empty), self.L_, self.U_
 
     def backward(self, _gP, gL, gU):
+        return self._lu_data_grad(gL, gU), None  # the pivots have no gradient
+
+    def _lu_data_grad(self, gL, gU):
         """torch's lu_unpack_backward: L's gradient below the diagonal, U's on and above."""
         m, n = self.m, self.n
         k = min(m, n)
@@ -235,7 +239,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
             "torch.linalg.lu_factor"
         )
     P, L, U = LuUnpack.apply(
-        LU_data, pivots=LU_pivots._data, unpack_data=unpack_data, unpack_pivots=unpack_pivots
+        LU_data, LU_pivots, unpack_data=unpack_data, unpack_pivots=unpack_pivots
     )
     return return_types.lu_unpack(P, L, U)
 

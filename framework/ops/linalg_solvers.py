@@ -175,7 +175,16 @@ class TriangularSolve(Op):
             gA = g_m if gA is None else gA + g_m
         return gb if need_b else None, gA
 
-    jvp = Op.jvp_transpose
+    def jvp(self, tb, tA):
+        """torch's triangular_solve_jvp: solve(A, db - dA X) with dA as given (neither
+        projected on the triangle nor transposed); the copy's tangent is dA."""
+        _, A = self.primals
+        X = self._fw_outs[0]
+        rhs = tb if tb is not None else X * 0
+        if tA is not None:
+            rhs = rhs - tA @ X
+        dX = triangular_solve(rhs, A, self.upper, self.transpose, self.unit)[0]
+        return dX, (tA if tA is not None else None)
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -306,7 +315,14 @@ class CholeskyInverse(Op):
         common = inverse @ ((grad + _mT(grad)) @ inverse)
         return -(L @ common) if self.upper else -(common @ L)
 
-    jvp = Op.jvp_transpose
+    def jvp(self, tL):
+        """torch's cholesky_inverse_jvp: P = -X dC X C with (C, dC) = (L^T, dL) for a lower
+        factor and (U, dU^T) for an upper one; dX = P + P^T (factors used as given)."""
+        (L,) = self.primals
+        X = self.result
+        C, dC = (L, _mT(tL)) if self.upper else (_mT(L), tL)
+        part = -(X @ dC @ X @ C)
+        return part + _mT(part)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):

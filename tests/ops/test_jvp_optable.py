@@ -194,6 +194,7 @@ NO_FD = (
     "cdist",
     "grid_sample",
     "embedding_bag",
+    "cholesky_legacy",  # torch.cholesky: no forward derivative in torch
     "soft_margin_loss",
     "multilabel_margin_loss",
     "multi_margin_loss",
