@@ -115,7 +115,6 @@ from . import _docs
 from ._errors import broadcast_shapes
 from ._finfo import finfo, iinfo
 from .ops.linalg_ext import pinverse
-from .ops.linalg_lu_solve import legacy_lu_solve as lu_solve
 from .func import vmap
 from . import _dynamo, compiler
 from ._memory_format import (

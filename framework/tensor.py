@@ -1448,6 +1448,7 @@ class Tensor:
         return _ops.nan_to_num(self, nan, posinf, neginf)
 
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """In-place version of :meth:`~Tensor.nan_to_num`."""
         return self._inplace(_ops.nan_to_num, nan, posinf, neginf)
 
     def sgn(self):
@@ -1889,8 +1890,6 @@ def _linalg_legacy_methods():
     for name in "svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse".split():
 
         def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
-            if _name == "lu_solve":
-                return _ops.linalg_lu_solve.legacy_lu_solve(self, *args, **kwargs)
             return getattr(_ops, _name)(self, *args, **kwargs)
 
         method.__name__ = method.__qualname__ = name

@@ -306,7 +306,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     return return_types.linalg_inv_ex(inverse, info)
 
 
-def cond(A, p=None, *, out=None):
+def linalg_cond(A, p=None, *, out=None):
     """Condition number of a matrix in the norm ``p``: norm(A) * norm(A^-1), or for p = None /
     2 / -2 the ratio of the largest and smallest singular values ('nuc': sum(S) * sum(1/S)).
     As in torch, only those are differentiable (the others modify a saved inverse in place:

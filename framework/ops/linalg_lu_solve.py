@@ -69,7 +69,7 @@ class LinalgLuSolve(Op):
         X = self.output
         need_lu, _, need_b = self.needs_input_grad
         left, adj = self.left, self.adjoint
-        gB = lu_solve(LU, pivots, grad, left=left, adjoint=not adj)
+        gB = linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adj)
         if not need_lu:
             return None, None, gB
         if left:
@@ -86,7 +86,7 @@ class LinalgLuSolve(Op):
     jvp = Op.jvp_transpose
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """X with A X = B from the packed LU factors of A (linalg.lu_factor's output).
 
     Args:
@@ -102,8 +102,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         >>> A = framework.tensor([[2.0, 1.0], [1.0, 3.0]])
         >>> LU, piv = framework.linalg.lu_factor(A)
         >>> framework.linalg.lu_solve(LU, piv, framework.tensor([[3.0], [4.0]]))
-        tensor([[1.0000],
-                [1.0000]])
+        tensor([[1.],
+                [1.]])
     """
     fn = "linalg.lu_solve"
     if LU.dim() < 2:
@@ -138,7 +138,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return LinalgLuSolve.apply(LU, pivots, B, left=left, adjoint=adjoint)
 
 
-def legacy_lu_solve(b, LU_data, LU_pivots, *, out=None):
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve (deprecated in torch for linalg.lu_solve, whose arguments are reversed):
     X with A X = b from A's packed LU factors.
 
@@ -152,8 +152,8 @@ def legacy_lu_solve(b, LU_data, LU_pivots, *, out=None):
         >>> A = framework.tensor([[2.0, 1.0], [1.0, 3.0]])
         >>> LU, piv = framework.linalg.lu_factor(A)
         >>> framework.lu_solve(framework.tensor([[3.0], [4.0]]), LU, piv)
-        tensor([[1.0000],
-                [1.0000]])
+        tensor([[1.],
+                [1.]])
     """
     _deprecated(
         "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
@@ -161,7 +161,7 @@ def legacy_lu_solve(b, LU_data, LU_pivots, *, out=None):
         "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
         "X = torch.linalg.lu_solve(LU, pivots, B)"
     )
-    return lu_solve(LU_data, LU_pivots, b)
+    return linalg_lu_solve(LU_data, LU_pivots, b)
 
 
 class LuUnpack(Op):
@@ -244,4 +244,4 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return return_types.lu_unpack(P, L, U)
 
 
-__all__ = ["lu_unpack"]
+__all__ = ["lu_solve", "lu_unpack"]
