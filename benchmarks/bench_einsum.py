@@ -14,21 +14,12 @@ the same path through its `path` argument). Times are medians of process time (C
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-
-def _median(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.process_time()
-        fn()
-        times.append(time.process_time() - t)
-    return statistics.median(times)
+from bench_func import _median
 
 
 def _case(L, eq, shapes, rng, plan=None):

@@ -1864,14 +1864,10 @@ def _rebuild_tensor(array, device, requires_grad):
     return Tensor._make(move(array, dev), dev, requires_grad)
 
 
-def _extras2_methods():
-    """Tensor methods of framework/ops/extras2.py (torch's tile, diag_embed, logit, ...)."""
-    for name in (
-        "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
-        "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
-        "copysign "
-        "cov corrcoef heaviside"
-    ).split():
+def _extras2_methods(names):
+    """Tensor methods that call framework.<name>(self, ...): those of framework/ops/extras2.py
+    (torch's tile, diag_embed, logit, ...) and the legacy linear-algebra forms."""
+    for name in names.split():
 
         def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
             return getattr(_ops, _name)(self, *args, **kwargs)
@@ -1881,23 +1877,14 @@ def _extras2_methods():
         setattr(Tensor, name, method)
 
 
-_extras2_methods()
-
-
-def _linalg_legacy_methods():
-    """Tensor methods of the legacy linear-algebra forms (framework/ops/linalg_legacy.py,
-    linalg_solvers.py, linalg_lu_solve.py): x.svd(), x.qr(), x.lu(), b.lu_solve(LU, piv), ..."""
-    for name in "svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse".split():
-
-        def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
-            return getattr(_ops, _name)(self, *args, **kwargs)
-
-        method.__name__ = method.__qualname__ = name
-        method.__doc__ = f"See :func:`framework.{name}`."
-        setattr(Tensor, name, method)
-
-
-_linalg_legacy_methods()
+_extras2_methods(
+    "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
+    "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
+    "copysign "
+    "cov corrcoef heaviside"
+)
+# framework/ops/linalg_legacy.py, linalg_solvers.py, linalg_lu_solve.py
+_extras2_methods("svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")
 
 
 def _tile(self, *dims):

@@ -408,6 +408,12 @@ def lu_solve_sample(g, left=None):
     return [a, b], kw
 
 
+def rect_sample(g):
+    """A (batch of) 1-3 by 1-3 matrix: square, wide or tall."""
+    shape = g.shape(max_ndim=1) + (g.pick((1, 2, 3)), g.pick((1, 2, 3)))
+    return [g.t(shape, dtype=_fl(g), special=0)], {}
+
+
 def _tri_sample(g):
     a = square_sample(g, special=0)
     n = a.a.shape[-1]
@@ -607,16 +613,7 @@ TENSOR_OPS = [
     _op(
         "linalg_lu",
         lambda L, a: tuple(L.linalg.lu(a)),
-        lambda g: (
-            [
-                g.t(
-                    g.shape(max_ndim=1) + (g.pick((1, 2, 3)), g.pick((1, 2, 3))),
-                    dtype=_fl(g),
-                    special=0,
-                )
-            ],
-            {},
-        ),
+        rect_sample,
         FLOAT,
     ),
     _op(
@@ -681,16 +678,7 @@ TENSOR_OPS = [
     _op(
         "lu_unpack",
         lambda L, a: tuple(L.lu_unpack(*L.linalg.lu_factor_ex(a)[:2])),
-        lambda g: (
-            [
-                g.t(
-                    g.shape(max_ndim=1) + (g.pick((1, 2, 3)), g.pick((1, 2, 3))),
-                    dtype=_fl(g),
-                    special=0,
-                )
-            ],
-            {},
-        ),
+        rect_sample,
         FLOAT,
     ),
     _op(
