@@ -3,6 +3,7 @@ compute_uv), torch.qr (some), torch.cholesky (upper; its own CholeskyBackward0 n
 (get_infos), linalg.cholesky_ex, linalg.inv_ex and linalg.cond, built on the linalg ops with
 torch's nodes, return types, errors and deprecation warnings."""
 
+from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
 from .linalg_ext import (
@@ -122,6 +123,7 @@ def cholesky(input, upper=False, *, out=None):
     return Cholesky.apply(input, upper=upper)
 
 
+@_amp_entry("lu")
 def lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu (deprecated in torch for linalg.lu_factor / lu_factor_ex): packed LU factors.
 
