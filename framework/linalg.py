@@ -23,6 +23,7 @@ from .ops.products import linalg_cross as cross
 from .ops.linalg_legacy import cholesky_ex, inv_ex, linalg_cond as cond
 from .ops.linalg_lu_solve import linalg_lu_solve as lu_solve
 from .ops.linalg_solvers import solve_triangular
+from .ops.linalg_householder import householder_product
 
 
 def multi_dot(tensors):

@@ -1884,7 +1884,7 @@ _extras2_methods(
     "cov corrcoef heaviside"
 )
 # framework/ops/linalg_legacy.py, linalg_solvers.py, linalg_lu_solve.py
-_extras2_methods("svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")
+_extras2_methods("svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse orgqr")
 
 
 def _tile(self, *dims):

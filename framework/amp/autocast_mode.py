@@ -265,6 +265,7 @@ POLICY = {
                 "CholeskySolve",
                 "CholeskyInverse",
                 "lu",
+                "LinalgHouseholderProduct",
             }
         },
     ),

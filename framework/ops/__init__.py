@@ -40,6 +40,7 @@ from .extras3 import *  # noqa: F403
 from .linalg_solvers import *  # noqa: F403
 from .linalg_lu_solve import *  # noqa: F403
 from .linalg_legacy import *  # noqa: F403
+from .linalg_householder import *  # noqa: F403
 
 # Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor
@@ -84,6 +85,7 @@ _FAMILIES = (
     "linalg_solvers",
     "linalg_lu_solve",
     "linalg_legacy",
+    "linalg_householder",
 )
 # torch has the 2-d pooling functions only in torch.nn.functional.
 _NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}

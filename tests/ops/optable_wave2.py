@@ -414,6 +414,18 @@ def rect_sample(g):
     return [g.t(shape, dtype=_fl(g), special=0)], {}
 
 
+def householder_sample(g):
+    """Reflectors (*, m, n), m >= n, and k <= n scales."""
+    n = g.pick((1, 2, 3))
+    batch = g.shape(max_ndim=1)
+    a = g.t(batch + (n + g.pick((0, 1, 2)), n), dtype=_fl(g), special=0)
+    k = g.pick(tuple(range(n + 1)))
+    # tau = 2 / |v|^2: true reflections, so the product is orthogonal (well conditioned in
+    # float32, where torch's own result drifts for arbitrary scales)
+    v2 = 1 + (np.tril(a.a, -1) ** 2).sum(-2)[..., :k]
+    return [a, T((2 / v2).astype(a.a.dtype), g.chance(0.7))], {}
+
+
 def _tri_sample(g):
     a = square_sample(g, special=0)
     n = a.a.shape[-1]
@@ -712,6 +724,12 @@ TENSOR_OPS = [
         FLOAT,
     ),
     _op("cholesky_inverse", lambda L, a, **kw: L.cholesky_inverse(a, **kw), factor_sample, FLOAT),
+    _op(
+        "linalg_householder_product",
+        lambda L, a, t: L.linalg.householder_product(a, t),
+        householder_sample,
+        FLOAT,
+    ),
     _op(
         "linalg_cond",
         lambda L, a, **kw: L.linalg.cond(a, **kw),

@@ -127,6 +127,19 @@ CASES = {
         lambda m, F, l: m.cholesky_inverse(l.mT, upper=True),
         [_lower_chol()],
     ),
+    "householder_product": (
+        lambda m, F, a, t: m.linalg.householder_product(a, t),
+        [A43, R.standard_normal(3)],
+    ),
+    "householder_product_k2": (
+        lambda m, F, a, t: m.linalg.householder_product(a, t),
+        [A43, R.standard_normal(2)],
+    ),
+    "householder_product_batched": (
+        lambda m, F, a, t: m.linalg.householder_product(a, t),
+        [R.standard_normal((2, 5, 3)), R.standard_normal((2, 3))],
+    ),
+    "orgqr_method": (lambda m, F, a, t: a.orgqr(t), [A3, R.standard_normal(1)]),
     "cond": (lambda m, F, a: m.linalg.cond(a), [AB]),
     "cond_wide": (lambda m, F, a: m.linalg.cond(a), [A34]),
     "cond_minus2": (lambda m, F, a: m.linalg.cond(a, -2), [A3]),
@@ -195,6 +208,9 @@ for _name in (
     "solve_triangular_right_unit",
     "triangular_solve",
     "triangular_solve_lower_t_unit",
+    "householder_product",
+    "householder_product_k2",
+    "householder_product_batched",
     "cond",
     "cond_minus2",
     "cond_nuc",
@@ -273,6 +289,16 @@ def P(m, a):
 
 
 ERRORS = {
+    "hh_1d": lambda m: m.linalg.householder_product(P(m, np.ones(3)), P(m, np.ones(1))),
+    "hh_wide": lambda m: m.linalg.householder_product(P(m, np.ones((2, 3))), P(m, np.ones(1))),
+    "hh_tau_long": lambda m: m.linalg.householder_product(P(m, np.ones((3, 2))), P(m, np.ones(3))),
+    "hh_tau_ndim": lambda m: m.linalg.householder_product(
+        P(m, np.ones((3, 2))), P(m, np.ones((2, 2)))
+    ),
+    "hh_batch": lambda m: m.linalg.householder_product(
+        P(m, np.ones((2, 3, 2))), P(m, np.ones((3, 2)))
+    ),
+    "hh_int": lambda m: m.orgqr(P(m, np.ones((3, 2), np.int64)), P(m, np.ones(1, np.int64))),
     "st_1d": lambda m: m.linalg.solve_triangular(
         P(m, np.ones(3)), P(m, np.ones((3, 2))), upper=True
     ),
@@ -421,3 +447,14 @@ def test_norm_of_one_element_is_its_absolute_value():
         np.testing.assert_array_equal(
             fn(framework, framework.tensor(x)).numpy(), fn(torch, torch.tensor(x)).numpy()
         )
+
+
+def test_householder_product_without_reflectors():
+    """k = 0: the first n columns of I, and (as torch) no gradient for either input."""
+    for m in (torch, framework):
+        a = m.tensor(np.ones((4, 3)), requires_grad=True)
+        t = m.tensor(np.ones(0), requires_grad=True)
+        q = m.linalg.householder_product(a, t)
+        np.testing.assert_array_equal(q.detach().numpy(), np.eye(4, 3))
+        q.sum().backward()
+        assert a.grad is None and t.grad is None
