@@ -215,8 +215,10 @@ _TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type)
 
 
 def scalar_type_name(np_dtype):
-    """torch's ScalarType name of a NumPy dtype: 'Float', 'Long', 'Bool', ..."""
-    return _TORCH_NAMES[np.dtype(np_dtype).name][0]
+    """torch's ScalarType name of a NumPy dtype (or dtype name): 'Float', 'Long', 'Bool', ...;
+    the NumPy name for a dtype torch does not have."""
+    name = np.dtype(np_dtype).name
+    return _TORCH_NAMES[name][0] if name in _TORCH_NAMES else name
 
 
 def cpp_type_name(np_dtype):
