@@ -227,10 +227,12 @@ def cpp_type_name(np_dtype):
 
 
 def type_string(np_dtype):
-    """torch's Tensor::toString() of a CPU tensor: 'torch.FloatTensor', ... ('CPUBoolType' for
-    bool, which has no legacy tensor type)."""
+    """torch's Tensor::toString() of a CPU tensor: 'torch.FloatTensor', ... ('CPUBoolType',
+    'CPUBFloat16Type' for the dtypes with no legacy tensor type there)."""
     name = np.dtype(np_dtype).name
-    return "CPUBoolType" if name == "bool" else f"torch.{tensor_type_name(np_dtype)}"
+    if name in ("bool", "bfloat16"):
+        return f"CPU{scalar_type_name(name)}Type"
+    return f"torch.{tensor_type_name(np_dtype)}"
 
 
 def tensor_type_name(np_dtype):

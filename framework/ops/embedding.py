@@ -4,7 +4,7 @@ from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
-from ..dtypes import tensor_type_name
+from ..dtypes import type_string
 from ..tensor import Tensor
 from .reduction import _prod
 
@@ -128,8 +128,8 @@ def embedding(
     if kind not in ("int64", "int32"):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the "
-            "following scalar types: Long, Int; but got torch."
-            f"{tensor_type_name(kind)} instead (while checking "
+            "following scalar types: Long, Int; but got "
+            f"{type_string(kind)} instead (while checking "
             "arguments for embedding)"
         )
     if padding_idx is not None:
