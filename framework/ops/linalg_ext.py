@@ -169,6 +169,7 @@ class LinalgSlogdet(Op):
 
     def forward(self, A):
         sign, logabs = self.xp.linalg.slogdet(A)
+        sign = self.xp.where(self.xp.isnan(logabs), 0, sign)  # torch: sgn of a NaN pivot is 0
         return sign.astype(A.dtype), logabs.astype(A.dtype)
 
     def backward(self, g_sign, g_logabs):
