@@ -4,6 +4,7 @@ compute_uv), torch.qr (some), torch.cholesky (upper; its own CholeskyBackward0 n
 torch's nodes, return types, errors and deprecation warnings."""
 
 from ..amp.autocast_mode import entry as _amp_entry
+from .._errors import refuse
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
 from .linalg_ext import (
@@ -117,9 +118,10 @@ def cholesky(input, upper=False, *, out=None):
         "equivalent results for all valid (symmetric positive definite) inputs."
     )
     try:
-        _check_square(input, "cholesky")
+        _check_square(input, "cholesky", floating=False)
     except RuntimeError as e:  # torch.cholesky's checks name it without "linalg."
         raise type(e)(str(e).replace("linalg.cholesky:", "cholesky:", 1)) from None
+    refuse(input._data, "biu", "cholesky_cpu")  # the kernel's refusal, not linalg's check
     return Cholesky.apply(input, upper=upper)
 
 
