@@ -297,7 +297,23 @@ def apply(fn, args, out, dev, record, params):
             _attach(fn, args, res, params, tangents, level)
         finally:
             state.fw_levels = levels
+        if record and fn.fw_zero_grads:
+            fn._fw_in_levels = getattr(fn, "_fw_in_levels", ()) + (level,)
     return res
+
+
+def zero_tangents(fn, grads):
+    """The gradients of a node whose input had a tangent at a still open level (ops with
+    `fw_zero_grads`): each without a tangent there gets zeros, as torch's backward ops, which
+    take that input, give."""
+    open_ = [lv for lv in getattr(fn, "_fw_in_levels", ()) if lv in state.fw_levels]
+    for g in grads:
+        if g is None or not _is_float(g):
+            continue
+        for level in open_:
+            if g._fw is None or g._fw.get(level) is None:
+                _set(g, level, g.new_zeros(tuple(g.shape)))
+    return grads
 
 
 def _attach(fn, args, res, params, tangents, level):
@@ -429,13 +445,19 @@ def keep_history(old, new):
     clamp). `new` itself when `old` has no history or another shape."""
     if not old.requires_grad or old.shape != new.shape:
         return new
+    olds, news = getattr(old, "_levels", None), getattr(new, "_levels", None)
+    if (olds or news) and (olds != news or old._value.shape != new._value.shape):
+        return new  # (under vmap: only a tangent batched as the old one keeps its history)
     prev = state.enabled
     state.enabled = True
     try:
         kept = old.clone()
     finally:
         state.enabled = prev
-    kept._data[...] = new._data
+    if olds:  # BatchedTensors: the values of every sample (_data is sample 0's view)
+        kept._value._data[...] = new._value._data
+    else:
+        kept._data[...] = new._data
     return kept
 
 

@@ -415,6 +415,11 @@ class Op(Node):
         name = self.jvp_name
         raise _fw.not_implemented(name if isinstance(name, str) else name(self._fw_args))
 
+    # the backward reads the input only as arrays (max-pool indices, cummax's), where
+    # torch's backward op takes it: under forward AD its gradients get a zero tangent
+    # wherever an input had one (forward_ad.zero_tangents)
+    fw_zero_grads = False
+
     additive = ()  # jvp_multilinear: inputs added to the multilinear part (a bias)
 
     def jvp_multilinear(self, *tangents):
