@@ -338,11 +338,25 @@ def _attach(fn, args, res, params, tangents, level):
     for i, (o, t) in enumerate(zip(outs, got)):
         if t is None or i in fn.non_differentiable or not _is_float(o):
             continue
+        if fn.jvp_reads_primal and state.enabled and not t.requires_grad:
+            t = _link_primals(t, args)
         _set(o, level, fit(t, o))
     if fn.saves_output and outs[0]._fw is not None and outs[0].grad_fn is fn:
         fn._out_fw = outs[0]._fw  # backward reads the output with its tangents
     if len(outs) > 1 and any(o.grad_fn is fn for o in outs):
         fn._outs_fw = tuple(o._fw if o.grad_fn is fn else None for o in outs)
+
+
+def _link_primals(t, args):
+    """`t` made to depend (with zero derivative) on the primal inputs that require grad:
+    torch's jvp formula of a piecewise-linear op (leaky_relu, hardtanh, the shrinks) calls its
+    backward op with the primal, so the tangent's gradient with respect to it is zeros, not
+    missing."""
+    from ..tensor import Tensor
+    from .op import ZeroLink
+
+    needs = [a for a in args if isinstance(a, Tensor) and a.requires_grad]
+    return ZeroLink.apply(t, *needs) if needs else t
 
 
 def fit(tangent, like):

@@ -6,6 +6,7 @@ the regression losses are small primitives so their grad_fn names match torch's.
 
 from ..amp.autocast_mode import entry as _amp_entry
 import contextlib
+import math
 import warnings
 
 from ..autograd.grad_mode import is_grad_enabled
@@ -795,7 +796,7 @@ class CrossEntropy(Op):
         tangent is 0/0 = nan, as torch's (its nll_loss of the log_softmax tangent)."""
         total = Op.jvp_reduction(self, *tangents)
         if total is not None and self.reduction == "mean" and not self.denom:
-            return total + self._fw_out.detach() * 0  # (the loss is nan too)
+            return total * math.nan  # (the loss is nan too; so is its derivative)
         return total
 
     def node_variant(self):

@@ -240,3 +240,66 @@ def test_cdist_inf_jacrev_where_torch_func_is_wrong():
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-12)
     ins = (framework.tensor(x1, requires_grad=True), framework.tensor(x2, requires_grad=True))
     assert framework.autograd.gradcheck(f_o, ins)
+
+
+X4 = R.randn(1, 2, 4, 4)
+W4 = R.randn(4, 4)
+FOR_ZERO = {  # forward-over-reverse: the tangent of the gradient is torch's zero tensor
+    "max_pool2d": lambda L, x: _F(L).max_pool2d(x, 2),
+    "max_pool1d": lambda L, x: _F(L).max_pool1d(x[0], 2),
+    "max_pool3d": lambda L, x: _F(L).max_pool3d(x, 2),
+    "adaptive_max_pool2d": lambda L, x: _F(L).adaptive_max_pool2d(x, 3),
+    "adaptive_max_pool3d": lambda L, x: _F(L).adaptive_max_pool3d(x, 2),
+}
+REV_ZERO = {  # reverse-over-forward: the gradient of the tangent is torch's zero tensor
+    "leaky_relu": lambda L, x: _F(L).leaky_relu(x, 0.1),
+    "hardtanh": lambda L, x: _F(L).hardtanh(x),
+    "relu6": lambda L, x: _F(L).relu6(x * 4),
+    "hardshrink": lambda L, x: _F(L).hardshrink(x),
+    "softshrink": lambda L, x: _F(L).softshrink(x),
+    "rrelu_eval": lambda L, x: _F(L).rrelu(x),
+}
+
+
+def _second_order(L, f, mode):
+    fa = L.autograd.forward_ad
+    x = L.tensor(X4, requires_grad=True)
+    t = L.tensor(np.ones_like(X4))
+    with fa.dual_level():
+        d = fa.make_dual(x, t)
+        y = f(L, d)
+        if mode == "fwd":  # the tangent of d(sum y)/dx
+            (g,) = L.autograd.grad(y.sum(), d, create_graph=True)
+            out = fa.unpack_dual(g).tangent
+        else:  # the gradient of <J t, 1>
+            out = fa.unpack_dual(y).tangent
+    if mode == "rev":
+        (out,) = L.autograd.grad(out.sum(), x)
+    return out
+
+
+@pytest.mark.parametrize(
+    "mode,name", [("fwd", n) for n in sorted(FOR_ZERO)] + [("rev", n) for n in sorted(REV_ZERO)]
+)
+def test_second_order_zero_is_a_tensor_as_torchs(mode, name):
+    f = (FOR_ZERO if mode == "fwd" else REV_ZERO)[name]
+    want = _second_order(torch, f, mode)
+    got = _second_order(framework, f, mode)
+    assert want is not None and got is not None
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+def test_hessian_of_max_pool_net_matches_torch():
+    """jacfwd(jacrev(f)) and torch.func.hessian through max_pool (zero second derivative)."""
+    outs = []
+    for L in (torch, framework):
+        w = L.tensor(W4)
+
+        def f(x):
+            return (_F(L).max_pool2d((x @ w).reshape(1, 1, 4, 4), 2) ** 2).sum()
+
+        x = L.tensor(X4[0, 0])
+        outs.append([L.func.hessian(f)(x).numpy(), L.func.jacrev(L.func.jacfwd(f))(x).numpy()])
+    for g, w in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
