@@ -132,6 +132,7 @@ from ._namespace import (
     set_num_threads,
     use_deterministic_algorithms,
 )
+from . import special
 from . import _malloc
 
 _malloc.tune()

@@ -1866,7 +1866,8 @@ def _extras2_methods():
         "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
         "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
         "copysign "
-        "cov corrcoef heaviside"
+        "cov corrcoef heaviside "
+        "lgamma digamma i0 mvlgamma"
     ).split():
 
         def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
@@ -1888,6 +1889,14 @@ def _tile(self, *dims):
 
 
 Tensor.tile = _tile
+
+
+def _polygamma(self, n):
+    """See :func:`framework.polygamma` (the method takes n only)."""
+    return _ops.polygamma(n, self)
+
+
+Tensor.polygamma = _polygamma
 
 
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)

@@ -37,6 +37,7 @@ from .stacking import *  # noqa: F403
 from .linalg_more import *  # noqa: F403
 from .extras2 import *  # noqa: F403
 from .extras3 import *  # noqa: F403
+from .gamma import *  # noqa: F403
 
 # Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor
@@ -78,6 +79,7 @@ _FAMILIES = (
     "linalg_more",
     "extras2",
     "extras3",
+    "gamma",
 )
 # torch has the 2-d pooling functions only in torch.nn.functional.
 _NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}
