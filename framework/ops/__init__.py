@@ -38,6 +38,8 @@ from .linalg_more import *  # noqa: F403
 from .extras2 import *  # noqa: F403
 from .extras3 import *  # noqa: F403
 from .gamma import *  # noqa: F403
+from .extras4 import *  # noqa: F403
+from .histogram import *  # noqa: F403
 
 # Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor
@@ -80,6 +82,8 @@ _FAMILIES = (
     "extras2",
     "extras3",
     "gamma",
+    "extras4",
+    "histogram",
 )
 # torch has the 2-d pooling functions only in torch.nn.functional.
 _NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}
