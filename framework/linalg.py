@@ -20,6 +20,7 @@ from .ops.norms import linalg_norm as norm, matrix_norm, vector_norm
 from .ops.linalg_lu import lu, lu_factor, lu_factor_ex
 from .ops.linalg_more import linalg_lstsq as lstsq, linalg_matrix_rank as matrix_rank, vecdot
 from .ops.products import linalg_cross as cross
+from .ops.matrix_fns import matrix_exp
 
 
 def multi_dot(tensors):

@@ -1867,7 +1867,7 @@ def _extras2_methods():
         "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
         "copysign "
         "cov corrcoef heaviside "
-        "lgamma digamma i0 mvlgamma gcd lcm ldexp nextafter logdet histogram"
+        "lgamma digamma i0 mvlgamma gcd lcm ldexp nextafter logdet histogram matrix_exp renorm"
     ).split():
 
         def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)

@@ -40,6 +40,7 @@ from .extras3 import *  # noqa: F403
 from .gamma import *  # noqa: F403
 from .extras4 import *  # noqa: F403
 from .histogram import *  # noqa: F403
+from .matrix_fns import *  # noqa: F403
 
 # Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor
@@ -84,6 +85,7 @@ _FAMILIES = (
     "gamma",
     "extras4",
     "histogram",
+    "matrix_fns",
 )
 # torch has the 2-d pooling functions only in torch.nn.functional.
 _NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}
