@@ -1867,7 +1867,8 @@ def _extras2_methods():
         "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
         "copysign "
         "cov corrcoef heaviside "
-        "lgamma digamma i0 mvlgamma gcd lcm ldexp nextafter logdet histogram matrix_exp renorm"
+        "lgamma digamma i0 mvlgamma gcd lcm ldexp nextafter logdet histogram matrix_exp renorm "
+        "index_reduce"
     ).split():
 
         def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
@@ -1897,6 +1898,15 @@ def _polygamma(self, n):
 
 
 Tensor.polygamma = _polygamma
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """See :func:`framework.index_reduce` (in place: the result is copied into self)."""
+    out = _ops.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    return self.copy_(out)
+
+
+Tensor.index_reduce_ = _index_reduce_
 
 
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)
