@@ -42,6 +42,7 @@ def lgamma(xp, x):
         sin = xp.abs(xp.sin(math.pi * (x - xp.floor(x))))  # exact zero at the integers
         out = xp.where(refl, math.log(math.pi) - xp.log(sin) - pos, pos)
         out = xp.where(refl & (x == xp.floor(x)), xp.inf, out)
+        out = xp.where((x == 1) | (x == 2), 0.0, out)  # exactly, as libm's
     return out
 
 
@@ -77,13 +78,16 @@ def digamma(xp, x):
     return out
 
 
-def trigamma(xp, x):
-    """torch's trigamma: reflection below 0.5, six recurrence steps, asymptotic series."""
-    x = xp.asarray(x, dtype=xp.float64)
+def trigamma(xp, x, dtype=None):
+    """torch's trigamma: reflection below 0.5, six recurrence steps, asymptotic series (in
+    float32 arithmetic for float32 input, as torch's: its value at the poles is finite)."""
+    dt = xp.float32 if dtype is not None and dtype == xp.float32 else xp.float64
+    x = xp.asarray(x, dtype=dt)
     with _quiet(xp):
         refl = x < 0.5
-        sin = xp.sin(math.pi * x)
-        res = xp.where(refl, -(math.pi * math.pi) / (sin * sin), 0.0)
+        pi = dt(math.pi)
+        sin = xp.sin(pi * x)
+        res = xp.where(refl, -(pi * pi) / (sin * sin), dt(0)).astype(dt)
         y = xp.where(refl, 1 - x, x)
         for _ in range(6):
             res = res + 1 / (y * y)
@@ -152,15 +156,18 @@ def zeta(xp, x, q):
         return xp.where(x == 1, xp.inf, out)
 
 
-def polygamma(xp, n, x):
-    """The n-th derivative of digamma (torch's: digamma, trigamma, then -(-1)^n n! zeta)."""
+def polygamma(xp, n, x, dtype=None):
+    """The n-th derivative of digamma (torch's: digamma, trigamma, then -(-1)^n n! zeta, the
+    factor and product in the input's precision as torch's kernel)."""
     if n == 0:
         return digamma(xp, x)
     if n == 1:
-        return trigamma(xp, x)
+        return trigamma(xp, x, dtype)
     sign = 1.0 if n % 2 else -1.0
+    dt = xp.float32 if dtype is not None and dtype == xp.float32 else xp.float64
     with _quiet(xp):
-        return sign * math.exp(math.lgamma(n + 1.0)) * zeta(xp, float(n + 1), x)
+        factor = dt(sign) * xp.exp(dt(math.lgamma(n + 1.0)))
+        return factor * zeta(xp, float(n + 1), x).astype(dt)
 
 
 # Chebyshev coefficients (Cephes, as in ATen's Math.h) of exp(-x) I0(x) on [0, 8] and of

@@ -86,8 +86,11 @@ class Ldexp(Op):
     """input * 2 ** other, one node over both inputs (torch's ldexp.Tensor)."""
 
     saves_inputs = True
+    broadcasts = True
 
     def forward(self, a, b):
+        if a.dtype.kind != "b":  # (bool ** bool goes through)
+            refuse(b, "b", "ldexp_cpu_exp")
         xp = self.xp
         e = xp.exp2(b.astype(dtypes.get_default_dtype().np) if b.dtype.kind in "biu" else b)
         np_dt = dtypes.result_type([a, e], [a.ndim, e.ndim], [])
@@ -95,7 +98,7 @@ class Ldexp(Op):
 
     def backward(self, grad):
         a, b = self.inputs
-        e = 2.0**b
+        e = 2**b  # (torch's formula: an integer power for integer exponents, 0 below 0)
         ga = grad * e if self.needs_input_grad[0] else None
         gb = grad * a * e * math.log(2.0) if self.needs_input_grad[1] else None
         return ga, gb

@@ -7,6 +7,7 @@ derivatives.yaml entries, written in Tensor ops so double backward works.
 
 import math
 
+from .. import dtypes
 from ..autograd.op import Op
 from ..tensor import Tensor
 from . import _gamma_math as K
@@ -46,7 +47,7 @@ class Polygamma(_Special):
     def forward(self, x, n):
         self.n = n
         x = _float(x)
-        return K.polygamma(self.xp, n, x).astype(x.dtype, copy=False)
+        return K.polygamma(self.xp, n, x, x.dtype).astype(x.dtype, copy=False)
 
     def backward(self, grad):
         return grad * polygamma(self.n + 1, self.inputs[0])
@@ -69,9 +70,14 @@ class SpecialI0E(_Special):
         return grad * (special_i1e(x) - x.sgn() * self.output)
 
 
-def _at_zero_half(x, value):
-    """value, but 0.5 where x == 0 (torch's i1 / i1e backward)."""
-    return value.where(x != 0, _zeros(value) + 0.5)
+def _not_tiny(x):
+    """torch's i1 / i1e backward: |x| > eps (else, NaN included, the slope is 0.5) and x
+    replaced by eps there."""
+    from .._finfo import finfo
+
+    eps = finfo(x.dtype).eps
+    keep = x.abs() > eps
+    return keep, x.where(keep, _zeros(x) + eps)
 
 
 class SpecialI1(_Special):
@@ -80,9 +86,9 @@ class SpecialI1(_Special):
     kernel = staticmethod(K.i1)
 
     def backward(self, grad):
-        x = self.inputs[0]
-        safe = x.where(x != 0, _zeros(x) + 1)
-        return grad * _at_zero_half(x, i0(x) - self.output / safe)
+        keep, safe = _not_tiny(self.inputs[0])
+        slope = i0(safe) - self.output * safe.reciprocal()
+        return grad * slope.where(keep, _zeros(slope) + 0.5)
 
 
 class SpecialI1E(_Special):
@@ -91,9 +97,9 @@ class SpecialI1E(_Special):
     kernel = staticmethod(K.i1e)
 
     def backward(self, grad):
-        x = self.inputs[0]
-        safe = x.where(x != 0, _zeros(x) + 1)
-        return grad * _at_zero_half(x, special_i0e(x) - self.output * (x.sgn() + 1 / safe))
+        keep, safe = _not_tiny(self.inputs[0])
+        slope = special_i0e(safe) - self.output * (safe.sgn() + safe.reciprocal())
+        return grad * slope.where(keep, _zeros(slope) + 0.5)
 
 
 def _log_ndtr(xp, x):
@@ -220,6 +226,8 @@ def mvlgamma(input, p):
     """
     from ..creation import arange
 
+    if input.dtype == dtypes.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.dtype.is_floating_point else input.to(_default())
@@ -228,8 +236,6 @@ def mvlgamma(input, p):
 
 
 def _default():
-    from .. import dtypes
-
     return dtypes.get_default_dtype()
 
 

@@ -6,6 +6,7 @@ import warnings
 from .. import dtypes
 from ..autograd.op import Op
 from ..tensor import Tensor
+from .unary import _zeros
 
 __all__ = ["index_reduce"]
 
@@ -65,8 +66,7 @@ class IndexReduce(Op):
             masked_self_result = index_reduce(masked_self, dim, idx, src, reduce, include_self=inc)
             grad_self = grad * masked_self_result / masked_self
             src_zero = src == 0
-            zeros = x * 0
-            num_zeros = zeros.index_add(dim, idx, src_zero.to(x.dtype)).index_select(dim, idx)
+            num_zeros = _zeros(x).index_add(dim, idx, src_zero.to(x.dtype)).index_select(dim, idx)
             single = src_zero & (num_zeros == 1)
             masked_src_result = index_reduce(
                 x, dim, idx, src.masked_fill(single, 1), reduce, include_self=inc
@@ -79,8 +79,8 @@ class IndexReduce(Op):
                 )
             )
         elif reduce == "mean":
-            n = (grad * 0 + 1) if inc else grad * 0
-            n = n.index_add(dim, idx, src * 0 + 1)
+            n = (_zeros(grad) + 1) if inc else _zeros(grad)
+            n = n.index_add(dim, idx, _zeros(src) + 1)
             n = n.masked_fill(n == 0, 1)
             grad_self = grad / n
             grad_src = grad.index_select(dim, idx) / n.index_select(dim, idx)
@@ -149,9 +149,33 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             f"index_reduce_(): self ({dtypes.scalar_type_name(input._data.dtype)}) and source "
             f"({dtypes.scalar_type_name(source._data.dtype)}) must have the same scalar type"
         )
+    if input.dtype == dtypes.bool_ and not include_self:
+        raise NotImplementedError(
+            "\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'"
+        )
     size = input.shape[d] if input.dim() else 1
     idx = index._data.reshape(-1).astype("int64")
+    if idx.size and size == 0:  # torch fails reading the empty self
+        if include_self:
+            raise IndexError(
+                f"select(): index {int(idx[0])} out of range for tensor of size "
+                f"{list(input.shape)} at dimension {d}"
+            )
+        raise RuntimeError(
+            "setStorage: index_reduce into a dimension of size 0 is out of bounds for storage "
+            "of size 0"
+        )
     if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
         raise IndexError("index out of range in self")
+    if input.dtype == dtypes.bool_:  # torch's kernels: 1-D loop, exclude-init, floor mean
+        kernel = (
+            "index_func_"
+            if input.dim() <= 1
+            else "div_floor_cpu"
+            if reduce == "mean" and idx.size
+            else None
+        )
+        if kernel:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     idx = Tensor._make(idx % max(size, 1), index.device)
     return IndexReduce.apply(input, idx, source, dim=d, reduce=reduce, include_self=include_self)

@@ -210,4 +210,11 @@ def renorm(input, p, dim, maxnorm):
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{dtypes.scalar_type_name(input._data.dtype)}"
         )
+    d = _dim(dim, input.dim())
+    empty = [i for i in range(input.dim()) if i != d and input.shape[i] == 0]
+    if p == math.inf and empty:
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the inf norm on the dimension {empty[0]}"
+            "because this dimension is empty and the operation does not have an identity"
+        )
     return Renorm.apply(input, p=float(p), dim=_dim(dim, input.dim()), maxnorm=float(maxnorm))
