@@ -9,7 +9,7 @@ import math
 
 from .. import dtypes
 from .._errors import refuse
-from ..autograd.op import Op
+from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 
 __all__ = [
@@ -122,10 +122,12 @@ def ldexp(input, other):
 
 
 class Nextafter(Op):
-    """The next float after input towards other; torch passes the gradient of input through
-    unchanged and gives other a zero gradient."""
+    """The next float after input towards other; torch passes the gradient (and tangent) of
+    input through where input != other (0 where they are equal) and gives other a zero
+    gradient (and no tangent)."""
 
     promote = True
+    saves_inputs = True
 
     def forward(self, a, b):
         return self.xp.nextafter(a, b)
@@ -133,10 +135,14 @@ class Nextafter(Op):
     def backward(self, grad):
         from .unary import _zeros
 
-        return grad, _zeros(grad)
+        a, b = self.inputs
+        return grad.where(a != b, _zeros(grad)), _zeros(grad)
 
-    jvp = Op.jvp_not_implemented
-    jvp_name = "nextafter"
+    def jvp(self, ta, tb):
+        from .unary import _zeros
+
+        a, b = self._fw_args
+        return None if ta is None else ta.where(a != b, _zeros(ta))
 
 
 def nextafter(input, other):
@@ -183,6 +189,7 @@ def logdet(input):
     return where(sign == -1.0, math.nan, logabsdet)
 
 
+@per_sample_under_vmap
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D tensor: columns x ** (N-1), ..., x, 1 (or increasing).
 
@@ -269,6 +276,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     return tensor(s, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@per_sample_under_vmap
 def detach(input):
     """A tensor sharing input's data, cut from the graph (the function form of .detach()).
 

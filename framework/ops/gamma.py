@@ -70,10 +70,14 @@ class SpecialI0E(_Special):
         return grad * (special_i1e(x) - x.sgn() * self.output)
 
 
-def _not_tiny(x):
+def _not_tiny(x, name):
     """torch's i1 / i1e backward: |x| > eps (else, NaN included, the slope is 0.5) and x
-    replaced by eps there."""
+    replaced by eps there; float and double only."""
+    from .._errors import refuse
     from .._finfo import finfo
+
+    if x._data.dtype.itemsize < 4:
+        refuse(x._data, x._data.dtype.kind, name)
 
     eps = finfo(x.dtype).eps
     keep = x.abs() > eps
@@ -86,7 +90,7 @@ class SpecialI1(_Special):
     kernel = staticmethod(K.i1)
 
     def backward(self, grad):
-        keep, safe = _not_tiny(self.inputs[0])
+        keep, safe = _not_tiny(self.inputs[0], "i1_backward")
         slope = i0(safe) - self.output * safe.reciprocal()
         return grad * slope.where(keep, _zeros(slope) + 0.5)
 
@@ -97,7 +101,7 @@ class SpecialI1E(_Special):
     kernel = staticmethod(K.i1e)
 
     def backward(self, grad):
-        keep, safe = _not_tiny(self.inputs[0])
+        keep, safe = _not_tiny(self.inputs[0], "i1e_backward")
         slope = special_i0e(safe) - self.output * (safe.sgn() + safe.reciprocal())
         return grad * slope.where(keep, _zeros(slope) + 0.5)
 
@@ -123,6 +127,8 @@ def _log_ndtr(xp, x):
 
 class SpecialLogNdtr(_Special):
     node_name = "SpecialLogNdtrBackward0"
+    no_bfloat16 = "log_ndtr_cpu"
+    no_bfloat16_empty = True
     saves_output = True
     kernel = staticmethod(_log_ndtr)
 
@@ -152,6 +158,8 @@ class SpecialZeta(Op):
 
     promote = True
     saves_inputs = True
+    no_bfloat16 = "zeta_cpu"
+    no_bfloat16_empty = True
 
     def forward(self, x, q):
         x, q = _float(x), _float(q)
@@ -163,8 +171,14 @@ class SpecialZeta(Op):
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
         return None, grad * -x * special_zeta(x + 1.0, q)
 
-    jvp = Op.jvp_not_implemented
-    jvp_name = "special_zeta"
+    def jvp(self, tx, tq):
+        """torch's: q's tangent only (a tangent on x: not implemented)."""
+        from ..autograd import forward_ad
+
+        if tx is not None:
+            raise forward_ad.not_implemented("special_zeta")
+        x, q = self._fw_args
+        return None if tq is None else tq * -x * special_zeta(x + 1.0, q)
 
 
 def lgamma(input):

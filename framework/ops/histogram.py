@@ -7,6 +7,7 @@ edges as torch's kernel ends up doing. No gradient (torch defines none).
 """
 
 from .._errors import refuse
+from ..autograd.op import per_sample_under_vmap
 from ..tensor import Tensor
 from .extrema import _return_type
 
@@ -16,7 +17,7 @@ _Hist = _return_type("histogram", ("hist", "bin_edges"))
 _HistDD = _return_type("histogramdd", ("hist", "bin_edges"))
 
 
-def _outer_edges(data, n, rng):
+def _outer_edges(data, n, rng, half=None):
     """torch's select_outer_bin_edges: per dimension (leftmost, rightmost)."""
     if rng is not None:
         rng = [float(v) for v in rng]
@@ -27,6 +28,8 @@ def _outer_edges(data, n, rng):
             )
         pairs = [(rng[2 * d], rng[2 * d + 1]) for d in range(n)]
     elif data.shape[0]:
+        if half:  # torch's min/max of the data has no half kernel
+            refuse(half, half.kind, "histogramdd")
         pairs = [(float(data[:, d].min()), float(data[:, d].max())) for d in range(n)]
     else:
         pairs = [(0.0, 1.0)] * n
@@ -48,10 +51,13 @@ def _outer_edges(data, n, rng):
 def _bin(fname, input, bins, rng, weight, density):
     from ..creation import linspace
 
-    refuse(input._data, "biuV", "histogramdd")
+    refuse(input._data, "biu", "histogramdd")
     xp = input.xp
     n = input.shape[-1] if input.dim() else 1
+    out_dt = input._data.dtype
     data = input._data.reshape(-1, n)
+    if data.dtype.itemsize < 4:  # compared and summed exactly in float32
+        data = data.astype(xp.float32)
     if isinstance(bins, int):
         bins = [bins] * n
     edges = []
@@ -63,7 +69,8 @@ def _bin(fname, input, bins, rng, weight, density):
         if b <= 0:
             raise RuntimeError(f"{fname}(): bins must be > 0, but got {b} for dimension {d}")
         if outer is None:
-            outer = _outer_edges(data, n, rng)
+            half = out_dt if out_dt.itemsize < 4 else None
+            outer = _outer_edges(data, n, rng, half)
         lo, hi = outer[d]
         edges.append(linspace(lo, hi, b + 1, dtype=input.dtype, device=input.device))
     shape = tuple(e.shape[0] - 1 for e in edges)
@@ -71,7 +78,7 @@ def _bin(fname, input, bins, rng, weight, density):
     keep = xp.ones(data.shape[0], dtype=bool)
     flat = xp.zeros(data.shape[0], dtype="int64")
     for d, e in enumerate(edges):
-        ed, v = e._data, data[:, d]
+        ed, v = e._data.astype(data.dtype), data[:, d]
         keep &= (v >= ed[0]) & (v <= ed[-1])
         pos = xp.searchsorted(ed, v, side="right") - 1
         pos = xp.clip(xp.where(v == ed[-1], len(ed) - 2, pos), 0, max(len(ed) - 2, 0))
@@ -86,8 +93,19 @@ def _bin(fname, input, bins, rng, weight, density):
             view = [1] * len(shape)
             view[d] = shape[d]
             hist = hist / xp.diff(e._data).reshape(view)
-        hist = hist.astype(data.dtype, copy=False)
-    return Tensor._make(hist, input.device), edges
+    return Tensor._make(hist.astype(out_dt), input.device), edges
+
+
+@per_sample_under_vmap
+def _histogram_pair(input, bins, range, weight, density):
+    hist, edges = _bin("torch.histogram", input.reshape(-1, 1), [bins], range, weight, density)
+    return hist, edges[0]
+
+
+@per_sample_under_vmap
+def _histogramdd_pair(input, bins, range, weight, density):
+    hist, edges = _bin("torch.histogramdd", input, bins, range, weight, density)
+    return (hist, *edges)
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False):
@@ -108,8 +126,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         >>> framework.histogram(framework.tensor([1.0, 2.0, 1.0, 4.0]), bins=3).hist
         tensor([2., 1., 1.])
     """
-    hist, edges = _bin("torch.histogram", input.reshape(-1, 1), [bins], range, weight, density)
-    return _Hist(hist, edges[0])
+    return _Hist(*_histogram_pair(input, bins, range, weight, density))
 
 
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
@@ -132,5 +149,5 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     """
     if not isinstance(bins, int):
         bins = list(bins)
-    hist, edges = _bin("torch.histogramdd", input, bins, range, weight, density)
+    hist, *edges = _histogramdd_pair(input, bins, range, weight, density)
     return _HistDD(hist, tuple(edges))

@@ -48,12 +48,32 @@ def _index_reduce(xp, x, dim, idx, src, reduce, include_self):
     return xp.moveaxis(out.astype(x.dtype, copy=False), 0, dim)
 
 
+def _empty_self_error(x, dim, idx, include_self):
+    rest = [n for i, n in enumerate(x.shape) if i != dim]
+    if include_self:
+        raise IndexError(
+            f"select(): index {int(idx[0])} out of range for tensor of size {list(x.shape)} at "
+            f"dimension {dim}"
+        )
+    strides, acc = [], 1
+    for n in reversed(rest):
+        strides.insert(0, acc)
+        acc *= n
+    raise RuntimeError(
+        f"setStorage: sizes {[1] + rest}, strides {[0] + strides}, storage offset 0, and "
+        f"itemsize {x.itemsize} requiring a storage size of {x.itemsize * acc} are out of "
+        "bounds for storage of size 0"
+    )
+
+
 class IndexReduce(Op):
     saves_inputs = True
     saves_output = True
 
     def forward(self, x, idx, src, dim, reduce, include_self):
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
+        if idx.size and x.shape[dim] == 0:  # torch fails reading the empty self
+            _empty_self_error(x, dim, idx, include_self)
         return _index_reduce(self.xp, x, dim, idx, src, reduce, include_self)
 
     def backward(self, grad):
@@ -155,17 +175,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         )
     size = input.shape[d] if input.dim() else 1
     idx = index._data.reshape(-1).astype("int64")
-    if idx.size and size == 0:  # torch fails reading the empty self
-        if include_self:
-            raise IndexError(
-                f"select(): index {int(idx[0])} out of range for tensor of size "
-                f"{list(input.shape)} at dimension {d}"
-            )
-        raise RuntimeError(
-            "setStorage: index_reduce into a dimension of size 0 is out of bounds for storage "
-            "of size 0"
-        )
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size) and size:
+        raise IndexError("index out of range in self")
+    if idx.size and size == 0 and include_self and input.dim() <= 1:
         raise IndexError("index out of range in self")
     if input.dtype == dtypes.bool_:  # torch's kernels: 1-D loop, exclude-init, floor mean
         kernel = (
