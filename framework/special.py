@@ -195,23 +195,33 @@ def _default():
 
 
 def _ndtri(xp, p):
-    """x with ndtr(x) = p: sqrt 2 erfinv(2p - 1), refined by Newton steps on the lower-tail
-    form (ndtr(x) = erfc(-x / sqrt 2) / 2, relative accuracy for tiny p)."""
+    """x with ndtr(x) = p: sqrt 2 erfinv(2p - 1) refined by Newton steps on the lower tail
+    (ndtr(x) = erfc(-x / sqrt 2) / 2, relative accuracy for small p); below p = 1e-5 the
+    asymptotic start -sqrt(2 log(1/p) - log(4 pi log(1/p))) and Newton steps on log_ndtr."""
     from .ops._gamma_math import _quiet
+    from .ops.gamma import _log_ndtr
 
     p = xp.asarray(p, xp.float64)
     with _quiet(xp):
         q = xp.where(p > 0.5, 1 - p, p)  # the lower tail, by symmetry
-        x = math.sqrt(2) * _sp._erfinv(xp, 2 * q - 1)
+        tiny = q < 1e-5
+        lq = xp.log(xp.where(q > 0, q, 1e-300))
+        start = -xp.sqrt(-2 * lq - xp.log(-4 * math.pi * xp.where(tiny, lq, -1.0)))
+        x = xp.where(tiny, start, math.sqrt(2) * _sp._erfinv(xp, 2 * q - 1))
         ok = xp.isfinite(x)
-        for _ in range(3):
+        for _ in range(4):
+            log_pdf = -0.5 * x * x - 0.5 * math.log(2 * math.pi)
+            lcdf = _log_ndtr(xp, xp.where(ok, x, 0.0))
+            # f = log cdf - log q; f' = pdf / cdf
+            step_log = (lcdf - lq) * xp.exp(lcdf - log_pdf)
             cdf = _sp._erfc(xp, -x / math.sqrt(2)) / 2
-            pdf = xp.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-            x = xp.where(ok & (pdf > 0), x - (cdf - q) / xp.where(pdf > 0, pdf, 1.0), x)
+            pdf = xp.exp(log_pdf)
+            step_lin = (cdf - q) / xp.where(pdf > 0, pdf, 1.0)
+            x = xp.where(ok, x - xp.where(tiny, step_log, step_lin), x)
         x = xp.where(p > 0.5, -x, x)
         x = xp.where(p == 0.5, 0.0, x)
         x = xp.where(p == 0, -xp.inf, xp.where(p == 1, xp.inf, x))
-        return xp.where((p < 0) | (p > 1), xp.nan, x)
+        return xp.where((p < 0) | (p > 1) | xp.isnan(p), xp.nan, x)
 
 
 class _Ndtri(Op):

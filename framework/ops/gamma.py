@@ -122,7 +122,8 @@ def _log_ndtr(xp, x):
             term = -term * (2 * k - 1) * inv
             total = total + term
         tail = -0.5 * z * z - xp.log(-z) - 0.5 * math.log(2 * math.pi) + xp.log(total)
-    return xp.where(x >= -1, upper, xp.where(x >= -20, lower, tail))
+    out = xp.where(x >= -1, upper, xp.where(x >= -20, lower, tail))
+    return xp.where(xp.isnan(x), xp.nan, out)
 
 
 class SpecialLogNdtr(_Special):
