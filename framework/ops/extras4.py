@@ -280,6 +280,9 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 def detach(input):
     """A tensor sharing input's data, cut from the graph (the function form of .detach()).
 
+    Args:
+        input: the tensor.
+
     Example:
         >>> framework.detach(framework.ones(2, requires_grad=True)).requires_grad
         False
