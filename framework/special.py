@@ -84,7 +84,7 @@ def multigammaln(input, p):
 
     Example:
         >>> framework.special.multigammaln(framework.tensor([2.5]), 2)
-        tensor([1.1177])
+        tensor([0.8570])
     """
     return _g.mvlgamma(input, p)
 

@@ -237,7 +237,7 @@ def mvlgamma(input, p):
 
     Example:
         >>> framework.mvlgamma(framework.tensor([2.5]), 2)
-        tensor([1.1177])
+        tensor([0.8570])
     """
     from ..creation import arange
 
