@@ -166,7 +166,7 @@ def logdet(input):
     """log det(A) of square matrices (NaN for a negative determinant), via slogdet as torch.
 
     Args:
-        input: (*, n, n) floating tensor.
+        input: (..., n, n) floating tensor.
 
     Example:
         >>> framework.logdet(framework.eye(2) * 2)

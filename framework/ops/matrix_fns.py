@@ -93,7 +93,7 @@ def matrix_exp(A):
     """The matrix exponential sum_k A^k / k! of square matrices (batched).
 
     Args:
-        A: (*, n, n) floating tensor.
+        A: (..., n, n) floating tensor.
 
     Example:
         >>> framework.matrix_exp(framework.zeros(2, 2))
