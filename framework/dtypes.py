@@ -249,6 +249,14 @@ def cast(arr, np_dtype):
         dtype('float16')
     """
     np_dtype = np.dtype(np_dtype)
+    if arr.dtype.char == "f" and np_dtype.name == "bfloat16":
+        # torch's vectorised float -> bfloat16 conversion writes every NaN as 0xFFFF (sign
+        # set); from double or half (and in its scalar paths) it is 0x7FC0, as NumPy's
+        out = arr.astype(np_dtype)
+        nan = arr != arr
+        if nan.any():
+            out.view(np.uint16)[nan] = 0xFFFF
+        return out
     if arr.dtype.char == "d" and np_dtype.itemsize == 2 and np_dtype.kind in "fV":
         arr = arr.astype(np.float32)
     return arr.astype(np_dtype)

@@ -24,6 +24,7 @@ from .ops.linalg_legacy import cholesky_ex, inv_ex, linalg_cond as cond
 from .ops.linalg_lu_solve import linalg_lu_solve as lu_solve
 from .ops.linalg_solvers import solve_triangular
 from .ops.linalg_householder import householder_product
+from .ops.matrix_fns import matrix_exp
 
 
 def multi_dot(tensors):

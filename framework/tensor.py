@@ -1854,7 +1854,9 @@ _extras2_methods(
     "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
     "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
     "copysign "
-    "cov corrcoef heaviside"
+    "cov corrcoef heaviside "
+    "lgamma digamma i0 mvlgamma gcd lcm ldexp nextafter logdet histogram matrix_exp renorm "
+    "index_reduce"
 )
 # framework/ops/linalg_legacy.py, linalg_solvers.py, linalg_lu_solve.py
 _extras2_methods("svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse orgqr")
@@ -1868,6 +1870,23 @@ def _tile(self, *dims):
 
 
 Tensor.tile = _tile
+
+
+def _polygamma(self, n):
+    """See :func:`framework.polygamma` (the method takes n only)."""
+    return _ops.polygamma(n, self)
+
+
+Tensor.polygamma = _polygamma
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """See :func:`framework.index_reduce` (in place: the result is copied into self)."""
+    out = _ops.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    return self.copy_(out)
+
+
+Tensor.index_reduce_ = _index_reduce_
 
 
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)

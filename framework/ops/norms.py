@@ -52,6 +52,10 @@ class LinalgVectorNorm(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
+        return self._norm_backward(x, grad)
+
+    def _norm_backward(self, x, grad):
+        """torch's norm_backward: the gradient of the ord-norm of x (None for ord 0)."""
         p = self.ord
         norm = _kept(self.output, self.axes, self.keepdim)
         g = _kept(grad, self.axes, self.keepdim)

@@ -199,6 +199,8 @@ NO_FD = (
     "multilabel_margin_loss",
     "multi_margin_loss",
     "ctc_loss",
+    "index_reduce",  # no forward derivative in torch
+    "special_zeta",  # none for its first argument
     "iadd",
     "imul",
     "setitem",
