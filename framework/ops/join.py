@@ -61,8 +61,8 @@ def cat(tensors, dim=0, *, out=None):
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     # legacy torch behaviour: 1-D empty tensors are skipped whatever the other shapes are
     skip = [t.ndim == 1 and t.shape[0] == 0 for t in tensors]
-    if all(skip):
-        skip[0] = False
+    if all(skip):  # torch then never wraps dim: any int is accepted
+        skip[0], dim = False, 0
     kept = [t for t, s in zip(tensors, skip) if not s]
     ref = kept[0]
     d = _dim(dim, ref.ndim)
