@@ -132,3 +132,52 @@ def test_expand_of_0_dim_to_a_negative_size_is_a_known_torch_bug(size):
     found = compare_call(lambda L, x: x.expand(*size), [t(1.0)])
     assert [m.kind for m in found] == [KNOWN], found
     same(lambda L, x: x.expand(2, -1), t(1.0))
+
+
+def _chain(y):
+    """The node names from y.grad_fn down its first non-leaf inputs."""
+    names, fn = [], y.grad_fn
+    while fn is not None:
+        names.append(type(fn).__name__)
+        fn = next((f for f, _ in fn.next_functions if f is not None and f.next_functions), None)
+    return names
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("q", [0.3, [0.2, 0.7], []])
+@pytest.mark.parametrize(
+    "shape,dim,keepdim",
+    [((2, 3), None, False), ((2, 3), None, True), ((2, 3), 0, False), ((2, 1, 3), 1, True)]
+    + [((3,), -1, False), ((), 0, False), ((), None, True), ((5, 1), 0, True)],
+)
+def test_quantile_nodes_are_torchs_quantile_compute(name, interpolation, q, shape, dim, keepdim):
+    """torch sorts the flattened input (or dim moved last by unsqueeze/transpose), views it,
+    gathers, lerps, and squeeze_s the last dim in place (SqueezeBackward4; a tensor q goes
+    first by unsqueeze_/transpose_): the result is no view."""
+    import torch
+
+    import framework
+
+    def fn(L, x):
+        qq = q if isinstance(q, float) else L.tensor(q, dtype=L.float64)
+        return getattr(L, name)(x, qq, dim=dim, keepdim=keepdim, interpolation=interpolation)
+
+    same(fn, t(rand(*shape)))
+    f, r = (
+        fn(L, L.tensor(np.arange(6.0)[: int(np.prod(shape))].reshape(shape), requires_grad=True))
+        for L in (framework, torch)
+    )
+    assert _chain(f) == _chain(r)
+    assert f._is_view() is r._is_view() is False
+
+
+def test_matmul_vector_matrix_is_no_view():
+    """torch's matmul squeeze_s mm's fresh result in place: SqueezeBackward4, no view."""
+    import torch
+
+    import framework
+
+    for L in (framework, torch):
+        y = L.ones(3, requires_grad=True) @ L.ones(3, 4)
+        assert (type(y.grad_fn).__name__, y._is_view()) == ("SqueezeBackward4", False)
