@@ -16,23 +16,10 @@ from .random import _generator_for
 from .tensor import Tensor, _write
 from .autograd.op import vmap_hook as _vmap
 
-_NAMES = {
-    "bfloat16": "BFloat16",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
-
 
 def _float_only(dt, what):
     if not D.is_float(dt):
-        raise NotImplementedError(f'"{what}" not implemented for \'{_NAMES[dt.name]}\'')
+        raise NotImplementedError(f'"{what}" not implemented for \'{dtypes.scalar_type_name(dt)}\'')
 
 
 def _fill(t, draw, what=None, generator=None):
@@ -74,19 +61,14 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
     dt = t._data.dtype
     if D.is_float(dt):
         top = _max_of(dt)
-        name = {
-            "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16",
-            "float32": "float",
-            "float64": "double",
-        }[dt.name]
+        name = dtypes.cpp_type_name(dt)
         for v, what in ((a, "from"), (b, "to")):
             if not -top <= v <= top:
                 raise RuntimeError(f"{what} is out of bounds for {name}")
         if b - a > top:
             raise RuntimeError(
                 f"uniform_ expects to-from <= std::numeric_limits<"
-                f"{_NAMES[dt.name]}>::max(), but found to={b:g} and from={a:g} "
+                f"{dtypes.scalar_type_name(dt)}>::max(), but found to={b:g} and from={a:g} "
                 "which result in to-from to exceed the limit"
             )
     if a > b:
@@ -193,22 +175,11 @@ def _check_range(lo, hi, dt):
                 )
     if dt.kind in "iub":
         info = (0, 1) if dt == np.bool_ else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
-        name = {"bool": "Bool"}.get(dt.name, _NAMES[dt.name])
+        name = dtypes.cpp_type_name(dt)
         if not info[0] <= lo <= info[1]:
-            raise RuntimeError(f"from is out of bounds for {_dtype_str(name)}")
+            raise RuntimeError(f"from is out of bounds for {name}")
         if not info[0] <= hi <= info[1]:
-            raise RuntimeError(f"to - 1 is out of bounds for {_dtype_str(name)}")
-
-
-def _dtype_str(name):
-    return {
-        "Long": "long int",
-        "Int": "int",
-        "Short": "short int",
-        "Char": "signed char",
-        "Byte": "unsigned char",
-        "Bool": "bool",
-    }[name]
+            raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 def bernoulli_(t, p=0.5, *, generator=None):

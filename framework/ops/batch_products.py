@@ -7,7 +7,7 @@ bfloat16/float16 inputs accumulate in float32."""
 from .._errors import check_empty_sum_scale, refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.op import Op
-from .linalg import _title
+from ..dtypes import scalar_type_name
 from .shape import _expanded_shape
 
 
@@ -135,8 +135,8 @@ def _same_dtype(*ts):
     for t in ts[1:]:
         if t._data.dtype != ts[0]._data.dtype:
             raise RuntimeError(
-                f"expected scalar type {_title(ts[0]._data.dtype)} but found "
-                f"{_title(t._data.dtype)}"
+                f"expected scalar type {scalar_type_name(ts[0]._data.dtype)} but found "
+                f"{scalar_type_name(t._data.dtype)}"
             )
 
 
@@ -233,8 +233,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     if not (input._data.dtype == mat._data.dtype == vec._data.dtype):
         raise RuntimeError(
             "addmv input tensors must have the same dtype, but got "
-            f"{_title(input._data.dtype)}, {_title(mat._data.dtype)}, and "
-            f"{_title(vec._data.dtype)}"
+            f"{scalar_type_name(input._data.dtype)}, {scalar_type_name(mat._data.dtype)}, and "
+            f"{scalar_type_name(vec._data.dtype)}"
         )
     return Addmv.apply(input, mat, vec, beta=beta, alpha=alpha)
 

@@ -4,40 +4,12 @@ from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .reduction import _prod
 from .._errors import broadcast_shapes, check_empty_sum_scale, refuse
 from ..autograd.op import Op
+from ..dtypes import cpp_type_name, scalar_type_name
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
 
 
 __all__ = ["addmm", "bmm", "dot", "ger", "matmul", "mm", "mv", "outer"]
-
-_SHORT = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long",
-    "int32": "int",
-    "int16": "short",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-_TITLE = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-    "bfloat16": "BFloat16",
-}
-
-
-def _title(dt):
-    return _TITLE.get(dt.name, dt.name)
 
 
 def _half_matmul(a, b):
@@ -129,7 +101,7 @@ def mm(a, b):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: "
-            f"{_SHORT[a._data.dtype.name]} != {_SHORT[b._data.dtype.name]}"
+            f"{cpp_type_name(a._data.dtype)} != {cpp_type_name(b._data.dtype)}"
         )
     return Mm.apply(a, b)
 
@@ -177,8 +149,8 @@ def mv(a, v):
     if a._data.dtype != v._data.dtype:
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got "
-            f"{_title(v._data.dtype)}, {_title(a._data.dtype)}, and "
-            f"{_title(v._data.dtype)}"
+            f"{scalar_type_name(v._data.dtype)}, {scalar_type_name(a._data.dtype)}, and "
+            f"{scalar_type_name(v._data.dtype)}"
         )
     return Mv.apply(a, v)
 
@@ -230,7 +202,7 @@ def _check_dot(a, b):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"dot : expected both vectors to have same dtype, but found "
-            f"{_title(a._data.dtype)} and {_title(b._data.dtype)}"
+            f"{scalar_type_name(a._data.dtype)} and {scalar_type_name(b._data.dtype)}"
         )
 
 
@@ -282,7 +254,8 @@ def bmm(a, b):
         )
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
-            f"expected scalar type {_title(a._data.dtype)} but found {_title(b._data.dtype)}"
+            f"expected scalar type {scalar_type_name(a._data.dtype)} "
+            f"but found {scalar_type_name(b._data.dtype)}"
         )
     return Bmm.apply(a, b)
 
@@ -383,7 +356,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if mat1._data.dtype != mat2._data.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: "
-            f"{_SHORT[mat1._data.dtype.name]} != {_SHORT[mat2._data.dtype.name]}"
+            f"{cpp_type_name(mat1._data.dtype)} != {cpp_type_name(mat2._data.dtype)}"
         )
     _expanded_shape(input, (mat1.shape[0], mat2.shape[1]))  # torch's broadcast error
     return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
