@@ -302,7 +302,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             "dimensions of boundaries tensor and input value tensor must match, but we got "
             f"boundaries tensor {list(seq.shape)} and input value tensor {list(vals.shape)}"
         )
-    if vals.size:  # torch returns for no values before its dtype dispatch
+    if vals.size and vals.dtype.kind == "b":  # torch returns for no values before its
+        # dispatch on the common dtype of both (bool only when both are)
         refuse(sorted_sequence._data, "b", "searchsorted_out_cpu")
     if sorter is not None:
         seq = xp.take_along_axis(seq, sorter._data, axis=-1)

@@ -441,7 +441,25 @@ def _fold(big, small, transpose):
     folded = reshape(t1, _lead(t1), t1.shape[-1])  # a view when the strides allow, else a copy
     shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
     out = _unsafe_view(folded.mm(t2) if t2.ndim == 2 else folded.mv(t2), shape)
-    return out.mT.clone() if transpose and t2.ndim == 2 else out
+    return out.mT.contiguous() if transpose and t2.ndim == 2 else out  # may copy (Clone)
+
+
+def _should_fold(a, b):
+    """torch's should_fold: a >=3-D times a 1-D/2-D tensor (either order) runs as one mm/mv
+    when the small one requires grad, else unless the first is 2-D, when the big one (mT if
+    second) is empty or folds into a matrix without a copy."""
+    big = a if a.ndim >= b.ndim else b.mT
+    small = b if a.ndim >= b.ndim else a
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if small._rg:
+        return True
+    if a.ndim == 2:
+        return False
+    if not big.numel():
+        return True
+    shape, st = big.shape, big.stride()
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
 
 
 def matmul(a, b):
@@ -473,25 +491,23 @@ def matmul(a, b):
     if da == 2 and db == 2:
         return mm(a, b)
     if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
-        # torch drops a lone batch of one so the product folds into a single mm
-        if a.shape[0] == 1:
+        # torch drops a lone batch of one that requires grad: the product folds into an mm
+        if a.shape[0] == 1 and a._rg:
             a, da = a.squeeze(0), 2
-        else:
+        elif b.shape[0] == 1 and b._rg:
             b, db = b.squeeze(0), 2
-    if da >= 3 and db <= 2:
-        return _fold(a, b, transpose=False)
-    if db >= 3 and da <= 2:
-        if a._rg or b._rg:  # torch folds this side only when autograd is involved
-            return _fold(b, a, transpose=True)
-        if da == 1:  # without autograd torch runs it batched: a as a (1, m) matrix
-            return matmul(a.unsqueeze(0), b).squeeze(-2)
-    n, m1 = a.shape[-2], a.shape[-1]
-    m2, p = b.shape[-2], b.shape[-1]
+    if _should_fold(a, b):
+        return _fold(a, b, transpose=False) if da >= db else _fold(b, a, transpose=True)
+    # batched: a 1-D a is a (1, m) matrix, a 1-D b an (m, 1) one (dropped from the result)
+    n, m1 = a.shape[-2] if da > 1 else 1, a.shape[-1]
+    m2, p = b.shape[-2] if db > 1 else b.shape[0], b.shape[-1] if db > 1 else 1
     batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
-    count = 1
-    for s in batch:
-        count *= s
+    count = _prod(batch)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
     # a view when the batch was already full, else a copy (UnsafeView over Clone), as torch
     a3 = reshape(a.expand(batch + (n, m1)), (count, n, m1))
+    if db == 1:
+        b2 = reshape(b.expand(batch + (m2,)), (count, m2)).unsqueeze(2)
+        return _unsafe_view(bmm(a3, b2).squeeze(-1), out_shape)
     b3 = reshape(b.expand(batch + (m2, p)), (count, m2, p))
-    return _unsafe_view(bmm(a3, b3), batch + (n, p))
+    return _unsafe_view(bmm(a3, b3), out_shape)
