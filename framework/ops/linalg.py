@@ -340,7 +340,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         a.ndim == 2
         and b.ndim == 2
         and a.shape[1] == b.shape[0]
-        and a.dtype == b.dtype
+        and a.dtype == b.dtype == c.dtype
         and (c.shape == (b.shape[1],) or c.shape == (a.shape[0], b.shape[1]))
     ):
         return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -348,15 +348,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    for name, t in (("self", input), ("mat1", mat1)):  # torch's addmm meta, in its order
+        if t._data.dtype != b.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got "
+                f"{scalar_type_name(t._data.dtype)} and {scalar_type_name(b.dtype)}"
+            )
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
             f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})"
-        )
-    if mat1._data.dtype != mat2._data.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: "
-            f"{cpp_type_name(mat1._data.dtype)} != {cpp_type_name(mat2._data.dtype)}"
         )
     _expanded_shape(input, (mat1.shape[0], mat2.shape[1]))  # torch's broadcast error
     return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)

@@ -181,3 +181,108 @@ def test_matmul_vector_matrix_is_no_view():
     for L in (framework, torch):
         y = L.ones(3, requires_grad=True) @ L.ones(3, 4)
         assert (type(y.grad_fn).__name__, y._is_view()) == ("SqueezeBackward4", False)
+
+
+def _sdpa(L, q, k, v, **kw):
+    return F(L).scaled_dot_product_attention(q, k, v, **kw)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "bool"])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((0, 5, 1, 4), (0, 5, 3, 4), (0, 5, 3, 1)),  # empty batch
+        ((2, 1, 2, 2), (1, 3, 0, 2), (1, 3, 0, 3)),  # no keys: zeros shaped by query
+        ((1, 1, 0, 2), (1, 1, 4, 2), (1, 1, 4, 3)),
+        ((2, 2), (3, 2), (3, 0)),
+        ((2, 2), (0, 2), (0, 3)),
+    ],
+)
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"dropout_p": 0.3}])
+def test_sdpa_of_an_empty_output_or_no_keys(shapes, dtype, kw):
+    """torch returns zeros + (q.sum() + k.sum() + v.sum()) * 0 before any backend (or its
+    integer refusal): AddBackward0, every input in the graph."""
+    rg = dtype.startswith("float")
+    same(lambda L, *a: _sdpa(L, *a, **kw), *[t(rand(*s), dtype, rg=rg) for s in shapes])
+
+
+def test_sdpa_of_an_empty_output_with_an_inf_is_nan():
+    q = np.array([[INF, 1.0]])
+    same(lambda L, *a: _sdpa(L, *a), t(q), t(np.zeros((0, 2))), t(np.zeros((0, 3))))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int32", "bool"])
+@pytest.mark.parametrize("mask", [None, "bool"])
+@pytest.mark.parametrize(
+    "shapes",
+    [((2, 0), (3, 0), (3, 3)), ((2, 2), (3, 2), (3, 3)), ((1, 2, 2), (1, 3, 2), (1, 3, 3))]
+    + [((2, 1, 2, 0), (1, 3, 3, 0), (1, 3, 3, 3))],
+)
+def test_sdpa_zero_head_dim_and_integer_inputs(shapes, mask, dtype):
+    """E = 0 scales by inf (torch: 1 / sqrt(0)); integers fail in the last matmul (its
+    dtype error), after a bool mask's -inf that an integer dtype cannot hold."""
+
+    def fn(L, q, k, v):
+        m = None if mask is None else L.ones(q.shape[-2], k.shape[-2], dtype=L.bool)
+        return _sdpa(L, q, k, v, attn_mask=m)
+
+    same(fn, *[t(np.ones(s), dtype, rg=False) for s in shapes])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_scalar_overflow_names_torchs_cpp_type(dtype):
+    """c10::Scalar's accessor names the type: int64_t, int, int16_t, int8_t, uint8_t."""
+
+    def fn(L, x):
+        x = x.clone()
+        x[0] = INF
+        return x
+
+    same(fn, t(np.zeros(3), dtype))
+    same(lambda L, x: x.masked_fill(x == 0, INF), t(np.zeros(3), dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int16", "bool", "float64", "float16"])
+def test_mm_dtype_mismatch_names_cpp_types(dtype):
+    """'long int', 'short int' (one table of torch's dtype names)."""
+    a, b = t(np.ones((2, 2)), "float32", rg=False), t(np.ones((2, 2)), dtype, rg=False)
+    same(lambda L, x, y: L.mm(x, y), a, b)
+    same(lambda L, x, y: L.mm(y, x), a, b)
+    same(lambda L, x, y: L.addmm(x, x, y), a, b)
+
+
+@pytest.mark.parametrize("bdtype", ["bool", "int64", "float64"])
+@pytest.mark.parametrize("xdtype", ["bool", "int64", "float64"])
+@pytest.mark.parametrize("bshape", [(0,), (3,)])
+def test_bucketize_dispatches_on_the_common_dtype(bshape, xdtype, bdtype):
+    """Bool boundaries with int or float values are searched (torch's common dtype); only
+    both bool are refused."""
+    b, x = t(np.zeros(bshape), bdtype, rg=False), t(np.zeros((4, 3)), xdtype, rg=False)
+    same(lambda L, v, s: L.bucketize(v, s), x, b)
+    same(lambda L, v, s: L.searchsorted(s, v), x, b)
+
+
+@pytest.mark.parametrize("rg", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize(
+    "sa,sb",
+    [((1, 3), (3, 3, 3)), ((1, 1), (2, 1, 2)), ((2, 3), (4, 3, 1)), ((3,), (4, 3, 2))]
+    + [((4, 2, 3), (1, 3, 2)), ((1, 2, 3), (4, 3, 2)), ((4, 2, 3), (3,)), ((0, 2, 3), (3, 2))],
+)
+@pytest.mark.parametrize("strided", [False, True])
+def test_matmul_folds_as_torchs_should_fold(sa, sb, rg, strided):
+    """torch folds a >=3-D operand into one mm/mv when the small one requires grad, never
+    for a 2-D first operand otherwise, else when it folds without a copy; a lone batch of
+    one is dropped only when it requires grad; the node chain and values agree."""
+    import torch
+
+    import framework
+
+    def fn(L, a, b):
+        if strided:  # >=3-D operands as non-contiguous views
+            a, b = (x.mT.contiguous().mT if x.dim() >= 3 else x for x in (a, b))
+        return a @ b
+
+    args = [t(rand(*sa), rg=rg[0]), t(rand(*sb), rg=rg[1])]
+    same(fn, *args)
+    f, r = (fn(L, *(L.tensor(a.a, requires_grad=a.rg) for a in args)) for L in (framework, torch))
+    assert _chain(f) == _chain(r)
