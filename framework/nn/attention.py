@@ -4,7 +4,7 @@ from ..amp.autocast_mode import entry as _amp_entry
 import math
 import warnings
 
-from .._errors import overflow_error
+from .._errors import check_scalar_fits, overflow_error
 from ..creation import zeros
 from ..dtypes import cpp_type_name
 from ..ops.attention import ScaledDotProductFlashAttentionForCpu
@@ -264,6 +264,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         )
     if mask.dtype.is_floating_point:
         return mask
+    check_scalar_fits(-math.inf, target_type.np)  # torch's masked_fill_(mask, -inf)
     xp = mask.xp  # True marks a position that may NOT be attended (the opposite of SDPA)
     return Tensor._make(xp.where(mask._data, -math.inf, 0.0).astype(target_type.np), mask.device)
 

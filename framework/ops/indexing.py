@@ -395,20 +395,30 @@ def _write(data, key, adv, value):
             raise
 
 
-def _refuse_leaf(x, index):
+def _refuse_leaf(x, index, value):
     """torch's error for writing into a leaf that requires grad (or, by index_put_, into a
     view of one): a basic index step (int, slice, None) makes a view first ("a view of a
-    leaf"), whose own checks come later."""
+    leaf"), whose own checks come later; a tensor value is expanded to it before the copy."""
     from ..tensor import LEAF_INPLACE, VIEW_LEAF
 
     items = index if isinstance(index, tuple) else (index,)
     basic = any(isinstance(i, (int, slice)) or i is None for i in items)
     if type(x) is Tensor and x.grad_fn is None:
         if basic and not any(isinstance(i, (Tensor, list)) for i in items):
-            _parse(x, index, getitem=False)  # torch makes the view first: its index errors
+            _, _, key = _parse(x, index, getitem=False)  # torch makes the view first
+            _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
         raise RuntimeError(VIEW_LEAF if basic else LEAF_INPLACE)
     if not basic and type(x) is not Tensor and x._vbw and x._vbase.grad_fn is None:
         raise RuntimeError(VIEW_LEAF)  # index_put_ on the view itself
+
+
+def _check_copy_to(value, target):
+    """torch's copy_to of a tensor value into a basic-indexed view: leading 1s dropped, then
+    expanded to the target (its error names the value's own dtype, before any cast)."""
+    if isinstance(value, Tensor) and value.ndim and value._data.shape != target:
+        shape = tuple(value.shape)
+        lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+        _expanded_shape(value[(0,) * lead], target)
 
 
 def setitem(x, index, value):
@@ -428,9 +438,11 @@ def setitem(x, index, value):
     if scalar:  # torch converts the value first (valueToTensor), then reads the index
         check_scalar_fits(value, x._data.dtype)
     if state.enabled and x.requires_grad:  # torch refuses a leaf before looking at the index
-        _refuse_leaf(x, index)
+        _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype
     steps, adv, key = _parse(x, index, getitem=False, deferred=deferred)
+    if not adv and not scalar:
+        _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
     if scalar:
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
     elif value._data.dtype != x._data.dtype:

@@ -203,7 +203,7 @@ def split(x, split_size_or_sections, dim=0):
     if sum(sizes) != n or any(s < 0 for s in sizes):
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
-            f"tensor's size at dimension {d}), but got split_sizes={_fmt(sizes)}"
+            f"tensor's size at dimension {dim}), but got split_sizes={_fmt(sizes)}"
         )
     return view_outputs(Split.apply(x, sizes=sizes, dim=d, with_sizes=True), x)
 
