@@ -54,11 +54,11 @@ def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
     xp = input.xp
     d = _real_dim(dim, input.dim())
     zeros = [i for i, n in enumerate(input.shape) if n == 0]
-    if len(zeros) > 1:
+    if d in zeros and len(zeros) > 1:  # torch's checks: an empty dim selected, then any
         raise RuntimeError(
             "Number of zero sized dimensions is more than one, so unique cannot be applied "
         )
-    if zeros and zeros[0] != d:
+    if zeros and d not in zeros:
         raise RuntimeError(
             "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
         )

@@ -24,6 +24,15 @@ def _grid(index, dim, xp):
     return tuple(key)
 
 
+def _kernel_order(x, d, idx, src):
+    """idx arranged in the order torch's scatter/gather kernel reads it (its first bad index
+    is the error's): C order, except that when an operand's sizes after d differ from idx's
+    (the dims after d do not coalesce) only the last dim is read inside the loop along d.
+    (An approximation of its TensorIterator's order: size-1 dims can reorder it further.)"""
+    same = all(t is None or tuple(t.shape[d + 1 :]) == idx.shape[d + 1 :] for t in (x, src))
+    return idx if same or idx.ndim < 2 or d == idx.ndim - 1 else x.xp.moveaxis(idx, d, -2)
+
+
 def _check(name, x, dim, index, src=None):
     """torch's dtype, rank, size and bounds checks shared by gather and scatter."""
     if index.dtype.name not in (("int64", "int32") if name == "gather" else ("int64",)):
@@ -53,8 +62,7 @@ def _check(name, x, dim, index, src=None):
         idx = index._data
         size = x.shape[d] if x.ndim else 1
         if int(idx.max()) >= size or int(idx.min()) < 0:
-            # torch's kernel: the first bad one, running along dim innermost
-            flat = x.xp.moveaxis(idx, d, -1).reshape(-1) if idx.ndim else idx.reshape(-1)
+            flat = _kernel_order(x, d, idx, src).reshape(-1)
             first = int(flat[((flat >= size) | (flat < 0)).argmax()])
             raise RuntimeError(f"index {first} is out of bounds for dimension {d} with size {size}")
     return d

@@ -36,9 +36,7 @@ class SoftMarginLoss(Op):
     def forward(self, x, y, reduction="mean"):
         xp = self.xp
         self.reduction = reduction
-        if x.dtype.kind == "b":  # torch's formula negates the input
-            raise bool_negation()
-        if x.dtype.kind in "iu":  # ... and writes a float result into an integer one
+        if x.dtype.kind in "iu":  # torch's formula writes a float result into an integer one
             raise RuntimeError(
                 "result type Float can't be cast to the desired output type "
                 f"{scalar_type_name(x.dtype)}"
@@ -95,6 +93,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     reduction = _reduction(reduction, size_average, reduce)
     _no_grad_for("soft_margin_loss", "target", target)  # autograd's check, before the kernel
+    if input._data.dtype.kind == "b":  # torch's formula negates the input first
+        raise bool_negation()
     shape = broadcast_shapes(tuple(input.shape), tuple(target.shape))
     if shape != tuple(input.shape):  # torch writes into an output shaped as the input
         raise inplace_shape_error(input.shape, shape)
