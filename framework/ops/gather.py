@@ -39,6 +39,8 @@ def _check(name, x, dim, index, src=None):
         raise RuntimeError(
             f"{name}(): Expected dtype {'int32/int64' if name == 'gather' else 'int64'} for index"
         )
+    if src is not None and src._data.dtype != x._data.dtype:  # before any shape
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.ndim != x.ndim and index.numel():
         raise RuntimeError(
             "Index tensor must have the same number of dimensions as "
@@ -146,8 +148,6 @@ def scatter_add(input, dim, index, src):
         tensor([3., 0., 3.])
     """
     d = _check("scatter", input, dim, index, src)
-    if src._data.dtype != input._data.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     return ScatterAdd.apply(input, index, src, dim=d)
 
 
@@ -221,8 +221,6 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         return ScatterReduce.apply(input, index, src, dim=d, reduce=reduce)
     if isinstance(src, Tensor):
         d = _check("scatter", input, dim, index, src)
-        if src._data.dtype != input._data.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         return Scatter.apply(input, index, src, dim=d, overload=0)
     d = _check("scatter", input, dim, index)
     value = Tensor._make(input.xp.asarray(src, dtype=input._data.dtype), input._device)

@@ -286,3 +286,114 @@ def test_matmul_folds_as_torchs_should_fold(sa, sb, rg, strided):
     same(fn, *args)
     f, r = (fn(L, *(L.tensor(a.a, requires_grad=a.rg) for a in args)) for L in (framework, torch))
     assert _chain(f) == _chain(r)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1, -2])
+def test_split_with_sizes_names_the_dim_as_given(dim):
+    same(lambda L, x: L.split(x, [1, 1], dim), t(rand(4, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_multi_head_attention_bool_mask_into_an_integer_dtype(dtype):
+    """torch's _canonical_mask fills -inf into the query's dtype: an integer one overflows."""
+    q = t(np.ones((2, 1, 2)), dtype, rg=False)
+    w, b = t(np.ones((6, 2)), dtype, rg=False), t(np.ones(6), dtype, rg=False)
+    ow, ob = t(np.ones((2, 2)), dtype, rg=False), t(np.ones(2), dtype, rg=False)
+    mask = t(np.zeros((2, 2)), "bool", rg=False)
+
+    def fn(L, q, w, b, ow, ob, m):
+        return F(L).multi_head_attention_forward(
+            q, q, q, 2, 1, w, b, None, None, False, 0.0, ow, ob, training=False, attn_mask=m
+        )
+
+    same(fn, q, w, b, ow, ob, mask)
+
+
+@pytest.mark.parametrize("kind", ["leaf", "nonleaf", "none"])
+@pytest.mark.parametrize("vdtype", ["int64", "float32", "bool"])
+@pytest.mark.parametrize("index", [0, (slice(None), 0), (None, 1), slice(1, None)])
+@pytest.mark.parametrize("vshape", [(2, 2, 1, 1), (1, 1, 5), (3,), (1, 7)])
+def test_setitem_expands_the_value_first(kind, vdtype, index, vshape):
+    """A basic index is a view the value is copied into: torch's copy_to drops the value's
+    leading 1s and expands it (its error names the value's own dtype) before the leaf check
+    and any cast."""
+
+    def fn(L, x, v):
+        if kind == "nonleaf":
+            x = x * 1
+        elif kind == "none":
+            x = x.detach().clone()
+        x[index] = v
+        return x
+
+    same(fn, t(np.ones((4, 5, 3))), t(np.ones(vshape), vdtype, rg=False))
+
+
+@pytest.mark.parametrize(
+    "si,s1,s2",
+    [
+        ((5, 5, 5, 5), (2, 3), (2, 3, 4)),
+        ((5, 5, 5, 5), (2, 3, 4), (3, 4)),
+        ((2, 3, 4), (2, 3), (2, 3, 4)),
+    ]
+    + [((2, 3, 5), (2, 3, 3), (2, 4, 5)), ((1, 1, 0, 1, 4), (0, 3, 2), (0, 3, 4))]
+    + [((3, 5), (2, 3, 4), (2, 4, 5)), ((2, 3, 5), (2, 3, 4), (2, 4, 5))],
+)
+@pytest.mark.parametrize(
+    "dtypes", [("float32",) * 3, ("int64", "float32", "float32"), ("float32", "float32", "int64")]
+)
+def test_baddbmm_checks_in_torchs_order(si, s1, s2, dtypes):
+    """Expand input to (b1.size(0), b1.size(1), b2.size(2)), input vs batch1 dtype, the
+    batch shapes, then batch2's dtype in the kernel."""
+    args = [t(np.ones(s), d, rg=False) for s, d in zip((si, s1, s2), dtypes)]
+    same(lambda L, i, a, b: L.baddbmm(i, a, b), *args)
+
+
+@pytest.mark.parametrize("shape", [(1, 0, 0), (0, 0, 2), (0, 2), (2, 0), (3, 1)])
+@pytest.mark.parametrize("fn", ["unique", "unique_consecutive"])
+def test_unique_dim_checks_the_selected_empty_dim_first(shape, fn):
+    for d in range(-len(shape), len(shape)):
+        same(lambda L, x: getattr(L, fn)(x, dim=d, return_counts=True)[0], t(np.zeros(shape)))
+
+
+@pytest.mark.parametrize(
+    "shape,ishape,dim",
+    [((3, 5), (3, 5), 0), ((3, 3, 5), (3, 3, 5), 1), ((4, 4), (4, 3), 0), ((3, 5), (3, 5), 1)]
+    + [((2, 4, 3), (2, 3, 3), 1), ((4, 2), (4, 2), 0)],
+)
+@pytest.mark.parametrize("fn", ["scatter_value", "scatter", "gather", "scatter_add"])
+def test_scatter_gather_report_the_kernels_first_bad_index(shape, ishape, dim, fn):
+    """torch's kernel reads the index in C order (only the last dim inside the loop along dim
+    when the dims after it do not coalesce): the first bad one is in its error."""
+    idx = np.random.default_rng(sum(shape) + dim).integers(-3, shape[dim] + 2, ishape)
+
+    def f(L, x, i):
+        if fn == "scatter_value":
+            return x.scatter(dim, i, 1.0)
+        if fn == "gather":
+            return x.gather(dim, i)
+        src = L.ones(*ishape)
+        return x.scatter(dim, i, src) if fn == "scatter" else x.scatter_add(dim, i, src)
+
+    same(f, t(np.zeros(shape), rg=False), t(idx, "int64"))
+
+
+@pytest.mark.parametrize("tshape", [(1, 1, 4, 1), (3, 4, 1), (5,)])
+def test_soft_margin_loss_refuses_a_bool_input_first(tshape):
+    same(
+        lambda L, x, y: F(L).soft_margin_loss(x, y),
+        t(np.ones((3, 4, 1)), "bool"),
+        t(np.ones(tshape), "bool"),
+    )
+
+
+@pytest.mark.parametrize("order", ["fff", "ffi", "fif", "iff", "fii", "iif", "ifi"])
+@pytest.mark.parametrize("m1", [(2, 2), (2, 3)])
+def test_addmm_and_linear_dtype_checks(order, m1):
+    """torch's addmm meta: self vs mat2, then mat1 vs mat2 dtypes, before the shapes (the
+    fast path too: a mismatched bias is refused)."""
+    d = {"f": "float32", "i": "int64"}
+    args = [t(np.ones(s), d[c], rg=False) for s, c in zip(((2, 2), m1, (2, 2)), order)]
+    same(lambda L, a, b, c: L.addmm(a, b, c), *args)
+    x, w, b = (t(np.ones(s), d[c], rg=False) for s, c in zip(((2, 3), (4, 3), (4,)), order))
+    same(lambda L, x, w, b: F(L).linear(x, w, b), x, w, b)
