@@ -456,6 +456,8 @@ def setitem(x, index, value):
     if deferred:
         _check_put_shape(x, key, adv, value)
         raise deferred[0]
+    if adv and not value._data.size:  # NumPy writes an empty value into anything empty
+        _check_put_shape(x, key, adv, value)
     if value._device != x._device:
         value = value.to(x._device)
     if x._fw is not None or value._fw is not None:  # forward AD: x's tangent is written too

@@ -397,3 +397,21 @@ def test_addmm_and_linear_dtype_checks(order, m1):
     same(lambda L, a, b, c: L.addmm(a, b, c), *args)
     x, w, b = (t(np.ones(s), d[c], rg=False) for s, c in zip(((2, 3), (4, 3), (4,)), order))
     same(lambda L, x, w, b: F(L).linear(x, w, b), x, w, b)
+
+
+@pytest.mark.parametrize(
+    "xs,mask,vs",
+    [((3,), [0, 0, 0], (2, 0)), ((3,), [0, 0, 0], (0,)), ((3, 2), [0, 0, 0], (0, 3))]
+    + [((3, 2), [0, 0, 0], (2, 0, 2)), ((3,), [1, 0, 0], (0,))],
+)
+def test_setitem_of_an_empty_value_checks_its_shape(xs, mask, vs):
+    """NumPy writes an empty value into any empty selection; torch checks the broadcast."""
+
+    def fn(L, x, m, v):
+        x = x.clone()
+        x[m] = v
+        return x
+
+    x, v = t(np.zeros(xs), "int64"), t(np.zeros(vs), "int64")
+    same(fn, x, t(mask, "bool"), v)
+    same(fn, x, t(np.nonzero(mask)[0], "int64"), v)
