@@ -449,17 +449,19 @@ def _should_fold(a, b):
     """torch's should_fold: a >=3-D times a 1-D/2-D tensor (either order) runs as one mm/mv
     when the small one requires grad, else unless the first is 2-D, when the big one (mT if
     second) is empty or folds into a matrix without a copy."""
-    big = a if a.ndim >= b.ndim else b.mT
-    small = b if a.ndim >= b.ndim else a
+    first = a.ndim >= b.ndim
+    big, small = (a, b) if first else (b, a)
     if big.ndim < 3 or small.ndim > 2:
         return False
     if small._rg:
         return True
     if a.ndim == 2:
         return False
-    if not big.numel():
+    if not big._data.size or (first and big._data.flags.c_contiguous):
         return True
-    shape, st = big.shape, big.stride()
+    shape, st = list(big.shape), list(big.stride())
+    if not first:  # the big one is b.mT
+        shape[-2:], st[-2:] = shape[-2:][::-1], st[-2:][::-1]
     return all(st[i] == st[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
 
 
