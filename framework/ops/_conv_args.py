@@ -41,6 +41,7 @@ def _to2d(values, fill):
 
 
 def conv_out_size(size, pad, k, stride, dilation):
+    """The output length of a convolution or pooling along one dimension (torch's formula)."""
     return (size + pad[0] + pad[1] - dilation * (k - 1) - 1) // stride + 1
 
 
