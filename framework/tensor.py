@@ -1413,7 +1413,7 @@ class Tensor:
         return _ops.lerp(self, end, weight)
 
     def lerp_(self, end, weight):
-        return self._inplace(_ops.lerp, end, weight)
+        return self._inplace(_ops.pointwise._lerp, end, weight, inplace=True)
 
     def addcmul(self, tensor1, tensor2, *, value=1):
         return _ops.addcmul(self, tensor1, tensor2, value=value)
