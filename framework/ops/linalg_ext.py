@@ -131,13 +131,31 @@ def inv(A):
     return LinalgInvEx.apply(A)
 
 
+def _lu_diagonal(xp, A):
+    """(diagonal of U, permutation sign) of torch's LU of a batch with inf/NaN entries.
+
+    torch factors the transposed matrix (its row-major data read as column-major; the
+    determinant is the same) and multiplies out U's diagonal, so an inf/NaN spreads where
+    LAPACK's elimination of A^T spreads it (NumPy factors A: other NaN/inf places)."""
+    from .linalg_lu import _getrf
+
+    LU, piv, _, _ = _getrf(xp, xp.swapaxes(A, -1, -2))
+    n = A.shape[-1]
+    swaps = (piv != xp.arange(1, n + 1)).sum(-1)
+    return xp.diagonal(LU, axis1=-2, axis2=-1), xp.where(swaps % 2, -1, 1).astype(A.dtype)
+
+
 class LinalgDet(Op):
     no_bfloat16 = "lu_cpu"
     saves_inputs = True
     saves_output = True
 
     def forward(self, A):
-        return self.xp.linalg.det(A)
+        xp = self.xp
+        if xp.isfinite(A).all():
+            return xp.linalg.det(A)
+        diag, perm_sign = _lu_diagonal(xp, A)
+        return (xp.prod(diag, -1) * perm_sign).astype(A.dtype)
 
     def backward(self, grad):
         (A,) = self.inputs
@@ -168,8 +186,14 @@ class LinalgSlogdet(Op):
     saves_inputs = True
 
     def forward(self, A):
-        sign, logabs = self.xp.linalg.slogdet(A)
-        return sign.astype(A.dtype), logabs.astype(A.dtype)
+        xp = self.xp
+        if xp.isfinite(A).all():
+            sign, logabs = xp.linalg.slogdet(A)
+            return sign.astype(A.dtype), logabs.astype(A.dtype)
+        # torch: sgn(diag U).prod() * sign(P), sum(log|diag U|); sgn(NaN) is 0
+        diag, perm_sign = _lu_diagonal(xp, A)
+        sign = xp.where(xp.isnan(diag), 0, xp.sign(diag)).prod(-1) * perm_sign
+        return sign.astype(A.dtype), xp.log(xp.abs(diag)).sum(-1).astype(A.dtype)
 
     def backward(self, g_sign, g_logabs):
         (A,) = self.inputs
