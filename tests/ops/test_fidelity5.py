@@ -5,7 +5,7 @@ does."""
 
 import numpy as np
 
-from ops.test_fidelity import INF, NAN, rand, same, t
+from ops.test_fidelity import INF, NAN, F, rand, same, t
 
 
 def test_det_and_slogdet_of_non_finite_matrices_follow_torchs_lu():
@@ -20,3 +20,39 @@ def test_det_and_slogdet_of_non_finite_matrices_follow_torchs_lu():
         for dtype in ("float64", "float32"):
             same(lambda L, m: L.linalg.slogdet(m), t(x, dtype, rg=False))
             same(lambda L, m: L.linalg.det(m), t(x, dtype, rg=False))
+
+
+def test_layer_and_group_norm_statistics_overflow_as_torchs_welford_kernel():
+    """torch's RowwiseMoments (vectorised Welford, 8 float32 / 4 float64 lanes, then a scalar
+    merge of the lanes into the tail) overflows where |x| is beyond sqrt(max) / 2: NaN where
+    the scalar merge meets an empty side (inf * 0), inf (so y = 0) elsewhere; a two-pass
+    variance stayed finite (ours gave 0 where torch has NaN, and the reverse)."""
+    rows = np.zeros((6, 8), "float32")
+    rows[0, 3] = rows[1, 0] = -1e30
+    rows[2] = 1e30
+    rows[3, :2] = [1.5e19, -1.5e19]
+    rows[4, 5] = 1e20
+    rows[5] = rand(8)
+    for width in (1, 2, 8):
+        same(lambda L, a: F(L).layer_norm(a, (width,)), t(rows[:, :width], "float32"))
+    long = rand(3, 520).astype("float32")
+    long[0, 518], long[1, 3], long[2, 100:104] = -1e30, 1e30, 1e30
+    same(lambda L, a: F(L).layer_norm(a, (520,)), t(long, "float32"))
+    big = rand(2, 3, 200)
+    big[0, 1, 7], big[1, 2, 190] = 1e300, -1e200
+    same(lambda L, a: F(L).layer_norm(a, (200,)), t(big))
+    same(lambda L, a: F(L).group_norm(a, 1), t([[-0.42], [1e30]], "float32"))
+    g = t([[1e30, -2.63, 0.59, -0.67], [-0.3, 0.67, 0.5, NAN]], "float32")
+    w, b = t([-0.66, 1.69, 0.49, 0.18], "float32"), t([-0.04, -0.19, -0.02, -0.06], "float32")
+    same(lambda L, a, c, d: F(L).group_norm(a, 2, c, d), g, w, b)
+
+
+def test_group_norm_uses_torchs_fused_scale_and_shift():
+    """torch's group_norm kernel with an affine part is y = x * scale + (beta - mean * scale),
+    scale = rstd * gamma: a large mean cancels in float32 (ours normalised first), and its
+    input gradient is c1 dy + c2 x + c3 (GroupNormInputBackward), whose terms cancel alike."""
+    x = t([[[[-1e-30]]], [[[1.0]]]], "float32")
+    w, b = t([7.17562], "float32"), t([-1.17514], "float32")
+    same(lambda L, a, c, d: F(L).group_norm(a, 1, c, d), x, w, b)
+    same(lambda L, a, c, d: F(L).group_norm(a, 1, c, d).selu(), x, w, b)
+    same(lambda L, a, c, d: F(L).group_norm(a, 3, c, d), t(rand(2, 6, 5)), t(rand(6)), t(rand(6)))
