@@ -6,6 +6,7 @@ does."""
 import numpy as np
 
 from ops.test_fidelity import INF, NAN, F, rand, same, t
+from ops.test_fidelity3 import grads_ok
 
 
 def test_det_and_slogdet_of_non_finite_matrices_follow_torchs_lu():
@@ -56,3 +57,23 @@ def test_group_norm_uses_torchs_fused_scale_and_shift():
     same(lambda L, a, c, d: F(L).group_norm(a, 1, c, d), x, w, b)
     same(lambda L, a, c, d: F(L).group_norm(a, 1, c, d).selu(), x, w, b)
     same(lambda L, a, c, d: F(L).group_norm(a, 3, c, d), t(rand(2, 6, 5)), t(rand(6)), t(rand(6)))
+
+
+def test_unique_keeps_every_nan_distinct_in_input_order():
+    """torch's sort-based unique compares neighbours with !=: each NaN is its own value (and
+    count 1), in input order; NumPy's unique merged them (equal_nan)."""
+    x = t([[-0.0, -1.0, 0.0], [0.0, NAN, 0.0], [2.0, INF, NAN], [NAN, -1.0, 1.0]], "float32")
+    for inverse in (False, True):
+        for counts in (False, True):
+            same(lambda L, a: L.unique(a, return_inverse=inverse, return_counts=counts), x)
+    same(lambda L, a: L.unique(a, return_inverse=True), t([NAN, NAN, 1.0], rg=False))
+
+
+def test_atan2_gradient_is_zero_where_the_denominator_is_zero():
+    """torch's atan2_backward masks recip = 1 / (y^2 + x^2) to 0 where the denominator is 0
+    (both zero, or their squares underflow in float32): ours gave NaN / inf there."""
+    y = t([0.0, 1e-30, -1e-30, 0.0, 1e-45, 2.0, NAN], "float32")
+    x = t([0.0, 0.0, 1e-30, -1e-30, 1e-45, 0.0, 1.0], "float32")
+    same(lambda L, a, b: L.atan2(a, b), y, x)
+    same(lambda L, a, b: L.atan2(a, b), t([0.0, 1.0, -0.0]), t([0.0, 0.0, -0.0]))
+    grads_ok(lambda a, b: a.atan2(b), rand(3) + 2, rand(3) - 2)
