@@ -77,3 +77,21 @@ def test_atan2_gradient_is_zero_where_the_denominator_is_zero():
     same(lambda L, a, b: L.atan2(a, b), y, x)
     same(lambda L, a, b: L.atan2(a, b), t([0.0, 1.0, -0.0]), t([0.0, 0.0, -0.0]))
     grads_ok(lambda a, b: a.atan2(b), rand(3) + 2, rand(3) - 2)
+
+
+def test_cdist_and_pdist_backward_follow_torchs_distance_kernels():
+    """torch's distance backward kernels: p=1 is grad * sign(diff) with a vectorised sign that
+    keeps NaN (sgn gives 0); p=2 and general p return 0 where dist == 0 before meeting the
+    gradient (an inf gradient from log(0) gives 0, not NaN); each pair's term reaches only its
+    two rows (a NaN term must not spread through an incidence matmul)."""
+    a, b = rand(2, 4, 3), rand(2, 3, 3)
+    b[1, 1, 1] = NAN
+    same(lambda L, x, y: L.cdist(x, y, p=1.0), t(a), t(b))
+    rows = rand(3, 4).astype("float32")
+    rows[1] = rows[0]
+    for p in (1.0, 1.5, 2.0, 3.0):
+        same(lambda L, x: F(L).pdist(x, p=p).log(), t(rows, "float32"))
+    nan_rows = rand(4, 3)
+    nan_rows[2, 1] = NAN
+    for p in (1.0, 2.0, INF):
+        same(lambda L, x: F(L).pdist(x, p=p), t(nan_rows))
