@@ -95,3 +95,13 @@ def test_cdist_and_pdist_backward_follow_torchs_distance_kernels():
     nan_rows[2, 1] = NAN
     for p in (1.0, 2.0, INF):
         same(lambda L, x: F(L).pdist(x, p=p), t(nan_rows))
+
+
+def test_median_of_all_elements_gives_a_nan_gradient_to_the_median_only():
+    """torch's evenly_distribute_backward on CPU fills zeros with grad / count at the median's
+    elements: a NaN upstream gradient (sqrt of a negative median) stays there (ours
+    multiplied the mask by it: NaN everywhere)."""
+    x = t([[-0.89, -1.13, 0.013], [-0.41, 0.18, 0.33], [-0.11, 1.39, -0.022]], "float32")
+    for name in ("median", "nanmedian"):
+        same(lambda L, a: getattr(L, name)(a).sqrt(), x)
+        same(lambda L, a: getattr(L, name)(a).log(), t([1.0, -2.0, NAN, -3.0]))
