@@ -105,3 +105,21 @@ def test_median_of_all_elements_gives_a_nan_gradient_to_the_median_only():
     for name in ("median", "nanmedian"):
         same(lambda L, a: getattr(L, name)(a).sqrt(), x)
         same(lambda L, a: getattr(L, name)(a).log(), t([1.0, -2.0, NAN, -3.0]))
+
+
+def test_ctc_loss_gradient_is_zero_past_each_input_length_even_for_a_nan_upstream():
+    """torch's ctc_loss_backward writes (exp(lp) - ...) * grad_out for t < input_length and
+    zeroes the rest (and a zero_infinity sample): an impossible alignment (inf loss, then
+    cos: NaN upstream) gives NaN only on the sample's own frames (ours: NaN everywhere)."""
+    lp = t(np.log(np.random.default_rng(3).dirichlet(np.ones(3), size=(6, 1))))
+    tg, il, tl = t([2, 2, 2], "int64"), t([4], "int64"), t([3], "int64")
+    for zi in (False, True):
+        fn = lambda L, a, b, c, d: F(L).ctc_loss(a, b, c, d, reduction="none", zero_infinity=zi)
+        same(lambda L, *a: fn(L, *a).cos(), lp, tg, il, tl)
+        same(
+            lambda L, *a: fn(L, *a).sqrt(),
+            lp,
+            t([[1, 2]], "int64"),
+            t([5], "int64"),
+            t([2], "int64"),
+        )
