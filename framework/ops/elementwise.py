@@ -290,7 +290,8 @@ class Div(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         grad_a = grad / b if need_a else None
-        grad_b = -grad * a / (b * b) if need_b else None
+        # torch's div_tensor_other_backward: -grad * ((a / b) / b) (b * b would overflow)
+        grad_b = -grad * ((a / b) / b) if need_b else None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise

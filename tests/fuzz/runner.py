@@ -220,6 +220,13 @@ KNOWN_DIFFERENCES[("group_norm", "grad")] = lambda p: (
 )
 KNOWN_DIFFERENCES[("group_norm", "out0")] = lambda p: p.then is not None and _group_norm_rounding(p)
 
+# ----- fidsil: torch's float32 sqrt is not correctly rounded (MKL/Sleef, 1 ulp) -----
+# cosine_embedding_loss of one-element vectors: cos is +-1 and its gradient is exactly 0
+# mathematically; both return rounding noise, torch's from its 1-ulp-off vectorised sqrt
+KNOWN_DIFFERENCES[("cosine_embedding_loss", "grad")] = lambda p: (
+    p.args[0].a.dtype == np.float32 and p.args[0].a.shape[-1:] == (1,)
+)
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 

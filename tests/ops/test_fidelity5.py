@@ -123,3 +123,14 @@ def test_ctc_loss_gradient_is_zero_past_each_input_length_even_for_a_nan_upstrea
             t([5], "int64"),
             t([2], "int64"),
         )
+
+
+def test_float32_gelu_underflows_to_plus_zero():
+    """torch's float32 gelu kernel (fma(x/2, erf, x/2)) gives +0 where the result is zero
+    (x <= -6, and x = -0); float64 and the tanh form give -0, as x * cdf (reciprocal tells)."""
+    x = [-0.0, -6.0, -10.0, -30.0, -1e30, 0.0, 1.0]
+    for dtype in ("float32", "float64"):
+        for approximate in ("none", "tanh"):
+            fn = lambda L, a: F(L).gelu(a, approximate=approximate).reciprocal()
+            same(fn, t(x, dtype, rg=False))
+    same(lambda L, a: F(L).gelu(a), t(-7.0, "float32"))
