@@ -134,3 +134,14 @@ def test_float32_gelu_underflows_to_plus_zero():
             fn = lambda L, a: F(L).gelu(a, approximate=approximate).reciprocal()
             same(fn, t(x, dtype, rg=False))
     same(lambda L, a: F(L).gelu(a), t(-7.0, "float32"))
+
+
+def test_float_remainder_zero_keeps_the_dividends_sign_as_torchs_kernel():
+    """torch's remainder is fmod(a, b) plus b where the result is nonzero and its sign
+    differs from b's: a zero result keeps the sign of fmod (0 % -0.5 and False % -inf are
+    +0), NumPy's remainder gives -0 (then reciprocal: -inf where torch has inf)."""
+    x = t([-0.5, 0.0, -0.0, 2.0, INF, -INF, NAN, -7.25], rg=False)
+    same(lambda L, a: (False % a).reciprocal(), x)
+    same(lambda L, a: (0.0 % a).reciprocal(), t([-0.5, -INF, 3.0], "float32", rg=False))
+    same(lambda L, a: L.remainder(a, -0.5).reciprocal(), x)
+    same(lambda L, a, b: L.remainder(a, b), t(rand(5) * 4), t(rand(5)))
