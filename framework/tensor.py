@@ -537,7 +537,7 @@ class Tensor:
             return (
                 "torch."
                 + {"cpu": ""}.get(self._device.type, "cuda.")
-                + _TYPE_NAMES.get(self.dtype.name, "Tensor")
+                + dtypes.tensor_type_name(self._data.dtype)
             )
         if isinstance(dtype, dtypes.dtype):
             return self.to(dtype)
@@ -1012,8 +1012,8 @@ class Tensor:
         arr, dt = self._data, dtypes.to_numpy_dtype(dtype)
         if dt.itemsize != arr.itemsize:
             names = (
-                _TYPE_SHORT.get(arr.dtype.name, arr.dtype.name),
-                _TYPE_SHORT.get(dt.name, dt.name),
+                dtypes.scalar_type_name(arr.dtype),
+                dtypes.scalar_type_name(dt),
             )
             what = "to view {} as {} (different element sizes)".format(*names)
             if arr.ndim == 0:
@@ -1648,11 +1648,11 @@ def _write(t, values):
         if np.can_cast(values.dtype, t._data.dtype, "same_kind") or values.dtype == np.bool_:
             t._data[...] = values
         else:
-            name = _TYPE_SHORT.get(values.dtype.name, values.dtype.name)
+            name = dtypes.scalar_type_name(values.dtype)
             raise RuntimeError(
                 f"result type {name}"
                 f" can't be cast to the desired output type "
-                f"{_TYPE_SHORT.get(t._data.dtype.name, t._data.dtype.name)}"
+                f"{dtypes.scalar_type_name(t._data.dtype)}"
             )
     t._vc[0] += 1
 
@@ -1781,33 +1781,6 @@ class TypedStorage(UntypedStorage):
 
     def element_size(self):
         return self.dtype.itemsize
-
-
-_TYPE_SHORT = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-_TYPE_NAMES = {
-    k: v + "Tensor"
-    for k, v in {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }.items()
-}
 
 
 def _linalg():

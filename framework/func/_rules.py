@@ -30,6 +30,7 @@ def op_classes():
 
 
 def ops(*names):
+    """The Op classes with these names (names of ops not defined are skipped)."""
     table = op_classes()
     return [table[n] for n in names if n in table]
 
@@ -183,6 +184,8 @@ def _bool_reduce():
 
 
 def reduction(cls, args, params):
+    """vmap rule of a reduction: its ``dim`` shifted past the batch dims (``None``: all logical
+    dims)."""
     return with_dims(cls, args, params, all_if_none=True)
 
 

@@ -210,6 +210,7 @@ class SafeSoftmax(Softmax):
     all -inf (every key masked), where softmax gives NaN."""
 
     def forward(self, x, dim):
+        """Softmax of ``x`` over ``dim``, with zeros for rows whose entries are all ``-inf``."""
         xp, dead = self.xp, None
         if x.ndim and x.size:
             dead = (x == -xp.inf).all(axis=_wrap_dim(dim, x.ndim), keepdims=True)

@@ -245,10 +245,12 @@ class MulScalar(Op):
     saved_fields = {"other": "other"}
 
     def forward(self, a, other):
+        """``a * other`` in ``a``'s dtype."""
         self.other = other
         return (a * other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
+        """``grad * other``."""
         return grad * self.other
 
     jvp = Op.jvp_linear

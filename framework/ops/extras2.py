@@ -70,9 +70,13 @@ def tile(input, dims):
 
 
 class DiagEmbed(Op):
+    """A tensor whose ``(dim1, dim2)`` diagonals at ``offset`` hold the input's last dimension
+    (torch's diag_embed)."""
+
     saved_fields = {"offset": "offset", "dim1": "dim1", "dim2": "dim2"}
 
     def forward(self, x, offset=0, dim1=-2, dim2=-1):
+        """Zeros with ``x``'s last dimension written on the chosen diagonal of each new matrix."""
         xp = self.xp
         nd = x.ndim + 1
         d1, d2 = dim1 % nd, dim2 % nd
@@ -90,6 +94,7 @@ class DiagEmbed(Op):
         return out
 
     def backward(self, grad):
+        """The same diagonal of ``grad``."""
         return grad.diagonal(self.offset, self.dim1, self.dim2)
 
     jvp = Op.jvp_linear
@@ -128,6 +133,7 @@ class DiagonalCopy(Diagonal):
     views = False
 
     def forward(self, x, offset, dim1, dim2):
+        """A copy of the diagonal of ``x`` (not a view)."""
         return super().forward(x, offset, dim1, dim2).copy()
 
 
@@ -202,9 +208,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 class Logit(Op):
+    """log(x / (1 - x)), with ``x`` first clamped to [eps, 1 - eps] when ``eps`` is given."""
+
     saves_inputs = True
 
     def forward(self, x, eps=None):
+        """The logit of ``x`` (integers computed as floats)."""
         xp = self.xp
         self.eps = eps
         x = _float(x)
@@ -214,6 +223,8 @@ class Logit(Op):
             return xp.log(x / (1 - x))
 
     def backward(self, grad):
+        """``grad / (x (1 - x))``; zero where eps clamped ``x``, NaN outside [0, 1] without eps (as
+        torch)."""
         (x,) = self.inputs
         if self.eps is None:  # torch: NaN outside [0, 1]
             g = grad / (x * (1 - x))
@@ -292,9 +303,12 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
 
 
 class BlockDiag(Op):
+    """A block-diagonal matrix from tensors of at most 2 dimensions (0-D is 1x1, 1-D one row)."""
+
     promote = True
 
     def forward(self, *xs):
+        """Zeros with each input written as one block along the diagonal."""
         xp = self.xp
         mats = [
             x.reshape(1, -1) if x.ndim == 1 else x.reshape(1, 1) if x.ndim == 0 else x for x in xs
@@ -310,6 +324,7 @@ class BlockDiag(Op):
         return out
 
     def backward(self, grad):
+        """Each input's block of ``grad``, reshaped to that input's shape."""
         parts, r, c = [], 0, 0
         for shape, (h, w) in zip(self.shapes, self.spans):
             parts.append(grad[r : r + h, c : c + w].reshape(shape))
@@ -357,19 +372,25 @@ def signbit(input):
 
 
 class Deg2Rad(Op):
+    """Degrees to radians: ``x * pi / 180`` (a subclass changes ``factor``)."""
+
     factor = math.pi / 180
 
     def forward(self, x):
+        """``x * factor`` (integers computed as floats)."""
         x = _float(x)
         return x * x.dtype.type(self.factor)
 
     def backward(self, grad):
+        """``grad * factor``."""
         return grad * self.factor
 
     jvp = Op.jvp_elementwise
 
 
 class Rad2Deg(Deg2Rad):
+    """Radians to degrees: ``x * 180 / pi``."""
+
     factor = 180 / math.pi
 
 
@@ -400,9 +421,12 @@ def rad2deg(input):
 
 
 class Sinc(Op):
+    """The normalized sinc, sin(pi x) / (pi x), 1 at 0."""
+
     saves_inputs = True
 
     def forward(self, x):
+        """sin(pi x) / (pi x), and 1 where x is 0."""
         xp = self.xp
         x = _float(x)
         px = x * x.dtype.type(math.pi)
@@ -410,6 +434,7 @@ class Sinc(Op):
             return xp.where(x == 0, x.dtype.type(1), xp.sin(px) / px)
 
     def backward(self, grad):
+        """``grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2)``; zero at x = 0."""
         (x,) = self.inputs
         x = x.where(x != 0, _zeros(x) + 1)  # no nan in the unused branch's gradient
         px = x * math.pi
@@ -624,12 +649,15 @@ def dist(input, other, p=2):
 
 
 class LogcumsumexpOp(Op):
+    """log(cumsum(exp(x), dim)) computed stably (node LogcumsumexpBackward0)."""
+
     node_name = "LogcumsumexpBackward0"
 
     saves_inputs = True
     saves_output = True
 
     def forward(self, x, dim):
+        """The running log-sum-exp of ``x`` along ``dim``."""
         xp = self.xp
         self.dim = dim
         if x.ndim == 0:
@@ -641,6 +669,8 @@ class LogcumsumexpOp(Op):
         return xp.log(xp.cumsum(xp.exp(x - m), axis=dim)) + m
 
     def backward(self, grad):
+        """torch's formula: the reversed log-cumsum-exp of the positive and of the negative parts of
+        ``grad``, each taken in log space."""
         (x,) = self.inputs
         y, dim = self.output, self.dim
         if x.dim() == 0:
@@ -693,10 +723,12 @@ class DivScalar(Op):
     node_name = "DivBackward1"
 
     def forward(self, a, other):
+        """``a / other`` in ``a``'s dtype."""
         self.other = other
         return (a / other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
+        """``grad / other``."""
         return grad / self.other
 
     jvp = Op.jvp_linear

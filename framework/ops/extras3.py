@@ -43,14 +43,18 @@ def float_power(input, exponent):
 
 
 class Copysign(Op):
+    """The magnitudes of ``a`` with the signs of ``b`` (integers give floats)."""
+
     promote = True
     saves_inputs = True
     saves_output = True
 
     def forward(self, a, b):
+        """``copysign(a, b)`` in floating point."""
         return self.xp.copysign(_float(a), _float(b))
 
     def backward(self, grad):
+        """``grad * copysign(a, b) / a`` for ``a`` (0 where a is 0) and zeros for ``b``."""
         a, b = self.inputs
         ratio = (self.output / a).where(a != 0, _zeros(a))
         return grad * ratio, (_zeros(b) if self.needs_input_grad[1] else None)
@@ -59,9 +63,12 @@ class Copysign(Op):
 
 
 class CopysignScalar(Copysign):
+    """copysign with a number as ``other`` (node CopysignBackward1)."""
+
     node_name = "CopysignBackward1"
 
     def backward(self, grad):
+        """``grad * copysign(a, b) / a`` (0 where a is 0); the number gets none."""
         a, _ = self.inputs
         return grad * (self.output / a).where(a != 0, _zeros(a)), None
 

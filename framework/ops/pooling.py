@@ -66,6 +66,8 @@ class MaxPool2DWithIndices(Op):
     }
 
     def forward(self, x, p, need_indices, stride_arg=(), ceil_mode=False):
+        """The window maxima of ``x`` and, when asked, the flat index of each maximum in its
+        plane."""
         xp, self.p, self.in_shape = self.xp, p, x.shape
         self.kernel_size, self.padding, self.dilation = p.kernel, p.pad, p.dilation
         self.ceil_mode, self.stride_arg = ceil_mode, stride_arg
@@ -514,6 +516,8 @@ class AdaptiveAvgPool2DBackward(Op):
     non-finite gradient reaches only its own window, as in torch's kernel)."""
 
     def forward(self, g, in_hw):
+        """The input gradient of adaptive average pooling: each window gets its output's gradient
+        divided by the window size."""
         (h, w), (oh, ow) = in_hw, g.shape[-2:]
         self.out_hw = (oh, ow)
         out = self.xp.zeros(g.shape[:-2] + (h, w), dtype=g.dtype)
@@ -525,6 +529,7 @@ class AdaptiveAvgPool2DBackward(Op):
         return out
 
     def backward(self, grad):
+        """Adaptive average pooling of ``grad`` (this op is linear; its adjoint is the pooling)."""
         return AdaptiveAvgPool2D.apply(grad, out_hw=self.out_hw)
 
     jvp = Op.jvp_linear
