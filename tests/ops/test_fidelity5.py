@@ -145,3 +145,12 @@ def test_float_remainder_zero_keeps_the_dividends_sign_as_torchs_kernel():
     same(lambda L, a: (0.0 % a).reciprocal(), t([-0.5, -INF, 3.0], "float32", rg=False))
     same(lambda L, a: L.remainder(a, -0.5).reciprocal(), x)
     same(lambda L, a, b: L.remainder(a, b), t(rand(5) * 4), t(rand(5)))
+
+
+def test_multi_margin_loss_gradient_skips_a_nan_logit_as_torchs_kernel():
+    """torch's multi_margin_loss kernel adds a class only where z = margin - x[y] + x[i] > 0:
+    a NaN logit (NaN > 0 is false) drops out of the loss and its gradient; ours picked x[y]
+    by a one-hot product (NaN * 0 = NaN reached every class)."""
+    x = t([[-0.8659, NAN, -0.46472], [0.3, -0.2, 1.1]], "float32")
+    for p in (1, 2):
+        same(lambda L, a, b: F(L).multi_margin_loss(a, b, p=p, margin=0.5), x, t([0, 2], "int64"))
