@@ -9,6 +9,7 @@ from .._errors import float_input, refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
+from .loss import _quiet
 
 
 class _LinAlgError(RuntimeError):
@@ -90,6 +91,26 @@ def _check_square(A, fn, floating=True):
         float_input(f"linalg.{fn}", A)
 
 
+def _lu_solve(xp, A, B):
+    """X with A X = B by torch's route on arrays: LAPACK getrf (partial pivoting), then getrs'
+    unit-lower and upper substitutions, column by column. Used where A has inf/NaN entries:
+    the NaN/inf land where torch's solver puts them (NumPy's gesv puts them elsewhere)."""
+    from .linalg_lu import _getrf
+
+    batch = xp.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    A = xp.broadcast_to(A, batch + A.shape[-2:])
+    LU, _, perm, _ = _getrf(xp, A)
+    b = xp.take_along_axis(xp.broadcast_to(B, batch + B.shape[-2:]), perm[..., None], axis=-2)
+    n = A.shape[-1]
+    with _quiet(xp):
+        for j in range(n):
+            b[..., j + 1 :, :] -= LU[..., j + 1 :, j : j + 1] * b[..., j : j + 1, :]
+        for j in range(n - 1, -1, -1):
+            b[..., j : j + 1, :] /= LU[..., j : j + 1, j : j + 1]
+            b[..., :j, :] -= LU[..., :j, j : j + 1] * b[..., j : j + 1, :]
+    return b
+
+
 class LinalgInvEx(Op):
     no_bfloat16 = "linalg.inv: Low precision dtypes not supported. Got BFloat16"
     saves_output = True
@@ -105,6 +126,8 @@ class LinalgInvEx(Op):
                 f"The diagonal element {_first_zero_pivot(xp, bad[1])} is zero, the inversion "
                 "could not be completed because the input matrix is singular.",
             )
+        if not bool(xp.isfinite(A).all()):  # torch's inv is solve(A, I)
+            return _lu_solve(xp, A, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape))
         return xp.linalg.inv(A)
 
     def backward(self, grad):
@@ -239,6 +262,8 @@ class LinalgSolveEx(Op):
                 bad,
                 "The solver failed because the input matrix is singular.",
             )
+        if A.size and not bool(xp.isfinite(A).all()):
+            return _lu_solve(xp, A, B[..., None])[..., 0] if vector else _lu_solve(xp, A, B)
         if vector:
             return xp.linalg.solve(A, B[..., None])[..., 0]
         return xp.linalg.solve(A, B)

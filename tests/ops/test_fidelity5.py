@@ -154,3 +154,31 @@ def test_multi_margin_loss_gradient_skips_a_nan_logit_as_torchs_kernel():
     x = t([[-0.8659, NAN, -0.46472], [0.3, -0.2, 1.1]], "float32")
     for p in (1, 2):
         same(lambda L, a, b: F(L).multi_margin_loss(a, b, p=p, margin=0.5), x, t([0, 2], "int64"))
+
+
+def test_solve_and_inv_of_non_finite_matrices_follow_torchs_lu_solver():
+    """torch solves by getrf then getrs' two substitutions (inv is solve(A, I)): an inf/NaN in
+    A spreads where that elimination spreads it (NumPy's gesv left other entries finite)."""
+    a = rand(4, 3, 3)
+    a[0] = [[-2.61915, -0.60269, -0.16928], [3.34006, INF, 5.43945], [-0.43888, -1.3771, -1.18525]]
+    a[1, 2, 0], a[2, 0, 2], a[3, 1, 0] = NAN, -INF, NAN
+    b = rand(4, 3, 2)
+    b[0] = [[-0.13864, -0.01452], [1.00449, 0.00996], [-0.49549, 0.34547]]
+    same(lambda L, m, r: L.linalg.solve(m, r), t(a, rg=False), t(b, rg=False))
+    same(lambda L, m, r: L.linalg.solve(m, r), t(a[0], rg=False), t(b[0, :, 0], rg=False))
+    same(lambda L, m: L.linalg.inv(m), t(a, rg=False))
+    same(lambda L, m: L.linalg.matrix_power(m, -1), t(a, "float32", rg=False))
+
+
+def test_scatter_reduce_prod_self_gradient_is_torchs_masked_ratio():
+    """torch's scatter_reduce backward for prod: grad * masked_result / masked_self with self's
+    zeros set to 1, then the scattered places zeroed without include_self: an inf/NaN self
+    gives NaN even where nothing is scattered; a zero self gets the product of its sources."""
+    x = rand(4, 5, 1)
+    x[1, 1, 0], x[2, 0, 0], x[3, 3, 0] = -INF, 1e30, 0.0
+    empty = t(np.zeros((4, 0, 0)), "int64")
+    fn = lambda L, a, i, s, inc: a.scatter_reduce(-2, i, s, "prod", include_self=inc)
+    for inc in (False, True):
+        same(lambda L, a, i, s: fn(L, a, i, s, inc), t(x), empty, t(np.zeros((4, 0, 0))))
+        idx = t([[[0], [2]], [[1], [1]], [[4], [0]], [[3], [2]]], "int64")
+        same(lambda L, a, i, s: fn(L, a, i, s, inc), t(x), idx, t(rand(4, 2, 1) + 3))
