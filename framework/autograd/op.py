@@ -415,6 +415,14 @@ class Op(Node):
         name = self.jvp_name
         raise _fw.not_implemented(name if isinstance(name, str) else name(self._fw_args))
 
+    # the backward reads the input only as arrays (max-pool indices, cummax's), where
+    # torch's backward op takes it: under forward AD its gradients get a zero tangent
+    # wherever an input had one (forward_ad.zero_tangents)
+    fw_zero_grads = False
+    # the jvp rule reads the primal only as arrays where torch's formula passes it to a
+    # backward op: the tangent gets a zero-derivative link to it (forward_ad._link_primals)
+    jvp_reads_primal = False
+
     additive = ()  # jvp_multilinear: inputs added to the multilinear part (a bias)
 
     def jvp_multilinear(self, *tangents):
@@ -705,3 +713,23 @@ def _unify(cls, args, xp, dev):
         else:
             out.append(_scalar_tensor(xp, a, target, dev))
     return out
+
+
+class ZeroLink(Op):
+    """Identity on its first input whose other inputs (primals) get zero gradients: a tangent
+    made to depend on the primal as torch's jvp formulas through backward ops do
+    (forward_ad._link_primals)."""
+
+    node_name = "torch::autograd::CopyBackwards"
+
+    def forward(self, t, *primals):
+        self.metas = [(p.shape, p.dtype) for p in primals]
+        return t
+
+    def backward(self, grad):
+        from ..tensor import Tensor
+
+        xp, dev = grad.xp, grad.device
+        return (grad,) + tuple(Tensor._make(xp.zeros(s, d), dev) for s, d in self.metas)
+
+    jvp = Op.jvp_linear

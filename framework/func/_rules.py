@@ -278,7 +278,8 @@ def mm(cls, args, params):
 
     lvls = union(args)
     a, b = args[0], args[1]
-    name = cls.__name__
+    # (subclasses: vdot is a Dot)
+    name = next(c.__name__ for c in cls.__mro__ if c.__name__ in ("Mm", "Mv", "Dot", "Bmm"))
     if name == "Mv":
         out = O.matmul(_mat(a, lvls), _mat(b, lvls).unsqueeze(-1)).squeeze(-1)
     elif name == "Dot":

@@ -253,6 +253,9 @@ def embedding(weight, input, padding_idx, scale_grad_by_freq):
     """F.embedding under vmap (called by it: the indices are a parameter, not an input)."""
     from ..ops.embedding import EmbeddingLookup
 
+    params = dict(padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+    if not isinstance(input, BatchedTensor):  # a batched weight only: its rule (one lookup)
+        return EmbeddingLookup.apply(weight, indices=input._data, **params)
     if isinstance(weight, BatchedTensor):
         from ._paths import loop
 

@@ -296,6 +296,7 @@ def log_softmax(input, dim, dtype=None):
 
 
 class LeakyRelu(Op):
+    jvp_reads_primal = True  # (torch's jvp calls the backward op with the input)
     saves_inputs = True
     saved_fields = {"negative_slope": "slope", "self": "input0"}
 

@@ -52,6 +52,8 @@ def _saved_indices(fn, _attr=Attr("idx")):
 class MaxPool2DWithIndices(Op):
     """max over windows; also returns the flat (h*W + w) index of each max, as torch."""
 
+    fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
+
     saves = ("idx",)
     saves_inputs = True  # torch's node keeps `self` (its `_saved_self`)
     non_differentiable = (1,)

@@ -18,6 +18,8 @@ class AdaptiveMaxPool3D(Op):
     """Max over torch's adaptive windows [floor(i n / o), ceil((i + 1) n / o)) of a (D, H, W)
     volume; the indices are flat positions in the volume (first maximum, NaN wins)."""
 
+    fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
+
     non_differentiable = (1,)
     saves = ("index",)
     saves_inputs = True  # torch's node keeps `self`
