@@ -380,7 +380,12 @@ class Gelu(Op):
         else:
             cdf = 0.5 * (1.0 + cdf)
         self.cdf = cdf
-        return x * cdf
+        out = x * cdf
+        if x.dtype == xp.float32:
+            # torch's float32 kernel is fma(x / 2, erf, x / 2): a zero result is +0 there
+            # (x / 2 - x / 2), -0 as x * cdf; -0 + 0 is +0, other values are unchanged
+            out = out + dt(0)
+        return out
 
     def backward(self, grad):
         (x,) = self.inputs

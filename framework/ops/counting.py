@@ -117,7 +117,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     if dim is not None:
         return _unique_dim(input, dim, return_inverse, return_counts, False)
-    vals, inv, counts = input.xp.unique(_wide(input._data), return_inverse=True, return_counts=True)
+    data = _wide(input._data)
+    # torch's sort-then-compare keeps every NaN distinct (NaN != NaN), in input order (a
+    # stable sort: return_index makes NumPy's one mergesort)
+    nan_kw = {"equal_nan": False} if data.dtype.kind in "fc" else {}
+    vals, _, inv, counts = input.xp.unique(
+        data, return_index=True, return_inverse=True, return_counts=True, **nan_kw
+    )
     return _pick(
         Unique2.apply(
             input, result=(vals, inv.reshape(input.shape).astype("int64"), counts.astype("int64"))

@@ -33,7 +33,7 @@ class CtcLoss(Op):
     """Per-sample negative log-likelihoods; backward is torch's exp(lp) - occupation form."""
 
     no_bfloat16 = "ctc_loss_cpu"
-    saves = ("grad_lp",)
+    saves = ("grad_lp", "live")
 
     def forward(self, lp, targets=None, in_len=None, tgt_len=None, blank=0, zero_infinity=False):
         """Per-sample CTC negative log-likelihoods (forward-backward over the extended label
@@ -90,15 +90,15 @@ class CtcLoss(Op):
             lcab[:, rows, cls] = _lse(xp, cur, ab[:, :, s])
         with _quiet(xp):
             grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
-        grad = xp.where((xp.arange(t_max)[:, None] < in_len[None, :])[:, :, None], grad, 0)
+        live = (xp.arange(t_max)[:, None] < in_len[None, :])[:, :, None]
         if zero_infinity:
-            bad = ~xp.isfinite(nll)
-            grad = xp.where(bad[None, :, None], 0, grad)
-        self.grad_lp = grad.astype(lp.dtype)
+            live = live & xp.isfinite(nll)[None, :, None]
+        grad = xp.where(live, grad, 0)
+        self.grad_lp, self.live = grad.astype(lp.dtype), live
         return nll.astype(lp.dtype)
 
     def backward(self, grad):
-        return _CtcGrad.apply(grad, g=self.grad_lp)
+        return _CtcGrad.apply(grad, g=self.grad_lp, live=self.live)
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "_ctc_loss"
@@ -107,8 +107,10 @@ class CtcLoss(Op):
 class _CtcGrad(Op):
     """The input gradient: fixed per-frame gradients scaled by each sample's upstream grad."""
 
-    def forward(self, grad, g=None):
-        return g * grad[None, :, None]
+    def forward(self, grad, g=None, live=None):
+        # torch zeroes the frames past each input length (and a zero_infinity sample) rather
+        # than scaling them by the upstream gradient (a NaN one stays off them)
+        return self.xp.where(live, g * grad[None, :, None], 0).astype(g.dtype, copy=False)
 
     def backward(self, grad):
         raise RuntimeError("the derivative for '_ctc_loss_backward' is not implemented.")

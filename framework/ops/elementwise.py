@@ -292,7 +292,8 @@ class Div(Op):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         grad_a = grad / b if need_a else None
-        grad_b = -grad * a / (b * b) if need_b else None
+        # torch's div_tensor_other_backward: -grad * ((a / b) / b) (b * b would overflow)
+        grad_b = -grad * ((a / b) / b) if need_b else None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise
@@ -378,7 +379,13 @@ def _floor_div(xp, a, b):
 def _remainder(xp, a, b):
     refuse(a, "b", "remainder_cpu")
     _check_int_zero(a, b)
-    return xp.remainder(a, b)
+    if getattr(a, "dtype", None) is None or a.dtype.kind != "f":
+        return xp.remainder(a, b)
+    # torch's kernel: mod = fmod(a, b), plus b where mod != 0 and its sign differs from b's
+    # (a zero keeps a's sign: 0 % -0.5 is +0, NumPy's -0)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        mod = xp.fmod(a, b)
+        return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 def _check_int_zero(a, b):

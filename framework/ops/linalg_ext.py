@@ -9,6 +9,7 @@ from .._errors import float_input, refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
+from .loss import _quiet
 
 
 class _LinAlgError(RuntimeError):
@@ -90,6 +91,26 @@ def _check_square(A, fn, floating=True):
         float_input(f"linalg.{fn}", A)
 
 
+def _lu_solve(xp, A, B):
+    """X with A X = B by torch's route on arrays: LAPACK getrf (partial pivoting), then getrs'
+    unit-lower and upper substitutions, column by column. Used where A has inf/NaN entries:
+    the NaN/inf land where torch's solver puts them (NumPy's gesv puts them elsewhere)."""
+    from .linalg_lu import _getrf
+
+    batch = xp.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    A = xp.broadcast_to(A, batch + A.shape[-2:])
+    LU, _, perm, _ = _getrf(xp, A)
+    b = xp.take_along_axis(xp.broadcast_to(B, batch + B.shape[-2:]), perm[..., None], axis=-2)
+    n = A.shape[-1]
+    with _quiet(xp):
+        for j in range(n):
+            b[..., j + 1 :, :] -= LU[..., j + 1 :, j : j + 1] * b[..., j : j + 1, :]
+        for j in range(n - 1, -1, -1):
+            b[..., j : j + 1, :] /= LU[..., j : j + 1, j : j + 1]
+            b[..., :j, :] -= LU[..., :j, j : j + 1] * b[..., j : j + 1, :]
+    return b
+
+
 class LinalgInvEx(Op):
     no_bfloat16 = "linalg.inv: Low precision dtypes not supported. Got BFloat16"
     saves_output = True
@@ -105,6 +126,8 @@ class LinalgInvEx(Op):
                 f"The diagonal element {_first_zero_pivot(xp, bad[1])} is zero, the inversion "
                 "could not be completed because the input matrix is singular.",
             )
+        if not bool(xp.isfinite(A).all()):  # torch's inv is solve(A, I)
+            return _lu_solve(xp, A, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape))
         return xp.linalg.inv(A)
 
     def backward(self, grad):
@@ -131,13 +154,31 @@ def inv(A):
     return LinalgInvEx.apply(A)
 
 
+def _lu_diagonal(xp, A):
+    """(diagonal of U, permutation sign) of torch's LU of a batch with inf/NaN entries.
+
+    torch factors the transposed matrix (its row-major data read as column-major; the
+    determinant is the same) and multiplies out U's diagonal, so an inf/NaN spreads where
+    LAPACK's elimination of A^T spreads it (NumPy factors A: other NaN/inf places)."""
+    from .linalg_lu import _getrf
+
+    LU, piv, _, _ = _getrf(xp, xp.swapaxes(A, -1, -2))
+    n = A.shape[-1]
+    swaps = (piv != xp.arange(1, n + 1)).sum(-1)
+    return xp.diagonal(LU, axis1=-2, axis2=-1), xp.where(swaps % 2, -1, 1).astype(A.dtype)
+
+
 class LinalgDet(Op):
     no_bfloat16 = "lu_cpu"
     saves_inputs = True
     saves_output = True
 
     def forward(self, A):
-        return self.xp.linalg.det(A)
+        xp = self.xp
+        if xp.isfinite(A).all():
+            return xp.linalg.det(A)
+        diag, perm_sign = _lu_diagonal(xp, A)
+        return (xp.prod(diag, -1) * perm_sign).astype(A.dtype)
 
     def backward(self, grad):
         (A,) = self.inputs
@@ -168,9 +209,14 @@ class LinalgSlogdet(Op):
     saves_inputs = True
 
     def forward(self, A):
-        sign, logabs = self.xp.linalg.slogdet(A)
-        sign = self.xp.where(self.xp.isnan(logabs), 0, sign)  # torch: sgn of a NaN pivot is 0
-        return sign.astype(A.dtype), logabs.astype(A.dtype)
+        xp = self.xp
+        if xp.isfinite(A).all():
+            sign, logabs = xp.linalg.slogdet(A)
+            return sign.astype(A.dtype), logabs.astype(A.dtype)
+        # torch: sgn(diag U).prod() * sign(P), sum(log|diag U|); sgn(NaN) is 0
+        diag, perm_sign = _lu_diagonal(xp, A)
+        sign = xp.where(xp.isnan(diag), 0, xp.sign(diag)).prod(-1) * perm_sign
+        return sign.astype(A.dtype), xp.log(xp.abs(diag)).sum(-1).astype(A.dtype)
 
     def backward(self, g_sign, g_logabs):
         (A,) = self.inputs
@@ -216,6 +262,8 @@ class LinalgSolveEx(Op):
                 bad,
                 "The solver failed because the input matrix is singular.",
             )
+        if A.size and not bool(xp.isfinite(A).all()):
+            return _lu_solve(xp, A, B[..., None])[..., 0] if vector else _lu_solve(xp, A, B)
         if vector:
             return xp.linalg.solve(A, B[..., None])[..., 0]
         return xp.linalg.solve(A, B)

@@ -140,10 +140,10 @@ class MultiMarginLoss(Op):
         x2 = x.reshape(-1, c)
         if self.p == 1:
             h = mask.to(x.dtype)
-        else:
-            xy = (x2 * onehot).sum(1, keepdim=True)
-            h = 2 * (self.margin - xy + x2) * mask
         zero = Tensor._make(x.xp.zeros((), dtype=x._data.dtype), dev)
+        if self.p != 1:  # x[y] picked by where: a NaN elsewhere in the row must not reach it
+            xy = x2.where(onehot, zero).sum(1, keepdim=True)
+            h = 2 * (self.margin - xy + x2) * mask
         h = (h * wy / c).where(mask, zero)  # torch's kernel, then times the upstream gradient
         gx = (h - h.sum(1, keepdim=True).where(onehot, zero)) * g
         return gx.reshape(*x.shape), None, None

@@ -8,6 +8,7 @@ from ..autograd.grad_mode import state
 from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
+from ._moments import kernel_moments
 from .reduction import array_mean
 
 
@@ -54,23 +55,25 @@ class NativeGroupNorm(Op):
         g = x.reshape(n, num_groups, -1)
         mean = array_mean(g, 2, keepdims=True)  # an empty group: nan, silently (as torch)
         gc = g - mean
-        invstd = 1.0 / xp.sqrt(array_mean(gc * gc, 2, keepdims=True) + eps)
+        var = array_mean(gc * gc, 2, keepdims=True)
+        if g.size and kernel_moments(
+            xp, g.reshape(-1, g.shape[2]), mean.reshape(-1), var.reshape(-1)
+        ):
+            gc = g - mean
+        invstd = 1.0 / xp.sqrt(var + eps)
         self.mean, self.invstd = mean, invstd
-        if weight is not None and not bool(xp.isfinite(weight).all()):
-            # torch's kernel: y = x * scale + (bias - mean * scale), scale = invstd * weight,
-            # so an infinite weight makes its whole channel NaN (inf - inf), as there
-            per = x.reshape((n, num_groups, c // num_groups, -1))
-            scale = invstd[..., None] * weight.reshape(1, num_groups, -1, 1)
-            shift = -mean[..., None] * scale
-            if bias is not None:
-                shift = shift + bias.reshape(1, num_groups, -1, 1)
-            return (per * scale + shift).astype(x.dtype, copy=False).reshape(x.shape)
-        y = (gc * invstd).reshape(x.shape)
+        if weight is None and bias is None:
+            return (gc * invstd).reshape(x.shape)
+        # torch's kernel: y = x * scale + (bias - mean * scale), scale = invstd * weight (its
+        # rounding: a large mean cancels; an infinite weight makes its channel NaN, inf - inf)
+        per = x.reshape((n, num_groups, c // num_groups, -1))
+        scale = invstd[..., None]
         if weight is not None:
-            y = y * weight.reshape(self.wshape)
+            scale = scale * weight.reshape(1, num_groups, -1, 1)
+        shift = -mean[..., None] * scale
         if bias is not None:
-            y = y + bias.reshape(self.wshape)
-        return y
+            shift = shift + bias.reshape(1, num_groups, -1, 1)
+        return (per * scale + shift).astype(x.dtype, copy=False).reshape(x.shape)
 
     def backward(self, grad):
         x, weight, _ = self.inputs
@@ -90,7 +93,9 @@ class NativeGroupNorm(Op):
             grad_w = grad_w * float("nan")
         grad_b = grad.sum(dim=red) if need_b else None
         grad_x = None
-        if need_x:
+        if need_x and not state.enabled:
+            grad_x = Tensor._make(self._input_grad(grad._data, x._data, weight), x.device)
+        elif need_x:
             gw = grad * weight.reshape(self.wshape) if weight is not None else grad
             gw = gw.reshape(n, self.groups, -1)
             xh = xhat.reshape(n, self.groups, -1)
@@ -99,6 +104,22 @@ class NativeGroupNorm(Op):
                 * invstd
             ).reshape(x.shape)
         return grad_x, grad_w, grad_b
+
+    def _input_grad(self, dy, x, weight):
+        """torch's GroupNormInputBackward on arrays: dx = c1 dy + c2 x + c3 with c1 = rstd
+        gamma, c2 = (db mean - ds) rstd^3 / M, c3 = -c2 mean - db rstd / M (its rounding:
+        a large weight's terms cancel as there)."""
+        n, c = x.shape[:2]
+        shape = (n, self.groups, c // self.groups, math.prod(x.shape[2:]))
+        X, dY = x.reshape(shape), dy.reshape(shape)
+        w = 1 if weight is None else weight._data.reshape(1, self.groups, -1, 1)
+        mean, rstd = self.mean[..., None], self.invstd[..., None]
+        ds = ((dY * X).sum(-1, keepdims=True) * w).sum(2, keepdims=True)
+        db = (dY.sum(-1, keepdims=True) * w).sum(2, keepdims=True)
+        s = 1.0 / max(X.shape[2] * X.shape[3], 1)
+        c2 = (db * mean - ds) * rstd * rstd * rstd * s
+        c3 = -c2 * mean - db * rstd * s
+        return ((rstd * w) * dY + c2 * X + c3).astype(x.dtype, copy=False).reshape(x.shape)
 
     def jvp(self, tx, tw, tb):
         x, weight, _ = self.primals
@@ -400,12 +421,12 @@ class NativeLayerNorm(Op):
         self.eps, self.normalized_shape = eps, tuple(normalized_shape)
         mean = array_mean(x, self.axes, keepdims=True)
         xc = x - mean
+        var = array_mean(xc * xc, self.axes, keepdims=True)
+        width = math.prod(normalized_shape)
+        if x.size and kernel_moments(xp, x.reshape(-1, width), mean.reshape(-1), var.reshape(-1)):
+            xc = x - mean
         self.mean = mean
-        self.invstd = 1.0 / xp.sqrt(array_mean(xc * xc, self.axes, keepdims=True) + eps)
-        with xp.errstate(over="ignore", invalid="ignore"):
-            huge = ~xp.isfinite(mean * mean)
-        if bool(huge.any()):  # torch's kernel takes E[x^2] - E[x]^2: inf - inf is NaN there
-            self.invstd = xp.where(huge, xp.nan, self.invstd).astype(self.invstd.dtype)
+        self.invstd = 1.0 / xp.sqrt(var + eps)
         y = xc * self.invstd
         if weight is not None:
             y *= weight

@@ -233,8 +233,11 @@ def _bools(a, b):
 
 
 def _atan2_grads(grad, a, b):
+    # torch's atan2_backward: recip = 1 / (a^2 + b^2) with recip.masked_fill_(denom == 0, 0)
+    # (a zero or underflowing denominator gives 0, not inf or NaN)
     r = a * a + b * b
-    return grad * b / r, grad * -a / r
+    recip = r.reciprocal().where(r != 0, _zeros(r))
+    return grad * b * recip, grad * -a * recip
 
 
 def _hypot_grads(grad, a, b):

@@ -226,7 +226,8 @@ class PdistBackward(Op):
             elif p == 1:
                 slope = xp.sign(diff)
             elif math.isinf(p):
-                slope = xp.sign(diff) * (abs(diff) == d)
+                # torch's formula: a NaN distance (vectorised max) reaches its whole pair
+                slope = xp.sign(diff) * (1 - xp.minimum(1, xp.ceil(abs(abs(diff) - d))))
             elif p < 2:
                 slope = xp.where(
                     (d == 0) | ((diff == 0) & (p < 1)),
@@ -237,12 +238,23 @@ class PdistBackward(Op):
                 slope = xp.where(d == 0, zero, diff / xp.where(d == 0, 1, d))
             else:
                 slope = xp.where(d == 0, zero, diff * abs(diff) ** (p - 2) / d ** (p - 1))
-        contrib = (grad[..., None] * slope).astype(x.dtype, copy=False)
+            contrib = grad[..., None] * slope
+            if p not in (0, 1) and not math.isinf(p):  # torch: dist == 0 ? 0 : grad * ...
+                contrib = xp.where(d == 0, zero, contrib)  # (an inf grad meets no 0 there)
+        contrib = contrib.astype(x.dtype, copy=False)
         pairs = xp.arange(len(i))
         incidence = xp.zeros((n, len(i)), x.dtype)  # +1 at each pair's row i, -1 at row j
         incidence[i, pairs] = 1
         incidence[j, pairs] = -1
-        return incidence @ contrib
+        if bool(xp.isfinite(contrib).all()):
+            return incidence @ contrib
+        # torch adds each pair's term to its two rows only: an inf/NaN term must not meet
+        # the incidence matrix's zeros (0 * NaN)
+        out = xp.zeros(x.shape, contrib.dtype)
+        for rows, sign in ((i, 1), (j, -1)):
+            for k in range(len(rows)):
+                out[..., int(rows[k]), :] += sign * contrib[..., k, :]
+        return out
 
     def backward(self, grad):
         """Refuses, as torch: _pdist_backward has no derivative."""

@@ -202,8 +202,8 @@ class Cdist(Op):
         zero = Tensor._make(grad.xp.zeros(tuple(diff.shape), diff._data.dtype), grad.device)
         if p == 0:
             return zero.sum(-2), zero.sum(-3)
-        if p == 1:
-            t = diff.sgn() * g
+        if p == 1:  # torch's vectorised sign keeps NaN (sgn gives 0)
+            t = diff.sgn().where(~diff.isnan(), diff) * g
         elif p == 2:
             t = (diff * (g / d)).where(d != 0, zero)
         elif p == float("inf"):

@@ -571,8 +571,15 @@ class ScatterReduceTwo(Op):
             n = (hit + (1 if self.include_self else 0)).clamp_min(1).to(grad.dtype)
             gx = grad / n if self.include_self else (grad / n).masked_fill(hit > 0, 0.0)
             gs = gather(grad / n, d, index)
-        elif r == "prod":  # assumes no zeros, as the simple formula out / value
-            gx = grad * out / x if self.include_self else grad.masked_fill(hit > 0, 0.0)
+        elif r == "prod":  # src: assumes no zeros, as the simple formula out / value
+            # torch: grad * masked_self_result / masked_self with self's zeros set to 1 (an
+            # inf/NaN self gives NaN even where nothing is scattered), then the hits zeroed
+            xm = x.masked_fill(x == 0, 1.0)
+            gx = (
+                grad * xm.scatter_reduce(d, index, src, "prod", include_self=self.include_self) / xm
+            )
+            if not self.include_self:
+                gx = gx.masked_fill(hit > 0, 0.0)
             gs = gather(grad * out, d, index) / src
         else:  # amax/amin: the gradient is shared evenly among the values equal to the result
             from ..creation import zeros

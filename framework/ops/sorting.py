@@ -257,7 +257,10 @@ class Median(Op):
             shape = tuple(y.shape) + (1,) * len(trailing)
             y, grad = y.reshape(shape), grad.reshape(shape)
         mask = (x == y) | (x.isnan() & y.isnan())
-        return mask * (grad / mask.sum(trailing, keepdim=bool(self.lead)))
+        # torch's evenly_distribute_backward (CPU): zeros.masked_fill_(mask, grad / count),
+        # so a NaN gradient reaches the median's elements only
+        share = grad / mask.sum(trailing, keepdim=bool(self.lead))
+        return share.expand(tuple(x.shape)).masked_fill(~mask, 0.0)
 
     jvp = Op.jvp_transpose
 

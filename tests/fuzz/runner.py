@@ -209,6 +209,39 @@ KNOWN_DIFFERENCES[("special_ndtr", "out0")] = lambda p: (
 # empty_strided with a zero-size dimension: every empty array reports contiguous strides here
 KNOWN_DIFFERENCES[("empty_strided", "out1")] = lambda p: 0 in p.args[0]
 
+
+# ----- fidsil: rounding of torch's fused group_norm kernels (CPU and build dependent) -----
+# Over a group of one element x - mean is exactly 0: torch's fused kernels (FMA-contracted in
+# its AVX2 build) return rounding noise of size eps * rstd (rstd = 1/sqrt(eps)) for the
+# gradients, and y = fma(x, scale, shift) is b +- 1 ulp, which a chained ceil/floor/round
+# turns into a unit; a weight of 1e20 or more amplifies the last bit of the statistics
+# (torch's Welford mean vs ours) past any tolerance. With one element per group y is beta
+# plus fma's exact x * scale minus rounded mean * scale (1e30 * scale: noise of 1e16).
+def _group_norm_rounding(p):
+    x = p.args[0].a
+    if not x.size or x.dtype.kind != "f":
+        return False
+    per_group = x.size // (x.shape[0] * p.args[1])
+    w = p.args[2] if len(p.args) > 2 and isinstance(p.args[2], T) else None
+    huge = w is not None and x.dtype == np.float32 and bool((abs(w.a) >= 1e20).any())
+    return per_group == 1 or huge
+
+
+KNOWN_DIFFERENCES[("group_norm", "grad")] = lambda p: (
+    p.args[0].a.dtype == np.float32 and _group_norm_rounding(p)
+)
+KNOWN_DIFFERENCES[("group_norm", "out0")] = lambda p: (
+    _group_norm_rounding(p)
+    and (p.then is not None or p.args[0].a.size == p.args[0].a.shape[0] * p.args[1])
+)
+
+# ----- fidsil: torch's float32 sqrt is not correctly rounded (MKL/Sleef, 1 ulp) -----
+# cosine_embedding_loss of one-element vectors: cos is +-1 and its gradient is exactly 0
+# mathematically; both return rounding noise, torch's from its 1-ulp-off vectorised sqrt
+KNOWN_DIFFERENCES[("cosine_embedding_loss", "grad")] = lambda p: (
+    p.args[0].a.dtype == np.float32 and p.args[0].a.shape[-1:] == (1,)
+)
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
@@ -465,7 +498,9 @@ def _known(p, kind, what, detail):
     """KNOWN for a documented difference or a torch internal assert, else `kind`."""
     if "INTERNAL ASSERT FAILED" in detail or NEGATIVE_SIZE in detail:
         return KNOWN
-    if "Calculated output size per channel" in detail and "x 0)" in detail:
+    if "Calculated output size per channel" in detail and any(
+        z in detail for z in ("x 0)", "(0 x", "x 0 x")
+    ):
         return KNOWN  # torch refuses a zero-size transposed-conv output only on some backends
     if kind == SILENT and what.startswith("grad") and _nan_into_positional_then(p):
         return KNOWN
