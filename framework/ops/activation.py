@@ -101,15 +101,28 @@ class Relu(Op):
     def forward(self, x):
         if x.dtype.kind == "b":
             raise RuntimeError("Boolean inputs not supported for relu")
-        return self.xp.maximum(x, 0)  # a Python 0 keeps x's dtype
+        return self.xp.maximum(x, _zero(self.xp, x.dtype))
 
     def backward(self, grad):
         # torch's threshold_backward(grad, result, 0): one masked select
         if plain(grad):
-            return wrap(ThresholdBackward.kernel(self.xp, grad._data, self._out, 0), grad)
+            g = grad._data
+            z = _zero(self.xp, g.dtype)
+            return wrap(self.xp.where(self._out <= z, z, g), grad)
         return ThresholdBackward.apply(grad, self.output, threshold=0)
 
     jvp = Op.jvp_elementwise
+
+
+_zeros = {}  # (xp, dtype) -> a 0-dim zero of dtype: NumPy's where and maximum take it
+#              faster than a Python or NumPy scalar, and it keeps the other operand's dtype
+
+
+def _zero(xp, dtype):
+    z = _zeros.get((xp, dtype))
+    if z is None:
+        z = _zeros[xp, dtype] = xp.zeros((), dtype)
+    return z
 
 
 def relu(input):

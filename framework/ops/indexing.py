@@ -10,8 +10,9 @@ from .._errors import check_scalar_fits
 from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.op import Op, vmap_hook
-from ..backend import scatter_add
+from ..backend import CPU, scatter_add
 from ..tensor import Tensor, View, _writable_view
+from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
 from .views import view_array, view_op
 
@@ -75,6 +76,10 @@ class Index(Op):
         return x[key]
 
     def backward(self, grad):
+        g = grad._data
+        if plain(grad) and g.dtype.itemsize >= 4:  # no graph: the same sum into zeros
+            out = self.xp.zeros(self.in_shape, dtype=g.dtype)
+            return wrap(scatter_add(self.xp, out, self.key, g), grad)
         return _IndexAccumulate.apply(grad, shape=self.in_shape, key=self.key)
 
     jvp = Op.jvp_linear
@@ -272,16 +277,23 @@ def _one_index_tensor(x, index):
     for it in items[:-1]:
         if type(it) is not slice or it != _ALL:
             return None
-    _check_bounds(arr, x._data.shape[len(items) - 1], 0)
+    size = x._data.shape[len(items) - 1]
+    # on the CPU, NumPy's own bound check stands in for torch's (see getitem); CuPy wraps
+    if not size or (x._device is not CPU and x._device.type != "cpu"):
+        _check_bounds(arr, size, 0)
     return items[:-1] + (arr.astype("int64", copy=False),)
 
 
 def getitem(x, index):
     key = _one_index_tensor(x, index)
     if key is not None:
-        if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
-            return Tensor._make(x._data[key], x._device)
-        return Index.apply(x, key=key)
+        try:
+            if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
+                return Tensor._make(x._data[key], x._device)
+            return Index.apply(x, key=key)
+        except IndexError:  # NumPy found an index out of bounds: torch's error for it
+            _check_bounds(key[-1], x._data.shape[len(key) - 1], 0)
+            raise
     steps, adv, key = _parse(x, index)
     if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
         out = x._data[key]
