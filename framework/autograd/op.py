@@ -50,7 +50,9 @@ vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 
 def _record_variant(self, args, out, dev):
     """_record for ops whose node name depends on their arguments (no cost for the others)."""
-    self._as(self.node_variant())
+    name = self.node_variant()
+    node = self._nodes.get(name)  # _as, inlined
+    self.__class__ = node if node is not None else self._node(name)
     return Op._record(self, args, out, dev)
 
 
@@ -182,7 +184,7 @@ class Op(Node):
             dev, dtype = a._device, a._data.dtype
             if b._device is not dev and b._device != dev:
                 raise _same_device_error(dev, b._device)
-            mixed = b._data.dtype != dtype
+            mixed = b._data.dtype is not dtype and b._data.dtype != dtype
             requires = a._rg or b._rg
         else:
             requires = False
@@ -209,7 +211,7 @@ class Op(Node):
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
         half = (
-            (mixed or amp or (dtype is not None and (dtype.kind == "V" or dtype.char == "e")))
+            (mixed or amp or (dtype is not None and dtype.itemsize == 2 and dtype.kind in "Vf"))
             and dtype is not None
             and not (cls.casts or cls.views)
             and _bf16_of(args)
