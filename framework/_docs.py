@@ -9,9 +9,6 @@ import re
 import sys
 
 FUNCTIONS = {
-    'expand': 'expand(x, *shape) -> Tensor\n\nReturns a view with singleton dimensions expanded to a larger size (no copy); -1 keeps a\nsize.',
-    'expand_as': 'expand_as(x, other) -> Tensor\n\nExpands ``input`` to the size of ``other`` (see :func:`expand`).',
-    'repeat': 'repeat(x, *repeats) -> Tensor\n\nRepeats the tensor along each dimension the given number of times (copies the data).',
     'absolute': 'Alias for :func:`framework.abs`.',
     'clip': 'Alias for :func:`framework.clamp`.',
     'concat': 'Alias for :func:`framework.cat`.',
@@ -179,9 +176,9 @@ TENSOR_METHODS = {
     't': 'See :func:`framework.t`.',
     'swapaxes': 'See :func:`framework.swapaxes`.',
     'movedim': 'See :func:`framework.movedim`.',
-    'expand': 'See :func:`framework.expand`.',
+    'expand': "expand(*sizes) -> Tensor\n\nReturns a view of this tensor with singleton dimensions expanded to a larger size (no copy:\nthe expanded dimensions repeat the same memory); -1 keeps a dimension's size, and extra\nsizes add dimensions at the front.\n\nArgs:\n    *sizes (int or framework.Size): the desired size, as separate ints or one sequence.\n\nExample:\n    >>> x = framework.tensor([[1], [2], [3]])\n    >>> x.expand(3, 4)\n    tensor([[1, 1, 1, 1],\n            [2, 2, 2, 2],\n            [3, 3, 3, 3]])\n    >>> x.expand(-1, 2)\n    tensor([[1, 1],\n            [2, 2],\n            [3, 3]])",
     'expand_as': 'expand_as(other) -> Tensor\n\nExpands this tensor to the size of ``other``: ``self.expand(other.size())`` (a view; see\n:meth:`expand`).\n\nArgs:\n    other (Tensor): the tensor whose size to take.\n\nExample:\n    >>> framework.tensor([[1], [2]]).expand_as(framework.zeros(2, 3))\n    tensor([[1, 1, 1],\n            [2, 2, 2]])',
-    'repeat': 'See :func:`framework.repeat`.',
+    'repeat': 'repeat(*sizes) -> Tensor\n\nRepeats this tensor along each dimension the given number of times (copies the data,\nunlike :meth:`expand`); extra sizes add dimensions at the front.\n\nArgs:\n    *sizes (int or framework.Size): the number of repeats per dimension, at least ``self.dim()``\n        of them, as separate ints or one sequence.\n\nExample:\n    >>> framework.tensor([1, 2, 3]).repeat(2, 2)\n    tensor([[1, 2, 3, 1, 2, 3],\n            [1, 2, 3, 1, 2, 3]])',
     'split': 'See :func:`framework.split`.',
     'chunk': 'See :func:`framework.chunk`.',
     'unbind': 'See :func:`framework.unbind`.',
@@ -309,13 +306,7 @@ TENSOR_METHODS = {
     'matrix_power': 'See :func:`framework.matrix_power`.',
 }
 
-OTHER = {
-    'ops.alias': "Returns a view of ``x`` with the same shape (what torch's ``alias`` op does).",
-    'ops.copy_into': 'Copies ``src`` into ``dst`` in place (the implementation of :meth:`Tensor.copy_`).',
-    'ops.getitem': 'Indexes ``x`` with ``index`` (the implementation of ``Tensor.__getitem__``).',
-    'ops.to_copy': 'Returns a copy of ``x`` converted to a dtype/device (the implementation of :meth:`Tensor.to`).',
-    'utils.data.ConcatDataset.cumsum': 'Returns the cumulative lengths of ``sequence`` (where each dataset ends).',
-}
+OTHER = {}  # dotted path -> docstring, for members that cannot hold one in place
 
 
 def _attach(namespace, tensor_cls):

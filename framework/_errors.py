@@ -19,6 +19,7 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_error(size_a, size_b, dim):
+    """torch's RuntimeError for sizes that do not broadcast at dimension ``dim``."""
     return RuntimeError(
         f"The size of tensor a ({size_a}) must match the size of tensor b "
         f"({size_b}) at non-singleton dimension {dim}"
@@ -85,6 +86,7 @@ def zero_division():
 
 
 def inplace_shape_error(shape, broadcast):
+    """torch's RuntimeError when an in-place result's broadcast shape differs from the output's."""
     return RuntimeError(
         f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}"
     )
@@ -112,6 +114,7 @@ def check_empty_sum_scale(np_dtype, beta):
 
 
 def index_out_of_range(fname="self"):
+    """torch's IndexError for an index past the end (``fname``: the indexed argument)."""
     return IndexError(f"index out of range in {fname}")
 
 

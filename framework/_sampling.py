@@ -16,23 +16,10 @@ from .random import _generator_for
 from .tensor import Tensor, _write
 from .autograd.op import vmap_hook as _vmap
 
-_NAMES = {
-    "bfloat16": "BFloat16",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
-
 
 def _float_only(dt, what):
     if not D.is_float(dt):
-        raise NotImplementedError(f'"{what}" not implemented for \'{_NAMES[dt.name]}\'')
+        raise NotImplementedError(f'"{what}" not implemented for \'{dtypes.scalar_type_name(dt)}\'')
 
 
 def _fill(t, draw, what=None, generator=None):
@@ -86,7 +73,7 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
         if b - a > top:
             raise RuntimeError(
                 f"uniform_ expects to-from <= std::numeric_limits<"
-                f"{_NAMES[dt.name]}>::max(), but found to={b:g} and from={a:g} "
+                f"{dtypes.scalar_type_name(dt)}>::max(), but found to={b:g} and from={a:g} "
                 "which result in to-from to exceed the limit"
             )
     if a > b:
@@ -193,7 +180,7 @@ def _check_range(lo, hi, dt):
                 )
     if dt.kind in "iub":
         info = (0, 1) if dt == np.bool_ else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
-        name = {"bool": "Bool"}.get(dt.name, _NAMES[dt.name])
+        name = dtypes.scalar_type_name(dt)
         if not info[0] <= lo <= info[1]:
             raise RuntimeError(f"from is out of bounds for {_dtype_str(name)}")
         if not info[0] <= hi <= info[1]:

@@ -222,6 +222,9 @@ def _add_suffixes(tensor_str, suffixes, indent):
 
 
 def tensor_repr(t):
+    """``repr(t)`` as torch prints it: the values (torch's print options), then device, dtype,
+    size and grad_fn suffixes.
+    """
     arr = to_numpy(t._data)
     prefix = "tensor("
     indent = len(prefix)

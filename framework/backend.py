@@ -77,6 +77,7 @@ CPU = device("cpu")
 
 
 def cuda_available():
+    """True if CuPy is installed and sees at least one GPU."""
     if _cupy is None:
         return False
     try:
@@ -86,6 +87,7 @@ def cuda_available():
 
 
 def cuda_device_count():
+    """The number of GPUs CuPy sees (0 without CuPy)."""
     return _cupy.cuda.runtime.getDeviceCount() if cuda_available() else 0
 
 
@@ -132,6 +134,7 @@ def move(array, dev):
 
 
 def to_numpy(array):
+    """``array`` as a NumPy array (a copy to the host for a CuPy array)."""
     return array if isinstance(array, np.ndarray) else _cupy.asnumpy(array)
 
 
@@ -145,6 +148,7 @@ def scatter_add(xp, target, indices, values):
 
 
 def synchronize():
+    """Waits for all GPU work to finish (nothing without a GPU)."""
     if cuda_available():
         _cupy.cuda.runtime.deviceSynchronize()
 

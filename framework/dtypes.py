@@ -215,8 +215,10 @@ _TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type)
 
 
 def scalar_type_name(np_dtype):
-    """torch's ScalarType name of a NumPy dtype: 'Float', 'Long', 'Bool', ..."""
-    return _TORCH_NAMES[np.dtype(np_dtype).name][0]
+    """torch's ScalarType name of a NumPy dtype (or dtype name): 'Float', 'Long', 'Bool', ...;
+    the NumPy name for a dtype torch does not have."""
+    name = np.dtype(np_dtype).name
+    return _TORCH_NAMES[name][0] if name in _TORCH_NAMES else name
 
 
 def cpp_type_name(np_dtype):
@@ -225,10 +227,12 @@ def cpp_type_name(np_dtype):
 
 
 def type_string(np_dtype):
-    """torch's Tensor::toString() of a CPU tensor: 'torch.FloatTensor', ... ('CPUBoolType' for
-    bool, which has no legacy tensor type)."""
+    """torch's Tensor::toString() of a CPU tensor: 'torch.FloatTensor', ... ('CPUBoolType',
+    'CPUBFloat16Type' for the dtypes with no legacy tensor type there)."""
     name = np.dtype(np_dtype).name
-    return "CPUBoolType" if name == "bool" else f"torch.{tensor_type_name(np_dtype)}"
+    if name in ("bool", "bfloat16"):
+        return f"CPU{scalar_type_name(name)}Type"
+    return f"torch.{tensor_type_name(np_dtype)}"
 
 
 def tensor_type_name(np_dtype):
@@ -245,6 +249,14 @@ def cast(arr, np_dtype):
         dtype('float16')
     """
     np_dtype = np.dtype(np_dtype)
+    if arr.dtype.char == "f" and np_dtype.name == "bfloat16":
+        # torch's vectorised float -> bfloat16 conversion writes every NaN as 0xFFFF (sign
+        # set); from double or half (and in its scalar paths) it is 0x7FC0, as NumPy's
+        out = arr.astype(np_dtype)
+        nan = arr != arr
+        if nan.any():
+            out.view(np.uint16)[nan] = 0xFFFF
+        return out
     if arr.dtype.char == "d" and np_dtype.itemsize == 2 and np_dtype.kind in "fV":
         arr = arr.astype(np.float32)
     return arr.astype(np_dtype)

@@ -537,7 +537,7 @@ class Tensor:
             return (
                 "torch."
                 + {"cpu": ""}.get(self._device.type, "cuda.")
-                + _TYPE_NAMES.get(self.dtype.name, "Tensor")
+                + dtypes.tensor_type_name(self._data.dtype)
             )
         if isinstance(dtype, dtypes.dtype):
             return self.to(dtype)
@@ -1012,8 +1012,8 @@ class Tensor:
         arr, dt = self._data, dtypes.to_numpy_dtype(dtype)
         if dt.itemsize != arr.itemsize:
             names = (
-                _TYPE_SHORT.get(arr.dtype.name, arr.dtype.name),
-                _TYPE_SHORT.get(dt.name, dt.name),
+                dtypes.scalar_type_name(arr.dtype),
+                dtypes.scalar_type_name(dt),
             )
             what = "to view {} as {} (different element sizes)".format(*names)
             if arr.ndim == 0:
@@ -1447,6 +1447,10 @@ class Tensor:
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         return _ops.nan_to_num(self, nan, posinf, neginf)
 
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """In-place version of :meth:`~Tensor.nan_to_num`."""
+        return self._inplace(_ops.nan_to_num, nan, posinf, neginf)
+
     def sgn(self):
         return _ops.sgn(self)
 
@@ -1603,7 +1607,7 @@ class Tensor:
         return _linalg().slogdet(self)
 
     def cholesky(self, upper=False):
-        return _linalg().cholesky(self, upper=upper)
+        return _ops.cholesky(self, upper=upper)  # torch.cholesky (CholeskyBackward0)
 
     def pinverse(self, rcond=1e-15):
         from .ops.linalg_ext import pinverse
@@ -1648,11 +1652,11 @@ def _write(t, values):
         if np.can_cast(values.dtype, t._data.dtype, "same_kind") or values.dtype == np.bool_:
             t._data[...] = values
         else:
-            name = _TYPE_SHORT.get(values.dtype.name, values.dtype.name)
+            name = dtypes.scalar_type_name(values.dtype)
             raise RuntimeError(
                 f"result type {name}"
                 f" can't be cast to the desired output type "
-                f"{_TYPE_SHORT.get(t._data.dtype.name, t._data.dtype.name)}"
+                f"{dtypes.scalar_type_name(t._data.dtype)}"
             )
     t._vc[0] += 1
 
@@ -1783,33 +1787,6 @@ class TypedStorage(UntypedStorage):
         return self.dtype.itemsize
 
 
-_TYPE_SHORT = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-_TYPE_NAMES = {
-    k: v + "Tensor"
-    for k, v in {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }.items()
-}
-
-
 def _linalg():
     from . import linalg
 
@@ -1860,14 +1837,10 @@ def _rebuild_tensor(array, device, requires_grad):
     return Tensor._make(move(array, dev), dev, requires_grad)
 
 
-def _extras2_methods():
-    """Tensor methods of framework/ops/extras2.py (torch's tile, diag_embed, logit, ...)."""
-    for name in (
-        "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
-        "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
-        "copysign "
-        "cov corrcoef heaviside"
-    ).split():
+def _extras2_methods(names):
+    """Tensor methods that call framework.<name>(self, ...): those of framework/ops/extras2.py
+    (torch's tile, diag_embed, logit, ...) and the legacy linear-algebra forms."""
+    for name in names.split():
 
         def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
             return getattr(_ops, _name)(self, *args, **kwargs)
@@ -1877,7 +1850,16 @@ def _extras2_methods():
         setattr(Tensor, name, method)
 
 
-_extras2_methods()
+_extras2_methods(
+    "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
+    "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
+    "copysign "
+    "cov corrcoef heaviside "
+    "lgamma digamma i0 mvlgamma gcd lcm ldexp nextafter logdet histogram matrix_exp renorm "
+    "index_reduce"
+)
+# framework/ops/linalg_legacy.py, linalg_solvers.py, linalg_lu_solve.py
+_extras2_methods("svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse orgqr")
 
 
 def _tile(self, *dims):
@@ -1888,6 +1870,23 @@ def _tile(self, *dims):
 
 
 Tensor.tile = _tile
+
+
+def _polygamma(self, n):
+    """See :func:`framework.polygamma` (the method takes n only)."""
+    return _ops.polygamma(n, self)
+
+
+Tensor.polygamma = _polygamma
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """See :func:`framework.index_reduce` (in place: the result is copied into self)."""
+    out = _ops.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    return self.copy_(out)
+
+
+Tensor.index_reduce_ = _index_reduce_
 
 
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)

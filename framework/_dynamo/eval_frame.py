@@ -53,6 +53,7 @@ class OptimizedModule(Module):
 
     @property
     def training(self):
+        """Whether the wrapped module is in training mode (setting it sets the wrapped module's)."""
         return self._orig_mod.training
 
     @training.setter

@@ -10,7 +10,8 @@ import threading
 import warnings
 
 from ..tensor import Tensor
-from .grad_mode import _State, state
+from . import forward_ad as _fw
+from .grad_mode import _State, fw_in_use, state
 from .op import AccumulateGrad
 from .saved import drop_unpacked
 
@@ -376,6 +377,8 @@ def _backward(fn, grads_out, retain_graph, hooked=False):
     result = fn.backward(*grads_out)
     if type(result) is not tuple:
         result = (result,)
+    if fw_in_use[0] and getattr(fn, "fw_zero_grads", False):
+        _fw.zero_tangents(fn, result)
     if hooked:
         if fn._hooks:
             for hook in list(fn._hooks.values()):

@@ -297,7 +297,23 @@ def apply(fn, args, out, dev, record, params):
             _attach(fn, args, res, params, tangents, level)
         finally:
             state.fw_levels = levels
+        if record and fn.fw_zero_grads:
+            fn._fw_in_levels = getattr(fn, "_fw_in_levels", ()) + (level,)
     return res
+
+
+def zero_tangents(fn, grads):
+    """The gradients of a node whose input had a tangent at a still open level (ops with
+    `fw_zero_grads`): each without a tangent there gets zeros, as torch's backward ops, which
+    take that input, give."""
+    open_ = [lv for lv in getattr(fn, "_fw_in_levels", ()) if lv in state.fw_levels]
+    for g in grads:
+        if g is None or not _is_float(g):
+            continue
+        for level in open_:
+            if g._fw is None or g._fw.get(level) is None:
+                _set(g, level, g.new_zeros(tuple(g.shape)))
+    return grads
 
 
 def _attach(fn, args, res, params, tangents, level):
@@ -322,11 +338,25 @@ def _attach(fn, args, res, params, tangents, level):
     for i, (o, t) in enumerate(zip(outs, got)):
         if t is None or i in fn.non_differentiable or not _is_float(o):
             continue
+        if fn.jvp_reads_primal and state.enabled and not t.requires_grad:
+            t = _link_primals(t, args)
         _set(o, level, fit(t, o))
     if fn.saves_output and outs[0]._fw is not None and outs[0].grad_fn is fn:
         fn._out_fw = outs[0]._fw  # backward reads the output with its tangents
     if len(outs) > 1 and any(o.grad_fn is fn for o in outs):
         fn._outs_fw = tuple(o._fw if o.grad_fn is fn else None for o in outs)
+
+
+def _link_primals(t, args):
+    """`t` made to depend (with zero derivative) on the primal inputs that require grad:
+    torch's jvp formula of a piecewise-linear op (leaky_relu, hardtanh, the shrinks) calls its
+    backward op with the primal, so the tangent's gradient with respect to it is zeros, not
+    missing."""
+    from ..tensor import Tensor
+    from .op import ZeroLink
+
+    needs = [a for a in args if isinstance(a, Tensor) and a.requires_grad]
+    return ZeroLink.apply(t, *needs) if needs else t
 
 
 def fit(tangent, like):
@@ -429,13 +459,19 @@ def keep_history(old, new):
     clamp). `new` itself when `old` has no history or another shape."""
     if not old.requires_grad or old.shape != new.shape:
         return new
+    olds, news = getattr(old, "_levels", None), getattr(new, "_levels", None)
+    if (olds or news) and (olds != news or old._value.shape != new._value.shape):
+        return new  # (under vmap: only a tangent batched as the old one keeps its history)
     prev = state.enabled
     state.enabled = True
     try:
         kept = old.clone()
     finally:
         state.enabled = prev
-    kept._data[...] = new._data
+    if olds:  # BatchedTensors: the values of every sample (_data is sample 0's view)
+        kept._value._data[...] = new._value._data
+    else:
+        kept._data[...] = new._data
     return kept
 
 

@@ -195,4 +195,5 @@ def _add_hook(hooks, hook):
 
 
 def new_hook_dict():
+    """An empty hook dictionary that the hooks' removable handles can weakly reference."""
     return _HookDict()

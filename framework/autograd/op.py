@@ -126,6 +126,7 @@ class Op(Node):
     half = None  # while a half op computes in float32: its dtype (bfloat16 or float16)
     no_bfloat16 = None  # torch's CPU kernel lacks bfloat16 (and float16): its kernel name (->
     #                "... not implemented for 'BFloat16'") or its RuntimeError message
+    no_bfloat16_empty = False  # no_bfloat16 refuses empty inputs too (a dispatch-time check)
     node_variant = None  # a method returning the node name where it depends on arguments
     _fw_out = None  # forward AD: the output Tensor while the jvp rule runs
     _out_fw = None  # forward AD: the saved output's tangents (for backward)
@@ -222,7 +223,9 @@ class Op(Node):
                     cls.no_bfloat16 is not None
                     and (half.kind == "V" or dev is _CPU)  # torch's CPU kernels lack both
                     and (
-                        " " in cls.no_bfloat16 or any(a is not None and a._data.size for a in args)
+                        " " in cls.no_bfloat16
+                        or cls.no_bfloat16_empty
+                        or any(a is not None and a._data.size for a in args)
                     )
                 ):  # no kernel runs on
                     raise _bf16_refusal(cls.no_bfloat16, half)  # empty inputs
@@ -443,6 +446,14 @@ class Op(Node):
         """For ops torch has no forward derivative for yet: torch's error."""
         name = self.jvp_name
         raise _fw.not_implemented(name if isinstance(name, str) else name(self._fw_args))
+
+    # the backward reads the input only as arrays (max-pool indices, cummax's), where
+    # torch's backward op takes it: under forward AD its gradients get a zero tangent
+    # wherever an input had one (forward_ad.zero_tangents)
+    fw_zero_grads = False
+    # the jvp rule reads the primal only as arrays where torch's formula passes it to a
+    # backward op: the tangent gets a zero-derivative link to it (forward_ad._link_primals)
+    jvp_reads_primal = False
 
     additive = ()  # jvp_multilinear: inputs added to the multilinear part (a bias)
 
@@ -734,3 +745,23 @@ def _unify(cls, args, xp, dev):
         else:
             out.append(_scalar_tensor(xp, a, target, dev))
     return out
+
+
+class ZeroLink(Op):
+    """Identity on its first input whose other inputs (primals) get zero gradients: a tangent
+    made to depend on the primal as torch's jvp formulas through backward ops do
+    (forward_ad._link_primals)."""
+
+    node_name = "torch::autograd::CopyBackwards"
+
+    def forward(self, t, *primals):
+        self.metas = [(p.shape, p.dtype) for p in primals]
+        return t
+
+    def backward(self, grad):
+        from ..tensor import Tensor
+
+        xp, dev = grad.xp, grad.device
+        return (grad,) + tuple(Tensor._make(xp.zeros(s, d), dev) for s, d in self.metas)
+
+    jvp = Op.jvp_linear

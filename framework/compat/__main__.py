@@ -10,6 +10,9 @@ USAGE = "usage: python -m framework.compat script.py [args...]  |  -m module [ar
 
 
 def main(argv=None):
+    """``python -m framework.compat program.py [args]``: runs the program with ``import torch``
+    resolved to framework; returns the exit status.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE + "\n\nRuns the program with `import torch` resolved to framework.")

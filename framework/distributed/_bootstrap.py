@@ -7,6 +7,9 @@ import sys
 
 
 def main():
+    """Runs one rank under mpiexec: sets torchrun's environment variables (RANK, LOCAL_RANK, ...)
+    from MPI's, then the script or ``-m`` module.
+    """
     args = sys.argv[1:]
     rank = next(
         (

@@ -29,6 +29,7 @@ def _mpiexec():
 
 
 def parse(argv):
+    """The launcher's command line (torchrun's flags)."""
     p = argparse.ArgumentParser(
         prog="python -m framework.distributed.run",
         description="Launch N training processes (torchrun's flags, on mpiexec).",
@@ -98,6 +99,8 @@ def command(a):
 
 
 def main(argv=None):
+    """``python -m framework.distributed.run``: starts the ranks under mpiexec; returns its
+    status."""
     a = parse(sys.argv[1:] if argv is None else argv)
     proc = subprocess.run(command(a))
     if proc.returncode:

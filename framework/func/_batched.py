@@ -126,10 +126,12 @@ def wrap(value, lvls):
 
 
 def lvls_of(x):
+    """The vmap levels ``x`` is batched over (``()`` for a plain tensor or value)."""
     return x._levels if type(x) is BatchedTensor else ()
 
 
 def physical(x):
+    """The underlying tensor of a BatchedTensor (``x`` itself otherwise)."""
     return x._value if type(x) is BatchedTensor else x
 
 
@@ -160,6 +162,7 @@ def batched_like(us, tangents):
 
 
 def size_of(lv):
+    """The batch size of the active vmap level ``lv``."""
     for L in levels:
         if L.id == lv:
             return L.size
@@ -196,6 +199,7 @@ def aligned(x, lvls, ndim=None, expand=False):
 
 
 def rewrap(out, lvls):
+    """Each tensor of an op's output (one, a tuple or a list) wrapped at the levels ``lvls``."""
     if type(out) is tuple:
         return tuple(wrap(o, lvls) for o in out)
     if type(out) is list:

@@ -17,6 +17,8 @@ def _flatten(tree, leaves):
 
 
 def unflatten(leaves, spec):
+    """Rebuilds the tree described by ``spec`` from its ``leaves`` (the inverse of
+    :func:`flatten`)."""
     it = iter(leaves)
     return _build(spec, it)
 
@@ -64,5 +66,6 @@ def _broadcast(prefix, tree, out, what):
 
 
 def tree_map(fn, tree):
+    """The tree with ``fn`` applied to each leaf, same structure."""
     leaves, spec = flatten(tree)
     return unflatten([fn(x) for x in leaves], spec)

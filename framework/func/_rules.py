@@ -30,6 +30,7 @@ def op_classes():
 
 
 def ops(*names):
+    """The Op classes with these names (names of ops not defined are skipped)."""
     table = op_classes()
     return [table[n] for n in names if n in table]
 
@@ -57,7 +58,9 @@ ELEMENTWISE = (
     "Special Heaviside Nextafter Deg2rad Rad2deg Square Float Positive Conj Real Imag "
     "ThresholdBackward LogAddExp LogAddExp2 Logaddexp Logaddexp2 Fmax Fmin Angle Isnan Isinf "
     "Isfinite Signbit Ldexp Frexp Exponent Mvlgamma Softsign Tanhshrink Selu Relu6 Rrelu "
-    "EluBackward GeluBackward SiluBackward"
+    "EluBackward GeluBackward SiluBackward Deg2Rad Rad2Deg SpecialEntr SpecialI0E SpecialI1 "
+    "SpecialI1E SpecialLogNdtr SpecialZeta _AddScalar _Ndtri _IntBinary DivScalar "
+    "LinalgMatrixExp"  # (one input whose forward takes leading batch dims)
 ).split()
 
 
@@ -183,6 +186,8 @@ def _bool_reduce():
 
 
 def reduction(cls, args, params):
+    """vmap rule of a reduction: its ``dim`` shifted past the batch dims (``None``: all logical
+    dims)."""
     return with_dims(cls, args, params, all_if_none=True)
 
 
@@ -275,7 +280,8 @@ def mm(cls, args, params):
 
     lvls = union(args)
     a, b = args[0], args[1]
-    name = cls.__name__
+    # (subclasses: vdot is a Dot)
+    name = next(c.__name__ for c in cls.__mro__ if c.__name__ in ("Mm", "Mv", "Dot", "Bmm"))
     if name == "Mv":
         out = O.matmul(_mat(a, lvls), _mat(b, lvls).unsqueeze(-1)).squeeze(-1)
     elif name == "Dot":

@@ -3,6 +3,7 @@ batched indices (one scatter), linalg.solve and cdist (their batch dims broadcas
 median()/nanmedian() (one median per sample), scatter_reduce, prelu, and group_norm with a
 batched weight or bias."""
 
+from ..tensor import Tensor
 from ._batched import BatchedTensor, aligned, fallback, register, union, wrap
 from ._rules import elementwise, ldim, op_classes, wdim
 from ._rules_nn import fold_n, gather
@@ -26,6 +27,11 @@ def index_ops(cls, args, params):
     x, index = args[0], args[1]
     nd = ldim(x)
     src = args[2] if len(args) > 2 else None
+    if isinstance(index, BatchedTensor) and x.numel() == 0:
+        # nothing is written into an empty self (and no index checked): any sample's index
+        # gives the result
+        index = Tensor._make(index._data, index._device)
+        args = (x, index) + tuple(args[2:])
     if (
         not isinstance(index, BatchedTensor)
         or nd == 0

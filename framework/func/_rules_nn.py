@@ -77,6 +77,7 @@ def aligned_dims(cls, args, params):
 
 
 def trace(cls, args, params):
+    """vmap rule of trace: the sum of each sample's diagonal."""
     x = args[0]
     nb = len(x._levels)
     return wrap(x._value.diagonal(0, nb, nb + 1).sum(-1), x._levels)
@@ -222,6 +223,9 @@ def gather(cls, args, params):
 
 
 def index_select(cls, args, params):
+    """vmap rule of index_select: the logical ``dim`` shifted past the batch dims (a batched index
+    falls back to the per-sample loop).
+    """
     x, idx = args[0], args[1]
     if isinstance(idx, BatchedTensor):
         return fallback(cls, args, params)
@@ -249,6 +253,9 @@ def embedding(weight, input, padding_idx, scale_grad_by_freq):
     """F.embedding under vmap (called by it: the indices are a parameter, not an input)."""
     from ..ops.embedding import EmbeddingLookup
 
+    params = dict(padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+    if not isinstance(input, BatchedTensor):  # a batched weight only: its rule (one lookup)
+        return EmbeddingLookup.apply(weight, indices=input._data, **params)
     if isinstance(weight, BatchedTensor):
         from ._paths import loop
 

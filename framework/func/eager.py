@@ -88,6 +88,37 @@ def _grads(outs, inputs, cts, create_graph):
     return [B.wrap(zeros_like(p) if g is None else g, lv) for g, p, lv in zip(gs, ins_p, lvls)]
 
 
+def _call_at_levels(func, args, nums, kwargs, has_aux, aux_error):
+    """``func`` on differentiable copies of ``args[nums]``, run again at the union of levels
+    while its output carries a vmap level the arguments lack (a batched closure); returns
+    ``(leaves, out, aux, levels)``. ``aux_error``: the message for a bad ``(output, aux)``."""
+    lvls = _levels_in(args)
+    while True:
+        new, leaves = _diff_args(args, nums, lvls)
+        out = func(*new, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError(aux_error)
+            out, aux = out
+        extra = set(_levels_in(out)) - set(lvls)
+        if not extra:
+            return leaves, out, aux, lvls
+        lvls = tuple(sorted(set(lvls) | extra))
+
+
+def _with_args(func, args, nums, kwargs):
+    """``func`` as a function of ``args[nums]`` alone (the other arguments fixed)."""
+
+    def f(*p):
+        full = list(args)
+        for i, v in zip(nums, p):
+            full[i] = v
+        return func(*full, **kwargs)
+
+    return f
+
+
 def _detach_out(x, keep=False):
     """A result leaving the outermost transform: its internal graph is dropped unless plain
     autograd outside differentiates through the transform (`keep`)."""
@@ -132,23 +163,15 @@ def grad_and_value(func, argnums=0, has_aux=False):
         _depth[0] += 1
         try:
             with enable_grad():
-                lvls = _levels_in(args)
-                while True:
-                    new, leaves = _diff_args(args, nums, lvls)
-                    out = func(*new, **kwargs)
-                    aux = None
-                    if has_aux:
-                        if not (isinstance(out, tuple) and len(out) == 2):
-                            raise RuntimeError(
-                                "grad_and_value(f)(*args): output of function f "
-                                "should be a tuple: (output, aux) if has_aux is "
-                                "True"
-                            )
-                        out, aux = out
-                    extra = set(_levels_in(out)) - set(lvls)
-                    if not extra:
-                        break
-                    lvls = tuple(sorted(set(lvls) | extra))  # batched closure: run again
+                leaves, out, aux, _ = _call_at_levels(
+                    func,
+                    args,
+                    nums,
+                    kwargs,
+                    has_aux,
+                    "grad_and_value(f)(*args): output of function f should be a tuple: "
+                    "(output, aux) if has_aux is True",
+                )
                 if not isinstance(out, Tensor):
                     raise RuntimeError(
                         "grad_and_value(f)(*args): Expected f(*args) to return a "
@@ -249,22 +272,15 @@ def vjp(func, *primals, has_aux=False):
     _depth[0] += 1
     try:
         with enable_grad():
-            lvls = _levels_in(primals)
-            while True:
-                new, leaves = _diff_args(primals, nums, lvls)
-                out = func(*new)
-                aux = None
-                if has_aux:
-                    if not (isinstance(out, tuple) and len(out) == 2):
-                        raise RuntimeError(
-                            "vjp(f, *primals): output of function f should be a "
-                            "tuple: (output, aux) if has_aux is True"
-                        )
-                    out, aux = out
-                extra = set(_levels_in(out)) - set(lvls)
-                if not extra:
-                    break
-                lvls = tuple(sorted(set(lvls) | extra))  # batched closure: run again
+            leaves, out, aux, lvls = _call_at_levels(
+                func,
+                primals,
+                nums,
+                {},
+                has_aux,
+                "vjp(f, *primals): output of function f should be a tuple: (output, aux) if "
+                "has_aux is True",
+            )
             outs, spec = _pytree.flatten(out)
             for o in outs:
                 if not isinstance(o, Tensor):
@@ -349,13 +365,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
         nums = _check_argnums(argnums, args)
         single = isinstance(argnums, int)
-
-        def f(*p):
-            full = list(args)
-            for i, v in zip(nums, p):
-                full[i] = v
-            return func(*full, **kwargs)
-
+        f = _with_args(func, args, nums, kwargs)
         res = vjp(f, *[args[i] for i in nums], has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         outs, spec = _pytree.flatten(out)
@@ -368,7 +378,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 
 def _basis(outs):
-    """The rows of the identity over all output elements, split and shaped per output."""
+    """The rows of the identity over all elements of ``outs``, split and shaped per tensor."""
     from ..creation import eye
 
     sizes = [o.numel() for o in outs]

@@ -12,7 +12,7 @@ from ..autograd import forward_ad as _fw
 from ..tensor import Tensor
 from . import _batched as B
 from . import _pytree
-from .eager import _check_argnums, _depth, _detach_out, _outer_rg
+from .eager import _basis, _check_argnums, _depth, _detach_out, _outer_rg, _with_args
 
 _PT = "jvp(f, primals, tangents): "
 
@@ -261,25 +261,14 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         from .vmap import vmap
-        from ..creation import eye
 
         nums = _check_argnums(argnums, args)
         single = isinstance(argnums, int)
         primals = tuple(args[i] for i in nums)
         p_leaves, p_spec = _pytree.flatten(primals)
         sizes = [p.numel() for p in p_leaves]
-        total = sum(sizes)
-        e = eye(total, dtype=p_leaves[0].dtype, device=p_leaves[0].device)
-        basis, start = [], 0
-        for p, n in zip(p_leaves, sizes):
-            basis.append(e[:, start : start + n].reshape((total,) + tuple(p.shape)))
-            start += n
-
-        def f(*p):
-            full = list(args)
-            for i, v in zip(nums, p):
-                full[i] = v
-            return func(*full, **kwargs)
+        basis = _basis(p_leaves)
+        f = _with_args(func, args, nums, kwargs)
 
         def push(*ts):
             r = jvp(f, primals, _pytree.unflatten(list(ts), p_spec), has_aux=has_aux)

@@ -12,6 +12,7 @@ from ..ops import resample as _rs
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .pooling import _AvgPoolNd, _MaxPoolNd
 
 
 class Upsample(Module):
@@ -408,7 +409,7 @@ class Unfold(Module):
         )
 
 
-class MaxPool3d(Module):
+class MaxPool3d(_MaxPoolNd):
     """Applies a 3D max pooling over an input signal composed of several input planes.
 
     See :func:`~framework.nn.functional.max_pool3d` for the functional form.
@@ -436,15 +437,6 @@ class MaxPool3d(Module):
         tensor([21., 23., 29., 31., 53., 55., 61., 63.])
     """
 
-    def __init__(
-        self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
-    ):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
     def forward(self, input):
         return _p3.max_pool3d(
             input,
@@ -456,14 +448,8 @@ class MaxPool3d(Module):
             self.return_indices,
         )
 
-    def extra_repr(self):
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
-        )
 
-
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     """Applies a 3D average pooling over an input signal composed of several input planes.
 
     See :func:`~framework.nn.functional.avg_pool3d` for the functional form.
@@ -492,21 +478,6 @@ class AvgPool3d(Module):
         tensor([10.5000, 12.5000, 18.5000, 20.5000, 42.5000, 44.5000, 50.5000, 52.5000])
     """
 
-    def __init__(
-        self,
-        kernel_size,
-        stride=None,
-        padding=0,
-        ceil_mode=False,
-        count_include_pad=True,
-        divisor_override=None,
-    ):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
     def forward(self, input):
         return _p3.avg_pool3d(
             input,
@@ -517,9 +488,6 @@ class AvgPool3d(Module):
             self.count_include_pad,
             self.divisor_override,
         )
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class _LPPool(Module):

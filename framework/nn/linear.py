@@ -128,6 +128,8 @@ class LazyLinear(Linear):
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def reset_parameters(self):
+        """Re-initializes the parameters as ``Linear`` does, once their shape is known (a no-op
+        before the first call)."""
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 

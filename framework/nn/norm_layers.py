@@ -5,11 +5,17 @@ import numbers
 
 from .. import dtypes
 from .._errors import refuse
-from ..creation import empty, ones
+from ..creation import ones
 from ..ops.normalization import group_norm
 from . import init
 from .module import Module
-from .normalization import _BatchNorm, batch_norm, check_normalized_shape
+from .normalization import (
+    _affine_parameters,
+    _BatchNorm,
+    _reset_affine,
+    batch_norm,
+    check_normalized_shape,
+)
 from .parameter import Parameter
 
 
@@ -213,23 +219,12 @@ class GroupNorm(Module):
             eps,
             affine,
         )
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Re-initializes the parameters as the constructor does (torch's initialization)."""
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

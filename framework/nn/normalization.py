@@ -15,6 +15,28 @@ from .module import Module
 from .parameter import Parameter
 
 
+def _affine_parameters(module, shape, affine, bias, device, dtype):
+    """Registers a norm layer's learnable ``weight`` and ``bias`` of ``shape`` (filled by
+    :func:`_reset_affine`), each None where it is not learned."""
+    if affine:
+        module.weight = Parameter(empty(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(empty(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    """torch's initialization of a norm layer's affine parameters: weight ones, bias zeros."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class _BatchNorm(Module):
     _version = 2
 
@@ -33,15 +55,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
@@ -60,10 +74,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -246,23 +257,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Re-initializes the parameters as the constructor does (torch's initialization)."""
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)

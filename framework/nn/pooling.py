@@ -192,7 +192,31 @@ def _single(value):
     return (value,) if isinstance(value, int) else tuple(value)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """The arguments and repr that AvgPool2d and AvgPool3d share (torch's _AvgPoolNd)."""
+
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
+    ):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
     r"""Applies a 2D average pooling over an input signal composed of several input planes.
 
     .. math::
@@ -224,26 +248,6 @@ class AvgPool2d(Module):
         tensor([[[[ 2.5000,  4.5000],
                   [10.5000, 12.5000]]]])
     """
-
-    def __init__(
-        self,
-        kernel_size,
-        stride=None,
-        padding=0,
-        ceil_mode=False,
-        count_include_pad=True,
-        divisor_override=None,
-    ):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input):
         return avg_pool2d(

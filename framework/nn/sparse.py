@@ -5,7 +5,6 @@ from ..creation import empty
 from ..ops.embedding import (
     EmbeddingDenseBackward,  # noqa: F401
     EmbeddingLookup,  # noqa: F401
-    _INDEX_TYPES,  # noqa: F401
     embedding,
 )
 from ..tensor import Tensor

@@ -4,13 +4,8 @@ Everything is normalised to the 2-D form the kernels use: 1-D convolutions get a
 (stride 1, no padding, dilation 1 along it).
 """
 
-_TYPE = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-}
+from ..dtypes import scalar_type_name
+
 _LOWER = {
     "float32": "float",
     "float64": "double",
@@ -46,6 +41,7 @@ def _to2d(values, fill):
 
 
 def conv_out_size(size, pad, k, stride, dilation):
+    """The output length of a convolution or pooling along one dimension (torch's formula)."""
     return (size + pad[0] + pad[1] - dilation * (k - 1) - 1) // stride + 1
 
 
@@ -119,12 +115,12 @@ def _check_dtypes(x, w, b):
         xd, wd = str(x.dtype).split(".")[-1], str(w.dtype).split(".")[-1]
         if xd == "float32":
             raise RuntimeError(
-                f"Input type (torch.{_TYPE.get(xd, xd)}Tensor) and weight type "
-                f"(torch.{_TYPE.get(wd, wd)}Tensor) should be the same or input "
+                f"Input type (torch.{scalar_type_name(xd)}Tensor) and weight type "
+                f"(torch.{scalar_type_name(wd)}Tensor) should be the same or input "
                 f"should be a MKLDNN tensor and weight is a dense tensor"
             )
         raise RuntimeError(
-            f"expected scalar type {_TYPE.get(xd, xd)} but found {_TYPE.get(wd, wd)}"
+            f"expected scalar type {scalar_type_name(xd)} but found {scalar_type_name(wd)}"
         )
     if b is not None and b.dtype != x.dtype:
         xd, bd = str(x.dtype).split(".")[-1], str(b.dtype).split(".")[-1]

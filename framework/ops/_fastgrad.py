@@ -7,6 +7,7 @@ and its node names are unchanged.
 """
 
 from ..autograd.grad_mode import state
+from ..autograd.op import vmap_hook
 from ..tensor import Tensor
 
 _new = object.__new__
@@ -14,8 +15,9 @@ _new = object.__new__
 
 def plain(grad):
     """Whether a backward may compute on raw arrays: no graph to record and a float gradient
-    (bfloat16 and complex keep the Tensor formulas, which round and conjugate as torch does)."""
-    return not state.enabled and grad._data.dtype.kind == "f"
+    (bfloat16 and complex keep the Tensor formulas, which round and conjugate as torch does).
+    Not under vmap: a batched operand's array is only its first sample."""
+    return not state.enabled and not vmap_hook[0] and grad._data.dtype.kind == "f"
 
 
 def wrap(array, like):

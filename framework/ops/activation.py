@@ -229,6 +229,7 @@ class SafeSoftmax(Softmax):
     all -inf (every key masked), where softmax gives NaN."""
 
     def forward(self, x, dim):
+        """Softmax of ``x`` over ``dim``, with zeros for rows whose entries are all ``-inf``."""
         xp, dead = self.xp, None
         if x.ndim and x.size:
             dead = (x == -xp.inf).all(axis=_wrap_dim(dim, x.ndim), keepdims=True)
@@ -314,6 +315,7 @@ def log_softmax(input, dim, dtype=None):
 
 
 class LeakyRelu(Op):
+    jvp_reads_primal = True  # (torch's jvp calls the backward op with the input)
     saves_inputs = True
     saved_fields = {"negative_slope": "slope", "self": "input0"}
 

@@ -50,6 +50,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     def forward(
         self, q, k, v, mask=None, scale=1.0, attn_mask=None, is_causal=False, scale_arg=None
     ):
+        """The attention output ``softmax(q @ k^T * scale + mask) @ v`` and its log-sum-exp per
+        row."""
         xp = self.xp
         self.scale, self.mask = scale, mask
         self.attn_mask, self.is_causal, self.scale_arg = attn_mask, is_causal, scale_arg

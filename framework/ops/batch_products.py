@@ -60,6 +60,7 @@ class Baddbmm(_AddProduct):
         return self.xp.matmul(a, b)
 
     def empty_sum(self, a, b):
+        """Whether the batched product sums over an empty dimension into a non-empty result."""
         return a.shape[2] == 0 and a.shape[0] * a.shape[1] * b.shape[2] > 0
 
     def backward(self, grad):
@@ -82,6 +83,8 @@ class Addbmm(_AddProduct):
         return self.xp.matmul(a, b).sum(-3, dtype=a.dtype)
 
     def empty_sum(self, a, b):
+        """Whether the summed batched product has no terms (no batches or an empty inner dimension)
+        for a non-empty result."""
         return a.shape[0] * a.shape[2] == 0 and a.shape[1] * b.shape[2] > 0
 
     def backward(self, grad):

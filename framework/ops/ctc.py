@@ -36,6 +36,8 @@ class CtcLoss(Op):
     saves = ("grad_lp",)
 
     def forward(self, lp, targets=None, in_len=None, tgt_len=None, blank=0, zero_infinity=False):
+        """Per-sample CTC negative log-likelihoods (forward-backward over the extended label
+        sequence); keeps the gradient of ``lp``."""
         xp = self.xp
         t_max, n, _ = lp.shape
         labels = _labels(xp, targets, tgt_len, n)  # (after the dtype checks, as torch)

@@ -4,19 +4,9 @@ from .._errors import check_index_range
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
+from ..dtypes import type_string
 from ..tensor import Tensor
 from .reduction import _prod
-
-
-_INDEX_TYPES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-}
 
 
 class EmbeddingLookup(Op):
@@ -138,8 +128,8 @@ def embedding(
     if kind not in ("int64", "int32"):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the "
-            "following scalar types: Long, Int; but got torch."
-            f"{_INDEX_TYPES.get(kind, kind)}Tensor instead (while checking "
+            "following scalar types: Long, Int; but got "
+            f"{type_string(kind)} instead (while checking "
             "arguments for embedding)"
         )
     if padding_idx is not None:

@@ -8,7 +8,7 @@ are Ops here.
 import math
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 from .elementwise import MulScalar
 from .norms import LinalgVectorNorm
@@ -70,9 +70,13 @@ def tile(input, dims):
 
 
 class DiagEmbed(Op):
+    """A tensor whose ``(dim1, dim2)`` diagonals at ``offset`` hold the input's last dimension
+    (torch's diag_embed)."""
+
     saved_fields = {"offset": "offset", "dim1": "dim1", "dim2": "dim2"}
 
     def forward(self, x, offset=0, dim1=-2, dim2=-1):
+        """Zeros with ``x``'s last dimension written on the chosen diagonal of each new matrix."""
         xp = self.xp
         nd = x.ndim + 1
         d1, d2 = dim1 % nd, dim2 % nd
@@ -90,6 +94,7 @@ class DiagEmbed(Op):
         return out
 
     def backward(self, grad):
+        """The same diagonal of ``grad``."""
         return grad.diagonal(self.offset, self.dim1, self.dim2)
 
     jvp = Op.jvp_linear
@@ -128,6 +133,7 @@ class DiagonalCopy(Diagonal):
     views = False
 
     def forward(self, x, offset, dim1, dim2):
+        """A copy of the diagonal of ``x`` (not a view)."""
         return super().forward(x, offset, dim1, dim2).copy()
 
 
@@ -181,6 +187,7 @@ def broadcast_tensors(*tensors):
     return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
 
 
+@per_sample_under_vmap
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Boolean tensor: whether each of `elements` is in `test_elements`.
 
@@ -195,32 +202,43 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         tensor([False,  True, False])
     """
     ref = elements if isinstance(elements, Tensor) else test_elements
+    for v in (elements, test_elements):
+        if (v.dtype == dtypes.bool_) if isinstance(v, Tensor) else isinstance(v, bool):
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     xp = ref.xp
     a = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
     b = test_elements._data if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
+    a, b = (v.astype(xp.float32) if v.dtype.name == "bfloat16" else v for v in (a, b))
     return _wrap(xp.isin(a, b, invert=invert), ref)
 
 
 class Logit(Op):
+    """log(x / (1 - x)), with ``x`` first clamped to [eps, 1 - eps] when ``eps`` is given."""
+
     saves_inputs = True
 
     def forward(self, x, eps=None):
+        """The logit of ``x`` (integers computed as floats)."""
         xp = self.xp
         self.eps = eps
         x = _float(x)
-        if eps is not None:
-            x = xp.clip(x, eps, 1 - eps)
+        if eps is not None:  # torch: x < lo ? lo : x > hi ? hi : x (NaN stays)
+            x = xp.where(
+                x < eps, x.dtype.type(eps), xp.where(x > 1 - eps, x.dtype.type(1 - eps), x)
+            )
         with _quiet(xp):
             return xp.log(x / (1 - x))
 
     def backward(self, grad):
+        """``grad / (x (1 - x))``; zero where eps clamped ``x``, NaN outside [0, 1] without eps (as
+        torch)."""
         (x,) = self.inputs
         if self.eps is None:  # torch: NaN outside [0, 1]
             g = grad / (x * (1 - x))
             return g.where((x >= 0) & (x <= 1), _zeros(g) + math.nan)
-        inside = (x >= self.eps) & (x <= 1 - self.eps)
-        safe = x.where(inside, _zeros(x) + 0.5)  # no inf in the unused branch's gradient
-        return (grad / (safe * (1 - safe))).where(inside, _zeros(grad))
+        outside = (x < self.eps) | (x > 1 - self.eps)  # (a NaN x gives a NaN gradient)
+        safe = x.where(~outside, _zeros(x) + 0.5)  # no inf in the unused branch's gradient
+        return (grad / (safe * (1 - safe))).where(~outside, _zeros(grad))
 
     jvp = Op.jvp_elementwise
 
@@ -292,9 +310,12 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
 
 
 class BlockDiag(Op):
+    """A block-diagonal matrix from tensors of at most 2 dimensions (0-D is 1x1, 1-D one row)."""
+
     promote = True
 
     def forward(self, *xs):
+        """Zeros with each input written as one block along the diagonal."""
         xp = self.xp
         mats = [
             x.reshape(1, -1) if x.ndim == 1 else x.reshape(1, 1) if x.ndim == 0 else x for x in xs
@@ -310,8 +331,12 @@ class BlockDiag(Op):
         return out
 
     def backward(self, grad):
+        """Each input's block of ``grad``, reshaped to that input's shape."""
         parts, r, c = [], 0, 0
         for shape, (h, w) in zip(self.shapes, self.spans):
+            if shape == (0,):  # torch's block_diag_backward: no row for an empty 1-D input
+                parts.append(grad.new_zeros((0,)))  # (whose forward did give it one)
+                continue
             parts.append(grad[r : r + h, c : c + w].reshape(shape))
             r, c = r + h, c + w
         return tuple(parts)
@@ -343,6 +368,7 @@ def block_diag(*tensors):
     return BlockDiag.apply(*tensors)
 
 
+@per_sample_under_vmap
 def signbit(input):
     """True where input's sign bit is set (negative numbers and -0.0).
 
@@ -357,19 +383,25 @@ def signbit(input):
 
 
 class Deg2Rad(Op):
+    """Degrees to radians: ``x * pi / 180`` (a subclass changes ``factor``)."""
+
     factor = math.pi / 180
 
     def forward(self, x):
+        """``x * factor`` (integers computed as floats)."""
         x = _float(x)
         return x * x.dtype.type(self.factor)
 
     def backward(self, grad):
+        """``grad * factor``."""
         return grad * self.factor
 
     jvp = Op.jvp_elementwise
 
 
 class Rad2Deg(Deg2Rad):
+    """Radians to degrees: ``x * 180 / pi``."""
+
     factor = 180 / math.pi
 
 
@@ -400,9 +432,12 @@ def rad2deg(input):
 
 
 class Sinc(Op):
+    """The normalized sinc, sin(pi x) / (pi x), 1 at 0."""
+
     saves_inputs = True
 
     def forward(self, x):
+        """sin(pi x) / (pi x), and 1 where x is 0."""
         xp = self.xp
         x = _float(x)
         px = x * x.dtype.type(math.pi)
@@ -410,6 +445,7 @@ class Sinc(Op):
             return xp.where(x == 0, x.dtype.type(1), xp.sin(px) / px)
 
     def backward(self, grad):
+        """``grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2)``; zero at x = 0."""
         (x,) = self.inputs
         x = x.where(x != 0, _zeros(x) + 1)  # no nan in the unused branch's gradient
         px = x * math.pi
@@ -443,11 +479,7 @@ def positive(input):
         tensor([-1,  2])
     """
     if input.dtype == dtypes.bool_:
-        raise RuntimeError(
-            "The `+` operator, on a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
-            "instead."
-        )
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -593,9 +625,32 @@ def is_nonzero(input):
 
 
 class Dist(LinalgVectorNorm):
-    """torch.dist's own node: the p-norm of a difference."""
+    """torch.dist's own node: the p-norm of input - other (broadcast), two inputs."""
 
     node_name = "DistBackward0"
+    broadcasts = True
+
+    def forward(self, a, b, ord=2):
+        with _quiet(self.xp):
+            return super().forward(a - b, ord=ord)
+
+    def backward(self, grad):
+        a, b = self.inputs
+        g = self._norm_backward(a - b, grad)
+        if g is None:  # torch's p = 0: an undefined gradient, which `other`'s formula negates
+            if self.needs_input_grad[1]:
+                raise RuntimeError(
+                    "Expected a proper Tensor but got None (or an undefined Tensor in C++) "
+                    "for argument #0 'self'"
+                )
+            return None, None
+        return g, -g
+
+    def jvp(self, ta, tb):
+        """torch's norm_jvp of the difference (0 for the count ord=0)."""
+        if self.ord == 0:  # a constant zero (no graph back through this node)
+            return _zeros(self.result)
+        return self.jvp_reduction(ta, tb)
 
 
 def dist(input, other, p=2):
@@ -614,22 +669,35 @@ def dist(input, other, p=2):
         raise TypeError(
             f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
         )
-    diff = input - other
-    if not diff.dtype.is_floating_point:
+    from .._errors import broadcast_shapes
+
+    shape = broadcast_shapes(input.shape, other.shape)
+    kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
+    if dtypes._kind(kind) != 2:
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. "
-            f"Got {dtypes.scalar_type_name(diff._data.dtype)} instead."
+            f"Got {dtypes.scalar_type_name(kind)} instead."
         )
-    return Dist.apply(diff, ord=float(p), dim=None, keepdim=False)
+    if dtypes.bool_ in (input.dtype, other.dtype):
+        input - other  # torch's refusal of bool subtraction
+    if abs(p) == math.inf and 0 in tuple(shape):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    return Dist.apply(input, other, ord=float(p))
 
 
 class LogcumsumexpOp(Op):
+    """log(cumsum(exp(x), dim)) computed stably (node LogcumsumexpBackward0)."""
+
     node_name = "LogcumsumexpBackward0"
 
     saves_inputs = True
     saves_output = True
 
     def forward(self, x, dim):
+        """The running log-sum-exp of ``x`` along ``dim``."""
         xp = self.xp
         self.dim = dim
         if x.ndim == 0:
@@ -641,6 +709,8 @@ class LogcumsumexpOp(Op):
         return xp.log(xp.cumsum(xp.exp(x - m), axis=dim)) + m
 
     def backward(self, grad):
+        """torch's formula: the reversed log-cumsum-exp of the positive and of the negative parts of
+        ``grad``, each taken in log space."""
         (x,) = self.inputs
         y, dim = self.output, self.dim
         if x.dim() == 0:
@@ -659,14 +729,15 @@ class LogcumsumexpOp(Op):
 
     def jvp(self, t):
         """torch's logcumsumexp_jvp: cumsum(e * t) / cumsum(e), e = exp(x - max), 0 where the
-        running sum is below 1e-13."""
+        running sum is below 1e-13 (a finite tangent there, as torch's)."""
         x = self._fw_args[0]
         if x.dim() == 0:
             return t
         e = (x - x.amax(self.dim, keepdim=True)).exp() if x.numel() else x.exp()
         total = e.cumsum(self.dim)
         run = (e * t).cumsum(self.dim)
-        return run.where(total >= 1e-13, _zeros(run)) / total
+        kept = total >= 1e-13  # 0 where the running sum is below eps (not 0 / 0)
+        return (run / total.where(kept, _zeros(total) + 1)).where(kept, _zeros(run))
 
 
 def logcumsumexp(input, dim):
@@ -693,25 +764,61 @@ class DivScalar(Op):
     node_name = "DivBackward1"
 
     def forward(self, a, other):
+        """``a / other`` in ``a``'s dtype."""
         self.other = other
         return (a / other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
+        """``grad / other``."""
         return grad / self.other
 
     jvp = Op.jvp_linear
 
 
-def _dx_of(y, x, dx, dim):
-    """torch's spacing for trapezoid: diff of x (1-D x broadcast along dim), or the scalar."""
+def _scaled(t, s, cls):
+    """t (*, /) the Python number s through torch's .Scalar overload (an integral t with a
+    float s promotes to the default float dtype, as the kernel does)."""
+    if isinstance(s, float) and not t.dtype.is_floating_point and t.dtype != dtypes.bool_:
+        t = t.to(dtypes.get_default_dtype())
+    return cls.apply(t, other=s)
+
+
+def _check_trapezoid(name, y, x, dx):
     if x is None:
-        return 1 if dx is None else dx
+        if y.dtype == dtypes.bool_:
+            raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+        if isinstance(dx, (bool, complex)) or (isinstance(dx, Tensor) and dx.dtype == dtypes.bool_):
+            raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+        return
+    if dx is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, Tensor, dx="
+            f"{type(dx).__name__}), but expected one of:"
+        )
+    if dtypes.bool_ in (y.dtype, x.dtype):
+        raise RuntimeError(
+            f"{name}: received a bool input for `x` or `y`, but bool is not supported"
+        )
+
+
+def _dx_of(name, y, x, dim):
+    """torch's spacing for a tensor x: its differences along dim (1-D x viewed along dim,
+    lower-dimensional x padded with leading 1s), broadcast against y's later."""
     if x.dim() == 1:
-        d = x.diff()
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y.dim()
-        shape[dim] = d.shape[0]
-        return d.reshape(shape)
-    return x.diff(dim=dim)
+        shape[dim] = x.shape[0]
+        x = x.view(shape)
+    elif x.dim() < y.dim():
+        x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
+    n = x.shape[dim]
+    return x.narrow(dim, min(n, 1), max(n - 1, 0)) - x.narrow(dim, 0, max(n - 1, 0))
+
+
+def _pairs(y, dim):
+    n = y.shape[dim]
+    return y.narrow(dim, min(n, 1), max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -727,16 +834,17 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         >>> framework.trapezoid(framework.tensor([1., 2., 3.]))
         tensor(4.)
     """
-    dim = dim % max(y.dim(), 1)
-    n = y.shape[dim]
-    if n == 0:
-        return y.sum(dim) * 0
-    d = _dx_of(y, x, dx, dim)
-    if isinstance(d, Tensor):
-        pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
-        return DivScalar.apply((d * pairs).sum(dim), other=2.0)
-    ends = MulScalar.apply(y.select(dim, 0) + y.select(dim, -1), other=0.5)
-    return MulScalar.apply(y.sum(dim) - ends, other=d)
+    from .shape import _dim
+
+    dim = _dim(dim, y.dim())
+    if y.shape[dim] == 0:  # torch: zeros without the dim (no graph)
+        return _wrap(y.xp.zeros(y.shape[:dim] + y.shape[dim + 1 :], y._data.dtype), y)
+    _check_trapezoid("trapezoid", y, x, dx)
+    if x is not None:
+        prod = (_dx_of("trapezoid", y, x, dim) * _pairs(y, dim)).sum(dim)
+        return _scaled(prod, 2.0, DivScalar)
+    ends = _scaled(y.select(dim, 0) + y.select(dim, -1), 0.5, MulScalar)
+    return _scaled(y.sum(dim) - ends, float(1 if dx is None else dx), MulScalar)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -752,10 +860,11 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         >>> framework.cumulative_trapezoid(framework.tensor([1., 2., 3.]))
         tensor([1.5000, 4.0000])
     """
-    dim = dim % max(y.dim(), 1)
-    n = y.shape[dim]
-    d = _dx_of(y, x, dx, dim)
-    pairs = y.narrow(dim, 1, max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
-    if isinstance(d, Tensor):
-        return DivScalar.apply((d * pairs).cumsum(dim), other=2.0)
-    return MulScalar.apply(pairs, other=d / 2.0).cumsum(dim)
+    from .shape import _dim
+
+    dim = _dim(dim, y.dim())
+    _check_trapezoid("cumulative_trapezoid", y, x, dx)
+    if x is not None:
+        prod = (_dx_of("cumulative_trapezoid", y, x, dim) * _pairs(y, dim)).cumsum(dim)
+        return _scaled(prod, 2.0, DivScalar)
+    return _scaled(_pairs(y, dim), float(1 if dx is None else dx) / 2.0, MulScalar).cumsum(dim)

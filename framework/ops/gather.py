@@ -1,5 +1,6 @@
 """Index-driven gathers and scatters along one dim: gather, scatter, scatter_add, index_select."""
 
+import math
 from .._errors import check_index_range
 from ..autograd.op import Op
 from ..backend import scatter_add as _scatter_into
@@ -257,6 +258,17 @@ class IndexSelect(Op):
     jvp = Op.jvp_linear
 
 
+def _check_batched_index(input, idx, d, size):
+    """index_select of a batched tensor (under vmap): torch's batching rule checks the
+    indices as gather does, only when the result has elements, naming the physical dim."""
+    numel = math.prod(input._value.shape[: len(input._levels)]) * idx.size
+    numel *= math.prod(n for i, n in enumerate(input.shape) if i != d)
+    bad = (idx < 0) | (idx >= size)
+    if numel and bool(bad.any()):
+        first = int(idx[bad.argmax()])
+        raise RuntimeError(f"index {first} is out of bounds for dimension {d + 1} with size {size}")
+
+
 def index_select(input, dim, index):
     """index_select(input, dim, index) -> Tensor
 
@@ -284,6 +296,9 @@ def index_select(input, dim, index):
         raise RuntimeError(
             f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
         )
+    if getattr(input, "_levels", None):  # under vmap: torch's batched kernel checks as gather
+        _check_batched_index(input, idx, d, size)
+        return IndexSelect.apply(input, Tensor._make(idx, index._device), dim=d)
     if input.ndim > 1 and idx.size and not size:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     # torch's kernels: an empty self of 2+ dims and dim 1 check with check_indexarray_range

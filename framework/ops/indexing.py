@@ -285,6 +285,21 @@ def _one_index_tensor(x, index):
 
 
 def getitem(x, index):
+    """Indexes ``x`` with ``index`` (the implementation of ``Tensor.__getitem__``): basic indexing
+    (ints, slices, ``None``, ``...``) gives a view, advanced indexing (tensors, lists, bools) a
+    copy, as torch.
+
+    Args:
+        x (Tensor): the tensor to index.
+        index: an int, slice, ``None``, ``Ellipsis``, sequence, tensor, or a tuple of those.
+
+    Returns:
+        Tensor: the selected elements.
+
+    Example:
+        >>> getitem(framework.arange(6).reshape(2, 3), (0, slice(1, None)))
+        tensor([1, 2])
+    """
     key = _one_index_tensor(x, index)
     if key is not None:
         try:
@@ -541,6 +556,7 @@ class IndexPutAccumulate(Op):
     saves = ("key",)
 
     def forward(self, x, values, key):
+        """A copy of ``x`` with ``values`` (broadcast to the indexed shape) added at ``key``."""
         self.key, self.v_shape = key, values.shape
         out = x.copy()
         target = out[key].shape
@@ -555,6 +571,7 @@ class IndexPutAccumulate(Op):
         return out
 
     def backward(self, grad):
+        """``grad`` for ``x``; ``grad[key]`` summed to the shape of ``values`` for ``values``."""
         need_x, need_v = self.needs_input_grad
         grad_v = None
         if need_v:

@@ -9,9 +9,13 @@ from .views import view_outputs
 __all__ = ["cat", "chunk", "concat", "concatenate", "split", "stack", "unbind"]
 
 
-def _zeros_for(op, i, like):
-    """A zero gradient for an output nobody used (multi-output backward)."""
-    return Tensor._make(op.xp.zeros(op.out_shapes[i], dtype=like._data.dtype), like._device)
+def _fill_unused(op, grads):
+    """The output gradients of a multi-output backward, zeros for the outputs nobody used."""
+    like = next(g for g in grads if g is not None)
+    return [
+        g if g is not None else Tensor._make(op.xp.zeros(shape, like._data.dtype), like._device)
+        for g, shape in zip(grads, op.out_shapes)
+    ]
 
 
 class Cat(Op):
@@ -152,9 +156,7 @@ class Split(Op):
         return outs
 
     def backward(self, *grads):
-        like = next(g for g in grads if g is not None)
-        full = [g if g is not None else _zeros_for(self, i, like) for i, g in enumerate(grads)]
-        return cat(full, self.dim)
+        return cat(_fill_unused(self, grads), self.dim)
 
     jvp = Op.jvp_linear
 
@@ -241,9 +243,7 @@ class Unbind(Op):
         return outs
 
     def backward(self, *grads):
-        like = next(g for g in grads if g is not None)
-        full = [g if g is not None else _zeros_for(self, i, like) for i, g in enumerate(grads)]
-        return stack(full, self.dim)
+        return stack(_fill_unused(self, grads), self.dim)
 
     jvp = Op.jvp_linear
 

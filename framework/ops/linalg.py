@@ -4,6 +4,7 @@ from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .reduction import _prod
 from .._errors import broadcast_shapes, check_empty_sum_scale, refuse
 from ..autograd.op import Op
+from ..dtypes import scalar_type_name
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
 
@@ -22,22 +23,9 @@ _SHORT = {
     "uint8": "unsigned char",
     "bool": "bool",
 }
-_TITLE = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-    "bfloat16": "BFloat16",
-}
 
 
-def _title(dt):
-    return _TITLE.get(dt.name, dt.name)
+_title = scalar_type_name  # torch's ScalarType name ('Float', 'Long', ...) of an array dtype
 
 
 def _half_matmul(a, b):

@@ -92,12 +92,14 @@ class LinalgLuFactorEx(Op):
     saved_fields = {"pivot": "=True"}
 
     def forward(self, A):
+        """The packed LU factors of ``A``, the pivots and LAPACK's info."""
         LU, piv, self.perm, info = _getrf(self.xp, _empty_any_dtype(A))
         LU = LU.astype(A.dtype, copy=False)
         self.LU = LU
         return LU, piv, info
 
     def backward(self, grad, _p=None, _i=None):
+        """The gradient of ``A`` from that of the packed factors (split into L's and U's parts)."""
         _no_half_backward(self)
         xp = self.xp
         LU = _out(self, self.LU, 0)
@@ -121,12 +123,14 @@ class LinalgLu(Op):
     saved_fields = {"L": "L_", "P": "P_", "U": "U_", "pivot": "=True"}
 
     def forward(self, A):
+        """P, L, U with A = P L U (partial pivoting)."""
         LU, _, perm, _ = _getrf(self.xp, _empty_any_dtype(A))
         P, L, U = _unpack(self.xp, LU, perm, A.dtype)
         self.P_, self.L_, self.U_ = P, L.astype(A.dtype, copy=False), U.astype(A.dtype, copy=False)
         return self.P_, self.L_, self.U_
 
     def backward(self, _gp, gL, gU):
+        """The gradient of ``A`` from those of L and U (torch's linalg_lu_backward)."""
         _no_half_backward(self)
         P = Tensor._make(self.P_, _out(self, self.L_, 1).device)
         return lu_grad(gL, gU, P, _out(self, self.L_, 1), _out(self, self.U_, 2))

@@ -122,6 +122,8 @@ class LinalgLstsq(Op):
     saved_fields = {"b": "input1", "self": "input0", "solution": "sol"}
 
     def forward(self, A, B, rcond=None, driver="gelsy", vector=False):
+        """The least-squares solution, residuals, rank and singular values, as the chosen LAPACK
+        driver reports them."""
         xp, self.vector = self.xp, vector
         if vector:  # one right-hand side per matrix (B one dimension short)
             B = B[..., None]
@@ -149,6 +151,8 @@ class LinalgLstsq(Op):
         return self.sol, residuals, rank, sv
 
     def backward(self, g_sol, g_res, _rank=None, _sv=None):
+        """The gradients of ``A`` and ``B``: through pinv(A) for the solution, the normal equations
+        for the residuals."""
         A, B = self.inputs
         X = _out(self, self.sol, 0)
         if self.vector:

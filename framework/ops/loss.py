@@ -6,6 +6,7 @@ the regression losses are small primitives so their grad_fn names match torch's.
 
 from ..amp.autocast_mode import entry as _amp_entry
 import contextlib
+import math
 import warnings
 
 from ..autograd.grad_mode import is_grad_enabled
@@ -665,7 +666,13 @@ class NllLoss(Op):
             out[~self.keep] = 0
         return wrap(out.reshape(self.x_shape), grad)
 
-    jvp = Op.jvp_reduction
+    def jvp(self, tx, tt=None, tw=None):
+        """nll_loss is linear in its input: the loss of the tangent (torch's formula; with
+        every target ignored a 'mean' tangent is 0/0 = nan, as the loss)."""
+        if tx is None:
+            return None
+        args = self._fw_args
+        return NllLoss.apply(tx, args[1], args[2], **self._fw_params)
 
     def node_variant(self):
         return _nll_name(len(self.x_shape), self.reduction)
@@ -784,7 +791,13 @@ class CrossEntropy(Op):
         q = self._target_q(None, self.inputs[2], grad.device)._data
         return wrap((g * (p * q.sum(1, keepdims=True) - q)).reshape(self.x_shape), grad)
 
-    jvp = Op.jvp_reduction
+    def jvp(self, *tangents):
+        """The slopes of backward times the tangent; with every target ignored a 'mean'
+        tangent is 0/0 = nan, as torch's (its nll_loss of the log_softmax tangent)."""
+        total = Op.jvp_reduction(self, *tangents)
+        if total is not None and self.reduction == "mean" and not self.denom:
+            return total * math.nan  # (the loss is nan too; so is its derivative)
+        return total
 
     def node_variant(self):
         if not self.probs:

@@ -149,6 +149,7 @@ class Hardsigmoid(Op):
 
 
 class Hardtanh(Op):
+    jvp_reads_primal = True  # (torch's jvp calls the backward op with the input)
     saves_inputs = True
 
     def forward(self, x, min_val=-1.0, max_val=1.0):
@@ -180,6 +181,7 @@ class LogSigmoid(Op):
 
 
 class Softshrink(Op):
+    jvp_reads_primal = True  # (torch's jvp calls the backward op with the input)
     saves_inputs = True
 
     def forward(self, x, lambd=0.5):
@@ -264,6 +266,8 @@ class PreluKernel(Op):
 
 class RreluWithNoise(Op):
     """Randomized leaky relu: negative slopes drawn in training, their mean in eval."""
+
+    jvp_reads_primal = True  # (torch's jvp calls the backward op with the input)
 
     saves_inputs = True
     saves = ("noise",)

@@ -440,6 +440,7 @@ class Sgn(Sign):
     efficient ZeroTensor: zero, and a zero below it (0 * inf is 0, not NaN)."""
 
     def backward(self, grad):
+        """Zeros (nothing at all when the engine can pass torch's zero tensor on)."""
         from ..autograd.engine import send_zero_grad
 
         return None if send_zero_grad(self, grad) else _zeros(grad)

@@ -52,6 +52,8 @@ def _saved_indices(fn, _attr=Attr("idx")):
 class MaxPool2DWithIndices(Op):
     """max over windows; also returns the flat (h*W + w) index of each max, as torch."""
 
+    fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
+
     saves = ("idx",)
     saves_inputs = True  # torch's node keeps `self` (its `_saved_self`)
     non_differentiable = (1,)
@@ -66,6 +68,8 @@ class MaxPool2DWithIndices(Op):
     }
 
     def forward(self, x, p, need_indices, stride_arg=(), ceil_mode=False):
+        """The window maxima of ``x`` and, when asked, the flat index of each maximum in its
+        plane."""
         xp, self.p, self.in_shape = self.xp, p, x.shape
         self.kernel_size, self.padding, self.dilation = p.kernel, p.pad, p.dilation
         self.ceil_mode, self.stride_arg = ceil_mode, stride_arg
@@ -514,6 +518,8 @@ class AdaptiveAvgPool2DBackward(Op):
     non-finite gradient reaches only its own window, as in torch's kernel)."""
 
     def forward(self, g, in_hw):
+        """The input gradient of adaptive average pooling: each window gets its output's gradient
+        divided by the window size."""
         (h, w), (oh, ow) = in_hw, g.shape[-2:]
         self.out_hw = (oh, ow)
         out = self.xp.zeros(g.shape[:-2] + (h, w), dtype=g.dtype)
@@ -525,6 +531,7 @@ class AdaptiveAvgPool2DBackward(Op):
         return out
 
     def backward(self, grad):
+        """Adaptive average pooling of ``grad`` (this op is linear; its adjoint is the pooling)."""
         return AdaptiveAvgPool2D.apply(grad, out_hw=self.out_hw)
 
     jvp = Op.jvp_linear

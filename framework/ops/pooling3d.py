@@ -75,6 +75,8 @@ class _Win:
 class MaxPool3DWithIndices(Op):
     """max over 3-D windows and the flat (d*H*W + h*W + w) index of each max."""
 
+    fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
+
     non_differentiable = (1,)
     saves = ("index",)
 
@@ -387,6 +389,8 @@ def adaptive_avg_pool3d(input, output_size):
 class AdaptiveMaxPool2D(Op):
     """Max over torch's adaptive windows [floor(i n / o), ceil((i + 1) n / o))."""
 
+    fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
+
     non_differentiable = (1,)
     saves = ("index",)
 
@@ -592,6 +596,8 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 class MaxUnpool2D(Op):
     """Place each value at its flat index of an (H, W) plane of zeros (subclasses: other
     plane ranks)."""
+
+    fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
 
     kernel = "max_unpool2d"
 

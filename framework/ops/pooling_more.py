@@ -18,12 +18,16 @@ class AdaptiveMaxPool3D(Op):
     """Max over torch's adaptive windows [floor(i n / o), ceil((i + 1) n / o)) of a (D, H, W)
     volume; the indices are flat positions in the volume (first maximum, NaN wins)."""
 
+    fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
+
     non_differentiable = (1,)
     saves = ("index",)
     saves_inputs = True  # torch's node keeps `self`
     saved_fields = {"self": "input0", "result1": "index"}
 
     def forward(self, x, out=(1, 1, 1)):
+        """The maxima over the adaptive windows of the last three dimensions and their flat
+        indices."""
         xp = self.xp
         refuse(x, "biu", "adaptive_max_pool3d_cpu")
         self.in_shape = x.shape
@@ -47,6 +51,7 @@ class AdaptiveMaxPool3D(Op):
         return vals, idx
 
     def backward(self, grad, _=None):
+        """``grad`` scattered to the input positions of the maxima."""
         return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-3:])
 
     jvp = Op.jvp_transpose
@@ -186,11 +191,13 @@ class Pdist(Op):
     saved_fields = {"p": "p", "result": "result", "self": "input0"}
 
     def forward(self, x, p=2.0):
+        """The p-norm distances between rows i < j, in row-major order of the pairs."""
         xp, self.p = self.xp, p
         i, j = xp.triu_indices(x.shape[-2], 1)  # (rows are dim -2: leading dims batch)
         return _dist(xp, x[..., i, :] - x[..., j, :], p).astype(x.dtype, copy=False)
 
     def backward(self, grad):
+        """The gradient of the rows, through the PdistBackward op (torch's _pdist_backward)."""
         (x,) = self.inputs
         return PdistBackward.apply(grad, x, self.output, p=self.p)
 
@@ -205,6 +212,8 @@ class PdistBackward(Op):
     node_name = "PdistBackwardBackward0"
 
     def forward(self, grad, x, dist, p=2.0):
+        """The gradient of the rows: each pair's ``grad * d dist / d row`` added to row i and
+        subtracted from row j."""
         xp = self.xp
         n = x.shape[-2]
         i, j = xp.triu_indices(n, 1)
@@ -236,6 +245,7 @@ class PdistBackward(Op):
         return incidence @ contrib
 
     def backward(self, grad):
+        """Refuses, as torch: _pdist_backward has no derivative."""
         raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
 
 

@@ -416,14 +416,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 
 def _tn(t):
-    return {
-        "float32": "Float",
-        "float64": "Double",
-        "int64": "Long",
-        "int32": "Int",
-        "float16": "Half",
-        "bool": "Bool",
-    }.get(t.dtype.name, t.dtype.name)
+    return scalar_type_name(t._data.dtype)
 
 
 def _index_copy_checks(x, dim, index, src):

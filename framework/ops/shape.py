@@ -224,6 +224,19 @@ class Alias(Op):
 
 
 def alias(x):
+    """Returns a view of ``x`` with the same shape (what torch's ``alias`` op does).
+
+    Args:
+        x (Tensor): the tensor to view.
+
+    Returns:
+        Tensor: a view sharing ``x``'s data (node AliasBackward0).
+
+    Example:
+        >>> x = framework.tensor([1.0, 2.0])
+        >>> alias(x)
+        tensor([1., 2.])
+    """
     return _v.view_op(Alias, x)
 
 
@@ -287,10 +300,39 @@ def _expanded_shape(x, shape):
 
 
 def expand(x, *shape):
+    """Returns a view of ``x`` with singleton dimensions expanded to a larger size (no copy); -1
+    keeps a size. The implementation of :meth:`Tensor.expand`.
+
+    Args:
+        x (Tensor): the tensor to expand.
+        *shape (int or tuple of ints): the new size, as separate ints or one sequence.
+
+    Returns:
+        Tensor: a view of ``x`` of the new size.
+
+    Example:
+        >>> expand(framework.tensor([[1.0], [2.0]]), -1, 3)
+        tensor([[1., 1., 1.],
+                [2., 2., 2.]])
+    """
     return _v.view_op(Expand, x, shape=_expanded_shape(x, _shape_arg(shape)))
 
 
 def expand_as(x, other):
+    """Expands ``x`` to the size of ``other`` (see :func:`expand`).
+
+    Args:
+        x (Tensor): the tensor to expand.
+        other (Tensor): the tensor whose size to take.
+
+    Returns:
+        Tensor: a view of ``x`` of ``other``'s size.
+
+    Example:
+        >>> expand_as(framework.tensor([[1.0], [2.0]]), framework.zeros(2, 2))
+        tensor([[1., 1.],
+                [2., 2.]])
+    """
     return expand(x, other.shape)
 
 
@@ -316,6 +358,22 @@ class Repeat(Op):
 
 
 def repeat(x, *repeats):
+    """Repeats ``x`` along each dimension the given number of times (copies the data); the
+    implementation of :meth:`Tensor.repeat`.
+
+    Args:
+        x (Tensor): the tensor to repeat.
+        *repeats (int or tuple of ints): the number of repeats per dimension, at least ``x.dim()``
+            of them (extra ones add leading dimensions).
+
+    Returns:
+        Tensor: the repeated tensor.
+
+    Example:
+        >>> repeat(framework.tensor([1, 2]), 2, 2)
+        tensor([[1, 2, 1, 2],
+                [1, 2, 1, 2]])
+    """
     repeats = _shape_arg(repeats)
     if len(repeats) < x.ndim:
         raise RuntimeError(

@@ -31,14 +31,18 @@ def _welford_mean(xp, x, axes):
     return xp.where(nan.reshape(mean.shape), xp.asarray(xp.nan, dtype=mean.dtype), mean)
 
 
-class VarMean(Var):
-    def forward(self, x, dim=None, correction=1, keepdim=False):
-        v = super().forward(x, dim, correction, keepdim)
-        return v, _welford_mean(self.xp, x, self.axes).reshape(self.out_shape)
+class _WithMean:
+    """Adds the mean as a second output to Var/Std (torch's var_mean/std_mean: one node)."""
 
-    def backward(self, g_var, g_mean=None):
+    def forward(self, x, dim=None, correction=1, keepdim=False):
+        """The statistic of ``x`` and its mean over ``dim``."""
+        out = super().forward(x, dim, correction, keepdim)
+        return out, _welford_mean(self.xp, x, self.axes).reshape(self.out_shape)
+
+    def backward(self, grad, g_mean=None):
+        """The statistic's gradient plus the mean's (either may be absent)."""
         (x,) = self.inputs
-        total = Var.backward(self, g_var) if g_var is not None else None
+        total = super().backward(grad) if grad is not None else None
         if g_mean is not None:
             gm = _mean_grad(self, g_mean, x)
             total = gm if total is None else total + gm
@@ -47,20 +51,12 @@ class VarMean(Var):
     jvp = Op.jvp_transpose
 
 
-class StdMean(Std):
-    def forward(self, x, dim=None, correction=1, keepdim=False):
-        s = super().forward(x, dim, correction, keepdim)
-        return s, _welford_mean(self.xp, x, self.axes).reshape(self.out_shape)
+class VarMean(_WithMean, Var):
+    """Variance and mean over ``dim`` (node VarMeanBackward0)."""
 
-    def backward(self, g_std, g_mean=None):
-        (x,) = self.inputs
-        total = Std.backward(self, g_std) if g_std is not None else None
-        if g_mean is not None:
-            gm = _mean_grad(self, g_mean, x)
-            total = gm if total is None else total + gm
-        return total
 
-    jvp = Op.jvp_transpose
+class StdMean(_WithMean, Std):
+    """Standard deviation and mean over ``dim`` (node StdMeanBackward0)."""
 
 
 def _floating(name, input):

@@ -521,6 +521,8 @@ class ToCopy(Op):
     casts = True
 
     def forward(self, x, device=None, dtype=None, channels_last=False):
+        """``x`` converted to ``dtype`` and/or moved to ``device`` (a copy, even when nothing
+        changes)."""
         from ..backend import device_of, move
 
         self.src_device, self.src_dtype = device_of(x), x.dtype
@@ -539,6 +541,24 @@ class ToCopy(Op):
 
 
 def to_copy(x, device=None, dtype=None, channels_last=False):
+    """Returns a copy of ``x`` converted to a dtype and/or moved to a device (the implementation of
+    :meth:`Tensor.to`, node ToCopyBackward0).
+
+    Args:
+        x (Tensor): the source tensor.
+        device (:class:`framework.device`, optional): the target device. Default: ``None`` (keep).
+        dtype (numpy.dtype, optional): the target array dtype. Default: ``None`` (keep).
+        channels_last (bool, optional): lay the copy out in channels-last order. Default:
+            ``False``.
+
+    Returns:
+        Tensor: the converted copy; its gradient flows back in ``x``'s dtype and device.
+
+    Example:
+        >>> import numpy
+        >>> to_copy(framework.tensor([1, 2]), dtype=numpy.dtype("float64"))
+        tensor([1., 2.], dtype=torch.float64)
+    """
     out = ToCopy.apply(x, device=device, dtype=dtype, channels_last=channels_last)
     if device is not None and out._device != device:
         out._device = device
@@ -683,6 +703,21 @@ class CopyInto(Op):
 
 
 def copy_into(dst, src):
+    """The new value of ``dst`` after ``dst.copy_(src)``: ``src`` moved to ``dst``'s device, cast to
+    its dtype and broadcast to its shape (node CopyBackwards); :meth:`Tensor.copy_` swaps it in.
+
+    Args:
+        dst (Tensor): the destination (only its shape, dtype and device are read).
+        src (Tensor): the values to copy.
+
+    Returns:
+        Tensor: the copied values, of ``dst``'s shape and dtype.
+
+    Example:
+        >>> copy_into(framework.zeros(2, 2), framework.tensor([1.0, 2.0]))
+        tensor([[1., 2.],
+                [1., 2.]])
+    """
     if src._device != dst._device:
         src = src.to(dst._device)
     return CopyInto.apply(dst, src)

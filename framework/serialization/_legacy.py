@@ -127,6 +127,7 @@ def _write_zip(fileobj, manifest, arrays):
 
 
 def is_legacy(zf):
+    """True for a zip in the legacy framework format (it holds ``archive/manifest.json``)."""
     return _MANIFEST in zf.namelist()
 
 

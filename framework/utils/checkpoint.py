@@ -54,6 +54,7 @@ def _set_rng_state(state):
 
 
 def noop_context_fn():
+    """The default ``context_fn`` of :func:`checkpoint`: two null contexts (forward, recompute)."""
     import contextlib
 
     return contextlib.nullcontext(), contextlib.nullcontext()

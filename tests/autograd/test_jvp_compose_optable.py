@@ -186,6 +186,8 @@ def _case(op, seed, mode):
     func, leaves, _ = make(framework, op, args, kwargs, *extra)
     if sum(t.numel() for t in leaves) > 60:
         return None
+    if any(o.numel() and o.isnan().all() for o in func(*leaves)):
+        return None  # nothing for finite differences to check (a mean over no target)
     assert _fd_ok(framework, func, leaves, mode == "fwd"), (op.name, seed, mode, "vs FD")
     if want != "none":  # and torch's must not be (else ours is wrong)
         tfunc, tleaves, _ = make(torch, op, args, kwargs, *extra)

@@ -198,6 +198,17 @@ for _name in ("scaled_dot_product_attention", "multi_head_attention_forward"):
         _nonfinite_fused_attention
     )
 
+# torch.special.ndtr is composed as (1 + erf(x / sqrt 2)) / 2: below x ~ -5 the sum cancels and
+# erf's last bit (glibc's vs ours) is the whole value, which a chained op (reciprocal, log) then
+# magnifies beyond the tolerance
+# (and in float32 beyond |x| ~ 3.5, where ndtr is within a few ulps of 0 or 1)
+KNOWN_DIFFERENCES[("special_ndtr", "out0")] = lambda p: (
+    p.then is not None
+    and any(isinstance(a, T) and a.a.dtype != bool and (abs(a.a) >= 3.5).any() for a in p.args)
+)
+# empty_strided with a zero-size dimension: every empty array reports contiguous strides here
+KNOWN_DIFFERENCES[("empty_strided", "out1")] = lambda p: 0 in p.args[0]
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
