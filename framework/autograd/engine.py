@@ -204,6 +204,8 @@ def run(
                     grads_in = fn.backward(*grads_out)
                     if type(grads_in) is not tuple:
                         grads_in = (grads_in,)
+                    if fw_in_use[0] and getattr(fn, "fw_zero_grads", False):  # as _backward
+                        _fw.zero_tangents(fn, grads_in)
                     if not retain_graph:
                         fn.release()
                     elif fn._packed is not None:
