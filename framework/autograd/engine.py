@@ -178,8 +178,12 @@ def run(
     direct = targets is None and not _State.anomaly
     try:
         pop, push = heapq.heappop, heapq.heappush
-        while heap:
-            fn = pop(heap)[2]
+        ready = None  # the one node made ready while the heap was empty (a chain's next node)
+        while heap or ready is not None:
+            if ready is not None:  # the only candidate: no heap round trip
+                fn, ready = ready, None
+            else:
+                fn = pop(heap)[2]
             grads_out = buffers.pop(fn, None)
             if grads_out is None:
                 grads_in = ()
@@ -200,6 +204,8 @@ def run(
                     grads_in = fn.backward(*grads_out)
                     if type(grads_in) is not tuple:
                         grads_in = (grads_in,)
+                    if fw_in_use[0] and getattr(fn, "fw_zero_grads", False):  # as _backward
+                        _fw.zero_tangents(fn, grads_in)
                     if not retain_graph:
                         fn.release()
                     elif fn._packed is not None:
@@ -235,7 +241,13 @@ def run(
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if not left:
-                    push(heap, (-nxt._seq, id(nxt), nxt))
+                    if ready is None and not heap:
+                        ready = nxt
+                    else:
+                        if ready is not None:
+                            push(heap, (-ready._seq, id(ready), ready))
+                            ready = None
+                        push(heap, (-nxt._seq, id(nxt), nxt))
         if task.zero_from is not None:
             _efficient_zeros(task, targets, captured)
     finally:

@@ -30,12 +30,29 @@ _seq = itertools.count()
 _new = object.__new__
 _ndarray = _np.ndarray
 _ONE_TRUE = (True,)
+_V0, _V00 = (0,), (0, 0)  # saved versions of inputs never modified: shared, not per node
+
+# Input metadata ((shape, dtype) per input) shared between nodes: every recorded node would
+# otherwise keep 3-5 small tuples alive, which the cyclic GC counts and walks (a chain of
+# 20,000 ops: ~100,000 objects). Keyed by the shapes and dtypes (and, for two inputs, which
+# need grad); bounded, as shapes vary without limit.
+_metas = {}
+
+
+def _meta(key, value):
+    if len(_metas) < 4096:
+        _metas[key] = value
+    return value
+
+
 vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 
 
 def _record_variant(self, args, out, dev):
     """_record for ops whose node name depends on their arguments (no cost for the others)."""
-    self._as(self.node_variant())
+    name = self.node_variant()
+    node = self._nodes.get(name)  # _as, inlined
+    self.__class__ = node if node is not None else self._node(name)
     return Op._record(self, args, out, dev)
 
 
@@ -168,7 +185,7 @@ class Op(Node):
             dev, dtype = a._device, a._data.dtype
             if b._device is not dev and b._device != dev:
                 raise _same_device_error(dev, b._device)
-            mixed = b._data.dtype != dtype
+            mixed = b._data.dtype is not dtype and b._data.dtype != dtype
             requires = a._rg or b._rg
         else:
             requires = False
@@ -195,7 +212,7 @@ class Op(Node):
         if has_scalar or (mixed and cls.promote):
             args = _unify(cls, args, xp, dev)
         half = (
-            (mixed or amp or (dtype is not None and (dtype.kind == "V" or dtype.char == "e")))
+            (mixed or amp or (dtype is not None and dtype.itemsize == 2 and dtype.kind in "Vf"))
             and dtype is not None
             and not (cls.casts or cls.views)
             and _bf16_of(args)
@@ -259,20 +276,30 @@ class Op(Node):
             self.needs_input_grad = _ONE_TRUE
             g = a.grad_fn
             self._edges = ((g, a._output_nr) if g is not None else a._edge(),)
-            self._in_meta = ((a._data.shape, a._data.dtype),)
+            d = a._data
+            key = (d.shape, d.dtype)
+            meta = _metas.get(key)
+            self._in_meta = meta if meta is not None else _meta(key, (key,))
         elif n == 2 and args[0] is not None and args[1] is not None:  # two tensors
             a, b = args
             ra, rb = a._rg, b._rg
-            self.needs_input_grad = (ra, rb)
             ga, gb = a.grad_fn, b.grad_fn
             self._edges = (
                 ((ga, a._output_nr) if ga is not None else a._edge()) if ra else None,
                 ((gb, b._output_nr) if gb is not None else b._edge()) if rb else None,
             )
-            self._in_meta = (
-                (a._data.shape, a._data.dtype) if ra else None,
-                (b._data.shape, b._data.dtype) if rb else None,
-            )
+            da, db = a._data, b._data
+            key = (da.shape, da.dtype, db.shape, db.dtype, ra, rb)
+            meta = _metas.get(key)
+            if meta is None:
+                meta = _meta(
+                    key,
+                    (
+                        ((key[0], key[1]) if ra else None, (key[2], key[3]) if rb else None),
+                        (bool(ra), bool(rb)),
+                    ),
+                )
+            self._in_meta, self.needs_input_grad = meta
         else:
             self.needs_input_grad = tuple([a is not None and a._rg for a in args])
             self._edges = tuple([a._edge() if a is not None and a._rg else None for a in args])
@@ -282,9 +309,11 @@ class Op(Node):
         if self.saves_inputs:
             self._inputs = args
             if n == 1:
-                self._versions = (args[0]._vc[0],)
+                v = args[0]._vc[0]
+                self._versions = _V0 if not v else (v,)
             elif n == 2 and args[0] is not None and args[1] is not None:
-                self._versions = (args[0]._vc[0], args[1]._vc[0])
+                v, w = args[0]._vc[0], args[1]._vc[0]
+                self._versions = _V00 if not (v or w) else (v, w)
             else:
                 self._versions = tuple([a._vc[0] if a is not None else None for a in args])
         if type(out) is tuple:

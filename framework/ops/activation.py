@@ -70,9 +70,14 @@ class Sigmoid(Op):
 
     def backward(self, grad):
         # d/dx sigmoid = s (1 - s), multiplied in torch's order: grad * (1 - s) * s
-        if plain(grad):  # no graph to record: one expression on the arrays
-            y = self._out
-            return wrap(grad._data * (1 - y) * y, grad)
+        if plain(grad):  # no graph to record: the same products, in one buffer
+            y, g = self._out, grad._data
+            if y.ndim and y.dtype == g.dtype:
+                t = self.xp.subtract(_const(self.xp, y.dtype, 1), y)
+                t *= g
+                t *= y
+                return wrap(t, grad)
+            return wrap(g * (1 - y) * y, grad)
         y = self.output
         return grad * (1 - y) * y
 
@@ -101,15 +106,29 @@ class Relu(Op):
     def forward(self, x):
         if x.dtype.kind == "b":
             raise RuntimeError("Boolean inputs not supported for relu")
-        return self.xp.maximum(x, 0)  # a Python 0 keeps x's dtype
+        return self.xp.maximum(x, _const(self.xp, x.dtype))
 
     def backward(self, grad):
         # torch's threshold_backward(grad, result, 0): one masked select
         if plain(grad):
-            return wrap(ThresholdBackward.kernel(self.xp, grad._data, self._out, 0), grad)
+            g = grad._data
+            z = _const(self.xp, g.dtype)
+            return wrap(self.xp.where(self._out <= z, z, g), grad)
         return ThresholdBackward.apply(grad, self.output, threshold=0)
 
     jvp = Op.jvp_elementwise
+
+
+_consts = {}  # (xp, dtype, value) -> a 0-dim array: NumPy's ufuncs and where take it faster
+#               than a Python or NumPy scalar, and it keeps the other operand's dtype
+
+
+def _const(xp, dtype, value=0):
+    key = (xp, dtype, value)
+    c = _consts.get(key)
+    if c is None:
+        c = _consts[key] = xp.full((), value, dtype)
+    return c
 
 
 def relu(input):

@@ -12,8 +12,9 @@ from .._errors import broadcast_shapes, check_scalar_fits
 from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.op import Op, vmap_hook
-from ..backend import scatter_add
+from ..backend import CPU, scatter_add
 from ..tensor import Tensor, View, _writable_view
+from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
 from .views import view_array, view_op
 
@@ -77,6 +78,10 @@ class Index(Op):
         return x[key]
 
     def backward(self, grad):
+        g = grad._data
+        if plain(grad) and g.dtype.itemsize >= 4:  # no graph: the same sum into zeros
+            out = self.xp.zeros(self.in_shape, dtype=g.dtype)
+            return wrap(scatter_add(self.xp, out, self.key, g), grad)
         return _IndexAccumulate.apply(grad, shape=self.in_shape, key=self.key)
 
     jvp = Op.jvp_linear
@@ -298,11 +303,16 @@ def _one_index_tensor(x, index):
     for it in items[:-1]:
         if type(it) is not slice or it != _ALL:
             return None
-    kernel, d = [], len(items) - 1
-    adv = {d: arr.astype("int64", copy=False)}
-    _check_bounds(arr, x._data.shape[d], 0, kernel, d)
-    _kernel_bounds(kernel, x._data.shape, adv)
-    return items[:-1] + (adv[d],)
+    d = len(items) - 1
+    size, idx = x._data.shape[d], arr.astype("int64", copy=False)
+    # on the CPU, NumPy's own bound check stands in for torch's (see getitem) where the result
+    # has elements; an empty x (an empty result reads no index) and CuPy (it wraps) check here
+    if not x._data.size or (x._device is not CPU and x._device.type != "cpu"):
+        kernel, adv = [], {d: idx}
+        _check_bounds(arr, size, 0, kernel, d)
+        _kernel_bounds(kernel, x._data.shape, adv)
+        idx = adv[d]
+    return items[:-1] + (idx,)
 
 
 def getitem(x, index):
@@ -323,9 +333,16 @@ def getitem(x, index):
     """
     key = _one_index_tensor(x, index)
     if key is not None:
-        if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
-            return Tensor._make(x._data[key], x._device)
-        return Index.apply(x, key=key)
+        try:
+            if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
+                return Tensor._make(x._data[key], x._device)
+            return Index.apply(x, key=key)
+        except IndexError:  # NumPy found an index out of bounds: torch's error for it
+            kernel = []
+            _check_bounds(key[-1], x._data.shape[len(key) - 1], 0, kernel, len(key) - 1)
+            if kernel:
+                raise kernel[0][0] from None
+            raise
     steps, adv, key = _parse(x, index)
     if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
         out = x._data[key]

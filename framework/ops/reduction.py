@@ -67,8 +67,15 @@ class _Reduce(Op):
 
     def _setup(self, x, dim, keepdim):
         self.all = dim is None
-        axes = self.axes = _axis(dim, x.ndim)
         shape = self.in_shape = x.shape
+        n = len(shape)
+        if type(dim) is int and -n <= dim < n:  # common: one dim, in range
+            i = dim % n
+            self.axes = (i,)
+            kept = self.kept_shape = shape[:i] + (1,) + shape[i + 1 :]
+            self.out_shape = kept if keepdim else shape[:i] + shape[i + 1 :]
+            return self.axes
+        axes = self.axes = _axis(dim, x.ndim)
         if len(axes) == 1:  # common: one dim
             i = axes[0]
             kept = self.kept_shape = shape[:i] + (1,) + shape[i + 1 :]
@@ -141,6 +148,8 @@ def sum(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
         >>> framework.sum(framework.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=1)
         tensor([3., 7.])
     """
+    if type(dim) is int and dtype is None:  # the common call, checked as below
+        return Sum.apply(input, dim=dim, keepdim=bool(keepdim))
     dim, keepdim = _dim_keepdim("sum", dim, keepdim)
     if dtype is not None:
         dtype = dtypes.to_numpy_dtype(dtype)
