@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TUTORIALS = sorted(glob.glob(os.path.join(ROOT, "docs", "tutorials", "*.rst")))
 
 
+@pytest.mark.xdist_group("docs")  # the session's one build (tests/test_readme.py)
 def test_sphinx_builds_without_warnings(docs_build):
     """README.md's own command (``-W``: warnings are errors) builds the whole site; the build is
     shared with tests/test_readme.py (the ``docs_build`` fixture), so the suite builds it once."""

@@ -160,7 +160,15 @@ def test_every_command_is_known():
         assert _key(words[1:]) in BUDGET, f"README command without a test budget: {line}"
 
 
-@pytest.mark.parametrize("line", [c for c in COMMANDS if not SETUP.match(c)])
+def _param(line):
+    """The sphinx line shares the session's one docs build with tests/test_docs.py: under
+    pytest-xdist (the README's test command) both run in one worker (``--dist loadgroup``)."""
+    if _key(shlex.split(line)[1:]) == "sphinx":
+        return pytest.param(line, marks=pytest.mark.xdist_group("docs"))
+    return line
+
+
+@pytest.mark.parametrize("line", [_param(c) for c in COMMANDS if not SETUP.match(c)])
 def test_readme_command(line, request):
     words = shlex.split(line)
     if _key(words[1:]) == "sphinx":
