@@ -125,6 +125,10 @@ def scaled_dot_product_attention(
     if _check(query, key, value, attn_mask) is False:  # integers with nothing to attend
         batch = broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
         return zeros(batch + (query.shape[-2], value.shape[-1]), dtype=query.dtype)
+    if not (query.numel() and key.numel() and value.numel()):  # torch: zeros tied to the
+        batch = broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])  # inputs
+        out = zeros(batch + (query.shape[-2], value.shape[-1]), dtype=query.dtype)
+        return out + MulScalar.apply(query.sum() + key.sum() + value.sum(), other=0.0)
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     scale_arg, scale = scale, 1.0 / math.sqrt(E) if scale is None else float(scale)
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:

@@ -353,6 +353,8 @@ STRICT = {  # (mode, function, input shape): torch's tensor, none or zeros, exac
         ),
         (1, 0, 1, 2),
     ),
+    "sdpa_empty": ("fwd", lambda L, x: _F(L).scaled_dot_product_attention(x, x, x), (0, 1, 4, 1)),
+    "sdpa_empty_rev": ("rev", lambda L, x: _F(L).scaled_dot_product_attention(x, x, x), (0, 4, 2)),
     "det_1x1": ("fwd", lambda L, x: L.linalg.det(x), (4, 1, 1)),
     "det_empty": ("fwd", lambda L, x: L.linalg.det(x), (0, 2, 2)),
     "det_0x0": ("fwd", lambda L, x: L.linalg.det(x), (3, 0, 0)),
@@ -388,3 +390,30 @@ def test_det_gradient_of_1x1_zero_matrix_as_torchs():
         outs.append((g.detach().numpy(), g.requires_grad))
     np.testing.assert_array_equal(outs[1][0], outs[0][0])
     assert outs[1][1] == outs[0][1]
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((0, 1, 4, 1), (0, 1, 5, 1), (0, 1, 5, 3)),
+        ((1, 1, 0, 2), (1, 1, 5, 2), (1, 1, 5, 3)),
+        ((1, 1, 4, 2), (1, 1, 0, 2), (1, 1, 0, 3)),
+        ((2, 4, 2), (2, 5, 2), (2, 5, 0)),
+    ],
+)
+def test_sdpa_of_empty_inputs_as_torchs(shapes):
+    """scaled_dot_product_attention with an empty query, key or value: torch returns zeros
+    tied to the inputs by 0 * (sum q + sum k + sum v), so the result is zeros (also with no
+    keys), the node is AddBackward0 and the gradients are constants (no second order)."""
+    res = []
+    for L in (torch, framework):
+        r = np.random.RandomState(1)
+        q, k, v = [L.tensor(r.randn(*s), requires_grad=True) for s in shapes]
+        y = _F(L).scaled_dot_product_attention(q, k, v)
+        c = L.tensor(r.randn(*y.shape))
+        gs = L.autograd.grad(y, (q, k, v), c, create_graph=True)
+        res.append((y.detach().numpy(), type(y.grad_fn).__name__, [g.requires_grad for g in gs]))
+        res[-1][2].extend(g.detach().numpy().tolist() for g in gs)
+    assert res[1][1] == res[0][1]
+    np.testing.assert_array_equal(res[1][0], res[0][0])
+    assert res[1][2] == res[0][2]
