@@ -115,6 +115,7 @@ from . import _docs
 from ._errors import broadcast_shapes
 from ._finfo import finfo, iinfo
 from .ops.linalg_ext import pinverse
+from . import special  # (before func: its ops get batching rules)
 from .func import vmap
 from . import _dynamo, compiler
 from ._memory_format import (

@@ -170,4 +170,13 @@ def check_index_range(xp, idx, size, other_kernel):
 def check_scalar_fits(value, np_dtype):
     """torch's error for a non-finite Python number written into an integer tensor."""
     if np_dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
-        raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without overflow")
+        raise overflow_error(np_dtype)
+
+
+def overflow_error(np_dtype):
+    """torch's refusal to convert a Python number to a tensor's dtype (c10::Scalar's
+    checked_convert)."""
+    return RuntimeError(
+        f"value cannot be converted to type {dtypes.scalar_accessor_name(np_dtype)} "
+        "without overflow"
+    )

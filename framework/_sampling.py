@@ -61,12 +61,7 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
     dt = t._data.dtype
     if D.is_float(dt):
         top = _max_of(dt)
-        name = {
-            "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16",
-            "float32": "float",
-            "float64": "double",
-        }[dt.name]
+        name = dtypes.cpp_type_name(dt)
         for v, what in ((a, "from"), (b, "to")):
             if not -top <= v <= top:
                 raise RuntimeError(f"{what} is out of bounds for {name}")
@@ -180,22 +175,11 @@ def _check_range(lo, hi, dt):
                 )
     if dt.kind in "iub":
         info = (0, 1) if dt == np.bool_ else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
-        name = dtypes.scalar_type_name(dt)
+        name = dtypes.cpp_type_name(dt)
         if not info[0] <= lo <= info[1]:
-            raise RuntimeError(f"from is out of bounds for {_dtype_str(name)}")
+            raise RuntimeError(f"from is out of bounds for {name}")
         if not info[0] <= hi <= info[1]:
-            raise RuntimeError(f"to - 1 is out of bounds for {_dtype_str(name)}")
-
-
-def _dtype_str(name):
-    return {
-        "Long": "long int",
-        "Int": "int",
-        "Short": "short int",
-        "Char": "signed char",
-        "Byte": "unsigned char",
-        "Bool": "bool",
-    }[name]
+            raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 def bernoulli_(t, p=0.5, *, generator=None):

@@ -199,18 +199,20 @@ _NAMES["bfloat16"] = bfloat16
 
 
 # torch's names for a dtype, one table: ScalarType names ("Float" in "not implemented for
-# 'Float'"), C++ type names ("long int" in masked_fill's error) and legacy tensor type names.
-_TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type)
-    "bool": ("Bool", "bool", "BoolTensor"),
-    "uint8": ("Byte", "unsigned char", "ByteTensor"),
-    "int8": ("Char", "signed char", "CharTensor"),
-    "int16": ("Short", "short int", "ShortTensor"),
-    "int32": ("Int", "int", "IntTensor"),
-    "int64": ("Long", "long int", "LongTensor"),
-    "float16": ("Half", "c10::Half", "HalfTensor"),
-    "float32": ("Float", "float", "FloatTensor"),
-    "float64": ("Double", "double", "DoubleTensor"),
-    "bfloat16": ("BFloat16", "c10::BFloat16", "BFloat16Tensor"),
+# 'Float'"), C++ type names ("long int" in masked_fill's error), legacy tensor type names and
+# the C++ types of c10::Scalar's accessors ("int64_t" in "value cannot be converted to type
+# int64_t without overflow").
+_TORCH_NAMES = {  # numpy name: (ScalarType, C++ type, legacy tensor type, Scalar accessor)
+    "bool": ("Bool", "bool", "BoolTensor", "bool"),
+    "uint8": ("Byte", "unsigned char", "ByteTensor", "uint8_t"),
+    "int8": ("Char", "signed char", "CharTensor", "int8_t"),
+    "int16": ("Short", "short int", "ShortTensor", "int16_t"),
+    "int32": ("Int", "int", "IntTensor", "int"),
+    "int64": ("Long", "long int", "LongTensor", "int64_t"),
+    "float16": ("Half", "c10::Half", "HalfTensor", "c10::Half"),
+    "float32": ("Float", "float", "FloatTensor", "float"),
+    "float64": ("Double", "double", "DoubleTensor", "double"),
+    "bfloat16": ("BFloat16", "c10::BFloat16", "BFloat16Tensor", "c10::BFloat16"),
 }
 
 
@@ -226,6 +228,12 @@ def cpp_type_name(np_dtype):
     return _TORCH_NAMES[np.dtype(np_dtype).name][1]
 
 
+def scalar_accessor_name(np_dtype):
+    """The C++ type torch converts a Python number to for a tensor of this dtype: 'int64_t',
+    'int', 'uint8_t', ... (its overflow error names it)."""
+    return _TORCH_NAMES[np.dtype(np_dtype).name][3]
+
+
 def type_string(np_dtype):
     """torch's Tensor::toString() of a CPU tensor: 'torch.FloatTensor', ... ('CPUBoolType',
     'CPUBFloat16Type' for the dtypes with no legacy tensor type there)."""
@@ -237,7 +245,7 @@ def type_string(np_dtype):
 
 def tensor_type_name(np_dtype):
     """torch's legacy tensor type name of a NumPy dtype: 'FloatTensor', 'LongTensor', ..."""
-    return _TORCH_NAMES.get(np.dtype(np_dtype).name, ("", "", "Tensor"))[2]
+    return _TORCH_NAMES.get(np.dtype(np_dtype).name, ("", "", "Tensor", ""))[2]
 
 
 def cast(arr, np_dtype):
@@ -249,6 +257,14 @@ def cast(arr, np_dtype):
         dtype('float16')
     """
     np_dtype = np.dtype(np_dtype)
+    if arr.dtype.char == "f" and np_dtype.name == "bfloat16":
+        # torch's vectorised float -> bfloat16 conversion writes every NaN as 0xFFFF (sign
+        # set); from double or half (and in its scalar paths) it is 0x7FC0, as NumPy's
+        out = arr.astype(np_dtype)
+        nan = arr != arr
+        if nan.any():
+            out.view(np.uint16)[nan] = 0xFFFF
+        return out
     if arr.dtype.char == "d" and np_dtype.itemsize == 2 and np_dtype.kind in "fV":
         arr = arr.astype(np.float32)
     return arr.astype(np_dtype)

@@ -20,6 +20,11 @@ from .ops.norms import linalg_norm as norm, matrix_norm, vector_norm
 from .ops.linalg_lu import lu, lu_factor, lu_factor_ex
 from .ops.linalg_more import linalg_lstsq as lstsq, linalg_matrix_rank as matrix_rank, vecdot
 from .ops.products import linalg_cross as cross
+from .ops.linalg_legacy import cholesky_ex, inv_ex, linalg_cond as cond
+from .ops.linalg_lu_solve import linalg_lu_solve as lu_solve
+from .ops.linalg_solvers import solve_triangular
+from .ops.linalg_householder import householder_product
+from .ops.matrix_fns import matrix_exp
 
 
 def multi_dot(tensors):

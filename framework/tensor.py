@@ -1413,7 +1413,7 @@ class Tensor:
         return _ops.lerp(self, end, weight)
 
     def lerp_(self, end, weight):
-        return self._inplace(_ops.lerp, end, weight)
+        return self._inplace(_ops.pointwise._lerp, end, weight, inplace=True)
 
     def addcmul(self, tensor1, tensor2, *, value=1):
         return _ops.addcmul(self, tensor1, tensor2, value=value)
@@ -1446,6 +1446,10 @@ class Tensor:
 
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         return _ops.nan_to_num(self, nan, posinf, neginf)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """In-place version of :meth:`~Tensor.nan_to_num`."""
+        return self._inplace(_ops.nan_to_num, nan, posinf, neginf)
 
     def sgn(self):
         return _ops.sgn(self)
@@ -1603,7 +1607,7 @@ class Tensor:
         return _linalg().slogdet(self)
 
     def cholesky(self, upper=False):
-        return _linalg().cholesky(self, upper=upper)
+        return _ops.cholesky(self, upper=upper)  # torch.cholesky (CholeskyBackward0)
 
     def pinverse(self, rcond=1e-15):
         from .ops.linalg_ext import pinverse
@@ -1833,14 +1837,10 @@ def _rebuild_tensor(array, device, requires_grad):
     return Tensor._make(move(array, dev), dev, requires_grad)
 
 
-def _extras2_methods():
-    """Tensor methods of framework/ops/extras2.py (torch's tile, diag_embed, logit, ...)."""
-    for name in (
-        "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
-        "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
-        "copysign "
-        "cov corrcoef heaviside"
-    ).split():
+def _extras2_methods(names):
+    """Tensor methods that call framework.<name>(self, ...): those of framework/ops/extras2.py
+    (torch's tile, diag_embed, logit, ...) and the legacy linear-algebra forms."""
+    for name in names.split():
 
         def method(self, *args, _name=name, **kwargs):  # ops resolve at call time (layering)
             return getattr(_ops, _name)(self, *args, **kwargs)
@@ -1850,7 +1850,16 @@ def _extras2_methods():
         setattr(Tensor, name, method)
 
 
-_extras2_methods()
+_extras2_methods(
+    "diag diag_embed diagflat logit signbit deg2rad rad2deg sinc positive ravel inner "
+    "hsplit vsplit dsplit argwhere is_same_size is_nonzero dist logcumsumexp float_power "
+    "copysign "
+    "cov corrcoef heaviside "
+    "lgamma digamma i0 mvlgamma gcd lcm ldexp nextafter logdet histogram matrix_exp renorm "
+    "index_reduce"
+)
+# framework/ops/linalg_legacy.py, linalg_solvers.py, linalg_lu_solve.py
+_extras2_methods("svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse orgqr")
 
 
 def _tile(self, *dims):
@@ -1861,6 +1870,23 @@ def _tile(self, *dims):
 
 
 Tensor.tile = _tile
+
+
+def _polygamma(self, n):
+    """See :func:`framework.polygamma` (the method takes n only)."""
+    return _ops.polygamma(n, self)
+
+
+Tensor.polygamma = _polygamma
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """See :func:`framework.index_reduce` (in place: the result is copied into self)."""
+    out = _ops.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    return self.copy_(out)
+
+
+Tensor.index_reduce_ = _index_reduce_
 
 
 from .autograd.grad_mode import state  # noqa: E402  (autograd needs Tensor defined)

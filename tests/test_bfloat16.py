@@ -70,7 +70,9 @@ def _close(f, t, rtol, atol):
     if not np.array_equal(np.isnan(f), np.isnan(t)):
         return "NaN positions"
     fin = np.isfinite(t) & np.isfinite(f)
-    if not np.array_equal(np.isfinite(t), np.isfinite(f)) or not np.array_equal(f[~fin], t[~fin]):
+    if not np.array_equal(np.isfinite(t), np.isfinite(f)) or not np.array_equal(
+        f[~fin], t[~fin], equal_nan=True
+    ):
         return "inf positions"
     scale = max(1.0, float(np.abs(t[fin]).max())) if fin.any() else 1.0
     if np.allclose(f[fin], t[fin], rtol=rtol, atol=atol * scale):
@@ -123,6 +125,19 @@ BF16_ARITHMETIC = {
     "grid_sample": {"out0 values", "grad0 values", "grad1 values"},
     "instance_norm": {"grad0 values"},
     "cosine_similarity": {"grad0 values", "grad1 values"},
+    # the gradient through corrcoef's two broadcast divisions sums terms of size ~5 to ~0.1:
+    # bfloat16 rounding of the intermediate products decides the last bits (torch rounds them
+    # in its own order); forward values agree
+    "corrcoef": {"grad0 values"},
+    # torch's CPU matrix_exp runs its Taylor/Pade products in bfloat16 (ours in float64,
+    # rounded once): its values are the ones off, and overflow to NaN in the gradient first
+    "matrix_exp": {
+        "out0 values",
+        "out0 inf positions",
+        "out0 NaN positions",
+        "grad0 NaN positions",
+        "grad0 values",
+    },
 }
 
 

@@ -61,10 +61,11 @@ EQUATIONS = [
 ]
 
 
-def _run(L, eq, arrays, dtype, autocast):
+def _run(L, eq, arrays, dtype, autocast, path=None):
     ts = [L.tensor(a).to(getattr(L, dtype)).requires_grad_() for a in arrays]
     with L.autocast("cpu", dtype=L.bfloat16, enabled=autocast):
-        out = L.einsum(eq, *ts)
+        # torch.einsum's own call when opt_einsum gives it a path (3+ operands)
+        out = L.einsum(eq, *ts) if path is None else L._VF.einsum(eq, ts, path=path)
     up = np.random.default_rng(7).standard_normal(tuple(out.shape))
     out.backward(L.tensor(up).to(out.dtype))
     node = type(out.grad_fn).__name__
@@ -74,12 +75,29 @@ def _run(L, eq, arrays, dtype, autocast):
 
 @pytest.mark.parametrize("autocast", [False, True], ids=["plain", "autocast"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
-@pytest.mark.parametrize("eq,shapes", EQUATIONS, ids=lambda v: str(v))
-def test_einsum_matches_torch(eq, shapes, dtype, autocast):
+@pytest.mark.parametrize(
+    "eq,shapes,order",
+    [(eq, s, "left_to_right") for eq, s in EQUATIONS]
+    + [(eq, s, "planned") for eq, s in EQUATIONS if len(s) > 2],
+    ids=lambda v: str(v),
+)
+def test_einsum_matches_torch(eq, shapes, dtype, autocast, order, monkeypatch):
+    """Both contracting left to right (torch without opt_einsum); for 3+ operands also
+    framework's planned order against torch given the same path (what torch.einsum runs with
+    opt_einsum installed)."""
     rng = np.random.default_rng(len(eq) + sum(map(len, shapes)))
     arrays = [rng.standard_normal(s) for s in shapes]
-    want = _run(torch, eq, arrays, dtype, autocast)
-    got = _run(framework, eq, arrays, dtype, autocast)
+    from framework.ops import einsum_path
+
+    paths, plan = [], einsum_path.contraction_path
+    monkeypatch.setattr(
+        einsum_path, "contraction_path", lambda *a: paths.append(plan(*a)) or paths[-1]
+    )
+    with framework.backends.opt_einsum.flags(enabled=order == "planned"):
+        got = _run(framework, eq, arrays, dtype, autocast)
+    path = [i for p in paths[0] for i in p] if paths else None
+    assert (path is not None) == (order == "planned")
+    want = _run(torch, eq, arrays, dtype, autocast, path)
     assert got[:3] == want[:3]  # dtype, node name, shape
     low = dtype == "bfloat16" or (autocast and want[0] == "torch.bfloat16")
     rtol, atol = (2e-2, 2e-2) if low else ((1e-5, 1e-5) if dtype == "float32" else (1e-12, 1e-12))

@@ -257,6 +257,7 @@ INLINE = {
     "python -m tests.fuzz": ("run", ["--programs", "5", "--seed", "1"]),
     "python -m pytest tests/fuzz": ("glob", ["tests/fuzz/test_fuzz.py"]),
     "python benchmarks/bench_func.py --repeat 9": ("run", ["--repeat", "1", "--batch", "4"]),
+    "python benchmarks/bench_einsum.py": ("run", ["--n", "40", "--repeat", "1"]),
 }
 
 

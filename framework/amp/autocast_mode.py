@@ -257,6 +257,15 @@ POLICY = {
                 "replication_pad3d",
                 "MultiMarginLoss",
                 "MultilabelMarginLoss",
+                # the legacy/_ex linear-algebra forms (framework/ops/linalg_legacy.py, ...)
+                "Cholesky",
+                "CholeskyEx",
+                "InvEx",
+                "TriangularSolve",
+                "CholeskySolve",
+                "CholeskyInverse",
+                "lu",
+                "LinalgHouseholderProduct",
             }
         },
     ),

@@ -109,6 +109,7 @@ class Op(Node):
     half = None  # while a half op computes in float32: its dtype (bfloat16 or float16)
     no_bfloat16 = None  # torch's CPU kernel lacks bfloat16 (and float16): its kernel name (->
     #                "... not implemented for 'BFloat16'") or its RuntimeError message
+    no_bfloat16_empty = False  # no_bfloat16 refuses empty inputs too (a dispatch-time check)
     node_variant = None  # a method returning the node name where it depends on arguments
     _fw_out = None  # forward AD: the output Tensor while the jvp rule runs
     _out_fw = None  # forward AD: the saved output's tangents (for backward)
@@ -205,7 +206,9 @@ class Op(Node):
                     cls.no_bfloat16 is not None
                     and (half.kind == "V" or dev is _CPU)  # torch's CPU kernels lack both
                     and (
-                        " " in cls.no_bfloat16 or any(a is not None and a._data.size for a in args)
+                        " " in cls.no_bfloat16
+                        or cls.no_bfloat16_empty
+                        or any(a is not None and a._data.size for a in args)
                     )
                 ):  # no kernel runs on
                     raise _bf16_refusal(cls.no_bfloat16, half)  # empty inputs

@@ -101,10 +101,7 @@ mps = _module("mps", "torch.backends.mps: never available.", is_available=_false
 mkldnn = _module("mkldnn", "torch.backends.mkldnn: not used.", enabled=False, is_available=_false)
 openmp = _module("openmp", "torch.backends.openmp.", is_available=lambda: True)
 cpu = _module("cpu", "torch.backends.cpu.", get_cpu_capability=lambda: "DEFAULT")
-opt_einsum = _module(
-    "opt_einsum",
-    "torch.backends.opt_einsum: einsum follows torch's left-to-right lowering.",
-    enabled=True,
-    strategy="auto",
-    is_available=_false,
-)
+from ._opt_einsum import OptEinsumModule as _OptEinsumModule  # noqa: E402
+
+opt_einsum = _OptEinsumModule(f"{__name__}.opt_einsum")
+sys.modules[opt_einsum.__name__] = opt_einsum

@@ -4,8 +4,9 @@ from ..amp.autocast_mode import entry as _amp_entry
 import math
 import warnings
 
-from .._errors import broadcast_shapes
+from .._errors import check_scalar_fits, overflow_error
 from ..creation import zeros
+from ..dtypes import cpp_type_name
 from ..ops.attention import ScaledDotProductFlashAttentionForCpu
 from ..ops.activation import SafeSoftmax, softmax
 from ..ops.elementwise import MulScalar
@@ -16,29 +17,9 @@ from .dropout import dropout
 from ._sdp_backend import SDPBackend, sdpa_kernel  # noqa: F401 (torch.nn.attention's names)
 from ..backends import _sdp
 
-_WORD = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "int64": "long int",
-    "int32": "int",
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int16": "short int",
-    "int8": "signed char",
-}
-_KIND = {
-    "int64": "Long",
-    "int32": "Int",
-    "bool": "Bool",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-}
-
 
 def _word(t):
-    return _WORD.get(t.dtype.np.name, t.dtype.np.name)
+    return cpp_type_name(t._data.dtype)
 
 
 def _check(query, key, value, attn_mask):
@@ -53,12 +34,6 @@ def _check(query, key, value, attn_mask):
             "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
             f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead."
         )
-    if not qd.is_floating_point:
-        if 0 in (query.numel(), key.numel(), value.numel()):
-            return False  # torch's math path returns (zeros) before its dtype clash
-        if attn_mask is not None and attn_mask.dtype.np.name == "bool":  # -inf in qd
-            raise RuntimeError(f"value cannot be converted to type {qd.np.name}_t without overflow")
-        raise RuntimeError(f"expected scalar type Float but found {_KIND[qd.np.name]}")
     if (
         attn_mask is not None
         and attn_mask.dtype.np.name not in ("bool", "float32")
@@ -68,6 +43,26 @@ def _check(query, key, value, attn_mask):
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {_word(attn_mask)} and  query.dtype: {_word(query)} instead."
         )
+
+
+def _empty(query, key, value):
+    """torch's answer when the output or the keys are empty (no backend runs, any dtype):
+    zeros(*query.shape[:-1], Ev) + (q.sum() + k.sum() + v.sum()) * 0, so every input stays in
+    the graph (and an inf or NaN input makes the output NaN)."""
+    if math.prod(query.shape[:-1]) * value.shape[-1] and value.numel():
+        return None
+    total = MulScalar.apply(query.sum() + key.sum() + value.sum(), other=0)
+    return zeros(*query.shape[:-1], value.shape[-1], dtype=query.dtype) + total
+
+
+def _refuse_integers(query, key, value, attn_mask):
+    """torch's math path on integer inputs: a bool mask's -inf does not fit the dtype, else
+    the scores are float (q * sqrt(scale)) and the last matmul with value refuses."""
+    qd = query._data.dtype
+    if qd.kind in "iub":
+        if attn_mask is not None and attn_mask.dtype.np.name == "bool" and qd.kind != "b":
+            raise overflow_error(qd)
+        matmul(zeros(*query.shape[:-1], key.shape[-2]), value)  # raises torch's error
 
 
 def _additive(mask, xp, dtype):
@@ -122,15 +117,16 @@ def scaled_dot_product_attention(
         >>> F.scaled_dot_product_attention(q, q, q).shape
         torch.Size([1, 1, 2, 4])
     """
-    if _check(query, key, value, attn_mask) is False:  # integers with nothing to attend
-        batch = broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-        return zeros(batch + (query.shape[-2], value.shape[-1]), dtype=query.dtype)
-    if not (query.numel() and key.numel() and value.numel()):  # torch: zeros tied to the
-        batch = broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])  # inputs
-        out = zeros(batch + (query.shape[-2], value.shape[-1]), dtype=query.dtype)
-        return out + MulScalar.apply(query.sum() + key.sum() + value.sum(), other=0.0)
+    _check(query, key, value, attn_mask)
+    empty = _empty(query, key, value)
+    if empty is not None:
+        return empty
+    _refuse_integers(query, key, value, attn_mask)
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
-    scale_arg, scale = scale, 1.0 / math.sqrt(E) if scale is None else float(scale)
+    scale_arg, scale = (
+        scale,
+        (1.0 / math.sqrt(E) if E else math.inf) if scale is None else float(scale),
+    )
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
         key = _repeat_heads(key, rep)
@@ -268,6 +264,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         )
     if mask.dtype.is_floating_point:
         return mask
+    check_scalar_fits(-math.inf, target_type.np)  # torch's masked_fill_(mask, -inf)
     xp = mask.xp  # True marks a position that may NOT be attended (the opposite of SDPA)
     return Tensor._make(xp.where(mask._data, -math.inf, 0.0).astype(target_type.np), mask.device)
 

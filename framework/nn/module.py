@@ -13,13 +13,7 @@ from .parameter import Parameter
 
 def _typename(value):
     if isinstance(value, Tensor):
-        return (
-            "torch."
-            + {"float32": "Float", "float64": "Double", "int64": "Long"}.get(
-                value._data.dtype.name, ""
-            )
-            + "Tensor"
-        )
+        return "torch." + dtypes.tensor_type_name(value._data.dtype)
     module = type(value).__module__
     name = type(value).__qualname__
     return name if module in ("builtins", None) else f"{module}.{name}"

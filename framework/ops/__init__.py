@@ -37,6 +37,15 @@ from .stacking import *  # noqa: F403
 from .linalg_more import *  # noqa: F403
 from .extras2 import *  # noqa: F403
 from .extras3 import *  # noqa: F403
+from .linalg_solvers import *  # noqa: F403
+from .linalg_lu_solve import *  # noqa: F403
+from .linalg_legacy import *  # noqa: F403
+from .linalg_householder import *  # noqa: F403
+from .gamma import *  # noqa: F403
+from .extras4 import *  # noqa: F403
+from .histogram import *  # noqa: F403
+from .matrix_fns import *  # noqa: F403
+from .index_reduce import *  # noqa: F403
 
 # Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor
@@ -78,6 +87,15 @@ _FAMILIES = (
     "linalg_more",
     "extras2",
     "extras3",
+    "linalg_solvers",
+    "linalg_lu_solve",
+    "linalg_legacy",
+    "linalg_householder",
+    "gamma",
+    "extras4",
+    "histogram",
+    "matrix_fns",
+    "index_reduce",
 )
 # torch has the 2-d pooling functions only in torch.nn.functional.
 _NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}

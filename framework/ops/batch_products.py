@@ -7,8 +7,8 @@ bfloat16/float16 inputs accumulate in float32."""
 from .._errors import check_empty_sum_scale, refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.op import Op
-from .linalg import _title
-from .shape import _expanded_shape
+from ..dtypes import cpp_type_name, scalar_type_name
+from .shape import _dim, _expanded_shape
 
 
 def _combine(xp, bias, prod, beta, alpha):
@@ -138,8 +138,8 @@ def _same_dtype(*ts):
     for t in ts[1:]:
         if t._data.dtype != ts[0]._data.dtype:
             raise RuntimeError(
-                f"expected scalar type {_title(ts[0]._data.dtype)} but found "
-                f"{_title(t._data.dtype)}"
+                f"expected scalar type {scalar_type_name(ts[0]._data.dtype)} but found "
+                f"{scalar_type_name(t._data.dtype)}"
             )
 
 
@@ -171,9 +171,17 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """
     if _amp.active:  # autocast casts before torch's checks
         input, batch1, batch2 = _amp_cast("Baddbmm", input.device.type, input, batch1, batch2)
-    b, n, p = _batches(batch1, batch2)
-    _expanded_shape(input, (b, n, p))
-    _same_dtype(input, batch1, batch2)
+    # torch's meta expands input to (batch1.size(0), batch1.size(1), batch2.size(2)) first
+    sizes = [t.shape[_dim(d, t.dim())] for t, d in ((batch1, 0), (batch1, 1), (batch2, 2))]
+    _expanded_shape(input, tuple(sizes))
+    if input._data.dtype != batch1._data.dtype:
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {cpp_type_name(input._data.dtype)}, "
+            f"batch1: {cpp_type_name(batch1._data.dtype)}, "
+            f"batch2: {cpp_type_name(batch2._data.dtype)}"
+        )
+    _batches(batch1, batch2)
+    _same_dtype(input, batch1, batch2)  # batch2's, in the kernel
     return Baddbmm.apply(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
@@ -236,8 +244,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     if not (input._data.dtype == mat._data.dtype == vec._data.dtype):
         raise RuntimeError(
             "addmv input tensors must have the same dtype, but got "
-            f"{_title(input._data.dtype)}, {_title(mat._data.dtype)}, and "
-            f"{_title(vec._data.dtype)}"
+            f"{scalar_type_name(input._data.dtype)}, {scalar_type_name(mat._data.dtype)}, and "
+            f"{scalar_type_name(vec._data.dtype)}"
         )
     return Addmv.apply(input, mat, vec, beta=beta, alpha=alpha)
 

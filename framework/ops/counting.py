@@ -54,11 +54,11 @@ def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
     xp = input.xp
     d = _real_dim(dim, input.dim())
     zeros = [i for i, n in enumerate(input.shape) if n == 0]
-    if len(zeros) > 1:
+    if d in zeros and len(zeros) > 1:  # torch's checks: an empty dim selected, then any
         raise RuntimeError(
             "Number of zero sized dimensions is more than one, so unique cannot be applied "
         )
-    if zeros and zeros[0] != d:
+    if zeros and d not in zeros:
         raise RuntimeError(
             "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
         )
@@ -302,7 +302,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             "dimensions of boundaries tensor and input value tensor must match, but we got "
             f"boundaries tensor {list(seq.shape)} and input value tensor {list(vals.shape)}"
         )
-    if vals.size:  # torch returns for no values before its dtype dispatch
+    if vals.size and vals.dtype.kind == "b":  # torch returns for no values before its
+        # dispatch on the common dtype of both (bool only when both are)
         refuse(sorted_sequence._data, "b", "searchsorted_out_cpu")
     if sorter is not None:
         seq = xp.take_along_axis(seq, sorter._data, axis=-1)

@@ -1,14 +1,17 @@
 """einsum, computed as torch computes it (aten's einsum): every operand is aligned to the
 layout `output labels + contracted labels` (diagonals taken, missing labels unsqueezed), then
-the operands are contracted left to right. A pair is one batched matmul when some label summed
-at that step is larger than 1 in both operands; otherwise it is a broadcast multiply. Following
-torch step by step gives its node names, its broadcasting of size-1 dims and its dtypes under
-autocast (bmm is on autocast's lower-precision list, mul is not, so "i,j->ij" stays float32
-while "ij,jk->ik" comes out bfloat16)."""
+the operands are contracted pairwise: left to right, or for three or more operands along the
+path einsum_path.py chooses (torch's `path` argument, as torch.backends.opt_einsum gives it).
+A pair is one batched matmul when some label summed at that step is larger than 1 in both
+operands; otherwise it is a broadcast multiply. Following torch step by step gives its node
+names, its broadcasting of size-1 dims and its dtypes under autocast (bmm is on autocast's
+lower-precision list, mul is not, so "i,j->ij" stays float32 while "ij,jk->ik" comes out
+bfloat16)."""
 
 import math
 
 from ..tensor import Tensor
+from . import einsum_path
 
 _ELL = "..."
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # torch's label order
@@ -171,6 +174,18 @@ def _sumproduct_pair(left, right, sum_dims):
     return left.bmm(right).view(*out_size).permute(*operm)
 
 
+def _plan(ops, out_n, perm_n):
+    """The contraction path for three or more operands when framework.backends.opt_einsum is
+    enabled (torch's path argument: pairs of positions, the product appended at the end), or
+    None for torch's left-to-right order."""
+    if len(ops) <= 2 or not einsum_path.settings["enabled"]:
+        return None
+    sets = [frozenset(d for d in range(perm_n) if op.shape[d] != 1) for op in ops]
+    sizes = {d: max(op.shape[d] for op in ops) for d in range(perm_n)}
+    strategy = einsum_path.settings["strategy"]
+    return einsum_path.contraction_path(sets, frozenset(range(out_n)), sizes, strategy)
+
+
 def _from_sublists(args):
     """einsum(op1, sublist1, op2, sublist2, ..., [out]) -> (equation, operands)."""
 
@@ -201,8 +216,9 @@ def einsum(*args):
     Implicit output (labels seen once, alphabetically, after the ellipsis dims), '...',
     repeated labels (diagonals), broadcasting of size-1 dims and torch's sublist form
     `einsum(a, [0, 1], b, [1, 2], [0, 2])` are supported. Operands are contracted left to
-    right, as torch does without opt_einsum, each step one batched matmul or, when nothing of
-    size > 1 is summed, one multiply.
+    right when there are two, and for three or more in the order framework.backends.opt_einsum
+    picks (as torch does with opt_einsum installed; left to right when it is disabled), each
+    step one batched matmul or, when nothing of size > 1 is summed, one multiply.
 
     Args:
         equation: the subscripts, e.g. "ij,jk->ik".
@@ -265,8 +281,11 @@ def einsum(*args):
         _align(op, k, t, index, ell_index, ell_num_dim, size, ell_sizes, dim_counts)
         for k, (op, t) in enumerate(zip(operands, terms))
     ]
+    path = _plan(ops, out_n, perm_n)
+    steps = iter(path or ())
     while len(ops) > 1:
-        a, b = ops.pop(0), ops.pop(0)
+        i, j = next(steps, (0, 1))
+        b, a = ops.pop(j), ops.pop(i)
         sum_dims, a_sum, b_sum = [], [], []
         for d in range(out_n, perm_n):
             if a.shape[d] != 1 and b.shape[d] != 1:
@@ -285,7 +304,7 @@ def einsum(*args):
             a = a.sum(tuple(a_sum), True)
         if b_sum:
             b = b.sum(tuple(b_sum), True)
-        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+        ops.insert(len(ops) if path else 0, _sumproduct_pair(a, b, sum_dims))
     result = ops[0]
     if perm_n > out_n:  # contracted dims: size 1 by now when there were pairs
         if len(operands) > 1:

@@ -561,8 +561,9 @@ class PowTensor(Op):
         need_a, need_b = self.needs_input_grad
         if self.bool_exponent and need_a:  # torch's derivative computes exponent - 1
             _check_bool_sub(True, 1)
-        # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf
-        grad_a = grad * where(b == 0, 0.0, b * a ** (b - 1)) if need_a else None
+        # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf (the
+        # incoming gradient inside the where: an inf gradient gives 0 there too)
+        grad_a = where(b == 0, 0.0, grad * (b * a ** (b - 1))) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
         grad_b = grad * where((a == 0) & (b >= 0), 0.0, a**b * log(a)) if need_b else None
         return grad_a, grad_b

@@ -12,11 +12,11 @@ class EmbeddingBag(Op):
     """out[b] = reduce over the rows weight[idx[k]] (times psw[k]) whose bag is b."""
 
     saves_inputs = True
-    saves = ("argmax",)
+    saves = ("argmax", "freq")
 
-    def forward(self, w, psw, idx=None, bag=None, n_bags=0, mode="mean"):
+    def forward(self, w, psw, idx=None, bag=None, n_bags=0, mode="mean", freq=None):
         xp = self.xp
-        self.idx, self.bag, self.n_bags, self.mode = idx, bag, n_bags, mode
+        self.idx, self.bag, self.n_bags, self.mode, self.freq = idx, bag, n_bags, mode, freq
         rows = w[idx]
         d = w.shape[1]
         counts = xp.bincount(bag, minlength=n_bags)[:n_bags]
@@ -61,6 +61,12 @@ class EmbeddingBag(Op):
             g_rows = g_rows * Tensor._make(scale[self.bag][:, None], dev)
         if need_w:
             contrib = g_rows * psw.unsqueeze(1) if psw is not None else g_rows
+            if isinstance(self.freq, str):
+                raise RuntimeError(
+                    "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
+                )
+            if self.freq is not None:  # scale_grad_by_freq: 1 / frequency, per index
+                contrib = contrib * Tensor._make(self.freq[:, None].astype(grad._data.dtype), dev)
             gw = zeros(tuple(w.shape), dtype=grad.dtype, device=dev).index_add(0, idx, contrib)
         if need_psw:
             gpsw = (g_rows * w.index_select(0, idx)).sum(1)
@@ -103,8 +109,9 @@ def embedding_bag(
         max_norm (float, optional): rows whose norm is larger are renormalized to this norm, in
             place (default: None).
         norm_type (float, optional): the p of the p-norm for ``max_norm`` (default: 2).
-        scale_grad_by_freq (bool, optional): scale the gradients by the inverse frequency of the
-            indices (not with ``'max'``) (default: False).
+        scale_grad_by_freq (bool, optional): scale the weight's gradient by the inverse frequency
+            of the indices in the whole input (not with ``'max'``); on the CPU with a dense
+            gradient, with torch's CPU kernel's counts (see the README) (default: False).
         mode (str, optional): ``'sum'``, ``'mean'`` or ``'max'`` (default: ``'mean'``).
         sparse (bool, optional): accepted for compatibility; the gradient is dense here (default:
             False).
@@ -193,7 +200,26 @@ def embedding_bag(
 
         with no_grad():
             _renorm_(weight, idx, max_norm, norm_type)
-    return EmbeddingBag.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode)
+    freq = None
+    if scale_grad_by_freq and mode != "max":
+        freq = "sparse"  # torch refuses it in backward
+        if not sparse:
+            cpu = input.device.type == "cpu"
+            freq = _inverse_freq(xp, input._data.reshape(-1), idx, weight.shape[0], cpu)
+    return EmbeddingBag.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode, freq=freq)
+
+
+def _inverse_freq(xp, every, idx, n, cpu=False):
+    """1 / (how often each of `idx` occurs in the whole input `every`), the scale of
+    scale_grad_by_freq. torch's dense CPU kernel divides the i-th distinct index's rows by the
+    count of the i-th entry of the sorted input instead (it indexes the sorted indices with the
+    group number): cpu=True reproduces that; CUDA's kernel uses the true frequency."""
+    every = every.astype("int64")
+    counts = xp.bincount(every, minlength=n)
+    if not cpu:
+        return 1.0 / counts[idx]
+    rank = xp.searchsorted(xp.unique(every), idx)  # the group number of each index
+    return 1.0 / counts[xp.sort(every)[rank]]
 
 
 def _check_range(idx, bag, weight, fbgemm):

@@ -8,7 +8,7 @@ are Ops here.
 import math
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 from .elementwise import MulScalar
 from .norms import LinalgVectorNorm
@@ -187,6 +187,7 @@ def broadcast_tensors(*tensors):
     return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
 
 
+@per_sample_under_vmap
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Boolean tensor: whether each of `elements` is in `test_elements`.
 
@@ -201,9 +202,13 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         tensor([False,  True, False])
     """
     ref = elements if isinstance(elements, Tensor) else test_elements
+    for v in (elements, test_elements):
+        if (v.dtype == dtypes.bool_) if isinstance(v, Tensor) else isinstance(v, bool):
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     xp = ref.xp
     a = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
     b = test_elements._data if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
+    a, b = (v.astype(xp.float32) if v.dtype.name == "bfloat16" else v for v in (a, b))
     return _wrap(xp.isin(a, b, invert=invert), ref)
 
 
@@ -217,8 +222,10 @@ class Logit(Op):
         xp = self.xp
         self.eps = eps
         x = _float(x)
-        if eps is not None:
-            x = xp.clip(x, eps, 1 - eps)
+        if eps is not None:  # torch: x < lo ? lo : x > hi ? hi : x (NaN stays)
+            x = xp.where(
+                x < eps, x.dtype.type(eps), xp.where(x > 1 - eps, x.dtype.type(1 - eps), x)
+            )
         with _quiet(xp):
             return xp.log(x / (1 - x))
 
@@ -229,9 +236,9 @@ class Logit(Op):
         if self.eps is None:  # torch: NaN outside [0, 1]
             g = grad / (x * (1 - x))
             return g.where((x >= 0) & (x <= 1), _zeros(g) + math.nan)
-        inside = (x >= self.eps) & (x <= 1 - self.eps)
-        safe = x.where(inside, _zeros(x) + 0.5)  # no inf in the unused branch's gradient
-        return (grad / (safe * (1 - safe))).where(inside, _zeros(grad))
+        outside = (x < self.eps) | (x > 1 - self.eps)  # (a NaN x gives a NaN gradient)
+        safe = x.where(~outside, _zeros(x) + 0.5)  # no inf in the unused branch's gradient
+        return (grad / (safe * (1 - safe))).where(~outside, _zeros(grad))
 
     jvp = Op.jvp_elementwise
 
@@ -327,6 +334,9 @@ class BlockDiag(Op):
         """Each input's block of ``grad``, reshaped to that input's shape."""
         parts, r, c = [], 0, 0
         for shape, (h, w) in zip(self.shapes, self.spans):
+            if shape == (0,):  # torch's block_diag_backward: no row for an empty 1-D input
+                parts.append(grad.new_zeros((0,)))  # (whose forward did give it one)
+                continue
             parts.append(grad[r : r + h, c : c + w].reshape(shape))
             r, c = r + h, c + w
         return tuple(parts)
@@ -358,6 +368,7 @@ def block_diag(*tensors):
     return BlockDiag.apply(*tensors)
 
 
+@per_sample_under_vmap
 def signbit(input):
     """True where input's sign bit is set (negative numbers and -0.0).
 
@@ -468,11 +479,7 @@ def positive(input):
         tensor([-1,  2])
     """
     if input.dtype == dtypes.bool_:
-        raise RuntimeError(
-            "The `+` operator, on a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
-            "instead."
-        )
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -618,9 +625,32 @@ def is_nonzero(input):
 
 
 class Dist(LinalgVectorNorm):
-    """torch.dist's own node: the p-norm of a difference."""
+    """torch.dist's own node: the p-norm of input - other (broadcast), two inputs."""
 
     node_name = "DistBackward0"
+    broadcasts = True
+
+    def forward(self, a, b, ord=2):
+        with _quiet(self.xp):
+            return super().forward(a - b, ord=ord)
+
+    def backward(self, grad):
+        a, b = self.inputs
+        g = self._norm_backward(a - b, grad)
+        if g is None:  # torch's p = 0: an undefined gradient, which `other`'s formula negates
+            if self.needs_input_grad[1]:
+                raise RuntimeError(
+                    "Expected a proper Tensor but got None (or an undefined Tensor in C++) "
+                    "for argument #0 'self'"
+                )
+            return None, None
+        return g, -g
+
+    def jvp(self, ta, tb):
+        """torch's norm_jvp of the difference (0 for the count ord=0)."""
+        if self.ord == 0:  # a constant zero (no graph back through this node)
+            return _zeros(self.result)
+        return self.jvp_reduction(ta, tb)
 
 
 def dist(input, other, p=2):
@@ -639,13 +669,23 @@ def dist(input, other, p=2):
         raise TypeError(
             f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
         )
-    diff = input - other
-    if not diff.dtype.is_floating_point:
+    from .._errors import broadcast_shapes
+
+    shape = broadcast_shapes(input.shape, other.shape)
+    kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
+    if dtypes._kind(kind) != 2:
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. "
-            f"Got {dtypes.scalar_type_name(diff._data.dtype)} instead."
+            f"Got {dtypes.scalar_type_name(kind)} instead."
         )
-    return Dist.apply(diff, ord=float(p), dim=None, keepdim=False)
+    if dtypes.bool_ in (input.dtype, other.dtype):
+        input - other  # torch's refusal of bool subtraction
+    if abs(p) == math.inf and 0 in tuple(shape):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    return Dist.apply(input, other, ord=float(p))
 
 
 class LogcumsumexpOp(Op):
@@ -689,14 +729,15 @@ class LogcumsumexpOp(Op):
 
     def jvp(self, t):
         """torch's logcumsumexp_jvp: cumsum(e * t) / cumsum(e), e = exp(x - max), 0 where the
-        running sum is below 1e-13."""
+        running sum is below 1e-13 (a finite tangent there, as torch's)."""
         x = self._fw_args[0]
         if x.dim() == 0:
             return t
         e = (x - x.amax(self.dim, keepdim=True)).exp() if x.numel() else x.exp()
         total = e.cumsum(self.dim)
         run = (e * t).cumsum(self.dim)
-        return run.where(total >= 1e-13, _zeros(run)) / total
+        kept = total >= 1e-13  # 0 where the running sum is below eps (not 0 / 0)
+        return (run / total.where(kept, _zeros(total) + 1)).where(kept, _zeros(run))
 
 
 def logcumsumexp(input, dim):
@@ -734,16 +775,50 @@ class DivScalar(Op):
     jvp = Op.jvp_linear
 
 
-def _dx_of(y, x, dx, dim):
-    """torch's spacing for trapezoid: diff of x (1-D x broadcast along dim), or the scalar."""
+def _scaled(t, s, cls):
+    """t (*, /) the Python number s through torch's .Scalar overload (an integral t with a
+    float s promotes to the default float dtype, as the kernel does)."""
+    if isinstance(s, float) and not t.dtype.is_floating_point and t.dtype != dtypes.bool_:
+        t = t.to(dtypes.get_default_dtype())
+    return cls.apply(t, other=s)
+
+
+def _check_trapezoid(name, y, x, dx):
     if x is None:
-        return 1 if dx is None else dx
+        if y.dtype == dtypes.bool_:
+            raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+        if isinstance(dx, (bool, complex)) or (isinstance(dx, Tensor) and dx.dtype == dtypes.bool_):
+            raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+        return
+    if dx is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, Tensor, dx="
+            f"{type(dx).__name__}), but expected one of:"
+        )
+    if dtypes.bool_ in (y.dtype, x.dtype):
+        raise RuntimeError(
+            f"{name}: received a bool input for `x` or `y`, but bool is not supported"
+        )
+
+
+def _dx_of(name, y, x, dim):
+    """torch's spacing for a tensor x: its differences along dim (1-D x viewed along dim,
+    lower-dimensional x padded with leading 1s), broadcast against y's later."""
     if x.dim() == 1:
-        d = x.diff()
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y.dim()
-        shape[dim] = d.shape[0]
-        return d.reshape(shape)
-    return x.diff(dim=dim)
+        shape[dim] = x.shape[0]
+        x = x.view(shape)
+    elif x.dim() < y.dim():
+        x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
+    n = x.shape[dim]
+    return x.narrow(dim, min(n, 1), max(n - 1, 0)) - x.narrow(dim, 0, max(n - 1, 0))
+
+
+def _pairs(y, dim):
+    n = y.shape[dim]
+    return y.narrow(dim, min(n, 1), max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -759,16 +834,17 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         >>> framework.trapezoid(framework.tensor([1., 2., 3.]))
         tensor(4.)
     """
-    dim = dim % max(y.dim(), 1)
-    n = y.shape[dim]
-    if n == 0:
-        return y.sum(dim) * 0
-    d = _dx_of(y, x, dx, dim)
-    if isinstance(d, Tensor):
-        pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
-        return DivScalar.apply((d * pairs).sum(dim), other=2.0)
-    ends = MulScalar.apply(y.select(dim, 0) + y.select(dim, -1), other=0.5)
-    return MulScalar.apply(y.sum(dim) - ends, other=d)
+    from .shape import _dim
+
+    dim = _dim(dim, y.dim())
+    if y.shape[dim] == 0:  # torch: zeros without the dim (no graph)
+        return _wrap(y.xp.zeros(y.shape[:dim] + y.shape[dim + 1 :], y._data.dtype), y)
+    _check_trapezoid("trapezoid", y, x, dx)
+    if x is not None:
+        prod = (_dx_of("trapezoid", y, x, dim) * _pairs(y, dim)).sum(dim)
+        return _scaled(prod, 2.0, DivScalar)
+    ends = _scaled(y.select(dim, 0) + y.select(dim, -1), 0.5, MulScalar)
+    return _scaled(y.sum(dim) - ends, float(1 if dx is None else dx), MulScalar)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -784,10 +860,11 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         >>> framework.cumulative_trapezoid(framework.tensor([1., 2., 3.]))
         tensor([1.5000, 4.0000])
     """
-    dim = dim % max(y.dim(), 1)
-    n = y.shape[dim]
-    d = _dx_of(y, x, dx, dim)
-    pairs = y.narrow(dim, 1, max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
-    if isinstance(d, Tensor):
-        return DivScalar.apply((d * pairs).cumsum(dim), other=2.0)
-    return MulScalar.apply(pairs, other=d / 2.0).cumsum(dim)
+    from .shape import _dim
+
+    dim = _dim(dim, y.dim())
+    _check_trapezoid("cumulative_trapezoid", y, x, dx)
+    if x is not None:
+        prod = (_dx_of("cumulative_trapezoid", y, x, dim) * _pairs(y, dim)).cumsum(dim)
+        return _scaled(prod, 2.0, DivScalar)
+    return _scaled(_pairs(y, dim), float(1 if dx is None else dx) / 2.0, MulScalar).cumsum(dim)

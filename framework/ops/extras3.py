@@ -117,6 +117,9 @@ def chain_matmul(*matrices, out=None):
                 f"chain_matmul(): Tensor dimension is {matrices[0].dim()}, expected 2 instead."
             )
         return matrices[0].clone()
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     out = multi_dot(list(matrices))
     return out.view(out.shape)  # torch's multi_dot ends in a view (ViewBackward0)
 
@@ -142,12 +145,15 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         )
     if input.dtype == dtypes.bool_:
         raise RuntimeError("cov(): bool dtype is not supported for input")
-    x = input.reshape(1, -1) if input.dim() < 2 else input
+    x = input.view(1, -1) if input.dim() < 2 else input
+    n = x.shape[1]
+    _check_weights(fweights, "fweights", n, lambda d: not d.is_floating_point and d != dtypes.bool_)
+    _check_weights(aweights, "aweights", n, lambda d: d.is_floating_point)
     w = fweights
     if aweights is not None:
         w = aweights if w is None else w * aweights
     if w is None:
-        w_sum = x.shape[1]
+        w_sum = n
         avg = x.sum(1) / w_sum
         norm = w_sum - correction
     else:
@@ -159,17 +165,49 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             norm = w_sum - correction * (w * aweights).sum() / w_sum
         else:
             norm = w_sum - correction
-    if bool(norm <= 0 if not isinstance(norm, Tensor) else (norm <= 0)):
+    if bool(norm <= 0):
         warnings.warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "number of observations.",
             UserWarning,
             stacklevel=2,
         )
-        norm = norm * 0
-    x = x - avg.unsqueeze(1)
+        norm = norm * 0 + 0  # zero_(): +0, never -0
+    if n == 1 and (fweights is None) != (aweights is None) and x.dtype.is_floating_point:
+        x.sub_(avg.unsqueeze(1))  # torch 2.13 centres one observation with one weight in place
+    else:
+        x = x - avg.unsqueeze(1)
+    if w is not None and (x * w).dtype != x.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{dtypes.cpp_type_name(x._data.dtype)} != {dtypes.cpp_type_name((x * w)._data.dtype)}"
+        )
     c = x.mm((x if w is None else x * w).t())
     return (c / norm).squeeze()
+
+
+def _check_weights(w, name, n, kind_ok):
+    """torch's checks of cov's fweights / aweights (dims, dtype, count, sign)."""
+    if w is None:
+        return
+    if w.dim() > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{w.dim()} dimensions"
+        )
+    if not kind_ok(w.dtype):
+        what = "integral" if name == "fweights" else "floating point"
+        raise RuntimeError(
+            f"cov(): expected {name} to have {what} dtype but got {name} with "
+            f"{dtypes.scalar_type_name(w._data.dtype)} dtype"
+        )
+    if w.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {n}"
+        )
+    if n and not bool(w.min() >= 0):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
 def corrcoef(input):

@@ -39,7 +39,9 @@ class return_types:
     aminmax = _return_type("aminmax", ("min", "max"))
     slogdet = _return_type("slogdet", ("sign", "logabsdet"))
     qr = _return_type("qr", ("Q", "R"))
-    svd = _return_type("svd", ("U", "S", "Vh"))
+    linalg_qr = _return_type("linalg_qr", ("Q", "R"))
+    svd = _return_type("svd", ("U", "S", "V"))
+    linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
     eigh = _return_type("eigh", ("eigenvalues", "eigenvectors"))
 
 

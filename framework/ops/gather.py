@@ -25,12 +25,23 @@ def _grid(index, dim, xp):
     return tuple(key)
 
 
+def _kernel_order(x, d, idx, src):
+    """idx arranged in the order torch's scatter/gather kernel reads it (its first bad index
+    is the error's): C order, except that when an operand's sizes after d differ from idx's
+    (the dims after d do not coalesce) only the last dim is read inside the loop along d.
+    (An approximation of its TensorIterator's order: size-1 dims can reorder it further.)"""
+    same = all(t is None or tuple(t.shape[d + 1 :]) == idx.shape[d + 1 :] for t in (x, src))
+    return idx if same or idx.ndim < 2 or d == idx.ndim - 1 else x.xp.moveaxis(idx, d, -2)
+
+
 def _check(name, x, dim, index, src=None):
     """torch's dtype, rank, size and bounds checks shared by gather and scatter."""
     if index.dtype.name not in (("int64", "int32") if name == "gather" else ("int64",)):
         raise RuntimeError(
             f"{name}(): Expected dtype {'int32/int64' if name == 'gather' else 'int64'} for index"
         )
+    if src is not None and src._data.dtype != x._data.dtype:  # before any shape
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.ndim != x.ndim and index.numel():
         raise RuntimeError(
             "Index tensor must have the same number of dimensions as "
@@ -54,8 +65,7 @@ def _check(name, x, dim, index, src=None):
         idx = index._data
         size = x.shape[d] if x.ndim else 1
         if int(idx.max()) >= size or int(idx.min()) < 0:
-            # torch's kernel: the first bad one, running along dim innermost
-            flat = x.xp.moveaxis(idx, d, -1).reshape(-1) if idx.ndim else idx.reshape(-1)
+            flat = _kernel_order(x, d, idx, src).reshape(-1)
             first = int(flat[((flat >= size) | (flat < 0)).argmax()])
             raise RuntimeError(f"index {first} is out of bounds for dimension {d} with size {size}")
     return d
@@ -139,8 +149,6 @@ def scatter_add(input, dim, index, src):
         tensor([3., 0., 3.])
     """
     d = _check("scatter", input, dim, index, src)
-    if src._data.dtype != input._data.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     return ScatterAdd.apply(input, index, src, dim=d)
 
 
@@ -214,8 +222,6 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         return ScatterReduce.apply(input, index, src, dim=d, reduce=reduce)
     if isinstance(src, Tensor):
         d = _check("scatter", input, dim, index, src)
-        if src._data.dtype != input._data.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         return Scatter.apply(input, index, src, dim=d, overload=0)
     d = _check("scatter", input, dim, index)
     value = Tensor._make(input.xp.asarray(src, dtype=input._data.dtype), input._device)

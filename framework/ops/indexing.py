@@ -6,7 +6,9 @@ Each basic step is its own node (SelectBackward0, SliceBackward0, UnsqueezeBackw
 tensor part is IndexBackward0.
 """
 
-from .._errors import check_scalar_fits
+import math
+
+from .._errors import broadcast_shapes, check_scalar_fits
 from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.op import Op, vmap_hook
@@ -156,6 +158,7 @@ def _parse(x, index, getitem=True, deferred=None):
     dim = real = 0  # dim in the running result, real = dim of x (for messages)
     cur = list(shape)
     n_adv = 0
+    kernel = []  # the kernel's bound errors
     for it, arr in zip(items, arrays):
         if isinstance(arr, (int, bool)):
             it = arr
@@ -183,7 +186,7 @@ def _parse(x, index, getitem=True, deferred=None):
                 key += [slice(None)] * arr.ndim
                 dim, real = dim + arr.ndim, real + arr.ndim
             else:
-                _check_bounds(arr, cur[dim], n_adv, deferred)
+                _check_bounds(arr, cur[dim], n_adv, kernel, dim)
                 adv[dim] = arr.astype("int64", copy=False)
                 key.append(slice(None))
                 dim, real = dim + 1, real + 1
@@ -213,6 +216,7 @@ def _parse(x, index, getitem=True, deferred=None):
             dim, real = dim + 1, real + 1
         else:
             raise IndexError(_VALID.format(type(it).__name__))
+    _kernel_bounds(kernel, cur, adv, deferred)
     return steps, adv, tuple(key)
 
 
@@ -235,10 +239,10 @@ def _check_mask(mask, cur, dim):
             )
 
 
-def _check_bounds(arr, size, k, deferred=None):
+def _check_bounds(arr, size, k, kernel, dim):
     """torch's bound check of an index tensor on a dim of `size`: on an empty dim when it sets
-    up the indexing, else in its kernel (the first bad element; appended to `deferred`, when
-    given, as index_put checks the value's shape and dtype first)."""
+    up the indexing, else in its kernel (the first bad element: (error, dim) is appended to
+    `kernel`, see `_kernel_bounds`)."""
     if not arr.size:
         return
     if not size:
@@ -247,9 +251,31 @@ def _check_bounds(arr, size, k, deferred=None):
     if bad.any():
         first = int(arr.reshape(-1)[bad.reshape(-1).argmax()])
         err = IndexError(f"index {first} is out of bounds for dimension {k} with size {size}")
-        if deferred is None:
-            raise err
-        deferred.append(err)
+        kernel.append((err, dim))
+
+
+def _kernel_bounds(kernel, cur, adv, deferred=None):
+    """Raise the kernel's first bound error (append it to `deferred`, when given, as index_put
+    checks the value's shape and dtype first). An empty result reads no index: no error, and
+    the bad index arrays of `adv` become zeros (NumPy would check them)."""
+    if not kernel:
+        return
+    if not _result_numel(cur, adv):
+        for _, d in kernel:
+            adv[d] = adv[d] * 0
+    elif deferred is None:
+        raise kernel[0][0]
+    else:
+        deferred.append(kernel[0][0])
+
+
+def _result_numel(cur, adv):
+    """Elements of the indexing result: shape `cur` with its dims `adv` indexed by arrays."""
+    try:
+        n = math.prod(broadcast_shapes(*(a.shape for a in adv.values())))
+    except RuntimeError:  # torch's setup refuses it later
+        return 1
+    return n * math.prod(c for d, c in enumerate(cur) if d not in adv)
 
 
 def _adv_key(adv, ndim):
@@ -272,8 +298,11 @@ def _one_index_tensor(x, index):
     for it in items[:-1]:
         if type(it) is not slice or it != _ALL:
             return None
-    _check_bounds(arr, x._data.shape[len(items) - 1], 0)
-    return items[:-1] + (arr.astype("int64", copy=False),)
+    kernel, d = [], len(items) - 1
+    adv = {d: arr.astype("int64", copy=False)}
+    _check_bounds(arr, x._data.shape[d], 0, kernel, d)
+    _kernel_bounds(kernel, x._data.shape, adv)
+    return items[:-1] + (adv[d],)
 
 
 def getitem(x, index):
@@ -381,20 +410,30 @@ def _write(data, key, adv, value):
             raise
 
 
-def _refuse_leaf(x, index):
+def _refuse_leaf(x, index, value):
     """torch's error for writing into a leaf that requires grad (or, by index_put_, into a
     view of one): a basic index step (int, slice, None) makes a view first ("a view of a
-    leaf"), whose own checks come later."""
+    leaf"), whose own checks come later; a tensor value is expanded to it before the copy."""
     from ..tensor import LEAF_INPLACE, VIEW_LEAF
 
     items = index if isinstance(index, tuple) else (index,)
     basic = any(isinstance(i, (int, slice)) or i is None for i in items)
     if type(x) is Tensor and x.grad_fn is None:
         if basic and not any(isinstance(i, (Tensor, list)) for i in items):
-            _parse(x, index, getitem=False)  # torch makes the view first: its index errors
+            _, _, key = _parse(x, index, getitem=False)  # torch makes the view first
+            _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
         raise RuntimeError(VIEW_LEAF if basic else LEAF_INPLACE)
     if not basic and type(x) is not Tensor and x._vbw and x._vbase.grad_fn is None:
         raise RuntimeError(VIEW_LEAF)  # index_put_ on the view itself
+
+
+def _check_copy_to(value, target):
+    """torch's copy_to of a tensor value into a basic-indexed view: leading 1s dropped, then
+    expanded to the target (its error names the value's own dtype, before any cast)."""
+    if isinstance(value, Tensor) and value.ndim and value._data.shape != target:
+        shape = tuple(value.shape)
+        lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+        _expanded_shape(value[(0,) * lead], target)
 
 
 def setitem(x, index, value):
@@ -410,13 +449,16 @@ def setitem(x, index, value):
         from ..func._paths import setitem as batched_setitem
 
         return batched_setitem(x, index, value)
+    scalar = not isinstance(value, Tensor)
+    if scalar:  # torch converts the value first (valueToTensor), then reads the index
+        check_scalar_fits(value, x._data.dtype)
     if state.enabled and x.requires_grad:  # torch refuses a leaf before looking at the index
-        _refuse_leaf(x, index)
+        _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype
     steps, adv, key = _parse(x, index, getitem=False, deferred=deferred)
-    scalar = not isinstance(value, Tensor)
+    if not adv and not scalar:
+        _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
     if scalar:
-        check_scalar_fits(value, x._data.dtype)
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
     elif value._data.dtype != x._data.dtype:
         items = index if isinstance(index, tuple) else (index,)
@@ -429,6 +471,8 @@ def setitem(x, index, value):
     if deferred:
         _check_put_shape(x, key, adv, value)
         raise deferred[0]
+    if adv and not value._data.size:  # NumPy writes an empty value into anything empty
+        _check_put_shape(x, key, adv, value)
     if value._device != x._device:
         value = value.to(x._device)
     if x._fw is not None or value._fw is not None:  # forward AD: x's tangent is written too

@@ -65,8 +65,8 @@ def cat(tensors, dim=0, *, out=None):
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     # legacy torch behaviour: 1-D empty tensors are skipped whatever the other shapes are
     skip = [t.ndim == 1 and t.shape[0] == 0 for t in tensors]
-    if all(skip):
-        skip[0] = False
+    if all(skip):  # torch then never wraps dim: any int is accepted
+        skip[0], dim = False, 0
     kept = [t for t, s in zip(tensors, skip) if not s]
     ref = kept[0]
     d = _dim(dim, ref.ndim)
@@ -205,7 +205,7 @@ def split(x, split_size_or_sections, dim=0):
     if sum(sizes) != n or any(s < 0 for s in sizes):
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
-            f"tensor's size at dimension {d}), but got split_sizes={_fmt(sizes)}"
+            f"tensor's size at dimension {dim}), but got split_sizes={_fmt(sizes)}"
         )
     return view_outputs(Split.apply(x, sizes=sizes, dim=d, with_sizes=True), x)
 

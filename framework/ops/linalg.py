@@ -4,28 +4,12 @@ from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .reduction import _prod
 from .._errors import broadcast_shapes, check_empty_sum_scale, refuse
 from ..autograd.op import Op
-from ..dtypes import scalar_type_name
+from ..dtypes import cpp_type_name, scalar_type_name
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
 
 
 __all__ = ["addmm", "bmm", "dot", "ger", "matmul", "mm", "mv", "outer"]
-
-_SHORT = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long",
-    "int32": "int",
-    "int16": "short",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-
-
-_title = scalar_type_name  # torch's ScalarType name ('Float', 'Long', ...) of an array dtype
 
 
 def _half_matmul(a, b):
@@ -117,7 +101,7 @@ def mm(a, b):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: "
-            f"{_SHORT[a._data.dtype.name]} != {_SHORT[b._data.dtype.name]}"
+            f"{cpp_type_name(a._data.dtype)} != {cpp_type_name(b._data.dtype)}"
         )
     return Mm.apply(a, b)
 
@@ -165,8 +149,8 @@ def mv(a, v):
     if a._data.dtype != v._data.dtype:
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got "
-            f"{_title(v._data.dtype)}, {_title(a._data.dtype)}, and "
-            f"{_title(v._data.dtype)}"
+            f"{scalar_type_name(v._data.dtype)}, {scalar_type_name(a._data.dtype)}, and "
+            f"{scalar_type_name(v._data.dtype)}"
         )
     return Mv.apply(a, v)
 
@@ -218,7 +202,7 @@ def _check_dot(a, b):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"dot : expected both vectors to have same dtype, but found "
-            f"{_title(a._data.dtype)} and {_title(b._data.dtype)}"
+            f"{scalar_type_name(a._data.dtype)} and {scalar_type_name(b._data.dtype)}"
         )
 
 
@@ -270,7 +254,8 @@ def bmm(a, b):
         )
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
-            f"expected scalar type {_title(a._data.dtype)} but found {_title(b._data.dtype)}"
+            f"expected scalar type {scalar_type_name(a._data.dtype)} "
+            f"but found {scalar_type_name(b._data.dtype)}"
         )
     return Bmm.apply(a, b)
 
@@ -355,7 +340,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         a.ndim == 2
         and b.ndim == 2
         and a.shape[1] == b.shape[0]
-        and a.dtype == b.dtype
+        and a.dtype == b.dtype == c.dtype
         and (c.shape == (b.shape[1],) or c.shape == (a.shape[0], b.shape[1]))
     ):
         return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -363,15 +348,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    for name, t in (("self", input), ("mat1", mat1)):  # torch's addmm meta, in its order
+        if t._data.dtype != b.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got "
+                f"{scalar_type_name(t._data.dtype)} and {scalar_type_name(b.dtype)}"
+            )
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
             f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})"
-        )
-    if mat1._data.dtype != mat2._data.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: "
-            f"{_SHORT[mat1._data.dtype.name]} != {_SHORT[mat2._data.dtype.name]}"
         )
     _expanded_shape(input, (mat1.shape[0], mat2.shape[1]))  # torch's broadcast error
     return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -456,7 +442,27 @@ def _fold(big, small, transpose):
     folded = reshape(t1, _lead(t1), t1.shape[-1])  # a view when the strides allow, else a copy
     shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
     out = _unsafe_view(folded.mm(t2) if t2.ndim == 2 else folded.mv(t2), shape)
-    return out.mT.clone() if transpose and t2.ndim == 2 else out
+    return out.mT.contiguous() if transpose and t2.ndim == 2 else out  # may copy (Clone)
+
+
+def _should_fold(a, b):
+    """torch's should_fold: a >=3-D times a 1-D/2-D tensor (either order) runs as one mm/mv
+    when the small one requires grad, else unless the first is 2-D, when the big one (mT if
+    second) is empty or folds into a matrix without a copy."""
+    first = a.ndim >= b.ndim
+    big, small = (a, b) if first else (b, a)
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if small._rg:
+        return True
+    if a.ndim == 2:
+        return False
+    if not big._data.size or (first and big._data.flags.c_contiguous):
+        return True
+    shape, st = list(big.shape), list(big.stride())
+    if not first:  # the big one is b.mT
+        shape[-2:], st[-2:] = shape[-2:][::-1], st[-2:][::-1]
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
 
 
 def matmul(a, b):
@@ -488,25 +494,23 @@ def matmul(a, b):
     if da == 2 and db == 2:
         return mm(a, b)
     if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
-        # torch drops a lone batch of one so the product folds into a single mm
-        if a.shape[0] == 1:
+        # torch drops a lone batch of one that requires grad: the product folds into an mm
+        if a.shape[0] == 1 and a._rg:
             a, da = a.squeeze(0), 2
-        else:
+        elif b.shape[0] == 1 and b._rg:
             b, db = b.squeeze(0), 2
-    if da >= 3 and db <= 2:
-        return _fold(a, b, transpose=False)
-    if db >= 3 and da <= 2:
-        if a._rg or b._rg:  # torch folds this side only when autograd is involved
-            return _fold(b, a, transpose=True)
-        if da == 1:  # without autograd torch runs it batched: a as a (1, m) matrix
-            return matmul(a.unsqueeze(0), b).squeeze(-2)
-    n, m1 = a.shape[-2], a.shape[-1]
-    m2, p = b.shape[-2], b.shape[-1]
+    if _should_fold(a, b):
+        return _fold(a, b, transpose=False) if da >= db else _fold(b, a, transpose=True)
+    # batched: a 1-D a is a (1, m) matrix, a 1-D b an (m, 1) one (dropped from the result)
+    n, m1 = a.shape[-2] if da > 1 else 1, a.shape[-1]
+    m2, p = b.shape[-2] if db > 1 else b.shape[0], b.shape[-1] if db > 1 else 1
     batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
-    count = 1
-    for s in batch:
-        count *= s
+    count = _prod(batch)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
     # a view when the batch was already full, else a copy (UnsafeView over Clone), as torch
     a3 = reshape(a.expand(batch + (n, m1)), (count, n, m1))
+    if db == 1:
+        b2 = reshape(b.expand(batch + (m2,)), (count, m2)).unsqueeze(2)
+        return _unsafe_view(bmm(a3, b2).squeeze(-1), out_shape)
     b3 = reshape(b.expand(batch + (m2, p)), (count, m2, p))
-    return _unsafe_view(bmm(a3, b3), batch + (n, p))
+    return _unsafe_view(bmm(a3, b3), out_shape)

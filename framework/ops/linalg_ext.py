@@ -171,6 +171,7 @@ class LinalgSlogdet(Op):
 
     def forward(self, A):
         sign, logabs = self.xp.linalg.slogdet(A)
+        sign = self.xp.where(self.xp.isnan(logabs), 0, sign)  # torch: sgn of a NaN pivot is 0
         return sign.astype(A.dtype), logabs.astype(A.dtype)
 
     def backward(self, g_sign, g_logabs):
@@ -299,8 +300,8 @@ class LinalgCholeskyEx(Op):
     def jvp(self, tA):
         """dL = L phi(L^-1 dA L^-T), with dA as given (torch does not symmetrize it)."""
         L = self.result
-        if self.upper:
-            L, tA = _mT(L), _mT(tA)
+        if self.upper:  # torch's cholesky_jvp: dA as given for either factor
+            L = _mT(L)
         Linv = inv(L)
         dL = L @ _phi(Linv @ tA @ _mT(Linv))
         return _mT(dL) if self.upper else dL
@@ -348,25 +349,45 @@ class LinalgQr(Op):
     saves = ("R",)
 
     def backward(self, gQ, gR):
-        Q = self.output
-        R = _out(self, self.R, 1)
-        m, n = Q.shape[-2], R.shape[-1]
-        if m < n:
+        """torch's linalg_qr_backward: the square/tall case, and for m < n the split
+        A = [X | Y], R = [U | V] (X = Q U square, Y = Q V)."""
+        if self.mode == "r":
             raise RuntimeError(
                 "The derivative of linalg.qr depends on Q, which is not computed "
                 "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
                 "are going to differentiate through linalg.qr."
-                if self.mode == "r"
-                else "linalg.qr backward is only implemented here for m >= n"
             )
-        gQ = gQ if gQ is not None else Q * 0
-        gR = gR if gR is not None else R * 0
-        M = R @ _mT(gR) - _mT(gQ) @ Q
-        low = M.tril(-1)
-        M = low + _mT(low) + M * _eye_like(M, M.shape[-1])  # copyltu
-        return _mT(solve(R, _mT(gQ + Q @ M)))
+        Q = self.output
+        R = _out(self, self.R, 1)
+        m, n = Q.shape[-2], R.shape[-1]
+        if self.mode == "complete" and m > n:
+            raise RuntimeError(
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+            )
+        if m >= n:
+            return _qr_square_grad(gQ, gR, Q, R)
+        from .join import cat
+
+        U, V = R[..., :, :m], R[..., :, m:]
+        gU = gV = None
+        if gR is not None:
+            gU, gV = gR[..., :, :m], gR[..., :, m:]
+            YgV = (Q @ V) @ _mT(gV)
+            gQ = YgV if gQ is None else gQ + YgV
+        gX = _qr_square_grad(gQ, gU, Q, U)
+        return cat([gX, Q @ gV if gV is not None else V * 0], -1)
 
     jvp = Op.jvp_transpose
+
+
+def _qr_square_grad(gQ, gR, Q, R):
+    """The gradient of A = Q R for m >= n (R square)."""
+    gQ = gQ if gQ is not None else Q * 0
+    gR = gR if gR is not None else R * 0
+    M = R @ _mT(gR) - _mT(gQ) @ Q
+    low = M.tril(-1)
+    M = low + _mT(low) + M * _eye_like(M, M.shape[-1])  # copyltu
+    return _mT(solve(R, _mT(gQ + Q @ M)))
 
 
 def qr(A, mode="reduced"):
@@ -394,7 +415,7 @@ def qr(A, mode="reduced"):
     Q, R = LinalgQr.apply(A, mode=mode)
     if mode == "r":
         Q = Tensor._make(A.xp.empty((0,), dtype=A._data.dtype), A.device)
-    return return_types.qr(Q, R)
+    return return_types.linalg_qr(Q, R)
 
 
 class LinalgEigh(Op):
@@ -538,7 +559,7 @@ def svd(A, full_matrices=True):
         tensor([3., 2.])
     """
     _check_svd(A)
-    return return_types.svd(*LinalgSvd.apply(A, full_matrices=full_matrices))
+    return return_types.linalg_svd(*LinalgSvd.apply(A, full_matrices=full_matrices))
 
 
 def _check_svd(A):

@@ -36,9 +36,7 @@ class SoftMarginLoss(Op):
     def forward(self, x, y, reduction="mean"):
         xp = self.xp
         self.reduction = reduction
-        if x.dtype.kind == "b":  # torch's formula negates the input
-            raise bool_negation()
-        if x.dtype.kind in "iu":  # ... and writes a float result into an integer one
+        if x.dtype.kind in "iu":  # torch's formula writes a float result into an integer one
             raise RuntimeError(
                 "result type Float can't be cast to the desired output type "
                 f"{scalar_type_name(x.dtype)}"
@@ -95,6 +93,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     reduction = _reduction(reduction, size_average, reduce)
     _no_grad_for("soft_margin_loss", "target", target)  # autograd's check, before the kernel
+    if input._data.dtype.kind == "b":  # torch's formula negates the input first
+        raise bool_negation()
     shape = broadcast_shapes(tuple(input.shape), tuple(target.shape))
     if shape != tuple(input.shape):  # torch writes into an output shaped as the input
         raise inplace_shape_error(input.shape, shape)
@@ -110,8 +110,9 @@ class MultiMarginLoss(Op):
 
     def forward(self, x, t, w, p=1, margin=1.0, reduction="mean"):
         xp = self.xp
-        if x.size:  # torch returns before its kernel on an empty batch
-            refuse(x, "biu", "multi_margin_loss_cpu_kernel")
+        dtype = x.dtype  # (the function checked it on a non-empty batch)
+        if not x.size:  # torch returns before its kernel: any dtype, no target read
+            x, t = x.astype("float64"), t.astype("int64")
         self.p, self.margin, self.reduction = p, margin, reduction
         x2 = x.reshape(-1, x.shape[-1])
         n, c = x2.shape
@@ -126,7 +127,7 @@ class MultiMarginLoss(Op):
         per = xp.where(self.mask, (z if p == 1 else z * z) * self.wy, 0)
         loss = (per.sum(axis=1) / c).astype(x.dtype)
         loss = loss.reshape(x.shape[:-1])
-        return _reduce(xp, loss, reduction)
+        return xp.asarray(_reduce(xp, loss, reduction)).astype(dtype, copy=False)
 
     def backward(self, grad):
         x, _, _ = self.inputs
@@ -189,14 +190,16 @@ def multi_margin_loss(
     reduction = _reduction(reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    _no_grad_for("multi_margin_loss", "weight", weight)  # autograd's check, first
     if input.dim() > 2 or input.dim() == 0 or not input.shape[-1]:
         raise RuntimeError(
             f"Expected non-empty vector or matrix with optional 0-dim batch "
             f"size, but got: {list(input.shape)}"
         )
-    if target.numel() and bool(((target._data < 0) | (target._data >= input.shape[-1])).any()):
-        raise RuntimeError("target out of range")
-    _no_grad_for("multi_margin_loss", "weight", weight)
+    if input.numel():  # torch's kernel (not reached on an empty batch): its dtype, the targets
+        refuse(input._data, "biu", "multi_margin_loss_cpu_kernel")
+        if bool(((target._data < 0) | (target._data >= input.shape[-1])).any()):
+            raise RuntimeError("target out of range")
     return MultiMarginLoss.apply(input, target, weight, p=p, margin=margin, reduction=reduction)
 
 

@@ -402,6 +402,10 @@ class NativeLayerNorm(Op):
         xc = x - mean
         self.mean = mean
         self.invstd = 1.0 / xp.sqrt(array_mean(xc * xc, self.axes, keepdims=True) + eps)
+        with xp.errstate(over="ignore", invalid="ignore"):
+            huge = ~xp.isfinite(mean * mean)
+        if bool(huge.any()):  # torch's kernel takes E[x^2] - E[x]^2: inf - inf is NaN there
+            self.invstd = xp.where(huge, xp.nan, self.invstd).astype(self.invstd.dtype)
         y = xc * self.invstd
         if weight is not None:
             y *= weight

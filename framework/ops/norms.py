@@ -27,7 +27,9 @@ class LinalgVectorNorm(Op):
         axes = tuple(range(x.ndim)) if dim is None else dim
         self.ord, self.axes, self.keepdim = ord, axes, keepdim
         a = xp.abs(x)
-        if ord == math.inf:
+        if ord != 0 and a.size and math.prod(a.shape[i] for i in axes) == 1:
+            out = a  # one element per norm: torch returns |x| (no square to overflow)
+        elif ord == math.inf:
             out = (
                 a.max(axis=axes, keepdims=True)
                 if a.size
@@ -50,6 +52,10 @@ class LinalgVectorNorm(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
+        return self._norm_backward(x, grad)
+
+    def _norm_backward(self, x, grad):
+        """torch's norm_backward: the gradient of the ord-norm of x (None for ord 0)."""
         p = self.ord
         norm = _kept(self.output, self.axes, self.keepdim)
         g = _kept(grad, self.axes, self.keepdim)

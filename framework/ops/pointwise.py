@@ -6,6 +6,7 @@ from .._errors import (
     bool_negation,
     bool_subtraction,
     broadcast_shapes,
+    inplace_shape_error,
     must_be_tensor,
     refuse,
     zero_division,
@@ -71,6 +72,12 @@ def lerp(input, end, weight):
         >>> framework.lerp(framework.tensor([0., 10.]), framework.tensor([10., 20.]), 0.5)
         tensor([ 5., 15.])
     """
+    return _lerp(input, end, weight)
+
+
+def _lerp(input, end, weight, inplace=False):
+    """lerp with torch's checks in its order: dtypes, then the broadcast shape (which in place
+    must be input's), then the kernel's dtype."""
     others = (("end", end), ("weight", weight)) if isinstance(weight, Tensor) else (("end", end),)
     for name, t in others:  # no promotion: torch wants one dtype
         if t.dtype != input.dtype:
@@ -78,6 +85,9 @@ def lerp(input, end, weight):
                 f"expected dtype {cpp_type_name(input._data.dtype)} for `{name}` "
                 f"but got dtype {cpp_type_name(t._data.dtype)}"
             )
+    shape = broadcast_shapes(*(tuple(t.shape) for t in (input, *(t for _, t in others))))
+    if inplace and shape != tuple(input.shape):
+        raise inplace_shape_error(input.shape, shape)
     refuse(
         input._data,
         "biu",

@@ -46,6 +46,8 @@ def tensordot(a, b, dims=2, out=None):
     fa = [i for i in range(a.dim()) if i not in da]
     fb = [i for i in range(b.dim()) if i not in db]
     k = math.prod(a.shape[i] for i in da)
+    if not fa and not fb:  # a full contraction: torch's dot (DotBackward0; not autocast)
+        return a.permute(*da).reshape(k).dot(b.permute(*db).reshape(k)).reshape(())
     am = a.permute(*(fa + da)).reshape(math.prod(a.shape[i] for i in fa), k)
     bm = b.permute(*(db + fb)).reshape(k, math.prod(b.shape[i] for i in fb))
     return am.mm(bm).reshape(*([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))

@@ -622,8 +622,6 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         kernel = "scatter_gather_tensor_cpu_reduce_mean" if index.numel() else "div_floor_cpu"
         raise not_implemented(kernel, input._data.dtype)
     d = _check("scatter", input, dim, index, src)
-    if src.dtype != input.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     return ScatterReduceTwo.apply(
         input, index, src, dim=d, reduce=reduce, include_self=include_self
     )

@@ -611,8 +611,16 @@ def squeeze(x, dim=None):
 
 
 def _squeeze_inplace_dim(x, dim):
-    """The node torch records for `squeeze_(dim)` inside matmul (SqueezeBackward4)."""
-    return _v.view_op(Squeeze, x, dims=(_dim(dim, x.ndim),), overload=4)
+    """What torch's C++ `out.squeeze_(dim)` leaves on a fresh result (matmul, quantile): node
+    SqueezeBackward4, not a view of anything."""
+    return Squeeze.apply(x, dims=(_dim(dim, x.ndim),), overload=4)
+
+
+class UnsqueezeInplace(Unsqueeze):
+    """What torch's C++ `out.unsqueeze_(dim)` leaves on a fresh result (quantile): node
+    UnsqueezeBackward1, not a view of anything."""
+
+    node_name = "UnsqueezeBackward1"
 
 
 def flatten(x, start_dim=0, end_dim=-1):

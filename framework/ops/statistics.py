@@ -9,6 +9,7 @@ from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .extrema import return_types
 from .reduction import Std, Var, _axis, _kept, _var_args, array_mean
+from .shape import TransposeInplace, UnsqueezeInplace, _squeeze_inplace_dim
 
 
 def _mean_grad(op, g_mean, x):
@@ -381,47 +382,38 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
             if scalar_q
             else "quantile() q values must be in the range [0, 1]"
         )
-    if dim is not None and input.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: all of it
-        _axis(dim, 1)
-        dim = None
-    x = input.reshape(-1) if dim is None else input.movedim(dim, -1)
-    s = sort(x, -1).values  # NaN last
-    n = x.shape[-1]
-    if ignore_nan:
-        valid = (~x.isnan()).sum(-1, keepdim=True).to(x.dtype)
-    else:
-        valid = Tensor._make(xp.full(tuple(x.shape[:-1]) + (1,), n, dtype=x._data.dtype), x.device)
-    if not ignore_nan:  # torch: a row with a NaN takes rank n - 1 (a NaN, sorted last)
-        has_nan = x.isnan().any(-1, keepdim=True)
-    outs = []
-    for qv in qs.tolist():
-        pos = (valid - 1).clamp_min(0) * qv
-        if not ignore_nan:
-            pos = pos.masked_fill(has_nan, n - 1)
-        if interpolation in ("lower", "higher", "nearest"):  # one gather, no lerp
-            pos = {"lower": pos.floor, "higher": pos.ceil, "nearest": pos.round}[interpolation]()
-            outs.append(s.gather(-1, pos.long()))
-            continue
-        lo = pos.floor()
-        hi = pos.ceil()
-        vlo = s.gather(-1, lo.long())
-        vhi = s.gather(-1, hi.long())
-        w = (pos - lo) if interpolation == "linear" else (pos * 0 + 0.5)
-        outs.append(vlo.lerp(vhi, w))
-    from .join import cat
-
-    out = cat(outs, -1) if len(outs) > 1 else outs[0] if outs else s[..., :0]  # q may be empty
-    out = out.movedim(-1, 0)  # q first
+    # torch's quantile_compute, step by step (so the nodes are torch's): sort the flattened
+    # input or the reduced dim moved last, view it as (*out_shape, n), gather ranks
+    # (*out_shape, len(q)), then squeeze_ that last dim (q first for a tensor q)
     if dim is None:
-        if keepdim:
-            out = out.reshape(len(qs), *([1] * input.dim()))
-        else:
-            out = out.reshape(len(qs))
+        x = input.flatten()
+        out_shape = [1] * input.dim() if keepdim else []
+    else:  # (dim 0 / -1 of a 0-dim tensor: all of it)
+        d = _axis(dim, max(input.dim(), 1))[0]
+        x = input if d == input.dim() - 1 else input.unsqueeze(-1).transpose(d, -1)
+        out_shape = list(input.shape)
+        if keepdim and out_shape:
+            out_shape[d] = 1
+        elif out_shape:
+            del out_shape[d]
+    n = x.shape[-1]
+    s = sort(x, -1).values.view(*out_shape, n)  # NaN last
+    qt = Tensor._make(qs, input.device)
+    if ignore_nan:  # ranks over the non-NaN values (an all-NaN row: rank 0, its NaN)
+        pos = (~s.isnan()).sum(-1, keepdim=True).to(s.dtype).sub(1).clamp_min(0) * qt
+    else:  # a row with a NaN takes rank n - 1 (a NaN, sorted last)
+        pos = (qt * (n - 1)).masked_fill(s.isnan().any(-1, keepdim=True), n - 1)
+    if interpolation in ("lower", "higher", "nearest"):  # one gather, no lerp
+        pos = {"lower": pos.floor, "higher": pos.ceil, "nearest": pos.round}[interpolation]()
+        out = s.gather(-1, pos.long())
     else:
-        d = _axis(dim, input.dim())[0]
-        if keepdim:
-            out = out.unsqueeze(d + 1)
-    return out.squeeze(0) if scalar_q else out
+        lo = pos.floor()
+        vlo, vhi = s.gather(-1, lo.long()), s.gather(-1, pos.ceil().long())
+        out = vlo.lerp(vhi, (pos - lo) if interpolation == "linear" else (pos * 0 + 0.5))
+    if not scalar_q:  # torch's unsqueeze_(0).transpose_(0, -1): q first
+        out = UnsqueezeInplace.apply(out, dim=0)
+        out = TransposeInplace.apply(out, dim0=0, dim1=out.dim() - 1)
+    return _squeeze_inplace_dim(out, -1)
 
 
 __all__ = [

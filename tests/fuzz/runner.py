@@ -198,6 +198,17 @@ for _name in ("scaled_dot_product_attention", "multi_head_attention_forward"):
         _nonfinite_fused_attention
     )
 
+# torch.special.ndtr is composed as (1 + erf(x / sqrt 2)) / 2: below x ~ -5 the sum cancels and
+# erf's last bit (glibc's vs ours) is the whole value, which a chained op (reciprocal, log) then
+# magnifies beyond the tolerance
+# (and in float32 beyond |x| ~ 3.5, where ndtr is within a few ulps of 0 or 1)
+KNOWN_DIFFERENCES[("special_ndtr", "out0")] = lambda p: (
+    p.then is not None
+    and any(isinstance(a, T) and a.a.dtype != bool and (abs(a.a) >= 3.5).any() for a in p.args)
+)
+# empty_strided with a zero-size dimension: every empty array reports contiguous strides here
+KNOWN_DIFFERENCES[("empty_strided", "out1")] = lambda p: 0 in p.args[0]
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
@@ -422,6 +433,8 @@ def compare_program(p):
     )
     found += _warned(fw_w, "forward")
     found += _compare_exc(fe, te, "forward")
+    if fe is not None and te is None and _negative_size(t_res[0]):
+        found = [(k, w, d + f" ({NEGATIVE_SIZE})") for k, w, d in found]
     if fe is None and te is None:
         (f_out, f_leaves), (t_out, t_leaves) = f_res, t_res
         f_outs, t_outs = _outputs(f_out), _outputs(t_out)
@@ -438,9 +451,19 @@ def compare_program(p):
     ]
 
 
+# torch's expand of a 0-dim tensor skips the check of -1 in a new leading dim: with a 0 size
+# beside it (numel 0, no overflow) it returns a tensor of negative size (ours refuses it as
+# torch does without the 0: "numel: integer multiplication overflow")
+NEGATIVE_SIZE = "torch returns a tensor with a negative size"
+
+
+def _negative_size(out):
+    return any(isinstance(o, torch.Tensor) and min(o.shape, default=0) < 0 for o in _outputs(out))
+
+
 def _known(p, kind, what, detail):
     """KNOWN for a documented difference or a torch internal assert, else `kind`."""
-    if "INTERNAL ASSERT FAILED" in detail:
+    if "INTERNAL ASSERT FAILED" in detail or NEGATIVE_SIZE in detail:
         return KNOWN
     if "Calculated output size per channel" in detail and "x 0)" in detail:
         return KNOWN  # torch refuses a zero-size transposed-conv output only on some backends

@@ -829,5 +829,13 @@ OPS += [
 from ops.optable_wave2 import WAVE2  # noqa: E402 (its samplers build on the ones above)
 
 OPS += WAVE2
+
+from ops.optable_extras import EXTRAS_OPS  # noqa: E402 (builds on the samplers above)
+
+OPS += EXTRAS_OPS
+
+from ops.optable_special import SPECIAL_OPS  # noqa: E402
+
+OPS += SPECIAL_OPS
 BY_NAME = {op.name: op for op in OPS}
 CHAIN = [op for op in OPS if op.chain]

@@ -365,6 +365,91 @@ def lstsq_sample(g):
     return [a, b], {"driver": g.pick((None, "gelsd", "gelss", "gelsy"))}
 
 
+def _tsvd(usv):
+    """torch.svd's (U, S, V) as linalg.svd's (U, S, Vh) (the reduced part)."""
+    U, S, V = usv
+    k = S.shape[-1]
+    return U[..., :k], S, V[..., :k].mT
+
+
+def upper_sample(g):
+    (a,), _ = spd_sample(g)
+    a.a = a.a + 0.5 * np.eye(a.a.shape[-1], dtype=a.a.dtype)  # well conditioned in float32
+    return [a], {"upper": g.chance(0.5)}
+
+
+def factor_sample(g):
+    """A Cholesky factor (lower, or upper with upper=True) of an SPD matrix, its other
+    triangle random (never read)."""
+    (a,), _ = spd_sample(g)
+    upper = g.chance(0.5)
+    n = a.a.shape[-1]
+    if n:
+        fac = np.linalg.cholesky(a.a + 0.5 * np.eye(n, dtype=a.a.dtype))
+        if g.chance(0.3):
+            fac = fac + np.triu(a.a, 1)
+        a.a = fac.swapaxes(-1, -2) if upper else fac
+    return [a], {"upper": upper}
+
+
+def cholesky_solve_sample(g):
+    [a], kw = factor_sample(g)
+    return [a, g.t(a.a.shape[:-1] + (g.pick((1, 2)),), dtype=a.a.dtype.name)], kw
+
+
+def lu_solve_sample(g, left=None):
+    a = square_sample(g, special=0)
+    n = a.a.shape[-1]
+    a.a = a.a + 2 * np.eye(n, dtype=a.a.dtype)
+    left = g.chance(0.7) if left is None else left
+    k = g.pick((1, 2))
+    b = g.t(a.a.shape[:-2] + ((n, k) if left else (k, n)), dtype=a.a.dtype.name)
+    kw = {} if left is True else {"left": left, "adjoint": g.chance(0.5)}
+    return [a, b], kw
+
+
+def rect_sample(g):
+    """A (batch of) 1-3 by 1-3 matrix: square, wide or tall."""
+    shape = g.shape(max_ndim=1) + (g.pick((1, 2, 3)), g.pick((1, 2, 3)))
+    return [g.t(shape, dtype=_fl(g), special=0)], {}
+
+
+def householder_sample(g):
+    """Reflectors (*, m, n), m >= n, and k <= n scales."""
+    n = g.pick((1, 2, 3))
+    batch = g.shape(max_ndim=1)
+    a = g.t(batch + (n + g.pick((0, 1, 2)), n), dtype=_fl(g), special=0)
+    k = g.pick(tuple(range(n + 1)))
+    # tau = 2 / |v|^2: true reflections, so the product is orthogonal (well conditioned in
+    # float32, where torch's own result drifts for arbitrary scales)
+    v2 = 1 + (np.tril(a.a, -1) ** 2).sum(-2)[..., :k]
+    return [a, T((2 / v2).astype(a.a.dtype), g.chance(0.7))], {}
+
+
+def _tri_sample(g):
+    a = square_sample(g, special=0)
+    n = a.a.shape[-1]
+    a.a = a.a + 3 * np.eye(n, dtype=a.a.dtype)  # diagonal away from zero
+    return a
+
+
+def solve_triangular_sample(g):
+    a = _tri_sample(g)
+    n = a.a.shape[-1]
+    left = g.chance(0.7)
+    k = g.pick((1, 2))
+    b = g.t(a.a.shape[:-2] + ((n, k) if left else (k, n)), dtype=a.a.dtype.name)
+    kw = {"upper": g.chance(0.5), "left": left, "unitriangular": g.chance(0.3)}
+    return [a, b], kw
+
+
+def triangular_solve_sample(g):
+    a = _tri_sample(g)
+    b = g.t(a.a.shape[:-1] + (g.pick((1, 2)),), dtype=a.a.dtype.name)
+    kw = {k: g.chance(0.5) for k in ("upper", "transpose", "unitriangular")}
+    return [a, b], kw
+
+
 def _svd_invariants(U, S, Vh):
     return S, (U * (S * S).unsqueeze(-2)) @ Vh
 
@@ -540,16 +625,7 @@ TENSOR_OPS = [
     _op(
         "linalg_lu",
         lambda L, a: tuple(L.linalg.lu(a)),
-        lambda g: (
-            [
-                g.t(
-                    g.shape(max_ndim=1) + (g.pick((1, 2, 3)), g.pick((1, 2, 3))),
-                    dtype=_fl(g),
-                    special=0,
-                )
-            ],
-            {},
-        ),
+        rect_sample,
         FLOAT,
     ),
     _op(
@@ -576,6 +652,96 @@ TENSOR_OPS = [
         lambda g: ([square_sample(g, special=0)], {"atol": g.pick((None, 0.5))}),
         FLOAT,
         grad=False,
+    ),
+    # the legacy/top-level and _ex forms (framework/ops/linalg_legacy.py, linalg_solvers.py,
+    # linalg_lu_solve.py)
+    _op(
+        "svd_legacy",
+        lambda L, a, **kw: _svd_invariants(*_tsvd(L.svd(a, **kw))),
+        lambda g: ([square_sample(g, special=0)], {"some": g.chance(0.5)}),
+        FLOAT,
+    ),
+    _op(
+        "qr_legacy",
+        lambda L, a: tuple(L.qr(a)),
+        lambda g: ([square_sample(g, special=0)], {}),
+        FLOAT,
+    ),
+    _op("cholesky_legacy", lambda L, a, **kw: L.cholesky(a, **kw), upper_sample, FLOAT),
+    _op(
+        "linalg_cholesky_ex",
+        lambda L, a, **kw: tuple(L.linalg.cholesky_ex(a, **kw)),
+        upper_sample,
+        FLOAT,
+    ),
+    _op(
+        "linalg_inv_ex",
+        lambda L, a: tuple(L.linalg.inv_ex(a)),
+        # no inf/NaN entries: LAPACK's getri and NumPy's inv spread them differently (README)
+        lambda g: ([square_sample(g, special=0)], {}),
+        FLOAT,
+    ),
+    _op(
+        "lu_legacy",
+        lambda L, a, **kw: tuple(L.lu(a, **kw)),
+        lambda g: ([square_sample(g, special=0)], {"get_infos": g.chance(0.5)}),
+        FLOAT,
+    ),
+    _op(
+        "lu_unpack",
+        lambda L, a: tuple(L.lu_unpack(*L.linalg.lu_factor_ex(a)[:2])),
+        rect_sample,
+        FLOAT,
+    ),
+    _op(
+        "linalg_lu_solve",
+        lambda L, a, b, **kw: L.linalg.lu_solve(*L.linalg.lu_factor_ex(a)[:2], b, **kw),
+        lu_solve_sample,
+        FLOAT,
+    ),
+    _op(
+        "lu_solve_legacy",
+        lambda L, a, b: L.lu_solve(b, *L.linalg.lu_factor_ex(a)[:2]),
+        lambda g: (lu_solve_sample(g, left=True)[0], {}),
+        FLOAT,
+    ),
+    _op(
+        "linalg_solve_triangular",
+        lambda L, a, b, **kw: L.linalg.solve_triangular(a, b, **kw),
+        solve_triangular_sample,
+        FLOAT,
+    ),
+    _op(
+        "triangular_solve",
+        lambda L, a, b, **kw: tuple(L.triangular_solve(b, a, **kw)),
+        triangular_solve_sample,
+        FLOAT,
+    ),
+    _op(
+        "cholesky_solve",
+        lambda L, a, b, **kw: L.cholesky_solve(b, a, **kw),
+        cholesky_solve_sample,
+        FLOAT,
+    ),
+    _op("cholesky_inverse", lambda L, a, **kw: L.cholesky_inverse(a, **kw), factor_sample, FLOAT),
+    _op(
+        "linalg_householder_product",
+        lambda L, a, t: L.linalg.householder_product(a, t),
+        householder_sample,
+        FLOAT,
+    ),
+    _op(
+        "linalg_cond",
+        lambda L, a, **kw: L.linalg.cond(a, **kw),
+        lambda g: ([square_sample(g, special=0)], {"p": g.pick((None, 2, -2, "nuc"))}),
+        FLOAT,
+    ),
+    _op(
+        "linalg_cond_norms",
+        lambda L, a, **kw: L.linalg.cond(a, **kw),
+        lambda g: ([square_sample(g, special=0)], {"p": g.pick((1, -1, float("inf"), "fro"))}),
+        FLOAT,
+        grad=False,  # torch modifies a saved inverse in place: backward raises (tested apart)
     ),
     _op(
         "linalg_vector_norm",
@@ -709,7 +875,10 @@ def fold_sample(g):
 def embedding_bag_sample(g):
     w = g.t((g.size() or 1, g.size()), dtype=_fl(g))
     idx = g.index((g.pick((1, 2)), g.pick((1, 2, 3))), w.a.shape[0], neg=False)
-    return [idx, w], {"mode": g.pick(("mean", "sum", "max"))}
+    kw = {"mode": g.pick(("mean", "sum", "max"))}
+    if kw["mode"] != "max" and g.chance(0.5):
+        kw["scale_grad_by_freq"] = True
+    return [idx, w], kw
 
 
 def sdpa_sample(g):

@@ -194,10 +194,13 @@ NO_FD = (
     "cdist",
     "grid_sample",
     "embedding_bag",
+    "cholesky_legacy",  # torch.cholesky: no forward derivative in torch
     "soft_margin_loss",
     "multilabel_margin_loss",
     "multi_margin_loss",
     "ctc_loss",
+    "index_reduce",  # no forward derivative in torch
+    "special_zeta",  # none for its first argument
     "iadd",
     "imul",
     "setitem",

@@ -1,0 +1,193 @@
+"""index_reduce: reduce rows of `source` into `input` at `index` along `dim` (prod, mean, amax,
+amin; with or without input's own values), with torch's IndexReduceBackward0 formulas."""
+
+import warnings
+
+from .. import dtypes
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .unary import _zeros
+
+__all__ = ["index_reduce"]
+
+_REDUCES = ("prod", "mean", "amax", "amin")
+_warned = []
+
+
+def _identity(xp, dtype, reduce):
+    if reduce == "prod":
+        return 1
+    if reduce == "mean":
+        return 0
+    if dtype.kind == "f":
+        return -xp.inf if reduce == "amax" else xp.inf
+    info = xp.iinfo(dtype) if dtype.kind in "iu" else None
+    if info is None:
+        return reduce == "amin"
+    return info.min if reduce == "amax" else info.max
+
+
+def _index_reduce(xp, x, dim, idx, src, reduce, include_self):
+    """The forward kernel on arrays."""
+    out = xp.moveaxis(x.copy(), dim, 0)
+    s = xp.moveaxis(src, dim, 0)
+    if not include_self and idx.size:
+        out[idx] = _identity(xp, out.dtype, reduce)
+    if reduce == "prod":
+        xp.multiply.at(out, idx, s)
+    elif reduce == "amax":
+        xp.maximum.at(out, idx, s)
+    elif reduce == "amin":
+        xp.minimum.at(out, idx, s)
+    else:
+        xp.add.at(out, idx, s)
+        count = xp.full(out.shape[0], 1 if include_self else 0, dtype="int64")
+        xp.add.at(count, idx, 1)
+        count = xp.maximum(count, 1).reshape((-1,) + (1,) * (out.ndim - 1))
+        out = out // count if out.dtype.kind in "iub" else out / count
+    return xp.moveaxis(out.astype(x.dtype, copy=False), 0, dim)
+
+
+def _empty_self_error(x, dim, idx, include_self):
+    rest = [n for i, n in enumerate(x.shape) if i != dim]
+    if include_self:
+        raise IndexError(
+            f"select(): index {int(idx[0])} out of range for tensor of size {list(x.shape)} at "
+            f"dimension {dim}"
+        )
+    strides, acc = [], 1
+    for n in reversed(rest):
+        strides.insert(0, acc)
+        acc *= n
+    raise RuntimeError(
+        f"setStorage: sizes {[1] + rest}, strides {[0] + strides}, storage offset 0, and "
+        f"itemsize {x.itemsize} requiring a storage size of {x.itemsize * acc} are out of "
+        "bounds for storage of size 0"
+    )
+
+
+class IndexReduce(Op):
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, x, idx, src, dim, reduce, include_self):
+        self.dim, self.reduce, self.include_self = dim, reduce, include_self
+        if idx.size and x.shape[dim] == 0:  # torch fails reading the empty self
+            _empty_self_error(x, dim, idx, include_self)
+        return _index_reduce(self.xp, x, dim, idx, src, reduce, include_self)
+
+    def backward(self, grad):
+        """torch's index_reduce_backward."""
+        x, idx, src = self.inputs
+        result = self.output
+        dim, reduce, inc = self.dim, self.reduce, self.include_self
+        if reduce == "prod":
+            masked_self = x.masked_fill(x == 0, 1)
+            masked_self_result = index_reduce(masked_self, dim, idx, src, reduce, include_self=inc)
+            grad_self = grad * masked_self_result / masked_self
+            src_zero = src == 0
+            num_zeros = _zeros(x).index_add(dim, idx, src_zero.to(x.dtype)).index_select(dim, idx)
+            single = src_zero & (num_zeros == 1)
+            masked_src_result = index_reduce(
+                x, dim, idx, src.masked_fill(single, 1), reduce, include_self=inc
+            )
+            grad_src = (
+                (grad * masked_src_result)
+                .index_select(dim, idx)
+                .where(
+                    single, (grad * result).index_select(dim, idx) / src.masked_fill(src_zero, 1)
+                )
+            )
+        elif reduce == "mean":
+            n = (_zeros(grad) + 1) if inc else _zeros(grad)
+            n = n.index_add(dim, idx, _zeros(src) + 1)
+            n = n.masked_fill(n == 0, 1)
+            grad_self = grad / n
+            grad_src = grad.index_select(dim, idx) / n.index_select(dim, idx)
+        else:
+            value = result.index_select(dim, idx)
+            self_is = (x == result).to(x.dtype)
+            src_is = (src == value).to(x.dtype)
+            distributed = grad / self_is.index_add(dim, idx, src_is)
+            grad_self = self_is * distributed
+            grad_src = src_is * distributed.index_select(dim, idx)
+        if not inc:
+            grad_self = grad_self.index_fill(dim, idx, 0)
+        return grad_self, None, grad_src
+
+    jvp = Op.jvp_not_implemented
+    jvp_name = "index_reduce"
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """input with the slices source.select(dim, i) reduced into input.select(dim, index[i]).
+
+    Args:
+        input: the tensor reduced into (not modified).
+        dim: the dimension indexed.
+        index: 1-D int64/int32 indices into input's `dim`.
+        source: values, index.numel() slices along `dim`.
+        reduce: 'prod', 'mean', 'amax' or 'amin'.
+        include_self: whether input's own values take part.
+
+    Example:
+        >>> x = framework.ones(3, 2)
+        >>> framework.index_reduce(x, 0, framework.tensor([0, 0]), framework.tensor(
+        ...     [[2.0, 3.0], [4.0, 5.0]]), "prod")
+        tensor([[ 8., 15.],
+                [ 1.,  1.],
+                [ 1.,  1.]])
+    """
+    from .shape import _dim
+
+    if not _warned:
+        _warned.append(True)
+        warnings.warn(
+            "index_reduce() is in beta and the API may change at any time.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if reduce not in _REDUCES:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    d = _dim(dim, input.dim())
+    if index.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(
+            "index_reduce_(): Expected dtype int32/int64 for index but got: "
+            f"{dtypes.scalar_type_name(index._data.dtype)}"
+        )
+    n_src = source.shape[d] if source.dim() else 1
+    if index.numel() != n_src:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({n_src}), for dim: {dim}"
+        )
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({dtypes.scalar_type_name(input._data.dtype)}) and source "
+            f"({dtypes.scalar_type_name(source._data.dtype)}) must have the same scalar type"
+        )
+    if input.dtype == dtypes.bool_ and not include_self:
+        raise NotImplementedError(
+            "\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'"
+        )
+    size = input.shape[d] if input.dim() else 1
+    idx = index._data.reshape(-1).astype("int64")
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size) and size:
+        raise IndexError("index out of range in self")
+    if idx.size and size == 0 and include_self and input.dim() <= 1:
+        raise IndexError("index out of range in self")
+    if input.dtype == dtypes.bool_:  # torch's kernels: 1-D loop, exclude-init, floor mean
+        kernel = (
+            "index_func_"
+            if input.dim() <= 1
+            else "div_floor_cpu"
+            if reduce == "mean" and idx.size
+            else None
+        )
+        if kernel:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    idx = Tensor._make(idx % max(size, 1), index.device)
+    return IndexReduce.apply(input, idx, source, dim=d, reduce=reduce, include_self=include_self)

@@ -1,0 +1,247 @@
+"""Solving with packed LU factors (linalg.lu_solve, the legacy lu_solve) and unpacking them
+(lu_unpack), with torch's nodes LinalgLuSolveBackward0 and LuUnpackBackward0. The gradient of
+the packed factors goes through A = P L U: with gA the gradient of A, that of L is
+(P^T gA U^T) below the diagonal and that of U is (L^T P^T gA) on and above it (the same values
+as torch's linalg_lu_solve_LU, written with Tensor ops so second derivatives work)."""
+
+from .. import dtypes
+from .._errors import float_input
+from ..autograd.op import Op
+from ..tensor import Tensor
+from .extrema import return_types
+from .linalg_ext import _mT
+from .linalg_lu import _unpack
+from .linalg_solvers import _deprecated, tri_solve
+from .padding import pad
+
+
+def perm_from_pivots(xp, piv, m):
+    """The row order `perm` of LAPACK's 1-based sequential row swaps `piv` (..., k):
+    P^T A = A[perm], with P[perm[i], i] = 1."""
+    k = piv.shape[-1]
+    batch = piv.shape[:-1]
+    if not m or not piv.size:
+        return xp.array(xp.broadcast_to(xp.arange(m), batch + (m,)))
+    flat = xp.array(xp.broadcast_to(xp.arange(m), batch + (m,))).reshape(-1, m)
+    p = piv.reshape(-1, k).astype("int64") - 1
+    rows = xp.arange(flat.shape[0])
+    for j in range(k):
+        top = flat[rows, j].copy()
+        flat[rows, j] = flat[rows, p[:, j]]
+        flat[rows, p[:, j]] = top
+    return flat.reshape(batch + (m,))
+
+
+def _p_matrix(xp, perm, dtype):
+    m = perm.shape[-1]
+    return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
+
+
+class LinalgLuSolve(Op):
+    no_bfloat16 = "lu_solve_cpu"
+    saves_inputs = True
+    saves_output = True
+    saves = ("perm",)
+
+    def forward(self, LU, pivots, B, left=True, adjoint=False):
+        xp = self.xp
+        self.left, self.adjoint = left, adjoint
+        n = LU.shape[-1]
+        self.perm = perm = perm_from_pivots(xp, pivots, n)
+        if not left:  # X A = B  <=>  A^T X^T = B^T: the other adjoint, on transposes
+            B, adjoint = xp.swapaxes(B, -1, -2), not adjoint
+        shape = xp.broadcast_shapes(LU.shape[:-2], B.shape[:-2])
+        LU = xp.broadcast_to(LU, shape + LU.shape[-2:])
+        B = xp.broadcast_to(B, shape + B.shape[-2:])
+        perm = xp.broadcast_to(perm, shape + (n,))
+        if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B
+            PtB = xp.take_along_axis(B, perm[..., :, None], axis=-2)
+            X = tri_solve(xp, LU, tri_solve(xp, LU, PtB, False, unit=True), True)
+        else:  # A^T X = B: X = P L^-T U^-T B
+            LUt = xp.swapaxes(LU, -1, -2)
+            Y = tri_solve(xp, LUt, tri_solve(xp, LUt, B, False), True, unit=True)
+            X = xp.empty_like(Y)
+            xp.put_along_axis(X, perm[..., :, None], Y, axis=-2)
+        return xp.swapaxes(X, -1, -2) if not left else X
+
+    def backward(self, grad):
+        LU, pivots, _ = self.inputs
+        X = self.output
+        need_lu, _, need_b = self.needs_input_grad
+        left, adj = self.left, self.adjoint
+        gB = linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adj)
+        if not need_lu:
+            return None, None, gB
+        if left:
+            gA = -(X @ _mT(gB)) if adj else -(gB @ _mT(X))
+        else:
+            gA = -(_mT(gB) @ X) if adj else -(_mT(X) @ gB)
+        xp, n = self.xp, LU.shape[-1]
+        Pt = Tensor._make(xp.swapaxes(_p_matrix(xp, self.perm, LU._data.dtype), -1, -2), LU.device)
+        L = LU.tril(-1) + Tensor._make(xp.eye(n, dtype=LU._data.dtype), LU.device)
+        PtgA = Pt @ gA
+        gLU = (PtgA @ _mT(LU.triu())).tril(-1) + (_mT(L) @ PtgA).triu()
+        return gLU, None, gB if need_b else None
+
+    jvp = Op.jvp_transpose
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with A X = B from the packed LU factors of A (linalg.lu_factor's output).
+
+    Args:
+        LU (Tensor): packed factors ``(*, n, n)``.
+        pivots (Tensor): 1-based int32 pivots ``(*, n)``.
+        B (Tensor): right-hand sides ``(*, n, k)`` (``(*, k, n)`` when ``left=False``); batch
+            dimensions broadcast.
+        left (bool, optional): solve ``A X = B`` (True) or ``X A = B``. Default: ``True``.
+        adjoint (bool, optional): solve with A^T (the adjoint) instead of A. Default: ``False``.
+        out (Tensor, optional): ignored (no out= support).
+
+    Example:
+        >>> A = framework.tensor([[2.0, 1.0], [1.0, 3.0]])
+        >>> LU, piv = framework.linalg.lu_factor(A)
+        >>> framework.linalg.lu_solve(LU, piv, framework.tensor([[3.0], [4.0]]))
+        tensor([[1.],
+                [1.]])
+    """
+    fn = "linalg.lu_solve"
+    if LU.dim() < 2:
+        raise RuntimeError(f"torch.{fn}: The input tensor A must have at least 2 dimensions.")
+    if B.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    float_input(f"torch.{fn}", LU)
+    if LU.shape[-1] != LU.shape[-2]:
+        raise RuntimeError(
+            f"torch.{fn}: A must be batches of square matrices, but they are {LU.shape[-2]} by "
+            f"{LU.shape[-1]} matrices"
+        )
+    k = B.shape[-2] if left else B.shape[-1]
+    if LU.shape[-1] != k:
+        raise RuntimeError(
+            f"{fn}: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({LU.shape[-2]}x{LU.shape[-1]} and "
+            f"{B.shape[-2]}x{B.shape[-1]})"
+        )
+    if B.dtype != LU.dtype:
+        raise RuntimeError(
+            f"{fn}: Expected LU and B to have the same dtype, but found LU of type "
+            f"{dtypes.scalar_type_name(LU._data.dtype)} and B of type "
+            f"{dtypes.scalar_type_name(B._data.dtype)} instead"
+        )
+    if pivots.dtype.is_floating_point or pivots._data.dtype.name != "int32":
+        raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
+    if pivots.shape[-1] != LU.shape[-1]:
+        raise RuntimeError(
+            f"{fn}: Number of pivots per batch should be same as the dimension of the matrix"
+        )
+    return LinalgLuSolve.apply(LU, pivots, B, left=left, adjoint=adjoint)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """torch.lu_solve (deprecated in torch for linalg.lu_solve, whose arguments are reversed):
+    X with A X = b from A's packed LU factors.
+
+    Args:
+        b (Tensor): right-hand sides ``(*, n, k)``.
+        LU_data (Tensor): packed factors from torch.linalg.lu_factor.
+        LU_pivots (Tensor): their pivots.
+        out (Tensor, optional): ignored (no out= support).
+
+    Example:
+        >>> A = framework.tensor([[2.0, 1.0], [1.0, 3.0]])
+        >>> LU, piv = framework.linalg.lu_factor(A)
+        >>> framework.lu_solve(framework.tensor([[3.0], [4.0]]), LU, piv)
+        tensor([[1.],
+                [1.]])
+    """
+    _deprecated(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
+        "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+        "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+        "X = torch.linalg.lu_solve(LU, pivots, B)"
+    )
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+class LuUnpack(Op):
+    no_bfloat16 = "lu_unpack"
+    non_differentiable = (0,)
+    saves = ("L_", "U_")
+
+    def forward(self, LU, pivots, unpack_data=True, unpack_pivots=True):
+        xp = self.xp
+        m, n = LU.shape[-2:]
+        self.m, self.n = m, n
+        perm = perm_from_pivots(xp, pivots, m)
+        P, L, U = _unpack(xp, LU, perm, LU.dtype)
+        empty = xp.empty((0,), dtype=LU.dtype)
+        self.L_, self.U_ = (L, U) if unpack_data else (empty, empty)
+        return (P if unpack_pivots else empty), self.L_, self.U_
+
+    def backward(self, _gP, gL, gU):
+        return self._lu_data_grad(gL, gU), None  # the pivots have no gradient
+
+    def _lu_data_grad(self, gL, gU):
+        """torch's lu_unpack_backward: L's gradient below the diagonal, U's on and above."""
+        m, n = self.m, self.n
+        k = min(m, n)
+        gl = gL.tril(-1) if gL is not None else None
+        gu = gU.triu() if gU is not None else None
+        if m == n:
+            return gu if gl is None else (gl if gu is None else gl + gu)
+        if m < n:  # L is (m, m), U is (m, n)
+            base = gu if gu is not None else self.output_at(self.U_, 2) * 0
+            if gl is not None:
+                base = base + _pad(gl, 0, n - k)
+            return base
+        base = gl if gl is not None else self.output_at(self.L_, 1) * 0
+        if gu is not None:
+            base = base + _pad(gu, m - k, 0)
+        return base
+
+    jvp = Op.jvp_transpose
+
+
+def _pad(t, rows, cols):
+    """t with `rows` zero rows below and `cols` zero columns to the right."""
+    return pad(t, (0, cols, 0, rows))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """P, L, U from packed LU factors (A = P L U).
+
+    Args:
+        LU_data (Tensor): packed factors ``(*, m, n)``.
+        LU_pivots (Tensor): 1-based int32 pivots ``(*, min(m, n))``.
+        unpack_data (bool, optional): return L and U (else empty tensors). Default: ``True``.
+        unpack_pivots (bool, optional): return P (else an empty tensor). Default: ``True``.
+        out (tuple, optional): ignored (no out= support).
+
+    Returns:
+        (P, L, U), torch.return_types.lu_unpack.
+
+    Example:
+        >>> LU, piv = framework.linalg.lu_factor(framework.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> framework.lu_unpack(LU, piv).L
+        tensor([[1.0000, 0.0000],
+                [0.3333, 1.0000]])
+    """
+    if LU_data.dim() < 2:
+        raise RuntimeError(
+            "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(LU_data.shape)} instead"
+        )
+    if LU_pivots._data.dtype.name != "int32":
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor"
+        )
+    P, L, U = LuUnpack.apply(
+        LU_data, LU_pivots, unpack_data=unpack_data, unpack_pivots=unpack_pivots
+    )
+    return return_types.lu_unpack(P, L, U)
+
+
+__all__ = ["lu_solve", "lu_unpack"]

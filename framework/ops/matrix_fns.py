@@ -1,0 +1,220 @@
+"""matrix_exp (torch.linalg.matrix_exp) and renorm: primitives with torch's backward formulas.
+
+matrix_exp is scaling and squaring with the [13/13] Pade approximant (Higham 2005); its
+gradient is torch's linalg_matrix_exp_differential: the upper-right block of the exponential
+of [[A^T, G], [0, A^T]] (itself differentiable, so double backward works).
+"""
+
+import math
+
+from .. import dtypes
+from ..autograd.op import Op
+
+__all__ = ["matrix_exp", "renorm"]
+
+_PADE13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
+_THETA13 = 5.371920351148152
+
+
+def _expm(xp, a):
+    """exp of a batch (..., n, n) of matrices, in float64."""
+    a = a.astype(xp.float64)
+    n = a.shape[-1]
+    if a.size == 0:
+        return a.copy()
+    norm = xp.abs(a).sum(-2).max(-1)  # the 1-norm of each matrix
+    with _quiet(xp):
+        s = xp.maximum(0, xp.ceil(xp.log2(xp.maximum(norm, 1e-300) / _THETA13))).astype(int)
+    s = xp.where(xp.isfinite(norm), s, 0)
+    a = a / (2.0**s)[..., None, None]
+    eye = xp.broadcast_to(xp.eye(n), a.shape)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    b = _PADE13
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2)
+    u = u + a @ (b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2
+    v = v + b[0] * eye
+    with _quiet(xp):
+        r = xp.linalg.solve(v - u, v + u)
+    for k in range(int(s.max()) if s.size else 0):
+        sq = r @ r
+        r = xp.where((s > k)[..., None, None], sq, r)
+    return r
+
+
+def _quiet(xp):
+    from .loss import _quiet as q
+
+    return q(xp)
+
+
+class LinalgMatrixExp(Op):
+    saves_inputs = True
+
+    def forward(self, a):
+        return _expm(self.xp, a).astype(a.dtype, copy=False)
+
+    def backward(self, grad):
+        return _differential(self.inputs[0].mT, grad)
+
+    def jvp(self, t):
+        return _differential(self._fw_args[0], t)
+
+
+def _differential(a, g):
+    """The upper-right block of exp([[a, g], [0, a]])."""
+    from .join import cat
+
+    n = a.shape[-1]
+    zero = g * 0
+    top = cat([a.expand_as(g) if a.shape != g.shape else a, g], -1)
+    block = cat([top, cat([zero, a.expand_as(g) if a.shape != g.shape else a], -1)], -2)
+    return matrix_exp(block)[..., :n, n:]
+
+
+def matrix_exp(A):
+    """The matrix exponential sum_k A^k / k! of square matrices (batched).
+
+    Args:
+        A: (..., n, n) floating tensor.
+
+    Example:
+        >>> framework.matrix_exp(framework.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_exp: A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
+            f"{dtypes.scalar_type_name(A._data.dtype)}"
+        )
+    return LinalgMatrixExp.apply(A)
+
+
+class Renorm(Op):
+    """Sub-tensors along `dim` whose p-norm exceeds maxnorm, scaled down to it."""
+
+    saves_inputs = True
+
+    def forward(self, x, p, dim, maxnorm):
+        xp = self.xp
+        self.p, self.dim, self.maxnorm = p, dim, maxnorm
+        self.axes = tuple(i for i in range(x.ndim) if i != dim)
+        norm = _pnorm(xp, x.astype(xp.float64) if x.dtype.itemsize < 4 else x, p, self.axes)
+        with _quiet(xp):
+            factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+        return (x * factor).astype(x.dtype, copy=False)
+
+    def backward(self, grad):
+        """torch's renorm_backward: factor * grad - factor / (norm + 1e-7) * norm_backward
+        of sum(x * grad) where the norm exceeds maxnorm, grad elsewhere."""
+        from ..linalg import vector_norm
+
+        x = self.inputs[0]
+        p, axes, maxnorm = self.p, self.axes, self.maxnorm
+        norm = vector_norm(x, p, axes, keepdim=True)
+        s = (x * grad).sum(axes, keepdim=True)
+        invnorm = (norm + 1e-7).reciprocal()
+        factor = invnorm * maxnorm
+        nb = _norm_backward(s, x, p, norm, axes)
+        return (factor * grad - factor * invnorm * nb).where(norm > maxnorm, grad)
+
+    jvp = Op.jvp_transpose
+
+
+def _pnorm(xp, x, p, axes):
+    a = xp.abs(x)
+    if p == math.inf:
+        return (
+            a.max(axis=axes, keepdims=True) if a.size else xp.zeros_like(a.sum(axes, keepdims=True))
+        )
+    if p == 0:
+        return (a != 0).sum(axis=axes, keepdims=True).astype(x.dtype)
+    if p == 1:
+        return a.sum(axis=axes, keepdims=True)
+    if p == 2:
+        return xp.sqrt((a * a).sum(axis=axes, keepdims=True))
+    with _quiet(xp):
+        return (a**p).sum(axis=axes, keepdims=True) ** (1.0 / p)
+
+
+def _norm_backward(g, x, p, norm, axes):
+    """torch's norm_backward of the p-norm (norm kept over `axes`), in Tensor ops."""
+    zero = x * 0
+    if p == 0:
+        return zero
+    if p == 1:
+        return x.sgn() * g
+    if p == 2:
+        return x * (g / norm).where(norm != 0, zero)
+    if p == math.inf:
+        mask = (x.abs() == norm) | x.isnan()
+        return x.sgn() * (g / mask.sum(axes, keepdim=True)) * mask
+    if p < 1:
+        return (x.sgn() * x.abs() ** (p - 1)).where(x != 0, zero) * g * norm ** (1 - p)
+    scaled = x.sgn() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    return scaled * (g / norm ** (p - 1)).where(norm != 0, zero)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each sub-tensor along `dim` (input.select(dim, i)) whose p-norm exceeds maxnorm is
+    scaled to norm maxnorm (by maxnorm / (norm + 1e-7)).
+
+    Args:
+        input: a floating tensor.
+        p: the norm's order (> 0).
+        dim: the dimension whose slices are renormalised.
+        maxnorm: the largest norm kept.
+
+    Example:
+        >>> framework.renorm(framework.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
+        tensor([[0.6000, 0.8000],
+                [0.3000, 0.4000]])
+    """
+    from .shape import _dim
+
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.dim() <= 1:
+        raise RuntimeError(
+            f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions"
+        )
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{dtypes.scalar_type_name(input._data.dtype)}"
+        )
+    d = _dim(dim, input.dim())
+    empty = [i for i in range(input.dim()) if i != d and input.shape[i] == 0]
+    if p == math.inf and empty:
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the inf norm on the dimension {empty[0]}"
+            "because this dimension is empty and the operation does not have an identity"
+        )
+    return Renorm.apply(input, p=float(p), dim=_dim(dim, input.dim()), maxnorm=float(maxnorm))
