@@ -77,6 +77,7 @@ class Cumprod(Op):
         return _cumprod_grad_first_zero(x, grad, self.output, d)
 
     jvp = Op.jvp_transpose
+    jvp_reads_primal = True  # (torch's cumprod_jvp reads the input)
 
 
 def _cumprod_grad_first_zero(x, grad, out, d):
@@ -134,6 +135,8 @@ class _CumExtreme(Op):
     def forward(self, x, dim=0):
         xp = self.xp
         self.dim, self.in_shape = dim, x.shape
+        if not x.size:  # torch's backward returns the (empty) input: its gradient has a tangent
+            self.fw_zero_grads = True
         a = xp.moveaxis(x.reshape(x.shape or (1,)), dim, -1)
         n = a.shape[-1]
         pos = xp.broadcast_to(xp.arange(n), a.shape)

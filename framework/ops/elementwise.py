@@ -235,6 +235,7 @@ class Mul(Op):
         return (grad * b if need_a else None), (grad * a if need_b else None)
 
     jvp = Op.jvp_elementwise
+    jvp_reads_primal = True  # (torch's other_t * self_p term links the tangent)
 
 
 class MulScalar(Op):
@@ -297,6 +298,7 @@ class Div(Op):
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise
+    jvp_reads_primal = True  # (torch's formula reads the result: a zero link)
 
 
 class DivRounding(Op):

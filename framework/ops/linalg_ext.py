@@ -182,6 +182,8 @@ class LinalgDet(Op):
 
     def backward(self, grad):
         (A,) = self.inputs
+        if A.shape[-1] <= 1 or not A.numel():  # torch: det of 1x1 is A itself (its gradient
+            return grad[..., None, None].expand(A.shape)  # does not read A), empty: empty
         d = self.output
         return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 

@@ -57,6 +57,7 @@ class LerpTensor(Op):
         return grad * (1 - w), grad * w, grad * (b - a) if need_w else None
 
     jvp = Op.jvp_elementwise
+    jvp_reads_primal = True  # (torch's weight_t * (end_p - self_p) term links the tangent)
 
 
 def lerp(input, end, weight):

@@ -520,6 +520,8 @@ class ScatterReduceTwo(Op):
     def forward(self, x, index, src, dim=0, reduce="sum", include_self=True):
         xp = self.xp
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
+        if reduce == "prod" and not include_self:  # torch's gradient of self reads self (a
+            self.fw_zero_grads = True  # zero tangent), ours masks the gradient only
         key = _grid(index, dim, xp)
         src = src[tuple(slice(0, n) for n in index.shape)]
         hit = xp.zeros(x.shape, dtype=xp.int64)

@@ -303,3 +303,117 @@ def test_hessian_of_max_pool_net_matches_torch():
         outs.append([L.func.hessian(f)(x).numpy(), L.func.jacrev(L.func.jacfwd(f))(x).numpy()])
     for g, w in zip(outs[1], outs[0]):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def _strict_second_order(L, f, shape, mode, seed=0):
+    """`_second_order` on any input shape, the result or None (as numpy)."""
+    r = np.random.RandomState(seed)
+    fa = L.autograd.forward_ad
+    x = L.tensor(r.randn(*shape) + 2.0, requires_grad=True)
+    with fa.dual_level():
+        d = fa.make_dual(x, L.tensor(r.randn(*shape)))
+        y = f(L, d)
+        if mode == "fwd":
+            (g,) = L.autograd.grad(y.sum(), d, create_graph=True)
+            out = fa.unpack_dual(g).tangent
+        else:
+            out = fa.unpack_dual(y).tangent
+            if not out.requires_grad:
+                return "no graph"
+    if mode == "rev":
+        (out,) = L.autograd.grad(out.sum(), x, allow_unused=True)
+    return None if out is None else out.detach().numpy(force=True)
+
+
+STRICT = {  # (mode, function, input shape): torch's tensor, none or zeros, exactly
+    "mul_nan": ("rev", lambda L, x: x * float("nan"), (3, 4)),
+    "mul_zero": ("rev", lambda L, x: x * 0.0, (3, 4)),
+    "rmul": ("rev", lambda L, x: 0.5 * x, (3, 4)),
+    "div_nan": ("rev", lambda L, x: x / float("nan"), (3, 4)),
+    "div_zero": ("rev", lambda L, x: x / 0.0, (3, 4)),
+    "imul_nan": ("rev", lambda L, x: x.clone().mul_(float("nan")), (3, 4)),
+    "mul_plain_tensor": ("rev", lambda L, x: x * L.tensor(3.0, dtype=L.float64), (3,)),
+    "cumprod_empty": ("rev", lambda L, x: x.cumprod(1), (1, 0, 2)),
+    "nanmean": ("rev", lambda L, x: L.nanmean(x), (3, 4)),
+    "nanmean_empty": ("rev", lambda L, x: L.nanmean(x, 1), (4, 0, 4)),
+    "quantile_midpoint": (
+        "rev",
+        lambda L, x: L.quantile(x, 0.5, 1, interpolation="midpoint"),
+        (3, 4),
+    ),
+    "lerp_scalar": ("rev", lambda L, x: x.lerp(x.detach() * 2, 0.3), (3,)),
+    "lerp_tensor": ("rev", lambda L, x: x.lerp(x.detach() * 2, L.tensor(0.3).double()), (3,)),
+    "cummax_empty": ("fwd", lambda L, x: x.cummax(0)[0], (0, 2)),
+    "cummin_empty": ("fwd", lambda L, x: x.cummin(1)[0], (4, 0, 4)),
+    "cummin": ("fwd", lambda L, x: x.cummin(0)[0], (3, 2)),
+    "scatter_reduce_prod_empty": (
+        "fwd",
+        lambda L, x: x.scatter_reduce(
+            0, L.zeros(1, 0, 1, 2, dtype=L.int64), x, "prod", include_self=False
+        ),
+        (1, 0, 1, 2),
+    ),
+    "sdpa_empty": ("fwd", lambda L, x: _F(L).scaled_dot_product_attention(x, x, x), (0, 1, 4, 1)),
+    "sdpa_empty_rev": ("rev", lambda L, x: _F(L).scaled_dot_product_attention(x, x, x), (0, 4, 2)),
+    "det_1x1": ("fwd", lambda L, x: L.linalg.det(x), (4, 1, 1)),
+    "det_empty": ("fwd", lambda L, x: L.linalg.det(x), (0, 2, 2)),
+    "det_0x0": ("fwd", lambda L, x: L.linalg.det(x), (3, 0, 0)),
+    "det_2x2": ("fwd", lambda L, x: L.linalg.det(x), (3, 2, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRICT))
+def test_second_order_none_or_tensor_as_torchs(name):
+    """The gradient of a tangent (rev) or the tangent of a gradient (fwd) is a tensor exactly
+    where torch's is, with its values (mul/div by a scalar, nanmean and cumprod link their
+    tangent to the primal as torch's formulas do; det of 1x1 / empty matrices has a gradient
+    that does not read the matrix; cummax/cummin of empty inputs return the input as torch)."""
+    mode, f, shape = STRICT[name]
+    want = _strict_second_order(torch, f, shape, mode)
+    got = _strict_second_order(framework, f, shape, mode)
+    if want is None or isinstance(want, str):
+        assert got is None or isinstance(got, str), (name, got)
+        assert type(got) is type(want)
+        return
+    assert got is not None and not isinstance(got, str), name
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+def test_det_gradient_of_1x1_zero_matrix_as_torchs():
+    """det of a 1x1 matrix: the gradient is the upstream gradient (torch does not invert A,
+    so a zero 1x1 matrix has gradient 1, not an error)."""
+    outs = []
+    for L in (torch, framework):
+        x = L.tensor([[[0.0]], [[2.0]]], dtype=L.float64, requires_grad=True)
+        (g,) = L.autograd.grad(L.linalg.det(x).sum(), x, create_graph=True)
+        outs.append((g.detach().numpy(), g.requires_grad))
+    np.testing.assert_array_equal(outs[1][0], outs[0][0])
+    assert outs[1][1] == outs[0][1]
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((0, 1, 4, 1), (0, 1, 5, 1), (0, 1, 5, 3)),
+        ((1, 1, 0, 2), (1, 1, 5, 2), (1, 1, 5, 3)),
+        ((1, 1, 4, 2), (1, 1, 0, 2), (1, 1, 0, 3)),
+        ((2, 4, 2), (2, 5, 2), (2, 5, 0)),
+    ],
+)
+def test_sdpa_of_empty_inputs_as_torchs(shapes):
+    """scaled_dot_product_attention with an empty query, key or value: torch returns zeros
+    tied to the inputs by 0 * (sum q + sum k + sum v), so the result is zeros (also with no
+    keys), the node is AddBackward0 and the gradients are constants (no second order)."""
+    res = []
+    for L in (torch, framework):
+        r = np.random.RandomState(1)
+        q, k, v = [L.tensor(r.randn(*s), requires_grad=True) for s in shapes]
+        y = _F(L).scaled_dot_product_attention(q, k, v)
+        c = L.tensor(r.randn(*y.shape))
+        gs = L.autograd.grad(y, (q, k, v), c, create_graph=True)
+        res.append((y.detach().numpy(), type(y.grad_fn).__name__, [g.requires_grad for g in gs]))
+        res[-1][2].extend(g.detach().numpy().tolist() for g in gs)
+    assert res[1][1] == res[0][1]
+    np.testing.assert_array_equal(res[1][0], res[0][0])
+    assert res[1][2] == res[0][2]
