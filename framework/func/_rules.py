@@ -119,7 +119,7 @@ DIM_OPS = (
     "SortStable "
     "Topk Kthvalue MedianDim NanmedianDim Mode Flip Transpose Unsqueeze Unbind Split "
     "Diagonal Unfold Permute Squeeze Roll Argmax Argmin LogcumsumexpOp Rot90 IndexFill "
-    "Aminmax TransposeInplace"
+    "Aminmax TransposeInplace DiagEmbed"
 ).split()
 DIM_KEYS = ("dim", "dims", "dim0", "dim1", "dim2", "axis")
 
@@ -140,7 +140,7 @@ def with_dims(cls, args, params, all_if_none=False):
     lvls, nb = lvls_of(x), len(lvls_of(x))
     name = cls.__name__
     v = x._value
-    n = ldim(x) + (1 if name == "Unsqueeze" else 0)
+    n = ldim(x) + (1 if name in ("Unsqueeze", "DiagEmbed") else 0)  # dims of the output
     p = dict(params)
     scalar = n == 0 and (all_if_none or any(p.get(k) is not None for k in DIM_KEYS))
     if scalar:  # a 0-dim sample: give it a dim of one, drop it after

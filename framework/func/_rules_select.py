@@ -188,6 +188,30 @@ def not_implemented_backward(cls, args, params):
     return fallback(cls, args, params)
 
 
+def block_diag(cls, args, params):
+    """block_diag of batched blocks: each block (0-D as 1x1, 1-D as one row) padded with zeros
+    to the full width, the block rows then stacked (cat), the batch dims in front."""
+    from .. import ops
+
+    lvls = union(args)
+    nb = len(lvls)
+    mats = []
+    for a in args:
+        v = aligned(a, lvls, expand=True)
+        bs, core = tuple(v.shape[:nb]), tuple(v.shape[nb:])
+        mats.append(
+            v.reshape(bs + ((1, 1) if not core else (1,) + core if len(core) == 1 else core))
+        )
+    width = sum(m.shape[-1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        r, c = m.shape[-2], m.shape[-1]
+        pad = [m.new_zeros(tuple(m.shape[:nb]) + (r, k)) for k in (left, width - left - c)]
+        rows.append(ops.cat([pad[0], m, pad[1]], dim=-1))
+        left += c
+    return wrap(ops.cat(rows, dim=-2), lvls)
+
+
 def _register():
     table = op_classes()
     for rule, names in (
@@ -202,6 +226,7 @@ def _register():
         (fold_n, ["AffineGridGenerator"]),
         (pdist_backward, ["PdistBackward"]),
         (not_implemented_backward, ["NotImplementedBackward"]),
+        (block_diag, ["BlockDiag"]),
     ):
         register(*[table[n] for n in names if n in table])(rule)
 
