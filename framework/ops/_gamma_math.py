@@ -39,7 +39,9 @@ def lgamma(xp, x):
         t = z + 7.5
         pos = _HALF_LOG_2PI + (z + 0.5) * xp.log(t) - t + xp.log(s)
         pos = xp.where(xp.isinf(x), xp.inf, pos)
-        sin = xp.abs(xp.sin(math.pi * (x - xp.floor(x))))  # exact zero at the integers
+        # |sin(pi x)| from x's distance to the nearest integer: exact zero at the integers, and
+        # no cancellation near 0 (x - floor(x) rounds -1e-30 to 1: lgamma would lose 31)
+        sin = xp.abs(xp.sin(math.pi * (x - xp.round(x))))
         out = xp.where(refl, math.log(math.pi) - xp.log(sin) - pos, pos)
         out = xp.where(refl & (x == xp.floor(x)), xp.inf, out)
         out = xp.where((x == 1) | (x == 2), 0.0, out)  # exactly, as libm's
