@@ -177,11 +177,10 @@ def _potf2(xp, A):
 def _per_matrix(xp, A, whole, one):
     """(result, info) of `whole` over the batch A, or, when it fails, of `one` per matrix."""
     info = xp.zeros(A.shape[:-2], "int32")
-    try:
+    try:  # a singular / not positive-definite matrix somewhere in the batch: per matrix
         return whole(A), info
-    except Exception:
-        pass
-    flat, infos = A.reshape((-1,) + A.shape[-2:]), info.reshape(-1)
+    except xp.linalg.LinAlgError:
+        flat, infos = A.reshape((-1,) + A.shape[-2:]), info.reshape(-1)
     out = xp.empty_like(flat)
     for b, m in enumerate(flat):
         out[b], infos[b] = one(m)
