@@ -23,6 +23,7 @@ class _Special(Op):
     kernel = None
 
     def forward(self, x):
+        """The values, computed in float64 and rounded to the input dtype."""
         x = _float(x)
         return type(self).kernel(self.xp, x).astype(x.dtype, copy=False)
 
@@ -30,42 +31,58 @@ class _Special(Op):
 
 
 class Lgamma(_Special):
+    """lgamma(x): log|Gamma(x)| (LgammaBackward0: grad * digamma(x))."""
+
     kernel = staticmethod(K.lgamma)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         return grad * digamma(self.inputs[0])
 
 
 class Digamma(_Special):
+    """digamma(x): the derivative of lgamma (DigammaBackward0: grad * polygamma(1, x))."""
+
     kernel = staticmethod(K.digamma)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         return grad * polygamma(1, self.inputs[0])
 
 
 class Polygamma(_Special):
+    """polygamma(n, x): the n-th derivative of digamma (its backward: polygamma(n + 1, x))."""
+
     def forward(self, x, n):
+        """The values, in the input's float arithmetic as torch's kernel (finite at poles)."""
         self.n = n
         x = _float(x)
         return K.polygamma(self.xp, n, x, x.dtype).astype(x.dtype, copy=False)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         return grad * polygamma(self.n + 1, self.inputs[0])
 
 
 class I0(_Special):
+    """i0(x): the modified Bessel function of order 0 (I0Backward0: grad * i1(x))."""
+
     kernel = staticmethod(K.i0)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         return grad * special_i1(self.inputs[0])
 
 
 class SpecialI0E(_Special):
+    """special.i0e(x) = exp(-|x|) i0(x) (its backward: i1e(x) - sgn(x) i0e(x))."""
+
     node_name = "SpecialI0EBackward0"
     saves_output = True
     kernel = staticmethod(K.i0e)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         x = self.inputs[0]
         return grad * (special_i1e(x) - x.sgn() * self.output)
 
@@ -85,22 +102,28 @@ def _not_tiny(x, name):
 
 
 class SpecialI1(_Special):
+    """special.i1(x): the modified Bessel function of order 1."""
+
     node_name = "SpecialI1Backward0"
     saves_output = True
     kernel = staticmethod(K.i1)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         keep, safe = _not_tiny(self.inputs[0], "i1_backward")
         slope = i0(safe) - self.output * safe.reciprocal()
         return grad * slope.where(keep, _zeros(slope) + 0.5)
 
 
 class SpecialI1E(_Special):
+    """special.i1e(x) = exp(-|x|) i1(x)."""
+
     node_name = "SpecialI1EBackward0"
     saves_output = True
     kernel = staticmethod(K.i1e)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         keep, safe = _not_tiny(self.inputs[0], "i1e_backward")
         slope = special_i0e(safe) - self.output * (safe.sgn() + safe.reciprocal())
         return grad * slope.where(keep, _zeros(slope) + 0.5)
@@ -127,6 +150,8 @@ def _log_ndtr(xp, x):
 
 
 class SpecialLogNdtr(_Special):
+    """special.log_ndtr(x): log of the standard normal CDF, accurate in the tails."""
+
     node_name = "SpecialLogNdtrBackward0"
     no_bfloat16 = "log_ndtr_cpu"
     no_bfloat16_empty = True
@@ -134,6 +159,7 @@ class SpecialLogNdtr(_Special):
     kernel = staticmethod(_log_ndtr)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         x = self.inputs[0]
         return grad / math.sqrt(2 * math.pi) * (self.output + x * x / 2).neg().exp()
 
@@ -146,10 +172,13 @@ def _entr(xp, x):
 
 
 class SpecialEntr(_Special):
+    """special.entr(x) = -x log x (0 at 0, -inf below 0)."""
+
     node_name = "SpecialEntrBackward0"
     kernel = staticmethod(_entr)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         return grad * -(1 + self.inputs[0].log())
 
 
@@ -163,10 +192,12 @@ class SpecialZeta(Op):
     no_bfloat16_empty = True
 
     def forward(self, x, q):
+        """Hurwitz zeta(x, q), in the promoted float dtype."""
         x, q = _float(x), _float(q)
         return K.zeta(self.xp, x, q).astype(q.dtype if hasattr(q, "dtype") else x.dtype)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         x, q = self.inputs
         if self.needs_input_grad[0]:
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
@@ -260,6 +291,7 @@ class Mvlgamma(Op):
     saves_inputs = True
 
     def forward(self, x, args, p):
+        """sum_i lgamma(x + args_i) + p (p - 1) / 4 log(pi), in the input dtype."""
         xp = self.xp
         self.p = p
         shifted = x[..., None] + args
@@ -267,6 +299,7 @@ class Mvlgamma(Op):
         return total.astype(x.dtype, copy=False)
 
     def backward(self, grad):
+        """The input gradient by torch's formula, in Tensor ops (double backward works)."""
         x, args = self.inputs
         return grad * digamma(x.unsqueeze(-1) + args).sum(-1), None
 
