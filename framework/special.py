@@ -165,12 +165,15 @@ class _AddScalar(Op):
     node_name = "AddBackward1"
 
     def forward(self, a, other):
+        """a + other in a's dtype."""
         return (a + other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
+        """The gradient passes through unchanged."""
         return grad
 
     def jvp(self, t):
+        """The tangent passes through unchanged."""
         return t
 
 
@@ -231,10 +234,12 @@ class _Ndtri(Op):
     saves_output = True
 
     def forward(self, p):
+        """The inverse of the standard normal CDF (torch's ndtri)."""
         p = _float(p)
         return _ndtri(self.xp, p).astype(p.dtype, copy=False)
 
     def backward(self, grad):
+        """grad * sqrt(2 pi) * exp(y^2 / 2), y the saved output."""
         y = self.output
         return grad * math.sqrt(2 * math.pi) * (y * y / 2).exp()
 

@@ -32,6 +32,7 @@ class OptEinsumModule(types.ModuleType):
 
     @enabled.setter
     def enabled(self, value):
+        """Whether einsum plans its contraction order (as with opt_einsum installed)."""
         einsum_path.settings["enabled"] = value
 
     @property
@@ -41,6 +42,7 @@ class OptEinsumModule(types.ModuleType):
 
     @strategy.setter
     def strategy(self, value):
+        """The planning strategy: 'auto', 'greedy' or 'optimal'."""
         if not einsum_path.settings["enabled"]:
             raise ValueError(
                 f"opt_einsum is not enabled, so setting a `strategy` to {value} will not be "

@@ -45,6 +45,7 @@ class _IntBinary(Op):
     differentiable = False
 
     def forward(self, a, b, fname, fn):
+        """The integer function of a and b (refuses floating and bool inputs as torch)."""
         refuse(a, "bfV", f"{fname}_cpu")
         return fn(self.xp, a, b)
 
@@ -89,6 +90,7 @@ class Ldexp(Op):
     broadcasts = True
 
     def forward(self, a, b):
+        """a * 2 ** b, in the promoted float dtype."""
         if a.dtype.kind != "b":  # (bool ** bool goes through)
             refuse(b, "b", "ldexp_cpu_exp")
         xp = self.xp
@@ -97,6 +99,7 @@ class Ldexp(Op):
         return (a * e).astype(np_dt, copy=False)
 
     def backward(self, grad):
+        """torch's: grad * 2 ** b for a, grad * a * 2 ** b * log 2 for b."""
         a, b = self.inputs
         e = 2**b  # (torch's formula: an integer power for integer exponents, 0 below 0)
         ga = grad * e if self.needs_input_grad[0] else None
@@ -130,15 +133,18 @@ class Nextafter(Op):
     saves_inputs = True
 
     def forward(self, a, b):
+        """The next float after a towards b."""
         return self.xp.nextafter(a, b)
 
     def backward(self, grad):
+        """input's gradient passed through where a != b (0 where equal); other's is zero."""
         from .unary import _zeros
 
         a, b = self.inputs
         return grad.where(a != b, _zeros(grad)), _zeros(grad)
 
     def jvp(self, ta, tb):
+        """input's tangent passed through where a != b (0 where equal); none from other."""
         from .unary import _zeros
 
         a, b = self._fw_args

@@ -67,10 +67,13 @@ def _empty_self_error(x, dim, idx, include_self):
 
 
 class IndexReduce(Op):
+    """index_reduce(self, dim, index, source, reduce, include_self) (IndexReduceBackward0)."""
+
     saves_inputs = True
     saves_output = True
 
     def forward(self, x, idx, src, dim, reduce, include_self):
+        """self with source rows reduced (prod, mean, amax, amin) into the indexed rows."""
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
         if idx.size and x.shape[dim] == 0:  # torch fails reading the empty self
             _empty_self_error(x, dim, idx, include_self)

@@ -18,10 +18,13 @@ def _reflectors(A, k):
 
 
 class LinalgHouseholderProduct(Op):
+    """linalg.householder_product(A, tau): the product of Householder reflectors."""
+
     no_bfloat16 = "orgqr_cpu"
     saves_inputs = True
 
     def forward(self, A, tau):
+        """Q = H_1 ... H_k from the reflectors stored below the diagonal of A."""
         xp = self.xp
         m, n = A.shape[-2:]
         k = tau.shape[-1]

@@ -88,6 +88,7 @@ class Cholesky(LinalgCholeskyEx):
     """torch.cholesky's own node (CholeskyBackward0), same formulas as linalg.cholesky."""
 
     def forward(self, A, upper=False):
+        """The lower (or upper) factor; a non positive-definite matrix raises torch's error."""
         try:
             return super().forward(A, upper=upper)
         except _LinAlgError as e:
@@ -195,12 +196,14 @@ class CholeskyEx(LinalgCholeskyEx):
     non_differentiable = (1,)
 
     def forward(self, A, upper=False):
+        """(L, info): LAPACK's partial factor and the failing minor where A is not definite."""
         xp = self.xp
         self.upper = upper
         L, info = _per_matrix(xp, A, xp.linalg.cholesky, lambda m: _potf2(xp, m))
         return (xp.swapaxes(L, -1, -2).copy() if upper else L), info
 
     def backward(self, grad, _g_info=None):
+        """linalg.cholesky's backward for L (info has no gradient)."""
         return super().backward(grad)
 
     def jvp(self, tA):
@@ -275,11 +278,13 @@ class InvEx(LinalgInvEx):
     non_differentiable = (1,)
 
     def forward(self, A):
+        """(inverse, info): info is the first zero pivot (1-based) of a singular matrix, else 0."""
         xp = self.xp
         with xp.errstate(all="ignore"):
             return _per_matrix(xp, A, xp.linalg.inv, lambda m: _lu_inverse(xp, m))
 
     def backward(self, grad, _g_info=None):
+        """linalg.inv's backward for the inverse (info has no gradient)."""
         return super().backward(grad)
 
     jvp = Op.jvp_transpose

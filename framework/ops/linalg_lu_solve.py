@@ -38,12 +38,15 @@ def _p_matrix(xp, perm, dtype):
 
 
 class LinalgLuSolve(Op):
+    """linalg.lu_solve(LU, pivots, B, left, adjoint): X from an LU factorisation."""
+
     no_bfloat16 = "lu_solve_cpu"
     saves_inputs = True
     saves_output = True
     saves = ("perm",)
 
     def forward(self, LU, pivots, B, left=True, adjoint=False):
+        """X by the permutation and the two triangular solves of the factors."""
         xp = self.xp
         self.left, self.adjoint = left, adjoint
         n = LU.shape[-1]
@@ -65,6 +68,7 @@ class LinalgLuSolve(Op):
         return xp.swapaxes(X, -1, -2) if not left else X
 
     def backward(self, grad):
+        """torch's linalg_lu_solve gradients for LU and B (pivots: none)."""
         LU, pivots, _ = self.inputs
         X = self.output
         need_lu, _, need_b = self.needs_input_grad
@@ -165,11 +169,14 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
 
 
 class LuUnpack(Op):
+    """lu_unpack(LU, pivots): (P, L, U) from a packed LU factorisation."""
+
     no_bfloat16 = "lu_unpack"
     non_differentiable = (0,)
     saves = ("L_", "U_")
 
     def forward(self, LU, pivots, unpack_data=True, unpack_pivots=True):
+        """P from the pivots, L (unit lower) and U (upper) from the packed factors."""
         xp = self.xp
         m, n = LU.shape[-2:]
         self.m, self.n = m, n
@@ -180,6 +187,7 @@ class LuUnpack(Op):
         return (P if unpack_pivots else empty), self.L_, self.U_
 
     def backward(self, _gP, gL, gU):
+        """The packed factors' gradient from L's and U's (the pivots have none)."""
         return self._lu_data_grad(gL, gU), None  # the pivots have no gradient
 
     def _lu_data_grad(self, gL, gU):

@@ -100,15 +100,19 @@ def _check_legacy(fn, b, A, bname="b", aname="A", kernel=""):
 
 
 class LinalgSolveTriangular(Op):
+    """linalg.solve_triangular(A, B, upper, left, unitriangular): X with AX = B (or XA = B)."""
+
     no_bfloat16 = "triangular_solve_cpu"
     saves_inputs = True
     saves_output = True
 
     def forward(self, A, B, upper=False, left=True, unitriangular=False):
+        """X by a triangular solve of each matrix in the batch."""
         self.upper, self.left, self.unit = upper, left, unitriangular
         return tri_solve(self.xp, A, B, upper, left, unitriangular)
 
     def backward(self, grad):
+        """torch's linalg_solve_triangular_backward: gradients for A (its triangle) and B."""
         A, _ = self.inputs
         X = self.output
         need_a, need_b = self.needs_input_grad
@@ -149,11 +153,14 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
 
 class TriangularSolve(Op):
+    """torch.triangular_solve(b, A, upper, transpose, unitriangular): (X, a copy of A)."""
+
     no_bfloat16 = "triangular_solve_cpu"
     saves_inputs = True
     saves = ("X",)
 
     def forward(self, b, A, upper=True, transpose=False, unitriangular=False):
+        """(X, A) with op(A) X = b for the triangular A."""
         xp = self.xp
         self.upper, self.transpose, self.unit = upper, transpose, unitriangular
         T = xp.swapaxes(A, -1, -2) if transpose else A
@@ -162,6 +169,7 @@ class TriangularSolve(Op):
         return self.X, xp.array(xp.broadcast_to(A, shape))
 
     def backward(self, g_x, g_m):
+        """torch's triangular_solve_backward: gradients for b and A's triangle."""
         b, A = self.inputs
         need_b, need_a = self.needs_input_grad
         gb = gA = None
@@ -249,15 +257,19 @@ def _cho_solve(xp, L, B, upper):
 
 
 class CholeskySolve(Op):
+    """cholesky_solve(B, L, upper): X with (L L^H) X = B from the Cholesky factor L."""
+
     no_bfloat16 = "cholesky_solve_cpu"
     saves_inputs = True
     saves_output = True
 
     def forward(self, B, L, upper=False):
+        """X by two triangular solves with the factor."""
         self.upper = upper
         return _cho_solve(self.xp, _triangle(self.xp, L, upper), B, upper)
 
     def backward(self, grad):
+        """torch's cholesky_solve_backward: gradients for B and the factor."""
         _, L = self.inputs
         X = self.output
         need_b, need_l = self.needs_input_grad
@@ -298,11 +310,14 @@ def cholesky_solve(B, L, upper=False, *, out=None):
 
 
 class CholeskyInverse(Op):
+    """cholesky_inverse(L, upper): the inverse of L L^H from its Cholesky factor."""
+
     no_bfloat16 = "cholesky_inverse_cpu"
     saves_inputs = True
     saves_output = True
 
     def forward(self, L, upper=False):
+        """(L L^H)^-1 of each factor in the batch."""
         xp = self.xp
         self.upper = upper
         n = L.shape[-1]
@@ -310,6 +325,7 @@ class CholeskyInverse(Op):
         return _cho_solve(xp, _triangle(xp, L, upper), eye, upper)
 
     def backward(self, grad):
+        """torch's cholesky_inverse_backward: the factor's gradient."""
         (L,) = self.inputs
         inverse = self.output
         common = inverse @ ((grad + _mT(grad)) @ inverse)

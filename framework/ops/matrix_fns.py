@@ -66,15 +66,20 @@ def _quiet(xp):
 
 
 class LinalgMatrixExp(Op):
+    """linalg.matrix_exp(A): exp(A) by scaling and squaring of a Pade approximant."""
+
     saves_inputs = True
 
     def forward(self, a):
+        """exp(A) of each matrix in the batch."""
         return _expm(self.xp, a).astype(a.dtype, copy=False)
 
     def backward(self, grad):
+        """torch's block formula: the Frechet derivative at A^H applied to grad."""
         return _differential(self.inputs[0].mT, grad)
 
     def jvp(self, t):
+        """The Frechet derivative of exp at A in the tangent direction."""
         return _differential(self._fw_args[0], t)
 
 
@@ -121,6 +126,7 @@ class Renorm(Op):
     saves_inputs = True
 
     def forward(self, x, p, dim, maxnorm):
+        """x with each slice along dim scaled to p-norm at most maxnorm."""
         xp = self.xp
         self.p, self.dim, self.maxnorm = p, dim, maxnorm
         self.axes = tuple(i for i in range(x.ndim) if i != dim)
