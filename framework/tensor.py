@@ -357,6 +357,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         fn = self.grad_fn
+        _node_hooks[0] = 1  # the engine looks for retained gradients from now on
         if fn._retain is None:
             fn._retain = {}
         fn._retain[self._output_nr] = weakref.ref(self)
@@ -1898,4 +1899,5 @@ from .ops import views as _vw  # noqa: E402
 from . import _memory_format as _mf  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
 from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402
+from .autograd.node import node_hooks as _node_hooks  # noqa: E402
 from .ops.elementwise import Add as _Add, Mul as _Mul  # noqa: E402  (operators skip add()/mul())

@@ -12,6 +12,7 @@ import warnings
 from ..tensor import Tensor
 from . import forward_ad as _fw
 from .grad_mode import _State, fw_in_use, state
+from .node import node_hooks
 from .op import AccumulateGrad
 from .saved import drop_unpacked
 
@@ -89,6 +90,19 @@ def _collect(roots, targets):
     deps, order, seen = {}, [], set()
     stack = [fn for fn, _ in roots]
     seen.update(stack)
+    if targets is None and len(seen) == len(stack):  # every node: count while discovering
+        get = deps.get
+        while stack:
+            for nxt in stack.pop()._next:
+                if nxt is not None:
+                    c = get(nxt)
+                    if c is None:  # first seen: walk it (a root is walked already)
+                        deps[nxt] = 1
+                        if nxt not in seen:
+                            stack.append(nxt)
+                    else:
+                        deps[nxt] = c + 1
+        return deps, None
     while stack:
         fn = stack.pop()
         order.append(fn)
@@ -190,11 +204,16 @@ def run(
                     task.starved.add(fn)
             elif (  # a node with no hooks, no target, no anomaly check: just its backward
                 direct
-                and fn._tensor_hooks is None
-                and fn._retain is None
-                and fn._prehooks is None
-                and fn._hooks is None
                 and type(fn) is not AccumulateGrad
+                and (
+                    not node_hooks[0]  # no node hook ever registered: none to look for
+                    or (
+                        fn._tensor_hooks is None
+                        and fn._retain is None
+                        and fn._prehooks is None
+                        and fn._hooks is None
+                    )
+                )
             ):  # _backward without hooks, inlined (one call less per node)
                 if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
                     grads_in = ()

@@ -18,6 +18,11 @@ FREED = (
 )
 
 
+# Set once any hook is registered on a node or a non-leaf tensor (or retain_grad is called):
+# until then the engine need not look for hooks on each node it runs.
+node_hooks = [0]
+
+
 class Node:
     """Base class of every autograd graph node (what `tensor.grad_fn` is).
 
@@ -204,6 +209,7 @@ class _HookDict(dict):
 
 
 def _add_hook(hooks, hook):
+    node_hooks[0] = 1  # (any hook: conservative, the engine then checks each node)
     handle = RemovableHandle(hooks)
     hooks[handle.id] = hook
     return handle

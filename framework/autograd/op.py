@@ -29,6 +29,7 @@ from .node import (
 _seq = itertools.count()
 _new = object.__new__
 _ndarray = _np.ndarray
+_F32, _F64 = _np.dtype("float32"), _np.dtype("float64")
 _ONE_TRUE = (True,)
 _V0, _V00 = (0,), (0, 0)  # saved versions of inputs never modified: shared, not per node
 #                           (and the output indices `_nrs` of edges to first outputs)
@@ -77,6 +78,26 @@ def per_sample_under_vmap(fn):
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+def _as_arrays(out):
+    """A forward's result with NumPy's 0-dim scalars made arrays again (one or a tuple)."""
+    if type(out) is tuple:
+        return tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
+    if isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
+        return _np.asarray(out)
+    return out
+
+
+def _finish(cls, fn, args, out, dev, requires):
+    """apply's fast path for a result that is not one ndarray (a tuple, a NumPy scalar, a
+    CuPy array): the general path's ending (no half dtype, no forward AD there)."""
+    out = _as_arrays(out)
+    if not (requires and state.enabled and cls.differentiable):
+        if type(out) is tuple:
+            return tuple(Tensor._make(o, dev) for o in out)
+        return Tensor._make(out, dev)
+    return fn._record(args, out, dev)
 
 
 def _same_device_error(a, b):
@@ -169,6 +190,54 @@ class Op(Node):
 
     @classmethod
     def apply(cls, *args, **params):
+        """Run the op on `args` (Tensors, Python scalars, None) and record its node when an
+        input requires grad and grad mode is on; returns the output Tensor(s)."""
+        # The common call: one or two tensors of one float32/float64 dtype on one device, no
+        # vmap, forward AD or autocast. What the general path would decide for it is known
+        # (no promotion, no scalar, no half dtype), so it goes straight to forward and _record.
+        if not (vmap_hook[0] or fw_in_use[0] or _amp_in_use[0]):
+            n = len(args)
+            if n == 1:
+                a = args[0]
+                if isinstance(a, Tensor):  # (Parameters too)
+                    da = a._data
+                    dt = da.dtype
+                    if dt is _F32 or dt is _F64:
+                        dev = a._device
+                        fn = _new(cls._node_cls)
+                        fn.xp = _np if dev is _CPU else xp_for(dev)
+                        out = fn.forward(da, **params) if params else fn.forward(da)
+                        if type(out) is _ndarray:
+                            if a._rg and state.enabled and cls.differentiable:
+                                return fn._record(args, out, dev)
+                            return Tensor._make(out, dev)
+                        return _finish(cls, fn, args, out, dev, a._rg)
+            elif n == 2:
+                a, b = args
+                if isinstance(a, Tensor) and isinstance(b, Tensor):
+                    da, db = a._data, b._data
+                    dt = da.dtype
+                    dev = a._device
+                    if (dt is _F32 or dt is _F64) and db.dtype is dt and b._device is dev:
+                        fn = _new(cls._node_cls)
+                        fn.xp = _np if dev is _CPU else xp_for(dev)
+                        try:
+                            out = fn.forward(da, db, **params) if params else fn.forward(da, db)
+                        except Exception:  # torch checks shapes first: a broadcast error wins
+                            if cls.promote or cls.broadcasts:
+                                broadcast_shapes(da.shape, db.shape)
+                            raise
+                        requires = a._rg or b._rg
+                        if type(out) is _ndarray:
+                            if requires and state.enabled and cls.differentiable:
+                                return fn._record(args, out, dev)
+                            return Tensor._make(out, dev)
+                        return _finish(cls, fn, args, out, dev, requires)
+        return cls._apply(args, params)
+
+    @classmethod
+    def _apply(cls, args, params):
+        """apply's general path: vmap, forward AD, autocast, scalars, promotion, half dtypes."""
         if vmap_hook[0]:  # under vmap: a batched argument goes to the op's batching rule
             out = vmap_hook[1](cls, args, params)
             if out is not NotImplemented:
@@ -248,10 +317,7 @@ class Op(Node):
                 broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
             raise
         if type(out) is not _ndarray:
-            if type(out) is tuple:
-                out = tuple(_np.asarray(o) if isinstance(o, _np.generic) else o for o in out)
-            elif isinstance(out, _np.generic):  # NumPy turns 0-dim results into scalars
-                out = _np.asarray(out)
+            out = _as_arrays(out)
         if half and params.get("dtype") is None:  # an op asked for a dtype returns that one
             out = _round_bf16(out, half)
         if fw_in_use[0]:  # a forward AD level is open (in some thread): tangents too
@@ -286,6 +352,10 @@ class Op(Node):
             key = (d.shape, d.dtype)
             meta = _metas.get(key)
             self._in_meta = meta if meta is not None else _meta(key, (key,))
+            if self.saves_inputs:
+                self._inputs = args
+                v = a._vc[0]
+                self._versions = _V0 if not v else (v,)
         elif n == 2 and args[0] is not None and args[1] is not None:  # two tensors
             a, b = args
             ra, rb = a._rg, b._rg
@@ -308,21 +378,18 @@ class Op(Node):
                     ),
                 )
             self._in_meta, self.needs_input_grad = meta
+            if self.saves_inputs:
+                self._inputs = args
+                v, w = a._vc[0], b._vc[0]
+                self._versions = _V00 if not (v or w) else (v, w)
         else:
             self.needs_input_grad = tuple([a is not None and a._rg for a in args])
             self._edges = [a._edge() if a is not None and a._rg else None for a in args]
             self._in_meta = tuple(
                 [(a._data.shape, a._data.dtype) if a is not None and a._rg else None for a in args]
             )
-        if self.saves_inputs:
-            self._inputs = args
-            if n == 1:
-                v = args[0]._vc[0]
-                self._versions = _V0 if not v else (v,)
-            elif n == 2 and args[0] is not None and args[1] is not None:
-                v, w = args[0]._vc[0], args[1]._vc[0]
-                self._versions = _V00 if not (v or w) else (v, w)
-            else:
+            if self.saves_inputs:
+                self._inputs = args
                 self._versions = tuple([a._vc[0] if a is not None else None for a in args])
         if type(out) is tuple:
             self._n_out = len(out)
@@ -402,11 +469,21 @@ class Op(Node):
                 unpack_node(self)
             return
         if self.saves_inputs:
-            for a, v in zip(self._inputs, self._versions):
-                if a is not None and a._vc[0] != v and self._reads(a):
-                    raise _modified_error(a._data, a._vc[0], v, a.grad_fn, a._output_nr)
+            vs = self._versions
+            if vs is _V00:  # two inputs saved at version 0 (the common case): modified since?
+                a, b = self._inputs
+                if a._vc[0] or b._vc[0]:
+                    self._check_inputs()
+            elif vs is not _V0 or self._inputs[0]._vc[0]:
+                self._check_inputs()
         if self.saves_output and self._out_vc[0] != self._out_version:
             raise _modified_error(self._out, self._out_vc[0], self._out_version, self, 0)
+
+    def _check_inputs(self):
+        """torch's error for a saved input modified in place that backward reads."""
+        for a, v in zip(self._inputs, self._versions):
+            if a is not None and a._vc[0] != v and self._reads(a):
+                raise _modified_error(a._data, a._vc[0], v, a.grad_fn, a._output_nr)
 
     def _reads(self, a):
         """Whether backward reads saved input `a` (torch saves it only then)."""
