@@ -109,19 +109,14 @@ def chain_matmul(*matrices, out=None):
         UserWarning,
         stacklevel=2,
     )
+    for m in matrices:  # torch's checkAllSameDim comes first
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:
-        if matrices[0].dim() != 2:
-            raise RuntimeError(
-                f"chain_matmul(): Tensor dimension is {matrices[0].dim()}, expected 2 instead."
-            )
         return matrices[0].clone()
-    for m in matrices:
-        if m.dim() != 2:
-            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
-    out = multi_dot(list(matrices))
-    return out.view(out.shape)  # torch's multi_dot ends in a view (ViewBackward0)
+    return multi_dot(list(matrices))  # torch's ends in a view (ViewBackward0)
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
