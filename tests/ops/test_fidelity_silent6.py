@@ -46,3 +46,28 @@ def test_chain_matmul_and_multi_dot_multiply_in_torchs_order():
     same(lambda L, a, b: L.linalg.multi_dot([a, b]), t(rand(2, 3)), t(rand(3, 2), "float32"))
     same(lambda L, a, b: L.linalg.multi_dot([a, b]), t(rand(2, 3)), t(rand(2, 2)))
     same(lambda L, a, b, c: L.linalg.multi_dot([a, b, c]), t(rand(2)), t(rand(2)), t(rand(2)))
+
+
+def _cov_and_input(L, a, **kw):
+    y = a * 1  # torch zeroes it in place: compare it (and its ZeroBackward0) too
+    return L.cov(y, **kw), y
+
+
+def test_cov_of_one_observation_with_one_weight_zeroes_the_input_as_torch():
+    """With one observation and exactly one of fweights / aweights torch 2.13 zeroes the
+    (viewed) input in place instead of centring it, and an integer input becomes float32, so
+    float64 aweights meet it in mm's dtype check; with aweights and correction 1 the
+    normaliser is exactly 0 (ours centred: inf - inf = NaN, and int64 promoted to w's
+    dtype)."""
+    for kw in (
+        {"aweights": t([2.0], rg=False)},
+        {"fweights": t([3], "int64")},
+        {"aweights": t([2.0], "float32", rg=False), "correction": 2},
+    ):
+        same(_cov_and_input, t([[1.5], [INF]], "float32"), **kw)
+        same(_cov_and_input, t([[1.5], [-2.0]]), **kw)
+        same(_cov_and_input, t(3.0), **kw)
+        same(lambda L, a, **k: L.cov(a, **k), t([[1], [3]], "int64"), **kw)
+    same(lambda L, a, w: L.cov(a, aweights=w), t(np.zeros((0, 1)), "int64"), t([1.0], rg=False))
+    same(lambda L, a, w: L.cov(a, aweights=w), t([[2.0], [1.0]]), t([1e300], rg=False))
+    same(lambda L, a, w: L.cov(a, aweights=w), t(rand(2, 3)), t([1.0, 2.0, 0.5], rg=False))
