@@ -227,8 +227,17 @@ def _group_norm_rounding(p):
     return per_group == 1 or huge
 
 
+# Over a group of two elements y = +-sqrt(var / (var + eps)) whatever x is: the input gradient
+# is O(eps / var) of its terms c1 dy, c2 x and c3 (rstd^3-sized), so in float32 it is their
+# rounding (seeds 13052943, 13022493: both libraries 2e-4 / 7e-5 from the float64 gradient,
+# each its own way; torch's way depends on its FMA contraction and vector width).
+def _group_of_two(p):
+    x = p.args[0].a
+    return bool(x.size) and x.size // (x.shape[0] * p.args[1]) == 2
+
+
 KNOWN_DIFFERENCES[("group_norm", "grad")] = lambda p: (
-    p.args[0].a.dtype == np.float32 and _group_norm_rounding(p)
+    p.args[0].a.dtype == np.float32 and (_group_norm_rounding(p) or _group_of_two(p))
 )
 KNOWN_DIFFERENCES[("group_norm", "out0")] = lambda p: (
     _group_norm_rounding(p)
