@@ -90,13 +90,21 @@ class Ldexp(Op):
     broadcasts = True
 
     def forward(self, a, b):
-        """a * 2 ** b, in the promoted float dtype."""
-        if a.dtype.kind != "b":  # (bool ** bool goes through)
-            refuse(b, "b", "ldexp_cpu_exp")
+        """a * 2 ** b as torch computes it: a float a with integer exponents goes to its
+        std::ldexp kernel (a's dtype, exponents as C int; bool exponents refused); anything
+        else is a * pow(2, b), 2 a Python float for integer/bool/float32 a and a 0-dim
+        tensor of a's dtype otherwise (torch's _pow2), with the usual promotions."""
         xp = self.xp
-        e = xp.exp2(b.astype(dtypes.get_default_dtype().np) if b.dtype.kind in "biu" else b)
-        np_dt = dtypes.result_type([a, e], [a.ndim, e.ndim], [])
-        return (a * e).astype(np_dt, copy=False)
+        if a.dtype.kind == "f" and b.dtype.kind in "biu":
+            refuse(b, "b", "ldexp_cpu_exp")
+            wide = xp.ldexp(a.astype("float64"), b.astype("int32"))  # (int64 wraps as C's)
+            return wide.astype(a.dtype, copy=False)
+        if a.dtype.kind in "biu" or a.dtype == xp.float32:
+            e_dt = dtypes.result_type([b], [b.ndim], [2.0])
+        else:
+            e_dt = dtypes.result_type([xp.empty((), a.dtype), b], [0, b.ndim], [])
+        e = xp.power(e_dt.type(2.0), b.astype(e_dt, copy=False))
+        return (a * e).astype(dtypes.result_type([a, e], [a.ndim, b.ndim], []), copy=False)
 
     def backward(self, grad):
         """torch's: grad * 2 ** b for a, grad * a * 2 ** b * log 2 for b."""

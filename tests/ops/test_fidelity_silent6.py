@@ -102,3 +102,21 @@ def test_group_norm_gradient_of_two_element_groups_is_rounding_in_both_libraries
         x = rand(*shape)
         w = t(rand(shape[1]), "float32")
         same(lambda L, a, w: F(L).group_norm(a, groups, w), t(x, "float32"), w)
+
+
+def test_ldexp_follows_torchs_two_paths():
+    """torch's ldexp sends a float input with integer exponents to its std::ldexp kernel: the
+    result has the input's dtype even when a 0-dim input broadcasts against the exponents
+    (ours promoted to float32), bool exponents are refused there but not for an integer
+    input, and exponents convert to C int. Anything else is input * pow(2, other), 2 a
+    Python float (integer/bool/float32 input) or a 0-dim tensor of the input's dtype."""
+    dts = ("bool", "int64", "float32", "float64")
+    for sa, sb in (((), ()), ((), (2, 2)), ((3,), ()), ((1, 3), (2, 1))):
+        for da in dts:
+            for db in dts:
+                a, b = rand(*sa) * 3, np.round(rand(*sb) * 4, 1 if db[0] == "f" else 0)
+                a, b = (a > 0 if da == "bool" else a), (b > 0 if db == "bool" else b)
+                same(lambda L, x, y: L.ldexp(x, y), t(a, da), t(b, db))
+    x = t([1.5, -INF, NAN, 3e-39, 1e38, 0.0], "float32")
+    same(lambda L, a, e: L.ldexp(a, e), x, t([-149, 3, 2, -10, 1, 5000], "int64", rg=False))
+    same(lambda L, a, e: L.ldexp(a, e), t([1.5]), t([2**32 + 3], "int64"))
