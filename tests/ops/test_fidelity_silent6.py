@@ -120,3 +120,16 @@ def test_ldexp_follows_torchs_two_paths():
     x = t([1.5, -INF, NAN, 3e-39, 1e38, 0.0], "float32")
     same(lambda L, a, e: L.ldexp(a, e), x, t([-149, 3, 2, -10, 1, 5000], "int64", rg=False))
     same(lambda L, a, e: L.ldexp(a, e), t([1.5]), t([2**32 + 3], "int64"))
+
+
+def test_renorm_backward_accumulates_float32_in_float64_as_torch():
+    """torch's renorm_backward takes the norm and sum(x * grad) in the CPU accumulate type
+    (float64 for float32 input; the forward's norm is float32): a slice whose float32 p-norm
+    overflows keeps finite factors there (ours: inf / inf = NaN where torch has -inf, 0)."""
+    x = np.array([[[1.0352535], [1e30], [0.8410207]], [[0.0313939], [2.0302124], [0.0]]])
+    same(lambda L, a: L.renorm(a, 3, -3, 1.0), t(x, "float32"))
+    y = rand(3, 4, 3)
+    y[1, 0, 2], y[2, 1, 1] = NAN, 1e25
+    for p in (0.5, 1, 2, 3, INF):
+        same(lambda L, a: L.renorm(a, p, -3, 0.5), t(y, "float32"))
+        same(lambda L, a: L.renorm(a, p, 1, 0.5), t(y))
