@@ -133,3 +133,22 @@ def test_renorm_backward_accumulates_float32_in_float64_as_torch():
     for p in (0.5, 1, 2, 3, INF):
         same(lambda L, a: L.renorm(a, p, -3, 0.5), t(y, "float32"))
         same(lambda L, a: L.renorm(a, p, 1, 0.5), t(y))
+
+
+def test_float32_erf_is_rounded_from_float64_as_torchs_within_an_ulp():
+    """torch's float32 erf (MKL's) is within an ulp of the correctly rounded value; the
+    rational fit ours used was 1-2 ulps off near 1 (erf(3) 0.99997800 vs 0.99997789), which
+    a chained atanh magnifies to 3e-3."""
+    same(lambda L, a: L.erf(a).atanh(), t([-3, 3, 1, 2], "int64"))
+    same(lambda L, a: L.erf(a), t([3.0, 1.0, 2.5, 1.7, 0.5, 1e-3, -0.0, INF, NAN], "float32"))
+    same(lambda L, a: L.erf(a), t(rand(3, 4), "float16", rg=False))
+
+
+def test_reciprocal_gradient_squares_the_result_first_as_torch():
+    """torch's reciprocal backward is -grad * (result * result): for |x| below ~1e-19 in
+    float32 the square overflows and a zero gradient (from sign) gives 0 * inf = NaN there
+    (ours multiplied left to right: -0)."""
+    x = t([-1e-30, 1e-30, 1e-20, -1e-19, 0.5, -2.0, NAN], "float32")
+    same(lambda L, a: L.reciprocal(a).sign(), x)
+    same(lambda L, a: L.reciprocal(a), x)
+    same(lambda L, a: L.reciprocal(a), t([1e-200, -3.0, 0.0]))
