@@ -152,3 +152,26 @@ def test_reciprocal_gradient_squares_the_result_first_as_torch():
     same(lambda L, a: L.reciprocal(a).sign(), x)
     same(lambda L, a: L.reciprocal(a), x)
     same(lambda L, a: L.reciprocal(a), t([1e-200, -3.0, 0.0]))
+
+
+def test_zeta_backward_negates_a_bool_input_as_torch_refuses():
+    """torch's zeta backward for q is grad * -x * zeta(x + 1, q) with x unpromoted: a bool
+    tensor x (empty too) raises its bool negation error, a Python bool its Scalar one (ours
+    negated the promoted float copy)."""
+    for xs in ([True, False], np.zeros((0, 3), bool)):
+        same(lambda L, a, b: L.special.zeta(a, b), t(xs, "bool"), t(2.0))
+    same(lambda L, a, b: L.special.zeta(a, b), t([2, 3], "int64"), t(2.0))
+    same(lambda L, b: L.special.zeta(True, b), t([2.0, 3.0]))
+    same(lambda L, b: L.special.zeta(2, b), t([2.0, 3.0]))
+
+
+def test_float32_i0_and_i0e_follow_torchs_float_chebyshev_kernel():
+    """torch's float32 i0 / i0e evaluate Cephes' Chebyshev series in float (coefficients
+    rounded to float, x * b1 - b2 one FMA in its AVX2 build): i0(0) is 1 ulp below 1, which a
+    chained floor / trunc turns into 0 (ours: the series in float64, rounded once)."""
+    same(lambda L, a: L.i0(a).floor(), t([[True, False], [False, True]], "bool"))
+    same(lambda L, a: L.special.i0e(a).trunc(), t([0, 1, 4, -4, 3], "int64"))
+    x = t([0.0, -0.5688, 1.6006, 0.5, -INF, 7.9, 8.0, 8.1, 30.0, 90.0, NAN], "float32")
+    same(lambda L, a: L.special.i0e(a).acos(), x)
+    same(lambda L, a: L.i0(a), x)
+    same(lambda L, a: L.special.i0e(a), x)
