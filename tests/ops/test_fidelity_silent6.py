@@ -175,3 +175,20 @@ def test_float32_i0_and_i0e_follow_torchs_float_chebyshev_kernel():
     same(lambda L, a: L.special.i0e(a).acos(), x)
     same(lambda L, a: L.i0(a), x)
     same(lambda L, a: L.special.i0e(a), x)
+
+
+def test_sgn_zero_tensor_is_materialized_where_torchs_formula_below_has_no_zero_kernel():
+    """sgn's gradient is torch's ZeroTensor: a formula below that only multiplies or divides
+    it keeps it zero (0 * inf stays 0), but one starting with an op without a ZeroTensor
+    kernel (neg in reciprocal's, mm, a native *_backward kernel: logit, huber, softmax ...)
+    computes with real zeros, so 0 * inf = NaN reaches the input there (ours passed zeros
+    everywhere); views and sums between sgn and such a node change nothing. (Not modelled: a
+    ZeroTensor-keeping formula, mul, between sgn and such a node: x * x.reciprocal().)"""
+    x = t([-0.0, 0.0, 1.0, INF, -1.0, 1e-30])
+    same(lambda L, a: a.reciprocal().sgn(), x)
+    same(lambda L, a: a.logit().sgn(), t([0.0, 1.0, 0.5, 2.0, NAN]))
+    same(lambda L, a, b: F(L).huber_loss(a, b, reduction="none").sgn(), x, t(rand(6)))
+    same(lambda L, a: F(L).softmax(a, -1).sgn(), t([[INF, 1.0], [0.0, -INF]]))
+    same(lambda L, a, b: (a @ b).sgn(), t([[INF, 1.0]]), t([[0.0], [2.0]]))
+    same(lambda L, a: a.reciprocal().view(2, 3).sgn(), x)
+    same(lambda L, a: a.sqrt().sgn(), x)  # sqrt's grad / (2 result): stays a ZeroTensor
