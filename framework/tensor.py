@@ -746,7 +746,7 @@ class Tensor:
         return self._inplace(_ops.tanh)
 
     def masked_fill_(self, mask, value):
-        return self._inplace(_ops.masked_fill, mask, value)
+        return self._inplace(_ops.elementwise.masked_fill_, mask, value)
 
     def copy_(self, src, non_blocking=False):
         if not isinstance(src, Tensor):

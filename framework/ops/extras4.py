@@ -8,7 +8,7 @@ kernels of their own.
 import math
 
 from .. import dtypes
-from .._errors import refuse
+from .._errors import check_scalar_fits, refuse
 from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 
@@ -279,6 +279,8 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     from ..creation import tensor
 
     dtype = dtype or dtypes.get_default_dtype()
+    if not isinstance(s, Tensor):  # torch fills one element: no float16/bfloat16 range check
+        s = check_scalar_fits(s, dtypes.to_numpy_dtype(dtype), reduced_float=False)
     return tensor(s, dtype=dtype, device=device, requires_grad=requires_grad)
 
 

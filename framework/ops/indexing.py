@@ -468,7 +468,7 @@ def setitem(x, index, value):
         return batched_setitem(x, index, value)
     scalar = not isinstance(value, Tensor)
     if scalar:  # torch converts the value first (valueToTensor), then reads the index
-        check_scalar_fits(value, x._data.dtype)
+        value = check_scalar_fits(value, x._data.dtype, reduced_float=False)
     if state.enabled and x.requires_grad:  # torch refuses a leaf before looking at the index
         _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype

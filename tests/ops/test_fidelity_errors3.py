@@ -84,3 +84,65 @@ def test_index_reduce_of_a_0_dim_self_has_torchs_gradient(reduce):
     for include_self in (True, False):
         same(lambda L, a, b: _index_reduce(L, a, 0, [0], b, reduce, include_self), t(2.0), t(3.0))
 
+
+_NUMBERS = [INF, NAN, -INF, 1e30, 1e300, -1.5, 255.5, 300, -3, -256, 70000.0, 2**40, True]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "float16"])
+@pytest.mark.parametrize("dtype2", ["float32", "bool", "float64"])
+@pytest.mark.parametrize("shape", [(), (1,), (2,), (0,)])
+def test_python_numbers_convert_as_torchs_checked_scalar(shape, dtype, dtype2):
+    """c10's checked_convert: inf/NaN or an out-of-range number into an integer tensor, a
+    finite float past float32's or float16's range refuse (RuntimeError, 'value cannot be
+    converted to type int64_t without overflow'); a negative int wraps into uint8; a
+    one-element fill (full, fill_, scalar_tensor) skips the float16 range check (ours
+    stored wrapped or saturated values, or raised OverflowError/ValueError)."""
+    for dt in (dtype, dtype2):
+        for v in _NUMBERS:
+
+            def fill(L, v=v):
+                return L.zeros(shape, dtype=getattr(L, dt)).fill_(v)
+
+            def setitem(L, v=v):
+                x = L.zeros(shape + (2,), dtype=getattr(L, dt))
+                x[..., 0] = v
+                return x
+
+            same(lambda L: L.full(shape, v, dtype=getattr(L, dt)))
+            same(lambda L: L.scalar_tensor(v, dtype=getattr(L, dt)))
+            same(fill)
+            same(setitem)
+            same(lambda L: L.zeros(shape, dtype=getattr(L, dt)).masked_fill(L.tensor(True), v))
+            same(
+                lambda L: L.zeros(shape + (2,), dtype=getattr(L, dt)).index_fill(
+                    -1, L.tensor([1]), v
+                )
+            )
+
+
+@pytest.mark.parametrize("value", [INF, 2, "t1", "t2", "tinf"])
+@pytest.mark.parametrize(
+    "shape, mask_shape, mask_dtype",
+    [
+        ((0, 2, 0, 5), (1, 1, 1, 2, 0, 1), "bool"),  # the in-place shape before the value
+        ((0, 2, 0, 5), (1, 1, 1, 2, 0, 1), "int64"),  # in place: the mask dtype first
+        ((0, 2, 0, 5), (3, 2, 1, 5), "int64"),
+        ((0, 2, 0, 5), (3, 2, 1, 5), "bool"),  # the broadcast error names self first
+        ((2, 5), (2, 1, 5), "bool"),
+        ((2, 5), (1, 5), "bool"),
+        ((2, 5), (2, 5), "int64"),
+    ],
+)
+def test_masked_fill_checks_in_torchs_order(shape, mask_shape, mask_dtype, value):
+    """masked_fill_ checks the value's dim, the mask dtype, the broadcast (self, mask), that
+    self keeps its shape, then converts the value (a 0-dim tensor's item too: tensor(inf)
+    into int64 overflows); ours converted first or not at all."""
+    x, m = t(np.zeros(shape), "int64"), t(np.zeros(mask_shape), mask_dtype)
+
+    def val(L):
+        return {"t1": L.tensor(1.0), "t2": L.tensor([1.0, 2.0]), "tinf": L.tensor(INF)}.get(
+            value, value
+        )
+
+    same(lambda L, a, b: a.masked_fill_(b, val(L)), x, m)
+    same(lambda L, a, b: a.masked_fill(b, val(L)), x, m)
