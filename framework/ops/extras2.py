@@ -445,12 +445,13 @@ class Sinc(Op):
             return xp.where(x == 0, x.dtype.type(1), xp.sin(px) / px)
 
     def backward(self, grad):
-        """``grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2)``; zero at x = 0."""
+        """torch's sinc_backward: ``grad * (pi x cos(pi x) - sin(pi x)) / (x x pi)``, zero
+        where that denominator is 0 (x = 0, or x^2 underflowing: |x| < 1e-23 in float32)."""
         (x,) = self.inputs
-        x = x.where(x != 0, _zeros(x) + 1)  # no nan in the unused branch's gradient
         px = x * math.pi
-        d = (px * px.cos() - px.sin()) / (px * x)
-        return (d * grad).where(self.inputs[0] != 0, _zeros(grad))
+        sq = x * x * math.pi
+        out = grad * (px * px.cos() - px.sin()) / sq
+        return out.where(sq != 0, _zeros(out))
 
     jvp = Op.jvp_elementwise
 

@@ -1,0 +1,19 @@
+"""Named regression tests for the silent mismatches (values, NaN/inf positions, gradients)
+the differential fuzzer found in its sixth pass (seeds 13,000,000-13,099,999; continues
+tests/ops/test_fidelity5.py, same helpers): each compares the case across framework and torch
+with a random upstream gradient, as the fuzzer does."""
+
+import numpy as np
+
+from ops.test_fidelity import INF, same, t
+from ops.test_fidelity3 import grads_ok
+
+
+def test_sinc_gradient_is_zero_where_torchs_denominator_underflows():
+    """torch's sinc_backward divides by x * x * pi and returns 0 where that is 0: for
+    |x| < ~1e-23 in float32 (x^2 underflows) as well as at x = 0 (ours checked x == 0 only
+    and gave NaN)."""
+    x = np.array([0.0, -1e-30, 1e-30, 1e-20, 0.5, -3.0, 1e-200, INF, 1e30])
+    same(lambda L, a: L.sinc(a), t(x, "float32"))
+    same(lambda L, a: L.sinc(a), t(x))
+    grads_ok(lambda a: a.sinc(), [0.3, -1.7, 2.5])
