@@ -5,7 +5,7 @@ with a random upstream gradient, as the fuzzer does."""
 
 import numpy as np
 
-from ops.test_fidelity import INF, same, t
+from ops.test_fidelity import INF, NAN, same, t
 from ops.test_fidelity3 import grads_ok
 
 
@@ -17,3 +17,11 @@ def test_sinc_gradient_is_zero_where_torchs_denominator_underflows():
     same(lambda L, a: L.sinc(a), t(x, "float32"))
     same(lambda L, a: L.sinc(a), t(x))
     grads_ok(lambda a: a.sinc(), [0.3, -1.7, 2.5])
+
+
+def test_nan_to_num_gradient_is_grad_times_isfinite():
+    """torch's gradient is grad * isfinite(x): a NaN upstream gradient (asin of the finite
+    replacement) stays NaN at the replaced positions (ours masked it to 0)."""
+    x = np.array([[0.1, -INF, 0.3], [INF, NAN, 1.0]])
+    same(lambda L, a: L.nan_to_num(a).asin(), t(x))
+    same(lambda L, a: L.nan_to_num(a, nan=2.0, posinf=3.0).sqrt(), t(x, "float32"))
