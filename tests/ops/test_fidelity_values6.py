@@ -4,8 +4,9 @@ tests/ops/test_fidelity5.py, same helpers): each compares the case across framew
 with a random upstream gradient, as the fuzzer does."""
 
 import numpy as np
+import pytest
 
-from ops.test_fidelity import INF, NAN, same, t
+from ops.test_fidelity import F, INF, NAN, rand, same, t
 from ops.test_fidelity3 import grads_ok
 
 
@@ -25,3 +26,24 @@ def test_nan_to_num_gradient_is_grad_times_isfinite():
     x = np.array([[0.1, -INF, 0.3], [INF, NAN, 1.0]])
     same(lambda L, a: L.nan_to_num(a).asin(), t(x))
     same(lambda L, a: L.nan_to_num(a, nan=2.0, posinf=3.0).sqrt(), t(x, "float32"))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (3, 4, 1), (2, 4, 2, 3), (2, 4, 1, 2, 2)])
+def test_nll_loss_nan_gradient_reaches_only_the_targets(shape, reduction):
+    """torch's nll_loss(2d) backward scatters -w[t] g to each kept target: a NaN upstream
+    gradient (erfinv of a loss beyond 1) reaches no other class (ours multiplied g by a
+    one-hot matrix, NaN * 0 = NaN everywhere)."""
+    n_classes = shape[0] if len(shape) == 1 else shape[1]
+    r = np.random.default_rng(len(shape))
+    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    target = r.integers(0, n_classes, tshape)
+    x = t(rand(*shape) * 4)
+    w = t(np.abs(rand(n_classes)), rg=False)
+    for kw in ({}, {"weight": w}, {"ignore_index": int(target.reshape(-1)[0])}):
+        same(
+            lambda L, a, b, **k: F(L).nll_loss(a, b, reduction=reduction, **k).erfinv(),
+            x,
+            t(target, "int64"),
+            **kw,
+        )
