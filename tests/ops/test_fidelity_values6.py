@@ -47,3 +47,22 @@ def test_nll_loss_nan_gradient_reaches_only_the_targets(shape, reduction):
             t(target, "int64"),
             **kw,
         )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_histc_bins_in_the_inputs_dtype_as_torchs_linear_kernel(dtype):
+    """torch's histc kernel takes the outer edges of linspace(min, max) in the input's dtype
+    and bins x at (x - lo) * bins / (hi - lo), each step rounded to that dtype: a 0-dim
+    -0.78235704 (range widened to [x - 1, x + 1]) lands in bin 4 in float32 (ours computed in
+    float64 from the unrounded edges: bin 5)."""
+    r = np.random.default_rng(1)
+    same(lambda L, a: L.histc(a, bins=10), t(np.float32(-0.78235704), "float32", rg=False))
+    for _ in range(40):
+        x = np.round(r.standard_normal(int(r.integers(0, 20))) * 10.0 ** r.integers(-3, 3), 2)
+        bins = int(r.integers(1, 20))
+        lo, hi = (0, 0) if r.random() < 0.5 else sorted(np.round(r.standard_normal(2) * 3, 1))
+        same(
+            lambda L, a: L.histc(a.to(getattr(L, dtype)), bins=bins, min=lo, max=hi).double(),
+            t(x, rg=False),
+        )
+
