@@ -66,3 +66,16 @@ def test_histc_bins_in_the_inputs_dtype_as_torchs_linear_kernel(dtype):
             t(x, rg=False),
         )
 
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8", "bool", "float32", "float64"])
+@pytest.mark.parametrize(
+    "start, end, steps",
+    [(2, -2.5, 5), (2.7, 3.9, 1), (0, 1, 0), (-1.5, 3.5, 6), (0.5, 2.5, 3), (1, 70, 4), (-3, 2, 4)],
+)
+def test_logspace_follows_torchs_kernel(start, end, steps, dtype):
+    """torch converts start and end to the dtype first (an integer dtype truncates: -2.5 is
+    -2, so logspace(2, -2.5, 5) in int64 is [100, 10, 1, 0, 0]), steps the exponent in double
+    and casts pow(base, e) as C does; one step is a checked fill of pow(base, start); bool
+    has no kernel (ours took exponents from a float linspace and cast the result)."""
+    for base in (10.0, 2, -2.0, 0.5):
+        same(lambda L: L.logspace(start, end, steps, base=base, dtype=getattr(L, dtype)))
