@@ -146,3 +146,25 @@ def test_masked_fill_checks_in_torchs_order(shape, mask_shape, mask_dtype, value
 
     same(lambda L, a, b: a.masked_fill_(b, val(L)), x, m)
     same(lambda L, a, b: a.masked_fill(b, val(L)), x, m)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "float16"])
+def test_histogram_refuses_in_torchs_order(dtype):
+    """A bins tensor of another dtype is refused first; an integer/bool input by the kernel
+    that meets it first: the data's range ("histogramdd"), the edges' linspace (bool), then
+    the counting kernel ("histogram_cpu"); ours named "histogramdd" always."""
+    x = t(np.ones((4, 2)), dtype, rg=False)
+    for fn in (
+        lambda L, a: L.histogram(a.reshape(-1), bins=3),
+        lambda L, a: L.histogram(a.reshape(-1), bins=3, range=(0.0, 1.0)),
+        lambda L, a: L.histogram(a.reshape(-1), bins=L.tensor([0.0, 1.0, 2.0])),
+        lambda L, a: L.histogram(a.reshape(-1), bins=L.tensor([0, 1, 2]).to(a.dtype)),
+        lambda L, a: L.histogramdd(a, bins=3),
+        lambda L, a: L.histogramdd(a, bins=[3, 2], range=[0.0, 1.0, 0.0, 1.0]),
+        lambda L, a: L.histogramdd(a, bins=[L.tensor([0.0, 1.0]), L.tensor([0.0, 1.0])]),
+        lambda L, a: L.histogramdd(a[:0], bins=3),
+        lambda L, a: L.histogram(a[:0].reshape(-1), bins=3),
+    ):
+        if dtype == "float16":  # torch's float16 linspace rounds each step (edges differ)
+            fn = (lambda f: lambda L, a: f(L, a)[0])(fn)
+        same(fn, x)
