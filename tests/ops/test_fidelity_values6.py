@@ -6,6 +6,8 @@ with a random upstream gradient, as the fuzzer does."""
 import numpy as np
 import pytest
 
+import framework
+
 from ops.test_fidelity import F, INF, NAN, rand, same, t
 from ops.test_fidelity3 import grads_ok
 
@@ -79,3 +81,21 @@ def test_logspace_follows_torchs_kernel(start, end, steps, dtype):
     has no kernel (ours took exponents from a float linspace and cast the result)."""
     for base in (10.0, 2, -2.0, 0.5):
         same(lambda L: L.logspace(start, end, steps, base=base, dtype=getattr(L, dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape, k", [((1, 1), 1), ((3, 2), 2), ((4, 3), 2), ((2, 3, 3), 3)])
+def test_householder_product_backward_is_torchs_reflector_walk(shape, k, dtype):
+    """torch's householder_product_backward carries K = Q grad^T from factor to factor
+    (H(tau)^-1 = H(tau / (tau |v|^2 - 1))), updating rows/columns i.. in place: an infinite
+    upstream gradient (log1p at -1: tau = 2 on a 1x1 reflector) turns into NaN where that walk
+    meets inf - inf (ours, from the product's prefix and suffix matrices: inf)."""
+    r = np.random.default_rng(k)
+    tau = r.standard_normal(shape[:-2] + (k,))
+    for taus in (tau, np.full_like(tau, 2.0)):
+        same(
+            lambda L, a, b: L.linalg.householder_product(a, b).log1p(),
+            t(r.standard_normal(shape), dtype),
+            t(taus, dtype),
+        )
+    grads_ok(framework.linalg.householder_product, rand(*shape[-2:]), rand(k))
