@@ -168,3 +168,39 @@ def test_histogram_refuses_in_torchs_order(dtype):
         if dtype == "float16":  # torch's float16 linspace rounds each step (edges differ)
             fn = (lambda f: lambda L, a: f(L, a)[0])(fn)
         same(fn, x)
+
+
+@pytest.mark.parametrize("buf", [b"", b"abcd", bytearray(b"abcdefg"), bytearray(8)])
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float64", "int16"])
+def test_frombuffer_checks_as_torchs_tensor_frombuffer(buf, dtype):
+    """torch checks the length and count (not 0), then the byte offset (in [0, len)), then that
+    the rest is a multiple of the element size, then the requested length (ours had one
+    message of its own for the first two)."""
+    for count in (-1, 0, 1, 2, 5, -2):
+        for offset in (0, 1, 4, 7, -1, 8):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the non-writable buffer warning
+                same(
+                    lambda L: L.frombuffer(buf, dtype=getattr(L, dtype), count=count, offset=offset)
+                )
+
+
+@pytest.mark.parametrize(
+    "size, stride",
+    [
+        ((), (1,)),
+        ((2,), (1, 2)),
+        ((-1,), (1,)),
+        ((2,), (-1,)),
+        ((2, 3), (1, -1)),
+        ((-2, 3), (1, -1)),
+        ((2, -3), (1, 2, 3)),
+        ((0, 3), (-1, 1)),
+        ((2, 3), (1, 2)),
+    ],
+)
+def test_empty_strided_checks_as_torch(size, stride):
+    """A negative size first, then the two lengths ('dimensionality of sizes (0) must match
+    dimensionality of strides (1)'), then a negative stride of a non-empty tensor (the
+    storage size overflows)."""
+    same(lambda L: L.empty_strided(size, stride).shape)
