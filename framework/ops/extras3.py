@@ -113,9 +113,7 @@ def chain_matmul(*matrices, out=None):
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:
         if matrices[0].dim() != 2:
-            raise RuntimeError(
-                f"chain_matmul(): Tensor dimension is {matrices[0].dim()}, expected 2 instead."
-            )
+            raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
         return matrices[0].clone()
     for m in matrices:
         if m.dim() != 2:

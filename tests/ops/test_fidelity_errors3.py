@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ops.test_fidelity import same, t
+from ops.test_fidelity import rand, same, t
 
 INF, NAN = float("inf"), float("nan")
 
@@ -204,3 +204,11 @@ def test_empty_strided_checks_as_torch(size, stride):
     dimensionality of strides (1)'), then a negative stride of a non-empty tensor (the
     storage size overflows)."""
     same(lambda L: L.empty_strided(size, stride).shape)
+
+
+def test_chain_matmul_of_one_non_matrix_has_torchs_message():
+    """'Tensor dimension is 3, expected 2 instead.' with no 'chain_matmul(): ' prefix."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecation warning
+        same(lambda L, a: L.chain_matmul(a), t(rand(3, 2, 1)))
+        same(lambda L, a: L.chain_matmul(a), t(rand(3)))
