@@ -673,14 +673,14 @@ def dist(input, other, p=2):
     from .._errors import broadcast_shapes
 
     shape = broadcast_shapes(input.shape, other.shape)
+    if dtypes.bool_ in (input.dtype, other.dtype):
+        input - other  # torch's refusal of bool subtraction (before the norm's dtype check)
     kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
     if dtypes._kind(kind) != 2:
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. "
             f"Got {dtypes.scalar_type_name(kind)} instead."
         )
-    if dtypes.bool_ in (input.dtype, other.dtype):
-        input - other  # torch's refusal of bool subtraction
     if abs(p) == math.inf and 0 in tuple(shape):
         raise RuntimeError(
             f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "

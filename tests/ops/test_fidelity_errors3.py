@@ -212,3 +212,15 @@ def test_chain_matmul_of_one_non_matrix_has_torchs_message():
         warnings.simplefilter("ignore")  # the deprecation warning
         same(lambda L, a: L.chain_matmul(a), t(rand(3, 2, 1)))
         same(lambda L, a: L.chain_matmul(a), t(rand(3)))
+
+
+@pytest.mark.parametrize("p", [2, -INF, INF, 0, 1.5])
+@pytest.mark.parametrize(
+    "dtypes",
+    [("bool", "bool"), ("bool", "float32"), ("float32", "bool"), ("int64", "bool"), ("int64",) * 2],
+)
+def test_dist_refuses_bool_subtraction_before_the_norms_dtype(dtypes, p):
+    """torch's dist is norm(a - b): a bool operand is refused by the subtraction first."""
+    for shapes in (((5,), (1,)), ((0,), (1,))):
+        a, b = (t(np.zeros(s), d, rg=False) for s, d in zip(shapes, dtypes))
+        same(lambda L, x, y: L.dist(x, y, p), a, b)
