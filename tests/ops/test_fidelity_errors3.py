@@ -224,3 +224,25 @@ def test_dist_refuses_bool_subtraction_before_the_norms_dtype(dtypes, p):
     for shapes in (((5,), (1,)), ((0,), (1,))):
         a, b = (t(np.zeros(s), d, rg=False) for s, d in zip(shapes, dtypes))
         same(lambda L, x, y: L.dist(x, y, p), a, b)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float64"])
+@pytest.mark.parametrize(
+    "s1, s2, dims",
+    [
+        ((1, 3), (3, 1), ([1], [0])),
+        ((1, 3), (3,), 1),
+        ((3,), (3,), 1),
+        ((2, 3), (3,), 1),
+        ((1, 2, 3), (2, 3, 1), 2),
+        ((1, 1), (1, 1), 0),
+        ((2, 1), (1, 2), 0),
+    ],
+)
+def test_tensordot_with_one_element_per_free_side_is_torchs_dot(s1, s2, dims, dtype):
+    """torch's tensordot calls dot (DotBackward0, "dot" refusing bool) when both free parts
+    hold one element, mm otherwise; inner of (1, 1) and (1,) goes the same way."""
+    a, b = t(rand(*s1), dtype), t(rand(*s2), dtype)
+    same(lambda L, x, y: L.tensordot(x, y, dims), a, b)
+    if isinstance(dims, int) and dims == 1:
+        same(lambda L, x, y: L.inner(x, y), a, b)
