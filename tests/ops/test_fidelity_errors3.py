@@ -246,3 +246,12 @@ def test_tensordot_with_one_element_per_free_side_is_torchs_dot(s1, s2, dims, dt
     same(lambda L, x, y: L.tensordot(x, y, dims), a, b)
     if isinstance(dims, int) and dims == 1:
         same(lambda L, x, y: L.inner(x, y), a, b)
+
+
+@pytest.mark.parametrize("ord", [-INF, INF, 2, -1, 0])
+def test_vector_norm_checks_empty_dims_before_repeated_ones(ord):
+    """A -inf/inf/negative norm over an empty dimension is refused before the list of dims is
+    checked for repeats (ours said 'dim 0 appears multiple times')."""
+    for shape in ((0, 3), (3, 0), (2, 3), (), (0,)):
+        for dim in ((-2, -2), (1, 1), (0,), 5, (0, 5), None, (), -1, (-1, 0)):
+            same(lambda L, x: L.linalg.vector_norm(x, ord=ord, dim=dim), t(np.zeros(shape)))
