@@ -473,6 +473,11 @@ def setitem(x, index, value):
         _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype
     steps, adv, key = _parse(x, index, getitem=False, deferred=deferred)
+    if adv and not scalar and value.ndim:  # torch views the value without its leading 1s
+        shape = tuple(value.shape)
+        lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+        if lead:
+            value = value.view(shape[lead:])
     if not adv and not scalar:
         _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
     if scalar:

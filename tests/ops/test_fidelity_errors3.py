@@ -255,3 +255,25 @@ def test_vector_norm_checks_empty_dims_before_repeated_ones(ord):
     for shape in ((0, 3), (3, 0), (2, 3), (), (0,)):
         for dim in ((-2, -2), (1, 1), (0,), 5, (0, 5), None, (), -1, (-1, 0)):
             same(lambda L, x: L.linalg.vector_norm(x, ord=ord, dim=dim), t(np.zeros(shape)))
+
+
+def test_setitem_reports_the_value_without_its_leading_ones():
+    """x[index] = v views v without its leading 1s first (torch's slicePrefix1sSize): the
+    shape mismatch names [3, 5], not [1, 1, 3, 5]; torch.index_put keeps the full shape."""
+
+    def put(L, x, v, i):
+        x = x.clone()
+        x[i(L)] = v
+        return x
+
+    x = t(np.zeros((3, 4)))
+    for v, i in (
+        ((1, 1, 3, 5), lambda L: L.tensor([0, 1])),
+        ((1, 5), lambda L: L.tensor([0, 1])),
+        ((1, 1, 3, 5), lambda L: L.tensor([True, False, True])),
+        ((1, 1, 3), lambda L: (L.tensor([0, 1]), L.tensor([0, 1]))),
+        ((1, 1, 5), lambda L: L.tensor([0, 9])),
+        ((1, 1, 4), lambda L: L.tensor([0, 2])),
+    ):
+        same(lambda L, a, b: put(L, a, b, i), x, t(rand(*v)))
+    same(lambda L, a, b: L.index_put(a, (L.tensor([0, 1]),), b), x, t(rand(1, 5)))
