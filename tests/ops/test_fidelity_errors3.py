@@ -277,3 +277,26 @@ def test_setitem_reports_the_value_without_its_leading_ones():
     ):
         same(lambda L, a, b: put(L, a, b, i), x, t(rand(*v)))
     same(lambda L, a, b: L.index_put(a, (L.tensor([0, 1]),), b), x, t(rand(1, 5)))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"keepdim": False, "unbiased": False},
+        {"unbiased": True, "keepdim": True},
+        {"unbiased": True, "correction": 1},
+        {"dim": 0, "unbiased": True, "correction": 1},
+        {"keepdim": True, "unbiased": True, "correction": 1},
+    ],
+)
+def test_var_std_refusals_describe_the_call_as_torch(kwargs):
+    """No overload takes unbiased with correction, or unbiased and keepdim without dim:
+    torch's TypeError lists the keywords last to first as given (ours: a fixed order), and
+    the method form leaves self out (with a trailing ', ' when only keywords were given)."""
+    x = t(rand(2, 3))
+    for fn in ("var", "std", "var_mean", "std_mean"):
+        same(lambda L, a: getattr(L, fn)(a, **kwargs), x)
+    for fn in ("var", "std"):
+        same(lambda L, a: getattr(a, fn)(**kwargs), x)
+        k = {n: v for n, v in kwargs.items() if n != "dim"}
+        same(lambda L, a: getattr(a, fn)(0, **k), x)
