@@ -325,6 +325,8 @@ class Program:
         def conv(a):
             if isinstance(a, T):
                 t = L.tensor(a.a.copy())
+                if not a.a.size:  # torch.tensor keeps NumPy's zero strides of an empty array
+                    t = L.empty(a.a.shape, dtype=t.dtype)  # (ours: contiguous, as torch.empty)
                 if a.rg:
                     t.requires_grad_(True)
                     leaves.append(t)
