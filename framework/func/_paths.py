@@ -103,6 +103,27 @@ def loop_if_batched(fn, *args):
     return loop(fn, *args)
 
 
+def on_physical(fn, x):
+    """fn(physical) rewrapped for a batched x, where fn treats leading dims as a batch
+    (composites written along the last dims); NotImplemented for a plain x."""
+    if type(x) is not BatchedTensor:
+        return NotImplemented
+    return wrap(fn(x._value), x._levels)
+
+
+def flat_values(t):
+    """(every sample's values of t as one flat array, remake) for a wrapper that checks and
+    rewrites integer values (indices) in Python: remake(array of those values) is the 1-D
+    tensor per sample, batched as t."""
+    v = physical(t)
+    nb = len(lvls_of(t))
+
+    def remake(arr):
+        return wrap(Tensor._make(arr.reshape(tuple(v.shape[:nb]) + (-1,)), v._device), lvls_of(t))
+
+    return v._data.reshape(-1), remake
+
+
 RANDOM_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use "
     "the 'same' or 'different' randomness flags on vmap or perform the randomness "

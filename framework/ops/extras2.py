@@ -630,9 +630,10 @@ class Dist(LinalgVectorNorm):
     node_name = "DistBackward0"
     broadcasts = True
 
-    def forward(self, a, b, ord=2):
+    def forward(self, a, b, ord=2, dim=None):
+        """The ord-norm of a - b over `dim` (all dims; vmap's rule names the logical ones)."""
         with _quiet(self.xp):
-            return super().forward(a - b, ord=ord)
+            return super().forward(a - b, ord=ord, dim=dim)
 
     def backward(self, grad):
         a, b = self.inputs

@@ -4,7 +4,7 @@ amin; with or without input's own values), with torch's IndexReduceBackward0 for
 import warnings
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from .unary import _zeros
 
@@ -75,6 +75,9 @@ class IndexReduce(Op):
     def forward(self, x, idx, src, dim, reduce, include_self):
         """self with source rows reduced (prod, mean, amax, amin) into the indexed rows."""
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
+        if x.ndim == 0:  # one element: as a 1-D tensor of size 1
+            out = _index_reduce(self.xp, x.reshape(1), 0, idx, src.reshape(1), reduce, include_self)
+            return out.reshape(())
         if idx.size and x.shape[dim] == 0:  # torch fails reading the empty self
             _empty_self_error(x, dim, idx, include_self)
         return _index_reduce(self.xp, x, dim, idx, src, reduce, include_self)
@@ -177,8 +180,13 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             "\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'"
         )
     size = input.shape[d] if input.dim() else 1
-    idx = index._data.reshape(-1).astype("int64")
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size) and size:
+    idx, remake = index._data.reshape(-1), None
+    if vmap_hook[0]:  # every sample's indices checked (and made non-negative)
+        from ..func._paths import flat_values
+
+        idx, remake = flat_values(index)
+    idx = idx.astype("int64")
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < 0) and size:
         raise IndexError("index out of range in self")
     if idx.size and size == 0 and include_self and input.dim() <= 1:
         raise IndexError("index out of range in self")
@@ -192,5 +200,6 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         )
         if kernel:
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-    idx = Tensor._make(idx % max(size, 1), index.device)
+    idx = idx % max(size, 1)
+    idx = remake(idx) if remake else Tensor._make(idx, index.device)
     return IndexReduce.apply(input, idx, source, dim=d, reduce=reduce, include_self=include_self)

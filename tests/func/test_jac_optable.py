@@ -94,7 +94,7 @@ TORCH_FUNC_WRONG = {("cdist", "jacrev")}
 
 # known gap (listed in the README): vander copies a dual with batched tangents into its fresh
 # (unbatched) result, which our batched forward AD refuses
-KNOWN_GAPS = {("vander", "jacfwd")}
+KNOWN_GAPS = set()
 
 
 @pytest.mark.parametrize("how", ["jacrev", "jacfwd"])

@@ -1,0 +1,254 @@
+"""Batching rules for dist, renorm and index_reduce (framework/func/_rules_extras.py), vander
+under vmap, and jacfwd through in-place writes of a batched tangent into a fresh tensor (a
+view's base without a tangent gets a batched zero tangent, as torch's
+`_new_zeros_with_same_feature_meta`). Each against torch.func, with the per-sample loop
+disabled on our side (so a pass means one batched call per op)."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import framework
+from framework.func import _batched
+
+R = np.random.RandomState(0)
+A = R.randn(3, 4, 5)
+B = R.randn(3, 5)
+
+
+def _t(L, a):
+    return L.tensor(np.array(a))
+
+
+@pytest.fixture
+def no_loop(monkeypatch):
+    """Our vmap may not run anything per sample (the fallback and the value-reading
+    wrappers both go through per_sample)."""
+
+    def refuse(fn, args):
+        raise AssertionError("ran per sample")
+
+    monkeypatch.setattr(_batched, "per_sample", refuse)
+
+
+def _both(case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = case(torch)
+        got = case(framework)
+    for g, w in zip(_flat(got), _flat(want), strict=True):
+        assert tuple(g.shape) == tuple(w.shape)
+        assert str(g.dtype) == str(w.dtype)
+        np.testing.assert_allclose(
+            g.detach().numpy(force=True), w.detach().numpy(force=True), rtol=1e-10, atol=1e-12, equal_nan=True
+        )
+
+
+def _flat(x):
+    if isinstance(x, (tuple, list)):
+        return [y for e in x for y in _flat(e)]
+    return [x]
+
+
+# ----- vander and in-place writes of batched tangents --------------------------------------
+VANDER = [{}, {"N": 4}, {"N": 1}, {"N": 0}, {"N": 3, "increasing": True}]
+
+
+@pytest.mark.parametrize("kw", VANDER, ids=str)
+@pytest.mark.parametrize("how", ["jacfwd", "vmap", "vmap_int", "vmap_jacfwd"])
+def test_vander_under_transforms(how, kw, no_loop):
+    def case(L):
+        f = lambda x: L.vander(x, **kw)  # noqa: E731
+        if how == "jacfwd":
+            return L.func.jacfwd(f)(_t(L, B[0, :3]))
+        if how == "vmap":
+            return L.func.vmap(f)(_t(L, B[:, :3]))
+        if how == "vmap_int":
+            return L.func.vmap(f, in_dims=1)(_t(L, np.arange(6).reshape(3, 2)))
+        if L is torch:  # torch's vmap of jacfwd(vander) fails (its in-place copy of a
+            return torch.stack([torch.func.jacfwd(f)(x) for x in _t(L, B[:, :3])])  # dual)
+        return L.func.vmap(L.func.jacfwd(f))(_t(L, B[:, :3]))
+
+    _both(case)  # (torch loops over vander under vmap, its performance warning; ours not)
+
+
+def _fill_copy(L):
+    def f(x):
+        out = L.zeros(4, 3, dtype=x.dtype)
+        out[1:].copy_(x)
+        return out * 2
+
+    return f
+
+
+def _fill_setitem(L):
+    def f(x):
+        out = L.zeros(4, 3, dtype=x.dtype)
+        out[1:] = x
+        return out.sin()
+
+    return f
+
+
+def _fill_inplace_ops(L):
+    def f(x):
+        out = L.ones(4, 3, dtype=x.dtype)
+        out[1:, 1].mul_(x[0])
+        out.t()[2].add_(x[1, 0])
+        return out
+
+    return f
+
+
+@pytest.mark.parametrize("make", [_fill_copy, _fill_setitem, _fill_inplace_ops])
+@pytest.mark.parametrize("how", ["jacfwd", "jacrev", "hessian"])
+def test_batched_tangent_written_into_fresh_tensor(make, how):
+    """jacfwd: the tangent is batched, the fresh result (and its base) is not."""
+    if how == "hessian":
+        _both(lambda L: L.func.hessian(lambda x: make(L)(x).pow(3).sum())(_t(L, A[0, :3, :3])))
+    else:
+        _both(lambda L: getattr(L.func, how)(make(L))(_t(L, A[0, :3, :3])))
+
+
+# ----- dist ----------------------------------------------------------------------------------
+DIST_P = [2, 1, 3, 0.5, 0, math.inf]
+
+
+@pytest.mark.parametrize("p", DIST_P)
+@pytest.mark.parametrize(
+    "in_dims,shapes",
+    [
+        ((0, None), ((3, 4, 5), (5,))),
+        ((None, 0), ((4, 5), (3, 5))),
+        ((0, 0), ((3, 4, 5), (3, 1, 5))),
+        ((1, 0), ((4, 3), (3,))),
+        ((0, 0), ((3,), (3,))),
+    ],
+)
+def test_dist_vmap(p, in_dims, shapes, no_loop):
+    arrays = [R.randn(*s) for s in shapes]
+    _both(lambda L: L.func.vmap(lambda a, b: L.dist(a, b, p), in_dims=in_dims)(
+        *[_t(L, a) for a in arrays]
+    ))
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, math.inf])
+@pytest.mark.parametrize("how", ["vmap_grad", "jacrev", "jacfwd", "hessian"])
+def test_dist_transforms(p, how, no_loop):
+    def case(L):
+        f = lambda a, b: L.dist(a, b, p)  # noqa: E731
+        a, b = _t(L, A[0]), _t(L, B[0])
+        if how == "vmap_grad":
+            return L.func.vmap(L.func.grad(f, argnums=(0, 1)), in_dims=(0, None))(_t(L, A), b)
+        if how == "hessian" and p in (1, math.inf):
+            return L.func.jacrev(L.func.jacrev(f))(a, b)
+        return getattr(L.func, how)(f, argnums=(0, 1))(a, b)
+
+    _both(case)
+
+
+# ----- renorm --------------------------------------------------------------------------------
+@pytest.mark.parametrize("p", [2, 1, 3, math.inf])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("in_dim", [0, 2])
+def test_renorm_vmap(p, dim, in_dim, no_loop):
+    x = A * 0.7
+
+    def case(L):
+        return L.func.vmap(lambda v: L.renorm(v, p, dim, 1.0), in_dims=in_dim)(_t(L, x))
+
+    _both(case)
+
+
+@pytest.mark.parametrize("how", ["vmap_grad", "jacrev", "jacfwd", "hessian"])
+def test_renorm_transforms(how, no_loop):
+    def case(L):
+        f = lambda x: L.renorm(x, 2, 1, 1.5)  # noqa: E731
+        if how == "vmap_grad":
+            return L.func.vmap(L.func.grad(lambda x: (f(x) ** 2).sum()))(_t(L, A))
+        if how == "hessian":
+            return L.func.hessian(lambda x: (f(x) ** 3).sum())(_t(L, A[0, :2, :3]))
+        return getattr(L.func, how)(f)(_t(L, A[0, :2, :3]))
+
+    _both(case)
+
+
+def test_renorm_nested_vmap(no_loop):
+    x = R.randn(2, 3, 4, 5)
+    _both(lambda L: L.func.vmap(L.func.vmap(lambda v: L.renorm(v, 2, 0, 1.0)), in_dims=1)(_t(L, x)))
+
+
+# ----- index_reduce --------------------------------------------------------------------------
+IDX = np.array([[0, 1, 1, 3, 0], [2, 2, 2, 1, 0], [3, 3, 0, 0, 1]])
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize(
+    "in_dims", [(0, 0, 0), (0, None, 0), (None, 0, None), (0, 0, None), (None, None, 0)]
+)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_reduce_vmap(reduce, include_self, in_dims, dim, no_loop):
+    x = R.randn(3, 4, 4)
+    src = R.randn(3, 5, 4) if dim == 0 else R.randn(3, 4, 5)
+    src[0, 1] = 0.0  # (zeros for prod's gradient)
+    args = [x if in_dims[0] == 0 else x[0], IDX if in_dims[1] == 0 else IDX[0]]
+    args.append(src if in_dims[2] == 0 else src[1])
+
+    def case(L):
+        f = lambda a, i, s: L.index_reduce(a, dim, i, s, reduce, include_self=include_self)  # noqa: E731
+        return L.func.vmap(f, in_dims=in_dims)(*[_t(L, a) for a in args])
+
+    _both(case)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax"])
+def test_index_reduce_vmap_grad(reduce, no_loop):
+    """vmap(grad) through IndexReduceBackward0 (its formulas run on the folded batch)."""
+    x, src = R.randn(3, 4, 2), R.randn(3, 5, 2)
+
+    def case(L):
+        def loss(a, i, s):
+            return (L.index_reduce(a, 0, i, s, reduce) ** 2).sum()
+
+        g = L.func.grad(loss, argnums=(0, 2))
+        args = (_t(L, x), _t(L, IDX), _t(L, src))
+        if L is torch and reduce == "prod":  # torch's batched prod backward reads values
+            outs = [g(*[a[k] for a in args]) for k in range(3)]  # (.item()): its loop
+            return tuple(torch.stack(c) for c in zip(*outs))
+        return L.func.vmap(g)(*args)
+
+    _both(case)
+
+
+def test_index_reduce_vmap_scalar_and_int(no_loop):
+    x, src = R.randn(3), R.randn(3)
+
+    def case(L):
+        f = lambda a, i, s: L.index_reduce(a, 0, i, s, "amax")  # noqa: E731
+        out = L.func.vmap(f, in_dims=(0, 0, 0))(
+            _t(L, np.arange(3)), _t(L, np.zeros((3, 1), np.int64)), _t(L, np.array([5, -1, 2]))
+        )
+        out2 = L.func.vmap(f, in_dims=(0, None, 0))(
+            _t(L, x), _t(L, np.array([0])), _t(L, src)
+        )
+        return out, out2
+
+    _both(case)
+
+
+@pytest.mark.parametrize("bad", [4, -1])
+def test_index_reduce_vmap_checks_every_sample(bad):
+    """An index out of range in any sample (not only the first) is torch's error (negative
+    indices too: torch's index_reduce does not wrap them)."""
+    idx = np.array([[0, 1], [0, bad]])
+    for L in (torch, framework):
+        with pytest.raises(IndexError, match="index out of range in self"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                L.func.vmap(lambda i: L.index_reduce(L.ones(4, 2), 0, i, L.ones(2, 2), "prod"))(
+                    _t(L, idx)
+                )
