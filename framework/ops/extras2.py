@@ -714,7 +714,7 @@ class LogcumsumexpOp(Op):
         ``grad``, each taken in log space."""
         (x,) = self.inputs
         y, dim = self.output, self.dim
-        if x.dim() == 0:
+        if x.dim() == 0 or x.numel() == 0:  # (torch: the gradient itself)
             return grad
         from .._finfo import finfo
 

@@ -107,6 +107,7 @@ class Ldexp(Op):
         return ga, gb
 
     jvp = Op.jvp_elementwise
+    jvp_reads_primal = True  # torch's tangent reads the primal: its gradient is zeros
 
 
 def ldexp(input, other):

@@ -43,7 +43,11 @@ def _both(case):
         assert tuple(g.shape) == tuple(w.shape)
         assert str(g.dtype) == str(w.dtype)
         np.testing.assert_allclose(
-            g.detach().numpy(force=True), w.detach().numpy(force=True), rtol=1e-10, atol=1e-12, equal_nan=True
+            g.detach().numpy(force=True),
+            w.detach().numpy(force=True),
+            rtol=1e-10,
+            atol=1e-12,
+            equal_nan=True,
         )
 
 
@@ -61,7 +65,7 @@ VANDER = [{}, {"N": 4}, {"N": 1}, {"N": 0}, {"N": 3, "increasing": True}]
 @pytest.mark.parametrize("how", ["jacfwd", "vmap", "vmap_int", "vmap_jacfwd"])
 def test_vander_under_transforms(how, kw, no_loop):
     def case(L):
-        f = lambda x: L.vander(x, **kw)  # noqa: E731
+        f = lambda x: L.vander(x, **kw)
         if how == "jacfwd":
             return L.func.jacfwd(f)(_t(L, B[0, :3]))
         if how == "vmap":
@@ -130,16 +134,18 @@ DIST_P = [2, 1, 3, 0.5, 0, math.inf]
 )
 def test_dist_vmap(p, in_dims, shapes, no_loop):
     arrays = [R.randn(*s) for s in shapes]
-    _both(lambda L: L.func.vmap(lambda a, b: L.dist(a, b, p), in_dims=in_dims)(
-        *[_t(L, a) for a in arrays]
-    ))
+    _both(
+        lambda L: L.func.vmap(lambda a, b: L.dist(a, b, p), in_dims=in_dims)(
+            *[_t(L, a) for a in arrays]
+        )
+    )
 
 
 @pytest.mark.parametrize("p", [2, 1, 3, math.inf])
 @pytest.mark.parametrize("how", ["vmap_grad", "jacrev", "jacfwd", "hessian"])
 def test_dist_transforms(p, how, no_loop):
     def case(L):
-        f = lambda a, b: L.dist(a, b, p)  # noqa: E731
+        f = lambda a, b: L.dist(a, b, p)
         a, b = _t(L, A[0]), _t(L, B[0])
         if how == "vmap_grad":
             return L.func.vmap(L.func.grad(f, argnums=(0, 1)), in_dims=(0, None))(_t(L, A), b)
@@ -166,7 +172,7 @@ def test_renorm_vmap(p, dim, in_dim, no_loop):
 @pytest.mark.parametrize("how", ["vmap_grad", "jacrev", "jacfwd", "hessian"])
 def test_renorm_transforms(how, no_loop):
     def case(L):
-        f = lambda x: L.renorm(x, 2, 1, 1.5)  # noqa: E731
+        f = lambda x: L.renorm(x, 2, 1, 1.5)
         if how == "vmap_grad":
             return L.func.vmap(L.func.grad(lambda x: (f(x) ** 2).sum()))(_t(L, A))
         if how == "hessian":
@@ -199,7 +205,7 @@ def test_index_reduce_vmap(reduce, include_self, in_dims, dim, no_loop):
     args.append(src if in_dims[2] == 0 else src[1])
 
     def case(L):
-        f = lambda a, i, s: L.index_reduce(a, dim, i, s, reduce, include_self=include_self)  # noqa: E731
+        f = lambda a, i, s: L.index_reduce(a, dim, i, s, reduce, include_self=include_self)
         return L.func.vmap(f, in_dims=in_dims)(*[_t(L, a) for a in args])
 
     _both(case)
@@ -228,13 +234,11 @@ def test_index_reduce_vmap_scalar_and_int(no_loop):
     x, src = R.randn(3), R.randn(3)
 
     def case(L):
-        f = lambda a, i, s: L.index_reduce(a, 0, i, s, "amax")  # noqa: E731
+        f = lambda a, i, s: L.index_reduce(a, 0, i, s, "amax")
         out = L.func.vmap(f, in_dims=(0, 0, 0))(
             _t(L, np.arange(3)), _t(L, np.zeros((3, 1), np.int64)), _t(L, np.array([5, -1, 2]))
         )
-        out2 = L.func.vmap(f, in_dims=(0, None, 0))(
-            _t(L, x), _t(L, np.array([0])), _t(L, src)
-        )
+        out2 = L.func.vmap(f, in_dims=(0, None, 0))(_t(L, x), _t(L, np.array([0])), _t(L, src))
         return out, out2
 
     _both(case)
@@ -252,3 +256,38 @@ def test_index_reduce_vmap_checks_every_sample(bad):
                 L.func.vmap(lambda i: L.index_reduce(L.ones(4, 2), 0, i, L.ones(2, 2), "prod"))(
                     _t(L, idx)
                 )
+
+
+# ----- tangents of reductions over empty inputs ----------------------------------------------
+EMPTY = {
+    "var": (lambda L, x: x.var(), (1, 0, 2)),
+    "var_dim": (lambda L, x: x.var(1), (1, 0, 2)),
+    "var_keepdim": (lambda L, x: x.var(1, keepdim=True), (1, 0, 2)),
+    "std_dim": (lambda L, x: x.std(1), (1, 0, 2)),
+    "var_mean": (lambda L, x: tuple(L.var_mean(x)), (1, 0, 2)),
+    "var_mean_dim": (lambda L, x: tuple(L.var_mean(x, 1)), (1, 0, 2)),
+    "std_mean": (lambda L, x: tuple(L.std_mean(x)), (1, 0, 2)),
+    "std_mean_dim": (lambda L, x: tuple(L.std_mean(x, 1)), (1, 0, 2)),
+    "amax": (lambda L, x: x.amax(1), (1, 3, 0)),
+    "vector_norm_ord0": (lambda L, x: L.linalg.vector_norm(x, 0, dim=1), (3, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY))
+def test_tangent_of_empty_reduction_as_torchs(name):
+    """Values (var's 0 over no elements, the mean's NaN) and whether the tangent has
+    history, as torch's forward AD."""
+    f, shape = EMPTY[name]
+    res = []
+    for L in (torch, framework):
+        r = np.random.RandomState(0)
+        fa = L.autograd.forward_ad
+        x = L.tensor(r.randn(*shape), requires_grad=True)
+        with fa.dual_level(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = f(L, fa.make_dual(x, L.tensor(r.randn(*shape))))
+            ts = [fa.unpack_dual(o).tangent for o in _flat(out)]
+        res.append([(t.detach().numpy(), t.requires_grad) for t in ts])
+    for (g, g_rg), (w, w_rg) in zip(res[1], res[0], strict=True):
+        assert g_rg == w_rg
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, equal_nan=True)
