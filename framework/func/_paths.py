@@ -131,6 +131,43 @@ RANDOM_ERROR = (
 )
 
 
+def random_levels(t):
+    """For a random op on t under vmap: (levels of its result, batch shape of its draws):
+    t's levels and those asking for 'different' randomness, the draws of size 1 at a 'same'
+    level; None where no level asks; 'error' raises torch's error."""
+    if not levels:
+        return None
+    if any(L.randomness == "error" for L in levels):
+        raise RuntimeError(RANDOM_ERROR)
+    diff = {L.id for L in levels if L.randomness == "different"}
+    lvls = tuple(sorted(set(lvls_of(t)) | diff))
+    if not lvls:
+        return None
+    return lvls, tuple(size_of(lv) if lv in diff else 1 for lv in lvls)
+
+
+def rrelu_training(input, lower, upper, inplace):
+    """rrelu(training=True) under vmap, once for the batch: a slope drawn per element of
+    every sample at a 'different' level (shared at a 'same' one); NotImplemented where no
+    level asks for a draw of its own. (torch refuses rrelu under vmap.)"""
+    got = random_levels(input)
+    if got is None:
+        return NotImplemented
+    import numpy
+
+    from .._distributions import rrelu_noise
+    from ..backend import move, to_numpy
+    from ..ops.nonlinear import RreluWithNoise
+    from ..random import _generator_for
+
+    lvls, draws = got
+    x = aligned(input, lvls, expand=True)
+    every = numpy.full(draws + tuple(input.shape), -1.0, dtype=to_numpy(x._data).dtype)
+    noise = move(rrelu_noise(_generator_for(None, input.device), every, lower, upper), x.device)
+    out = wrap(RreluWithNoise.apply(x, lower=lower, upper=upper, training=True, noise=noise), lvls)
+    return input.copy_(out) if inplace else out
+
+
 def random_target(t):
     """Where a random fill of t goes under vmap: None (fill t itself), or (tensor to fill,
     result). 'error' raises; 'different' fills a tensor with the batch dims of the levels

@@ -10,7 +10,7 @@ into norm(input - other); ours keep the op's own node and backward on the physic
 import math
 
 from ..tensor import Tensor
-from ._batched import aligned, register, size_of, union, wrap
+from ._batched import BatchedTensor, aligned, register, size_of, union, wrap
 from ._rules import ldim, op_classes
 
 
@@ -92,6 +92,81 @@ def zero_link(cls, args, params):
     return wrap(cls.apply(t, *[aligned(a, lvls) for a in args[1:]], **params), lvls)
 
 
+def per_row_loss(cls, args, params):
+    """multi_margin_loss / multilabel_margin_loss: one loss per row of scores, so the
+    samples' rows are rows of one call (reduction 'none'), reduced per sample after. A
+    batched class weight (a constant: it may not require grad) scales each row's loss by
+    its target's weight after (where the row has a term: torch's inf weight of a zero
+    loss is 0)."""
+    x, t = args[0], args[1]
+    lvls = union(args)
+    bs = _batch(lvls)
+    xv, tv = aligned(x, lvls, expand=True), aligned(t, lvls, expand=True)
+    if x.dim() == 0:  # one score per sample: a row of one
+        xv, tv = xv.reshape(bs + (1,)), tv.reshape(bs + (1,))
+    p = dict(params, reduction="none")
+    w = args[2] if len(args) > 2 and isinstance(args[2], BatchedTensor) else None
+    loss = cls.apply(xv, tv, *(args[2:] if w is None else (None,)), **p)
+    if w is not None:
+        wy = aligned(w, lvls, expand=True).gather(-1, tv.reshape(bs + (-1,)))
+        loss = (loss * wy.reshape(loss.shape)).where(loss != 0, 0.0)
+    logical = tuple(range(len(bs), loss.dim()))
+    if params["reduction"] == "mean" and logical:
+        loss = loss.mean(logical)
+    elif params["reduction"] == "sum" and logical:
+        loss = loss.sum(logical)
+    return wrap(loss, lvls)
+
+
+def rrelu(cls, args, params):
+    """rrelu's node in evaluation (a fixed slope) elementwise; in training under vmap the
+    wrapper draws the batch's slopes itself (func._paths.rrelu_training)."""
+    x = args[0]
+    return wrap(cls.apply(x._value, *args[1:], **params), x._levels)
+
+
+def embedding_bag_batched(plan_fn, plan):
+    """embedding_bag with batched input, offsets, weight or per_sample_weights: each
+    sample's bags are planned (its indices read), then one EmbeddingBag call takes every
+    sample's bags, a batched weight's rows folded (sample k's row i is row k * rows + i).
+    NotImplemented when nothing is batched (or for an empty batch)."""
+    from .. import ops
+    from ..ops.embedding_bag import EmbeddingBag
+
+    input, weight, offsets, psw = plan[:4]
+    lvls = union(plan[:4])
+    bs = _batch(lvls)
+    n = math.prod(bs)
+    if not lvls or not n:
+        return NotImplemented
+
+    def sample(t, k, arrays):
+        if not isinstance(t, BatchedTensor):
+            return t
+        flat = _flat(t, lvls, n, tuple(t.shape))
+        return Tensor._make(flat._data[k], t._device) if arrays else flat[k]
+
+    plans = []
+    for k in range(n):
+        p = list(plan)
+        p[0], p[1] = sample(input, k, True), sample(weight, k, False)
+        p[2], p[3] = sample(offsets, k, True), sample(psw, k, False)
+        plans.append(plan_fn(*p))
+    xp = weight.xp
+    rows, d = weight.shape
+    step = rows if isinstance(weight, BatchedTensor) else 0
+    nb = plans[0][3]
+    idx = xp.concatenate([pl[1] + k * step for k, pl in enumerate(plans)])
+    bag = xp.concatenate([pl[2] + k * nb for k, pl in enumerate(plans)])
+    freq = plans[0][4]
+    if freq is not None and not isinstance(freq, str):
+        freq = xp.concatenate([pl[4] for pl in plans])
+    w = _flat(weight, lvls, n, (rows, d)).reshape(n * rows, d) if step else weight
+    pw = None if plans[0][0] is None else ops.cat([pl[0] for pl in plans])
+    out = EmbeddingBag.apply(w, pw, idx=idx, bag=bag, n_bags=n * nb, mode=plan[4], freq=freq)
+    return wrap(out.reshape(bs + (nb, d)), lvls)
+
+
 def _register():
     table = op_classes()
     for rule, names in (
@@ -99,6 +174,8 @@ def _register():
         (dist, ["Dist"]),
         (renorm, ["Renorm"]),
         (index_reduce, ["IndexReduce"]),
+        (per_row_loss, ["MultiMarginLoss", "MultilabelMarginLoss"]),
+        (rrelu, ["RreluWithNoise"]),
     ):
         register(*[table[n] for n in names if n in table])(rule)
 

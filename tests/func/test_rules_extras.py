@@ -291,3 +291,205 @@ def test_tangent_of_empty_reduction_as_torchs(name):
     for (g, g_rg), (w, w_rg) in zip(res[1], res[0], strict=True):
         assert g_rg == w_rg
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+# ----- multi_margin_loss, multilabel_margin_loss, rrelu ------------------------------------
+XM = R.randn(3, 4, 5)
+TM = R.randint(0, 5, (3, 4))
+TL = np.array([[[1, 0, -1, 2, 3]] * 4] * 3)
+TL[1, 2] = [4, -1, 0, 0, 0]
+TL[2, 0] = [2, 2, 1, -1, 0]  # (a repeated label counts again)
+
+
+def _margin(L, kind, red, **kw):
+    F = L.nn.functional
+    if kind == "multi":
+        return lambda x, t: F.multi_margin_loss(x, t, reduction=red, **kw)
+    return lambda x, t: F.multilabel_margin_loss(x, t, reduction=red)
+
+
+@pytest.mark.parametrize("red", ["none", "mean", "sum"])
+@pytest.mark.parametrize(
+    "kind,in_dims,rows",
+    [
+        ("multi", (0, 0), True),
+        ("multi", (0, None), True),
+        ("multi", (0, 0), False),
+        ("multilabel", (0, 0), True),
+        ("multilabel", (None, 0), True),
+        ("multilabel", (0, 0), False),
+    ],
+)
+def test_margin_losses_vmap(kind, in_dims, rows, red, no_loop):
+    """One call for the batch (torch's vmap loops over both, its performance warning)."""
+    x = XM if rows else XM[:, 0]
+    t = (TM if rows else TM[:, 0]) if kind == "multi" else (TL if rows else TL[:, 0])
+    x = x if in_dims[0] == 0 else x[0]
+    t = t if in_dims[1] == 0 else t[0]
+    kw = {"p": 2, "margin": 0.5, "weight": np.arange(5.0)} if in_dims == (0, None) else {}
+
+    def case(L):
+        k = {a: (_t(L, b) if a == "weight" else b) for a, b in kw.items()}
+        return L.func.vmap(_margin(L, kind, red, **k), in_dims=in_dims)(_t(L, x), _t(L, t))
+
+    _both(case)
+
+
+@pytest.mark.parametrize("kind", ["multi", "multilabel"])
+def test_margin_losses_vmap_grad(kind, no_loop):
+    t = TM if kind == "multi" else TL
+
+    def case(L):
+        g = L.func.grad(lambda x, t: _margin(L, kind, "mean")(x, t))
+        return L.func.vmap(g)(_t(L, XM), _t(L, t))
+
+    _both(case)
+
+
+def test_margin_loss_targets_checked_in_every_sample():
+    bad = TM.copy()
+    bad[2, 1] = 7
+    for L in (torch, framework):
+        with pytest.raises(RuntimeError, match="target out of range"):
+            L.func.vmap(_margin(L, "multi", "mean"))(_t(L, XM), _t(L, bad))
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_margin_loss_batched_weight(p, no_loop):
+    """A batched class weight (inf included: torch's inf weight of a row without a term
+    is 0)."""
+    w = R.rand(3, 5)
+    w[1, 2] = np.inf
+
+    def case(L):
+        f = lambda x, t, w: L.nn.functional.multi_margin_loss(x, t, p, 0.3, w)
+        return L.func.vmap(f)(_t(L, XM), _t(L, TM), _t(L, w))
+
+    _both(case)
+
+
+def test_rrelu_eval_vmap(no_loop):
+    """rrelu in evaluation under vmap: elementwise, once (torch refuses rrelu under vmap)."""
+    x = framework.tensor(XM)
+    got = framework.func.vmap(lambda v: framework.nn.functional.rrelu(v, 0.1, 0.3))(x)
+    want = torch.nn.functional.leaky_relu(torch.tensor(XM), 0.2)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("in_dims", [0, None])
+def test_rrelu_training_vmap_randomness(in_dims, no_loop):
+    """training: 'error' raises torch's randomness error; 'different' draws per sample;
+    'same' one set of slopes for the batch; every slope in [lower, upper]."""
+    F = framework.nn.functional
+    x = framework.tensor(-np.abs(XM) - 0.1)  # (every element takes a slope)
+    x = x if in_dims == 0 else x[0]
+
+    def f(v, k):  # (k: a batched argument, so an unbatched v still has a batch of 3)
+        return F.rrelu(v, 0.1, 0.3, training=True) + 0 * k
+
+    def run(randomness):
+        vm = framework.func.vmap(f, in_dims=(in_dims, 0), randomness=randomness)
+        return vm(x, framework.zeros(3, dtype=x.dtype))
+
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        run("error")
+    diff, same = run("different"), run("same")
+    xs = x.numpy() if in_dims == 0 else np.broadcast_to(x.numpy(), (3,) + tuple(x.shape))
+    for out in (diff, same):
+        slope = out.numpy() / xs
+        assert tuple(out.shape) == (3, 4, 5)
+        assert ((slope >= 0.1) & (slope <= 0.3)).all()
+    s_diff, s_same = diff.numpy() / xs, same.numpy() / xs
+    assert not np.allclose(s_diff[0], s_diff[1])
+    np.testing.assert_allclose(s_same[0], s_same[1], rtol=1e-12)
+    np.testing.assert_allclose(s_same[0], s_same[2], rtol=1e-12)
+
+
+def test_rrelu_training_vmap_grad(no_loop):
+    """The gradient is the drawn slope where x <= 0 (as per sample)."""
+    F = framework.nn.functional
+    x = framework.tensor(XM)
+
+    def loss(v):
+        return F.rrelu(v, 0.1, 0.3, training=True).sum()
+
+    out = framework.func.vmap(framework.func.grad(loss), randomness="different")(x)
+    g = out.numpy()
+    assert np.all(g[XM > 0] == 1.0)
+    assert ((g[XM <= 0] >= 0.1) & (g[XM <= 0] <= 0.3)).all()
+
+
+# ----- embedding_bag ------------------------------------------------------------------------
+EW = R.randn(6, 3)
+EWB = R.randn(2, 6, 3)
+EI2 = np.array([[[0, 2, 5], [1, 1, 4]], [[3, 3, 3], [0, 5, 1]]])
+EI1 = np.array([[0, 2, 5, 1, 1], [4, 3, 3, 0, 2]])
+EOFF = np.array([[0, 2], [0, 3]])
+EPSW = R.randn(2, 5)
+
+
+def _bag(L, mode, **kw):
+    return lambda *a: L.nn.functional.embedding_bag(*a, mode=mode, **kw)
+
+
+BAG_CASES = {
+    "input_2d": lambda L, m: L.func.vmap(lambda i: _bag(L, m)(i, _t(L, EW)))(_t(L, EI2)),
+    "input_offsets": lambda L, m: L.func.vmap(lambda i, o: _bag(L, m)(i, _t(L, EW), o))(
+        _t(L, EI1), _t(L, EOFF)
+    ),
+    "offsets_shared": lambda L, m: L.func.vmap(
+        lambda i, o: _bag(L, m)(i, _t(L, EW), o), in_dims=(0, None)
+    )(_t(L, EI1), _t(L, EOFF[0])),
+    "include_last_offset": lambda L, m: L.func.vmap(
+        lambda i, o: _bag(L, m, include_last_offset=True)(i, _t(L, EW), o)
+    )(_t(L, EI1), _t(L, np.array([[0, 2, 5], [0, 3, 4]]))),
+    "weight": lambda L, m: L.func.vmap(lambda w: _bag(L, m)(_t(L, EI2[0]), w))(_t(L, EWB)),
+    "both_padding": lambda L, m: L.func.vmap(lambda i, w: _bag(L, m, padding_idx=3)(i, w))(
+        _t(L, EI2), _t(L, EWB)
+    ),
+    "grad_weight": lambda L, m: L.func.vmap(
+        L.func.grad(lambda w, i: (_bag(L, m)(i, w) ** 2).sum()), in_dims=(None, 0)
+    )(_t(L, EW), _t(L, EI2)),
+}
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("name", sorted(BAG_CASES))
+def test_embedding_bag_vmap(name, mode, no_loop):
+    """Batched indices, offsets or weight: every sample's bags in one EmbeddingBag call
+    (torch loops; ours used to read sample 0's indices for every sample)."""
+    _both(lambda L: BAG_CASES[name](L, mode))
+
+
+def test_embedding_bag_per_sample_weights_vmap(no_loop):
+    def case(L):
+        def f(i, o, p):
+            return L.nn.functional.embedding_bag(i, _t(L, EW), o, mode="sum", per_sample_weights=p)
+
+        return L.func.vmap(f)(_t(L, EI1), _t(L, EOFF), _t(L, EPSW))
+
+    _both(case)
+
+
+@pytest.mark.parametrize(
+    "offsets,last",
+    [([0, 2, 3], True), ([0, 2, 2], True), ([1, 2, 3], True), ([1, 2], False), ([0, 6], False),
+     ([0, 3, 5], True), ([0, 3], False)],
+)  # fmt: skip
+@pytest.mark.parametrize("dtype,mode", [("float64", "sum"), ("float32", "sum"), ("float32", "max")])
+def test_embedding_bag_offsets_as_torchs(offsets, last, dtype, mode):
+    """torch's CPU kernels: the last bag runs to the end of input (include_last_offset's too,
+    but FBGEMM's, float32 sum/mean, ends it at the last offset); offsets[0] must be 0 and
+    offsets[-1] at most the input's length. (Decreasing offsets, where torch's kernels fail
+    internal asserts, are not modelled.)"""
+    res = []
+    for L in (torch, framework):
+        try:
+            out = L.nn.functional.embedding_bag(
+                L.tensor([0, 1, 2, 3, 4]), L.tensor(np.eye(6, dtype=dtype)), L.tensor(offsets),
+                mode=mode, include_last_offset=last,
+            )  # fmt: skip
+            res.append(out.numpy().tolist())
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[1] == res[0]
