@@ -167,6 +167,60 @@ def embedding_bag_batched(plan_fn, plan):
     return wrap(out.reshape(bs + (nb, d)), lvls)
 
 
+def ctc_batched(ctc_loss, args, blank, reduction, zero_infinity):
+    """ctc_loss with batched log_probs, targets or lengths: sample k's sequence j is
+    sequence k * N + j of one call (reduction 'none'), each sample reduced after.
+    NotImplemented when nothing is batched."""
+    lvls = union(args)
+    if not lvls:
+        return NotImplemented
+    lp, tg, il, tl = args
+    bs = _batch(lvls)
+    n = math.prod(bs)
+    lpv = _flat(lp, lvls, n, tuple(lp.shape))
+    if lp.dim() == 2:  # (T, C): one sequence per sample
+        lpv = lpv.unsqueeze(2)
+    t, m, c = lpv.shape[1:]
+    tv = _flat(tg, lvls, n, tuple(tg.shape))
+    tv = tv.reshape(n * m, -1) if tg.dim() == 2 else tv.reshape(-1)
+
+    def lengths(v):
+        if isinstance(v, Tensor):
+            return _flat(v, lvls, n, tuple(v.shape)).reshape(-1)
+        return list(v) * n
+
+    tlen = lengths(tl)
+    lpf = lpv.movedim(0, 1).reshape(t, n * m, c)
+    loss = ctc_loss(lpf, tv, lengths(il), tlen, blank, "none", zero_infinity).reshape(n, m)
+    if reduction == "mean":
+        xp = lp.xp
+        raw = tlen._data if isinstance(tlen, Tensor) else xp.asarray(tlen, dtype="int64")
+        div = xp.maximum(raw, 1).astype(lpv._data.dtype).reshape(n, m)
+        loss = (loss / Tensor._make(div, lpv._device)).mean(1)
+    elif reduction == "sum":
+        loss = loss.sum(1)
+    elif lp.dim() == 2:
+        loss = loss.reshape(n)
+    return wrap(loss.reshape(bs + tuple(loss.shape[1:])), lvls)
+
+
+def ctc_grad(cls, args, params):
+    """ctc_loss's input gradient with a batched upstream gradient (jacrev): the fixed
+    per-frame gradients repeated once per sample, as sequences of one call (its node kept:
+    no double backward, as torch)."""
+    grad = args[0]
+    lvls = grad._levels
+    bs = _batch(lvls)
+    n = math.prod(bs)
+    g, live = params["g"], params["live"]
+    xp = grad.xp
+    t, m, c = g.shape
+    gf = _flat(grad, lvls, n, (m,)).reshape(n * m)
+    out = cls.apply(gf, g=xp.concatenate([g] * n, 1), live=xp.concatenate([live] * n, 1))
+    out = out.reshape(t, n, m, c).movedim(1, 0)
+    return wrap(out.reshape(bs + (t, m, c)), lvls)
+
+
 def _register():
     table = op_classes()
     for rule, names in (
@@ -176,6 +230,7 @@ def _register():
         (index_reduce, ["IndexReduce"]),
         (per_row_loss, ["MultiMarginLoss", "MultilabelMarginLoss"]),
         (rrelu, ["RreluWithNoise"]),
+        (ctc_grad, ["_CtcGrad"]),
     ):
         register(*[table[n] for n in names if n in table])(rule)
 

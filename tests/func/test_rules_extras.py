@@ -493,3 +493,56 @@ def test_embedding_bag_offsets_as_torchs(offsets, last, dtype, mode):
         except RuntimeError as e:
             res.append(str(e))
     assert res[1] == res[0]
+
+
+# ----- ctc_loss ----------------------------------------------------------------------------
+CT, CN, CC = 6, 2, 4
+CLP = np.log(R.dirichlet(np.ones(CC), size=(3, CT, CN)))
+CTG = R.randint(1, CC, (3, CN, 3))
+CIL = np.array([[6, 5], [4, 6], [6, 6]])
+CTL = np.array([[3, 2], [1, 3], [2, 2]])
+
+
+def _ctc(L, red, **kw):
+    return lambda lp, tg, il, tl: L.nn.functional.ctc_loss(lp, tg, il, tl, reduction=red, **kw)
+
+
+@pytest.mark.parametrize("red", ["none", "mean", "sum"])
+@pytest.mark.parametrize("which", ["all", "log_probs", "unbatched_input", "concatenated"])
+def test_ctc_loss_vmap(which, red, no_loop):
+    """Every sample's sequences in one call (torch's vmap loops over ctc_loss)."""
+
+    def case(L):
+        f = _ctc(L, red)
+        if which == "all":
+            return L.func.vmap(f)(*[_t(L, a) for a in (CLP, CTG, CIL, CTL)])
+        if which == "log_probs":
+            return L.func.vmap(lambda lp: f(lp, _t(L, CTG[0]), _t(L, CIL[0]), _t(L, CTL[0])))(
+                _t(L, CLP)
+            )
+        if which == "unbatched_input":  # (T, C) per sample
+            return L.func.vmap(lambda lp, tg: f(lp, tg, (6,), (3,)))(
+                _t(L, CLP[:, :, 0]), _t(L, CTG[:, 0])
+            )
+        flat = np.stack([np.concatenate([CTG[k, 0, :3], CTG[k, 1, :2]]) for k in range(3)])
+        return L.func.vmap(lambda lp, tg: f(lp, tg, (6, 5), (3, 2)))(_t(L, CLP), _t(L, flat))
+
+    _both(case)
+
+
+@pytest.mark.parametrize("red", ["none", "mean", "sum"])
+def test_ctc_loss_vmap_grad_and_jacrev(red, no_loop):
+    """vmap(grad) (torch.func.grad of ctc_loss fails: compared with autograd per sample) and
+    jacrev through ctc's backward node (batched upstream gradients, no loop)."""
+    got = framework.func.vmap(
+        framework.func.grad(lambda lp, tg: _ctc(framework, red)(lp, tg, (6, 5), (3, 2)).sum())
+    )(framework.tensor(CLP), framework.tensor(CTG))
+    for k in range(3):
+        x = torch.tensor(CLP[k], requires_grad=True)
+        loss = _ctc(torch, red)(x, torch.tensor(CTG[k]), (6, 5), (3, 2)).sum()
+        np.testing.assert_allclose(got[k].numpy(), torch.autograd.grad(loss, x)[0].numpy())
+    _both(
+        lambda L: L.func.jacrev(lambda lp: _ctc(L, "none")(lp, _t(L, CTG[0]), (6, 5), (3, 2)))(
+            _t(L, CLP[0])
+        )
+    )
