@@ -631,9 +631,10 @@ class Dist(LinalgVectorNorm):
     node_name = "DistBackward0"
     broadcasts = True
 
-    def forward(self, a, b, ord=2):
+    def forward(self, a, b, ord=2, dim=None):
+        """The ord-norm of a - b over `dim` (all dims; vmap's rule names the logical ones)."""
         with _quiet(self.xp):
-            return super().forward(a - b, ord=ord)
+            return super().forward(a - b, ord=ord, dim=dim)
 
     def backward(self, grad):
         a, b = self.inputs
@@ -714,7 +715,7 @@ class LogcumsumexpOp(Op):
         ``grad``, each taken in log space."""
         (x,) = self.inputs
         y, dim = self.output, self.dim
-        if x.dim() == 0:
+        if x.dim() == 0 or x.numel() == 0:  # (torch: the gradient itself)
             return grad
         from .._finfo import finfo
 
