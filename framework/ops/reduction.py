@@ -66,6 +66,9 @@ def _keepdim(fn):
 class _Reduce(Op):
     """Shared bookkeeping: axes, input shape, and the shape with reduced dims kept as 1."""
 
+    # slots, not the instance dict: set on every call (no dict per node for the GC to track)
+    __slots__ = ("all", "in_shape", "axes", "kept_shape", "out_shape")
+
     def _setup(self, x, dim, keepdim):
         self.all = dim is None
         shape = self.in_shape = x.shape
