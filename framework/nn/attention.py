@@ -135,9 +135,11 @@ def scaled_dot_product_attention(
     mask = None if attn_mask is None else _additive(attn_mask._data, xp, query._data.dtype)
     if _sdp["flash"] and _flash_ok(query, key, value, attn_mask, dropout_p):
         if is_causal:
-            causal = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), 0.0, -math.inf).astype(
-                query._data.dtype
-            )
+            # alone, the causal mask can be finite: the lowest float / 2 still gives exp(...) = 0
+            # after the shift, every row keeps key 0, and NumPy's exp is slower on -inf
+            dt = query._data.dtype
+            low = -math.inf if mask is not None or dt.kind != "f" else float(xp.finfo(dt).min) / 2
+            causal = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), 0.0, low).astype(dt)
             given, mask = mask, causal if mask is None else mask + causal
         else:
             given = mask

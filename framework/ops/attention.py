@@ -16,11 +16,12 @@ def _probs_(xp, scores):
     m[~xp.isfinite(m)] = 0
     scores -= m
     xp.exp(scores, out=scores)
-    s = scores.sum(axis=-1, keepdims=True)
+    n = scores.shape[-1]  # row sums as one matrix-vector product: NumPy's sum over a short
+    s = (scores.reshape(-1, n) @ xp.ones((n, 1), scores.dtype)).reshape(m.shape)  # axis is 10x
     dead = s == 0
     s[dead] = 1
     lse = xp.where(dead, -xp.inf, xp.log(s) + m)[..., 0]
-    scores /= s
+    scores *= 1 / s  # one reciprocal per row, then a product per element
     return scores, lse
 
 
@@ -78,7 +79,12 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         xp, p, g = self.xp, self.probs, grad._data
         grad_v = xp.swapaxes(p, -1, -2) @ g
         grad_s = g @ xp.swapaxes(v._data, -1, -2)  # d softmax: p * (g_p - sum(g_p * p))
-        row = (grad_s * p).sum(axis=-1, keepdims=True)
+        # sum_j p_ij (g_i . v_j) = g_i . out_i: a dot over the head width, not over the keys
+        out = self.output._data
+        if out.dtype == p.dtype:  # (half inputs: the saved output is rounded, p is not)
+            row = xp.einsum("...e,...e->...", g, out)[..., None]
+        else:
+            row = (grad_s * p).sum(axis=-1, keepdims=True)
         grad_s -= row
         grad_s *= p
         grad_s *= xp.asarray(self.scale, dtype=g.dtype)
