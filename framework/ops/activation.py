@@ -6,6 +6,7 @@ from .._errors import refuse
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..tensor import Tensor
+from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap
 from .special import _erf, _is_array
 from .unary import _float, exp
@@ -208,13 +209,15 @@ class Softmax(Op):
         if x.size == 0:
             return x.copy()
         e = xp.exp(x - x.max(axis=self.axis, keepdims=True))  # shifted: no overflow
-        e /= e.sum(axis=self.axis, keepdims=True)
+        e /= row_sum(xp, e, self.axis)
         return e
 
     def backward(self, grad):
         if plain(grad) and self._out.ndim:  # no graph to record: the same terms on arrays
             g, y = grad._data, self._out
-            return wrap(y * (g - (g * y).sum(self.axis, keepdims=True)), grad)
+            d = g - row_dot(self.xp, g, y, self.axis)
+            d *= y
+            return wrap(d, grad)
         y = self.output
         if y.ndim == 0:  # the formula below on one element (NaN stays NaN)
             return y * (grad - grad * y)
@@ -274,13 +277,15 @@ class LogSoftmax(Op):
         if x.size == 0:
             return x.copy()
         shifted = x - x.max(axis=self.axis, keepdims=True)
-        shifted -= xp.log(xp.exp(shifted).sum(axis=self.axis, keepdims=True))
+        shifted -= xp.log(row_sum(xp, xp.exp(shifted), self.axis))
         return shifted
 
     def backward(self, grad):
         if plain(grad) and self._out.ndim:  # no graph to record: the same terms on arrays
-            g = grad._data
-            return wrap(g - self.xp.exp(self._out) * g.sum(self.axis, keepdims=True), grad)
+            g, xp = grad._data, self.xp
+            d = xp.exp(self._out)
+            d *= row_sum(xp, g, self.axis)
+            return wrap(xp.subtract(g, d, out=d) if d.dtype == g.dtype else g - d, grad)
         y = self.output
         if y.ndim == 0:
             return grad - exp(y) * grad

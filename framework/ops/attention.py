@@ -5,6 +5,7 @@ import math
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
+from ._rowwise import row_dot, row_sum
 from .activation import softmax
 from .linalg import matmul
 
@@ -16,8 +17,7 @@ def _probs_(xp, scores):
     m[~xp.isfinite(m)] = 0
     scores -= m
     xp.exp(scores, out=scores)
-    n = scores.shape[-1]  # row sums as one matrix-vector product: NumPy's sum over a short
-    s = (scores.reshape(-1, n) @ xp.ones((n, 1), scores.dtype)).reshape(m.shape)  # axis is 10x
+    s = row_sum(xp, scores, scores.ndim - 1)
     dead = s == 0
     s[dead] = 1
     lse = xp.where(dead, -xp.inf, xp.log(s) + m)[..., 0]
@@ -82,7 +82,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         # sum_j p_ij (g_i . v_j) = g_i . out_i: a dot over the head width, not over the keys
         out = self.output._data
         if out.dtype == p.dtype:  # (half inputs: the saved output is rounded, p is not)
-            row = xp.einsum("...e,...e->...", g, out)[..., None]
+            row = row_dot(xp, g, out, g.ndim - 1)
         else:
             row = (grad_s * p).sum(axis=-1, keepdims=True)
         grad_s -= row
