@@ -8,7 +8,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap
-from .special import _erf, _is_array
+from .special import _ERF32_P, _ERF32_Q, _erf, _is_array
 from .unary import _float, exp
 from .reduction import _wrap_dim
 
@@ -382,6 +382,41 @@ def _normal_pdf(x):
     return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
 
 
+def _phi_coefficients():
+    """_erf's float32 rational erf(z) = z P(z^2) / Q(z^2) rewritten for Phi(x) = 1/2 +
+    1/2 erf(x / sqrt 2) in u = x^2: 1/2 and 1/sqrt 2 folded into the coefficients and P made
+    monic, so Phi(x) = 1/2 + x p(u) / q(u) costs 24 array passes instead of 29."""
+    p = [c * 0.5 ** (len(_ERF32_P) - 1 - k) * 0.5 / math.sqrt(2) for k, c in enumerate(_ERF32_P)]
+    q = [c * 0.5 ** (len(_ERF32_Q) - 1 - k) for k, c in enumerate(_ERF32_Q)]
+    return tuple(c / p[0] for c in p[1:]), tuple(c / p[0] for c in q)
+
+
+_PHI32_P, _PHI32_Q = _phi_coefficients()
+# Phi is 0 and 1 in float32 beyond +-5.3 (true tails 6e-8), and 1/2 + x p / q rounds to exactly
+# 0 and 1 there (at 4 sqrt 2, _erf's clip of z at 4, it gives -6e-8): gelu(x <= -5.3) is 0
+_PHI32_CLIP = 5.3
+
+
+def _phi32(xp, x):
+    """The standard normal CDF of a float32 array (gelu's Phi), a fresh array."""
+    f = xp.float32
+    xc = xp.clip(x, -_PHI32_CLIP, _PHI32_CLIP)
+    u = xc * xc
+    p = u + f(_PHI32_P[0])  # monic p(u), by Horner's scheme
+    for c in _PHI32_P[1:]:
+        p *= u
+        p += f(c)
+    q = u * f(_PHI32_Q[0])
+    q += f(_PHI32_Q[1])
+    for c in _PHI32_Q[2:]:
+        q *= u
+        q += f(c)
+    p *= xc
+    p /= q
+    p += f(0.5)
+    return p
+
+
 _K = math.sqrt(2 / math.pi)
 _C = 0.044715
 
@@ -397,18 +432,24 @@ class Gelu(Op):
         xp, dt = self.xp, x.dtype.type
         if approximate == "tanh":
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
-        cdf = _erf(xp, x * dt(1 / math.sqrt(2)), scratch=True)  # Phi(x), for backward:
-        if _is_array(xp, cdf):  # 0.5 * (1 + erf), in place on the fresh erf array
-            cdf += 1.0
-            cdf *= 0.5
+        if x.dtype == xp.float32 and _is_array(xp, x):
+            cdf = _phi32(xp, x)
         else:
-            cdf = 0.5 * (1.0 + cdf)
+            cdf = _erf(xp, x * dt(1 / math.sqrt(2)), scratch=True)  # Phi(x), for backward:
+            if _is_array(xp, cdf):  # 0.5 * (1 + erf), in place on the fresh erf array
+                cdf += 1.0
+                cdf *= 0.5
+            else:
+                cdf = 0.5 * (1.0 + cdf)
         self.cdf = cdf
         out = x * cdf
         if x.dtype == xp.float32:
             # torch's float32 kernel is fma(x / 2, erf, x / 2): a zero result is +0 there
             # (x / 2 - x / 2), -0 as x * cdf; -0 + 0 is +0, other values are unchanged
-            out = out + dt(0)
+            if _is_array(xp, out):
+                out += dt(0)
+            else:
+                out = out + dt(0)
         return out
 
     def backward(self, grad):
