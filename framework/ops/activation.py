@@ -417,13 +417,31 @@ def _phi32(xp, x):
     return p
 
 
+def _one_plus_tanh(xp, x):
+    """1 + tanh(K (x + C x^3)) of a float array, as 2 / (1 + exp(-2 z)) (NumPy's exp is ~3x
+    faster than its tanh), then minus and plus 1 so it rounds as torch's 1 + tanh: exactly 0
+    where tanh(z) rounds to -1, so gelu(x) is -0 there as torch's."""
+    dt = x.dtype.type
+    z = x * x
+    z *= dt(_C)
+    z += dt(1)
+    z *= x
+    z *= dt(-2 * _K)  # -2 z
+    xp.exp(z, out=z)
+    z += dt(1)
+    xp.divide(dt(2), z, out=z)
+    z -= dt(1)  # tanh(z)
+    z += dt(1)
+    return z
+
+
 _K = math.sqrt(2 / math.pi)
 _C = 0.044715
 
 
 class Gelu(Op):
     saves_inputs = True
-    saves = ("cdf",)
+    saves = ("cdf", "tanh1")
     saved_fields = {"approximate": "approximate", "self": "input0"}
 
     def forward(self, x, approximate="none"):
@@ -431,6 +449,11 @@ class Gelu(Op):
         self.approximate = approximate
         xp, dt = self.xp, x.dtype.type
         if approximate == "tanh":
+            if _is_array(xp, x) and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
+                self.tanh1 = _one_plus_tanh(xp, x)  # kept for backward
+                out = x * self.tanh1
+                out *= dt(0.5)
+                return out
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
         if x.dtype == xp.float32 and _is_array(xp, x):
             cdf = _phi32(xp, x)
@@ -454,6 +477,27 @@ class Gelu(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
+        h = getattr(self, "tanh1", None)
+        if (
+            self.approximate == "tanh"
+            and h is not None
+            and plain(grad)
+            and grad._data.dtype == h.dtype
+        ):
+            # torch's 0.5 (1 + t) + 0.5 x (1 - t^2) K (1 + 3 C x^2) with 1 + t = h kept from
+            # forward and 1 - t^2 = (2 - h) h: no tanh, in place on two arrays
+            a, dt = x._data, h.dtype.type
+            d = a * a
+            d *= dt(3 * _C)
+            d += dt(1)
+            d *= a
+            d *= dt(0.5 * _K)
+            b = dt(2) - h
+            b *= d
+            b += dt(0.5)
+            b *= h
+            b *= grad._data
+            return wrap(b, grad)
         if self.approximate == "tanh":
             t = ((x + x * x * x * _C) * _K).tanh()
             d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)

@@ -182,3 +182,26 @@ def test_embedding_backward_repeated_rows(dtype):
         F.embedding, TF.embedding, [idx, weight], rtol=TOL[dtype][0], atol=TOL[dtype][1]
     )
     assert type(out.grad_fn).__name__ == "EmbeddingBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_gelu_tanh_exp_form_against_torch(dtype):
+    rtol, atol = TOL[dtype]
+    x = np.linspace(-12, 12, 4801).astype(dtype)
+    fw = lambda a: F.gelu(a, approximate="tanh")
+    th = lambda a: TF.gelu(a, approximate="tanh")
+    out, _ = compare_with_torch(fw, th, [x], rtol=rtol, atol=atol)
+    assert type(out.grad_fn).__name__ == "GeluBackward0"
+    far = np.array([-8.0, -10.0, -30.0, -1e30, -np.inf, np.inf, np.nan, 40.0] * 3, dtype)
+    got = fw(framework.tensor(far)).numpy()
+    want = th(torch.tensor(far)).numpy()
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # -0 where torch's 1 + tanh is 0
+
+
+def test_gelu_tanh_gradchecks_and_forward_ad():
+    a = _leaf(_x(4, 5) * 3)
+    fn = lambda a: F.gelu(a, approximate="tanh")
+    assert gradcheck(fn, (a,))
+    assert gradgradcheck(fn, (a,))
+    assert gradcheck(fn, (a,), check_forward_ad=True, check_backward_ad=False)
