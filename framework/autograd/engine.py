@@ -298,6 +298,81 @@ ZERO_IMMUTABLE = (
 )
 # backward formulas that write into their incoming gradient (std_backward's masked_fill_)
 _FILLS_GRAD_IN_PLACE = {"StdBackward0", "StdMeanBackward0"}
+# nodes whose formula starts with an op that has no ZeroTensor kernel (neg, mm, a native
+# *_backward kernel): torch materializes the ZeroTensor there and computes with real zeros
+# (0 * inf = NaN reaches the inputs); found by running op(x).sgn() in torch over the op table
+MATERIALIZES_ZERO_GRAD = frozenset(
+    {
+        "AddbmmBackward0",
+        "AddcdivBackward0",
+        "AddmmBackward0",
+        "AddrBackward0",
+        "BaddbmmBackward0",
+        "BmmBackward0",
+        "CdistBackward0",
+        "ClampBackward1",
+        "ConvolutionBackward0",
+        "DivBackward1",
+        "GeluBackward0",
+        "GluBackward0",
+        "HuberLossBackward0",
+        "LinalgHouseholderProductBackward0",
+        "LogSoftmaxBackward0",
+        "LogitBackward0",
+        "MishBackward0",
+        "MmBackward0",
+        "MseLossBackward0",
+        "NativeBatchNormBackward0",
+        "ReciprocalBackward0",
+        "SigmoidBackward0",
+        "SmoothL1LossBackward0",
+        "SoftmaxBackward0",
+        "SoftplusBackward0",
+        "TanhBackward0",
+    }
+)
+# nodes whose formula only moves or sums the gradient (the same values from real zeros as
+# from a ZeroTensor): a ZeroTensor passes through them to a materializing node below
+_MOVES_GRAD = frozenset(
+    {
+        "AddBackward0",
+        "CloneBackward0",
+        "ExpandBackward0",
+        "MeanBackward0",
+        "MeanBackward1",
+        "PermuteBackward0",
+        "SqueezeBackward0",
+        "SqueezeBackward1",
+        "SqueezeBackward4",
+        "SumBackward0",
+        "SumBackward1",
+        "TBackward0",
+        "TransposeBackward0",
+        "UnsafeViewBackward0",
+        "UnsqueezeBackward0",
+        "ViewBackward0",
+    }
+)
+
+
+def materializes_zero_grad(node, limit=64):
+    """Whether torch materializes a ZeroTensor sent to `node`: some node below it (reached
+    through nodes that only move the gradient) computes with real zeros, and none would pass
+    a ZeroTensor on through its own formula (there real zeros could make 0 * inf = NaN)."""
+    stack, seen, found = [node], set(), False
+    while stack:
+        fn = stack.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        name = fn.name()
+        if name in MATERIALIZES_ZERO_GRAD:
+            found = True
+        elif name in _MOVES_GRAD and len(seen) < limit:
+            stack += [e[0] for e in fn._edges if e is not None]
+        elif not isinstance(fn, AccumulateGrad):
+            return False
+    return found
 
 
 def _efficient_zeros(task, targets, captured):
