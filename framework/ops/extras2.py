@@ -445,12 +445,12 @@ class Sinc(Op):
             return xp.where(x == 0, x.dtype.type(1), xp.sin(px) / px)
 
     def backward(self, grad):
-        """``grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2)``; zero at x = 0."""
+        """torch's sinc_backward: ``grad * (pi x cos(pi x) - sin(pi x)) / (x x pi)``, zero
+        where that denominator is 0 (x = 0, or x * x underflowing)."""
         (x,) = self.inputs
-        x = x.where(x != 0, _zeros(x) + 1)  # no nan in the unused branch's gradient
         px = x * math.pi
-        d = (px * px.cos() - px.sin()) / (px * x)
-        return (d * grad).where(self.inputs[0] != 0, _zeros(grad))
+        sq = x * x * math.pi
+        return (grad * (px * px.cos() - px.sin()) / sq).where(sq != 0, _zeros(grad))
 
     jvp = Op.jvp_elementwise
 
@@ -631,8 +631,9 @@ class Dist(LinalgVectorNorm):
     broadcasts = True
 
     def forward(self, a, b, ord=2):
-        with _quiet(self.xp):
-            return super().forward(a - b, ord=ord)
+        dt = dtypes.result_type([a, b], [a.ndim, b.ndim], [])  # torch's (NumPy: int64 and
+        with _quiet(self.xp):  # float32 make float64)
+            return super().forward(a.astype(dt, copy=False) - b.astype(dt, copy=False), ord=ord)
 
     def backward(self, grad):
         a, b = self.inputs

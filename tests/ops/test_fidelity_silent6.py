@@ -205,3 +205,24 @@ def test_softshrink_zero_sign_is_torchs_scalar_path():
     one = F(torch).softshrink(torch.tensor([-0.3])).numpy()  # one element: the scalar path
     assert np.signbit(one).all()
     same(lambda L, a: F(L).softshrink(a), t([-0.3, 0.7, -0.9, NAN, 0.2, -INF]))
+
+
+def test_dist_takes_the_difference_in_torchs_promoted_dtype():
+    """torch's dist subtracts in the promoted dtype (float32 with int64: float32); NumPy's
+    float32 - int64 is float64 (ours returned float64)."""
+    for p in (0, 1, 2, INF, 3):
+        same(
+            lambda L, a, b: L.dist(a, b, p=p),
+            t(rand(5, 1), "float32"),
+            t(np.ones((3, 5, 1)), "int64"),
+        )
+        same(lambda L, a, b: L.dist(a, b, p=p), t(rand(2, 3), "float32"), t(rand(3)))
+
+
+def test_sinc_gradient_is_zero_where_torchs_denominator_underflows():
+    """torch's sinc_backward divides by x * x * pi and gives 0 where that is 0: x = 0 and,
+    in float32, |x| below ~1e-23 where the square underflows (ours masked x = 0 only: 0 / 0 =
+    NaN at 1e-30); its double backward is NaN at 0 as torch's."""
+    x = t([1e-30, -1e-30, 1e-45, 0.0, -0.0, 1e-10, 0.5, 2.0, NAN], "float32")
+    same(lambda L, a: L.sinc(a), x)
+    same(lambda L, a: L.sinc(a), t([1e-200, 0.0, 0.25]))
