@@ -446,11 +446,12 @@ class Sinc(Op):
 
     def backward(self, grad):
         """torch's sinc_backward: ``grad * (pi x cos(pi x) - sin(pi x)) / (x x pi)``, zero
-        where that denominator is 0 (x = 0, or x * x underflowing)."""
+        where that denominator is 0 (x = 0, or x^2 underflowing: |x| < 1e-23 in float32)."""
         (x,) = self.inputs
         px = x * math.pi
         sq = x * x * math.pi
-        return (grad * (px * px.cos() - px.sin()) / sq).where(sq != 0, _zeros(grad))
+        out = grad * (px * px.cos() - px.sin()) / sq
+        return out.where(sq != 0, _zeros(out))
 
     jvp = Op.jvp_elementwise
 
@@ -630,10 +631,13 @@ class Dist(LinalgVectorNorm):
     node_name = "DistBackward0"
     broadcasts = True
 
-    def forward(self, a, b, ord=2):
-        dt = dtypes.result_type([a, b], [a.ndim, b.ndim], [])  # torch's (NumPy: int64 and
-        with _quiet(self.xp):  # float32 make float64)
-            return super().forward(a.astype(dt, copy=False) - b.astype(dt, copy=False), ord=ord)
+    def forward(self, a, b, ord=2, dim=None):
+        """The ord-norm of a - b over `dim` (all dims; vmap's rule names the logical ones),
+        the difference in torch's promoted dtype (NumPy's float32 - int64 is float64)."""
+        dt = dtypes.result_type([a, b], [a.ndim, b.ndim], [])
+        with _quiet(self.xp):
+            d = a.astype(dt, copy=False) - b.astype(dt, copy=False)
+            return super().forward(d, ord=ord, dim=dim)
 
     def backward(self, grad):
         a, b = self.inputs
@@ -673,14 +677,14 @@ def dist(input, other, p=2):
     from .._errors import broadcast_shapes
 
     shape = broadcast_shapes(input.shape, other.shape)
+    if dtypes.bool_ in (input.dtype, other.dtype):
+        input - other  # torch's refusal of bool subtraction (before the norm's dtype check)
     kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
     if dtypes._kind(kind) != 2:
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. "
             f"Got {dtypes.scalar_type_name(kind)} instead."
         )
-    if dtypes.bool_ in (input.dtype, other.dtype):
-        input - other  # torch's refusal of bool subtraction
     if abs(p) == math.inf and 0 in tuple(shape):
         raise RuntimeError(
             f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
@@ -714,7 +718,7 @@ class LogcumsumexpOp(Op):
         ``grad``, each taken in log space."""
         (x,) = self.inputs
         y, dim = self.output, self.dim
-        if x.dim() == 0:
+        if x.dim() == 0 or x.numel() == 0:  # (torch: the gradient itself)
             return grad
         from .._finfo import finfo
 

@@ -419,7 +419,7 @@ class NanToNum(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        return grad.where(isfinite(x), _zeros(grad))
+        return grad * isfinite(x)  # torch: a NaN gradient stays NaN where x is not finite
 
     jvp = Op.jvp_elementwise
 

@@ -170,6 +170,47 @@ def _f32_conditioned(p):
 
 for _name in ("linalg_svd", "linalg_eigh", "linalg_qr"):
     KNOWN_DIFFERENCES[(_name, "grad")] = _f32_conditioned
+
+
+# float32 LAPACK on an ill-conditioned matrix: torch's sgetrf/sgetri/sgelsd and NumPy's round
+# differently, and each result is only accurate to about cond(A) * eps32 relative: values
+# (cond's inverse-based norms, lstsq's solution, pinv) from cond(A) ~ 1e3 on, gradients (two
+# inverses or pseudo-inverses multiplied) from cond(A) ~ 30 on, as _f32_conditioned. On the
+# seeds that met it (13097294 cond 1e5, 13021151 cond 300, 13020273 cond 90), compared with
+# torch in float64, ours is the closer one of the two float32 results.
+def _f32_cond_above(limit):
+    def rule(p):
+        a = p.args[0].a
+        if _ill_conditioned(p):
+            return True
+        if a.dtype != np.float32 or not a.size:
+            return False
+        return bool((np.linalg.cond(a.astype(np.float64)) > limit).any())
+
+    return rule
+
+
+for _name in ("linalg_cond_norms", "linalg_lstsq", "linalg_pinv"):
+    KNOWN_DIFFERENCES[(_name, "out0")] = _f32_cond_above(1e3)
+for _name in ("linalg_lstsq", "linalg_pinv"):
+    KNOWN_DIFFERENCES[(_name, "grad")] = _f32_conditioned
+
+
+# cosine_similarity with an input constant along `dim` (size 1 there, broadcast): the cosine
+# is sign(x) * const in it, so its gradient is exactly 0 mathematically and both libraries
+# return the rounding noise of cancelling float32 terms (about 1e-5 on seed 13073811), whose
+# sign and size follow the summation order of the broadcast's reduction (torch's vectorised
+# one: SIMD-width dependent)
+def _cosine_constant_along_dim(p):
+    x1, x2 = p.args[0].a, p.args[1].a
+    if np.result_type(x1, x2) != np.float32:
+        return False
+    nd = max(x1.ndim, x2.ndim, 1)
+    d = p.kwargs.get("dim", p.args[2] if len(p.args) > 2 else 1) % nd
+    return any(((1,) * (nd - a.ndim) + a.shape)[d] == 1 for a in (x1, x2))
+
+
+KNOWN_DIFFERENCES[("cosine_similarity", "grad")] = _cosine_constant_along_dim
 # layer_norm's backward at an inf/NaN weight or input: torch's fused formula places inf/NaN
 # differently from the composed one
 # ... and over one element in float32: the input gradient is exactly 0 mathematically, both
@@ -309,6 +350,8 @@ class Program:
         def conv(a):
             if isinstance(a, T):
                 t = L.tensor(a.a.copy())
+                if not a.a.size:  # torch.tensor keeps NumPy's zero strides of an empty array
+                    t = L.empty(a.a.shape, dtype=t.dtype)  # (ours: contiguous, as torch.empty)
                 if a.rg:
                     t.requires_grad_(True)
                     leaves.append(t)
@@ -527,6 +570,8 @@ def _known(p, kind, what, detail):
         z in detail for z in ("x 0)", "(0 x", "x 0 x")
     ):
         return KNOWN  # torch refuses a zero-size transposed-conv output only on some backends
+    if kind == WORDING and "Found an invalid max index" in detail:
+        return KNOWN  # torch's max_unpool threads race to record which bad index it names
     if kind == SILENT and what.startswith("grad") and _nan_into_positional_then(p):
         return KNOWN
     rule = KNOWN_DIFFERENCES.get((p.op.name, what[:4]))
