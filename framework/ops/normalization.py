@@ -363,6 +363,12 @@ def batch_norm(
         out = input.clone()
         out = out * _first(weight) if weight is not None else out
         return out + _first(bias) if bias is not None else out
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.requires_grad and state.enabled:  # (torch's autograd check)
+            raise RuntimeError(
+                f"The function 'native_batch_norm' is not differentiable with respect to "
+                f"argument '{name}'. This input cannot have requires_grad True."
+            )
     c = input.shape[1] if input.dim() > 1 else None
     for name, t in (("running_mean", running_mean), ("running_var", running_var)) + (
         ("weight", weight),
@@ -439,6 +445,12 @@ class NativeLayerNorm(Op):
 
     def backward(self, grad):
         x, weight, _ = self.inputs
+        if not x.numel() and state.fw_levels:  # torch's gradients of an empty input carry
+            levels, state.fw_levels = state.fw_levels, ()  # no tangent (forward AD off)
+            try:
+                return self.backward(grad)
+            finally:
+                state.fw_levels = levels
         need_x, need_w, need_b = self.needs_input_grad
         axes = self.axes
         if (
