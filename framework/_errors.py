@@ -167,10 +167,47 @@ def check_index_range(xp, idx, size, other_kernel):
         raise index_out_of_range()
 
 
-def check_scalar_fits(value, np_dtype):
-    """torch's error for a non-finite Python number written into an integer tensor."""
-    if np_dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
+_FLOAT_MAX = {
+    "float32": 3.4028234663852886e38,
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+}
+
+
+def scalar_overflows(value, np_dtype, reduced_float=True):
+    """Whether c10's checked_convert refuses the Python number `value` for a tensor of
+    `np_dtype`: a non-finite or out-of-range float into an integer type, an integer past the
+    type's range (uint8 lets a negative one wrap while |value| <= 255), a finite float past
+    float32's range; float16/bfloat16 only where `reduced_float` (torch's one-element fill
+    skips that check). A bool tensor, float64 and inf/NaN into a float type never overflow."""
+    kind = np_dtype.kind
+    if kind == "b" or isinstance(value, (bool, complex)):
+        return False
+    if kind in "iu":
+        bits = 8 * np_dtype.itemsize
+        lo, hi = (0, 2**bits - 1) if kind == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        if isinstance(value, float) and not math.isfinite(value):
+            return True
+        if kind == "u" and not isinstance(value, float) and value < 0:
+            return -value > hi
+        return value < lo or value > hi
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    limit = _FLOAT_MAX.get(np_dtype.name)
+    if limit is None or (not reduced_float and np_dtype.name != "float32"):
+        return False
+    return abs(value) > limit
+
+
+def check_scalar_fits(value, np_dtype, reduced_float=True):
+    """torch's error for a Python number its checked conversion refuses for a tensor of
+    `np_dtype` (see scalar_overflows); else the number to store (a negative int into uint8
+    wraps, two's complement, as torch's cast)."""
+    if scalar_overflows(value, np_dtype, reduced_float):
         raise overflow_error(np_dtype)
+    if np_dtype.kind == "u" and isinstance(value, int) and value < 0:
+        return value % 2 ** (8 * np_dtype.itemsize)
+    return value
 
 
 def overflow_error(np_dtype):

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from . import backend, dtypes
+from ._errors import check_scalar_fits
 from .backend import as_device, move
 from .tensor import Size, Tensor
 
@@ -377,7 +378,12 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         kind = dtypes.scalar_kind(fill_value)
         dtype = (dtypes.bool_, dtypes.int64, dtypes.get_default_dtype())[kind]
-    return _filled(fill_value, _size((size,), "full"), dtype, device, requires_grad)
+    shape = _size((size,), "full")
+    # torch's one-element fill skips the float16/bfloat16 range check
+    fill_value = check_scalar_fits(
+        fill_value, _np_dtype(dtype), reduced_float=math.prod(shape) != 1
+    )
+    return _filled(fill_value, shape, dtype, device, requires_grad)
 
 
 def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):

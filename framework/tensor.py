@@ -746,7 +746,7 @@ class Tensor:
         return self._inplace(_ops.tanh)
 
     def masked_fill_(self, mask, value):
-        return self._inplace(_ops.masked_fill, mask, value)
+        return self._inplace(_ops.elementwise.masked_fill_, mask, value)
 
     def copy_(self, src, non_blocking=False):
         if not isinstance(src, Tensor):
@@ -906,11 +906,11 @@ class Tensor:
     def prod(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype=dtype)
 
-    def var(self, dim=NOT_GIVEN, unbiased=None, keepdim=None, correction=None):
-        return _ops.var(self, dim, unbiased, keepdim, correction=correction)
+    def var(self, *args, **kwargs):
+        return _var_method(self, *args, **kwargs)
 
-    def std(self, dim=NOT_GIVEN, unbiased=None, keepdim=None, correction=None):
-        return _ops.std(self, dim, unbiased, keepdim, correction=correction)
+    def std(self, *args, **kwargs):
+        return _std_method(self, *args, **kwargs)
 
     def max(self, dim=None, keepdim=False):
         return _ops.max(self, dim, keepdim)
@@ -1899,3 +1899,6 @@ from . import _memory_format as _mf  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
 from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402
 from .ops.elementwise import Add as _Add, Mul as _Mul  # noqa: E402  (operators skip add()/mul())
+from .ops.reduction import std as _std_fn, tensor_method as _tensor_method, var as _var_fn  # noqa: E402
+
+_var_method, _std_method = _tensor_method(_var_fn), _tensor_method(_std_fn)

@@ -4,8 +4,8 @@
 them). ``build_docs(scratch)`` runs the README's Sphinx line exactly as written (``-W``: a
 warning fails it) in ``scratch``, which holds a fresh copy of ``docs/`` (so no earlier
 ``docs/_build`` makes the build incremental and hides a warning) and links to ``framework/``
-and ``tools/``. The ``docs_build`` fixture in tests/conftest.py calls it once per session;
-tests/test_docs.py checks the site and tests/test_readme.py the README line from that one build.
+and ``tools/``. The ``docs_build`` fixture in tests/conftest.py calls it once per session; its one user,
+tests/test_docs.py, checks the README line and the site from that build.
 """
 
 import os

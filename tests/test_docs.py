@@ -8,18 +8,21 @@ import glob
 import os
 
 import pytest
+from docs_site import docs_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TUTORIALS = sorted(glob.glob(os.path.join(ROOT, "docs", "tutorials", "*.rst")))
 
 
-@pytest.mark.xdist_group("docs")  # the session's one build (tests/test_readme.py)
 def test_sphinx_builds_without_warnings(docs_build):
-    """README.md's own command (``-W``: warnings are errors) builds the whole site; the build is
-    shared with tests/test_readme.py (the ``docs_build`` fixture), so the suite builds it once."""
+    """README.md's own docs command, run as written (``-W``: warnings are errors), builds the
+    whole site. This is the suite's one run of that README line (tests/test_readme.py runs the
+    others)."""
+    assert docs_build.line == docs_command()
     assert "-W" in docs_build.line.split()
     assert docs_build.returncode == 0, docs_build.stderr[-3000:]
     html = docs_build.html
+    assert os.path.isfile(os.path.join(html, "index.html"))
     assert os.path.exists(os.path.join(html, "api", "framework.nn.html"))
     for page in TUTORIALS:
         name = os.path.splitext(os.path.basename(page))[0]

@@ -232,10 +232,14 @@ def histc(input, bins=100, min=0, max=0):
         lo, hi = lo - 1, hi + 1
     if lo > hi:
         raise RuntimeError("torch.histogramdd(): max must be larger than min")
-    if input._data.dtype.kind == "V":  # torch holds the bounds in the input's dtype
-        lo, hi = (float(input._data.dtype.type(v)) for v in (lo, hi))
-    inside = a[(a >= lo) & (a <= hi)].astype("float64")
-    idx = ((inside - lo) * bins / (hi - lo)).astype("int64")
+    # torch's linear kernel in the input's dtype: the outer edges of linspace(lo, hi) and
+    # pos = (x - lo) * bins / (hi - lo), each step rounded to that dtype
+    dt = input._data.dtype
+    a = input._data.reshape(-1)
+    lo, hi = dt.type(lo), dt.type(hi)
+    inside = a[(a >= lo) & (a <= hi)]
+    with xp.errstate(all="ignore"):
+        idx = ((inside - lo) * dt.type(bins) / (hi - lo)).astype("int64")
     idx = xp.minimum(idx, bins - 1)  # the right edge belongs to the last bin
     out = xp.bincount(idx, minlength=bins).astype(input._data.dtype)
     return _t(out, input)

@@ -1020,15 +1020,38 @@ def masked_fill(input, mask, value):
         >>> framework.masked_fill(framework.tensor([1.0, 2.0, 3.0]), mask, 0.0)
         tensor([0., 2., 0.])
     """
-    tensor_value = isinstance(value, Tensor)
-    if tensor_value and value.ndim != 0:
+    broadcast_shapes(mask.shape, input.shape)  # torch broadcasts mask first
+    _value_dim(value)
+    return _masked_fill_checked(input, mask, value)
+
+
+def _value_dim(value):
+    if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(
             "masked_fill_ only supports a 0-dimensional value tensor, but got "
             f"tensor with {value.ndim} dimension(s)."
         )
-    broadcast_shapes(mask.shape, input.shape)  # torch broadcasts mask first
+
+
+def _masked_fill_checked(input, mask, value):
+    """masked_fill after the shape checks: the mask's dtype, then the value converted to
+    input's dtype as a number (a 0-dim tensor value too: torch reads its item)."""
+    _bool_mask(mask._data)
+    tensor_value = isinstance(value, Tensor)
     if not tensor_value:
-        _bool_mask(mask._data)  # before the value's conversion
-        check_scalar_fits(value, input._data.dtype)
+        value = check_scalar_fits(value, input._data.dtype)
         value = Tensor._make(input.xp.asarray(value, dtype=input._data.dtype), input.device)
+    elif value._data.dtype != input._data.dtype:
+        check_scalar_fits(value.item(), input._data.dtype)
     return MaskedFill.apply(input, mask, value, tensor_value=tensor_value)
+
+
+def masked_fill_(input, mask, value):
+    """Tensor.masked_fill_'s checks in torch's order (the value's dim, the mask's dtype, the
+    broadcast with self first, self's shape kept) before masked_fill's conversion."""
+    _value_dim(value)
+    _bool_mask(mask._data)
+    shape = broadcast_shapes(input.shape, mask.shape)
+    if shape != tuple(input.shape):
+        raise inplace_shape_error(input.shape, shape)
+    return _masked_fill_checked(input, mask, value)

@@ -445,12 +445,13 @@ class Sinc(Op):
             return xp.where(x == 0, x.dtype.type(1), xp.sin(px) / px)
 
     def backward(self, grad):
-        """``grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2)``; zero at x = 0."""
+        """torch's sinc_backward: ``grad * (pi x cos(pi x) - sin(pi x)) / (x x pi)``, zero
+        where that denominator is 0 (x = 0, or x^2 underflowing: |x| < 1e-23 in float32)."""
         (x,) = self.inputs
-        x = x.where(x != 0, _zeros(x) + 1)  # no nan in the unused branch's gradient
         px = x * math.pi
-        d = (px * px.cos() - px.sin()) / (px * x)
-        return (d * grad).where(self.inputs[0] != 0, _zeros(grad))
+        sq = x * x * math.pi
+        out = grad * (px * px.cos() - px.sin()) / sq
+        return out.where(sq != 0, _zeros(out))
 
     jvp = Op.jvp_elementwise
 
@@ -673,14 +674,14 @@ def dist(input, other, p=2):
     from .._errors import broadcast_shapes
 
     shape = broadcast_shapes(input.shape, other.shape)
+    if dtypes.bool_ in (input.dtype, other.dtype):
+        input - other  # torch's refusal of bool subtraction (before the norm's dtype check)
     kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
     if dtypes._kind(kind) != 2:
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. "
             f"Got {dtypes.scalar_type_name(kind)} instead."
         )
-    if dtypes.bool_ in (input.dtype, other.dtype):
-        input - other  # torch's refusal of bool subtraction
     if abs(p) == math.inf and 0 in tuple(shape):
         raise RuntimeError(
             f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "

@@ -109,19 +109,14 @@ def chain_matmul(*matrices, out=None):
         UserWarning,
         stacklevel=2,
     )
+    for m in matrices:  # torch's checkAllSameDim comes first
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:
-        if matrices[0].dim() != 2:
-            raise RuntimeError(
-                f"chain_matmul(): Tensor dimension is {matrices[0].dim()}, expected 2 instead."
-            )
         return matrices[0].clone()
-    for m in matrices:
-        if m.dim() != 2:
-            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
-    out = multi_dot(list(matrices))
-    return out.view(out.shape)  # torch's multi_dot ends in a view (ViewBackward0)
+    return multi_dot(list(matrices))  # torch's ends in a view (ViewBackward0)
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -162,7 +157,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = (x * w).sum(1) / w_sum
         if correction != 0 and aweights is not None:
-            norm = w_sum - correction * (w * aweights).sum() / w_sum
+            if fweights is None and n == 1 and correction == 1:
+                norm = 0  # torch's exact 0 for this corner (no rounding of w * w / w)
+            else:
+                norm = w_sum - correction * (w * aweights).sum() / w_sum
         else:
             norm = w_sum - correction
     if bool(norm <= 0):
@@ -173,8 +171,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             stacklevel=2,
         )
         norm = norm * 0 + 0  # zero_(): +0, never -0
-    if n == 1 and (fweights is None) != (aweights is None) and x.dtype.is_floating_point:
-        x.sub_(avg.unsqueeze(1))  # torch 2.13 centres one observation with one weight in place
+    if n == 1 and (fweights is None) != (aweights is None):
+        x.zero_()  # torch 2.13 zeroes one observation with one weight in place (input too)
+        if not x.dtype.is_floating_point:
+            x = x.to(dtypes.float32)  # and makes an integer one float32 (not w's dtype)
     else:
         x = x - avg.unsqueeze(1)
     if w is not None and (x * w).dtype != x.dtype:
@@ -251,12 +251,40 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         >>> framework.logspace(0, 2, 3)
         tensor([  1.,  10., 100.])
     """
-    from ..creation import linspace, tensor
+    from .. import backend
+    from .._errors import check_scalar_fits, refuse
+    from ..creation import _number, full, tensor
 
-    e = linspace(start, end, steps, dtype=dtypes.float64)
-    dt = dtype or dtypes.get_default_dtype()
-    vals = e.xp.power(float(base), e._data)
-    out = tensor(vals, dtype=dt, device=device)
+    start, end = _number(start), _number(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = dtypes.to_numpy_dtype(dtype or dtypes.get_default_dtype())
+    xp = backend.xp_for(backend.as_device(device))
+    f64 = xp.float64
+    if steps <= 1:  # torch fills pow(base, start) (a checked conversion)
+        with xp.errstate(all="ignore"):
+            value = float(xp.power(f64(base), f64(start)))
+        check_scalar_fits(value, dt, reduced_float=False)
+        return full((steps,), value, dtype=dtype, device=device, requires_grad=requires_grad)
+    refuse(dt, "b", "logspace_cpu")
+    # torch's kernel: start and end converted to the dtype (an integer one truncates), the
+    # step in double from their difference in the dtype, exponents stepping up from start in
+    # the first half and down from end in the second, pow in double, then a C cast
+    s, e = check_scalar_fits(start, dt), check_scalar_fits(end, dt)
+    if dt.kind in "iu":
+        s, e = int(s), int(e)
+        step = float(e - s) / (steps - 1)
+    else:
+        s, e = xp.asarray(s, dtype=dt), xp.asarray(e, dtype=dt)
+        step = float(e - s) / (steps - 1)
+        s, e = float(s), float(e)
+    i = xp.arange(steps, dtype=f64)
+    exps = xp.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i))
+    with xp.errstate(all="ignore"):
+        vals = xp.power(f64(base), exps)
+        if dt.kind in "iu":  # double to int as x86's cvttsd2si (narrow types via int32)
+            vals = vals.astype(xp.int64 if dt.itemsize == 8 else xp.int32).astype(dt)
+    out = tensor(vals, dtype=dtype or dtypes.get_default_dtype(), device=device)
     return out.requires_grad_() if requires_grad else out
 
 

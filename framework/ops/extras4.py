@@ -8,7 +8,7 @@ kernels of their own.
 import math
 
 from .. import dtypes
-from .._errors import refuse
+from .._errors import check_scalar_fits, refuse
 from ..autograd.op import Op, per_sample_under_vmap, vmap_hook
 from ..tensor import Tensor
 
@@ -90,13 +90,21 @@ class Ldexp(Op):
     broadcasts = True
 
     def forward(self, a, b):
-        """a * 2 ** b, in the promoted float dtype."""
-        if a.dtype.kind != "b":  # (bool ** bool goes through)
-            refuse(b, "b", "ldexp_cpu_exp")
+        """a * 2 ** b as torch computes it: a float a with integer exponents goes to its
+        std::ldexp kernel (a's dtype, exponents as C int; bool exponents refused); anything
+        else is a * pow(2, b), 2 a Python float for integer/bool/float32 a and a 0-dim
+        tensor of a's dtype otherwise (torch's _pow2), with the usual promotions."""
         xp = self.xp
-        e = xp.exp2(b.astype(dtypes.get_default_dtype().np) if b.dtype.kind in "biu" else b)
-        np_dt = dtypes.result_type([a, e], [a.ndim, e.ndim], [])
-        return (a * e).astype(np_dt, copy=False)
+        if a.dtype.kind == "f" and b.dtype.kind in "biu":
+            refuse(b, "b", "ldexp_cpu_exp")
+            wide = xp.ldexp(a.astype("float64"), b.astype("int32"))  # (int64 wraps as C's)
+            return wide.astype(a.dtype, copy=False)
+        if a.dtype.kind in "biu" or a.dtype == xp.float32:
+            e_dt = dtypes.result_type([b], [b.ndim], [2.0])
+        else:
+            e_dt = dtypes.result_type([xp.empty((), a.dtype), b], [0, b.ndim], [])
+        e = xp.power(e_dt.type(2.0), b.astype(e_dt, copy=False))
+        return (a * e).astype(dtypes.result_type([a, e], [a.ndim, b.ndim], []), copy=False)
 
     def backward(self, grad):
         """torch's: grad * 2 ** b for a, grad * a * 2 ** b * log 2 for b."""
@@ -291,6 +299,8 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     from ..creation import tensor
 
     dtype = dtype or dtypes.get_default_dtype()
+    if not isinstance(s, Tensor):  # torch fills one element: no float16/bfloat16 range check
+        s = check_scalar_fits(s, dtypes.to_numpy_dtype(dtype), reduced_float=False)
     return tensor(s, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -306,6 +316,28 @@ def detach(input):
         False
     """
     return input.detach()
+
+
+def _check_buffer(size, item, count, offset):
+    """torch's tensor_frombuffer checks of the buffer's byte length, count and byte offset."""
+    if size <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({size}) and count ({count}) must not be 0")
+    if not 0 <= offset < size:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+            f"({size} bytes) minus 1"
+        )
+    if count <= 0 and (size - offset) % item:
+        raise ValueError(
+            f"buffer length ({size - offset} bytes) after offset ({offset} bytes) must be a "
+            f"multiple of element size ({item})"
+        )
+    n = (size - offset) // item if count < 0 else count
+    if offset + n * item > size:
+        raise ValueError(
+            f"requested buffer length ({n} * {item} bytes) after offset ({offset} bytes) must "
+            f"not be greater than actual buffer length ({size} bytes)"
+        )
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
@@ -328,11 +360,6 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
     np_dt = dtypes.to_numpy_dtype(dtype)
     size = memoryview(buffer).nbytes
-    if size - offset <= 0 and count != 0:
-        raise ValueError(
-            f"both buffer length ({size}) and offset ({offset}) must be greater than 0 "
-            "and less than buffer length."
-        )
     if memoryview(buffer).readonly:
         warnings.warn(
             "The given buffer is not writable, and PyTorch does not support non-writable "
@@ -343,9 +370,10 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
             UserWarning,
             stacklevel=2,
         )
+    _check_buffer(size, np_dt.itemsize, count, offset)
     from ..creation import _finish
 
-    arr = np.frombuffer(buffer, dtype=np_dt, count=count, offset=offset)
+    arr = np.frombuffer(buffer, dtype=np_dt, count=count if count > 0 else -1, offset=offset)
     return _finish(arr, None, requires_grad)
 
 
@@ -367,10 +395,18 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     from ..creation import _factory_requires_grad
 
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     if len(size) != len(stride):
         raise RuntimeError(
-            f"mismatch in length of strides and shape: got {len(stride)} strides for "
-            f"{len(size)} dimensions"
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(stride)})"
+        )
+    if all(size) and any(st < 0 for st in stride):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)}"
         )
     dev = as_device(device)
     xp = xp_for(dev)

@@ -6,7 +6,8 @@ edges enclose it (the last bin also takes the right edge), found by binary searc
 edges as torch's kernel ends up doing. No gradient (torch defines none).
 """
 
-from .._errors import refuse
+from .._errors import not_implemented, refuse
+from ..dtypes import cpp_type_name
 from ..autograd.op import per_sample_under_vmap
 from ..tensor import Tensor
 from .extrema import _return_type
@@ -48,18 +49,39 @@ def _outer_edges(data, n, rng, half=None):
     return out
 
 
+def _check_kernel_dtype(input, bins, data_range):
+    """torch's refusals in its order: a bins tensor of another dtype than the input; for an
+    integer/bool input, the data's range ("histogramdd"), the edges' linspace (bool), then
+    the counting kernel ("histogram_cpu")."""
+    dt = input._data.dtype
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor) and b._data.dtype != dt:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                f"but got input with dtype {cpp_type_name(dt)} and bins for dimension {d} "
+                f"with dtype {cpp_type_name(b._data.dtype)}"
+            )
+    if dt.kind not in "biu":
+        return
+    if not all(isinstance(b, Tensor) for b in bins):
+        if data_range:
+            raise not_implemented("histogramdd", dt)
+        refuse(dt, "b", "linspace_cpu")
+    raise not_implemented("histogram_cpu", dt)
+
+
 def _bin(fname, input, bins, rng, weight, density):
     from ..creation import linspace
 
-    refuse(input._data, "biu", "histogramdd")
     xp = input.xp
     n = input.shape[-1] if input.dim() else 1
     out_dt = input._data.dtype
     data = input._data.reshape(-1, n)
-    if data.dtype.itemsize < 4:  # compared and summed exactly in float32
-        data = data.astype(xp.float32)
     if isinstance(bins, int):
         bins = [bins] * n
+    _check_kernel_dtype(input, bins, rng is None and data.shape[0])
+    if data.dtype.itemsize < 4:  # compared and summed exactly in float32
+        data = data.astype(xp.float32)
     edges = []
     outer = None
     for d, b in enumerate(bins):

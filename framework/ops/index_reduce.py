@@ -6,6 +6,8 @@ import warnings
 from .. import dtypes
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
+from .._errors import index_out_of_range, not_implemented
+from .selection import _check_range, _same_slices
 from .unary import _zeros
 
 __all__ = ["index_reduce"]
@@ -48,22 +50,34 @@ def _index_reduce(xp, x, dim, idx, src, reduce, include_self):
     return xp.moveaxis(out.astype(x.dtype, copy=False), 0, dim)
 
 
-def _empty_self_error(x, dim, idx, include_self):
-    rest = [n for i, n in enumerate(x.shape) if i != dim]
-    if include_self:
+def _check_indices(input, d, index, idx, reduce, include_self):
+    """torch's index_reduce_func_impl checks, in its order: with include_self False the
+    exclude-init dtype dispatch and index_fill_ of the fresh (contiguous) result; then the
+    2-D+ loop (select of slice 0, indices in [0, size)) or the 1-D/0-dim dtype dispatch and
+    loop; last the floor division of an integer/bool mean. ``idx``: every index (of every
+    sample under vmap), flat."""
+    kind = input._data.dtype
+    if not include_self:
+        if kind.kind == "b":
+            raise not_implemented("index_reduce_func_exclude_input_init", kind)
+        _check_range("index_fill", input, d, index)
+    size = input.shape[d] if input.dim() else 1
+    bad = bool(idx.size) and bool(((idx < 0) | (idx >= size)).any())
+    if input.dim() <= 1:
+        if kind.kind == "b":
+            raise not_implemented("index_func_", kind)
+        if bad:
+            raise index_out_of_range()
+        return
+    if idx.size and size == 0:
         raise IndexError(
-            f"select(): index {int(idx[0])} out of range for tensor of size {list(x.shape)} at "
-            f"dimension {dim}"
+            f"select(): index 0 out of range for tensor of size {list(input.shape)} at "
+            f"dimension {d}"
         )
-    strides, acc = [], 1
-    for n in reversed(rest):
-        strides.insert(0, acc)
-        acc *= n
-    raise RuntimeError(
-        f"setStorage: sizes {[1] + rest}, strides {[0] + strides}, storage offset 0, and "
-        f"itemsize {x.itemsize} requiring a storage size of {x.itemsize * acc} are out of "
-        "bounds for storage of size 0"
-    )
+    if bad:
+        raise index_out_of_range()
+    if kind.kind == "b" and reduce == "mean" and idx.size:
+        raise not_implemented("div_floor_cpu", kind)
 
 
 class IndexReduce(Op):
@@ -75,11 +89,9 @@ class IndexReduce(Op):
     def forward(self, x, idx, src, dim, reduce, include_self):
         """self with source rows reduced (prod, mean, amax, amin) into the indexed rows."""
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
-        if x.ndim == 0:  # one element: as a 1-D tensor of size 1
+        if x.ndim == 0:  # a 0-dim self takes a 0-dim source at index 0
             out = _index_reduce(self.xp, x.reshape(1), 0, idx, src.reshape(1), reduce, include_self)
             return out.reshape(())
-        if idx.size and x.shape[dim] == 0:  # torch fails reading the empty self
-            _empty_self_error(x, dim, idx, include_self)
         return _index_reduce(self.xp, x, dim, idx, src, reduce, include_self)
 
     def backward(self, grad):
@@ -159,47 +171,40 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             f"{reduce}."
         )
     d = _dim(dim, input.dim())
+    if index.dim() > 1:
+        raise IndexError(
+            "index_reduce_(): Index is supposed to be a vector, but got dim: "
+            f"{index.dim()} with type: {dtypes.scalar_type_name(index._data.dtype)} and size: "
+            f"{list(index.shape)}"
+        )
     if index.dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(
             "index_reduce_(): Expected dtype int32/int64 for index but got: "
             f"{dtypes.scalar_type_name(index._data.dtype)}"
-        )
-    n_src = source.shape[d] if source.dim() else 1
-    if index.numel() != n_src:
-        raise RuntimeError(
-            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
-            f"source.size(dim): ({n_src}), for dim: {dim}"
         )
     if source.dtype != input.dtype:
         raise RuntimeError(
             f"index_reduce_(): self ({dtypes.scalar_type_name(input._data.dtype)}) and source "
             f"({dtypes.scalar_type_name(source._data.dtype)}) must have the same scalar type"
         )
-    if input.dtype == dtypes.bool_ and not include_self:
-        raise NotImplementedError(
-            "\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'"
+    if d and d >= source.dim():
+        raise RuntimeError(
+            f"index_reduce_(): Indexing dim {d} is out of bounds of the source tensor with dim "
+            f"{source.dim()}"
         )
-    size = input.shape[d] if input.dim() else 1
+    n_src = source.shape[d] if source.dim() else 1
+    if index.numel() != n_src:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({n_src}), for dim: {d}"
+        )
+    _same_slices(input, d, source)
     idx, remake = index._data.reshape(-1), None
-    if vmap_hook[0]:  # every sample's indices checked (and made non-negative)
+    if vmap_hook[0]:  # every sample's indices checked, passed on batched as index
         from ..func._paths import flat_values
 
         idx, remake = flat_values(index)
+    _check_indices(input, d, index, idx, reduce, include_self)
     idx = idx.astype("int64")
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < 0) and size:
-        raise IndexError("index out of range in self")
-    if idx.size and size == 0 and include_self and input.dim() <= 1:
-        raise IndexError("index out of range in self")
-    if input.dtype == dtypes.bool_:  # torch's kernels: 1-D loop, exclude-init, floor mean
-        kernel = (
-            "index_func_"
-            if input.dim() <= 1
-            else "div_floor_cpu"
-            if reduce == "mean" and idx.size
-            else None
-        )
-        if kernel:
-            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-    idx = idx % max(size, 1)
     idx = remake(idx) if remake else Tensor._make(idx, index.device)
     return IndexReduce.apply(input, idx, source, dim=d, reduce=reduce, include_self=include_self)

@@ -468,11 +468,16 @@ def setitem(x, index, value):
         return batched_setitem(x, index, value)
     scalar = not isinstance(value, Tensor)
     if scalar:  # torch converts the value first (valueToTensor), then reads the index
-        check_scalar_fits(value, x._data.dtype)
+        value = check_scalar_fits(value, x._data.dtype, reduced_float=False)
     if state.enabled and x.requires_grad:  # torch refuses a leaf before looking at the index
         _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype
     steps, adv, key = _parse(x, index, getitem=False, deferred=deferred)
+    if adv and not scalar and value.ndim:  # torch views the value without its leading 1s
+        shape = tuple(value.shape)
+        lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+        if lead:
+            value = value.view(shape[lead:])
     if not adv and not scalar:
         _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
     if scalar:

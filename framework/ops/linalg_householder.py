@@ -6,7 +6,9 @@ factor by factor in Tensor ops (so second derivatives work)."""
 from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from .linalg_ext import _mT
+from .unary import _zeros
 
 
 def _reflectors(A, k):
@@ -22,6 +24,7 @@ class LinalgHouseholderProduct(Op):
 
     no_bfloat16 = "orgqr_cpu"
     saves_inputs = True
+    saves_output = True
 
     def forward(self, A, tau):
         """Q = H_1 ... H_k from the reflectors stored below the diagonal of A."""
@@ -37,44 +40,51 @@ class LinalgHouseholderProduct(Op):
         return Q
 
     def backward(self, grad):
-        """With Q = P_i H_i S_i (P_i the factors before H_i, S_i those after times the first n
-        columns of I): G_i = P_i^T grad S_i^T, d tau_i = -v_i^T G_i v_i and
-        dv_i = -tau_i (G_i + G_i^T) v_i, whose entries below the diagonal are A's."""
+        """torch's householder_product_backward: K = Q grad^T, brought from factor to factor
+        as K <- H_i+1^-1 K H_i (H(tau)^-1 = H(sigma), sigma = tau / (tau |v|^2 - 1)), with
+        d v_i = -tau_i (v_i^T K + K v_i) and d tau_i = -v_i^T K v_i over rows i.. . Without
+        create_graph torch updates K in place on rows (columns) i.. only; with it, whole
+        matrices (an inf/NaN gradient then spreads differently, as in torch)."""
         A, tau = self.inputs
-        need_a, need_tau = self.needs_input_grad
         m, n = A.shape[-2:]
         k = tau.shape[-1]
         if not k or not A.numel():  # torch leaves both gradients undefined then
             return None, None
-        V = _reflectors(A, k)
-        xp, dt = A.xp, A._data.dtype
-        eye_m = Tensor._make(xp.eye(m, dtype=dt), A.device)
-        H = [eye_m - tau[..., i, None, None] * (V[..., :, i : i + 1] @ _mT(V[..., :, i : i + 1]))
-             for i in range(k)]  # fmt: skip
-        suffix = [None] * k  # S_i
-        S = Tensor._make(xp.broadcast_to(xp.eye(m, n, dtype=dt), A.shape), A.device)
-        for i in range(k - 1, -1, -1):
-            suffix[i] = S
-            S = H[i] @ S
-        g_tau, g_v = [], []
-        PtG = grad  # P_i^T grad, P_1 = I
+        from .join import cat, stack
+
+        partial = not is_grad_enabled()
+        V = _reflectors(A, n)
+        Vk = V[..., :, :k]
+        sigma = tau / (tau * (Vk * Vk).sum(-2) - 1.0)
+        K = self.output @ _mT(grad)
+
+        def reflect(i, j, t, K, left):
+            """(I - t v v^T) K (left) or K (I - t v v^T), v = V[:, j]; rows (columns) from i."""
+            v = V[..., :, j : j + 1]
+            t = t[..., j : j + 1].unsqueeze(-1)
+            if not partial:
+                return K - (t * v) * (_mT(v) @ K) if left else K - (K @ (t * v)) * _mT(v)
+            v = v[..., i:, :]
+            if left:
+                part = K[..., i:, :]
+                return cat([K[..., :i, :], part - (t * v) * (_mT(v) @ part)], -2)
+            part = K[..., :, i:]
+            return cat([K[..., :, :i], part - (part @ (t * v)) * _mT(v)], -1)
+
+        K = reflect(0, 0, sigma, K, True)
+        g_v, g_tau = [], []
         for i in range(k):
-            v = V[..., :, i : i + 1]
-            G = PtG @ _mT(suffix[i])
-            g_tau.append(-(_mT(v) @ G @ v)[..., 0, 0])
-            g_v.append(-tau[..., i, None, None] * ((G + _mT(G)) @ v))
-            PtG = _mT(H[i]) @ PtG
-        g_a = g_t = None
-        if need_a:
-            from .join import cat
-
-            gV = cat(g_v, -1).tril(-1)
-            g_a = cat([gV, A[..., :, k:] * 0], -1) if n > k else gV
-        if need_tau:
-            from .join import stack
-
-            g_t = stack(g_tau, -1)
-        return g_a, g_t
+            v = V[..., i:, i : i + 1]
+            t = tau[..., i : i + 1].unsqueeze(-1)
+            vHK = _mT(v) @ K[..., i:, :]
+            Kv = K[..., :, i:] @ v
+            g_v.append((-t * vHK).squeeze(-2) - (t * Kv).squeeze(-1))
+            g_tau.append(-(vHK[..., :, i:] @ v)[..., 0, 0])
+            if i != k - 1:
+                K = reflect(i + 1, i + 1, sigma, K, True)
+                K = reflect(i, i, tau, K, False)
+        g_a = stack(g_v + [_zeros(g_v[0])] * (n - k), -1).tril(-1)
+        return g_a, stack(g_tau, -1)
 
     jvp = Op.jvp_transpose
 

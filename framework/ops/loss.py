@@ -640,16 +640,13 @@ class NllLoss(Op):
                 if self.reduction == "mean"
                 else grad
             )
-        q = (
-            _onehot(
-                self.xp,
-                self.safe,
-                self.x_shape[-1] if len(self.x_shape) == 1 else self.x_shape[1],
-                self.wt.dtype,
-            )
-            * self.wt[:, None]
-        )
-        grad_x = _zero_ignored(-g * Tensor._make(q, grad.device), self.keep)  # linear in x
+        from .elementwise import where
+
+        n_classes = self.x_shape[-1] if len(self.x_shape) == 1 else self.x_shape[1]
+        hit = _onehot(self.xp, self.safe, n_classes, bool) & self.keep[:, None]
+        q = self.wt[:, None] * hit
+        # torch scatters -w g to each kept target only: a NaN/inf g reaches no other class
+        grad_x = where(Tensor._make(hit, grad.device), -g * Tensor._make(q, grad.device), 0.0)
         return grad_x.reshape(self.x_shape), None, None
 
     def _plain_grad_x(self, grad):

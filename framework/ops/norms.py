@@ -7,6 +7,7 @@ from .._errors import float_input
 from ..autograd.op import Op
 from .loss import _quiet
 from .reduction import _axis
+from .shape import _dim
 
 
 def _kept(t, axes, keepdim):
@@ -119,10 +120,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVect
         float_input("linalg.vector_norm", x)
     else:
         x = x.to(dtype)
-    axes = _norm_dims(dim, x.dim())
-    if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element
-        axes = None
-    if ord < 0 or ord == math.inf:  # a max/min: no identity on an empty reduction
+    # a max/min has no identity on an empty reduction (checked before repeated dims, as torch)
+    if ord < 0 or ord == math.inf:
         if dim is None or x.dim() == 0 or (isinstance(dim, (tuple, list)) and not dim):
             if x.numel() == 0:
                 raise RuntimeError(
@@ -132,12 +131,15 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVect
                 )
         else:
             for d in (dim,) if isinstance(dim, int) else dim:
-                if x.shape[d] == 0:
+                if x.shape[_dim(d, x.dim())] == 0:
                     raise RuntimeError(
                         f"linalg.vector_norm cannot compute the {ord:g} norm on "
                         f"the dimension {d}because this dimension is empty and "
                         "the operation does not have an identity"
                     )
+    axes = _norm_dims(dim, x.dim())
+    if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element
+        axes = None
     return _op.apply(x, ord=float(ord), dim=axes, keepdim=keepdim)
 
 

@@ -46,11 +46,13 @@ def tensordot(a, b, dims=2, out=None):
     fa = [i for i in range(a.dim()) if i not in da]
     fb = [i for i in range(b.dim()) if i not in db]
     k = math.prod(a.shape[i] for i in da)
-    if not fa and not fb:  # a full contraction: torch's dot (DotBackward0; not autocast)
-        return a.permute(*da).reshape(k).dot(b.permute(*db).reshape(k)).reshape(())
-    am = a.permute(*(fa + da)).reshape(math.prod(a.shape[i] for i in fa), k)
-    bm = b.permute(*(db + fb)).reshape(k, math.prod(b.shape[i] for i in fb))
-    return am.mm(bm).reshape(*([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))
+    m, n = math.prod(a.shape[i] for i in fa), math.prod(b.shape[i] for i in fb)
+    shape = [a.shape[i] for i in fa] + [b.shape[i] for i in fb]
+    if m == 1 and n == 1:  # one element on each free side: torch's dot (DotBackward0)
+        return a.permute(*(fa + da)).reshape(k).dot(b.permute(*(db + fb)).reshape(k)).reshape(shape)
+    am = a.permute(*(fa + da)).reshape(m, k)
+    bm = b.permute(*(db + fb)).reshape(k, n)
+    return am.mm(bm).reshape(*shape)
 
 
 def kron(input, other):

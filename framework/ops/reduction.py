@@ -2,8 +2,9 @@
 
 from ..amp.autocast_mode import entry as _amp_entry
 import builtins as _b
+import functools
 
-from .._errors import NOT_GIVEN, invalid_args
+from .._errors import NOT_GIVEN, describe_args, invalid_args
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ._fastgrad import plain, wrap
@@ -64,6 +65,9 @@ def _keepdim(fn):
 
 class _Reduce(Op):
     """Shared bookkeeping: axes, input shape, and the shape with reduced dims kept as 1."""
+
+    # slots, not the instance dict: set on every call (no dict per node for the GC to track)
+    __slots__ = ("all", "in_shape", "axes", "kept_shape", "out_shape")
 
     def _setup(self, x, dim, keepdim):
         self.all = dim is None
@@ -390,9 +394,46 @@ def _var_backward(op, grad):
     return grad * centered * (2.0 / op.dof if op.dof else float("inf"))
 
 
+class _NoVarOverload(TypeError):
+    """No overload of var/std(_mean) takes this call (described by _described_call)."""
+
+
+def _described_call(fn):
+    """torch's invalid-combination TypeError for a call _var_args refuses, describing the
+    arguments as given (keywords last to first: their order is only known here)."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except _NoVarOverload as e:
+            raise invalid_args(str(e), describe_args(args, kwargs)) from None
+
+    return call
+
+
+def tensor_method(fn):
+    """The Tensor method form of var/std: torch describes a refused call without self (and
+    with a trailing ', ' when only keywords were given: '(unbiased=bool, keepdim=bool, )')."""
+
+    def method(self, *args, **kwargs):
+        try:
+            return fn.__wrapped__(self, *args, **kwargs)
+        except _NoVarOverload as e:
+            got = describe_args(args, kwargs)
+            got = got if args else got[:-1] + ", )"
+            raise invalid_args(str(e), got) from None
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
 def _var_args(fname, dim, unbiased, keepdim, correction):
-    if dim is NOT_GIVEN and unbiased is not None and keepdim is not None:
-        raise invalid_args(fname, "(Tensor, keepdim=bool, unbiased=bool)")
+    if unbiased is not None and (
+        correction is not None or (dim is NOT_GIVEN and keepdim is not None)
+    ):
+        raise _NoVarOverload(fname)
     dim = None if dim is NOT_GIVEN else dim
     if isinstance(dim, bool):  # legacy var(input, unbiased)
         dim, unbiased = None, dim
@@ -401,6 +442,7 @@ def _var_args(fname, dim, unbiased, keepdim, correction):
     return dim, bool(keepdim), correction
 
 
+@_described_call
 def var(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """var(input, dim=None, unbiased=None, keepdim=None, *, correction=None) -> Tensor
 
@@ -426,6 +468,7 @@ def var(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     return Var.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
+@_described_call
 def std(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """std(input, dim=None, unbiased=None, keepdim=None, *, correction=None) -> Tensor
 

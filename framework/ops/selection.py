@@ -3,7 +3,7 @@ index_add/index_copy/index_fill, scatter_reduce."""
 
 import math
 
-from .._errors import broadcast_shapes, not_implemented, zero_division
+from .._errors import broadcast_shapes, check_scalar_fits, not_implemented, zero_division
 from ..dtypes import scalar_type_name
 from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add as _scatter_into
@@ -345,8 +345,10 @@ def _index_add_scatters(x, d, alpha):
     return one and x.dim() > 1 and d in (0, x.dim() - 1)
 
 
-def _check_range(name, x, d, index, source=None, alpha=1):
-    """torch's checks of index_add/index_copy/index_fill indices (each its own wording)."""
+def _check_range(name, x, d, index, source=None, alpha=1, value=None):
+    """torch's checks of index_add/index_copy/index_fill indices (each its own wording); a
+    Python number `value` (index_fill) is converted after the restriding, before the bounds
+    (returns the number to store)."""
     n = x.shape[d] if x.dim() else 1
     if name == "index_add" and source.dim() == 0 and index.numel() != 1:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
@@ -367,11 +369,13 @@ def _check_range(name, x, d, index, source=None, alpha=1):
             f"and itemsize {item} requiring a storage size of {need} are out of "
             "bounds for storage of size 0"
         )
+    if value is not None and not isinstance(value, Tensor):
+        value = check_scalar_fits(value, x._data.dtype)
     bad = (idx < 0) | (idx >= n) if name != "index_fill" else (idx < -n) | (idx >= n)
     # nothing written: no check (but torch checks a 1-D empty index_add)
     skip = x.numel() == 0 and (name != "index_add" or x.dim() > 1)
     if not idx.size or skip or not bool(bad.any()):
-        return
+        return value
     first = int(idx[int(index.xp.argmax(bad))])
     if name == "index_copy":
         raise IndexError(
@@ -494,7 +498,7 @@ def index_fill(input, dim, index, value):
                 [5., 0., 5.]])
     """
     d = _check_index("index_fill", input, dim, index)
-    _check_range("index_fill", input, d, index)
+    value = _check_range("index_fill", input, d, index, value=value)
     if isinstance(value, Tensor):
         if value.dim():
             raise RuntimeError(

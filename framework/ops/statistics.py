@@ -8,7 +8,7 @@ from ..autograd.op import Op, per_sample_under_vmap
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .extrema import return_types
-from .reduction import Std, Var, _axis, _kept, _var_args, array_mean
+from .reduction import Std, Var, _axis, _described_call, _kept, _var_args, array_mean
 from .shape import TransposeInplace, UnsqueezeInplace, _squeeze_inplace_dim
 
 
@@ -71,6 +71,7 @@ def _floating(name, input):
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
 
 
+@_described_call
 def var_mean(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """(variance, mean) over dim in one pass (correction=1: Bessel's correction).
 
@@ -94,6 +95,7 @@ def var_mean(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=No
     return VarMean.apply(input, dim=dim, correction=correction, keepdim=keepdim)
 
 
+@_described_call
 def std_mean(input, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """(standard deviation, mean) over dim in one pass.
 

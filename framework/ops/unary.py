@@ -1,6 +1,6 @@
 """Unary math (exp, log, sqrt, trig, rounding, abs, sign) and copies/casts."""
 
-from .._errors import refuse
+from .._errors import check_scalar_fits, refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .. import dtypes
@@ -233,7 +233,7 @@ class Reciprocal(Op):
 
     def backward(self, grad):
         y = self.output
-        return -grad * y * y  # d/dx 1/x = -1/x**2
+        return -grad * (y * y)  # torch's -grad * (result * result): y * y may overflow (0 * inf)
 
     jvp = Op.jvp_elementwise
 
@@ -683,6 +683,8 @@ def _fill_inplace(x, value):
                 f"with {value.ndim} dimensions."
             )
         return _FillTensor.apply(x, value)
+    if value is not None:  # torch's one-element fill skips the float16/bfloat16 range check
+        value = check_scalar_fits(value, x._data.dtype, reduced_float=x.numel() != 1)
     return (_Zero if value is None else _FillScalar).apply(x, value=0 if value is None else value)
 
 
