@@ -51,7 +51,7 @@ class Mm(Op):
     def forward(self, a, b):
         dt = a.dtype
         if dt.kind == "f" and dt.itemsize > 2:  # float32/64: the product itself (dot: the
-            return _dot(a, b)  # same BLAS call as matmul on matrices, without the gufunc setup)
+            return a.dot(b) if b.shape[0] != 1 else a @ b  # BLAS call of matmul; see _dot)
         if a.size and b.size:  # torch multiplies empty bool matrices
             refuse(a, "b", "addmm_impl_cpu_")
         return _half_matmul(a, b)
