@@ -300,3 +300,12 @@ def test_var_std_refusals_describe_the_call_as_torch(kwargs):
         same(lambda L, a: getattr(a, fn)(**kwargs), x)
         k = {n: v for n, v in kwargs.items() if n != "dim"}
         same(lambda L, a: getattr(a, fn)(0, **k), x)
+
+
+def test_index_fill_converts_a_0_dim_tensor_values_item():
+    """index_fill_ with a 0-dim tensor value reads its item: inf into int64 overflows (ours
+    stored INT64_MIN)."""
+    x = t(np.zeros(3), "int64", rg=False)
+    for v in (INF, 2.5, -3.0):
+        same(lambda L, a, b: a.index_fill(0, L.tensor([0]), b), x, t(v, rg=False))
+    same(lambda L, a, b: a.index_fill(0, L.tensor([0]), b), x, t([1.0, 2.0], rg=False))
