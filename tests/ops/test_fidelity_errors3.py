@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ops.test_fidelity import rand, same, t
+from ops.test_fidelity import F, rand, same, t
 
 INF, NAN = float("inf"), float("nan")
 
@@ -309,3 +309,14 @@ def test_index_fill_converts_a_0_dim_tensor_values_item():
     for v in (INF, 2.5, -3.0):
         same(lambda L, a, b: a.index_fill(0, L.tensor([0]), b), x, t(v, rg=False))
     same(lambda L, a, b: a.index_fill(0, L.tensor([0]), b), x, t([1.0, 2.0], rg=False))
+
+
+@pytest.mark.parametrize("value", [INF, 300, -3, 1e5, 2.5, True])
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float16", "float32", "bool"])
+def test_constant_pad_converts_its_value_as_torchs_fill(value, dtype):
+    """F.pad fills the new output with float(value) (a checked conversion: inf into int64,
+    -3 into uint8 refused; one element skips the float16 check); a crop only narrows."""
+    for shape, pad in (((2,), (1, 1)), ((0,), (1, 0)), ((3,), (-1, -1)), ((1,), (0, 0))):
+        x = t(np.zeros(shape), dtype, rg=False)
+        same(lambda L, a: F(L).pad(a, pad, value=value), x)
+
