@@ -320,3 +320,10 @@ def test_constant_pad_converts_its_value_as_torchs_fill(value, dtype):
         x = t(np.zeros(shape), dtype, rg=False)
         same(lambda L, a: F(L).pad(a, pad, value=value), x)
 
+
+def test_dist_computes_in_torchs_common_dtype():
+    """dist(float32, int64) is float32 (NumPy's float32 - int64 made it float64)."""
+    same(
+        lambda L, a, b: L.dist(a, b, 3.5), t(rand(1, 5, 1, 1), "float32"), t([[[[1]]] * 5], "int64")
+    )
+    same(lambda L, a, b: L.dist(a, b), t(rand(3), "float64"), t(rand(3), "float32"))
