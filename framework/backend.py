@@ -141,10 +141,37 @@ def to_numpy(array):
 def scatter_add(xp, target, indices, values):
     """target[indices] += values with repeated indices summed (np.add.at / cupyx.scatter_add)."""
     if xp is np:
-        np.add.at(target, indices, values)
+        if not _rows_add_at(target, indices, values):
+            np.add.at(target, indices, values)
     else:
         _cupyx.scatter_add(target, indices, values)
     return target
+
+
+def _rows_add_at(target, indices, values):
+    """np.add.at of whole rows (target[i] += values[k] for i = indices[k]) as one 1-D add.at on
+    flat element indices: NumPy's 1-D add.at is about 5x faster than its row-wise loop, and
+    adds the same numbers in the same order. False (nothing done) where it does not apply."""
+    if (
+        type(target) is not np.ndarray
+        or target.ndim < 2
+        or not target.flags.c_contiguous
+        or type(indices) is not np.ndarray
+        or indices.ndim != 1
+        or indices.dtype.kind not in "iu"
+        or not indices.size
+        or type(values) is not np.ndarray
+        or values.shape != indices.shape + target.shape[1:]
+        or values.dtype != target.dtype
+    ):
+        return False
+    n = target.shape[0]
+    if int(indices.min()) < 0 or int(indices.max()) >= n:  # wrapped or out of range: the
+        return False  # row-wise add.at handles (and words the error)
+    inner = target.size // n
+    flat = (indices.astype(np.intp)[:, None] * inner + np.arange(inner)).reshape(-1)
+    np.add.at(target.reshape(-1), flat, values.reshape(-1))
+    return True
 
 
 def synchronize():

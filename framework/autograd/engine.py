@@ -92,23 +92,22 @@ def _collect(roots, targets):
     while stack:
         fn = stack.pop()
         order.append(fn)
-        for e in fn._edges:
-            if e is not None and e[0] not in seen:
-                seen.add(e[0])
-                stack.append(e[0])
+        for nxt in fn._next:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
     needed = None
     if targets is not None:
         # A node is needed when a target is reachable from it: settle children before parents.
         needed = set()
         for fn in _topological(order)[::-1]:
-            if fn in targets or any(e is not None and e[0] in needed for e in fn._edges):
+            if fn in targets or any(n is not None and n in needed for n in fn._next):
                 needed.add(fn)
         order = [fn for fn in order if fn in needed]
     get = deps.get
     for fn in order:
-        for e in fn._edges:
-            if e is not None and (needed is None or e[0] in needed):
-                nxt = e[0]
+        for nxt in fn._next:
+            if nxt is not None and (needed is None or nxt in needed):
                 deps[nxt] = get(nxt, 0) + 1
     return deps, needed
 
@@ -117,19 +116,19 @@ def _topological(order):
     """Kahn's order of the discovered nodes (parents before children)."""
     indeg = {fn: 0 for fn in order}
     for fn in order:
-        for e in fn._edges:
-            if e is not None:
-                indeg[e[0]] += 1
+        for nxt in fn._next:
+            if nxt is not None:
+                indeg[nxt] += 1
     ready = [fn for fn in order if indeg[fn] == 0]
     out = []
     while ready:
         fn = ready.pop()
         out.append(fn)
-        for e in fn._edges:
-            if e is not None:
-                indeg[e[0]] -= 1
-                if indeg[e[0]] == 0:
-                    ready.append(e[0])
+        for nxt in fn._next:
+            if nxt is not None:
+                indeg[nxt] -= 1
+                if indeg[nxt] == 0:
+                    ready.append(nxt)
     return out
 
 
@@ -220,10 +219,10 @@ def run(
                     grads_in[0]._shared = True
             elif n_in > 2:
                 _mark_repeats(grads_in)
-            for k, e in enumerate(fn._edges):
-                if e is None:
+            nrs = fn._nrs
+            for k, nxt in enumerate(fn._next):
+                if nxt is None:
                     continue
-                nxt, nr = e
                 if needed is not None and nxt not in needed:
                     continue
                 g = grads_in[k] if k < n_in else None
@@ -234,6 +233,7 @@ def run(
                         g._data.dtype is not dtype and g._data.dtype != dtype
                     ):
                         g = _fit(g, shape, dtype)
+                    nr = nrs[k]
                     slot = buffers.get(nxt)
                     if slot is None:
                         slot = buffers[nxt] = [None] * nxt._n_out
@@ -279,6 +279,81 @@ ZERO_IMMUTABLE = (
 )
 # backward formulas that write into their incoming gradient (std_backward's masked_fill_)
 _FILLS_GRAD_IN_PLACE = {"StdBackward0", "StdMeanBackward0"}
+# nodes whose formula starts with an op that has no ZeroTensor kernel (neg, mm, a native
+# *_backward kernel): torch materializes the ZeroTensor there and computes with real zeros
+# (0 * inf = NaN reaches the inputs); found by running op(x).sgn() in torch over the op table
+MATERIALIZES_ZERO_GRAD = frozenset(
+    {
+        "AddbmmBackward0",
+        "AddcdivBackward0",
+        "AddmmBackward0",
+        "AddrBackward0",
+        "BaddbmmBackward0",
+        "BmmBackward0",
+        "CdistBackward0",
+        "ClampBackward1",
+        "ConvolutionBackward0",
+        "DivBackward1",
+        "GeluBackward0",
+        "GluBackward0",
+        "HuberLossBackward0",
+        "LinalgHouseholderProductBackward0",
+        "LogSoftmaxBackward0",
+        "LogitBackward0",
+        "MishBackward0",
+        "MmBackward0",
+        "MseLossBackward0",
+        "NativeBatchNormBackward0",
+        "ReciprocalBackward0",
+        "SigmoidBackward0",
+        "SmoothL1LossBackward0",
+        "SoftmaxBackward0",
+        "SoftplusBackward0",
+        "TanhBackward0",
+    }
+)
+# nodes whose formula only moves or sums the gradient (the same values from real zeros as
+# from a ZeroTensor): a ZeroTensor passes through them to a materializing node below
+_MOVES_GRAD = frozenset(
+    {
+        "AddBackward0",
+        "CloneBackward0",
+        "ExpandBackward0",
+        "MeanBackward0",
+        "MeanBackward1",
+        "PermuteBackward0",
+        "SqueezeBackward0",
+        "SqueezeBackward1",
+        "SqueezeBackward4",
+        "SumBackward0",
+        "SumBackward1",
+        "TBackward0",
+        "TransposeBackward0",
+        "UnsafeViewBackward0",
+        "UnsqueezeBackward0",
+        "ViewBackward0",
+    }
+)
+
+
+def materializes_zero_grad(node, limit=64):
+    """Whether torch materializes a ZeroTensor sent to `node`: some node below it (reached
+    through nodes that only move the gradient) computes with real zeros, and none would pass
+    a ZeroTensor on through its own formula (there real zeros could make 0 * inf = NaN)."""
+    stack, seen, found = [node], set(), False
+    while stack:
+        fn = stack.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        name = fn.name()
+        if name in MATERIALIZES_ZERO_GRAD:
+            found = True
+        elif name in _MOVES_GRAD and len(seen) < limit:
+            stack += [e[0] for e in fn._edges if e is not None]
+        elif not isinstance(fn, AccumulateGrad):
+            return False
+    return found
 
 
 def _efficient_zeros(task, targets, captured):
@@ -289,10 +364,9 @@ def _efficient_zeros(task, targets, captured):
     stack, seen = list(task.zero_from), set()
     while stack:
         src, like = stack.pop()
-        for k, e in enumerate(src._edges):
-            if e is None or e[0] in seen or e[0] not in task.starved:
+        for k, fn in enumerate(src._next):
+            if fn is None or fn in seen or fn not in task.starved:
                 continue
-            fn = e[0]
             seen.add(fn)
             if fn.name() in _FILLS_GRAD_IN_PLACE:
                 raise RuntimeError(ZERO_IMMUTABLE)
@@ -314,7 +388,7 @@ def _efficient_zeros(task, targets, captured):
             # implemented, bool arithmetic) are raised; the values stay zero
             shape, dtype = src._in_meta[k]
             grads = [None] * fn._n_out
-            grads[e[1]] = Tensor._make(like.xp.zeros(shape, dtype=dtype), like._device)
+            grads[src._nrs[k]] = Tensor._make(like.xp.zeros(shape, dtype=dtype), like._device)
             fn.check_saved()
             fn.backward(*grads)
             stack.append((fn, like))

@@ -436,6 +436,24 @@ def function_jvp(cls, ctx, args, out):
                 _set(o, level, t)
 
 
+def zeros_for(t, tangent):
+    """A zero tangent for `t`, which has none, about to take `tangent` in place: under vmap
+    batched at `tangent`'s batch levels too (torch's `_new_zeros_with_same_feature_meta`),
+    so a tangent batched where its primal is not (jacfwd) can be written into it."""
+    from ..tensor import Tensor
+    from .op import vmap_hook
+
+    if vmap_hook[0] and tangent is not None:
+        from ..func import _batched as B
+
+        lvls = B.union((t, tangent))
+        if lvls != B.lvls_of(t):
+            full = tuple(B.size_of(lv) for lv in lvls)
+            z = t.xp.zeros(full + tuple(t.shape), dtype=t._data.dtype)
+            return B.wrap(Tensor._make(z, t._device), lvls)
+    return t.detach().new_zeros(t.shape)
+
+
 def setitem(x, index, value):
     """x[index] = value under forward AD: x's tangent becomes its old one (or zeros) with
     value's tangent (or zeros) written at index."""
@@ -446,7 +464,7 @@ def setitem(x, index, value):
             continue
         state.fw_levels = levels[:k]
         try:
-            new = tx.clone() if tx is not None else x.detach().new_zeros(x.shape)
+            new = tx.clone() if tx is not None else zeros_for(x, tv)
             new[index] = tv if tv is not None else value.detach().new_zeros(value.shape)
         finally:
             state.fw_levels = levels
@@ -475,6 +493,25 @@ def keep_history(old, new):
     return kept
 
 
+def _region(new, view, offset):
+    """(new, the view of new that `view` is of its base); under vmap taken on the physical
+    tensor of a batched `new` (made contiguous), its batch dims kept."""
+    from .op import vmap_hook
+
+    if vmap_hook[0]:
+        from ..func import _batched as B
+
+        lvls = B.lvls_of(new)
+        if lvls:
+            phys = B.physical(new).contiguous()
+            n = len(lvls)
+            shape = tuple(phys.shape[:n]) + tuple(view.shape)
+            stride = tuple(phys.stride()[:n]) + tuple(view.stride())
+            region = phys.as_strided(shape, stride, phys.storage_offset() + offset)
+            return B.wrap(phys, lvls), B.wrap(region, lvls)
+    return new, new.as_strided(view.shape, view.stride(), offset)
+
+
 def write_through_view(view, out):
     """An in-place op on a view also changes its base: the base's tangent (or zeros) gets
     the view's new tangent written into the view's region, and the view's tangent becomes
@@ -491,8 +528,8 @@ def write_through_view(view, out):
         state.fw_levels = levels[:k]
         try:
             old = base._fw.get(level) if base._fw is not None else None
-            new = old.clone() if old is not None else base.detach().new_zeros(base.shape)
-            region = new.as_strided(view.shape, view.stride(), offset)
+            new = old.clone() if old is not None else zeros_for(base, tangent)
+            new, region = _region(new, view, offset)
             region.copy_(tangent)
         finally:
             state.fw_levels = levels

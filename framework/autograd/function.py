@@ -1,7 +1,7 @@
 """torch.autograd.Function: user-defined forward/backward on Tensors, recorded as one node.
 
 Each Function subclass gets a node class `<Name>Backward` (as torch's metaclass does); the
-node doubles as `ctx`. The engine drives it like any Op: it reads `_edges`, calls
+node doubles as `ctx`. The engine drives it like any Op: it reads `_next`, calls
 `backward(*grads)` under the engine's grad mode (so create_graph records the user's
 backward) and calls `release()` to drop the saved tensors.
 """
@@ -235,9 +235,9 @@ class BackwardCFunction(FunctionCtx, Node):
                     )
                 continue
             k = len(out)
-            if g is not None and self._edges[k] is not None:
+            if g is not None and self._next[k] is not None:
                 _check_grad_shape(self, k, g)
-            out.append(g if self._edges[k] is not None else None)
+            out.append(g if self._next[k] is not None else None)
         return tuple(out)
 
     apply = backward

@@ -1,7 +1,8 @@
 """Node: the one protocol every graph node follows (torch.autograd.graph.Node).
 
 Op nodes, AccumulateGrad and custom-Function nodes all derive from `Node`; the engine only
-uses what is defined here: `_edges` (one `(node, output_nr)` or None per input), `_n_out`,
+uses what is defined here: `_next` and `_nrs` (per input the node that receives its gradient,
+or None, and which of that node's outputs it is; `_edges` pairs them), `_n_out`,
 `_in_meta` (shape and dtype per input), `_seq` (creation order), the hook dicts,
 `check_saved()`, `backward(*grads)` and `release()`.
 """
@@ -33,7 +34,11 @@ class Node:
     __slots__ = ()
     node_name = None  # torch's name(), e.g. 'MulBackward0' or 'torch::autograd::CopySlices'
     _freed_attrs = ()  # attributes holding saved data, dropped by release()
-    _edges = ()
+    # Edges, flat: no (node, output_nr) tuple per edge, so a recorded node keeps one tuple the
+    # cyclic GC tracks (its `_next`) instead of one per input plus theirs; `_nrs` holds ints
+    # only (shared constants in the common cases, never tracked).
+    _next = ()  # per input: the node that receives its gradient, or None
+    _nrs = ()  # per input: which output of that node the input is
     _n_out = 1
     _in_meta = ()
     _seq = 0
@@ -47,9 +52,19 @@ class Node:
         return self.node_name or type(self).__name__
 
     @property
+    def _edges(self):
+        """One `(node, output_nr)` per input, or None where no gradient flows."""
+        return tuple(None if n is None else (n, r) for n, r in zip(self._next, self._nrs))
+
+    @_edges.setter
+    def _edges(self, edges):
+        self._next = tuple(None if e is None else e[0] for e in edges)
+        self._nrs = tuple(0 if e is None else e[1] for e in edges)
+
+    @property
     def next_functions(self):
         """((node, output_nr), ...) for each input; (None, 0) where no gradient flows."""
-        return tuple(e if e is not None else (None, 0) for e in self._edges)
+        return tuple((n, r) for n, r in zip(self._next, self._nrs))
 
     @property
     def metadata(self):

@@ -31,6 +31,7 @@ _new = object.__new__
 _ndarray = _np.ndarray
 _ONE_TRUE = (True,)
 _V0, _V00 = (0,), (0, 0)  # saved versions of inputs never modified: shared, not per node
+#                           (and the output indices `_nrs` of edges to first outputs)
 
 # Input metadata ((shape, dtype) per input) shared between nodes: every recorded node would
 # otherwise keep 3-5 small tuples alive, which the cyclic GC counts and walks (a chain of
@@ -103,7 +104,8 @@ class Op(Node):
         "_out",
         "_out_vc",
         "_out_version",
-        "_edges",
+        "_next",
+        "_nrs",
         "_in_meta",
         "needs_input_grad",
         "_seq",
@@ -275,7 +277,11 @@ class Op(Node):
             a = args[0]
             self.needs_input_grad = _ONE_TRUE
             g = a.grad_fn
-            self._edges = ((g, a._output_nr) if g is not None else a._edge(),)
+            if g is not None:
+                nr = a._output_nr
+                self._next, self._nrs = (g,), (_V0 if not nr else (nr,))
+            else:
+                self._next, self._nrs = (a._edge()[0],), _V0
             d = a._data
             key = (d.shape, d.dtype)
             meta = _metas.get(key)
@@ -284,10 +290,12 @@ class Op(Node):
             a, b = args
             ra, rb = a._rg, b._rg
             ga, gb = a.grad_fn, b.grad_fn
-            self._edges = (
-                ((ga, a._output_nr) if ga is not None else a._edge()) if ra else None,
-                ((gb, b._output_nr) if gb is not None else b._edge()) if rb else None,
+            self._next = (
+                (ga if ga is not None else a._edge()[0]) if ra else None,
+                (gb if gb is not None else b._edge()[0]) if rb else None,
             )
+            na, nb = a._output_nr, b._output_nr
+            self._nrs = _V00 if not (na or nb) else (na, nb)
             da, db = a._data, b._data
             key = (da.shape, da.dtype, db.shape, db.dtype, ra, rb)
             meta = _metas.get(key)
@@ -302,7 +310,7 @@ class Op(Node):
             self._in_meta, self.needs_input_grad = meta
         else:
             self.needs_input_grad = tuple([a is not None and a._rg for a in args])
-            self._edges = tuple([a._edge() if a is not None and a._rg else None for a in args])
+            self._edges = [a._edge() if a is not None and a._rg else None for a in args]
             self._in_meta = tuple(
                 [(a._data.shape, a._data.dtype) if a is not None and a._rg else None for a in args]
             )
@@ -562,7 +570,7 @@ def _fw_transpose(fn, tangents):
         us = batched_like(us, tangents)
     had = getattr(fn, "needs_input_grad", None)
     fn.needs_input_grad = tuple(t is not None for t in tangents)
-    if getattr(fn, "_edges", None) is None:  # not recorded: a node with no inputs, for the
+    if getattr(fn, "_next", None) is None:  # not recorded: a node with no inputs, for the
         fn._edges, fn._in_meta = (None,) * len(tangents), [None] * len(tangents)  # outputs
         fn._n_out, fn._seq = len(outs), next(_seq)  # backward may wrap as its own
     prev = state.enabled

@@ -103,11 +103,69 @@ def loop_if_batched(fn, *args):
     return loop(fn, *args)
 
 
+def on_physical(fn, x):
+    """fn(physical) rewrapped for a batched x, where fn treats leading dims as a batch
+    (composites written along the last dims); NotImplemented for a plain x."""
+    if type(x) is not BatchedTensor:
+        return NotImplemented
+    return wrap(fn(x._value), x._levels)
+
+
+def flat_values(t):
+    """(every sample's values of t as one flat array, remake) for a wrapper that checks and
+    rewrites integer values (indices) in Python: remake(array of those values) is the 1-D
+    tensor per sample, batched as t."""
+    v = physical(t)
+    nb = len(lvls_of(t))
+
+    def remake(arr):
+        return wrap(Tensor._make(arr.reshape(tuple(v.shape[:nb]) + (-1,)), v._device), lvls_of(t))
+
+    return v._data.reshape(-1), remake
+
+
 RANDOM_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use "
     "the 'same' or 'different' randomness flags on vmap or perform the randomness "
     "operation out of vmap"
 )
+
+
+def random_levels(t):
+    """For a random op on t under vmap: (levels of its result, batch shape of its draws):
+    t's levels and those asking for 'different' randomness, the draws of size 1 at a 'same'
+    level; None where no level asks; 'error' raises torch's error."""
+    if not levels:
+        return None
+    if any(L.randomness == "error" for L in levels):
+        raise RuntimeError(RANDOM_ERROR)
+    diff = {L.id for L in levels if L.randomness == "different"}
+    lvls = tuple(sorted(set(lvls_of(t)) | diff))
+    if not lvls:
+        return None
+    return lvls, tuple(size_of(lv) if lv in diff else 1 for lv in lvls)
+
+
+def rrelu_training(input, lower, upper, inplace):
+    """rrelu(training=True) under vmap, once for the batch: a slope drawn per element of
+    every sample at a 'different' level (shared at a 'same' one); NotImplemented where no
+    level asks for a draw of its own. (torch refuses rrelu under vmap.)"""
+    got = random_levels(input)
+    if got is None:
+        return NotImplemented
+    import numpy
+
+    from .._distributions import rrelu_noise
+    from ..backend import move, to_numpy
+    from ..ops.nonlinear import RreluWithNoise
+    from ..random import _generator_for
+
+    lvls, draws = got
+    x = aligned(input, lvls, expand=True)
+    every = numpy.full(draws + tuple(input.shape), -1.0, dtype=to_numpy(x._data).dtype)
+    noise = move(rrelu_noise(_generator_for(None, input.device), every, lower, upper), x.device)
+    out = wrap(RreluWithNoise.apply(x, lower=lower, upper=upper, training=True, noise=noise), lvls)
+    return input.copy_(out) if inplace else out
 
 
 def random_target(t):

@@ -13,6 +13,7 @@ from . import _rules_more  # noqa: F401
 from . import _rules_breadth  # noqa: F401
 from . import _rules_grad  # noqa: F401
 from . import _rules_select  # noqa: F401
+from . import _rules_extras  # noqa: F401
 
 _ids = itertools.count(1)
 RANDOMNESS = ("error", "different", "same")

@@ -1,6 +1,7 @@
 """F.scaled_dot_product_attention and F.multi_head_attention_forward, as torch composes them."""
 
 from ..amp.autocast_mode import entry as _amp_entry
+import functools
 import math
 import warnings
 
@@ -135,9 +136,7 @@ def scaled_dot_product_attention(
     mask = None if attn_mask is None else _additive(attn_mask._data, xp, query._data.dtype)
     if _sdp["flash"] and _flash_ok(query, key, value, attn_mask, dropout_p):
         if is_causal:
-            causal = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), 0.0, -math.inf).astype(
-                query._data.dtype
-            )
+            causal = _causal_mask(xp, query.device, L, S, query._data.dtype, mask is None)
             given, mask = mask, causal if mask is None else mask + causal
         else:
             given = mask
@@ -162,6 +161,19 @@ def scaled_dot_product_attention(
             "when is_causal=True"
         )
     return _math_attention(query, key, value, attn_mask, mask, dropout_p, is_causal, scale)
+
+
+@functools.lru_cache(maxsize=64)
+def _causal_mask(xp, device, L, S, dtype, alone):
+    """The additive (L, S) causal mask of the flash path, read-only and cached (a training
+    loop asks for the same one every step). Alone it can be finite: the lowest float / 2 still
+    gives exp(...) = 0 after the shift, every row keeps key 0, and NumPy's exp is slower on
+    -inf; combined with a user mask it stays -inf (rows may be fully masked)."""
+    low = float(xp.finfo(dtype).min) / 2 if alone and dtype.kind == "f" else -math.inf
+    mask = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), 0.0, low).astype(dtype)
+    if hasattr(mask.flags, "writeable"):  # (CuPy arrays have no read-only flag)
+        mask.flags.writeable = False
+    return mask
 
 
 def _repeat_heads(x, rep):

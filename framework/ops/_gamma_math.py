@@ -315,14 +315,57 @@ def _bessel_e(xp, x, a, b):
     return ax, low, high
 
 
+def _chbevl32(y, coef):
+    """torch's float chbevl on float32 NumPy arrays: b0 = x * b1 - b2 + c, its x * b1 - b2
+    contracted to one FMA as in its AVX2 build, coefficients rounded to float."""
+    from .._fma import fma32
+
+    f32 = y.dtype.type
+    b0, b1, b2 = y * 0 + f32(coef[0]), y * 0, y * 0
+    for c in coef[1:]:
+        b2, b1 = b1, b0
+        b0 = fma32(y, b1, -b2) + f32(c)
+    return f32(0.5) * (b0 - b2)
+
+
+def _bessel_float32(x, a, b, odd, scaled):
+    """torch's calc_i0 / calc_i0e / calc_i1 / calc_i1e for float (scalar, in float
+    arithmetic; exp rounded from float64 as glibc's expf): i0(0) is 1 ulp below 1 there, and
+    exp(|x|) overflows past 88.7 even where I(x) itself would not."""
+    import numpy as np
+
+    f32 = np.float32
+    with np.errstate(all="ignore"):
+        ax = np.abs(x)
+        low = _chbevl32(ax / f32(2) - f32(2), a)
+        big = np.where(ax <= 8, f32(8), ax)
+        high = _chbevl32(f32(32) / big - f32(2), b)
+        if scaled:
+            low = low * ax if odd else low
+        else:
+            e = np.exp(ax.astype(np.float64)).astype(f32)
+            low = (e * ax if odd else e) * low
+            high = np.exp(big.astype(np.float64)).astype(f32) * high
+        out = np.where(ax <= 8, low, high / np.sqrt(big))
+        return np.where(x < 0, -out, out) if odd else out
+
+
+def _is_numpy_float32(xp, x):
+    return getattr(x, "dtype", None) == "float32" and xp.__name__ == "numpy"
+
+
 def i0e(xp, x):
     """exp(-|x|) I0(x)."""
+    if _is_numpy_float32(xp, x):
+        return _bessel_float32(x, _I0E_A, _I0E_B, False, True)
     ax, low, high = _bessel_e(xp, x, _I0E_A, _I0E_B)
     return xp.where(ax <= 8, low, high)
 
 
 def i0(xp, x):
     """The modified Bessel function of the first kind, order 0."""
+    if _is_numpy_float32(xp, x):
+        return _bessel_float32(x, _I0E_A, _I0E_B, False, False)
     ax = xp.abs(xp.asarray(x, xp.float64))
     with _quiet(xp):
         return xp.exp(ax) * i0e(xp, x)
@@ -330,6 +373,8 @@ def i0(xp, x):
 
 def i1e(xp, x):
     """exp(-|x|) I1(x) (odd)."""
+    if _is_numpy_float32(xp, x):
+        return _bessel_float32(x, _I1E_A, _I1E_B, True, True)
     ax, low, high = _bessel_e(xp, x, _I1E_A, _I1E_B)
     out = xp.where(ax <= 8, low * ax, high)
     return xp.where(xp.asarray(x) < 0, -out, out)
@@ -337,6 +382,8 @@ def i1e(xp, x):
 
 def i1(xp, x):
     """The modified Bessel function of the first kind, order 1."""
+    if _is_numpy_float32(xp, x):
+        return _bessel_float32(x, _I1E_A, _I1E_B, True, False)
     ax = xp.abs(xp.asarray(x, xp.float64))
     with _quiet(xp):
         return xp.exp(ax) * i1e(xp, x)

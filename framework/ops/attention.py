@@ -5,6 +5,7 @@ import math
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
+from ._rowwise import row_dot, row_sum
 from .activation import softmax
 from .linalg import matmul
 
@@ -16,11 +17,11 @@ def _probs_(xp, scores):
     m[~xp.isfinite(m)] = 0
     scores -= m
     xp.exp(scores, out=scores)
-    s = scores.sum(axis=-1, keepdims=True)
+    s = row_sum(xp, scores, scores.ndim - 1)
     dead = s == 0
     s[dead] = 1
     lse = xp.where(dead, -xp.inf, xp.log(s) + m)[..., 0]
-    scores /= s
+    scores *= 1 / s  # one reciprocal per row, then a product per element
     return scores, lse
 
 
@@ -78,7 +79,12 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         xp, p, g = self.xp, self.probs, grad._data
         grad_v = xp.swapaxes(p, -1, -2) @ g
         grad_s = g @ xp.swapaxes(v._data, -1, -2)  # d softmax: p * (g_p - sum(g_p * p))
-        row = (grad_s * p).sum(axis=-1, keepdims=True)
+        # sum_j p_ij (g_i . v_j) = g_i . out_i: a dot over the head width, not over the keys
+        out = self.output._data
+        if out.dtype == p.dtype:  # (half inputs: the saved output is rounded, p is not)
+            row = row_dot(xp, g, out, g.ndim - 1)
+        else:
+            row = (grad_s * p).sum(axis=-1, keepdims=True)
         grad_s -= row
         grad_s *= p
         grad_s *= xp.asarray(self.scale, dtype=g.dtype)

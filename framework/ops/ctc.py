@@ -2,7 +2,7 @@
 over the batch and the extended label positions), torch's gradient formula."""
 
 from .._errors import refuse
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from .loss import _quiet
 from ..tensor import Tensor
 
@@ -171,6 +171,13 @@ def ctc_loss(
     """
     xp = log_probs.xp
     refuse(log_probs._data, "biu", "ctc_loss_cpu")
+    if vmap_hook[0]:  # batched arguments: every sample's sequences in one call
+        from ..func._rules_extras import ctc_batched
+
+        args = (log_probs, targets, input_lengths, target_lengths)
+        out = ctc_batched(ctc_loss, args, blank, reduction, zero_infinity)
+        if out is not NotImplemented:
+            return out
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     in_len, tgt_len = _lengths(input_lengths, xp), _lengths(target_lengths, xp)

@@ -3,7 +3,7 @@ per-index rows' graph (one primitive, torch's EmbeddingBagBackward0)."""
 
 from ..dtypes import type_string
 from ..autograd.grad_mode import no_grad
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
 from ..tensor import Tensor
 
@@ -137,7 +137,6 @@ def embedding_bag(
         tensor([[4., 6.],
                 [4., 6.]])
     """
-    xp = input.xp
     if weight.dim() != 2:
         raise ValueError(
             f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
@@ -161,6 +160,34 @@ def embedding_bag(
             f"per_sample_weights is only supported for mode='sum' (got "
             f"mode='{mode}'). Please open a feature request on GitHub."
         )
+    plan = (input, weight, offsets, per_sample_weights, mode, include_last_offset, padding_idx)
+    plan += (max_norm, norm_type, scale_grad_by_freq, sparse)
+    if vmap_hook[0]:  # batched arguments: one call for the whole batch
+        from ..func._rules_extras import embedding_bag_batched
+
+        out = embedding_bag_batched(_plan, plan)
+        if out is not NotImplemented:
+            return out
+    psw, idx, bag, n_bags, freq = _plan(*plan)
+    return EmbeddingBag.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode, freq=freq)
+
+
+def _plan(
+    input,
+    weight,
+    offsets,
+    per_sample_weights,
+    mode,
+    include_last_offset,
+    padding_idx,
+    max_norm,
+    norm_type,
+    scale_grad_by_freq,
+    sparse,
+):
+    """The bags of (plain) indices: (per_sample_weights kept, idx, bag of each, n_bags,
+    freq), the index checks made and max_norm's renorm of weight done."""
+    xp = input.xp
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError(
@@ -181,9 +208,26 @@ def embedding_bag(
         off = offsets._data.astype("int64")
         idx = input._data
         n_bags = len(off) - 1 if include_last_offset else len(off)
-        ends = off[1:] if include_last_offset else xp.append(off[1:], len(idx))
+        if len(off) and off[0] != 0:
+            name = "IntTensor" if offsets._data.dtype.itemsize == 4 else "LongTensor"
+            raise RuntimeError(
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
+                f"start from position 0. However, got {int(off[0])}\n[ torch.{name}{{}} ]"
+            )
+        if len(off) and off[-1] > len(idx):
+            raise RuntimeError(
+                f"offsets[-1] can not be greater than input's length {len(idx)} but got "
+                f"offsets[-1] of {int(off[-1])}"
+            )
+        # torch's CPU kernels: the last bag runs to the end of input, include_last_offset's
+        # too, except in FBGEMM's (float32 sum/mean without padding_idx), which ends it there
+        fbgemm = weight._data.dtype.name == "float32" and mode != "max" and padding_idx is None
+        if include_last_offset and fbgemm:
+            ends = off[1 : n_bags + 1]
+        else:
+            ends = xp.append(off[1:n_bags], len(idx))
         bag = xp.repeat(xp.arange(n_bags), xp.maximum(ends[:n_bags] - off[:n_bags], 0))
-        idx = idx[off[0] : off[0] + len(bag)] if n_bags else idx[:0]
+        idx = idx[: len(bag)] if n_bags else idx[:0]
         psw = per_sample_weights
     else:
         raise ValueError(
@@ -209,7 +253,7 @@ def embedding_bag(
         if not sparse:
             cpu = input.device.type == "cpu"
             freq = _inverse_freq(xp, input._data.reshape(-1), idx, weight.shape[0], cpu)
-    return EmbeddingBag.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode, freq=freq)
+    return psw, idx, bag, n_bags, freq
 
 
 def _inverse_freq(xp, every, idx, n, cpu=False):

@@ -632,9 +632,10 @@ class Dist(LinalgVectorNorm):
     broadcasts = True
     promote = True  # input - other in torch's common dtype (NumPy's float32 - int64 is float64)
 
-    def forward(self, a, b, ord=2):
+    def forward(self, a, b, ord=2, dim=None):
+        """The ord-norm of a - b over `dim` (all dims; vmap's rule names the logical ones)."""
         with _quiet(self.xp):
-            return super().forward(a - b, ord=ord)
+            return super().forward(a - b, ord=ord, dim=dim)
 
     def backward(self, grad):
         a, b = self.inputs
@@ -715,7 +716,7 @@ class LogcumsumexpOp(Op):
         ``grad``, each taken in log space."""
         (x,) = self.inputs
         y, dim = self.output, self.dim
-        if x.dim() == 0:
+        if x.dim() == 0 or x.numel() == 0:  # (torch: the gradient itself)
             return grad
         from .._finfo import finfo
 

@@ -109,17 +109,14 @@ def chain_matmul(*matrices, out=None):
         UserWarning,
         stacklevel=2,
     )
+    for m in matrices:  # torch's checkAllSameDim comes first
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:
-        if matrices[0].dim() != 2:
-            raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
         return matrices[0].clone()
-    for m in matrices:
-        if m.dim() != 2:
-            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
-    out = multi_dot(list(matrices))
-    return out.view(out.shape)  # torch's multi_dot ends in a view (ViewBackward0)
+    return multi_dot(list(matrices))  # torch's ends in a view (ViewBackward0)
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -160,7 +157,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = (x * w).sum(1) / w_sum
         if correction != 0 and aweights is not None:
-            norm = w_sum - correction * (w * aweights).sum() / w_sum
+            if fweights is None and n == 1 and correction == 1:
+                norm = 0  # torch's exact 0 for this corner (no rounding of w * w / w)
+            else:
+                norm = w_sum - correction * (w * aweights).sum() / w_sum
         else:
             norm = w_sum - correction
     if bool(norm <= 0):
@@ -171,8 +171,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             stacklevel=2,
         )
         norm = norm * 0 + 0  # zero_(): +0, never -0
-    if n == 1 and (fweights is None) != (aweights is None) and x.dtype.is_floating_point:
-        x.sub_(avg.unsqueeze(1))  # torch 2.13 centres one observation with one weight in place
+    if n == 1 and (fweights is None) != (aweights is None):
+        x.zero_()  # torch 2.13 zeroes one observation with one weight in place (input too)
+        if not x.dtype.is_floating_point:
+            x = x.to(dtypes.float32)  # and makes an integer one float32 (not w's dtype)
     else:
         x = x - avg.unsqueeze(1)
     if w is not None and (x * w).dtype != x.dtype:

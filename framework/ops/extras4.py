@@ -9,7 +9,7 @@ import math
 
 from .. import dtypes
 from .._errors import check_scalar_fits, refuse
-from ..autograd.op import Op, per_sample_under_vmap
+from ..autograd.op import Op, per_sample_under_vmap, vmap_hook
 from ..tensor import Tensor
 
 __all__ = [
@@ -90,13 +90,21 @@ class Ldexp(Op):
     broadcasts = True
 
     def forward(self, a, b):
-        """a * 2 ** b, in the promoted float dtype."""
-        if a.dtype.kind != "b":  # (bool ** bool goes through)
-            refuse(b, "b", "ldexp_cpu_exp")
+        """a * 2 ** b as torch computes it: a float a with integer exponents goes to its
+        std::ldexp kernel (a's dtype, exponents as C int; bool exponents refused); anything
+        else is a * pow(2, b), 2 a Python float for integer/bool/float32 a and a 0-dim
+        tensor of a's dtype otherwise (torch's _pow2), with the usual promotions."""
         xp = self.xp
-        e = xp.exp2(b.astype(dtypes.get_default_dtype().np) if b.dtype.kind in "biu" else b)
-        np_dt = dtypes.result_type([a, e], [a.ndim, e.ndim], [])
-        return (a * e).astype(np_dt, copy=False)
+        if a.dtype.kind == "f" and b.dtype.kind in "biu":
+            refuse(b, "b", "ldexp_cpu_exp")
+            wide = xp.ldexp(a.astype("float64"), b.astype("int32"))  # (int64 wraps as C's)
+            return wide.astype(a.dtype, copy=False)
+        if a.dtype.kind in "biu" or a.dtype == xp.float32:
+            e_dt = dtypes.result_type([b], [b.ndim], [2.0])
+        else:
+            e_dt = dtypes.result_type([xp.empty((), a.dtype), b], [0, b.ndim], [])
+        e = xp.power(e_dt.type(2.0), b.astype(e_dt, copy=False))
+        return (a * e).astype(dtypes.result_type([a, e], [a.ndim, b.ndim], []), copy=False)
 
     def backward(self, grad):
         """torch's: grad * 2 ** b for a, grad * a * 2 ** b * log 2 for b."""
@@ -107,6 +115,7 @@ class Ldexp(Op):
         return ga, gb
 
     jvp = Op.jvp_elementwise
+    jvp_reads_primal = True  # torch's tangent reads the primal: its gradient is zeros
 
 
 def ldexp(input, other):
@@ -195,7 +204,6 @@ def logdet(input):
     return where(sign == -1.0, math.nan, logabsdet)
 
 
-@per_sample_under_vmap
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D tensor: columns x ** (N-1), ..., x, 1 (or increasing).
 
@@ -210,22 +218,34 @@ def vander(x, N=None, increasing=False):
                 [4, 2, 1],
                 [9, 3, 1]])
     """
-    from ..creation import empty
-    from .cumulative import cumprod
-
     if x.dim() != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
+    if vmap_hook[0]:  # under vmap: the same composite on the physical tensor, once
+        from ..func._paths import on_physical
+
+        out = on_physical(lambda v: _vander(v, n, increasing), x)
+        if out is not NotImplemented:
+            return out
+    return _vander(x, n, increasing)
+
+
+def _vander(x, n, increasing):
+    """torch's composite (the graph its vander records) along x's last dim: powers 1, x, x*x,
+    ... by cumprod of x copied into a fresh result (leading dims a batch)."""
+    from ..creation import empty
+    from .cumulative import cumprod
+
     np_dt = dtypes.result_type([x._data, x.xp.zeros(1, dtype="int64")], [1, 1], [])
-    out = empty((x.shape[0], n), dtype=dtypes.from_numpy_dtype(np_dt), device=x.device)
+    out = empty(tuple(x.shape) + (n,), dtype=dtypes.from_numpy_dtype(np_dt), device=x.device)
     if n > 0:
-        out.select(1, 0).fill_(1)
+        out.select(-1, 0).fill_(1)
         if n > 1:
-            out[:, 1:].copy_(x.unsqueeze(1))
-            out[:, 1:].copy_(cumprod(out[:, 1:], 1))
-    return out if increasing else out.flip(1)
+            out[..., 1:].copy_(x.unsqueeze(-1))
+            out[..., 1:].copy_(cumprod(out[..., 1:], -1))
+    return out if increasing else out.flip(-1)
 
 
 def combinations(input, r=2, with_replacement=False):

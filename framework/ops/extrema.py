@@ -94,7 +94,12 @@ class _Extreme(Op):
         count = mask.sum(axis=self.axes, keepdims=True)
         return where(_const(mask, x), grad.reshape(self.kept_shape) / _const(count, x), 0.0)
 
-    jvp = Op.jvp_reduction
+    def jvp(self, t):
+        """The tangent at the extremes, averaged over ties; of an empty input an empty one
+        without history (torch's amaxamin_jvp reads only the mask and the tangent)."""
+        if not t.numel():
+            return t.new_zeros(tuple(self._fw_out.shape))
+        return self.jvp_reduction(t)
 
 
 class MaxAll(_Extreme):

@@ -8,6 +8,7 @@ derivatives.yaml entries, written in Tensor ops so double backward works.
 import math
 
 from .. import dtypes
+from .._errors import bool_negation
 from ..autograd.op import Op
 from ..tensor import Tensor
 from . import _gamma_math as K
@@ -190,6 +191,7 @@ class SpecialZeta(Op):
     saves_inputs = True
     no_bfloat16 = "zeta_cpu"
     no_bfloat16_empty = True
+    bool_input = None  # torch's formula negates the (unpromoted) input: its error for bool
 
     def forward(self, x, q):
         """Hurwitz zeta(x, q), in the promoted float dtype."""
@@ -201,6 +203,8 @@ class SpecialZeta(Op):
         x, q = self.inputs
         if self.needs_input_grad[0]:
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+        if self.bool_input is not None:
+            raise self.bool_input()
         return None, grad * -x * special_zeta(x + 1.0, q)
 
     def jvp(self, tx, tq):
@@ -344,6 +348,10 @@ def special_entr(input):
     return SpecialEntr.apply(input)
 
 
+def _scalar_bool_negation():
+    return RuntimeError("torch boolean negative, the `-` operator, is not supported.")
+
+
 def special_zeta(input, other):
     """The Hurwitz zeta function sum_k (k + other) ** -input (torch.special.zeta)."""
     from .. import creation
@@ -355,6 +363,10 @@ def special_zeta(input, other):
         input if isinstance(input, Tensor) else creation.tensor(input, device=ref.device),
         other if isinstance(other, Tensor) else creation.tensor(other, device=ref.device),
     )
+    if out.grad_fn is not None and isinstance(input, Tensor) and input.dtype == dtypes.bool_:
+        out.grad_fn.bool_input = bool_negation
+    elif out.grad_fn is not None and isinstance(input, bool):  # torch's Scalar negation
+        out.grad_fn.bool_input = _scalar_bool_negation
     if out.grad_fn is not None and not isinstance(input, Tensor):
         out.grad_fn._as("SpecialZetaBackward1")
     elif out.grad_fn is not None and not isinstance(other, Tensor):

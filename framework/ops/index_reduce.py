@@ -4,7 +4,7 @@ amin; with or without input's own values), with torch's IndexReduceBackward0 for
 import warnings
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from .._errors import index_out_of_range, not_implemented
 from .selection import _check_range, _same_slices
@@ -50,13 +50,13 @@ def _index_reduce(xp, x, dim, idx, src, reduce, include_self):
     return xp.moveaxis(out.astype(x.dtype, copy=False), 0, dim)
 
 
-def _check_indices(input, d, index, reduce, include_self):
+def _check_indices(input, d, index, idx, reduce, include_self):
     """torch's index_reduce_func_impl checks, in its order: with include_self False the
     exclude-init dtype dispatch and index_fill_ of the fresh (contiguous) result; then the
     2-D+ loop (select of slice 0, indices in [0, size)) or the 1-D/0-dim dtype dispatch and
-    loop; last the floor division of an integer/bool mean."""
+    loop; last the floor division of an integer/bool mean. ``idx``: every index (of every
+    sample under vmap), flat."""
     kind = input._data.dtype
-    idx = index._data.reshape(-1)
     if not include_self:
         if kind.kind == "b":
             raise not_implemented("index_reduce_func_exclude_input_init", kind)
@@ -199,13 +199,12 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             f"source.size(dim): ({n_src}), for dim: {d}"
         )
     _same_slices(input, d, source)
-    _check_indices(input, d, index, reduce, include_self)
-    idx = index._data.reshape(-1).astype("int64")
-    return IndexReduce.apply(
-        input,
-        Tensor._make(idx, index.device),
-        source,
-        dim=d,
-        reduce=reduce,
-        include_self=include_self,
-    )
+    idx, remake = index._data.reshape(-1), None
+    if vmap_hook[0]:  # every sample's indices checked, passed on batched as index
+        from ..func._paths import flat_values
+
+        idx, remake = flat_values(index)
+    _check_indices(input, d, index, idx, reduce, include_self)
+    idx = idx.astype("int64")
+    idx = remake(idx) if remake else Tensor._make(idx, index.device)
+    return IndexReduce.apply(input, idx, source, dim=d, reduce=reduce, include_self=include_self)

@@ -229,6 +229,9 @@ class LinalgSlogdet(Op):
     def jvp(self, t):
         (A,) = self.primals
         sign = self.result
+        if A.numel() == 0:  # no (or 0x0) matrices: torch's tangents have no history
+            z = sign.detach() * 0
+            return z, z
         return sign * 0, (_mT(inv(A)) * t).sum((-2, -1))  # d log|det A| = tr(A^-1 dA)
 
 

@@ -31,6 +31,7 @@ class LinalgHouseholderProduct(Op):
         xp = self.xp
         m, n = A.shape[-2:]
         k = tau.shape[-1]
+        self.jvp_reads_primal = k > 0  # (torch's tangent reads A and tau, empty ones too)
         V = xp.tril(A[..., :, :k], -1) + xp.eye(m, k, dtype=A.dtype)
         Q = xp.array(xp.broadcast_to(xp.eye(m, n, dtype=A.dtype), A.shape))
         for i in range(k - 1, -1, -1):  # Q = H_i (H_i+1 ... E)

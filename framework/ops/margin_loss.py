@@ -6,12 +6,21 @@ import math
 
 from .._errors import bool_negation, broadcast_shapes, inplace_shape_error, refuse
 from ..autograd import forward_ad as _fw
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .loss import _no_grad_for, _reduction
 from .reduction import array_mean
+
+
+def _values(target):
+    """The target's values, every sample's under vmap (the range checks read them all)."""
+    if vmap_hook[0]:
+        from ..func._paths import flat_values
+
+        return flat_values(target)[0]
+    return target._data
 
 
 def _reduce(xp, loss, reduction):
@@ -198,7 +207,8 @@ def multi_margin_loss(
         )
     if input.numel():  # torch's kernel (not reached on an empty batch): its dtype, the targets
         refuse(input._data, "biu", "multi_margin_loss_cpu_kernel")
-        if bool(((target._data < 0) | (target._data >= input.shape[-1])).any()):
+        t = _values(target)
+        if bool(((t < 0) | (t >= input.shape[-1])).any()):
             raise RuntimeError("target out of range")
     return MultiMarginLoss.apply(input, target, weight, p=p, margin=margin, reduction=reduction)
 
@@ -288,7 +298,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if input.numel():  # torch returns before these on an empty batch
         c = input.shape[-1] if input.dim() else 1
         # target.min()/max().item<int64_t>(): a float target truncates toward zero first
-        if int(target._data.min()) < -1 or int(target._data.max()) >= c:
+        t = _values(target)
+        if int(t.min()) < -1 or int(t.max()) >= c:
             raise RuntimeError("argument #2 'target' is out of range")
         if target._data.dtype.kind != "i" or target._data.dtype.itemsize != 8:
             raise RuntimeError(

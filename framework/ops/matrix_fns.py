@@ -142,12 +142,16 @@ class Renorm(Op):
 
         x = self.inputs[0]
         p, axes, maxnorm = self.p, self.axes, self.maxnorm
-        norm = vector_norm(x, p, axes, keepdim=True)
-        s = (x * grad).sum(axes, keepdim=True)
+        # torch's CPU accumulate type: float32 inputs get a float64 norm and sum here (the
+        # forward's norm stays float32), so an overflowing slice keeps finite factors
+        acc = dtypes.float64 if x.dtype in (dtypes.float32, dtypes.float64) else dtypes.float32
+        norm = vector_norm(x, p, axes, keepdim=True, dtype=acc)
+        s = (x * grad).sum(axes, keepdim=True, dtype=acc)
         invnorm = (norm + 1e-7).reciprocal()
         factor = invnorm * maxnorm
         nb = _norm_backward(s, x, p, norm, axes)
-        return (factor * grad - factor * invnorm * nb).where(norm > maxnorm, grad)
+        out = (factor * grad - factor * invnorm * nb).where(norm > maxnorm, grad)
+        return out.to(x.dtype)
 
     jvp = Op.jvp_transpose
 

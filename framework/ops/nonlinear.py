@@ -9,7 +9,7 @@ import struct
 from .. import dtypes
 from .._errors import refuse
 from ..amp.autocast_mode import entry as _amp_entry
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from .activation import ThresholdBackward
 from ..tensor import Tensor
 
@@ -761,6 +761,12 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         tensor([-0.6000,  2.0000])
     """
     noise = None
+    if training and vmap_hook[0]:  # a draw per sample (or one for the batch), batched
+        from ..func._paths import rrelu_training
+
+        out = rrelu_training(input, lower, upper, inplace)
+        if out is not NotImplemented:
+            return out
     if training:  # torch's CPU kernel: one 53-bit uniform per element <= 0, in memory order
         from .._distributions import rrelu_noise
         from ..backend import move, to_numpy

@@ -81,8 +81,8 @@ class LinalgVectorNorm(Op):
 
     def jvp(self, t):
         """The slope times the tangent, summed (torch's norm_jvp); 0 for the count ord=0."""
-        if self.ord == 0:
-            return self.result * 0
+        if self.ord == 0:  # (a constant: torch's zeros have no history)
+            return self.result.detach() * 0
         return self.jvp_reduction(t)
 
 

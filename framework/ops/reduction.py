@@ -66,6 +66,9 @@ def _keepdim(fn):
 class _Reduce(Op):
     """Shared bookkeeping: axes, input shape, and the shape with reduced dims kept as 1."""
 
+    # slots, not the instance dict: set on every call (no dict per node for the GC to track)
+    __slots__ = ("all", "in_shape", "axes", "kept_shape", "out_shape")
+
     def _setup(self, x, dim, keepdim):
         self.all = dim is None
         shape = self.in_shape = x.shape
@@ -265,8 +268,14 @@ class Prod(_Reduce):
         from .join import cat
 
         if self.all:
+            if x.numel() == 1:  # (as torch: the gradient itself, no tangent of x)
+                return grad.reshape(x.shape)
+            if not is_grad_enabled() and int((x._data == 0).sum()) > 1:
+                return x.detach().new_zeros(x.shape)  # torch's zeros_like (no graph)
             return (grad.reshape(-1) * _exclusive_prods(x.reshape(-1), 0, cat)).reshape(x.shape)
         (d,) = self.axes
+        if x.shape[d] == 1:  # one factor: torch returns the gradient itself
+            return grad
         return grad * _exclusive_prods(x, d, cat)
 
     jvp = Op.jvp_reduction
@@ -345,7 +354,16 @@ class Var(_Reduce):
     def backward(self, grad):
         return _var_backward(self, _kept(grad, self))
 
-    jvp = Op.jvp_reduction
+    def jvp(self, t):
+        """torch's var_jvp, 2 / (N - correction) * sum((x - mean) * t): as the reduction rule,
+        but of an empty input 0 (the empty sum), without history over every element."""
+        if t.numel():
+            return self.jvp_reduction(t)
+        shape = tuple(self._fw_out.shape)
+        if self.whole:
+            return t.new_zeros(shape)
+        (x,) = self.primals
+        return ((x - x.mean(self.axes, keepdim=True)) * t).sum(self.axes).reshape(shape)
 
 
 class Std(Var):

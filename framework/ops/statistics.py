@@ -49,7 +49,13 @@ class _WithMean:
             total = gm if total is None else total + gm
         return total
 
-    jvp = Op.jvp_transpose
+    def jvp(self, t):
+        """By the backward (jvp_transpose); the mean's tangent of an empty input is torch's
+        mean of the tangent (NaN over no elements)."""
+        got = self.jvp_transpose(t)
+        if t.numel() or self._fw_outs[1].numel() == 0:
+            return got
+        return got[0], t.mean(self.axes).reshape(tuple(self._fw_outs[1].shape))
 
 
 class VarMean(_WithMean, Var):

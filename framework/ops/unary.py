@@ -233,7 +233,7 @@ class Reciprocal(Op):
 
     def backward(self, grad):
         y = self.output
-        return -grad * y * y  # d/dx 1/x = -1/x**2
+        return -grad * (y * y)  # torch's -grad * (result * result): y * y may overflow (0 * inf)
 
     jvp = Op.jvp_elementwise
 

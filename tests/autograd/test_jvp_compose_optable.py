@@ -8,10 +8,10 @@ cotangents):
 
 each against torch. Where the two differ, ours must match finite differences and torch's
 must not (torch 2.13's jvp rules for det/solve/layer_norm/instance_norm/eigh read LU factors
-or statistics saved without history, so reverse-over-forward misses a term there). Where torch
-gives an all-zero tangent or gradient ours may give none (torch's backward ops take the primal
-as an input even where the derivative is zero: max_pool indices, leaky_relu's slope); where
-torch has no forward derivative of a backward op (huber_loss, hardsigmoid), ours must match
+or statistics saved without history, so reverse-over-forward misses a term there). None versus
+a tensor is compared strictly: ours is a (zero) tensor exactly where torch's is, and depends
+on the primal exactly where torch's does (empty inputs included); where torch has no forward
+derivative of a backward op (huber_loss, hardsigmoid), ours must match
 finite differences.
 """
 
@@ -129,20 +129,19 @@ def _fd_ok(L, func, leaves, forward):
 
 
 def _same(got, want):
-    """Ours equals torch's, reading a missing tensor as zeros of the other's shape."""
-    if want is None or got is None:
-        return want is None and got is None
-    if not got or not want:  # no dependence on the primal at all: the other's must be zero
-        return all(z is None or not np.any(z) for z in got or want)
+    """Ours equals torch's, strictly: a tensor exactly where torch's is one (an all-zero
+    tensor is not a missing one), and no dependence on the primal ([]) exactly where
+    torch's has none."""
+    if want is None or got is None or not got or not want:
+        return got == want if isinstance(got, list) and isinstance(want, list) else got is want
     if len(got) != len(want):
         return False
     for g, w in zip(got, want):
-        if g is None or w is None:
-            z = w if g is None else g
-            if z is not None and np.any(np.abs(z) > 1e-12):
-                return False
-            continue
-        if g.shape != w.shape or not np.allclose(g, w, rtol=TOL, atol=TOL, equal_nan=True):
+        if (g is None) != (w is None):
+            return False
+        if g is not None and (
+            g.shape != w.shape or not np.allclose(g, w, rtol=TOL, atol=TOL, equal_nan=True)
+        ):
             return False
     return True
 

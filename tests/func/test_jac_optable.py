@@ -14,6 +14,7 @@ from framework.func import _batched
 from ops.test_jvp_optable import GRAD_OPS, _draw, _flat, _is_input, _map
 
 SEEDS = range(4)
+MORE_SEEDS = range(4, 16)  # tried only where no seed of SEEDS gave a sample torch.func runs
 
 
 def _sample(op, seed):
@@ -59,6 +60,11 @@ def _torch_loop_jac(op, sample):
     return [g.numpy() for g in got]
 
 
+# torch autograd's refusals (soft_margin_loss's target, remainder/floor_divide): ours must
+# refuse with the same message
+REFUSALS = ("is not differentiable with respect to argument", "is not implemented")
+
+
 def _case(op, seed, how):
     sample = _sample(op, seed)
     if sample is None:
@@ -70,6 +76,13 @@ def _case(op, seed, how):
             want = _jac(torch, op, sample, how)
     except NotImplementedError as e:  # no forward derivative: the same error here
         with pytest.raises(NotImplementedError) as ours:
+            _jac(framework, op, sample, how)
+        assert str(ours.value) == str(e)
+        return True
+    except RuntimeError as e:
+        if not any(k in str(e) for k in REFUSALS):
+            return False  # torch refuses these inputs (or the op under its vmap)
+        with pytest.raises(RuntimeError) as ours:  # autograd's refusal: the same here
             _jac(framework, op, sample, how)
         assert str(ours.value) == str(e)
         return True
@@ -92,26 +105,24 @@ def _case(op, seed, how):
 # autograd.functional.jacobian runs, which finite differences confirm) instead
 TORCH_FUNC_WRONG = {("cdist", "jacrev")}
 
-# known gap (listed in the README): vander copies a dual with batched tangents into its fresh
-# (unbatched) result, which our batched forward AD refuses
-KNOWN_GAPS = {("vander", "jacfwd")}
-
 
 @pytest.mark.parametrize("how", ["jacrev", "jacfwd"])
 @pytest.mark.parametrize("op", GRAD_OPS, ids=lambda o: o.name)
 def test_jacobian_matches_torch_func(op, how):
-    if (op.name, how) in KNOWN_GAPS:
-        pytest.xfail(f"known gap: {op.name} under {how}")
     ran = [s for s in SEEDS if _case(op, s, how)]
+    for s in MORE_SEEDS if not ran else ():
+        if _case(op, s, how):
+            ran.append(s)
+            break
     if not ran:
         pytest.xfail(f"{op.name}: no small sample torch.func.{how} accepts")
 
 
 def test_jacobian_fallbacks_are_few():
     """Backward ops and jvp rules have batching rules: over the op table, the op classes
-    that still run per sample under jacrev or jacfwd stay few: 1 when last counted
-    (_CtcGrad, ctc_loss's backward: torch.func.jacrev of ctc_loss fails outright), 13 before
-    the rules of func/_rules_select.py."""
+    that run per sample under jacrev or jacfwd: none when last counted (_CtcGrad, ctc_loss's
+    backward, was the last: func/_rules_extras.py), 13 before the rules of
+    func/_rules_select.py."""
     seen = set(_batched._warned)
     _batched._warned.clear()
     try:
@@ -133,4 +144,4 @@ def test_jacobian_fallbacks_are_few():
     finally:
         _batched._warned.clear()
         _batched._warned.update(seen)
-    assert len(found) <= 1, ", ".join(found)
+    assert not found, ", ".join(found)

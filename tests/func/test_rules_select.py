@@ -359,6 +359,36 @@ STRICT = {  # (mode, function, input shape): torch's tensor, none or zeros, exac
     "det_empty": ("fwd", lambda L, x: L.linalg.det(x), (0, 2, 2)),
     "det_0x0": ("fwd", lambda L, x: L.linalg.det(x), (3, 0, 0)),
     "det_2x2": ("fwd", lambda L, x: L.linalg.det(x), (3, 2, 2)),
+    # one factor with a zero: torch's prod backward returns the gradient itself
+    "prod_size1_zero": ("fwd", lambda L, x: (x - x.detach()[0, 0]).prod(0, keepdim=True), (1, 5)),
+    "prod_all_one_zero": ("fwd", lambda L, x: (x - x.detach()).prod(), (1, 1)),
+    "prod_size1_zero_rev": ("rev", lambda L, x: (x - x.detach()[0, 0]).prod(0), (1, 5)),
+    "prod_zeros": ("fwd", lambda L, x: (x - x.detach()[0, 0]).prod(0), (3, 5)),
+    # empty inputs: torch's tangents without history, gradients without tangent
+    "var_empty": ("rev", lambda L, x: x.var(), (1, 0, 1, 2)),
+    "var_dim_empty": ("rev", lambda L, x: x.var(1), (1, 0, 2)),
+    "amax_empty": ("rev", lambda L, x: x.amax(-3), (4, 0, 4)),
+    "amin_empty": ("rev", lambda L, x: x.amin(0), (3, 0)),
+    "slogdet_empty": ("rev", lambda L, x: L.linalg.slogdet(x)[1], (0, 2, 2)),
+    "slogdet_0x0": ("rev", lambda L, x: L.linalg.slogdet(x)[1], (3, 0, 0)),
+    "logdet_empty": ("rev", lambda L, x: L.logdet(x), (0, 3, 3)),
+    "layer_norm_empty": ("fwd", lambda L, x: _F(L).layer_norm(x, (4,)), (4, 0, 4)),
+    "layer_norm_empty_rows": ("fwd", lambda L, x: _F(L).layer_norm(x, (1,)), (0, 1, 1, 1)),
+    "logcumsumexp_empty": ("fwd", lambda L, x: L.logcumsumexp(x, 0), (1, 0, 1, 2)),
+    "householder_empty": (
+        "rev",
+        lambda L, x: L.linalg.householder_product(x, x[:, 0, :1]),
+        (0, 5, 3),
+    ),
+    "householder_no_tau": (
+        "rev",
+        lambda L, x: L.linalg.householder_product(x, x[:, 0, :0]),
+        (5, 4, 3),
+    ),
+    # a constant tangent (norm of order 0): no history; ldexp's reads the primal
+    "vector_norm_ord0": ("rev", lambda L, x: L.linalg.vector_norm(x, 0), (3, 3)),
+    "norm_p0_dim": ("rev", lambda L, x: L.norm(x, 0, dim=(0,)), (1,)),
+    "ldexp": ("rev", lambda L, x: L.ldexp(x, L.tensor([1, 2, 3, 0])), (3, 4)),
 }
 
 
