@@ -128,3 +128,11 @@ def test_embedding_bag_max_keeps_the_first_row_unless_a_later_one_is_greater():
             t(idx, "int64"),
             t(w, "float32"),
         )
+
+
+def test_pdist_p0_gradient_is_zero_whatever_the_upstream_gradient():
+    """torch's _pdist_backward for p = 0 leaves its zero-filled result: an inf/NaN upstream
+    gradient (erfinv at 1) gives 0, not 0 * inf = NaN."""
+    x = t([[-1.0947882], [-1.0947882], [0.21659265]], "float32")
+    same(lambda L, a: F(L).pdist(a, 0.0).erfinv(), x)
+    same(lambda L, a: F(L).pdist(a, 0.0).log(), t(rand(4, 3)))
