@@ -630,6 +630,7 @@ class Dist(LinalgVectorNorm):
 
     node_name = "DistBackward0"
     broadcasts = True
+    promote = True  # input - other in torch's common dtype (NumPy's float32 - int64 is float64)
 
     def forward(self, a, b, ord=2, dim=None):
         """The ord-norm of a - b over `dim` (all dims; vmap's rule names the logical ones),
