@@ -88,8 +88,14 @@ class BatchedTensor(Tensor):
         return out
 
     def _inplace(self, op, *args, **kwargs):
-        """In-place under vmap: compute out of place, then write into the physical tensor."""
-        out = op(self, *args, **kwargs)
+        """In-place under vmap: compute out of place, then write into the physical tensor (from
+        a copy of self when autograd records: the op may save the values it overwrites)."""
+        src = self
+        if _op.state.enabled and (
+            self.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ):
+            src = self.clone()
+        out = op(src, *args, **kwargs)
         if isinstance(out, BatchedTensor) and not set(out._levels) <= set(self._levels):
             raise RuntimeError(INPLACE)
         if self._value.numel():

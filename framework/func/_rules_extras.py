@@ -12,6 +12,7 @@ import math
 from ..tensor import Tensor
 from ._batched import BatchedTensor, aligned, register, size_of, union, wrap
 from ._rules import ldim, op_classes
+from ._rules_breadth import leading
 
 
 def _batch(lvls):
@@ -118,13 +119,6 @@ def per_row_loss(cls, args, params):
     return wrap(loss, lvls)
 
 
-def rrelu(cls, args, params):
-    """rrelu's node in evaluation (a fixed slope) elementwise; in training under vmap the
-    wrapper draws the batch's slopes itself (func._paths.rrelu_training)."""
-    x = args[0]
-    return wrap(cls.apply(x._value, *args[1:], **params), x._levels)
-
-
 def embedding_bag_batched(plan_fn, plan):
     """embedding_bag with batched input, offsets, weight or per_sample_weights: each
     sample's bags are planned (its indices read), then one EmbeddingBag call takes every
@@ -229,7 +223,9 @@ def _register():
         (renorm, ["Renorm"]),
         (index_reduce, ["IndexReduce"]),
         (per_row_loss, ["MultiMarginLoss", "MultilabelMarginLoss"]),
-        (rrelu, ["RreluWithNoise"]),
+        # rrelu's node in evaluation (in training under vmap its wrapper draws the batch's
+        # slopes: _paths.rrelu_training), fill_/zero_ with a number: one tensor, elementwise
+        (leading, ["RreluWithNoise", "Fill", "_FillScalar", "_Zero"]),
         (ctc_grad, ["_CtcGrad"]),
     ):
         register(*[table[n] for n in names if n in table])(rule)

@@ -21,15 +21,18 @@ class EmbeddingBag(Op):
         d = w.shape[1]
         counts = xp.bincount(bag, minlength=n_bags)[:n_bags]
         self.counts = counts
-        if mode == "max":  # one bag at a time; the first maximum's row, as torch
+        if mode == "max":  # one bag at a time, as torch's loop: the bag's first row, then
+            # each later row where it is strictly greater (a NaN stays only if it came first)
             out = xp.zeros((n_bags, d), dtype=w.dtype)
             self.argmax = xp.full((n_bags, d), -1, dtype="int64")
             for b in range(n_bags):
                 members = xp.nonzero(bag == b)[0]
                 if len(members):
-                    first = xp.argmax(rows[members], axis=0)
-                    out[b] = rows[members][first, xp.arange(d)]
-                    self.argmax[b] = idx[members][first]
+                    cur, arg = rows[members[0]].copy(), xp.full(d, idx[members[0]])
+                    for k in members[1:]:
+                        up = rows[k] > cur
+                        cur, arg = xp.where(up, rows[k], cur), xp.where(up, idx[k], arg)
+                    out[b], self.argmax[b] = cur, arg
             return out
         if psw is not None:
             rows = rows * psw[:, None]

@@ -630,11 +630,15 @@ class Dist(LinalgVectorNorm):
 
     node_name = "DistBackward0"
     broadcasts = True
+    promote = True  # input - other in torch's common dtype (NumPy's float32 - int64 is float64)
 
     def forward(self, a, b, ord=2, dim=None):
-        """The ord-norm of a - b over `dim` (all dims; vmap's rule names the logical ones)."""
+        """The ord-norm of a - b over `dim` (all dims; vmap's rule names the logical ones),
+        the difference in torch's promoted dtype (NumPy's float32 - int64 is float64)."""
+        dt = dtypes.result_type([a, b], [a.ndim, b.ndim], [])
         with _quiet(self.xp):
-            return super().forward(a - b, ord=ord, dim=dim)
+            d = a.astype(dt, copy=False) - b.astype(dt, copy=False)
+            return super().forward(d, ord=ord, dim=dim)
 
     def backward(self, grad):
         a, b = self.inputs

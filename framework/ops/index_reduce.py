@@ -4,6 +4,8 @@ amin; with or without input's own values), with torch's IndexReduceBackward0 for
 import warnings
 
 from .. import dtypes
+from ..autograd.forward_ad import refuse_early
+from ..autograd.grad_mode import fw_in_use
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from .._errors import index_out_of_range, not_implemented
@@ -158,6 +160,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """
     from .shape import _dim
 
+    if fw_in_use[0]:  # torch's autograd layer refuses a tangent before its kernel's checks
+        refuse_early(IndexReduce, [getattr(a, "_value", a) for a in (input, index, source)])
     if not _warned:
         _warned.append(True)
         warnings.warn(

@@ -17,12 +17,15 @@ def _half_matmul(a, b):
     kernels do (NumPy's float16 matmul accumulates in float16; bfloat16's returns float32)."""
     if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
         return (a.astype("float32") @ b.astype("float32")).astype(a.dtype)
-    if a.ndim == 2 and b.ndim == 2 and a.size > 1 and b.size > 1:
-        # matrices: the same BLAS product, without matmul's gufunc setup (1.2 us less per call
-        # on small ones, equal bits, nan and inf included); not for a 1x1 operand, which dot
-        # scales with BLAS scal (0 * inf gives 0 there, not nan)
-        return a.dot(b)
+    if a.ndim == 2 and b.ndim == 2:  # the same BLAS product, without matmul's gufunc setup
+        return _dot(a, b)  # (1.2 us less per call on small matrices, equal bits)
     return a @ b
+
+
+def _dot(a, b):
+    """a @ b of matrices by ndarray.dot, except an inner size of 1: NumPy's dot then gives
+    inf * 0 = 0 for an (m, 1) @ (1, 1) product (matmul and torch: NaN)."""
+    return a.dot(b) if b.shape[0] != 1 else a @ b
 
 
 def _mat2_grad(m1, grad, m2):
@@ -47,8 +50,8 @@ class Mm(Op):
 
     def forward(self, a, b):
         dt = a.dtype
-        if dt.kind == "f" and dt.itemsize > 2:  # float32/64: the product itself
-            return _half_matmul(a, b)  # (dot on matrices; vmap's rules pass batches)
+        if dt.kind == "f" and dt.itemsize > 2:  # float32/64: the product itself (dot: the
+            return a.dot(b) if b.shape[0] != 1 else a @ b  # BLAS call of matmul; see _dot)
         if a.size and b.size:  # torch multiplies empty bool matrices
             refuse(a, "b", "addmm_impl_cpu_")
         return _half_matmul(a, b)
@@ -292,7 +295,7 @@ class Addmm(Op):
         half = m1.dtype if m1.dtype.itemsize == 2 and m1.dtype.kind in "fV" else None
         if half is not None:  # accumulate in float32, round once (torch's CPU kernel)
             m1, m2, bias = m1.astype("float32"), m2.astype("float32"), bias.astype("float32")
-        out = _half_matmul(m1, m2)  # (dot on matrices; vmap's rules pass batches)
+        out = _dot(m1, m2)  # matrices: matmul's BLAS product without its gufunc setup
         if alpha != 1:
             out = (out * alpha).astype(out.dtype, copy=False)  # integer matrices stay integer
         if beta == 1 and bias.dtype == out.dtype and out.ndim == 2:

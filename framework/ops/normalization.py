@@ -9,7 +9,7 @@ from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
 from ._moments import kernel_moments
-from ._rowwise import row_dot, row_sum
+from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
 
 
@@ -555,8 +555,9 @@ class NativeLayerNorm(Op):
 
 
 def _row_kernel_ok(x):
-    """Inputs the row kernels of NativeLayerNorm take: non-empty float32/float64 arrays."""
-    return x.size and x.dtype.kind == "f" and x.dtype.itemsize >= 4
+    """Inputs the row kernels of NativeLayerNorm take: float32/float64 arrays of at least
+    rowwise.SMALL elements (on smaller ones the axis formulas make fewer calls)."""
+    return x.size >= SMALL and x.dtype.kind == "f" and x.dtype.itemsize >= 4
 
 
 def check_normalized_shape(input, normalized_shape):

@@ -1,7 +1,9 @@
 """pad: constant padding (ConstantPadNdBackward0), reflect / replicate padding as index gathers
 named as torch's nodes, and circular padding as torch builds it (slice copies: CopySlices)."""
 
-from .._errors import refuse
+import math
+
+from .._errors import check_scalar_fits, refuse
 from ..autograd.op import Op
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .indexing import Index
@@ -146,6 +148,19 @@ class ConstantPadNd(Op):
         return ConstantPadNd.apply(t, pad=self.pad, value=0.0)  # the fill is a constant
 
 
+def _check_fill(input, pad, value):
+    """The fill value: torch fills the padded output with the (float) value, a checked
+    conversion (one element: no float16 check); a crop only narrows (no fill: 0 here)."""
+    shape = list(input.shape)
+    for i in range(len(pad) // 2):
+        shape[-1 - i] += pad[2 * i] + pad[2 * i + 1]
+    if not any(p > 0 for p in pad):
+        return 0.0
+    if min(shape, default=0) >= 0:
+        check_scalar_fits(float(value), input._data.dtype, reduced_float=math.prod(shape) != 1)
+    return value
+
+
 def pad(input, pad, mode="constant", value=None):
     r"""Pads a tensor.
 
@@ -181,7 +196,8 @@ def pad(input, pad, mode="constant", value=None):
             f"{input.dim()}"
         )
     if mode == "constant":
-        return ConstantPadNd.apply(input, pad=pad, value=0.0 if value is None else value)
+        value = _check_fill(input, pad, 0.0 if value is None else value)
+        return ConstantPadNd.apply(input, pad=pad, value=value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if _amp.active and mode != "circular":  # torch's reflection/replication kernels

@@ -215,15 +215,15 @@ class PdistBackward(Op):
         """The gradient of the rows: each pair's ``grad * d dist / d row`` added to row i and
         subtracted from row j."""
         xp = self.xp
+        if p == 0:  # torch's kernel leaves its zero-filled result: no 0 * inf from grad
+            return xp.zeros(x.shape, x.dtype)
         n = x.shape[-2]
         i, j = xp.triu_indices(n, 1)
         diff = x[..., i, :] - x[..., j, :]
         d = dist[..., None]
         zero = xp.zeros((), x.dtype)
         with _quiet(xp):
-            if p == 0:
-                slope = xp.zeros_like(diff)
-            elif p == 1:
+            if p == 1:
                 slope = xp.sign(diff)
             elif math.isinf(p):
                 # torch's formula: a NaN distance (vectorised max) reaches its whole pair

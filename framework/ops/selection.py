@@ -371,6 +371,8 @@ def _check_range(name, x, d, index, source=None, alpha=1, value=None):
         )
     if value is not None and not isinstance(value, Tensor):
         value = check_scalar_fits(value, x._data.dtype)
+    elif value is not None and not value.dim() and value._data.dtype != x._data.dtype:
+        check_scalar_fits(value.item(), x._data.dtype)
     bad = (idx < 0) | (idx >= n) if name != "index_fill" else (idx < -n) | (idx >= n)
     # nothing written: no check (but torch checks a 1-D empty index_add)
     skip = x.numel() == 0 and (name != "index_add" or x.dim() > 1)

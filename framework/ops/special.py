@@ -3,6 +3,7 @@
 import math
 
 from ..autograd.op import Op
+from .loss import _quiet
 from .unary import _float
 
 # Chebyshev coefficients of erfc on [0, inf) (Numerical Recipes 3rd ed., Erf::erfccheb):
@@ -126,42 +127,27 @@ def _erfc(xp, x):
 
 
 def _erfinv(xp, y):
-    """erfinv: Giles' single-precision start, then Newton steps on erf (float64 accuracy)."""
+    """erfinv as torch's calc_erfinv: a rational first guess (central below |y| 0.7, in
+    z = sqrt(-log((1 - |y|) / 2)) above, accurate in the tail), then two Newton steps on erf,
+    in float64."""
     y64 = y.astype("float64")
-    w = -xp.log((1.0 - y64) * (1.0 + y64))
-    small = w < 5.0
-    ws, wl = w - 2.5, xp.sqrt(xp.maximum(w, 5.0)) - 3.0
-    ps = xp.full_like(w, 2.81022636e-08)
-    for c in (
-        3.43273939e-07,
-        -3.5233877e-06,
-        -4.39150654e-06,
-        0.00021858087,
-        -0.00125372503,
-        -0.00417768164,
-        0.246640727,
-        1.50140941,
-    ):
-        ps = ps * ws + c
-    pl = xp.full_like(w, -0.000200214257)
-    for c in (
-        0.000100950558,
-        0.00134934322,
-        -0.00367342844,
-        0.00573950773,
-        -0.0076224613,
-        0.00943887047,
-        1.00167406,
-        2.83297682,
-    ):
-        pl = pl * wl + c
-    x = xp.where(small, ps, pl) * y64
-    finite = xp.abs(y64) < 1
-    for _ in range(2):
-        err = _erf(xp, xp.where(finite, x, 0.0)) - y64
-        x = xp.where(finite, x - err / (2 / math.sqrt(math.pi) * xp.exp(-x * x)), x)
-    x = xp.where(xp.abs(y64) == 1, xp.copysign(xp.inf, y64), x)
-    x = xp.where(xp.abs(y64) > 1, xp.nan, x)
+    ay = xp.abs(y64)
+    with _quiet(xp):
+        z = y64 * y64
+        num = ((-0.140543331 * z + 0.914624893) * z - 1.645349621) * z + 0.886226899
+        dem = (((0.012229801 * z - 0.329097515) * z + 1.442710462) * z - 2.118377725) * z + 1.0
+        central = y64 * num / dem
+        t = xp.sqrt(-xp.log((1.0 - xp.minimum(ay, 1.0)) / 2.0))
+        num = ((1.641345311 * t + 3.429567803) * t - 1.624906493) * t - 1.970840454
+        dem = (1.637067800 * t + 3.543889200) * t + 1.0
+        tail = xp.copysign(num, y64) / dem
+        finite = ay < 1
+        x = xp.where(ay <= 0.7, central, xp.where(finite, tail, 0.0))
+        for _ in range(2):
+            err = _erf(xp, x) - y64
+            x = x - err / (2 / math.sqrt(math.pi) * xp.exp(-x * x))
+    x = xp.where(ay == 1, xp.copysign(xp.inf, y64), x)
+    x = xp.where((ay > 1) | xp.isnan(y64), xp.nan, x)
     return x.astype(y.dtype)
 
 

@@ -106,7 +106,12 @@ def has_internal_overlap(arr):
 # ----- marking views -------------------------------------------------------------------------
 def as_view(out, src, meta=DEFAULT):
     """`out` (a fresh op result whose array views src's) as a View of src's base."""
-    if type(out) is not Tensor:  # a batched result under vmap stays as it is
+    if type(out) is not Tensor:  # under vmap: its physical tensor a view of src's, where it
+        value = getattr(out, "_value", None)  # shares src's memory (in-place writes through
+        phys = getattr(src, "_value", None)  # it then rebase src's history, as torch's)
+        if type(value) is Tensor and phys is not None and value is not phys:
+            if value.xp.may_share_memory(value._data, phys._data):
+                out._value = as_view(value, phys, meta)
         return out
     v = _new(View)
     v._data = out._data

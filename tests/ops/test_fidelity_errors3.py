@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ops.test_fidelity import rand, same, t
+from ops.test_fidelity import F, rand, same, t
 
 INF, NAN = float("inf"), float("nan")
 
@@ -300,3 +300,30 @@ def test_var_std_refusals_describe_the_call_as_torch(kwargs):
         same(lambda L, a: getattr(a, fn)(**kwargs), x)
         k = {n: v for n, v in kwargs.items() if n != "dim"}
         same(lambda L, a: getattr(a, fn)(0, **k), x)
+
+
+def test_index_fill_converts_a_0_dim_tensor_values_item():
+    """index_fill_ with a 0-dim tensor value reads its item: inf into int64 overflows (ours
+    stored INT64_MIN)."""
+    x = t(np.zeros(3), "int64", rg=False)
+    for v in (INF, 2.5, -3.0):
+        same(lambda L, a, b: a.index_fill(0, L.tensor([0]), b), x, t(v, rg=False))
+    same(lambda L, a, b: a.index_fill(0, L.tensor([0]), b), x, t([1.0, 2.0], rg=False))
+
+
+@pytest.mark.parametrize("value", [INF, 300, -3, 1e5, 2.5, True])
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float16", "float32", "bool"])
+def test_constant_pad_converts_its_value_as_torchs_fill(value, dtype):
+    """F.pad fills the new output with float(value) (a checked conversion: inf into int64,
+    -3 into uint8 refused; one element skips the float16 check); a crop only narrows."""
+    for shape, pad in (((2,), (1, 1)), ((0,), (1, 0)), ((3,), (-1, -1)), ((1,), (0, 0))):
+        x = t(np.zeros(shape), dtype, rg=False)
+        same(lambda L, a: F(L).pad(a, pad, value=value), x)
+
+
+def test_dist_computes_in_torchs_common_dtype():
+    """dist(float32, int64) is float32 (NumPy's float32 - int64 made it float64)."""
+    same(
+        lambda L, a, b: L.dist(a, b, 3.5), t(rand(1, 5, 1, 1), "float32"), t([[[[1]]] * 5], "int64")
+    )
+    same(lambda L, a, b: L.dist(a, b), t(rand(3), "float64"), t(rand(3), "float32"))

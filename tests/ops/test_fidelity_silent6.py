@@ -205,3 +205,37 @@ def test_softshrink_zero_sign_is_torchs_scalar_path():
     one = F(torch).softshrink(torch.tensor([-0.3])).numpy()  # one element: the scalar path
     assert np.signbit(one).all()
     same(lambda L, a: F(L).softshrink(a), t([-0.3, 0.7, -0.9, NAN, 0.2, -INF]))
+
+
+def test_dist_takes_the_difference_in_torchs_promoted_dtype():
+    """torch's dist subtracts in the promoted dtype (float32 with int64: float32); NumPy's
+    float32 - int64 is float64 (ours returned float64)."""
+    for p in (0, 1, 2, INF, 3):
+        same(
+            lambda L, a, b: L.dist(a, b, p=p),
+            t(rand(5, 1), "float32"),
+            t(np.ones((3, 5, 1)), "int64"),
+        )
+        same(lambda L, a, b: L.dist(a, b, p=p), t(rand(2, 3), "float32"), t(rand(3)))
+
+
+def test_sinc_gradient_is_zero_where_torchs_denominator_underflows():
+    """torch's sinc_backward divides by x * x * pi and gives 0 where that is 0: x = 0 and,
+    in float32, |x| below ~1e-23 where the square underflows (ours masked x = 0 only: 0 / 0 =
+    NaN at 1e-30); its double backward is NaN at 0 as torch's."""
+    x = t([1e-30, -1e-30, 1e-45, 0.0, -0.0, 1e-10, 0.5, 2.0, NAN], "float32")
+    same(lambda L, a: L.sinc(a), x)
+    same(lambda L, a: L.sinc(a), t([1e-200, 0.0, 0.25]))
+
+
+def test_erfinv_tail_starts_from_torchs_rational_guess():
+    """torch's calc_erfinv starts from a rational guess in sqrt(-log((1 - |y|) / 2)) that is
+    accurate in the tail, then takes two Newton steps on erf; ours started from a
+    single-precision fit and Newton stalls there (erf is flat: erfinv(1 - 2^-53) was 5.364 for
+    torch's 5.864, now 5.8639). The gradient there, exp(erfinv^2), still differs by 0.4%
+    (erf's last bit near 1 decides where Newton stops), so the extreme tail is checked by
+    value only."""
+    tail = t([1 - 2**-53, -(1 - 2**-53), 1 - 2**-52, 1 - 1e-14], rg=False)
+    same(lambda L, a: L.erfinv(a), tail)
+    same(lambda L, a: L.erfinv(a), t([1 - 1e-12, 0.999999, 0.7, 0.3, -0.95]))
+    same(lambda L, a: L.erfinv(a), t([0.9999999, -0.99999994, 0.5, 1.0, -1.0, 1.5, NAN], "float32"))

@@ -112,3 +112,27 @@ def test_lgamma_of_a_subnormal_is_minus_log_abs_x():
     np.testing.assert_allclose(ours, torch.lgamma(torch.tensor(x, dtype=torch.float64)), rtol=1e-15)
     same(lambda L, a: L.lgamma(a), t(x))
     same(lambda L, a: L.lgamma(a), t([-1e-45, 1e-45, -1e-40, -1.17e-38], "float32"))
+
+
+def test_embedding_bag_max_keeps_the_first_row_unless_a_later_one_is_greater():
+    """torch's max bag takes its first row, then each later row where strictly greater: a
+    NaN wins only if it comes first (ours took NumPy's argmax, where NaN always wins); ties
+    keep the first row (its gradient)."""
+    w = rand(5, 4)
+    w[1, 0], w[2, 1], w[3, 2] = NAN, NAN, INF
+    w[4, 3] = w[0, 3]
+    for idx in ([[4, 4], [0, 1]], [[1, 0], [2, 3]], [[0, 4, 2, 3]], [[3, 1, 2]]):
+        same(lambda L, a, b: F(L).embedding_bag(a, b, mode="max"), t(idx, "int64"), t(w))
+        same(
+            lambda L, a, b: F(L).embedding_bag(a, b, mode="max"),
+            t(idx, "int64"),
+            t(w, "float32"),
+        )
+
+
+def test_pdist_p0_gradient_is_zero_whatever_the_upstream_gradient():
+    """torch's _pdist_backward for p = 0 leaves its zero-filled result: an inf/NaN upstream
+    gradient (erfinv at 1) gives 0, not 0 * inf = NaN."""
+    x = t([[-1.0947882], [-1.0947882], [0.21659265]], "float32")
+    same(lambda L, a: F(L).pdist(a, 0.0).erfinv(), x)
+    same(lambda L, a: F(L).pdist(a, 0.0).log(), t(rand(4, 3)))

@@ -199,3 +199,15 @@ def test_linear_error_message():
     with pytest.raises(RuntimeError) as got:
         framework.nn.functional.linear(framework.zeros(2, 3), framework.zeros(4, 5))
     assert str(got.value) == str(want.value)
+
+
+def test_mm_inner_size_one_inf_times_zero_is_nan_as_torch():
+    """(m, 1) @ (1, 1) with an inf against a zero: NaN as torch (NumPy's ndarray.dot gives
+    0 there, matmul NaN)."""
+    import numpy as np
+
+    a = np.full((3, 1), np.inf)
+    b = np.zeros((1, 1))
+    for fn in (lambda L, x, y: L.mm(x, y), lambda L, x, y: L.addmm(L.zeros(3, 1).double(), x, y)):
+        got, want = (fn(L, L.tensor(a), L.tensor(b)).numpy() for L in (framework, torch))
+        np.testing.assert_array_equal(got, want)
