@@ -24,6 +24,21 @@ def test_no_silent_or_exception_mismatch(chunk):
     assert not bad, "\n".join(map(repr, bad[:20]))
 
 
+# Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
+REGRESSION_SEEDS = {
+    14000372: "multi_head_attention_forward: SDPA backward's softmax row term summed over the "
+    "keys as torch (the flash form g . out over the head width cancelled to 1e15 off at "
+    "large inputs)",
+}
+
+
+@pytest.mark.parametrize("seed", sorted(REGRESSION_SEEDS))
+def test_regression_seed(seed):
+    """A program a long run found wrong now agrees with torch (value, error type)."""
+    bad = [m for m in fuzz(1, seed) if m.kind in (SILENT, EXCEPTION)]
+    assert not bad, f"{REGRESSION_SEEDS[seed]}: {bad}"
+
+
 def test_budget_reaches_every_op():
     """The fixed budget samples every record of the op table at least once."""
     seen = {Program(s).op.name for s in range(SEED, SEED + PROGRAMS)}
