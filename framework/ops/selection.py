@@ -579,7 +579,7 @@ class ScatterReduceTwo(Op):
             n = (hit + (1 if self.include_self else 0)).clamp_min(1).to(grad.dtype)
             gx = grad / n if self.include_self else (grad / n).masked_fill(hit > 0, 0.0)
             gs = gather(grad / n, d, index)
-        elif r == "prod":  # src: assumes no zeros, as the simple formula out / value
+        elif r == "prod":
             # torch: grad * masked_self_result / masked_self with self's zeros set to 1 (an
             # inf/NaN self gives NaN even where nothing is scattered), then the hits zeroed
             xm = x.masked_fill(x == 0, 1.0)
@@ -588,7 +588,19 @@ class ScatterReduceTwo(Op):
             )
             if not self.include_self:
                 gx = gx.masked_fill(hit > 0, 0.0)
-            gs = gather(grad * out, d, index) / src
+            # src (torch): a zero scattered alone into its slot gets the product of the
+            # others; any other zero divides by 1 (its slot's result is 0). The whole src, as
+            # torch: a src larger than index fails its broadcast as torch's does
+            src = self.inputs[2]
+            src_zero = src == 0
+            zeros_in = x.new_zeros(tuple(x.shape)).scatter_add(d, index, src_zero.to(x.dtype))
+            single = src_zero & (gather(zeros_in, d, index) == 1)
+            others = x.scatter_reduce(
+                d, index, src.masked_fill(single, 1.0), "prod", include_self=self.include_self
+            )
+            gs = gather(grad * others, d, index).where(
+                single, gather(grad * out, d, index) / src.masked_fill(src_zero, 1.0)
+            )
         else:  # amax/amin: the gradient is shared evenly among the values equal to the result
             from ..creation import zeros
 

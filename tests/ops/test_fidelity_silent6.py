@@ -239,3 +239,33 @@ def test_erfinv_tail_starts_from_torchs_rational_guess():
     same(lambda L, a: L.erfinv(a), tail)
     same(lambda L, a: L.erfinv(a), t([1 - 1e-12, 0.999999, 0.7, 0.3, -0.95]))
     same(lambda L, a: L.erfinv(a), t([0.9999999, -0.99999994, 0.5, 1.0, -1.0, 1.5, NAN], "float32"))
+
+
+def test_scatter_reduce_prod_src_gradient_at_zeros_as_torch():
+    """torch's src gradient for 'prod' gives a zero scattered alone into its slot the product
+    of the slot's other values, and divides any other value by itself with zeros set to 1
+    (ours divided out / src: NaN at a zero; fuzzer seed 14013773)."""
+    for xs, idx, src, inc in [
+        ([-0.43, -0.67, -0.78, -0.06], [3, 3, 2, 0], [0.013, 0.0, -2.34, 5.1], True),
+        ([1.0, 2, 3, 4], [1, 1, 1, 2], [0.0, 0.0, 2.0, 0.0], True),
+        ([1.0, 0, 3, 4], [1, 1, 0, 2], [0.0, 3.0, 2.0, 0.0], False),
+        ([1.0, 0, 3, 4], [1, 1, 0, 2], [0.0, 3.0, 2.0, 0.0], True),
+    ]:
+        same(
+            lambda L, a, i, s: L.scatter_reduce(a, 0, i, s, "prod", include_self=inc),
+            t(xs),
+            t(idx, "int64"),
+            t(src),
+        )
+    src = rand(2, 4)
+    src[0, 1] = src[1, 2] = 0.0
+    same(
+        lambda L, a, i, s: L.scatter_reduce(a, 1, i, s, "prod"),
+        t(rand(3, 3)),
+        t([[0, 0, 2], [1, 2, 2]], "int64"),
+        t(src),
+    )
+    x = framework.tensor(rand(3), requires_grad=True)
+    s = framework.tensor([0.5, 0.0, 2.0, 1.5], dtype=framework.float64, requires_grad=True)
+    i = framework.tensor([0, 1, 1, 2])
+    assert framework.autograd.gradcheck(lambda a, b: a.scatter_reduce(0, i, b, "prod"), (x, s))
