@@ -292,6 +292,19 @@ def send_zero_grad(fn, grad):
     return True
 
 
+def zero_tensor(zeros):
+    """Mark real zeros (a materialized ZeroTensor) so that a node's formula keeps torch's
+    ZeroTensor where torch's own kernel for it would (a product with it: mv's matrix
+    gradient grad.ger(vec) stays zero at an inf vec while vec's, mat.t().mv(grad), is NaN)."""
+    zeros._zero_tensor = True
+    return zeros
+
+
+def is_zero_tensor(grad):
+    """Whether `grad` is a materialized ZeroTensor (see zero_tensor)."""
+    return grad.__dict__.get("_zero_tensor", False)
+
+
 ZERO_IMMUTABLE = (
     "ZeroTensors are immutable. Please use the materialized zero tensor obtained using "
     ".clone() if you want a mutable tensor."
@@ -306,6 +319,7 @@ MATERIALIZES_ZERO_GRAD = frozenset(
         "AddbmmBackward0",
         "AddcdivBackward0",
         "AddmmBackward0",
+        "AddmvBackward0",
         "AddrBackward0",
         "BaddbmmBackward0",
         "BmmBackward0",
@@ -321,6 +335,7 @@ MATERIALIZES_ZERO_GRAD = frozenset(
         "LogitBackward0",
         "MishBackward0",
         "MmBackward0",
+        "MvBackward0",
         "MseLossBackward0",
         "NativeBatchNormBackward0",
         "ReciprocalBackward0",

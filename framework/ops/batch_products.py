@@ -6,6 +6,7 @@ bfloat16/float16 inputs accumulate in float32."""
 
 from .._errors import check_empty_sum_scale, refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
+from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op
 from ..dtypes import cpp_type_name, scalar_type_name
 from .shape import _dim, _expanded_shape
@@ -110,7 +111,12 @@ class Addmv(_AddProduct):
         need_i, need_m, need_v = self.needs_input_grad
         return (
             _scaled(grad, self.beta) if need_i else None,
-            _scaled(grad.outer(v), self.alpha) if need_m else None,
+            _scaled(
+                grad.outer(v if not is_zero_tensor(grad) else v.new_zeros(tuple(v.shape))),
+                self.alpha,
+            )
+            if need_m
+            else None,
             _scaled(m.t().mv(grad), self.alpha) if need_v else None,
         )
 

@@ -3,6 +3,7 @@
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from .reduction import _prod
 from .._errors import broadcast_shapes, check_empty_sum_scale, refuse
+from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op
 from ..dtypes import cpp_type_name, scalar_type_name
 from ._fastgrad import plain, wrap
@@ -127,7 +128,11 @@ class Mv(Op):
     def backward(self, grad):
         a, v = self.inputs
         need_a, need_v = self.needs_input_grad
-        grad_a = grad.unsqueeze(1) * v if need_a else None  # outer product grad ⊗ v
+        grad_a = None
+        if need_a:  # outer product grad ⊗ v (torch's ger keeps a ZeroTensor: zeros)
+            grad_a = grad.unsqueeze(1) * (
+                v if not is_zero_tensor(grad) else v.new_zeros(tuple(v.shape))
+            )
         grad_v = a.t().mv(grad) if need_v else None
         return grad_a, grad_v
 

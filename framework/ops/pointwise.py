@@ -456,11 +456,11 @@ class Sgn(Sign):
     def backward(self, grad):
         """Zeros (nothing at all when the engine can pass torch's zero tensor on; real zeros
         when torch materializes its ZeroTensor in a formula below)."""
-        from ..autograd.engine import materializes_zero_grad, send_zero_grad
+        from ..autograd.engine import materializes_zero_grad, send_zero_grad, zero_tensor
 
         below = self._edges[0]
         if below is not None and materializes_zero_grad(below[0]):
-            return _zeros(grad)
+            return zero_tensor(_zeros(grad))
         return None if send_zero_grad(self, grad) else _zeros(grad)
 
     def jvp(self, t):

@@ -269,3 +269,19 @@ def test_scatter_reduce_prod_src_gradient_at_zeros_as_torch():
     s = framework.tensor([0.5, 0.0, 2.0, 1.5], dtype=framework.float64, requires_grad=True)
     i = framework.tensor([0, 1, 1, 2])
     assert framework.autograd.gradcheck(lambda a, b: a.scatter_reduce(0, i, b, "prod"), (x, s))
+
+
+def test_sgn_zero_gradient_through_mv_is_materialized_for_the_vector_only():
+    """Real sgn's gradient is torch's ZeroTensor; mv's (and addmv's) backward materializes it
+    for the vector (mat.t().mv(grad): 0 * inf = NaN) but keeps it for the matrix (grad.ger(vec)
+    is a ZeroTensor: zeros at an inf vec). Ours passed the ZeroTensor through mv (fuzzer seed
+    15025014: no NaN)."""
+    m = t([[0.033, -0.0002], [-0.065, -INF]])
+    same(lambda L, a, v: L.mv(a, v).sgn(), m, t([-0.855, -0.47]))
+    same(lambda L, a, v: L.mv(a, v).sgn(), t([[1.0, INF], [2.0, 3.0]]), t([INF, 1.0]))
+    same(
+        lambda L, b, a, v: L.addmv(b, a, v).sgn(),
+        t([1.0, 2.0]),
+        t([[1.0, INF], [2.0, 3.0]]),
+        t([INF, 1.0]),
+    )
