@@ -32,8 +32,8 @@ class _AddProduct(Op):
     def forward(self, bias, a, b, beta=1, alpha=1):
         if self.kernel is not None and a.size and b.size:
             refuse(a, "b", self.kernel)
-        if self.empty_sum(a, b):  # torch scales `input` by beta in place
-            check_empty_sum_scale(bias.dtype, beta)
+        for scale in self.empty_sum_scales(a, b, beta):
+            check_empty_sum_scale(bias.dtype, scale)
         if a.dtype.kind in "iu":  # torch converts the Scalars to the integer type
             beta, alpha = int(beta), int(alpha)
         self.beta, self.alpha = beta, alpha
@@ -49,6 +49,11 @@ class _AddProduct(Op):
     def empty_sum(self, a, b):
         """Whether the product sums over nothing into a non-empty result."""
         return False
+
+    def empty_sum_scales(self, a, b, beta):
+        """The scales torch multiplies `input` by in place when the product sums over nothing
+        (its `result.mul_(beta)`)."""
+        return (beta,) if self.empty_sum(a, b) else ()
 
 
 class Baddbmm(_AddProduct):
@@ -83,10 +88,15 @@ class Addbmm(_AddProduct):
     def product(self, a, b):
         return self.xp.matmul(a, b).sum(-3, dtype=a.dtype)
 
-    def empty_sum(self, a, b):
-        """Whether the summed batched product has no terms (no batches or an empty inner dimension)
-        for a non-empty result."""
-        return a.shape[0] * a.shape[2] == 0 and a.shape[1] * b.shape[2] > 0
+    def empty_sum_scales(self, a, b, beta):
+        """torch's addbmm: no batches scales `input` by beta (even an empty result); an empty
+        inner dimension runs addmm_ per batch on a non-empty result, which scales by beta, then
+        by 1 for each later batch (a bool result refuses that integer 1 even when beta is 0)."""
+        if a.shape[0] == 0:
+            return (beta,)
+        if a.shape[2] == 0 and a.shape[1] * b.shape[2] > 0:
+            return (beta, 1) if a.shape[0] > 1 else (beta,)
+        return ()
 
     def backward(self, grad):
         _, b1, b2 = self.inputs

@@ -285,3 +285,23 @@ def test_sgn_zero_gradient_through_mv_is_materialized_for_the_vector_only():
         t([[1.0, INF], [2.0, 3.0]]),
         t([INF, 1.0]),
     )
+
+
+def test_addbmm_scales_input_in_place_as_torch_when_it_sums_nothing():
+    """torch's addbmm with no batches runs `result.mul_(beta)` even on an empty result, and
+    with an empty inner dimension runs addmm_ per batch (beta, then 1): a bool result refuses
+    the integer scale ("result type Long can't be cast ..."), an integer one a float beta
+    (ours returned an empty bool result: fuzzer seed 15035895)."""
+    shapes = [
+        ((0,), (0, 1, 3), (0, 3, 0)),
+        ((1, 2), (0, 1, 3), (0, 3, 2)),
+        ((1, 2), (2, 1, 0), (2, 0, 2)),
+        ((1, 2), (1, 1, 0), (1, 0, 2)),
+        ((0,), (2, 1, 0), (2, 0, 0)),
+        ((1, 0), (2, 1, 3), (2, 3, 0)),
+    ]
+    for i, b1, b2 in shapes:
+        for kw in ({}, {"beta": 0}, {"alpha": 2}, {"beta": 0.5}, {"beta": 0.0}):
+            for dt in ("bool", "int64", "float64"):
+                args = [t(np.zeros(s), dt, rg=False) for s in (i, b1, b2)]
+                same(lambda L, a, b, c: L.addbmm(a, b, c, **kw), *args)
