@@ -47,6 +47,7 @@ def test_regression_seed(seed):
 KNOWN_SEEDS = {
     15023110: "logit(eps) backward at a NaN x: 0 in torch's vectorised chunks, NaN in its tail",
     15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
+    15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",
 }
 
 
