@@ -279,8 +279,28 @@ def _xlogy(xp, x, y, half):
 
 
 Xlogy = _binary("Xlogy", _xlogy, _xlogy_grads, half=True)
+
+
+def _xlogy_scalar_other_backward(self, grad):
+    """torch's formula for a Scalar other: ``other > 0 ? xlogy(grad, other) : xlogy(grad,
+    other).masked_fill(self == 0, 0)``, so a NaN other too gives 0 where self is 0 (the
+    tensor form masks only where other <= 0)."""
+    x, y = self.inputs
+    gx = xlogy(grad, y)
+    positive = y > 0
+    if not (positive if isinstance(positive, bool) else bool(positive.all())):
+        gx = gx.where(x != 0, _zeros(grad))
+    return gx, None
+
+
 XlogyScalarOther = type(
-    "XlogyScalarOther", (Xlogy,), {"node_name": "XlogyBackward2", "__module__": __name__}
+    "XlogyScalarOther",
+    (Xlogy,),
+    {
+        "node_name": "XlogyBackward2",
+        "backward": _xlogy_scalar_other_backward,
+        "__module__": __name__,
+    },
 )
 XlogyScalarSelf = type(
     "XlogyScalarSelf", (Xlogy,), {"node_name": "XlogyBackward1", "__module__": __name__}

@@ -305,3 +305,18 @@ def test_addbmm_scales_input_in_place_as_torch_when_it_sums_nothing():
             for dt in ("bool", "int64", "float64"):
                 args = [t(np.zeros(s), dt, rg=False) for s in (i, b1, b2)]
                 same(lambda L, a, b, c: L.addbmm(a, b, c, **kw), *args)
+
+
+def test_xlogy_scalar_other_gradient_masks_zeros_unless_other_is_positive():
+    """torch's XlogyBackward2 (a Scalar other) is ``other > 0 ? xlogy(grad, other) :
+    xlogy(grad, other).masked_fill(self == 0, 0)``: a NaN other gives 0 where self is 0 (ours
+    used the tensor form's mask, other <= 0: NaN; fuzzer seed 15044893). The tensor form keeps
+    NaN there."""
+    x = t([0.0, -0.0, 1.0, 2.0, 0.5, NAN, INF])
+    for y in (NAN, -1.0, 0.0, 2.0, INF, -INF):
+        same(lambda L, a: L.special.xlogy(a, y), x)
+        same(lambda L, a: L.xlogy(a, y), x)
+    same(lambda L, a, b: L.xlogy(a, b), x, t(NAN, rg=False))
+    a = framework.tensor([0.3, 1.5, 2.0], dtype=framework.float64, requires_grad=True)
+    assert framework.autograd.gradcheck(lambda v: framework.xlogy(v, 0.7), (a,))
+    assert framework.autograd.gradgradcheck(lambda v: framework.xlogy(v, 0.7), (a,))
