@@ -333,6 +333,11 @@ KNOWN_DIFFERENCES[("softshrink", "out0")] = _softshrink_negative_zeros
 KNOWN_DIFFERENCES[("cosine_embedding_loss", "grad")] = lambda p: (
     p.args[0].a.dtype == np.float32 and p.args[0].a.shape[-1:] == (1,)
 )
+# ... and its value 1 - cos is 0 or an ulp of 1 by the same sqrt: a chained reciprocal/log
+# makes that inf or finite (seed 15056142)
+KNOWN_DIFFERENCES[("cosine_embedding_loss", "out0")] = lambda p: (
+    p.then is not None and p.args[0].a.shape[-1:] == (1,)
+)
 
 # corrcoef's diagonal is c_ii / sqrt(c_ii) / sqrt(c_ii): torch's sqrt (MKL's vectorised one)
 # is not correctly rounded (1 ulp off NumPy's for 20% of float32 and 1.4% of float64 values,
@@ -356,6 +361,22 @@ KNOWN_DIFFERENCES[("unique", "out1")] = lambda p: (
     and p.args[0].a.dtype.kind == "f"
     and int(np.isnan(p.args[0].a).sum()) > 1
 )
+
+# float32 matrix products: torch's BLAS (MKL) and ours (NumPy's OpenBLAS) sum in other orders,
+# an ulp or a few of the result apart (within the tolerance); a chained rounding op makes that
+# a unit (floor/ceil/round) or frac's absolute error on a large product (seed 15043017:
+# matrix_power(x, 3), values ~500, frac 1.2e-4 off)
+ROUNDING = {"floor", "ceil", "round", "trunc", "fix", "frac"}
+for _name in ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"):
+    KNOWN_DIFFERENCES[(_name, "out0")] = lambda p: (
+        p.then is not None
+        and p.then.name in ROUNDING
+        and any(isinstance(a, T) and a.a.dtype == np.float32 for a in p.args)
+    )
+# linalg_cond (p = 2: SVD) of an ill-conditioned float32 matrix: its gradient is as accurate
+# as the float32 SVD (seed 15050878: cond 3662, torch's gradient 3e-5 relative off the float64
+# one, ours 1e-7)
+KNOWN_DIFFERENCES[("linalg_cond", "grad")] = _f32_conditioned
 
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 

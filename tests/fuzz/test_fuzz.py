@@ -32,6 +32,7 @@ REGRESSION_SEEDS = {
     14013773: "scatter_reduce prod: src gradient at a zero as torch's (product of the others)",
     15025014: "mv then sgn: the ZeroTensor materialised for the vector (NaN at inf), not the matrix",
     15035895: "addbmm with no batches: torch's in-place beta scale refuses a bool result",
+    15044893: "xlogy with a NaN Scalar other: its gradient is 0 where self is 0",
 }
 
 
@@ -48,6 +49,9 @@ KNOWN_SEEDS = {
     15023110: "logit(eps) backward at a NaN x: 0 in torch's vectorised chunks, NaN in its tail",
     15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
     15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",
+    15056142: "cosine_embedding_loss of 1-element vectors then reciprocal: sqrt's ulp, inf",
+    15043017: "float32 matrix_power then frac: BLAS summation order, frac's absolute error",
+    15050878: "float32 linalg_cond gradient at cond 3662: float32 SVD accuracy",
 }
 
 
