@@ -395,14 +395,16 @@ def _efficient_zeros(task, targets, captured):
     one is one): nodes that received nothing else stay silent, and a leaf or requested input
     reached only that way gets a zero gradient instead of none. A node whose formula fills
     its gradient in place (std) raises torch's error instead."""
-    stack, seen = list(task.zero_from), set()
+    stack, seen = [(fn, like, None) for fn, like in task.zero_from], set()
     while stack:
-        src, like = stack.pop()
+        src, like, outs = stack.pop()
         for k, fn in enumerate(src._next):
             if fn is None or fn in seen or fn not in task.starved:
                 continue
+            if outs is not None and (k >= len(outs) or outs[k] is None):
+                continue  # the formula gives this input no gradient (norm's p = 0): none
             seen.add(fn)
-            if fn.name() in _FILLS_GRAD_IN_PLACE:
+            if fn.name() in _FILLS_GRAD_IN_PLACE or getattr(fn, "fills_grad_in_place", False):
                 raise RuntimeError(ZERO_IMMUTABLE)
             if targets is not None and fn in targets:
                 for _, i, t in targets[fn]:
@@ -424,8 +426,13 @@ def _efficient_zeros(task, targets, captured):
             grads = [None] * fn._n_out
             grads[src._nrs[k]] = Tensor._make(like.xp.zeros(shape, dtype=dtype), like._device)
             fn.check_saved()
-            fn.backward(*grads)
-            stack.append((fn, like))
+            sent = len(task.zero_from)
+            res = fn.backward(*grads)
+            if len(task.zero_from) > sent:  # it sent a ZeroTensor on itself (sgn)
+                res = None
+            elif not isinstance(res, (tuple, list)):
+                res = (res,)
+            stack.append((fn, like, res))
 
 
 def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph, shared):

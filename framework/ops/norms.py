@@ -55,6 +55,12 @@ class LinalgVectorNorm(Op):
         (x,) = self.inputs
         return self._norm_backward(x, grad)
 
+    @property
+    def fills_grad_in_place(self):
+        """torch's norm_backward runs `scale_v.masked_fill_` on grad / norm^(p-1) for
+        1 < p < 2 and 2 < p < inf (so a ZeroTensor gradient raises, see autograd.engine)."""
+        return 1 < self.ord < math.inf and self.ord != 2
+
     def _norm_backward(self, x, grad):
         """torch's norm_backward: the gradient of the ord-norm of x (None for ord 0)."""
         p = self.ord

@@ -320,3 +320,13 @@ def test_xlogy_scalar_other_gradient_masks_zeros_unless_other_is_positive():
     a = framework.tensor([0.3, 1.5, 2.0], dtype=framework.float64, requires_grad=True)
     assert framework.autograd.gradcheck(lambda v: framework.xlogy(v, 0.7), (a,))
     assert framework.autograd.gradgradcheck(lambda v: framework.xlogy(v, 0.7), (a,))
+
+
+def test_vector_norm_backward_refuses_sgns_zero_tensor_for_p_with_in_place_fill():
+    """torch's norm_backward fills grad / norm^(p-1) in place (`masked_fill_`) for 1 < p < 2
+    and p > 2: sgn's ZeroTensor gradient raises "ZeroTensors are immutable" there (ours
+    returned zeros; fuzzer seed 15074805). p in {0, 1, 2, inf, -inf} and p < 1 do not."""
+    for p in (0, 1, 2, 3, 0.5, 1.5, 2.5, INF, -INF, -1):
+        for x in (t(-1.5687699, "float32"), t(rand(3))):
+            same(lambda L, a: L.linalg.vector_norm(a, ord=p).sgn(), x)
+            same(lambda L, a: L.norm(a * 1, p=p).sgn(), x)
