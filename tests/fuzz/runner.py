@@ -201,6 +201,11 @@ def _f32_cond_above(limit):
 
 for _name in ("linalg_cond_norms", "linalg_lstsq", "linalg_pinv"):
     KNOWN_DIFFERENCES[(_name, "out0")] = _f32_cond_above(1e3)
+# ... and from cond(A) ~ 30 on when a chained op magnifies relative error (seed 15079563:
+# pinv entries of 52 at cond 177, each library 2e-6 off the float64 pinv, then exp2)
+KNOWN_DIFFERENCES[("linalg_pinv", "out0")] = lambda p, base=_f32_cond_above(1e3): (
+    base(p) or (p.then is not None and _f32_conditioned(p))
+)
 for _name in ("linalg_lstsq", "linalg_pinv"):
     KNOWN_DIFFERENCES[(_name, "grad")] = _f32_conditioned
 
@@ -377,6 +382,23 @@ for _name in ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"):
 # as the float32 SVD (seed 15050878: cond 3662, torch's gradient 3e-5 relative off the float64
 # one, ours 1e-7)
 KNOWN_DIFFERENCES[("linalg_cond", "grad")] = _f32_conditioned
+
+
+# attention with a huge key or query entry (1e30): the scores are ~1e30 and the softmax
+# backward's P * (dP - sum(P dP)) cancels terms of that size, so both gradients are rounding
+# noise of 1e21 (float32) in the huge entries' columns, each of its own summation order (seed
+# 15073951: torch 0 and -6.7e21 where ours -1.1e22 and -3.2e21; the other entries agree)
+def _huge_attention(p):
+    return any(
+        isinstance(a, T) and a.a.dtype.kind == "f" and a.a.size and bool((abs(a.a) >= 1e20).any())
+        for a in p.args[:3]
+    )
+
+
+for _name in ("scaled_dot_product_attention", "multi_head_attention_forward"):
+    KNOWN_DIFFERENCES[(_name, "grad")] = lambda p, fused=KNOWN_DIFFERENCES[(_name, "grad")]: (
+        fused(p) or _huge_attention(p)
+    )
 
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 

@@ -53,6 +53,8 @@ KNOWN_SEEDS = {
     15056142: "cosine_embedding_loss of 1-element vectors then reciprocal: sqrt's ulp, inf",
     15043017: "float32 matrix_power then frac: BLAS summation order, frac's absolute error",
     15050878: "float32 linalg_cond gradient at cond 3662: float32 SVD accuracy",
+    15073951: "sdpa with 1e30 keys: softmax backward's cancellation noise of 1e21",
+    15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
 }
 
 
