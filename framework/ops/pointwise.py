@@ -123,15 +123,22 @@ class Addcdiv(Op):
     saves_inputs = True
     promote = True
 
-    def forward(self, x, t1, t2, value=1):
-        self.value = value
+    def forward(self, x, t1, t2, value=1, t2_dtype=None):
+        self.value, self.t2_dtype = value, t2_dtype
         return x + x.dtype.type(value) * t1 / t2  # (value * t1) / t2, torch's order
 
     def backward(self, grad):
         _, t1, t2 = self.inputs
         _, n1, n2 = self.needs_input_grad
         g = grad * self.value if self.value != 1 else grad
-        return grad, g / t2 if n1 else None, -g * t1 / (t2 * t2) if n2 else None
+        if not n2:
+            return grad, g / t2 if n1 else None, None
+        # torch: value * tensor1 / (tensor2 * tensor2), the square in tensor2's own dtype
+        # (float32's 1e-30 ** 2 is 0: an inf gradient)
+        sq = t2 * t2
+        if self.t2_dtype is not None and self.t2_dtype != t2.dtype:
+            sq = (t2.to(self.t2_dtype) * t2.to(self.t2_dtype)).to(t2.dtype)
+        return grad, g / t2 if n1 else None, -g * t1 / sq
 
     jvp = Op.jvp_elementwise
 
@@ -182,7 +189,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         tensor([0.2500, 0.5000])
     """
     _check_int_div(tensor1, tensor2)
-    return Addcdiv.apply(input, tensor1, tensor2, value=value)
+    t2_dtype = tensor2.dtype if isinstance(tensor2, Tensor) else None
+    return Addcdiv.apply(input, tensor1, tensor2, value=value, t2_dtype=t2_dtype)
 
 
 def _binary(

@@ -330,3 +330,18 @@ def test_vector_norm_backward_refuses_sgns_zero_tensor_for_p_with_in_place_fill(
         for x in (t(-1.5687699, "float32"), t(rand(3))):
             same(lambda L, a: L.linalg.vector_norm(a, ord=p).sgn(), x)
             same(lambda L, a: L.norm(a * 1, p=p).sgn(), x)
+
+
+def test_addcdiv_tensor2_gradient_squares_in_tensor2s_dtype():
+    """torch's tensor2 gradient is -grad * value * tensor1 / (tensor2 * tensor2) with the
+    square in tensor2's own dtype: a float32 1e-30 squares to 0 (an inf gradient) even when the
+    result is float64 (ours squared the promoted float64: finite; fuzzer seed 15084732)."""
+    a, b = t([-0.67, 0.449], "float32"), t([1.635, 0.4428])
+    c = t([[-0.83, -1e-30], [1.395, -0.9925]], "float32")
+    same(lambda L, x, y, z: L.addcdiv(x, y, z, value=2).log2(), a, b, c)
+    same(lambda L, x, y, z: L.addcdiv(x, y, z), a, b, c)
+    same(lambda L, x, y, z: x.clone().addcdiv_(y, z, value=0.5), b, b, c)
+    x, y = (framework.tensor(rand(3), requires_grad=True) for _ in range(2))
+    z = framework.tensor(rand(3) + 2, requires_grad=True)
+    assert framework.autograd.gradcheck(lambda p, q, r: framework.addcdiv(p, q, r), (x, y, z))
+    assert framework.autograd.gradgradcheck(lambda p, q, r: framework.addcdiv(p, q, r), (x, y, z))
