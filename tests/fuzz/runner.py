@@ -351,8 +351,15 @@ KNOWN_DIFFERENCES[("cosine_embedding_loss", "out0")] = lambda p: (
 # acosh(1 - ulp) is NaN)
 EDGE_AT_ONE = {"acos", "asin", "acosh", "atanh", "erfinv", "logit"}
 EDGE_AT_ONE |= {"floor", "ceil", "trunc", "fix", "round", "frac"}
-KNOWN_DIFFERENCES[("corrcoef", "out0")] = KNOWN_DIFFERENCES[("corrcoef", "grad")] = lambda p: (
+KNOWN_DIFFERENCES[("corrcoef", "out0")] = lambda p: (
     p.then is not None and p.then.name in EDGE_AT_ONE
+)
+# ... and with two observations every coefficient is +-1: its gradient is exactly 0, but
+# clip(-1, 1) passes it only where the value is within [-1, 1], which the same ulp decides
+# (seed 15099684: torch has 1 + ulp at all four off-diagonal entries, clipped: gradient 0; ours
+# has exactly -1 at two, which pass rounding noise of 1e-5)
+KNOWN_DIFFERENCES[("corrcoef", "grad")] = lambda p: (
+    KNOWN_DIFFERENCES[("corrcoef", "out0")](p) or p.args[0].a.shape[-1:] == (2,)
 )
 
 # unique sorts the flattened input with torch's unstable CPU sort (torch.sort(stable=False):
