@@ -8,7 +8,7 @@ kernels of their own.
 import math
 
 from .. import dtypes
-from .._errors import check_scalar_fits, refuse
+from .._errors import broadcast_shapes, check_scalar_fits, refuse
 from ..autograd.op import Op, per_sample_under_vmap, vmap_hook
 from ..tensor import Tensor
 
@@ -173,6 +173,7 @@ def nextafter(input, other):
     """
     _need_tensor("nextafter", "other", 2, other)
     kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
+    broadcast_shapes(input.shape, other.shape)  # torch's TensorIterator: shapes before dtypes
     refuse(kind, "biu", "nextafter_cpu")
     return Nextafter.apply(input, other)
 

@@ -345,3 +345,15 @@ def test_addcdiv_tensor2_gradient_squares_in_tensor2s_dtype():
     z = framework.tensor(rand(3) + 2, requires_grad=True)
     assert framework.autograd.gradcheck(lambda p, q, r: framework.addcdiv(p, q, r), (x, y, z))
     assert framework.autograd.gradgradcheck(lambda p, q, r: framework.addcdiv(p, q, r), (x, y, z))
+
+
+def test_nextafter_checks_the_broadcast_before_the_integer_refusal():
+    """torch's TensorIterator checks the shapes before the kernel refuses integers (ours
+    raised NotImplementedError first; fuzzer seed 15101447)."""
+    same(
+        lambda L, a, b: L.nextafter(a, b), t(np.ones((4, 2)), "int64"), t(np.ones((3, 2)), "int64")
+    )
+    same(
+        lambda L, a, b: L.nextafter(a, b), t(np.ones((4, 2)), "int64"), t(np.ones((1, 2)), "int64")
+    )
+    same(lambda L, a, b: L.nextafter(a, b), t(rand(4, 2)), t(rand(3, 2)))
