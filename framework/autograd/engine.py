@@ -342,6 +342,7 @@ MATERIALIZES_ZERO_GRAD = frozenset(
         "SigmoidBackward0",
         "SmoothL1LossBackward0",
         "SoftmaxBackward0",
+        "SoftMarginLossBackward0",
         "SoftplusBackward0",
         "TanhBackward0",
     }

@@ -357,3 +357,13 @@ def test_nextafter_checks_the_broadcast_before_the_integer_refusal():
         lambda L, a, b: L.nextafter(a, b), t(np.ones((4, 2)), "int64"), t(np.ones((1, 2)), "int64")
     )
     same(lambda L, a, b: L.nextafter(a, b), t(rand(4, 2)), t(rand(3, 2)))
+
+
+def test_soft_margin_loss_materializes_sgns_zero_gradient():
+    """torch's soft_margin_loss_backward is a native kernel with no ZeroTensor form: sgn's zero
+    gradient meets exp overflow there (NaN at x = 1e30 with y = -1, -0 signs; ours passed the
+    ZeroTensor on: zeros; fuzzer seed 15120082)."""
+    x = t([[0.66, 1e30, -1e-30, INF, NAN, -0.0]], "float32")
+    y = t([[1.0, -1.0, -1.0, 1.0, 1.0, -1.0]], "float32", rg=False)
+    for red in ("none", "mean", "sum"):
+        same(lambda L, a, b: F(L).soft_margin_loss(a, b, reduction=red).sgn(), x, y)
