@@ -340,13 +340,17 @@ class LinalgCholeskyEx(Op):
         return xp.swapaxes(L, -1, -2).copy() if upper else L
 
     def backward(self, grad):
+        from .linalg_solvers import solve_triangular
+
         L = self.output
         if self.upper:
             L, grad = _mT(L), _mT(grad)
-        Linv = inv(L)
-        P = _phi(_mT(L) @ grad)
-        gA = _mT(Linv) @ P @ Linv
-        return 0.5 * (gA + _mT(gA))
+        # torch's cholesky_backward: two triangular solves (not an inverse), so a NaN in the
+        # gradient reaches only the entries back-substitution carries it to
+        gA = (_mT(L) @ grad).tril()
+        gA = 0.5 * (gA + _mT(gA.tril(-1)))
+        gA = solve_triangular(_mT(L), gA, upper=True, left=True)
+        return solve_triangular(L, gA, upper=False, left=False)
 
     def jvp(self, tA):
         """dL = L phi(L^-1 dA L^-T), with dA as given (torch does not symmetrize it)."""

@@ -367,3 +367,28 @@ def test_soft_margin_loss_materializes_sgns_zero_gradient():
     y = t([[1.0, -1.0, -1.0, 1.0, 1.0, -1.0]], "float32", rg=False)
     for red in ("none", "mean", "sum"):
         same(lambda L, a, b: F(L).soft_margin_loss(a, b, reduction=red).sgn(), x, y)
+
+
+def _chol(L, a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.cholesky's deprecation
+        return L.cholesky(a, **kw).asin()
+
+
+def test_cholesky_backward_solves_triangularly_as_torch():
+    """torch's cholesky_backward is tril(L^H gL) symmetrised, then two triangular solves: a
+    NaN gradient entry reaches only what back-substitution carries it to (ours multiplied by
+    L^-1: NaN everywhere; fuzzer seed 15130471)."""
+    a = t([[4.2915173, 1.6458225], [1.6458225, 1.3439155]], "float32")
+    same(_chol, a)
+    same(lambda L, x: _chol(L, x, upper=True), a)
+    b = rand(3, 3)
+    b = b @ b.T + np.eye(3) * 4
+    same(lambda L, x: L.linalg.cholesky(x).asin(), t(b / 4))
+    x = framework.tensor(b, requires_grad=True)
+
+    def sym_chol(m):  # the gradient is symmetric: check it on symmetric perturbations
+        return framework.linalg.cholesky(0.5 * (m + m.mT))
+
+    assert framework.autograd.gradcheck(sym_chol, (x,))
+    assert framework.autograd.gradgradcheck(sym_chol, (x,))
