@@ -246,9 +246,12 @@ KNOWN_DIFFERENCES[("embedding_bag", "forw")] = _fbgemm_bag_report
 # differently from the composed one
 # ... and over one element in float32: the input gradient is exactly 0 mathematically, both
 # libraries return rounding noise of size eps / sqrt(eps) (differently fused)
+# ... and over two elements (as group_norm's group of two): y = +-sqrt(var / (var + eps)),
+# the input gradient is the rounding of cancelling terms (seed 15121609: both up to 0.6% off
+# the float64 gradient, each on its own entries)
 KNOWN_DIFFERENCES[("layer_norm", "grad")] = lambda p: (
     not all(np.isfinite(a.a).all() for a in p.args if isinstance(a, T))
-    or (p.args[0].a.dtype == np.float32 and int(np.prod(p.args[1])) == 1)
+    or (p.args[0].a.dtype == np.float32 and int(np.prod(p.args[1])) in (1, 2))
 )
 
 

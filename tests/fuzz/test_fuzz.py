@@ -60,6 +60,7 @@ KNOWN_SEEDS = {
     15073951: "sdpa with 1e30 keys: softmax backward's cancellation noise of 1e21",
     15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
     15099684: "corrcoef of 2 observations: +-1 then clip's boundary decided by sqrt's ulp",
+    15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
 }
 
 
