@@ -6,6 +6,7 @@ from .._errors import (
     bool_negation,
     bool_subtraction,
     broadcast_shapes,
+    cast_error,
     inplace_shape_error,
     must_be_tensor,
     refuse,
@@ -131,6 +132,12 @@ class Addcdiv(Op):
         _, t1, t2 = self.inputs
         _, n1, n2 = self.needs_input_grad
         g = grad * self.value if self.value != 1 else grad
+        if n1 and self.t2_dtype is not None and not self.t2_dtype.is_floating_point:
+            # torch's `value / tensor2` is empty_like(tensor2).fill_(value).div_(tensor2):
+            # an integer or bool tensor2 cannot hold the quotient (even an empty one)
+            from ..dtypes import get_default_dtype
+
+            raise cast_error(scalar_type_name(get_default_dtype().np), self.t2_dtype.np)
         if not n2:
             return grad, g / t2 if n1 else None, None
         # torch: value * tensor1 / (tensor2 * tensor2), the square in tensor2's own dtype

@@ -38,6 +38,7 @@ REGRESSION_SEEDS = {
     15101447: "nextafter of int64 with mismatched shapes: the broadcast error first",
     15120082: "soft_margin_loss then sgn: its native backward materializes the ZeroTensor",
     15130471: "cholesky then asin: torch's backward by triangular solves (NaN stays local)",
+    15174777: "addcdiv with a bool tensor2: torch's value / tensor2 fails in backward",
 }
 
 

@@ -392,3 +392,24 @@ def test_cholesky_backward_solves_triangularly_as_torch():
 
     assert framework.autograd.gradcheck(sym_chol, (x,))
     assert framework.autograd.gradgradcheck(sym_chol, (x,))
+
+
+def test_addcdiv_backward_refuses_an_integer_or_bool_tensor2_for_tensor1():
+    """torch's tensor1 gradient computes `value / tensor2` as empty_like(tensor2).fill_(value)
+    .div_(tensor2): an integer or bool tensor2 refuses the float quotient in backward, even
+    when empty (ours returned a gradient; fuzzer seed 15174777)."""
+    for dt in ("bool", "int64", "int32"):
+        z = t(np.ones((3, 1, 3)), dt, rg=False)
+        same(
+            lambda L, a, b, c: L.addcdiv(a, b, c, value=0.5),
+            t(np.zeros((3, 0, 3))),
+            t(np.zeros((3, 0, 3))),
+            z,
+        )
+        same(lambda L, a, b, c: L.addcdiv(a, b, c), t(rand(3, 1, 3)), t(rand(3, 1, 3)), z)
+        same(
+            lambda L, a, b, c: L.addcdiv(a, b, c),
+            t(rand(3)),
+            t(rand(3), rg=False),
+            t(np.ones(3), dt, rg=False),
+        )
