@@ -39,6 +39,7 @@ REGRESSION_SEEDS = {
     15120082: "soft_margin_loss then sgn: its native backward materializes the ZeroTensor",
     15130471: "cholesky then asin: torch's backward by triangular solves (NaN stays local)",
     15174777: "addcdiv with a bool tensor2: torch's value / tensor2 fails in backward",
+    15164090: "renorm of a one-element float32 slice of 1e30: |x| as its norm (no overflow)",
 }
 
 

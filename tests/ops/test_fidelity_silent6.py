@@ -413,3 +413,13 @@ def test_addcdiv_backward_refuses_an_integer_or_bool_tensor2_for_tensor1():
             t(rand(3), rg=False),
             t(np.ones(3), dt, rg=False),
         )
+
+
+def test_renorm_of_one_element_slices_takes_abs_without_overflow():
+    """torch's norm kernel returns |x| for a one-element slice (no square to overflow), so a
+    float32 1e30 slice is scaled to maxnorm (ours squared it: inf, factor 0; fuzzer seed
+    15164090); slices of more elements still overflow in both."""
+    for x in (t([[1e30, -0.12]], "float32"), t([[1e30], [-0.12]], "float32")):
+        for p in (2, 3, 1, 0.5, INF):
+            for d in (-1, 0):
+                same(lambda L, a: L.renorm(a, p, d, 5.0), x)
