@@ -760,8 +760,9 @@ def logcumsumexp(input, dim):
     from .._errors import refuse
     from .shape import _dim
 
+    d = _dim(dim, input.dim())  # the dim's IndexError first (fuzz seed 17062389)
     refuse(input._data, "biu", "logcumsumexp_out_cpu")
-    return LogcumsumexpOp.apply(input, dim=_dim(dim, input.dim()))
+    return LogcumsumexpOp.apply(input, dim=d)
 
 
 class DivScalar(Op):

@@ -34,8 +34,9 @@ def _kernel_order(x, d, idx, src):
     return idx if same or idx.ndim < 2 or d == idx.ndim - 1 else x.xp.moveaxis(idx, d, -2)
 
 
-def _check(name, x, dim, index, src=None):
-    """torch's dtype, rank, size and bounds checks shared by gather and scatter."""
+def _check(name, x, dim, index, src=None, bounds=True):
+    """torch's dtype, rank, size and (with ``bounds``) index-bounds checks shared by gather
+    and scatter."""
     if index.dtype.name not in (("int64", "int32") if name == "gather" else ("int64",)):
         raise RuntimeError(
             f"{name}(): Expected dtype {'int32/int64' if name == 'gather' else 'int64'} for index"
@@ -61,7 +62,7 @@ def _check(name, x, dim, index, src=None):
                 f"{_fmt(index.shape)} to be no larger than self {_fmt(x.shape)} "
                 f"apart from dimension {d}{where}"
             )
-    if index.numel():
+    if bounds and index.numel():
         idx = index._data
         size = x.shape[d] if x.ndim else 1
         if int(idx.max()) >= size or int(idx.min()) < 0:

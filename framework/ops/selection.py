@@ -643,7 +643,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
     if reduce == "mean" and input.dtype.name == "bool":  # torch's mean kernel, or its count
-        _dim(dim, input.dim())  # after the dim's check
+        # after the shape checks; without include_self torch first scatters the identity into
+        # the indexed slots (that scatter checks the bounds: fuzz seed 17063123)
+        _check("scatter", input, dim, index, src, bounds=not include_self)
         kernel = "scatter_gather_tensor_cpu_reduce_mean" if index.numel() else "div_floor_cpu"
         raise not_implemented(kernel, input._data.dtype)
     d = _check("scatter", input, dim, index, src)

@@ -26,6 +26,9 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    17062389: "logcumsumexp: the dim's IndexError before the integer/bool dtype refusal",
+    17063123: "scatter_reduce mean on bool without include_self: the identity scatter's bounds "
+    "error before the mean kernel's dtype refusal",
     14000372: "multi_head_attention_forward: SDPA backward's softmax row term summed over the "
     "keys as torch (the flash form g . out over the head width cancelled to 1e15 off at "
     "large inputs)",
