@@ -604,15 +604,17 @@ class ScatterReduceTwo(Op):
         else:  # amax/amin: the gradient is shared evenly among the values equal to the result
             from ..creation import zeros
 
+            # torch's formula: self's equal values count even without include_self (then its
+            # gradient is zeroed at the hit slots afterwards, as for the other reductions)
             x_eq = x == out
-            if not self.include_self:
-                x_eq = x_eq & (hit == 0)
             s_eq = src == gather(out, d, index)
             count = x_eq.to(grad.dtype) + zeros(
                 tuple(x.shape), dtype=grad.dtype, device=grad.device
             ).scatter_add(d, index, s_eq.to(grad.dtype))
             share = grad / count
             gx = share.where(x_eq, share * 0)
+            if not self.include_self:
+                gx = gx.masked_fill(hit > 0, 0.0)
             gs = gather(share, d, index).where(s_eq, gather(share, d, index) * 0)
         return gx if need_x else None, None, gs if need_src else None
 

@@ -6,6 +6,7 @@ does."""
 import warnings
 
 import numpy as np
+import pytest
 import torch
 
 import framework
@@ -423,3 +424,22 @@ def test_renorm_of_one_element_slices_takes_abs_without_overflow():
         for p in (2, 3, 1, 0.5, INF):
             for d in (-1, 0):
                 same(lambda L, a: L.renorm(a, p, d, 5.0), x)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_scatter_reduce_extremum_without_self_counts_ties_with_self_as_torch(reduce):
+    """torch's amax/amin backward counts self's values equal to the result among the shares
+    even with include_self=False (src gets 1/2 at a tie with self), then zeroes self's gradient
+    at the scattered slots; a NaN result (fuzz seed 17065298) gives self 0 there, not NaN."""
+    x = np.array([2.0, 5.0, 0.25, 3.0], dtype=np.float32)
+    src = np.array([2.0, np.nan, 1.0, 3.0], dtype=np.float32)
+    idx = np.array([0, 2, 3, 3])
+    up = np.array([0.7, -1.3, 0.4, 2.1], dtype=np.float32)
+    got = []
+    for L in (torch, framework):
+        a, b = L.tensor(x, requires_grad=True), L.tensor(src, requires_grad=True)
+        y = a.scatter_reduce(0, L.tensor(idx), b, reduce, include_self=False)
+        y.backward(L.tensor(up))
+        got.append([t.detach().numpy() for t in (y, a.grad, b.grad)])
+    for ours, theirs in zip(got[1], got[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
