@@ -57,9 +57,13 @@ def _check(name, x, dim, index, src=None, bounds=True):
             where = (
                 f" and to be no larger size than src {_fmt(src.shape)}" if src is not None else ""
             )
+            head = (
+                f"Size does not match at dimension {k} expected index"
+                if name == "gather"
+                else "Expected index"  # torch's scatter_shape_check
+            )
             raise RuntimeError(
-                f"Size does not match at dimension {k} expected index "
-                f"{_fmt(index.shape)} to be no larger than self {_fmt(x.shape)} "
+                f"{head} {_fmt(index.shape)} to be no larger than self {_fmt(x.shape)} "
                 f"apart from dimension {d}{where}"
             )
     if bounds and index.numel():

@@ -8,6 +8,9 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
+
+import framework
 
 from ops.test_fidelity import F, rand, same, t
 
@@ -327,3 +330,23 @@ def test_dist_computes_in_torchs_common_dtype():
         lambda L, a, b: L.dist(a, b, 3.5), t(rand(1, 5, 1, 1), "float32"), t([[[[1]]] * 5], "int64")
     )
     same(lambda L, a, b: L.dist(a, b), t(rand(3), "float64"), t(rand(3), "float32"))
+
+
+def test_scatter_family_shape_error_is_torchs_scatter_shape_check():
+    """scatter/scatter_add/scatter_reduce say "Expected index ... to be no larger than self"
+    (torch's scatter_shape_check; with src, its size too); gather keeps "Size does not match at
+    dimension k"."""
+    calls = [
+        lambda L, x: x.scatter(0, L.tensor([[0, 0, 0]]), 1.0),
+        lambda L, x: x.scatter(0, L.tensor([[0, 0, 0]]), L.ones(1, 3)),
+        lambda L, x: x.scatter_add(0, L.tensor([[0, 0, 0]]), L.ones(1, 3)),
+        lambda L, x: x.scatter_reduce(0, L.tensor([[0, 0]]), L.ones(1, 1), "sum"),
+        lambda L, x: x.gather(0, L.tensor([[0, 0, 0]])),
+    ]
+    for call in calls:
+        errors = []
+        for L in (torch, framework):
+            with pytest.raises(RuntimeError) as e:
+                call(L, L.zeros(2, 2))
+            errors.append(str(e.value))
+        assert errors[1] == errors[0]
