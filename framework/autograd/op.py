@@ -494,9 +494,13 @@ class Op(Node):
         return any(self.needs_input_grad[j] for j in used[i])
 
     def forward(self, *arrays, **params):
+        """The result arrays from the input arrays (raw xp arrays, keyword params as given
+        to apply); every Op subclass defines it."""
         raise NotImplementedError(f"{type(self).__name__} must define forward")
 
     def backward(self, *grads):
+        """One gradient (Tensor or None) per input from one per output, in Tensor ops; an
+        Op without a derivative keeps this refusal, in torch's words."""
         raise RuntimeError(f"derivative for {type(self).__name__} is not implemented")
 
     # ----- forward mode (autograd.forward_ad) ------------------------------------------------
@@ -840,10 +844,12 @@ class ZeroLink(Op):
     node_name = "torch::autograd::CopyBackwards"
 
     def forward(self, t, *primals):
+        """t itself; the primals' shapes and dtypes are kept for their zero gradients."""
         self.metas = [(p.shape, p.dtype) for p in primals]
         return t
 
     def backward(self, grad):
+        """grad to t, zeros to every primal."""
         from ..tensor import Tensor
 
         xp, dev = grad.xp, grad.device

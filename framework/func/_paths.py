@@ -119,6 +119,7 @@ def flat_values(t):
     nb = len(lvls_of(t))
 
     def remake(arr):
+        """The flat values back as t's batched per-sample 1-D tensor."""
         return wrap(Tensor._make(arr.reshape(tuple(v.shape[:nb]) + (-1,)), v._device), lvls_of(t))
 
     return v._data.reshape(-1), remake

@@ -135,6 +135,7 @@ def embedding_bag_batched(plan_fn, plan):
         return NotImplemented
 
     def sample(t, k, arrays):
+        """Sample k of t (its raw array if `arrays`, else the tensor); t itself if unbatched."""
         if not isinstance(t, BatchedTensor):
             return t
         flat = _flat(t, lvls, n, tuple(t.shape))
@@ -179,6 +180,7 @@ def ctc_batched(ctc_loss, args, blank, reduction, zero_infinity):
     tv = tv.reshape(n * m, -1) if tg.dim() == 2 else tv.reshape(-1)
 
     def lengths(v):
+        """Every sample's lengths as one flat sequence."""
         if isinstance(v, Tensor):
             return _flat(v, lvls, n, tuple(v.shape)).reshape(-1)
         return list(v) * n

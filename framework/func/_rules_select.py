@@ -153,6 +153,7 @@ def strided(cls, args, params):
     span = max(_extent(in_g), _extent(out_g))
 
     def outer(g):
+        """A geometry (shape, strides, offset) with the batch as its outer dimension."""
         return ((n,) + tuple(g[0]), (span,) + tuple(g[1]), g[2])
 
     name = cls.__name__

@@ -62,6 +62,7 @@ def optimal(sets, keep, sizes):
     seen = {}
 
     def search(sets, cost, path):
+        """Depth-first over pair contractions, pruning paths costlier than the best."""
         if len(sets) == 1:
             if cost < best[0]:
                 best[:] = [cost, list(path)]

@@ -404,6 +404,7 @@ def _described_call(fn):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        """fn, with a refused overload reported as torch describes the call."""
         try:
             return fn(*args, **kwargs)
         except _NoVarOverload as e:
@@ -417,6 +418,7 @@ def tensor_method(fn):
     with a trailing ', ' when only keywords were given: '(unbiased=bool, keepdim=bool, )')."""
 
     def method(self, *args, **kwargs):
+        """The Tensor method, with a refused overload described without self."""
         try:
             return fn.__wrapped__(self, *args, **kwargs)
         except _NoVarOverload as e:
