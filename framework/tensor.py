@@ -664,7 +664,11 @@ class Tensor:
             )  # saved values must not change
             if self._fw is not None:  # its own holder: self's tangents change below
                 _fw_copy(src, self)
-            out = op(src, *args, **kwargs)
+            try:
+                out = op(src, *args, **kwargs)
+            except NotImplementedError:
+                _inplace_shape_first(self, tensors)
+                raise
             _write(self, out._data)
             if out._fw is not None:
                 _fw_inplace(self, out)
@@ -678,7 +682,11 @@ class Tensor:
                 self.grad_fn, self._output_nr = fn, out._output_nr
             return self
         with _no_grad():
-            out = op(self, *args, **kwargs)
+            try:
+                out = op(self, *args, **kwargs)
+            except NotImplementedError:
+                _inplace_shape_first(self, tensors)
+                raise
         _write(self, out._data)
         if out._fw is not None:
             _fw_inplace(self, out, self._fw)
@@ -1638,6 +1646,19 @@ def _fw_inplace(t, out, old=None):
         forward_ad._set(t, level, tangent)
     if type(t) is View:
         forward_ad.write_through_view(t, out)
+
+
+def _inplace_shape_first(t, tensors):
+    """Raise torch's in-place shape error where a kernel refused t's dtype: torch's
+    TensorIterator checks the broadcast output shape before the kernel dispatches on dtype."""
+    from ._errors import broadcast_shapes, inplace_shape_error
+
+    try:
+        shape = broadcast_shapes(t._data.shape, *(a._data.shape for a in tensors))
+    except RuntimeError as e:  # a broadcast mismatch, also before the dtype
+        raise e from None
+    if shape != t._data.shape:
+        raise inplace_shape_error(t._data.shape, shape) from None
 
 
 def _write(t, values):

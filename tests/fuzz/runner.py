@@ -63,13 +63,42 @@ KNOWN_DIFFERENCES[("setitem", "out0")] = lambda p: (
     p.args[0].a.dtype.kind != "f" and any(isinstance(a, T) and a.rg for a in p.args[1:])
 )
 
+def _nonfinite_then_grad(p):
+    """The chained op's derivative at the op's (torch) output is inf/NaN somewhere (sqrt or
+    log at 0 or below, ...): the op's backward then receives a non-finite upstream gradient."""
+    if p.then is None:
+        return False
+    then, p.then = p.then, None
+    try:
+        out, _ = p.run(torch)
+        if not (isinstance(out, torch.Tensor) and out.is_floating_point()):
+            return False
+        o = out.detach().requires_grad_(True)
+        y = then.fn(torch, o)
+        (g,) = torch.autograd.grad(y, o, torch.ones_like(y), allow_unused=True)
+        return g is not None and not bool(g.isfinite().all())
+    except Exception:
+        return False
+    finally:
+        p.then = then
+
+
 # convolutions are im2col + matmul: an inf or nan input also meets the zeros of the padding
-# and of other windows (nan where torch's direct kernels stay finite)
+# and of other windows (nan where torch's direct kernels stay finite); so does an inf/NaN
+# upstream gradient from a chained op in the weight's gradient (seed 18053078: conv1d then
+# sqrt of a negative output; torch's oneDNN kernel skips the padding, finite, while its own
+# slow kernel with oneDNN disabled gives NaN there as ours)
 for _name in ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"):
-    for _what in ("out0", "grad"):
-        KNOWN_DIFFERENCES[(_name, _what)] = lambda p: (
-            not all(np.isfinite(a.a).all() for a in p.args if isinstance(a, T))
+    KNOWN_DIFFERENCES[(_name, "out0")] = lambda p: (
+        not all(np.isfinite(a.a).all() for a in p.args if isinstance(a, T))
+    )
+    KNOWN_DIFFERENCES[(_name, "grad")] = lambda p: (
+        not all(np.isfinite(a.a).all() for a in p.args if isinstance(a, T))
+        or (
+            (p.kwargs.get("padding", 0) != 0 or "transpose" in p.op.name)
+            and _nonfinite_then_grad(p)
         )
+    )
 # torch's piecewise activations give a NaN input another gradient inside a vectorised chunk
 # than in the scalar tail (position and CPU dependent); ours is the scalar path's everywhere
 NAN_GRAD_POSITIONAL = (
