@@ -222,7 +222,9 @@ class SmoothL1Loss(Op):
             found, expected = self.target_dtype, self.out_dtype
             if not self.needs_input_grad[0]:  # torch's target-only formula: the other way
                 found, expected = expected, found
-            raise RuntimeError(f"Found dtype {_type_name(found)} but expected {_type_name(expected)}")
+            raise RuntimeError(
+                f"Found dtype {_type_name(found)} but expected {_type_name(expected)}"
+            )
         d = x - y
         slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan
         g = _scale(grad, self.reduction, self.numel) * slope

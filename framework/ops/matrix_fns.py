@@ -1,7 +1,8 @@
 """matrix_exp (torch.linalg.matrix_exp) and renorm: primitives with torch's backward formulas.
 
-matrix_exp is scaling and squaring with the [13/13] Pade approximant (Higham 2005); its
-gradient is torch's linalg_matrix_exp_differential: the upper-right block of the exponential
+matrix_exp is torch's algorithm (optimized Taylor polynomials, scaling and squaring; see
+_expm.py) in float32/float64, and scaling and squaring of the [13/13] Pade approximant
+(Higham 2005) in float64 for the half types; its gradient is torch's linalg_matrix_exp_differential: the upper-right block of the exponential
 of [[A^T, G], [0, A^T]] (itself differentiable, so double backward works).
 """
 
@@ -9,6 +10,7 @@ import math
 
 from .. import dtypes
 from ..autograd.op import Op
+from ._expm import expm as _torch_expm
 
 __all__ = ["matrix_exp", "renorm"]
 
@@ -72,6 +74,11 @@ class LinalgMatrixExp(Op):
 
     def forward(self, a):
         """exp(A) of each matrix in the batch."""
+        if a.dtype.kind == "f" and a.dtype.itemsize in (4, 8) and a.shape[-1] > 1:
+            return _torch_expm(self.xp, a)  # torch's algorithm in a's precision
+        if a.shape[-1] == 1:
+            with _quiet(self.xp):
+                return self.xp.exp(a)
         return _expm(self.xp, a).astype(a.dtype, copy=False)
 
     def backward(self, grad):

@@ -63,6 +63,7 @@ KNOWN_DIFFERENCES[("setitem", "out0")] = lambda p: (
     p.args[0].a.dtype.kind != "f" and any(isinstance(a, T) and a.rg for a in p.args[1:])
 )
 
+
 def _nonfinite_then_grad(p):
     """The chained op's derivative at the op's (torch) output is inf/NaN somewhere (sqrt or
     log at 0 or below, ...): the op's backward then receives a non-finite upstream gradient."""

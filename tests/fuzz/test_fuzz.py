@@ -43,6 +43,9 @@ REGRESSION_SEEDS = {
     15130471: "cholesky then asin: torch's backward by triangular solves (NaN stays local)",
     15174777: "addcdiv with a bool tensor2: torch's value / tensor2 fails in backward",
     15164090: "renorm of a one-element float32 slice of 1e30: |x| as its norm (no overflow)",
+    18068149: "matrix_exp then exp: torch's float32 Taylor/scaling algorithm, its gradient's "
+    "block exponential squared 20 times as torch's (the float64 Pade was 3% from it)",
+    18071441: "bool addcmul_ into a smaller output: the in-place shape error before the dtype",
 }
 
 
@@ -66,6 +69,7 @@ KNOWN_SEEDS = {
     15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
     15099684: "corrcoef of 2 observations: +-1 then clip's boundary decided by sqrt's ulp",
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
+    18053078: "conv1d then sqrt: a NaN upstream gradient meets the padding (oneDNN skips it)",
 }
 
 
