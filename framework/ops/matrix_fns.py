@@ -2,8 +2,9 @@
 
 matrix_exp is torch's algorithm (optimized Taylor polynomials, scaling and squaring; see
 _expm.py) in float32/float64, and scaling and squaring of the [13/13] Pade approximant
-(Higham 2005) in float64 for the half types; its gradient is torch's linalg_matrix_exp_differential: the upper-right block of the exponential
-of [[A^T, G], [0, A^T]] (itself differentiable, so double backward works).
+(Higham 2005) in float64 for the half types; its gradient is torch's
+linalg_matrix_exp_differential: the upper-right block of the exponential of
+[[A^T, G], [0, A^T]] (itself differentiable, so double backward works).
 """
 
 import math
