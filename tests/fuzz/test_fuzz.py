@@ -70,6 +70,12 @@ KNOWN_SEEDS = {
     15099684: "corrcoef of 2 observations: +-1 then clip's boundary decided by sqrt's ulp",
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
     18053078: "conv1d then sqrt: a NaN upstream gradient meets the padding (oneDNN skips it)",
+    18044082: "float32 inverse (matrix_power -1) at cond 115 then lgamma: LAPACK ulps at poles",
+    18063345: "float32 polygamma(2) then sinc: torch's float32 zeta series 1 ulp off, sinc of 1e4",
+    18075868: "float32 linalg_cond (SVD) then frac: torch's sgesdd 16 ulps off float64, ours 0.3",
+    18079590: "float32 addbmm then lgamma: summation-order ulps next to a pole",
+    18091503: "float32 pinv then frac: LAPACK ulps of entries ~100, frac's absolute error",
+    18098873: "float32 tensordot then tan: summation-order ulp next to -5.5 pi",
 }
 
 
