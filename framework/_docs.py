@@ -250,6 +250,7 @@ TENSOR_METHODS = {
     'addcmul_': 'In-place version of :meth:`~Tensor.addcmul`.',
     'addcdiv': 'See :func:`framework.addcdiv`.',
     'addcdiv_': 'In-place version of :meth:`~Tensor.addcdiv`.',
+    'ldexp_': 'In-place version of :meth:`~Tensor.ldexp`.',
     'atan2': 'See :func:`framework.atan2`.',
     'arctan2': 'See :func:`framework.arctan2`.',
     'hypot': 'See :func:`framework.hypot`.',

@@ -768,6 +768,41 @@ class Tensor:
     def fill_(self, value):
         return self._inplace(_ops.unary._fill_inplace, value)
 
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Fill the main diagonal (all indices equal) with fill_value in place; a tall matrix
+        with wrap=True starts again every width + 1 rows. As torch: a strided view filled.
+
+        Args:
+            fill_value (Number): the value written on the diagonal.
+            wrap (bool, optional): for a matrix taller than wide, continue the diagonal after
+                every ``width + 1`` rows (default: False).
+
+        Example:
+            >>> framework.zeros(2, 3).fill_diagonal_(1.0)
+            tensor([[1., 0., 0.],
+                    [0., 1., 0.]])
+        """
+        if self.ndim < 2:
+            raise RuntimeError("dimensions must larger than 1")
+        height, width = self.shape[0], self.shape[1]
+        if self.ndim > 2 and any(n != height for n in self.shape[1:]):
+            raise RuntimeError("all dimensions of input must be of equal length")
+        size, wraps = min(height, width), wrap and self.ndim == 2 and height > width + 1
+        if _vmap_hook[0]:  # under vmap a view's strides are the batch's: index the diagonal
+            step = width + 1
+            n = (self.numel() + step - 1) // step if wraps else size
+            pos = np.arange(n) * step if self.ndim == 2 else np.arange(n)
+            idx = (pos // width, pos % width) if self.ndim == 2 else (np.arange(n),) * self.ndim
+            self[tuple(i.astype(np.int64) for i in idx)] = fill_value
+            return self
+        stride, offset = (sum(self.stride()),), self.storage_offset()
+        self.as_strided((size,), stride, offset).fill_(fill_value)
+        if wraps:
+            step = width + 1
+            size = (self.numel() + step - 1) // step - size
+            self.as_strided((size,), stride, offset + self.stride(0) * step).fill_(fill_value)
+        return self
+
     # ----- random sampling in place (torch's CPU streams; framework/_sampling.py) ----------
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         return _sampling.uniform_(self, from_, to, generator=generator)
@@ -1420,6 +1455,15 @@ class Tensor:
 
     def lerp(self, end, weight):
         return _ops.lerp(self, end, weight)
+
+    def ldexp_(self, other):
+        _ops.extras4._need_tensor("ldexp_", "other", 1, other)
+        if self._data.dtype.kind in "biu":  # torch's check, before the shapes
+            raise RuntimeError(
+                "ldexp can't be cast to the desired output type "
+                f"{dtypes.scalar_type_name(self._data.dtype)}"
+            )
+        return self._inplace(_ops.ldexp, other)
 
     def lerp_(self, end, weight):
         return self._inplace(_ops.pointwise._lerp, end, weight, inplace=True)

@@ -107,11 +107,13 @@ class Ldexp(Op):
         return (a * e).astype(dtypes.result_type([a, e], [a.ndim, b.ndim], []), copy=False)
 
     def backward(self, grad):
-        """torch's: grad * 2 ** b for a, grad * a * 2 ** b * log 2 for b."""
+        """torch's: grad * 2 ** b for a, grad * a * log 2 * 2 ** b for b."""
         a, b = self.inputs
         e = 2**b  # (torch's formula: an integer power for integer exponents, 0 below 0)
         ga = grad * e if self.needs_input_grad[0] else None
-        gb = grad * a * e * math.log(2.0) if self.needs_input_grad[1] else None
+        # torch's order: grad * self * ln 2 in their dtype (float16 for a float16 ldexp_),
+        # then times 2 ** other
+        gb = grad * a * math.log(2.0) * e if self.needs_input_grad[1] else None
         return ga, gb
 
     jvp = Op.jvp_elementwise

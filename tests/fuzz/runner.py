@@ -537,13 +537,20 @@ class Mismatch:
         return f"[{self.kind}] {self.op}: {self.what} ({self.detail}) seed={self.seed}"
 
 
+# Seeds 13,000,000 to 18,999,999 (the long runs of the passes that found the regression and
+# known seeds) draw from the table's first 435 records, its size then, so that each keeps its
+# program as records are appended; every other seed draws from the whole table.
+LEGACY_SEEDS, LEGACY_OPS = (13_000_000, 19_000_000), 435
+
+
 class Program:
     """An op, its arguments, and the program's variations."""
 
     def __init__(self, seed):
         r = np.random.default_rng(seed)
         self.seed = seed
-        self.op = OPS[seed % len(OPS)]  # round robin: any len(OPS) seeds cover every op
+        n = LEGACY_OPS if LEGACY_SEEDS[0] <= seed < LEGACY_SEEDS[1] else len(OPS)
+        self.op = OPS[seed % n]  # round robin: any n seeds cover every op
         g = Gen(r, self.op.dtypes)
         self.args, self.kwargs = self.op.sample(g)
         self.inplace = self.op.inplace is not None and g.chance(0.3)

@@ -61,6 +61,17 @@ def ldexp_sample(g):
     return [x, e], {}
 
 
+def fill_diagonal_sample(g):
+    """A matrix (square, tall for wrap, wide), a cube of equal sides, sometimes unequal or
+    1-D (torch's errors); a float, int, bool or NaN value."""
+    n = int(g.pick((0, 1, 2, 3)))
+    shape = g.pick(
+        ((n, n), (n + 3, n), (n, n + 2), (n, n, n), (2, 2, 3), (n + 2, 1), g.shape(max_ndim=1))
+    )
+    value = g.pick((1.5, -2, True, float("nan"), 0))
+    return [g.t(tuple(shape)), value], ({"wrap": g.chance(0.5)} if g.chance(0.6) else {})
+
+
 def square_sample(g, lo=0.0, scale=1.0):
     n = g.pick((1, 2, 3))
     batch = g.shape(max_ndim=1)
@@ -181,7 +192,7 @@ SPECIAL_OPS = [
     _special("xlogy", sample=binary),
     _top("gcd", INT, binary, grad=False),
     _top("lcm", INT, binary, grad=False),
-    _top("ldexp", sample=ldexp_sample),
+    _top("ldexp", sample=ldexp_sample, inplace=lambda L, x, e: x.ldexp_(e)),
     _top("nextafter", FLOAT, binary),
     _top("logdet", FLOAT, lambda g: square_sample(g, 2.0)),
     _top("matrix_exp", FLOAT, lambda g: square_sample(g, 0.0, 0.5)),
@@ -195,4 +206,10 @@ SPECIAL_OPS = [
     _top("detach", grad=False),
     _op("frombuffer", frombuffer, frombuffer_sample, grad=False),
     _op("empty_strided", empty_strided, empty_strided_sample, grad=False),
+    _op(  # in place only: the record's function fills a copy
+        "fill_diagonal_",
+        lambda L, x, v, **kw: x.clone().fill_diagonal_(v, **kw),
+        fill_diagonal_sample,
+        inplace=lambda L, x, v, **kw: x.fill_diagonal_(v, **kw),
+    ),
 ]

@@ -82,3 +82,51 @@ def test_huber_loss_mixed_dtype_backward_message_as_torch(rg):
             x, y = t(rand(*shape), dx, rg=rg[0]), t(rand(*shape), dy, rg=rg[1])
             same(lambda L, a, b: F(L).huber_loss(a, b), x, y)
             same(lambda L, a, b: F(L).smooth_l1_loss(a, b, reduction="sum"), x, y)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("wrap", [False, True])
+@pytest.mark.parametrize(
+    "shape", [(3, 3), (7, 3), (3, 7), (5, 3), (4, 3), (2, 2, 2), (3, 3, 3), (0, 0), (6, 0), (6, 1)]
+)
+def test_fill_diagonal_is_torchs(shape, dtype, wrap):
+    """Tensor.fill_diagonal_(value, wrap): torch's strided fill of the main diagonal (wrapping
+    every width + 1 rows of a tall matrix), the value cast to the dtype, CopySlices node and a
+    zero gradient on the diagonal; the copy fills in place and returns itself."""
+    x = np.arange(int(np.prod(shape)), dtype="float64").reshape(shape) * 0.5 - 1
+
+    def call(L, a, v):
+        b = a * 1 if a.requires_grad else a.clone()
+        out = b.fill_diagonal_(v, wrap=wrap)
+        assert out is b
+        return out
+
+    for value in (1.5, -2, True, float("nan")):
+        same(call, t(x, dtype), value)
+
+
+def test_fill_diagonal_errors_as_torch():
+    """A 1-D or 0-dim tensor, unequal sides of a 3-D one, a leaf that requires grad."""
+    for shape in ((3,), (), (3, 3, 2), (2, 3, 3)):
+        same(lambda L, a: a.clone().fill_diagonal_(1.0), t(np.zeros(shape)))
+    same(lambda L, a: a.fill_diagonal_(1.0), t(np.zeros((2, 2))))
+
+
+@pytest.mark.parametrize("self_dtype", ["float32", "float64", "float16", "int64", "bool"])
+@pytest.mark.parametrize("other_dtype", ["float32", "float64", "int64", "int32", "bool"])
+def test_ldexp_inplace_is_torchs(self_dtype, other_dtype):
+    """Tensor.ldexp_(other): self * 2 ** other written into self (LdexpBackward0), an
+    integer/bool self refused first ("ldexp can't be cast to the desired output type"), a
+    broadcast that would grow self refused, a number for other a TypeError; a float16 self's
+    exponent gradient is torch's (grad * self * ln 2 rounded to float16, then * 2 ** other)."""
+    for ss, os_ in (((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3)), ((2, 3), (4, 3))):
+        if self_dtype == "float16" and other_dtype[0] == "f" and ss != os_:
+            continue  # torch sums a broadcast exponent's gradient in float16 (README)
+        x = np.arange(1, 1 + int(np.prod(ss))).reshape(ss) * 0.75
+        e = np.arange(int(np.prod(os_))).reshape(os_) % 3 - 1
+        same(
+            lambda L, a, b: (a * 1 if a.requires_grad else a.clone()).ldexp_(b),
+            t(x, self_dtype),
+            t(e, other_dtype),
+        )
+    same(lambda L, a: a.clone().ldexp_(2), t(np.ones(2), self_dtype))
