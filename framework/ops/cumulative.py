@@ -142,13 +142,11 @@ class _CumExtreme(Op):
         pos = xp.broadcast_to(xp.arange(n), a.shape)
         better = (lambda new, old: new >= old) if self.is_max else (lambda new, old: new <= old)
         vals, idx = a.copy(), xp.zeros(a.shape, dtype=xp.int64)
-        for j in range(1, n):  # torch takes the later index on ties, and NaN sticks
-            prev_v, cur = vals[..., j - 1], a[..., j]
-            take = (
-                better(cur, prev_v) | xp.isnan(cur) if a.dtype.kind == "f" else better(cur, prev_v)
-            )
+        for j in range(1, n):  # torch takes the later index on ties, and NaN sticks: each
+            prev_v, cur = vals[..., j - 1], a[..., j]  # later NaN takes its own index
+            take = better(cur, prev_v)
             if a.dtype.kind == "f":
-                take &= ~xp.isnan(prev_v)
+                take = xp.isnan(cur) | (take & ~xp.isnan(prev_v))
             vals[..., j] = xp.where(take, cur, prev_v)
             idx[..., j] = xp.where(take, pos[..., j], idx[..., j - 1])
         self.index = xp.moveaxis(idx, -1, dim).reshape(x.shape)

@@ -130,3 +130,16 @@ def test_ldexp_inplace_is_torchs(self_dtype, other_dtype):
             t(e, other_dtype),
         )
     same(lambda L, a: a.clone().ldexp_(2), t(np.ones(2), self_dtype))
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cummax_cummin_index_of_each_later_nan_as_torch(op):
+    """torch's scan takes every NaN it meets (x != x), so after a NaN each later NaN moves the
+    index to itself (seed 20006093: [-inf, nan, nan, -1, 0] has indices 0 1 2 2 2); values,
+    ties (the later index) and the gradient follow the index."""
+    nan, inf = float("nan"), float("inf")
+    x = np.array([[-inf, nan, nan, -1.0, 0.0], [1.0, 1.0, nan, 2.0, nan], [nan, 3, 3, nan, 1]])
+    for dtype in ("float32", "float64"):
+        same(lambda L, a: getattr(L, op)(a, 1), t(x, dtype))
+        same(lambda L, a: getattr(L, op)(a, 0), t(x.T.copy(), dtype))
+    same(lambda L, a: getattr(L, op)(a, 0), t([3, 1, 1, 5, 5], "int64"))
