@@ -40,18 +40,16 @@ def _substitute(xp, T, B, upper):
 
 
 def tri_solve(xp, A, B, upper, left=True, unit=False):
-    """X with T X = B (left) or X T = B, T the (unit) triangle of A; batches broadcast. A zero
-    pivot or a non-finite B takes BLAS's substitution order, so inf/NaN land where torch's."""
+    """X with T X = B (left) or X T = B, T the (unit) triangle of A; batches broadcast, by
+    BLAS trsm's substitution (inf/NaN land where torch's; each component only from the
+    entries it depends on)."""
     T = _triangle(xp, A, upper, unit)
     if not left:
         T, B, upper = xp.swapaxes(T, -1, -2), xp.swapaxes(B, -1, -2), not upper
-    diag = xp.diagonal(T, 0, -2, -1)
-    if T.shape[-1] and (bool((diag == 0).any()) or not bool(xp.isfinite(B).all())):
-        X = _substitute(xp, T, B, upper)
-    else:
-        shape = xp.broadcast_shapes(T.shape[:-2], B.shape[:-2])
-        T = xp.broadcast_to(T, shape + T.shape[-2:])
-        X = xp.linalg.solve(T, xp.broadcast_to(B, shape + B.shape[-2:]))
+    # always substitution: an LU solve (row pivoting) mixes rows, so a huge entry of B spread
+    # its rounding (1e30 * eps: 1e14) into components that do not depend on it (fuzzer seed
+    # 20011400); measured faster than NumPy's solve too (n = 256: 47 ms vs 213 ms)
+    X = _substitute(xp, T, B, upper)
     return xp.swapaxes(X, -1, -2) if not left else X
 
 

@@ -143,3 +143,27 @@ def test_cummax_cummin_index_of_each_later_nan_as_torch(op):
         same(lambda L, a: getattr(L, op)(a, 1), t(x, dtype))
         same(lambda L, a: getattr(L, op)(a, 0), t(x.T.copy(), dtype))
     same(lambda L, a: getattr(L, op)(a, 0), t([3, 1, 1, 5, 5], "int64"))
+
+
+def test_triangular_solves_substitute_as_trsm_without_mixing_rows():
+    """A triangular solve is a substitution as torch's trsm: a component depends only on the
+    entries of B it should (seed 20011400: a unit lower triangle with B = [-0.49, -0, 1e30];
+    NumPy's pivoting LU solve put 1e30's rounding, 4e13, into x0 and x1), for
+    solve_triangular, triangular_solve, cholesky_solve and lu_solve alike."""
+    A = np.array([[2.93, -1.28, 4.23], [-2.0, -1.74, -4.26], [3.3, 1.3, 4.34]])
+    B = np.array([[-0.487], [-0.0], [1e30]])
+    for dtype in ("float32", "float64"):
+        for upper, b in ((False, B), (True, B[::-1].copy())):
+            same(
+                lambda L, a, c: L.linalg.solve_triangular(a, c, upper=upper, unitriangular=True),
+                t(A, dtype),
+                t(b, dtype),
+            )
+            same(
+                lambda L, a, c: L.triangular_solve(c, a, upper=upper).solution,
+                t(A, dtype),
+                t(b, dtype),
+            )
+        same(lambda L, a, c: L.linalg.solve_triangular(a, c, upper=False, left=False), t(A), t(B.T))
+    chol = np.linalg.cholesky(A @ A.T + np.eye(3))
+    same(lambda L, c, l: L.cholesky_solve(c, l), t(B), t(chol))
