@@ -167,3 +167,52 @@ def test_triangular_solves_substitute_as_trsm_without_mixing_rows():
         same(lambda L, a, c: L.linalg.solve_triangular(a, c, upper=False, left=False), t(A), t(B.T))
     chol = np.linalg.cholesky(A @ A.T + np.eye(3))
     same(lambda L, c, l: L.cholesky_solve(c, l), t(B), t(chol))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize(
+    "mode, shape, size",
+    [
+        ("linear", (1, 2, 1), 5),
+        ("linear", (2, 1, 4), 5),
+        ("linear", (1, 1, 3), 7),
+        ("bilinear", (1, 1, 1, 4), (5, 5)),
+        ("bilinear", (1, 2, 3, 3), (5, 10)),
+        ("trilinear", (2, 1, 3, 1, 4), (2, 5, 5)),
+        ("trilinear", (1, 1, 2, 3, 2), (3, 7, 5)),
+    ],
+)
+def test_linear_interpolation_weights_place_inf_and_nan_as_torch(
+    mode, shape, size, align_corners, dtype
+):
+    """torch computes a linear mode's source position in the input's precision with one fused
+    multiply-add (scale * (i + 0.5) - 0.5, contracted in its AVX2 build): at scale 1/5 output
+    2's weight on the next input is 7e-9, not 0, so an inf there gives inf, not NaN (seed
+    20017955). With inf/NaN inputs every output reads the taps torch's kernel reads."""
+    r = np.random.default_rng(len(shape) * 7 + int(align_corners))
+    x = r.standard_normal(shape)
+    x.flat[r.integers(x.size, size=2)] = (float("inf"), float("-inf"))
+    if x.size > 4:
+        x.flat[r.integers(x.size)] = float("nan")
+
+    def call(L, a):
+        return F(L).interpolate(a, size=size, mode=mode, align_corners=align_corners)
+
+    same(call, t(x, dtype))
+    same(lambda L, a: F(L).interpolate(a, scale_factor=2.5, mode=mode), t(x, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_interpolation_taps_for_every_size_pair(dtype):
+    """For every size pair up to 7 -> 23, an inf at each input position (one channel each)
+    reaches exactly the outputs torch's taps reach, with weight 0 (NaN) where torch's is 0:
+    the float64 kernel's fused multiply-add and float floor (floorf) included."""
+    for n_in in range(1, 8):
+        x = np.ones((1, n_in, n_in))
+        x[0, np.arange(n_in), np.arange(n_in)] = float("inf")
+        for n_out in range(1, 24):
+            same(
+                lambda L, a: F(L).interpolate(a, size=n_out, mode="linear"),
+                t(x, dtype, rg=False),
+            )
