@@ -48,6 +48,7 @@ REGRESSION_SEEDS = {
     18071441: "bool addcmul_ into a smaller output: the in-place shape error before the dtype",
     20006093: "cummin with NaNs: each later NaN takes its own index (torch's x != x scan)",
     20011400: "solve_triangular with a 1e30 in B: substitution (the LU solve mixed its rounding)",
+    20017955: "trilinear interpolate of inf: torch's fma source position, lambda 7e-9 not 0",
 }
 
 
@@ -78,6 +79,8 @@ KNOWN_SEEDS = {
     18079590: "float32 addbmm then lgamma: summation-order ulps next to a pole",
     18091503: "float32 pinv then frac: LAPACK ulps of entries ~100, frac's absolute error",
     18098873: "float32 tensordot then tan: summation-order ulp next to -5.5 pi",
+    20050245: "float32 conv3d then log1p: summation-order ulp at -1.00044 (1 / (1 + x))",
+    20073336: "multi-head attention with a 1e30 in-projection weight: cancellation noise",
 }
 
 
