@@ -233,12 +233,15 @@ class Logit(Op):
         """``grad / (x (1 - x))``; zero where eps clamped ``x``, NaN outside [0, 1] without eps (as
         torch)."""
         (x,) = self.inputs
+        # torch's kernel: grad * inf at x == 0 or 1 (so -0 gives +inf for a positive grad)
+        edge = (x == 0) | (x == 1)
         if self.eps is None:  # torch: NaN outside [0, 1]
-            g = grad / (x * (1 - x))
+            g = (grad / (x * (1 - x))).where(~edge, grad * math.inf)
             return g.where((x >= 0) & (x <= 1), _zeros(g) + math.nan)
         outside = (x < self.eps) | (x > 1 - self.eps)  # (a NaN x gives a NaN gradient)
-        safe = x.where(~outside, _zeros(x) + 0.5)  # no inf in the unused branch's gradient
-        return (grad / (safe * (1 - safe))).where(~outside, _zeros(grad))
+        safe = x.where(~outside & ~edge, _zeros(x) + 0.5)  # no inf in the unused branches
+        g = (grad / (safe * (1 - safe))).where(~edge, grad * math.inf)
+        return g.where(~outside, _zeros(grad))
 
     jvp = Op.jvp_elementwise
 

@@ -216,3 +216,15 @@ def test_linear_interpolation_taps_for_every_size_pair(dtype):
                 lambda L, a: F(L).interpolate(a, size=n_out, mode="linear"),
                 t(x, dtype, rg=False),
             )
+
+
+@pytest.mark.parametrize("eps", [None, 0.0, 1e-3])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logit_backward_at_zero_and_one_is_torchs_scalar_kernel(dtype, eps):
+    """torch's logit backward (its scalar loop, which a tensor shorter than one vectorised
+    chunk runs) gives grad * inf at x == 0 or 1: x = -0 with a positive grad is +inf, not
+    grad / (-0) = -inf (seed 20133993); NaN outside [0, 1] without eps, 0 outside
+    [eps, 1 - eps] with it."""
+    x = [-0.0, 0.0, 1.0, 0.5, 2.0]
+    same(lambda L, a: L.logit(a) if eps is None else L.logit(a, eps), t(x, dtype))
+    same(lambda L, a: L.logit(a) if eps is None else L.logit(a, eps), t([-0.0, 1.0, -0.0], dtype))
