@@ -537,7 +537,7 @@ def _sum(slot, nr, g, create_graph):
     ):
         old.xp.add(a, b, out=a)
         return old
-    return Tensor._make(a + b, old._device)
+    return Tensor._make(old.xp.asarray(a + b), old._device)  # 0-dim: an array, no scalar
 
 
 def _fit(g, shape, dtype):
@@ -618,7 +618,7 @@ def _store_grad(t, g, create_graph, shared=None):
             old.xp.add(old._data, g._data, out=old._data)
             old._vc[0] += 1
         else:
-            t.grad = Tensor._make(old._data + g._data, old._device)
+            t.grad = Tensor._make(old.xp.asarray(old._data + g._data), old._device)
 
 
 def _check_nan(fn, result):

@@ -50,6 +50,7 @@ REGRESSION_SEEDS = {
     20011400: "solve_triangular with a 1e30 in B: substitution (the LU solve mixed its rounding)",
     20017955: "trilinear interpolate of inf: torch's fma source position, lambda 7e-9 not 0",
     20133993: "logit backward at -0: torch's scalar kernel's grad * inf (+inf for grad > 0)",
+    20100287: "index_fill of a 0-dim tensor reached twice: the engine's sum stays an array",
 }
 
 

@@ -228,3 +228,16 @@ def test_logit_backward_at_zero_and_one_is_torchs_scalar_kernel(dtype, eps):
     x = [-0.0, 0.0, 1.0, 0.5, 2.0]
     same(lambda L, a: L.logit(a) if eps is None else L.logit(a, eps), t(x, dtype))
     same(lambda L, a: L.logit(a) if eps is None else L.logit(a, eps), t([-0.0, 1.0, -0.0], dtype))
+
+
+def test_two_gradients_of_a_zero_dim_input_sum_to_an_array():
+    """The engine's sum of two gradients of a 0-dim tensor is a 0-dim array, not a NumPy
+    scalar: index_fill's backward, which fills a copy of it, wrote into a temporary and
+    passed the gradient unmasked (seed 20100287: index_fill then tanhshrink, y - tanh(y))."""
+    for fn in (
+        lambda L, x: (lambda y: y + y)(L.index_fill(x, -1, L.tensor([0, -1, -1]), 3.25)),
+        lambda L, x: F(L).tanhshrink(L.index_fill(x, 0, L.tensor([0]), 3.25)),
+        lambda L, x: (lambda y: y * y + y)(x.index_fill(0, L.tensor([-1]), 0.5)),
+    ):
+        same(fn, t(-1.78, "float32"))
+        same(fn, t(0.5))
