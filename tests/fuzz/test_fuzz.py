@@ -83,6 +83,7 @@ KNOWN_SEEDS = {
     18098873: "float32 tensordot then tan: summation-order ulp next to -5.5 pi",
     20050245: "float32 conv3d then log1p: summation-order ulp at -1.00044 (1 / (1 + x))",
     20073336: "multi-head attention with a 1e30 in-projection weight: cancellation noise",
+    20104276: "nuclear norm of a rank-deficient 4 x 3: U V^T's basis is the SVD's choice",
 }
 
 
