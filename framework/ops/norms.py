@@ -23,12 +23,13 @@ class LinalgVectorNorm(Op):
     saves_inputs = True
     saves_output = True
 
-    def forward(self, x, ord=2, dim=None, keepdim=False):
+    def forward(self, x, ord=2, dim=None, keepdim=False, reduce_scalar=False):
         xp = self.xp
         axes = tuple(range(x.ndim)) if dim is None else dim
         self.ord, self.axes, self.keepdim = ord, axes, keepdim
         a = xp.abs(x)
-        if ord != 0 and a.size and math.prod(a.shape[i] for i in axes) == 1:
+        one = ord != 0 and a.size and math.prod(a.shape[i] for i in axes) == 1
+        if one and not reduce_scalar:
             out = a  # one element per norm: torch returns |x| (no square to overflow)
         elif ord == math.inf:
             out = (
@@ -144,8 +145,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVect
                         "the operation does not have an identity"
                     )
     axes = _norm_dims(dim, x.dim())
-    if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element
-        axes = None
+    if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element, which torch then
+        axes = None  # reduces as any (|x|^p summed, ^(1/p): 1e30 overflows for p > 1)
+        if dim is not None and _op is LinalgVectorNorm:
+            return _op.apply(x, ord=float(ord), dim=axes, keepdim=keepdim, reduce_scalar=True)
     return _op.apply(x, ord=float(ord), dim=axes, keepdim=keepdim)
 
 

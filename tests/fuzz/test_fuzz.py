@@ -51,6 +51,7 @@ REGRESSION_SEEDS = {
     20017955: "trilinear interpolate of inf: torch's fma source position, lambda 7e-9 not 0",
     20133993: "logit backward at -0: torch's scalar kernel's grad * inf (+inf for grad > 0)",
     20100287: "index_fill of a 0-dim tensor reached twice: the engine's sum stays an array",
+    20212839: "vector_norm(ord=3, dim=-1) of a 0-dim 1e30: torch reduces it (inf), not |x|",
 }
 
 

@@ -241,3 +241,14 @@ def test_two_gradients_of_a_zero_dim_input_sum_to_an_array():
     ):
         same(fn, t(-1.78, "float32"))
         same(fn, t(0.5))
+
+
+@pytest.mark.parametrize("ord", [3, 2, 1, 0.5, float("inf"), -1, 0])
+def test_vector_norm_of_a_zero_dim_tensor_with_a_dim_reduces_as_torch(ord):
+    """A 0-dim tensor with dim given goes through torch's reduction (|x|^p summed, then
+    ^(1/p)): 1e30 in float32 overflows to inf for p = 2, 3 (seed 20212839); without dim, or
+    a one-element 1-D tensor, torch returns |x|."""
+    for v in (1e30, 1e-30, -2.0, 0.0):
+        for kw in ({}, {"dim": -1}, {"dim": 0}):
+            same(lambda L, a: L.linalg.vector_norm(a, ord=ord, **kw), t(v, "float32"))
+            same(lambda L, a: L.linalg.vector_norm(a, ord=ord, **kw), t([v], "float32"))
