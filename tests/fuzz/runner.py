@@ -312,6 +312,16 @@ KNOWN_DIFFERENCES[("layer_norm", "grad")] = lambda p: (
 )
 
 
+# rms_norm over one element: y = x / sqrt(x^2 + eps) is +-1 to within eps / (2 x^2), and its
+# gradient, O(eps), meets a chained op's derivative at +-1 (erfinv, asin, atanh: 1 / (1 - |y|)
+# magnifies the last bits of y): seed 20209371, float64, y = -1 in ours and -1 + ulp in torch's
+# (erfinv -inf vs -5.86), gradients 0.19 vs 0.13; seed 20194983, float32 then asin, 0.25%
+# apart. Both libraries' gradients are the rounding of 1 - |y|.
+KNOWN_DIFFERENCES[("rms_norm", "grad")] = lambda p: (
+    p.then is not None and int(np.prod(p.args[1])) == 1
+)
+
+
 # torch's fused CPU attention kernel (4-D sdpa; multi-head attention without weights) takes the
 # row maximum of NaN scores with vectorised max (NaN) over full chunks of keys but std::max
 # (drops the NaN) in the scalar tail: a NaN row is NaN or 0 depending on the key count and the

@@ -85,6 +85,8 @@ KNOWN_SEEDS = {
     20050245: "float32 conv3d then log1p: summation-order ulp at -1.00044 (1 / (1 + x))",
     20073336: "multi-head attention with a 1e30 in-projection weight: cancellation noise",
     20104276: "nuclear norm of a rank-deficient 4 x 3: U V^T's basis is the SVD's choice",
+    20209371: "float64 rms_norm over one element then erfinv: +-1 to within eps, rounding",
+    20194983: "float32 rms_norm over one element then asin: the rounding of 1 - |y|",
 }
 
 
