@@ -24,9 +24,15 @@ class Tanh(Op):
         return self.xp.tanh(_float(x))
 
     def backward(self, grad):
-        if plain(grad):  # no graph to record: one expression on the arrays
-            y = self._out
-            return wrap(grad._data * (1 - y * y), grad)
+        if plain(grad):  # no graph to record: the same products, in one buffer
+            y, g = self._out, grad._data
+            if y.ndim and y.dtype == g.dtype:  # (a 0-dim constant, not the scalar 1: faster)
+                t = y * y
+                xp = self.xp
+                xp.subtract(_const(xp, y.dtype, 1), t, out=t)
+                t *= g
+                return wrap(t, grad)
+            return wrap(g * (1 - y * y), grad)
         y = self.output
         return grad * (1 - y * y)  # d/dx tanh = 1 - tanh(x)**2
 
@@ -65,7 +71,7 @@ class Sigmoid(Op):
             # within 2 ulp of it elsewhere (2.7e-7 relative in float32, 4.4e-16 in float64)
             t = xp.minimum(x, _const(xp, x.dtype, _EXP_MAX[x.dtype.itemsize]))
             xp.exp(t, out=t)
-            return xp.divide(t, t + 1, out=t)
+            return xp.divide(t, t + _const(xp, x.dtype, 1), out=t)  # (0-dim: no scalar path)
         # 0-dim (NumPy returns scalars, which out= refuses), complex: exp of -|x| only
         e = xp.exp(-xp.abs(x))
         d = 1 + e
@@ -114,9 +120,13 @@ class Relu(Op):
     def backward(self, grad):
         # torch's threshold_backward(grad, result, 0): one masked select
         if plain(grad):
-            g = grad._data
-            z = _const(self.xp, g.dtype)
-            return wrap(self.xp.where(self._out <= z, z, g), grad)
+            g, xp = grad._data, self.xp
+            z = _const(xp, g.dtype)
+            if g.ndim:  # the same select as a copy and putmask (NumPy, CuPy): 0.6 us less
+                r = g.copy()
+                xp.putmask(r, self._out <= z, z)
+                return wrap(r, grad)
+            return wrap(xp.where(self._out <= z, z, g), grad)
         return ThresholdBackward.apply(grad, self.output, threshold=0)
 
     jvp = Op.jvp_elementwise
