@@ -375,10 +375,17 @@ class Op(Node):
             a, b = args
             ra, rb = a._rg, b._rg
             ga, gb = a.grad_fn, b.grad_fn
-            self._next = (
-                (ga if ga is not None else a._edge()[0]) if ra else None,
-                (gb if gb is not None else b._edge()[0]) if rb else None,
-            )
+            if ga is None and ra:  # a leaf: its AccumulateGrad node, straight from the weak
+                ga = a._acc  # reference when there is one (a weight used by many ops)
+                ga = ga() if ga is not None else None
+                if ga is None:
+                    ga = a._edge()[0]
+            if gb is None and rb:
+                gb = b._acc
+                gb = gb() if gb is not None else None
+                if gb is None:
+                    gb = b._edge()[0]
+            self._next = (ga if ra else None, gb if rb else None)
             na, nb = a._output_nr, b._output_nr
             self._nrs = _V00 if not (na or nb) else (na, nb)
             da, db = a._data, b._data
