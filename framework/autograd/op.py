@@ -63,8 +63,9 @@ vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 def _record_variant(self, args, out, dev):
     """_record for ops whose node name depends on their arguments (no cost for the others)."""
     name = self.node_variant()
-    node = self._nodes.get(name)  # _as, inlined
-    self.__class__ = node if node is not None else self._node(name)
+    node = self._nodes.get(name) or self._node(name)  # _as, inlined
+    if node is not type(self):  # (a class assignment costs ~0.1 us)
+        self.__class__ = node
     return Op._record(self, args, out, dev)
 
 
