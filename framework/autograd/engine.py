@@ -243,15 +243,19 @@ def run(
             nexts = fn._next
             if n_in < len(nexts):  # no gradient for the last inputs (or any): None for them
                 grads_in = grads_in + (None,) * (len(nexts) - n_in)
-            for nxt, nr, meta, g in zip(nexts, fn._nrs, fn._in_meta, grads_in):
+            k = -1
+            for nxt in nexts:
+                k += 1
                 if nxt is None:
                     continue
                 if needed is not None and nxt not in needed:
                     continue
                 left = deps[nxt] - 1
                 deps[nxt] = left
+                g = grads_in[k]
                 if g is not None:
-                    shape, dtype = meta
+                    nr = fn._nrs[k]
+                    shape, dtype = fn._in_meta[k]
                     # (no local name for g._data: _sum and _owned count its references)
                     if g._data.shape != shape or (
                         g._data.dtype is not dtype and g._data.dtype != dtype
