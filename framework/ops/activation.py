@@ -6,6 +6,7 @@ from .._errors import refuse
 from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..tensor import Tensor
+from . import _fused
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap
 from .special import _ERF32_P, _ERF32_Q, _erf, _is_array
@@ -419,6 +420,25 @@ def _phi32(xp, x):
     return p
 
 
+_GELU32_CONSTS = []
+
+
+def _gelu32_fused(xp, x):
+    """(Phi(x), gelu(x)) of a float32 array from _fused's compiled loop (bitwise _phi32's
+    values and Gelu.forward's), or None where it does not run (no numba, small or strided)."""
+    k = _fused.kernels() if x.size >= _fused.MIN_SIZE else None
+    arrays = _fused.flat(x) if k is not None else None
+    if arrays is None:
+        return None
+    if not _GELU32_CONSTS:
+        assert len(_PHI32_P) == 6 and len(_PHI32_Q) == 5  # the loop's unrolled Horner steps
+        consts = (_PHI32_CLIP, 0.5, 0.0) + _PHI32_P + _PHI32_Q
+        _GELU32_CONSTS.append(xp.asarray(consts, dtype=xp.float32))
+    cdf, out = xp.empty_like(x), xp.empty_like(x)
+    k.gelu32(arrays[0], _GELU32_CONSTS[0], cdf.reshape(-1), out.reshape(-1))
+    return cdf, out
+
+
 def _one_plus_tanh(xp, x):
     """1 + tanh(K (x + C x^3)) of a float array, as 2 / (1 + exp(-2 z)) (NumPy's exp is ~3x
     faster than its tanh), then minus and plus 1 so it rounds as torch's 1 + tanh: exactly 0
@@ -458,6 +478,10 @@ class Gelu(Op):
                 return out
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
         if x.dtype == xp.float32 and _is_array(xp, x):
+            fused = _gelu32_fused(xp, x)
+            if fused is not None:  # the same values in one compiled loop
+                self.cdf, out = fused
+                return out
             cdf = _phi32(xp, x)
         else:
             cdf = _erf(xp, x * dt(1 / math.sqrt(2)), scratch=True)  # Phi(x), for backward:
@@ -511,6 +535,12 @@ class Gelu(Op):
             d = a * a  # the same formula, in place on one temporary (same values)
             d *= dt(-0.5)
             xp.exp(d, out=d)
+            k = _fused.kernels() if a.size >= _fused.MIN_SIZE else None
+            arrays = _fused.flat(a, self.cdf, grad._data, d) if k is not None else None
+            if arrays is not None:  # the four passes below in one compiled loop
+                scale = xp.asarray([1 / math.sqrt(2 * math.pi)], dtype=a.dtype)
+                k.gelu_grad_tail(*arrays[:3], scale, arrays[3])
+                return wrap(d, grad)
             d *= dt(1 / math.sqrt(2 * math.pi))
             d *= a
             d += self.cdf

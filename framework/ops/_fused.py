@@ -1,0 +1,193 @@
+"""Optional compiled CPU loops (numba) for multi-pass elementwise kernels on the hot paths.
+
+NumPy evaluates a formula like GELU's rational erf as ~25 passes over the array; one compiled
+loop does the same float operations element by element. numba is optional (``pip install
+framework[fast]``): without it, or with ``FRAMEWORK_NUMBA=0`` in the environment, every op runs
+its NumPy composition unchanged. Each loop here performs the same IEEE operations in the same
+order as the NumPy code it replaces (compiled without fastmath: no fused multiply-adds, no
+reassociation; constants come in as float32 arrays so nothing is promoted), so its results are
+bitwise the NumPy path's; transcendental functions (exp) stay in NumPy for that reason. The
+exceptions are LayerNorm's statistics and backward row sums: accumulated in float64 (in any
+order, so they vectorise), they differ from the NumPy path's float32 sums in the last bits, as
+both differ from torch's. The loops run on the calling thread only.
+
+Example:
+    >>> k = kernels()  # None without numba
+    >>> k is None or callable(k.gelu32)
+    True
+"""
+
+import contextlib
+import os
+
+MIN_SIZE = 16384  # below this many elements NumPy's passes cost about as little
+_state = [None]  # the compiled kernels, False where unavailable, None before the first call
+
+
+def kernels():
+    """The compiled kernels (a namespace), or None without numba or with FRAMEWORK_NUMBA=0.
+    The first call imports numba and compiles (or loads from numba's cache) every kernel."""
+    k = _state[0]
+    if k is None:
+        k = _state[0] = _compile()
+    return k or None
+
+
+@contextlib.contextmanager
+def disabled():
+    """Run the block on the NumPy paths (tests compare both)."""
+    saved = _state[0]
+    _state[0] = False
+    try:
+        yield
+    finally:
+        _state[0] = saved
+
+
+def gelu32_loop(x, c, cdf, out):
+    """Phi(x) into cdf and x * Phi(x) + 0 into out, for flat float32 x: activation._phi32's
+    Horner steps, c = (clip, 1/2, 0, p0..p5, q0..q4)."""
+    clip, half, zero = c[0], c[1], c[2]
+    p0, p1, p2, p3, p4, p5 = c[3], c[4], c[5], c[6], c[7], c[8]
+    q0, q1, q2, q3, q4 = c[9], c[10], c[11], c[12], c[13]
+    for j in range(x.size):
+        v = x[j]
+        xc = v
+        if v > clip:
+            xc = clip
+        elif v < -clip:
+            xc = -clip
+        u = xc * xc
+        p = u + p0
+        p = p * u + p1
+        p = p * u + p2
+        p = p * u + p3
+        p = p * u + p4
+        p = p * u + p5
+        q = u * q0 + q1
+        q = q * u + q2
+        q = q * u + q3
+        q = q * u + q4
+        p = p * xc
+        p = p / q
+        p = p + half
+        cdf[j] = p
+        out[j] = v * p + zero
+
+
+def gelu_grad_tail_loop(a, cdf, g, scale, d):
+    """d = (d * scale * a + cdf) * g in place, d holding exp(-a^2 / 2) (Gelu's backward)."""
+    s = scale[0]
+    for j in range(a.size):
+        e = d[j] * s
+        e = e * a[j]
+        e = e + cdf[j]
+        d[j] = e * g[j]
+
+
+def ln_moments_loop(rows, mean, var):
+    """Each row's mean and biased variance (two passes, accumulated in float64; LayerNorm)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += rows[i, j]
+        m = acc / n
+        acc = 0.0
+        for j in range(n):
+            d = rows[i, j] - m
+            acc += d * d
+        mean[i] = m
+        var[i] = acc / n
+
+
+def ln_apply_loop(rows, mean, invstd, w, b, affine, out):
+    """out = (x - mean) * invstd [* w] [+ b] row by row, in that order and in the input's
+    dtype (LayerNorm's forward after its statistics); affine = (has weight, has bias)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        m, s = mean[i], invstd[i]
+        for j in range(n):
+            y = (rows[i, j] - m) * s
+            if affine[0]:
+                y = y * w[j]
+            if affine[1]:
+                y = y + b[j]
+            out[i, j] = y
+
+
+def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
+    """LayerNorm's input gradient (gw - mean(gw) - xhat mean(gw xhat)) invstd with gw = g w,
+    row by row (the two row means accumulated in float64), and the column sums of g xhat and
+    g into the float64 grad_w and grad_b."""
+    r, n = rows.shape
+    for i in range(r):
+        m, s = mean[i], invstd[i]
+        t = 0.0
+        d = 0.0
+        for j in range(n):
+            xh = (rows[i, j] - m) * s
+            gv = g[i, j]
+            grad_w[j] += gv * xh
+            grad_b[j] += gv
+            gw = gv * w[j] if has_w else gv
+            t += gw
+            d += gw * xh
+        t = t / n
+        d = d / n
+        for j in range(n):
+            xh = (rows[i, j] - m) * s
+            gw = g[i, j] * w[j] if has_w else g[i, j]
+            grad_x[i, j] = (gw - t - xh * d) * s
+
+
+def _compile():
+    if os.environ.get("FRAMEWORK_NUMBA", "1") == "0":
+        return False
+    try:
+        import numba
+    except ImportError:
+        return False
+    from types import SimpleNamespace
+
+    def jit(fn, sig, sums=False):
+        # sums: the loop's float64 accumulations may be reordered (vectorised); nothing else
+        fastmath = {"reassoc"} if sums else False
+        return numba.njit(sig, cache=True, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
+
+    f1 = "float32[::1]"
+    d1 = "float64[::1]"
+    F = [(f"{t}[::1]", f"{t}[:, ::1]") for t in ("float32", "float64")]  # (vector, rows)
+    return SimpleNamespace(
+        gelu32=jit(gelu32_loop, f"void({f1}, {f1}, {f1}, {f1})"),
+        gelu_grad_tail=jit(
+            gelu_grad_tail_loop,
+            [f"void({t}, {t}, {t}, {t}, {t})" for t in (f1, d1)],
+        ),
+        ln_moments=jit(ln_moments_loop, [f"void({m}, {v}, {v})" for v, m in F], sums=True),
+        ln_apply=jit(
+            ln_apply_loop,
+            [f"void({m}, {v}, {v}, {v}, {v}, uint8[::1], {m})" for v, m in F],
+        ),
+        ln_backward=jit(
+            ln_backward_loop,
+            [f"void({m}, {m}, {v}, {v}, {v}, boolean, {m}, {d1}, {d1})" for v, m in F],
+            sums=True,
+        ),
+    )
+
+
+def flat(*arrays):
+    """The arrays as flat 1-D views when all are C-contiguous NumPy arrays of one dtype and at
+    least MIN_SIZE elements, else None (the caller keeps its NumPy path)."""
+    first = arrays[0]
+    if type(first).__module__ != "numpy" or first.size < MIN_SIZE:
+        return None
+    out = []
+    for a in arrays:
+        if type(a) is not type(first) or a.dtype != first.dtype or not a.flags.c_contiguous:
+            return None
+        if a.shape != first.shape:
+            return None
+        out.append(a.reshape(-1))
+    return out
