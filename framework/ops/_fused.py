@@ -141,6 +141,42 @@ def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
             grad_x[i, j] = (gw - t - xh * d) * s
 
 
+def softmax_shift_loop(rows, m):
+    """Each row's maximum into m (0 where it is not finite or the row has a NaN, as the safe
+    softmax takes it), subtracted from the row in place: the exact max, bitwise NumPy's."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        top = rows[i, 0]
+        for j in range(1, n):
+            v = rows[i, j]
+            if v > top or v != v:
+                top = v
+                if v != v:
+                    break
+        if top - top == 0:
+            m[i] = top
+        else:  # inf, -inf or NaN
+            m[i] = 0
+            top = m[i]
+        for j in range(n):
+            rows[i, j] = rows[i, j] - top
+
+
+def softmax_scale_loop(rows, one, sums):
+    """Each row's sum (float64 accumulation, rounded) into sums, then the row times one / sum
+    in place (times 1 for a zero sum: an all-masked row stays zero)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += rows[i, j]
+        sums[i] = acc
+        s = sums[i]
+        r = one[0] if s == 0 else one[0] / s
+        for j in range(n):
+            rows[i, j] = rows[i, j] * r
+
+
 def _compile():
     if os.environ.get("FRAMEWORK_NUMBA", "1") == "0":
         return False
@@ -164,6 +200,8 @@ def _compile():
             gelu_grad_tail_loop,
             [f"void({t}, {t}, {t}, {t}, {t})" for t in (f1, d1)],
         ),
+        softmax_shift=jit(softmax_shift_loop, [f"void({m}, {v})" for v, m in F]),
+        softmax_scale=jit(softmax_scale_loop, [f"void({m}, {v}, {v})" for v, m in F], sums=True),
         ln_moments=jit(ln_moments_loop, [f"void({m}, {v}, {v})" for v, m in F], sums=True),
         ln_apply=jit(
             ln_apply_loop,

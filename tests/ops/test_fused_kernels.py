@@ -165,3 +165,56 @@ def test_layer_norm_loops_partial_grads_and_fallbacks(fused_everywhere):
                 runs.append((y.detach().numpy(), t.grad.numpy()))
         np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(runs[0][1], runs[1][1], rtol=1e-4, atol=1e-5)
+
+
+def _sdpa(causal, mask=None):
+    def fw(q, k, v):
+        m = None if mask is None else framework.tensor(mask)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal)
+
+    def th(q, k, v):
+        import torch
+
+        m = None if mask is None else torch.from_numpy(mask)
+        return TF.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal)
+
+    return fw, th
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 4), (4, 4, 64, 16)])
+def test_attention_softmax_loops_match_torch(shape, causal, dtype, fused_everywhere):
+    rtol, atol = TOL[dtype]
+    ins = [RNG.standard_normal(shape).astype(dtype) for _ in range(3)]
+    fw, th = _sdpa(causal)
+    out, _ = compare_with_torch(fw, th, ins, rtol=rtol, atol=atol)
+    assert type(out.grad_fn).__name__ == "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+def test_attention_softmax_loops_masked_rows_and_specials(fused_everywhere):
+    """A boolean mask with a fully masked row (zeros, logsumexp -inf), inf and NaN scores:
+    the same values with the loops off (the max is exact, sums within rounding)."""
+    q, k, v = (RNG.standard_normal((2, 2, 6, 3)) for _ in range(3))
+    mask = RNG.random((6, 6)) > 0.4
+    mask[2] = False
+    q[0, 0, 1, 0] = np.inf
+    q[1, 1, 4, 2] = np.nan
+    runs = []
+    for ctx in (contextlib.nullcontext(), _fused.disabled()):
+        with ctx:
+            ts = [framework.tensor(a) for a in (q, k, v)]
+            runs.append(
+                F.scaled_dot_product_attention(*ts, attn_mask=framework.tensor(mask)).numpy()
+            )
+    np.testing.assert_allclose(runs[0], runs[1], rtol=1e-12, atol=1e-14, equal_nan=True)
+    assert np.isnan(runs[0]).any() and np.isnan(runs[0]).sum() == np.isnan(runs[1]).sum()
+
+
+def test_attention_softmax_loops_gradcheck(fused_everywhere):
+    q, k, v = (
+        framework.tensor(RNG.standard_normal((1, 2, 4, 3)), requires_grad=True) for _ in range(3)
+    )
+    fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert gradcheck(fn, (q, k, v))
+    assert gradgradcheck(fn, (q, k, v))
