@@ -8,7 +8,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from . import _fused
 from ._rowwise import row_dot, row_sum
-from ._fastgrad import plain, wrap
+from ._fastgrad import plain, wrap, zero_where
 from .special import _ERF32_P, _ERF32_Q, _erf, _is_array
 from .unary import _float, exp
 from .reduction import _wrap_dim
@@ -116,8 +116,7 @@ class Relu(Op):
         # torch's threshold_backward(grad, result, 0): one masked select
         if plain(grad):
             g = grad._data
-            z = _const(self.xp, g.dtype)
-            return wrap(self.xp.where(self._out <= z, z, g), grad)
+            return wrap(zero_where(self.xp, self._out <= _const(self.xp, g.dtype), g), grad)
         return ThresholdBackward.apply(grad, self.output, threshold=0)
 
     jvp = Op.jvp_elementwise
@@ -165,7 +164,7 @@ class ThresholdBackward(Op):
 
     @staticmethod
     def kernel(xp, g, x, threshold):
-        return xp.where(x <= threshold, g.dtype.type(0), g)
+        return zero_where(xp, x <= threshold, g)
 
     def forward(self, g, x, threshold=0):
         self.threshold = threshold
