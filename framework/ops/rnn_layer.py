@@ -7,8 +7,6 @@ gradients with one matmul over all steps. Under create_graph the same loops run 
 rebuilt from the inputs, so higher derivatives stay exact.
 """
 
-import contextlib
-
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -58,48 +56,6 @@ def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     return outs, saved, h, c
 
 
-def _array_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
-    """_forward on arrays in fewer array passes: the gate rows reordered once to (i, f, o, g)
-    with the three sigmoid gates negated, so each step's one in-place sigmoid over them is
-    1 / (1 + e^s) on s = -x exactly (negation is exact); both biases folded into the input
-    projection; the cell update in place. The saved activations are views in _forward's
-    (i, f, g, o) order, so _backward takes them unchanged. Values differ from _forward's in
-    the last bit at most (the biases are added in another order), and a sigmoid of x below
-    -88 is 0 as torch's (exp overflows to inf, silently) instead of the capped 6e-39."""
-    n = w_hh.shape[0] // 4
-
-    def ifog(a):  # rows (i, f, g, o) -> (-i, -f, -o, g)
-        return xp.concatenate([-a[: 2 * n], -a[3 * n :], a[2 * n : 3 * n]])
-
-    x_proj = x.reshape(-1, x.shape[-1]) @ ifog(w_ih).T
-    for b in (b_ih, b_hh):
-        if b is not None:
-            x_proj += ifog(b)
-    x_proj = x_proj.reshape(x.shape[:2] + (-1,))
-    w_t = ifog(w_hh).T
-    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
-    outs, saved = [None] * x.shape[0], [None] * x.shape[0]
-    errstate = getattr(xp, "errstate", None)
-    with errstate(over="ignore") if errstate else contextlib.nullcontext():
-        for t in steps:
-            gates = h @ w_t
-            gates += x_proj[t]
-            s = gates[:, : 3 * n]  # -x of the sigmoid gates
-            xp.exp(s, out=s)
-            s += 1
-            xp.divide(1, s, out=s)
-            g = gates[:, 3 * n :]
-            xp.tanh(g, out=g)
-            i, f, o = gates[:, :n], gates[:, n : 2 * n], gates[:, 2 * n : 3 * n]
-            c_new = f * c
-            c_new += i * g
-            tc = xp.tanh(c_new)
-            saved[t] = (h, c, (i, f, g, o, c_new, tc))
-            h, c = o * tc, c_new
-            outs[t] = h
-    return outs, saved, h, c
-
-
 def _backward(k, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
     """Backpropagation through time; returns grads of (x, w_ih, w_hh, b_ih, b_hh, h0, c0)."""
     n = len(saved)
@@ -129,7 +85,9 @@ class MkldnnRnnLayer(Op):
 
     def forward(self, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
         self.reverse = reverse
-        outs, self.steps, h, c = _array_forward(self.xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse)
+        outs, self.steps, h, c = _forward(
+            _ArrayLinalg(self.xp), x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse
+        )
         return self.xp.stack(outs), h, c
 
     def backward(self, g_out, g_h, g_c):
