@@ -7,9 +7,12 @@ its NumPy composition unchanged. Each loop here performs the same IEEE operation
 order as the NumPy code it replaces (compiled without fastmath: no fused multiply-adds, no
 reassociation; constants come in as float32 arrays so nothing is promoted), so its results are
 bitwise the NumPy path's; transcendental functions (exp) stay in NumPy for that reason. The
-exceptions are LayerNorm's statistics and backward row sums: accumulated in float64 (in any
-order, so they vectorise), they differ from the NumPy path's float32 sums in the last bits, as
-both differ from torch's. The loops run on the calling thread only.
+exceptions are row sums (LayerNorm's statistics and backward, the attention softmax's
+denominators): accumulated in float64 (in any order, so they vectorise), they differ from the
+NumPy path's float32 sums in the last bits, as both differ from torch's. Used by: exact GELU
+(float32 forward, backward's tail), LayerNorm forward and backward, the softmax inside
+scaled_dot_product_attention. The loops run on the calling thread only (no thread pool), and
+numba caches the compiled code on disk (``cache=True``) so later processes skip compiling.
 
 Example:
     >>> k = kernels()  # None without numba
@@ -182,8 +185,15 @@ def _compile():
         return False
     try:
         import numba
-    except ImportError:
+    except Exception:  # not installed, or not importable with this NumPy: the NumPy paths
         return False
+    try:
+        return _build(numba)
+    except Exception:  # a numba that cannot compile these loops: the NumPy paths
+        return False
+
+
+def _build(numba):
     from types import SimpleNamespace
 
     def jit(fn, sig, sums=False):
