@@ -226,16 +226,21 @@ def _build(numba):
 
 
 def flat(*arrays):
-    """The arrays as flat 1-D views when all are C-contiguous NumPy arrays of one dtype and at
-    least MIN_SIZE elements, else None (the caller keeps its NumPy path)."""
+    """The arrays as flat 1-D views when all are writeable, C-contiguous, plain NumPy arrays
+    (no subclass) of one native float32/float64 dtype and shape, of at least MIN_SIZE
+    elements; else None (the caller keeps its NumPy path: the loops are compiled for exactly
+    these)."""
     first = arrays[0]
-    if type(first).__module__ != "numpy" or first.size < MIN_SIZE:
+    kind = type(first)
+    if kind.__module__ != "numpy" or kind.__name__ != "ndarray" or first.size < MIN_SIZE:
+        return None
+    if first.dtype.char not in "fd" or not first.dtype.isnative:
         return None
     out = []
     for a in arrays:
-        if type(a) is not type(first) or a.dtype != first.dtype or not a.flags.c_contiguous:
+        if type(a) is not kind or a.dtype != first.dtype or a.shape != first.shape:
             return None
-        if a.shape != first.shape:
+        if not (a.flags.c_contiguous and a.flags.writeable):
             return None
         out.append(a.reshape(-1))
     return out

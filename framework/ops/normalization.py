@@ -515,7 +515,7 @@ class NativeLayerNorm(Op):
             return None
         xp, dt = self.xp, rows.dtype
         affine = [a.reshape(-1) if a is not None else None for a in (weight, bias)]
-        if any(a is not None and (a.dtype != dt or not a.flags.c_contiguous) for a in affine):
+        if any(a is not None and not _fused_vector(a, dt) for a in affine):
             return None
         mean, var = xp.empty(rows.shape[0], dt), xp.empty(rows.shape[0], dt)
         k.ln_moments(rows, mean, var)
@@ -538,7 +538,7 @@ class NativeLayerNorm(Op):
             return None
         xp, dt = self.xp, rows.dtype
         w = weight._data.reshape(-1) if weight is not None else None
-        if w is not None and (w.dtype != dt or not w.flags.c_contiguous):
+        if w is not None and not _fused_vector(w, dt):
             return None
         mean, invstd = self.mean.reshape(-1), self.invstd.reshape(-1)
         if not (mean.flags.c_contiguous and invstd.flags.c_contiguous):
@@ -617,6 +617,16 @@ class NativeLayerNorm(Op):
         x, weight, _ = self.primals
         xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps)
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.normalized_shape)
+
+
+def _fused_vector(a, dtype):
+    """Whether a weight or bias array can go to _fused's loops with rows of `dtype`."""
+    return (
+        type(a).__name__ == "ndarray"
+        and a.dtype == dtype
+        and a.flags.c_contiguous
+        and a.flags.writeable
+    )
 
 
 def _row_kernel_ok(x):

@@ -220,3 +220,30 @@ def test_attention_softmax_loops_gradcheck(fused_everywhere):
     fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)
     assert gradcheck(fn, (q, k, v))
     assert gradgradcheck(fn, (q, k, v))
+
+
+def test_loops_skip_read_only_arrays():
+    """Read-only arrays keep the NumPy paths (the loops are compiled for writeable arrays);
+    the values are the NumPy path's either way."""
+    x = _big((4, 64, 80), "float32")
+    x[np.isnan(x) | np.isinf(x)] = 0.5
+    ro = x.copy()
+    ro.flags.writeable = False
+    w = RNG.standard_normal(80).astype("float32")
+    w_ro = w.copy()
+    w_ro.flags.writeable = False
+    for a in (ro,):
+        t = framework.from_numpy(a)
+        with _fused.disabled():
+            ref = [F.gelu(t).numpy(), F.layer_norm(t, (80,)).numpy()]
+        got = [F.gelu(t).numpy(), F.layer_norm(t, (80,)).numpy()]
+        for r, g in zip(ref, got):
+            np.testing.assert_array_equal(r, g)
+    t = framework.from_numpy(x)
+    np.testing.assert_allclose(
+        F.layer_norm(t, (80,), framework.from_numpy(w_ro)).numpy(),
+        F.layer_norm(t, (80,), framework.from_numpy(w)).numpy(),
+        rtol=1e-6,
+        atol=1e-6,
+    )
+    assert _fused.flat(x.astype(">f4")) is None and _fused.flat(ro) is None
