@@ -146,21 +146,37 @@ def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
 
 def softmax_shift_loop(rows, m):
     """Each row's maximum into m (0 where it is not finite or the row has a NaN, as the safe
-    softmax takes it), subtracted from the row in place: the exact max, bitwise NumPy's."""
+    softmax takes it), subtracted from the row in place. The maximum is exact (four running
+    maxima break the compare chain; only the sign of a zero maximum may differ from NumPy's,
+    which leaves every probability the same)."""
     n = rows.shape[1]
     for i in range(rows.shape[0]):
-        top = rows[i, 0]
-        for j in range(1, n):
-            v = rows[i, j]
-            if v > top or v != v:
-                top = v
-                if v != v:
-                    break
-        if top - top == 0:
-            m[i] = top
-        else:  # inf, -inf or NaN
+        t0 = rows[i, 0]
+        t1, t2, t3 = t0, t0, t0
+        nan = False
+        j = 0
+        while j + 4 <= n:
+            a, b, c, d = rows[i, j], rows[i, j + 1], rows[i, j + 2], rows[i, j + 3]
+            t0 = a if a > t0 else t0
+            t1 = b if b > t1 else t1
+            t2 = c if c > t2 else t2
+            t3 = d if d > t3 else t3
+            nan = nan | (a != a) | (b != b) | (c != c) | (d != d)
+            j += 4
+        while j < n:
+            a = rows[i, j]
+            t0 = a if a > t0 else t0
+            nan = nan | (a != a)
+            j += 1
+        top = t0
+        for t in (t1, t2, t3):
+            if t > top:
+                top = t
+        if nan or not (top - top == 0):  # NaN, inf or -inf
             m[i] = 0
             top = m[i]
+        else:
+            m[i] = top
         for j in range(n):
             rows[i, j] = rows[i, j] - top
 
