@@ -21,6 +21,7 @@ Example:
 """
 
 import contextlib
+import math
 import os
 
 MIN_SIZE = 16384  # below this many elements NumPy's passes cost about as little
@@ -86,6 +87,68 @@ def gelu_grad_tail_loop(a, cdf, g, scale, d):
         e = e * a[j]
         e = e + cdf[j]
         d[j] = e * g[j]
+
+
+def log_softmax_shift_loop(rows, out):
+    """out = x - max(x) per row (log_softmax's first step; a NaN in the row makes the row's
+    maximum NaN, as NumPy's max)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        t0 = rows[i, 0]
+        t1, t2, t3 = t0, t0, t0
+        nan = False
+        j = 0
+        while j + 4 <= n:
+            a, b, c, d = rows[i, j], rows[i, j + 1], rows[i, j + 2], rows[i, j + 3]
+            t0 = a if a > t0 else t0
+            t1 = b if b > t1 else t1
+            t2 = c if c > t2 else t2
+            t3 = d if d > t3 else t3
+            nan = nan | (a != a) | (b != b) | (c != c) | (d != d)
+            j += 4
+        while j < n:
+            a = rows[i, j]
+            t0 = a if a > t0 else t0
+            nan = nan | (a != a)
+            j += 1
+        top = t0
+        for t in (t1, t2, t3):
+            if t > top:
+                top = t
+        if nan:
+            for j in range(n):
+                if rows[i, j] != rows[i, j]:
+                    top = rows[i, j]
+                    break
+        for j in range(n):
+            out[i, j] = rows[i, j] - top
+
+
+def log_softmax_finish_loop(out, e):
+    """out -= log(sum of the row of e) per row (the sum and log in float64, then rounded)."""
+    n = out.shape[1]
+    for i in range(out.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += e[i, j]
+        e[i, 0] = math.log(acc)
+        ls = e[i, 0]
+        for j in range(n):
+            out[i, j] = out[i, j] - ls
+
+
+def log_softmax_grad_loop(g, d, tmp):
+    """d = g - d * sum(g) per row in place, d holding exp(log_softmax): the row sum in
+    float64, rounded to the dtype (through tmp), then the product and difference in it."""
+    n = g.shape[1]
+    for i in range(g.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += g[i, j]
+        tmp[0] = acc
+        s = tmp[0]
+        for j in range(n):
+            d[i, j] = g[i, j] - d[i, j] * s
 
 
 def ln_moments_loop(rows, mean, var):
@@ -228,6 +291,13 @@ def _build(numba):
         ),
         softmax_shift=jit(softmax_shift_loop, [f"void({m}, {v})" for v, m in F]),
         softmax_scale=jit(softmax_scale_loop, [f"void({m}, {v}, {v})" for v, m in F], sums=True),
+        log_softmax_shift=jit(log_softmax_shift_loop, [f"void({m}, {m})" for v, m in F]),
+        log_softmax_finish=jit(
+            log_softmax_finish_loop, [f"void({m}, {m})" for v, m in F], sums=True
+        ),
+        log_softmax_grad=jit(
+            log_softmax_grad_loop, [f"void({m}, {m}, {v})" for v, m in F], sums=True
+        ),
         ln_moments=jit(ln_moments_loop, [f"void({m}, {v}, {v})" for v, m in F], sums=True),
         ln_apply=jit(
             ln_apply_loop,

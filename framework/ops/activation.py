@@ -266,6 +266,19 @@ def softmax(input, dim, dtype=None):
     return Softmax.apply(input, dim=dim)
 
 
+def _fused_log_softmax(xp, x, axis):
+    """log_softmax over the last axis with _fused's loops around NumPy's exp (the max found
+    and subtracted in one pass; the row sums and their logs in float64), or None."""
+    k = _fused.kernels() if axis == x.ndim - 1 and x.size >= _fused.MIN_SIZE else None
+    if k is None or _fused.flat(x) is None or not x.shape[-1]:
+        return None
+    n = x.shape[-1]
+    out = xp.empty_like(x)
+    k.log_softmax_shift(x.reshape(-1, n), out.reshape(-1, n))
+    k.log_softmax_finish(out.reshape(-1, n), xp.exp(out).reshape(-1, n))
+    return out
+
+
 class LogSoftmax(Op):
     saves_output = True
     saved_fields = {"dim": "axis", "result": "result"}
@@ -278,6 +291,9 @@ class LogSoftmax(Op):
             return x - x
         if x.size == 0:
             return x.copy()
+        fused = _fused_log_softmax(xp, x, self.axis)
+        if fused is not None:
+            return fused
         shifted = x - x.max(axis=self.axis, keepdims=True)
         shifted -= xp.log(row_sum(xp, xp.exp(shifted), self.axis))
         return shifted
@@ -286,6 +302,11 @@ class LogSoftmax(Op):
         if plain(grad) and self._out.ndim:  # no graph to record: the same terms on arrays
             g, xp = grad._data, self.xp
             d = xp.exp(self._out)
+            k = _fused.kernels() if self.axis == g.ndim - 1 and g.size >= _fused.MIN_SIZE else None
+            if k is not None and _fused.flat(g, d) is not None:  # sum, product, difference
+                n = g.shape[-1]  # in one compiled loop
+                k.log_softmax_grad(g.reshape(-1, n), d.reshape(-1, n), xp.empty(1, g.dtype))
+                return wrap(d, grad)
             d *= row_sum(xp, g, self.axis)
             return wrap(xp.subtract(g, d, out=d) if d.dtype == g.dtype else g - d, grad)
         y = self.output

@@ -247,3 +247,39 @@ def test_loops_skip_read_only_arrays():
         atol=1e-6,
     )
     assert _fused.flat(x.astype(">f4")) is None and _fused.flat(ro) is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(5, 7), (3, 4, 6), (2048, 96)])
+def test_log_softmax_loops_match_torch(shape, dtype, fused_everywhere):
+    rtol, atol = TOL[dtype]
+    if dtype == "float32" and shape[0] > 1000:
+        atol = 1e-5  # (96-term float32 sums, torch's and ours rounded apart)
+    x = (RNG.standard_normal(shape) * 3).astype(dtype)
+    out, _ = compare_with_torch(
+        lambda t: F.log_softmax(t, -1), lambda t: TF.log_softmax(t, -1), [x], rtol=rtol, atol=atol
+    )
+    assert type(out.grad_fn).__name__ == "LogSoftmaxBackward0"
+
+
+def test_log_softmax_loops_specials_and_other_dims(fused_everywhere):
+    """NaN, inf and -inf rows give torch's NaN pattern and values; a dim other than the last
+    keeps the NumPy path."""
+    import torch
+
+    x = RNG.standard_normal((6, 9)).astype("float32")
+    x[1, 2], x[2], x[3, 4], x[4] = np.nan, -np.inf, np.inf, 1e30
+    ours = F.log_softmax(framework.tensor(x), 1).numpy()
+    theirs = torch.log_softmax(torch.from_numpy(x), 1).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6, equal_nan=True)
+    y = RNG.standard_normal((4, 5, 3))
+    compare_with_torch(
+        lambda t: F.log_softmax(t, 1), lambda t: TF.log_softmax(t, 1), [y], rtol=1e-10, atol=1e-12
+    )
+
+
+def test_log_softmax_loops_gradcheck(fused_everywhere):
+    x = framework.tensor(RNG.standard_normal((3, 5)), requires_grad=True)
+    fn = lambda t: F.log_softmax(t, -1)
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
