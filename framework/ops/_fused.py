@@ -94,27 +94,7 @@ def log_softmax_shift_loop(rows, out):
     maximum NaN, as NumPy's max)."""
     n = rows.shape[1]
     for i in range(rows.shape[0]):
-        t0 = rows[i, 0]
-        t1, t2, t3 = t0, t0, t0
-        nan = False
-        j = 0
-        while j + 4 <= n:
-            a, b, c, d = rows[i, j], rows[i, j + 1], rows[i, j + 2], rows[i, j + 3]
-            t0 = a if a > t0 else t0
-            t1 = b if b > t1 else t1
-            t2 = c if c > t2 else t2
-            t3 = d if d > t3 else t3
-            nan = nan | (a != a) | (b != b) | (c != c) | (d != d)
-            j += 4
-        while j < n:
-            a = rows[i, j]
-            t0 = a if a > t0 else t0
-            nan = nan | (a != a)
-            j += 1
-        top = t0
-        for t in (t1, t2, t3):
-            if t > top:
-                top = t
+        top, nan = _row_max(rows, i)
         if nan:
             for j in range(n):
                 if rows[i, j] != rows[i, j]:
@@ -207,34 +187,43 @@ def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
             grad_x[i, j] = (gw - t - xh * d) * s
 
 
+def row_max(rows, i):
+    """(the exact maximum of row i, whether the row holds a NaN): four running maxima, so
+    the compare chain does not serialise the loop."""
+    n = rows.shape[1]
+    t0 = rows[i, 0]
+    t1, t2, t3 = t0, t0, t0
+    nan = False
+    j = 0
+    while j + 4 <= n:
+        a, b, c, d = rows[i, j], rows[i, j + 1], rows[i, j + 2], rows[i, j + 3]
+        t0 = a if a > t0 else t0
+        t1 = b if b > t1 else t1
+        t2 = c if c > t2 else t2
+        t3 = d if d > t3 else t3
+        nan = nan | (a != a) | (b != b) | (c != c) | (d != d)
+        j += 4
+    while j < n:
+        a = rows[i, j]
+        t0 = a if a > t0 else t0
+        nan = nan | (a != a)
+        j += 1
+    for t in (t1, t2, t3):
+        if t > t0:
+            t0 = t
+    return t0, nan
+
+
+_row_max = row_max  # the compiled helper once _build ran (the loops below call it by name)
+
+
 def softmax_shift_loop(rows, m):
     """Each row's maximum into m (0 where it is not finite or the row has a NaN, as the safe
-    softmax takes it), subtracted from the row in place. The maximum is exact (four running
-    maxima break the compare chain; only the sign of a zero maximum may differ from NumPy's,
-    which leaves every probability the same)."""
+    softmax takes it), subtracted from the row in place. The maximum is exact (only the sign
+    of a zero maximum may differ from NumPy's, which leaves every probability the same)."""
     n = rows.shape[1]
     for i in range(rows.shape[0]):
-        t0 = rows[i, 0]
-        t1, t2, t3 = t0, t0, t0
-        nan = False
-        j = 0
-        while j + 4 <= n:
-            a, b, c, d = rows[i, j], rows[i, j + 1], rows[i, j + 2], rows[i, j + 3]
-            t0 = a if a > t0 else t0
-            t1 = b if b > t1 else t1
-            t2 = c if c > t2 else t2
-            t3 = d if d > t3 else t3
-            nan = nan | (a != a) | (b != b) | (c != c) | (d != d)
-            j += 4
-        while j < n:
-            a = rows[i, j]
-            t0 = a if a > t0 else t0
-            nan = nan | (a != a)
-            j += 1
-        top = t0
-        for t in (t1, t2, t3):
-            if t > top:
-                top = t
+        top, nan = _row_max(rows, i)
         if nan or not (top - top == 0):  # NaN, inf or -inf
             m[i] = 0
             top = m[i]
@@ -280,6 +269,8 @@ def _build(numba):
         fastmath = {"reassoc"} if sums else False
         return numba.njit(sig, cache=True, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
 
+    global _row_max
+    _row_max = numba.njit(cache=True, nogil=True, error_model="numpy")(row_max)
     f1 = "float32[::1]"
     d1 = "float64[::1]"
     F = [(f"{t}[::1]", f"{t}[:, ::1]") for t in ("float32", "float64")]  # (vector, rows)
