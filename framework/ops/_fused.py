@@ -30,7 +30,7 @@ _state = [None]  # the compiled kernels, False where unavailable, None before th
 
 def kernels():
     """The compiled kernels (a namespace), or None without numba or with FRAMEWORK_NUMBA=0.
-    The first call imports numba and compiles (or loads from numba's cache) every kernel."""
+    The first call imports numba; each loop compiles on its own first call."""
     k = _state[0]
     if k is None:
         k = _state[0] = _compile()
@@ -255,50 +255,37 @@ def _compile():
         import numba
     except Exception:  # not installed, or not importable with this NumPy: the NumPy paths
         return False
-    try:
-        return _build(numba)
-    except Exception:  # a numba that cannot compile these loops: the NumPy paths
-        return False
+    for cache in (True, False):  # no writable cache directory: compile in memory
+        try:
+            return _build(numba, cache)
+        except Exception:  # a numba that cannot compile these loops: the NumPy paths
+            continue
+    return False
 
 
-def _build(numba):
+def _build(numba, cache):
+    """The loops as numba dispatchers; each compiles (or loads from numba's cache) on its first
+    call per dtype, so a process pays only for the loops it runs."""
     from types import SimpleNamespace
 
-    def jit(fn, sig, sums=False):
+    def jit(fn, sums=False):
         # sums: the loop's float64 accumulations may be reordered (vectorised); nothing else
         fastmath = {"reassoc"} if sums else False
-        return numba.njit(sig, cache=True, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
+        return numba.njit(cache=cache, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
 
     global _row_max
-    _row_max = numba.njit(cache=True, nogil=True, error_model="numpy")(row_max)
-    f1 = "float32[::1]"
-    d1 = "float64[::1]"
-    F = [(f"{t}[::1]", f"{t}[:, ::1]") for t in ("float32", "float64")]  # (vector, rows)
+    _row_max = jit(row_max)
     return SimpleNamespace(
-        gelu32=jit(gelu32_loop, f"void({f1}, {f1}, {f1}, {f1})"),
-        gelu_grad_tail=jit(
-            gelu_grad_tail_loop,
-            [f"void({t}, {t}, {t}, {t}, {t})" for t in (f1, d1)],
-        ),
-        softmax_shift=jit(softmax_shift_loop, [f"void({m}, {v})" for v, m in F]),
-        softmax_scale=jit(softmax_scale_loop, [f"void({m}, {v}, {v})" for v, m in F], sums=True),
-        log_softmax_shift=jit(log_softmax_shift_loop, [f"void({m}, {m})" for v, m in F]),
-        log_softmax_finish=jit(
-            log_softmax_finish_loop, [f"void({m}, {m})" for v, m in F], sums=True
-        ),
-        log_softmax_grad=jit(
-            log_softmax_grad_loop, [f"void({m}, {m}, {v})" for v, m in F], sums=True
-        ),
-        ln_moments=jit(ln_moments_loop, [f"void({m}, {v}, {v})" for v, m in F], sums=True),
-        ln_apply=jit(
-            ln_apply_loop,
-            [f"void({m}, {v}, {v}, {v}, {v}, uint8[::1], {m})" for v, m in F],
-        ),
-        ln_backward=jit(
-            ln_backward_loop,
-            [f"void({m}, {m}, {v}, {v}, {v}, boolean, {m}, {d1}, {d1})" for v, m in F],
-            sums=True,
-        ),
+        gelu32=jit(gelu32_loop),
+        gelu_grad_tail=jit(gelu_grad_tail_loop),
+        softmax_shift=jit(softmax_shift_loop),
+        softmax_scale=jit(softmax_scale_loop, sums=True),
+        log_softmax_shift=jit(log_softmax_shift_loop),
+        log_softmax_finish=jit(log_softmax_finish_loop, sums=True),
+        log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
+        ln_moments=jit(ln_moments_loop, sums=True),
+        ln_apply=jit(ln_apply_loop),
+        ln_backward=jit(ln_backward_loop, sums=True),
     )
 
 
