@@ -43,6 +43,7 @@ REGRESSION_SEEDS = {
     15130471: "cholesky then asin: torch's backward by triangular solves (NaN stays local)",
     15174777: "addcdiv with a bool tensor2: torch's value / tensor2 fails in backward",
     15164090: "renorm of a one-element float32 slice of 1e30: |x| as its norm (no overflow)",
+    17051370: "unique(dim=0) with NaN rows: the order of torch's std::sort with NaN ties",
 }
 
 
@@ -66,6 +67,8 @@ KNOWN_SEEDS = {
     15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
     15099684: "corrcoef of 2 observations: +-1 then clip's boundary decided by sqrt's ulp",
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
+    17081477: "multi_head_attention with a 1e30 in_proj_bias: softmax backward noise of 1e22",
+    17047982: "multi_head_attention with a 1e30 in_proj_weight entry: the same noise",
 }
 
 
