@@ -443,6 +443,26 @@ KNOWN_DIFFERENCES[("multi_head_attention_forward", "grad")] = (
 )
 
 
+# ----- fidexc: float32 eigvalsh gradient at close eigenvalues -----
+# eigvalsh's gradient is V diag(g) V^T: its eigenvectors are only accurate to eps32 / gap, so
+# close eigenvalues (gap < 0.1 (1 + |w|), as _f32_conditioned's eigh rule) leave torch's
+# float32 ssyevd vectors 1e-4 off. Seed 17039240 (gap 1.06e-3): against torch in float64
+# ours is 7e-8 off, torch's 7.4e-5.
+def _f32_close_eigenvalues(p):
+    a = p.args[0].a
+    if a.dtype != np.float32 or not a.size or a.shape[-1] < 2 or not np.isfinite(a).all():
+        return False
+    w = np.linalg.eigvalsh(a.astype(np.float64))
+    return bool((np.diff(w, axis=-1).min(-1) < 0.1 * (1 + abs(w).max(-1))).any())
+
+
+KNOWN_DIFFERENCES[("linalg_eigvalsh", "grad")] = (
+    lambda p, before=(KNOWN_DIFFERENCES[("linalg_eigvalsh", "grad")]): (
+        before(p) or _f32_close_eigenvalues(p)
+    )
+)
+
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 

@@ -44,6 +44,7 @@ REGRESSION_SEEDS = {
     15174777: "addcdiv with a bool tensor2: torch's value / tensor2 fails in backward",
     15164090: "renorm of a one-element float32 slice of 1e30: |x| as its norm (no overflow)",
     17051370: "unique(dim=0) with NaN rows: the order of torch's std::sort with NaN ties",
+    17056238: "trilinear interpolate: source index by torch's float fma and floorf (-inf, not NaN)",
 }
 
 
@@ -69,6 +70,7 @@ KNOWN_SEEDS = {
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
     17081477: "multi_head_attention with a 1e30 in_proj_bias: softmax backward noise of 1e22",
     17047982: "multi_head_attention with a 1e30 in_proj_weight entry: the same noise",
+    17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
 }
 
 

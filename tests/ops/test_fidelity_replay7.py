@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 import framework
-from ops.test_fidelity import INF, NAN
+from ops.test_fidelity import INF, NAN, F, rand, same, t
 
 
 def _unique_dim_agrees(x, dim):
@@ -35,3 +35,35 @@ def test_unique_dim_orders_nan_rows_as_torchs_std_sort():
             _unique_dim_agrees(x, 0)
             _unique_dim_agrees(x.T.copy(), 1)
             _unique_dim_agrees(np.where(np.isnan(x), 0.5, x), 0)  # zeros of both signs only
+
+
+def _nan_inf_places(fn, x):
+    a = fn(torch, torch.tensor(x)).numpy()
+    b = fn(framework, framework.tensor(x)).numpy()
+    for pick in (np.isnan, np.isposinf, np.isneginf):
+        assert np.array_equal(pick(a), pick(b)), (x, a, b)
+
+
+def test_interpolate_source_index_is_torchs_fused_float_arithmetic():
+    """torch's upsample kernels compute `scale * (i + 0.5) - 0.5` in the input's precision
+    with one fused multiply-add (float32: 0.33333334 * 1.5 - 0.5 is 1.5e-8, not 0), floor it
+    as floorf, and (bicubic) take the coefficients in float: whether a tap's weight is exactly
+    0 decides if an inf input makes NaN (inf * 0) there (seed 17056238: trilinear -inf where
+    ours gave NaN). Linear modes copy when the sizes agree, whatever the scale factor."""
+    one = lambda dt: np.full((1, 1, 1), -INF, dt)
+    for dt in ("float32", "float64"):
+        for n in (3, 5, 7, 9, 12):
+            _nan_inf_places(lambda L, a: F(L).interpolate(a, size=n, mode="linear"), one(dt))
+        x = rand(1, 2, 4, 3).astype(dt)
+        x[0, 0, 1, 2], x[0, 1, 2, 0], x[0, 1, 0, 1] = -INF, INF, 1e30
+        for mode in ("bilinear", "bicubic"):
+            for sf in (3.0, 2.5, 7 / 3):
+                for ac in (False, True):
+                    fn = lambda L, a: F(L).interpolate(
+                        a, scale_factor=sf, mode=mode, align_corners=ac
+                    )
+                    _nan_inf_places(fn, x)
+        x3 = rand(1, 1, 3, 4, 1).astype(dt)
+        x3[0, 0, 1, 1, 0], x3[0, 0, 2, 2, 0] = 1e30, -INF
+        _nan_inf_places(lambda L, a: F(L).interpolate(a, scale_factor=3, mode="trilinear"), x3)
+    same(lambda L, a: F(L).interpolate(a, scale_factor=1.2, mode="linear"), t(rand(1, 2, 3)))
