@@ -84,3 +84,19 @@ def test_lgamma_float64_rounds_as_torchs():
     assert np.abs(got - want).max() <= 16 * np.spacing(np.abs(want)).max()
     big = np.array([1e30, 1e20, 1e17, 1e16, 1e15, 3e8, 0.5, 1.897072, 1.0, 2.0])
     same(lambda L, a: L.lgamma(a).tan(), t(big))
+
+
+def test_grid_sample_grid_gradient_multiplies_each_tap_by_the_upstream_gradient():
+    """torch's 2-D kernel accumulates the grid gradient tap by tap (value * gOut * weight
+    derivative * weight): an inf upstream gradient times a tap whose weight is 0 (bicubic at
+    a whole coordinate, or a size-1 axis) or whose value is 0 is NaN; summing the taps first
+    gave -inf (seed 16037904: bicubic then exp). Its bilinear kernel sums the taps first."""
+    x = np.array([[[[1.418634], [1e30], [-1.119101]], [[-1.0], [0.359], [0.58]]]])
+    g = np.array([[[[0.047299, 0.173361], [1.002212, 0.251724], [-0.352289, -0.081913]]]])
+    for mode in ("bicubic", "bilinear"):
+        for ac in (True, False):
+            fn = lambda L, a, b: F(L).grid_sample(
+                a, b, mode=mode, padding_mode="zeros", align_corners=ac
+            )
+            for dt in ("float32", "float64"):
+                same(lambda L, a, b: fn(L, a, b).exp(), t(x, dt), t(g, dt))
