@@ -72,6 +72,7 @@ KNOWN_SEEDS = {
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
     17081477: "multi_head_attention with a 1e30 in_proj_bias: softmax backward noise of 1e22",
     17047982: "multi_head_attention with a 1e30 in_proj_weight entry: the same noise",
+    18053078: "float32 conv1d (batch 2: oneDNN) then sqrt: NaN gradient meets padding taps",
     17079200: "atleast_3d then logit at -0: torch's tail gives dy * inf, its vector dy / -0",
     17063610: "float32 legacy qr gradient at cond 1603: torch 2.5e-3 off float64, ours 3.4e-4",
     17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
