@@ -537,6 +537,21 @@ for _name in (
     )
 
 
+# ----- fidexc: float32 gelu's lower tail, magnified by a chained op -----
+# torch's float32 gelu is x / 2 (1 + erf(x / sqrt 2)) with its vectorised erf (a 1.5e-7
+# absolute approximation) or std::erf in the scalar tail: below x ~ -2.5 the 1 + erf cancels,
+# torch's value is 1e-5 (-2.5) to 100% (-5.5) relative off; ours takes Phi = erfc / 2 there
+# (1e-7 relative: 200,001 points in [-8, 3], against torch in float64), with torch's exact 0
+# below -5.5430408. The values agree within tolerance; a chained reciprocal/log turns torch's
+# relative error into a difference (seed 14019313: torch -1.152e5 vs the true -1.147e5 at
+# x = -4.62, ours -1.147e5).
+KNOWN_DIFFERENCES[("gelu", "out0")] = lambda p: (
+    p.then is not None
+    and p.args[0].a.dtype == np.float32
+    and bool(((p.args[0].a < -2.5) & (p.args[0].a > -5.5430408)).any())
+)
+
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
