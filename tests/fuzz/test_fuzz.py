@@ -44,6 +44,7 @@ REGRESSION_SEEDS = {
     15174777: "addcdiv with a bool tensor2: torch's value / tensor2 fails in backward",
     15164090: "renorm of a one-element float32 slice of 1e30: |x| as its norm (no overflow)",
     17051370: "unique(dim=0) with NaN rows: the order of torch's std::sort with NaN ties",
+    21003095: "renorm of bool with dim out of range: IndexError before the norm's dtype refusal",
     16037904: "bicubic grid_sample then exp: the grid gradient tap by tap (inf * 0 tap: NaN)",
     17058493: "lgamma(1e30) then tan: lgamma rounded as torch's (libm fits in extended precision)",
     17056238: "trilinear interpolate: source index by torch's float fma and floorf (-inf, not NaN)",

@@ -115,3 +115,12 @@ def test_gelu_float32_lower_tail_is_closer_to_float64_than_torchs_and_zero_where
     tail = (x < -3) & (want != 0)
     rel = lambda a: np.abs(a[tail] - exact[tail]) / np.abs(exact[tail])
     assert rel(got).max() < 1e-6 < rel(want).max()
+
+
+def test_renorm_wraps_dim_before_refusing_an_integer_input():
+    """torch checks p, maxnorm and the input's rank, then wraps dim (IndexError), and only
+    then refuses a bool/int input in the norm (seed 21003095: RuntimeError first here)."""
+    for dt in ("bool", "int64"):
+        x = t(np.zeros((2, 1)), dt)
+        same(lambda L, a: L.renorm(a, 1, -3, 1.0), x)
+        same(lambda L, a: L.renorm(a, 1, 0, 1.0), x)
