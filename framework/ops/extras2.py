@@ -869,6 +869,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """
     from .shape import _dim
 
+    if x is None:  # torch refuses a bool y (and dx) before wrapping dim; with x, after
+        _check_trapezoid("cumulative_trapezoid", y, x, dx)
     dim = _dim(dim, y.dim())
     _check_trapezoid("cumulative_trapezoid", y, x, dx)
     if x is not None:

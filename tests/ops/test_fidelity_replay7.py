@@ -124,3 +124,30 @@ def test_renorm_wraps_dim_before_refusing_an_integer_input():
         x = t(np.zeros((2, 1)), dt)
         same(lambda L, a: L.renorm(a, 1, -3, 1.0), x)
         same(lambda L, a: L.renorm(a, 1, 0, 1.0), x)
+
+
+def test_cumulative_trapezoid_refuses_bool_y_before_wrapping_dim_without_x():
+    """torch's cumulative_trapezoid(y, dx=, dim=) refuses a bool y before it wraps dim; with
+    a tensor x it wraps dim first (seed 21021310: IndexError here before)."""
+    b = t(np.zeros((2, 3)), "bool")
+    same(lambda L, y: L.cumulative_trapezoid(y, dim=5), b)
+    same(lambda L, y: L.cumulative_trapezoid(y, dx=2.0, dim=-3), b)
+    same(lambda L, y, x: L.cumulative_trapezoid(y, x, dim=5), b, t(np.zeros(3)))
+    same(lambda L, y: L.trapezoid(y, dim=5), b)
+
+
+def test_linalg_lu_solve_backward_materializes_a_zero_gradient_and_normalize_rounds_as_torch():
+    """torch's lu_solve backward computes with real zeros from sgn's ZeroTensor (products
+    with an inf in X give NaN in the LU gradient; seed 21019506), and its 2-norm backward is
+    grad * (x / norm): normalize over a size-1 dim then gives exactly 0 (seed 21015605; ours
+    was x * (grad / norm), rounding noise of 1.5e-5)."""
+    a = t(np.array([[[1.906422, -0.099247], [0.135153, 1.877078]]] * 2), "float32")
+    b = np.array([[[-0.0, 1.0], [-INF, -2.475563]], [[4.3, 2.4], [4.5, -1e-30]]])
+    for left in (True, False):
+        for adjoint in (True, False):
+            fn = lambda L, m, r: L.linalg.lu_solve(
+                *L.linalg.lu_factor(m), r, left=left, adjoint=adjoint
+            ).sgn()
+            same(fn, a, t(b, "float32"))
+    x = np.array([[[-0.118857, -0.034178, 0.082918, -0.009666], [-0.016, -0.0626, 0.04, 0.03]]])
+    same(lambda L, v: F(L).normalize(v, p=2.0, dim=0), t(x, "float32"))
