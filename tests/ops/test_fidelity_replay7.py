@@ -151,3 +151,12 @@ def test_linalg_lu_solve_backward_materializes_a_zero_gradient_and_normalize_rou
             same(fn, a, t(b, "float32"))
     x = np.array([[[-0.118857, -0.034178, 0.082918, -0.009666], [-0.016, -0.0626, 0.04, 0.03]]])
     same(lambda L, v: F(L).normalize(v, p=2.0, dim=0), t(x, "float32"))
+
+
+def test_topk_ranks_nan_above_inf():
+    """torch's topk counts NaN largest, above inf; the partition fast path (k < n / 2) keyed
+    NaN as inf and could return the inf (seed 21043777)."""
+    col = np.array([-0.0355, 0.0155, NAN, INF, -0.139, 2.0, -INF])
+    for k in (1, 2, 3):
+        for largest in (True, False):
+            same(lambda L, a: L.topk(a, k, dim=0, largest=largest), t(np.stack([col] * 3, 1)))
