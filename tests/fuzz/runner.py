@@ -552,6 +552,17 @@ KNOWN_DIFFERENCES[("gelu", "out0")] = lambda p: (
 )
 
 
+# ----- fidexc: float32 instance_norm over two elements (as group_norm's group of two) -----
+# y = +-sqrt(var / (var + eps)) whatever x is, so the input gradient is the cancellation of
+# rstd^3-sized terms; a chained asin (y near +-1) magnifies it. Seed 21073474: against torch
+# in float64 ours 2.3e-5 off, torch's 1.8e-5 (and the output: ours 1.1e-5, torch's 2.1e-5).
+KNOWN_DIFFERENCES[("instance_norm", "grad")] = lambda p: (
+    p.args[0].a.dtype == np.float32
+    and p.args[0].a.ndim > 2
+    and int(np.prod(p.args[0].a.shape[2:])) in (1, 2)
+)
+
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
