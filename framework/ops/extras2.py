@@ -708,8 +708,10 @@ class LogcumsumexpOp(Op):
         self.dim = dim
         if x.ndim == 0:
             return x.copy()
-        if hasattr(xp.logaddexp, "accumulate"):
-            return xp.logaddexp.accumulate(x, axis=dim)
+        if hasattr(xp.logaddexp, "accumulate"):  # + 0: torch's first step adds log1p(0)
+            out = xp.logaddexp.accumulate(x, axis=dim)  # to it, so a -0 comes out as +0
+            out += out.dtype.type(0)
+            return out
         m = xp.max(x, axis=dim, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)
         return xp.log(xp.cumsum(xp.exp(x - m), axis=dim)) + m

@@ -160,3 +160,15 @@ def test_topk_ranks_nan_above_inf():
     for k in (1, 2, 3):
         for largest in (True, False):
             same(lambda L, a: L.topk(a, k, dim=0, largest=largest), t(np.stack([col] * 3, 1)))
+
+
+def test_logcumsumexp_first_step_turns_minus_zero_into_plus_zero():
+    """torch's running log-sum-exp starts from -inf and adds log1p(0) to the first element, so
+    a -0 comes out +0; log2 then gives the same -inf but its gradient grad / (0 ln 2) has the
+    other sign (seed 21083964, over a size-1 dim)."""
+    x = np.array([[-0.0, 1.0], [2.0, -0.0], [-0.0, -INF]])
+    for dim in (0, 1):
+        for dt in ("float64", "float32"):
+            same(lambda L, a: L.logcumsumexp(a, dim).reciprocal(), t(x, dt))
+            same(lambda L, a: L.logcumsumexp(a, dim).log2(), t(x, dt))
+    same(lambda L, a: L.logcumsumexp(a, 0).reciprocal(), t(np.array(-0.0)))
