@@ -219,9 +219,11 @@ class SmoothL1Loss(Op):
     def backward(self, grad):
         x, y = self.inputs
         if self.out_dtype is not None and self.out_dtype != self.target_dtype:  # as torch
+            found, expected = self.target_dtype, self.out_dtype
+            if not self.needs_input_grad[0]:  # target's formula: the roles swapped
+                found, expected = expected, found
             raise RuntimeError(
-                f"Found dtype {_type_name(self.target_dtype)} but expected "
-                f"{_type_name(self.out_dtype)}"
+                f"Found dtype {_type_name(found)} but expected {_type_name(expected)}"
             )
         d = x - y
         slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan

@@ -172,3 +172,14 @@ def test_logcumsumexp_first_step_turns_minus_zero_into_plus_zero():
             same(lambda L, a: L.logcumsumexp(a, dim).reciprocal(), t(x, dt))
             same(lambda L, a: L.logcumsumexp(a, dim).log2(), t(x, dt))
     same(lambda L, a: L.logcumsumexp(a, 0).reciprocal(), t(np.array(-0.0)))
+
+
+def test_huber_and_smooth_l1_dtype_error_names_the_gradient_being_computed():
+    """torch's backward of a mixed-dtype huber/smooth_l1 loss raises from the first formula
+    it runs: input's ('Found dtype <target> but expected <input>'), or, when only the target
+    requires grad, the target's, with the roles swapped (seed 21109401)."""
+    for fn in ("huber_loss", "smooth_l1_loss"):
+        for rg in ((True, False), (False, True), (True, True)):
+            a = t(np.ones(3), "float64", rg=rg[0])
+            b = t(np.zeros(3), "float32", rg=rg[1])
+            same(lambda L, x, y: getattr(F(L), fn)(x, y, reduction="sum"), a, b)
