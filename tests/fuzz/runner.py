@@ -596,6 +596,18 @@ for _name in (
     KNOWN_DIFFERENCES[(_name, "forw")] = _mkl_gesdd_inf
 
 
+# ----- fidexc: float32 pinv then a rounding op (frac's absolute error) -----
+# pinv of a float32 matrix with entries ~1e-1 has entries ~10-50: each one's float32 error
+# (torch's LAPACK sgesdd ~1e-5, ours ~1e-6) is frac's absolute error. Seed 21138678 (cond 11,
+# below _f32_conditioned's 30): against torch in float64 ours 1.1e-6 off, torch's 2.4e-5.
+KNOWN_DIFFERENCES[("linalg_pinv", "out0")] = (
+    lambda p, before=(KNOWN_DIFFERENCES[("linalg_pinv", "out0")]): (
+        before(p)
+        or (p.then is not None and p.then.name in ROUNDING and p.args[0].a.dtype == np.float32)
+    )
+)
+
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 

@@ -183,3 +183,18 @@ def test_huber_and_smooth_l1_dtype_error_names_the_gradient_being_computed():
             a = t(np.ones(3), "float64", rg=rg[0])
             b = t(np.zeros(3), "float32", rg=rg[1])
             same(lambda L, x, y: getattr(F(L), fn)(x, y, reduction="sum"), a, b)
+
+
+def test_index_reduce_extremum_keeps_the_first_of_tied_signed_zeros():
+    """torch's index_reduce amin/amax keep the value already there on a tie (std::min/max);
+    NumPy's minimum.at takes the new one, so +0 vs -0 came out the other sign, which lgamma's
+    gradient (digamma(+-0) = -+inf) shows (seed 21141430)."""
+    x = np.array([[0.0], [-0.0], [0.0]])
+    src = np.array([[-0.0], [0.0], [-0.0], [0.0]])
+    idx = t(np.array([0, 1, 1, 2]), "int64")
+    for reduce in ("amin", "amax"):
+        for inc in (True, False):
+            fn = lambda L, a, i, s: a.index_reduce(
+                0, i, s, reduce, include_self=inc
+            ).lgamma()
+            same(fn, t(x), idx, t(src))
