@@ -194,7 +194,5 @@ def test_index_reduce_extremum_keeps_the_first_of_tied_signed_zeros():
     idx = t(np.array([0, 1, 1, 2]), "int64")
     for reduce in ("amin", "amax"):
         for inc in (True, False):
-            fn = lambda L, a, i, s: a.index_reduce(
-                0, i, s, reduce, include_self=inc
-            ).lgamma()
+            fn = lambda L, a, i, s: a.index_reduce(0, i, s, reduce, include_self=inc).lgamma()
             same(fn, t(x), idx, t(src))
