@@ -608,6 +608,52 @@ KNOWN_DIFFERENCES[("linalg_pinv", "out0")] = (
 )
 
 
+# ----- fidexc: the key bias's gradient in multi-head attention is exactly 0 -----
+# Adding b_k to every key adds q . b_k to a whole row of scores, which softmax ignores: the
+# gradient of in_proj_bias[E:2E] is 0 mathematically, and both libraries return float32
+# cancellation noise there (seed 21170477: ours -2.9e-5, torch's +1.9e-5, the float64 one
+# 3e-14, next to bias gradients of 0.5). Known when every other gradient entry agrees and that
+# slice is noise (below 1e-3 of the bias gradient's largest entry) in both.
+def _mha_key_bias_noise(p):
+    if p.op.name != "multi_head_attention_forward" or len(p.args) < 7:
+        return False
+    b = p.args[6]
+    if not isinstance(b, T) or not b.rg or b.a.dtype != np.float32 or p.then is not None:
+        return False
+    k = sum(1 for a in p.args[:6] if isinstance(a, T) and a.rg)
+    grads = []
+    for L in (framework, torch):
+        try:
+            out, leaves = p.run(L)
+            outs = [o for o in _outputs(out) if isinstance(o, L.Tensor) and o.requires_grad]
+            r = np.random.default_rng(p.up_seed)
+            ups = [r.standard_normal(tuple(o.shape)).astype(np.float32) for o in outs]
+            L.autograd.backward(outs, [L.tensor(u) for u in ups])
+        except Exception:
+            return False
+        grads.append([_numpy(x.grad) if x.grad is not None else None for x in leaves])
+    e = b.a.shape[0] // 3
+    for i, (f, t) in enumerate(zip(*grads)):
+        if f is None or t is None:
+            return False
+        if i == k:
+            scale = float(np.abs(t).max())
+            noise = max(float(np.abs(f[e : 2 * e]).max()), float(np.abs(t[e : 2 * e]).max()))
+            if not noise < 1e-3 * scale:
+                return False
+            f, t = np.delete(f, np.s_[e : 2 * e]), np.delete(t, np.s_[e : 2 * e])
+        if compare_arrays(f, t) is not None:
+            return False
+    return True
+
+
+KNOWN_DIFFERENCES[("multi_head_attention_forward", "grad")] = (
+    lambda p, before=(KNOWN_DIFFERENCES[("multi_head_attention_forward", "grad")]): (
+        before(p) or _mha_key_bias_noise(p)
+    )
+)
+
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 
