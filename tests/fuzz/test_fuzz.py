@@ -78,6 +78,7 @@ KNOWN_SEEDS = {
     15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
     15099684: "corrcoef of 2 observations: +-1 then clip's boundary decided by sqrt's ulp",
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
+    21188697: "float64 matrix_power holding 1e30 then sin: BLAS's last ulp at 3.9e29",
     21170477: "float32 multi-head attention: the key bias gradient (exactly 0) is noise in both",
     21138678: "float32 pinv (entries ~40) then frac: torch's pinv 2.4e-5 off float64, ours 1e-6",
     21121306: "matrix_norm(ord=2) of a 3x5 with inf requiring grad: MKL gesdd's convergence",
