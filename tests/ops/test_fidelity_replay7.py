@@ -196,3 +196,13 @@ def test_index_reduce_extremum_keeps_the_first_of_tied_signed_zeros():
         for inc in (True, False):
             fn = lambda L, a, i, s: a.index_reduce(0, i, s, reduce, include_self=inc).lgamma()
             same(fn, t(x), idx, t(src))
+
+
+def test_masked_scatter_broadcasts_before_its_dtype_checks():
+    """torch's out-of-place masked_scatter expands input and mask first (the broadcast error
+    wins over the bool-mask refusal; seed 21226947); the in-place method expands the mask to
+    self."""
+    x, m, src = t(np.zeros((2, 3, 0, 4))), t(np.zeros((2, 2, 4))), t(np.zeros(1))
+    same(lambda L, a, b, c: L.masked_scatter(a, b, c), x, m, src)
+    same(lambda L, a, b, c: a.clone().masked_scatter_(b, c), x, m, src)
+    same(lambda L, a, b, c: L.masked_scatter(a, b, c), t(np.zeros((2, 3))), t(np.zeros(3)), src)
