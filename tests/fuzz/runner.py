@@ -687,6 +687,23 @@ for _name in ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"):
     )
 
 
+# ----- fidexc: layer_norm over one huge element -----
+# Over one element x - mean is exactly 0, so x_hat and the weight's gradient are exactly 0
+# (ours); torch's kernel forms x_hat as x * rstd + (-mean * rstd) (rstd = 1/sqrt(eps) ~ 316),
+# whose rounding at x = 1e30 is 1e15 (seed 21220309, float64: torch's weight gradient
+# -4.8e15, the true one 0). Known for one-element norms of |x| >= 1e8.
+KNOWN_DIFFERENCES[("layer_norm", "grad")] = (
+    lambda p, before=KNOWN_DIFFERENCES[("layer_norm", "grad")]: (
+        before(p)
+        or (
+            int(np.prod(p.args[1])) == 1
+            and p.args[0].a.size > 0
+            and bool((np.abs(p.args[0].a[np.isfinite(p.args[0].a)]) >= 1e8).any())
+        )
+    )
+)
+
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 

@@ -206,3 +206,12 @@ def test_masked_scatter_broadcasts_before_its_dtype_checks():
     same(lambda L, a, b, c: L.masked_scatter(a, b, c), x, m, src)
     same(lambda L, a, b, c: a.clone().masked_scatter_(b, c), x, m, src)
     same(lambda L, a, b, c: L.masked_scatter(a, b, c), t(np.zeros((2, 3))), t(np.zeros(3)), src)
+
+
+def test_addmm_with_an_empty_inner_dim_is_beta_times_input():
+    """With no inner dim torch's addmm returns beta * input (a -0 stays -0; ours added the
+    empty product's +0), which a chained log2's gradient shows (seed 21225073)."""
+    b = np.array([[-1.2], [2.8], [0.38], [-0.0]])
+    for beta in (1, 2, 0.5, 0, -1):
+        fn = lambda L, x, m: L.addmm(x, m, L.zeros(0, 1, dtype=x.dtype), beta=beta).log2()
+        same(fn, t(b, "float32"), t(np.zeros((4, 0)), "float32"))
