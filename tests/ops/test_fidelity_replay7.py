@@ -215,3 +215,13 @@ def test_addmm_with_an_empty_inner_dim_is_beta_times_input():
     for beta in (1, 2, 0.5, 0, -1):
         fn = lambda L, x, m: L.addmm(x, m, L.zeros(0, 1, dtype=x.dtype), beta=beta).log2()
         same(fn, t(b, "float32"), t(np.zeros((4, 0)), "float32"))
+
+
+def test_addcdiv_tensor1_gradient_keeps_torchs_zero_tensor():
+    """Under sgn's ZeroTensor torch's addcdiv backward materializes it only in tensor2's
+    formula (-grad ...): tensor1's, grad * (value / tensor2), stays zeros even where tensor2
+    is 0 (seed 21251727: ours NaN there)."""
+    c = np.array([0.0, INF, 2.0, -0.0])
+    for shape in ((4,), (1,)):
+        fn = lambda L, a, b, d: L.addcdiv(a, b, d, value=0.5).sgn()
+        same(fn, t(np.zeros(4), "float32"), t(np.ones(shape), "float32"), t(c, "float32"))
