@@ -677,9 +677,9 @@ def dist(input, other, p=2):
         )
     from .._errors import broadcast_shapes
 
-    shape = broadcast_shapes(input.shape, other.shape)
     if dtypes.bool_ in (input.dtype, other.dtype):
-        input - other  # torch's refusal of bool subtraction (before the norm's dtype check)
+        input - other  # torch's refusal of bool subtraction (before broadcasting, the norm)
+    shape = broadcast_shapes(input.shape, other.shape)
     kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
     if dtypes._kind(kind) != 2:
         raise RuntimeError(

@@ -44,6 +44,7 @@ REGRESSION_SEEDS = {
     15174777: "addcdiv with a bool tensor2: torch's value / tensor2 fails in backward",
     15164090: "renorm of a one-element float32 slice of 1e30: |x| as its norm (no overflow)",
     17051370: "unique(dim=0) with NaN rows: the order of torch's std::sort with NaN ties",
+    21250996: "dist of bool tensors of mismatched shapes: the bool refusal first (wording)",
     21251727: "addcdiv then sgn: tensor1's gradient is a product with the ZeroTensor (zeros)",
     21225073: "addmm with an empty inner dim then log2: beta * input keeps -0 (gradient sign)",
     21226947: "masked_scatter: the broadcast error before the bool-mask refusal (wording)",

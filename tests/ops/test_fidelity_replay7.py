@@ -2,6 +2,8 @@
 (seeds 17,0xx,xxx and earlier) and the seventh pass fixed: each compares the case across
 framework and torch as the fuzzer does (same helpers as tests/ops/test_fidelity.py)."""
 
+import math
+
 import numpy as np
 import torch
 
@@ -225,3 +227,10 @@ def test_addcdiv_tensor1_gradient_keeps_torchs_zero_tensor():
     for shape in ((4,), (1,)):
         fn = lambda L, a, b, d: L.addcdiv(a, b, d, value=0.5).sgn()
         same(fn, t(np.zeros(4), "float32"), t(np.ones(shape), "float32"), t(c, "float32"))
+
+
+def test_dist_refuses_bool_before_broadcasting():
+    """torch's dist subtracts first: a bool input's refusal comes before the broadcast error
+    (seed 21250996)."""
+    for a, b in (("bool", "bool"), ("bool", "float64"), ("float64", "bool")):
+        same(lambda L, x, y: L.dist(x, y, p=math.inf), t(np.zeros(2), a), t(np.zeros(3), b))
