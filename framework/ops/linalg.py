@@ -304,8 +304,8 @@ class Addmm(Op):
         if alpha != 1:
             out = (out * alpha).astype(out.dtype, copy=False)  # integer matrices stay integer
         if m1.shape[-1] == 0 and beta != 0:  # torch: beta * bias alone (a -0 stays -0)
-            b = bias if beta == 1 else beta * bias
-            out = self.xp.broadcast_to(b, out.shape).astype(out.dtype)
+            out = out.copy()  # a fresh C-ordered result, as the product's
+            out[...] = bias if beta == 1 else beta * bias
         elif beta == 1 and bias.dtype == out.dtype and out.ndim == 2:
             out += bias  # out is fresh: no second result array
         elif beta != 0:  # torch ignores bias (even nan) when beta is 0
