@@ -704,6 +704,17 @@ KNOWN_DIFFERENCES[("layer_norm", "grad")] = (
 )
 
 
+# ----- fidexc: float32 log_ndtr's last ulp into lgamma's poles -----
+# log_ndtr(-4.15) is -11.024381 in torch's float32, -11.024382 in ours (the float64 value
+# -11.0243821 rounds to ours); lgamma at -11.02 sits next to its pole at -11, where that ulp
+# moves the value and its digamma gradient by units (seed 21296272: against torch in float64
+# ours 8e-4 / 1.6 off, torch's 1.2e-3 / 2.4).
+for _what in ("out0", "grad"):
+    KNOWN_DIFFERENCES[("special_log_ndtr", _what)] = lambda p: (
+        p.then is not None and p.then.name in ("lgamma", "tan") and p.args[0].a.dtype == np.float32
+    )
+
+
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
 
 

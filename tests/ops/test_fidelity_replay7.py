@@ -234,3 +234,12 @@ def test_dist_refuses_bool_before_broadcasting():
     (seed 21250996)."""
     for a, b in (("bool", "bool"), ("bool", "float64"), ("float64", "bool")):
         same(lambda L, x, y: L.dist(x, y, p=math.inf), t(np.zeros(2), a), t(np.zeros(3), b))
+
+
+def test_hardtanh_refuses_negative_limits_on_uint8():
+    """torch refuses hardtanh's negative limits on an unsigned tensor (seed 21298033: ours
+    failed converting -1 to uint8 with an OverflowError)."""
+    x = t(np.array([1, 2]), "uint8")
+    same(lambda L, a: F(L).hardtanh(a), x)
+    same(lambda L, a: F(L).hardtanh(a, 0.0, 1.0), x)
+    same(lambda L, a: F(L).relu6(a), x)
