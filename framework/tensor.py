@@ -896,7 +896,7 @@ class Tensor:
         return _ops.logical_not(self)
 
     def sum(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
-        return _ops.sum(self, dim, keepdim, dtype=dtype)
+        return _ops.sum(self, dim, keepdim, dtype)
 
     def sum_to_size(self, *size):
         return _ops.sum_to_size(self, *size)

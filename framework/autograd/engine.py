@@ -191,13 +191,15 @@ def run(
     direct = targets is None and not _State.anomaly
     try:
         pop, push = heapq.heappop, heapq.heappush
-        ready = None  # the one node made ready while the heap was empty (a chain's next node)
+        # the one node made ready while the heap was empty (a chain's next node) and its
+        # gradients, taken out of `buffers` (no heap or dict round trip)
+        ready = ready_grads = None
         while heap or ready is not None:
-            if ready is not None:  # the only candidate: no heap round trip
-                fn, ready = ready, None
+            if ready is not None:  # the only candidate
+                fn, grads_out, ready = ready, ready_grads, None
             else:
                 fn = pop(heap)[2]
-            grads_out = buffers.pop(fn, None)
+                grads_out = buffers.pop(fn, None)
             if grads_out is None:
                 grads_in = ()
                 if task.zero_from is not None:
@@ -238,35 +240,57 @@ def run(
                     grads_in[0]._shared = True
             elif n_in > 2:
                 _mark_repeats(grads_in)
-            nrs = fn._nrs
-            for k, nxt in enumerate(fn._next):
+            nexts = fn._next
+            if n_in < len(nexts):  # no gradient for the last inputs (or any): None for them
+                grads_in = grads_in + (None,) * (len(nexts) - n_in)
+            k = -1
+            for nxt in nexts:
+                k += 1
                 if nxt is None:
                     continue
                 if needed is not None and nxt not in needed:
                     continue
-                g = grads_in[k] if k < n_in else None
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                g = grads_in[k]
                 if g is not None:
+                    nr = fn._nrs[k]
                     shape, dtype = fn._in_meta[k]
                     # (no local name for g._data: _sum and _owned count its references)
                     if g._data.shape != shape or (
                         g._data.dtype is not dtype and g._data.dtype != dtype
                     ):
                         g = _fit(g, shape, dtype)
-                    nr = nrs[k]
-                    slot = buffers.get(nxt)
+                    if left:
+                        slot = buffers.get(nxt)
+                        if slot is None:
+                            slot = buffers[nxt] = [None] * nxt._n_out
+                        slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
+                        continue
+                    slot = buffers.pop(nxt, None)  # its last gradient: the node is ready
                     if slot is None:
-                        slot = buffers[nxt] = [None] * nxt._n_out
-                    slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if not left:
-                    if ready is None and not heap:
-                        ready = nxt
+                        if nxt._n_out == 1:
+                            slot = [g]
+                        else:
+                            slot = [None] * nxt._n_out
+                            slot[nr] = g
                     else:
-                        if ready is not None:
-                            push(heap, (-ready._seq, id(ready), ready))
-                            ready = None
-                        push(heap, (-nxt._seq, id(nxt), nxt))
+                        slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
+                elif left:
+                    continue
+                else:
+                    slot = buffers.pop(nxt, None)
+                if ready is None and not heap:
+                    ready, ready_grads = nxt, slot
+                else:
+                    if ready is not None:  # two ready nodes: both go through the heap
+                        if ready_grads is not None:
+                            buffers[ready] = ready_grads
+                        push(heap, (-ready._seq, id(ready), ready))
+                        ready = None
+                    if slot is not None:
+                        buffers[nxt] = slot
+                    push(heap, (-nxt._seq, id(nxt), nxt))
         if task.zero_from is not None:
             _efficient_zeros(task, targets, captured)
     finally:
@@ -527,16 +551,22 @@ def _sum(slot, nr, g, create_graph):
     and the array is no view. Both have the input's shape and dtype already (`_fit`)."""
     old = slot[nr]
     a, b = old._data, g._data
-    if create_graph or a.dtype.kind not in "fc" or a.shape != b.shape or a.dtype != b.dtype:
+    dt = a.dtype
+    if (
+        create_graph
+        or (b.dtype is not dt and b.dtype != dt)
+        or dt.kind not in "fc"
+        or a.shape != b.shape
+    ):
         return old + g
     if (
         not old._shared
         and a.base is None
-        and a.flags.writeable
         and sys.getrefcount(old) <= _REFS_TENSOR
         and sys.getrefcount(a) <= _REFS_ARRAY
+        and a.flags.writeable
     ):
-        old.xp.add(a, b, out=a)
+        a += b  # (the same add, in place: no namespace lookup; `a` is rebound to itself)
         return old
     return Tensor._make(a + b, old._device)
 

@@ -36,14 +36,24 @@ _V0, _V00 = (0,), (0, 0)  # saved versions of inputs never modified: shared, not
 
 # Input metadata ((shape, dtype) per input) shared between nodes: every recorded node would
 # otherwise keep 3-5 small tuples alive, which the cyclic GC counts and walks (a chain of
-# 20,000 ops: ~100,000 objects). Keyed by the shapes and dtypes (and, for two inputs, which
-# need grad); bounded, as shapes vary without limit.
+# 20,000 ops: ~100,000 objects). One table per dtype (of the first input), keyed by the shapes
+# (and, for two inputs, the second's dtype and which need grad): a key without the dtypes
+# hashes and compares in a third of the time. Bounded, as shapes vary without limit.
 _metas = {}
+_n_metas = [0]
 
 
-def _meta(key, value):
-    if len(_metas) < 4096:
-        _metas[key] = value
+def _metas_of(dtype):
+    table = _metas.get(dtype)
+    if table is None:
+        table = _metas[dtype] = {}
+    return table
+
+
+def _meta(table, key, value):
+    if _n_metas[0] < 4096:
+        _n_metas[0] += 1
+        table[key] = value
     return value
 
 
@@ -53,8 +63,9 @@ vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
 def _record_variant(self, args, out, dev):
     """_record for ops whose node name depends on their arguments (no cost for the others)."""
     name = self.node_variant()
-    node = self._nodes.get(name)  # _as, inlined
-    self.__class__ = node if node is not None else self._node(name)
+    node = self._nodes.get(name) or self._node(name)  # _as, inlined
+    if node is not type(self):  # (a class assignment costs ~0.1 us)
+        self.__class__ = node
     return Op._record(self, args, out, dev)
 
 
@@ -131,6 +142,7 @@ class Op(Node):
         "needs_input_grad",
         "_seq",
         "_n_out",
+        "_released",  # (set False at creation: release() then makes no instance dict)
         "__weakref__",
         "__dict__",
     )
@@ -205,6 +217,7 @@ class Op(Node):
                     if dt is _F32 or dt is _F64:
                         dev = a._device
                         fn = _new(cls._node_cls)
+                        fn._released = False
                         fn.xp = _np if dev is _CPU else xp_for(dev)
                         out = fn.forward(da, **params) if params else fn.forward(da)
                         if type(out) is _ndarray:
@@ -220,6 +233,7 @@ class Op(Node):
                     dev = a._device
                     if (dt is _F32 or dt is _F64) and db.dtype is dt and b._device is dev:
                         fn = _new(cls._node_cls)
+                        fn._released = False
                         fn.xp = _np if dev is _CPU else xp_for(dev)
                         try:
                             out = fn.forward(da, db, **params) if params else fn.forward(da, db)
@@ -245,6 +259,7 @@ class Op(Node):
         if fw_in_use[0] and cls.jvp is Op.jvp_not_implemented:  # torch refuses a tangent
             _fw.refuse_early(cls, args)  # before its kernel checks the inputs
         fn = _new(cls._node_cls)
+        fn._released = False
         dev = dtype = None
         mixed = has_scalar = False
         n = len(args)
@@ -349,9 +364,10 @@ class Op(Node):
             else:
                 self._next, self._nrs = (a._edge()[0],), _V0
             d = a._data
-            key = (d.shape, d.dtype)
-            meta = _metas.get(key)
-            self._in_meta = meta if meta is not None else _meta(key, (key,))
+            dt = d.dtype
+            table = _metas.get(dt) or _metas_of(dt)
+            meta = table.get(d.shape)
+            self._in_meta = meta if meta is not None else _meta(table, d.shape, ((d.shape, dt),))
             if self.saves_inputs:
                 self._inputs = args
                 v = a._vc[0]
@@ -360,20 +376,34 @@ class Op(Node):
             a, b = args
             ra, rb = a._rg, b._rg
             ga, gb = a.grad_fn, b.grad_fn
-            self._next = (
-                (ga if ga is not None else a._edge()[0]) if ra else None,
-                (gb if gb is not None else b._edge()[0]) if rb else None,
-            )
+            if ga is None and ra:  # a leaf: its AccumulateGrad node, straight from the weak
+                ga = a._acc  # reference when there is one (a weight used by many ops)
+                ga = ga() if ga is not None else None
+                if ga is None:
+                    ga = a._edge()[0]
+            if gb is None and rb:
+                gb = b._acc
+                gb = gb() if gb is not None else None
+                if gb is None:
+                    gb = b._edge()[0]
+            self._next = (ga if ra else None, gb if rb else None)
             na, nb = a._output_nr, b._output_nr
             self._nrs = _V00 if not (na or nb) else (na, nb)
             da, db = a._data, b._data
-            key = (da.shape, da.dtype, db.shape, db.dtype, ra, rb)
-            meta = _metas.get(key)
+            dt = da.dtype
+            table = _metas.get(dt) or _metas_of(dt)
+            key = (
+                (da.shape, db.shape, ra, rb)
+                if db.dtype is dt
+                else (da.shape, db.shape, ra, rb, db.dtype)
+            )
+            meta = table.get(key)
             if meta is None:
                 meta = _meta(
+                    table,
                     key,
                     (
-                        ((key[0], key[1]) if ra else None, (key[2], key[3]) if rb else None),
+                        ((da.shape, dt) if ra else None, (db.shape, db.dtype) if rb else None),
                         (bool(ra), bool(rb)),
                     ),
                 )

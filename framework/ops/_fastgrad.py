@@ -36,3 +36,19 @@ def wrap(array, like):
     )
     t._vc = [0]
     return t
+
+
+_INT_OF = {2: "int16", 4: "int32", 8: "int64"}
+
+
+def zero_where(xp, cond, g):
+    """`xp.where(cond, 0, g)` for a float array g of cond's shape, bitwise the same (+0 where
+    cond, g's bits elsewhere: NaN and inf pass, no -0), as an AND of g's bits with a mask.
+    NumPy's where branches per element and costs ~7x more on a random mask (ReLU's backward:
+    253 vs 35 us on 128 x 512 float32)."""
+    it = _INT_OF.get(g.dtype.itemsize)
+    if type(g).__module__ != "numpy" or it is None or g.shape != cond.shape or not g.ndim:
+        return xp.where(cond, g.dtype.type(0), g)
+    mask = xp.subtract(cond, 1, dtype=it)  # 0 where cond, all bits set elsewhere
+    xp.bitwise_and(g.view(it), mask, out=mask)
+    return mask.view(g.dtype)

@@ -5,6 +5,7 @@ import math
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
+from . import _fused
 from ._rowwise import row_dot, row_sum
 from .activation import softmax
 from .linalg import matmul
@@ -13,6 +14,9 @@ from .linalg import matmul
 def _probs_(xp, scores):
     """Row softmax in place, where rows that are all -inf give zeros (torch's _safe_softmax);
     also the rows' logsumexp (-inf for those rows)."""
+    fused = _fused_probs_(xp, scores)
+    if fused is not None:
+        return fused
     m = scores.max(axis=-1, keepdims=True)
     m[~xp.isfinite(m)] = 0
     scores -= m
@@ -23,6 +27,24 @@ def _probs_(xp, scores):
     lse = xp.where(dead, -xp.inf, xp.log(s) + m)[..., 0]
     scores *= 1 / s  # one reciprocal per row, then a product per element
     return scores, lse
+
+
+def _fused_probs_(xp, scores):
+    """_probs_ with _fused's compiled loops around NumPy's exp (the max subtracted and the
+    row scaling fused; row sums accumulated in float64), or None where they do not run."""
+    k = _fused.kernels() if scores.size >= _fused.MIN_SIZE else None
+    if k is None or _fused.flat(scores) is None or not scores.shape[-1]:
+        return None
+    rows = scores.reshape(-1, scores.shape[-1])
+    m = xp.empty(rows.shape[0], scores.dtype)
+    k.softmax_shift(rows, m)
+    xp.exp(scores, out=scores)
+    s = xp.empty_like(m)
+    k.softmax_scale(rows, xp.ones(1, scores.dtype), s)
+    dead = s == 0
+    s[dead] = 1
+    lse = xp.where(dead, -xp.inf, xp.log(s) + m)
+    return scores, lse.reshape(scores.shape[:-1])
 
 
 class ScaledDotProductFlashAttentionForCpu(Op):

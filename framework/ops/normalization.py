@@ -8,6 +8,7 @@ from ..autograd.grad_mode import state
 from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
+from . import _fused
 from ._moments import kernel_moments
 from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
@@ -485,6 +486,9 @@ class NativeLayerNorm(Op):
         every other pass in place."""
         xp = self.xp
         rows = x.reshape(-1, width)
+        fused = self._fused_forward(rows, weight, bias, x.shape)
+        if fused is not None:
+            return fused.reshape(x.shape)
         mean = row_sum(xp, rows, 1)
         mean /= width
         xc = rows - mean
@@ -503,6 +507,58 @@ class NativeLayerNorm(Op):
             xc += bias.reshape(-1)
         return xc.reshape(x.shape)
 
+    def _fused_forward(self, rows, weight, bias, shape):
+        """_rows_forward in two compiled loops (_fused: statistics accumulated in float64, then
+        the normalisation in _rows_forward's order), or None where they do not run."""
+        k = _fused.kernels() if rows.size >= _fused.MIN_SIZE else None
+        if k is None or _fused.flat(rows) is None:
+            return None
+        xp, dt = self.xp, rows.dtype
+        affine = [a.reshape(-1) if a is not None else None for a in (weight, bias)]
+        if any(a is not None and not _fused_vector(a, dt) for a in affine):
+            return None
+        mean, var = xp.empty(rows.shape[0], dt), xp.empty(rows.shape[0], dt)
+        k.ln_moments(rows, mean, var)
+        if kernel_moments(xp, rows, mean, var):  # rows past torch's Welford range
+            return None
+        kept = shape[: len(shape) - len(self.axes)] + (1,) * len(self.axes)
+        var += self.eps
+        invstd = 1.0 / xp.sqrt(var)
+        self.mean, self.invstd = mean.reshape(kept), invstd.reshape(kept)
+        flags = xp.asarray([a is not None for a in affine], dtype=xp.uint8)
+        w, b = (a if a is not None else mean for a in affine)
+        out = xp.empty_like(rows)
+        k.ln_apply(rows, mean, invstd, w, b, flags, out)
+        return out
+
+    def _fused_backward(self, g, rows, weight, need_w, need_b):
+        """(grad_x, grad_w, grad_b) arrays from _fused's compiled loop, or None."""
+        k = _fused.kernels() if rows.size >= _fused.MIN_SIZE else None
+        if k is None or _fused.flat(rows, g) is None:
+            return None
+        xp, dt = self.xp, rows.dtype
+        w = weight._data.reshape(-1) if weight is not None else None
+        if w is not None and not _fused_vector(w, dt):
+            return None
+        mean, invstd = self.mean.reshape(-1), self.invstd.reshape(-1)
+        if not (mean.flags.c_contiguous and invstd.flags.c_contiguous):
+            return None
+        grad_x = xp.empty_like(rows)
+        sums = xp.zeros((2, rows.shape[1]), xp.float64)
+        k.ln_backward(
+            g,
+            rows,
+            mean,
+            invstd,
+            w if w is not None else mean,
+            w is not None,
+            grad_x,
+            sums[0],
+            sums[1],
+        )
+        sums = sums.astype(dt)
+        return grad_x, sums[0] if need_w else None, sums[1] if need_b else None
+
     def _plain_backward(self, grad, x, weight, need_x, need_w, need_b):
         """backward's formula evaluated on arrays, row by row (see _rows_forward); the weight
         and bias gradients come out summed over the rows, in their own shapes."""
@@ -510,6 +566,15 @@ class NativeLayerNorm(Op):
         if not _row_kernel_ok(x._data) or not width:
             return self._axes_backward(grad, x, weight, need_x, need_w, need_b)
         g = grad._data.reshape(-1, width)
+        fused = self._fused_backward(g, x._data.reshape(-1, width), weight, need_w, need_b)
+        if fused is not None:
+            gx, gw, gb = fused
+            dev, shape = grad._device, self.normalized_shape
+            return (
+                Tensor._make(gx.reshape(x._data.shape), dev) if need_x else None,
+                Tensor._make(gw.reshape(weight._data.shape), dev) if need_w else None,
+                Tensor._make(gb.reshape(shape), dev) if need_b else None,
+            )
         invstd = self.invstd.reshape(-1, 1)
         xhat = x._data.reshape(-1, width) - self.mean.reshape(-1, 1)
         xhat *= invstd
@@ -552,6 +617,16 @@ class NativeLayerNorm(Op):
         x, weight, _ = self.primals
         xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps)
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.normalized_shape)
+
+
+def _fused_vector(a, dtype):
+    """Whether a weight or bias array can go to _fused's loops with rows of `dtype`."""
+    return (
+        type(a).__name__ == "ndarray"
+        and a.dtype == dtype
+        and a.flags.c_contiguous
+        and a.flags.writeable
+    )
 
 
 def _row_kernel_ok(x):

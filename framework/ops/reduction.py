@@ -9,6 +9,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ._fastgrad import plain, wrap
 from .. import dtypes
+from ..backend import np as _numpy  # (identity checks only: kernels use self.xp)
 
 
 __all__ = ["all", "any", "logsumexp", "mean", "prod", "std", "sum", "var"]
@@ -98,7 +99,10 @@ class Sum(_Reduce):
         axes = self._setup(x, dim, keepdim)
         if dtype is None and x.dtype.kind in "biu":
             dtype = "int64"  # torch sums bools and integers as int64
-        out = x.sum(axis=axes, dtype=dtype, keepdims=keepdim)
+        if self.xp is _numpy:  # what ndarray.sum calls, without its Python wrapper
+            out = _numpy.add.reduce(x, axes, dtype, None, keepdim)
+        else:
+            out = x.sum(axis=axes, dtype=dtype, keepdims=keepdim)
         return out if out.shape == self.out_shape else out.reshape(self.out_shape)
 
     def backward(self, grad):

@@ -93,6 +93,8 @@ class View(Op):
         return out
 
     def backward(self, grad):
+        if plain(grad):  # no graph to record: the array reshaped (a view, or a copy as
+            return wrap(grad._data.reshape(self.in_shape), grad)  # Tensor.reshape makes)
         return grad.reshape(self.in_shape)
 
     def jvp(self, t):

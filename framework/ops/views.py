@@ -180,6 +180,7 @@ def check_rebase(v, indirect):
 def _node(cls, edges, metas, **attrs):
     """A graph node made directly (no forward ran): regenerated view nodes, CopySlices."""
     fn = _new(cls._node_cls)
+    fn._released = False
     fn._seq = next(_seq)
     fn._edges = tuple(edges)
     fn._in_meta = list(metas)

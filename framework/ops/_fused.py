@@ -1,0 +1,310 @@
+"""Optional compiled CPU loops (numba) for multi-pass elementwise kernels on the hot paths.
+
+NumPy evaluates a formula like GELU's rational erf as ~25 passes over the array; one compiled
+loop does the same float operations element by element. numba is optional (``pip install
+framework[fast]``): without it, or with ``FRAMEWORK_NUMBA=0`` in the environment, every op runs
+its NumPy composition unchanged. Each loop here performs the same IEEE operations in the same
+order as the NumPy code it replaces (compiled without fastmath: no fused multiply-adds, no
+reassociation; constants come in as float32 arrays so nothing is promoted), so its results are
+bitwise the NumPy path's; transcendental functions (exp) stay in NumPy for that reason. The
+exceptions are row sums (LayerNorm's statistics and backward, the attention softmax's
+denominators): accumulated in float64 (in any order, so they vectorise), they differ from the
+NumPy path's float32 sums in the last bits, as both differ from torch's. Used by: exact GELU
+(float32 forward, backward's tail), LayerNorm forward and backward, the softmax inside
+scaled_dot_product_attention. The loops run on the calling thread only (no thread pool), and
+numba caches the compiled code on disk (``cache=True``) so later processes skip compiling.
+
+Example:
+    >>> k = kernels()  # None without numba
+    >>> k is None or callable(k.gelu32)
+    True
+"""
+
+import contextlib
+import math
+import os
+
+MIN_SIZE = 16384  # below this many elements NumPy's passes cost about as little
+_state = [None]  # the compiled kernels, False where unavailable, None before the first call
+
+
+def kernels():
+    """The compiled kernels (a namespace), or None without numba or with FRAMEWORK_NUMBA=0.
+    The first call imports numba; each loop compiles on its own first call."""
+    k = _state[0]
+    if k is None:
+        k = _state[0] = _compile()
+    return k or None
+
+
+@contextlib.contextmanager
+def disabled():
+    """Run the block on the NumPy paths (tests compare both)."""
+    saved = _state[0]
+    _state[0] = False
+    try:
+        yield
+    finally:
+        _state[0] = saved
+
+
+def gelu32_loop(x, c, cdf, out):
+    """Phi(x) into cdf and x * Phi(x) + 0 into out, for flat float32 x: activation._phi32's
+    Horner steps, c = (clip, 1/2, 0, p0..p5, q0..q4)."""
+    clip, half, zero = c[0], c[1], c[2]
+    p0, p1, p2, p3, p4, p5 = c[3], c[4], c[5], c[6], c[7], c[8]
+    q0, q1, q2, q3, q4 = c[9], c[10], c[11], c[12], c[13]
+    for j in range(x.size):
+        v = x[j]
+        xc = v
+        if v > clip:
+            xc = clip
+        elif v < -clip:
+            xc = -clip
+        u = xc * xc
+        p = u + p0
+        p = p * u + p1
+        p = p * u + p2
+        p = p * u + p3
+        p = p * u + p4
+        p = p * u + p5
+        q = u * q0 + q1
+        q = q * u + q2
+        q = q * u + q3
+        q = q * u + q4
+        p = p * xc
+        p = p / q
+        p = p + half
+        cdf[j] = p
+        out[j] = v * p + zero
+
+
+def gelu_grad_tail_loop(a, cdf, g, scale, d):
+    """d = (d * scale * a + cdf) * g in place, d holding exp(-a^2 / 2) (Gelu's backward)."""
+    s = scale[0]
+    for j in range(a.size):
+        e = d[j] * s
+        e = e * a[j]
+        e = e + cdf[j]
+        d[j] = e * g[j]
+
+
+def log_softmax_shift_loop(rows, out):
+    """out = x - max(x) per row (log_softmax's first step; a NaN in the row makes the row's
+    maximum NaN, as NumPy's max)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        top, nan = _row_max(rows, i)
+        if nan:
+            for j in range(n):
+                if rows[i, j] != rows[i, j]:
+                    top = rows[i, j]
+                    break
+        for j in range(n):
+            out[i, j] = rows[i, j] - top
+
+
+def log_softmax_finish_loop(out, e):
+    """out -= log(sum of the row of e) per row (the sum and log in float64, then rounded)."""
+    n = out.shape[1]
+    for i in range(out.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += e[i, j]
+        e[i, 0] = math.log(acc)
+        ls = e[i, 0]
+        for j in range(n):
+            out[i, j] = out[i, j] - ls
+
+
+def log_softmax_grad_loop(g, d, tmp):
+    """d = g - d * sum(g) per row in place, d holding exp(log_softmax): the row sum in
+    float64, rounded to the dtype (through tmp), then the product and difference in it."""
+    n = g.shape[1]
+    for i in range(g.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += g[i, j]
+        tmp[0] = acc
+        s = tmp[0]
+        for j in range(n):
+            d[i, j] = g[i, j] - d[i, j] * s
+
+
+def ln_moments_loop(rows, mean, var):
+    """Each row's mean and biased variance (two passes, accumulated in float64; LayerNorm)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += rows[i, j]
+        m = acc / n
+        acc = 0.0
+        for j in range(n):
+            d = rows[i, j] - m
+            acc += d * d
+        mean[i] = m
+        var[i] = acc / n
+
+
+def ln_apply_loop(rows, mean, invstd, w, b, affine, out):
+    """out = (x - mean) * invstd [* w] [+ b] row by row, in that order and in the input's
+    dtype (LayerNorm's forward after its statistics); affine = (has weight, has bias)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        m, s = mean[i], invstd[i]
+        for j in range(n):
+            y = (rows[i, j] - m) * s
+            if affine[0]:
+                y = y * w[j]
+            if affine[1]:
+                y = y + b[j]
+            out[i, j] = y
+
+
+def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
+    """LayerNorm's input gradient (gw - mean(gw) - xhat mean(gw xhat)) invstd with gw = g w,
+    row by row (the two row means accumulated in float64), and the column sums of g xhat and
+    g into the float64 grad_w and grad_b."""
+    r, n = rows.shape
+    for i in range(r):
+        m, s = mean[i], invstd[i]
+        t = 0.0
+        d = 0.0
+        for j in range(n):
+            xh = (rows[i, j] - m) * s
+            gv = g[i, j]
+            grad_w[j] += gv * xh
+            grad_b[j] += gv
+            gw = gv * w[j] if has_w else gv
+            t += gw
+            d += gw * xh
+        t = t / n
+        d = d / n
+        for j in range(n):
+            xh = (rows[i, j] - m) * s
+            gw = g[i, j] * w[j] if has_w else g[i, j]
+            grad_x[i, j] = (gw - t - xh * d) * s
+
+
+def row_max(rows, i):
+    """(the exact maximum of row i, whether the row holds a NaN): four running maxima, so
+    the compare chain does not serialise the loop."""
+    n = rows.shape[1]
+    t0 = rows[i, 0]
+    t1, t2, t3 = t0, t0, t0
+    nan = False
+    j = 0
+    while j + 4 <= n:
+        a, b, c, d = rows[i, j], rows[i, j + 1], rows[i, j + 2], rows[i, j + 3]
+        t0 = a if a > t0 else t0
+        t1 = b if b > t1 else t1
+        t2 = c if c > t2 else t2
+        t3 = d if d > t3 else t3
+        nan = nan | (a != a) | (b != b) | (c != c) | (d != d)
+        j += 4
+    while j < n:
+        a = rows[i, j]
+        t0 = a if a > t0 else t0
+        nan = nan | (a != a)
+        j += 1
+    for t in (t1, t2, t3):
+        if t > t0:
+            t0 = t
+    return t0, nan
+
+
+_row_max = row_max  # the compiled helper once _build ran (the loops below call it by name)
+
+
+def softmax_shift_loop(rows, m):
+    """Each row's maximum into m (0 where it is not finite or the row has a NaN, as the safe
+    softmax takes it), subtracted from the row in place. The maximum is exact (only the sign
+    of a zero maximum may differ from NumPy's, which leaves every probability the same)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        top, nan = _row_max(rows, i)
+        if nan or not (top - top == 0):  # NaN, inf or -inf
+            m[i] = 0
+            top = m[i]
+        else:
+            m[i] = top
+        for j in range(n):
+            rows[i, j] = rows[i, j] - top
+
+
+def softmax_scale_loop(rows, one, sums):
+    """Each row's sum (float64 accumulation, rounded) into sums, then the row times one / sum
+    in place (times 1 for a zero sum: an all-masked row stays zero)."""
+    n = rows.shape[1]
+    for i in range(rows.shape[0]):
+        acc = 0.0
+        for j in range(n):
+            acc += rows[i, j]
+        sums[i] = acc
+        s = sums[i]
+        r = one[0] if s == 0 else one[0] / s
+        for j in range(n):
+            rows[i, j] = rows[i, j] * r
+
+
+def _compile():
+    if os.environ.get("FRAMEWORK_NUMBA", "1") == "0":
+        return False
+    try:
+        import numba
+    except Exception:  # not installed, or not importable with this NumPy: the NumPy paths
+        return False
+    for cache in (True, False):  # no writable cache directory: compile in memory
+        try:
+            return _build(numba, cache)
+        except Exception:  # a numba that cannot compile these loops: the NumPy paths
+            continue
+    return False
+
+
+def _build(numba, cache):
+    """The loops as numba dispatchers; each compiles (or loads from numba's cache) on its first
+    call per dtype, so a process pays only for the loops it runs."""
+    from types import SimpleNamespace
+
+    def jit(fn, sums=False):
+        # sums: the loop's float64 accumulations may be reordered (vectorised); nothing else
+        fastmath = {"reassoc"} if sums else False
+        return numba.njit(cache=cache, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
+
+    global _row_max
+    _row_max = jit(row_max)
+    return SimpleNamespace(
+        gelu32=jit(gelu32_loop),
+        gelu_grad_tail=jit(gelu_grad_tail_loop),
+        softmax_shift=jit(softmax_shift_loop),
+        softmax_scale=jit(softmax_scale_loop, sums=True),
+        log_softmax_shift=jit(log_softmax_shift_loop),
+        log_softmax_finish=jit(log_softmax_finish_loop, sums=True),
+        log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
+        ln_moments=jit(ln_moments_loop, sums=True),
+        ln_apply=jit(ln_apply_loop),
+        ln_backward=jit(ln_backward_loop, sums=True),
+    )
+
+
+def flat(*arrays):
+    """The arrays as flat 1-D views when all are writeable, C-contiguous, plain NumPy arrays
+    (no subclass) of one native float32/float64 dtype and shape, of at least MIN_SIZE
+    elements; else None (the caller keeps its NumPy path: the loops are compiled for exactly
+    these)."""
+    first = arrays[0]
+    kind = type(first)
+    if kind.__module__ != "numpy" or kind.__name__ != "ndarray" or first.size < MIN_SIZE:
+        return None
+    if first.dtype.char not in "fd" or not first.dtype.isnative:
+        return None
+    out = []
+    for a in arrays:
+        if type(a) is not kind or a.dtype != first.dtype or a.shape != first.shape:
+            return None
+        if not (a.flags.c_contiguous and a.flags.writeable):
+            return None
+        out.append(a.reshape(-1))
+    return out
