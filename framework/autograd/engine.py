@@ -355,6 +355,7 @@ MATERIALIZES_ZERO_GRAD = frozenset(
         "GluBackward0",
         "HuberLossBackward0",
         "LinalgHouseholderProductBackward0",
+        "LinalgLuSolveBackward0",
         "LogSoftmaxBackward0",
         "LogitBackward0",
         "MishBackward0",

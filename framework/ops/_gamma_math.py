@@ -1,55 +1,17 @@
 """Array kernels of the gamma-family and Bessel special functions (NumPy/CuPy `xp`, float64).
 
 Written after the algorithms of ATen's Math.h (Cephes-derived: digamma, trigamma, the Hurwitz
-zeta, the Chebyshev series of i0e/i1e) so values agree with torch's to rounding; lgamma is the
-Lanczos approximation (g = 7) with the reflection formula below 0.5.
+zeta, the Chebyshev series of i0e/i1e) so values agree with torch's to rounding; lgamma is in
+`_lgamma.py`.
 """
 
 import math
-
-_LANCZOS = (
-    0.99999999999980993,
-    676.5203681218851,
-    -1259.1392167224028,
-    771.32342877765313,
-    -176.61502916214059,
-    12.507343278686905,
-    -0.13857109526572012,
-    9.9843695780195716e-6,
-    1.5056327351493116e-7,
-)
-_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
 def _quiet(xp):
     from .loss import _quiet as q
 
     return q(xp)
-
-
-def lgamma(xp, x):
-    """log|Gamma(x)| (inf at 0 and the negative integers)."""
-    x = xp.asarray(x, dtype=xp.float64)
-    with _quiet(xp):
-        refl = x < 0.5
-        z = xp.where(refl, 1 - x, x) - 1
-        s = xp.full_like(z, _LANCZOS[0])
-        for i, c in enumerate(_LANCZOS[1:], 1):
-            s = s + c / (z + i)
-        t = z + 7.5
-        pos = _HALF_LOG_2PI + (z + 0.5) * xp.log(t) - t + xp.log(s)
-        pos = xp.where(xp.isinf(x), xp.inf, pos)
-        # |sin(pi x)| from x's distance to the nearest integer: exact zero at the integers, and
-        # no cancellation near 0 (x - floor(x) rounds -1e-30 to 1: lgamma would lose 31)
-        sin = xp.abs(xp.sin(math.pi * (x - xp.round(x))))
-        out = xp.where(refl, math.log(math.pi) - xp.log(sin) - pos, pos)
-        out = xp.where(refl & (x == xp.floor(x)), xp.inf, out)
-        out = xp.where((x == 1) | (x == 2), 0.0, out)  # exactly, as libm's
-        # a subnormal x: pi * x would round on the subnormal grid (1e-4 relative at 1e-320);
-        # lgamma(x) = -log|x| to double precision there, as libm returns
-        tiny = (x != 0) & (xp.abs(x) < 2.2250738585072014e-308)
-        out = xp.where(tiny, -xp.log(xp.abs(x)), out)
-    return out
 
 
 def digamma(xp, x):

@@ -9,7 +9,7 @@ from ..tensor import Tensor
 from . import _fused
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap, zero_where
-from .special import _ERF32_P, _ERF32_Q, _erf, _is_array
+from .special import _ERF32_P, _ERF32_Q, _erf, _erfc_abs, _is_array
 from .unary import _float, exp
 from .reduction import _wrap_dim
 
@@ -448,7 +448,23 @@ def _phi32(xp, x):
     p *= xc
     p /= q
     p += f(0.5)
+    _phi32_tail(xp, x, p)
     return p
+
+
+def _phi32_tail(xp, x, p):
+    """Below -3, 0.5 + x p / q cancels (5e-2 relative at -5): there Phi is erfc(|x| / sqrt 2)
+    / 2 in double (its relative error 1e-7 where torch's float erf gives 4e-2 at -5), down to
+    where torch's 1 + erf rounds to 0 (x <= -5.5430408: gelu is 0 there, as ours below).
+    Writes into the contiguous p; returns the flat indices it rewrote."""
+    f = xp.float32
+    (tail,) = xp.nonzero((x < f(-3)).ravel())
+    if tail.size:
+        z = x.ravel()[tail]
+        tail = tail[z > f(-5.5430408)]
+        z = x.ravel()[tail].astype("float64") * -(1 / math.sqrt(2))
+        p.ravel()[tail] = (0.5 * _erfc_abs(xp, z)).astype("float32")
+    return tail
 
 
 _GELU32_CONSTS = []
@@ -456,7 +472,8 @@ _GELU32_CONSTS = []
 
 def _gelu32_fused(xp, x):
     """(Phi(x), gelu(x)) of a float32 array from _fused's compiled loop (bitwise _phi32's
-    values and Gelu.forward's), or None where it does not run (no numba, small or strided)."""
+    values before its tail patch, _phi32_tail, and Gelu.forward's), or None where it does not
+    run (no numba, small or strided)."""
     k = _fused.kernels() if x.size >= _fused.MIN_SIZE else None
     arrays = _fused.flat(x) if k is not None else None
     if arrays is None:
@@ -510,8 +527,12 @@ class Gelu(Op):
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
         if x.dtype == xp.float32 and _is_array(xp, x):
             fused = _gelu32_fused(xp, x)
-            if fused is not None:  # the same values in one compiled loop
+            if fused is not None:  # the same values in one compiled loop, then the tail
                 self.cdf, out = fused
+                tail = _phi32_tail(xp, x, self.cdf)
+                if tail.size:
+                    xt = x.ravel()[tail]
+                    out.ravel()[tail] = xt * self.cdf.ravel()[tail] + dt(0)
                 return out
             cdf = _phi32(xp, x)
         else:

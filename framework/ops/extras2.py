@@ -680,9 +680,9 @@ def dist(input, other, p=2):
         )
     from .._errors import broadcast_shapes
 
-    shape = broadcast_shapes(input.shape, other.shape)
     if dtypes.bool_ in (input.dtype, other.dtype):
-        input - other  # torch's refusal of bool subtraction (before the norm's dtype check)
+        input - other  # torch's refusal of bool subtraction (before broadcasting, the norm)
+    shape = broadcast_shapes(input.shape, other.shape)
     kind = dtypes.result_type([input._data, other._data], [input.dim(), other.dim()], [])
     if dtypes._kind(kind) != 2:
         raise RuntimeError(
@@ -711,8 +711,10 @@ class LogcumsumexpOp(Op):
         self.dim = dim
         if x.ndim == 0:
             return x.copy()
-        if hasattr(xp.logaddexp, "accumulate"):
-            return xp.logaddexp.accumulate(x, axis=dim)
+        if hasattr(xp.logaddexp, "accumulate"):  # + 0: torch's first step adds log1p(0)
+            out = xp.logaddexp.accumulate(x, axis=dim)  # to it, so a -0 comes out as +0
+            out += out.dtype.type(0)
+            return out
         m = xp.max(x, axis=dim, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)
         return xp.log(xp.cumsum(xp.exp(x - m), axis=dim)) + m
@@ -872,6 +874,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """
     from .shape import _dim
 
+    if x is None:  # torch refuses a bool y (and dx) before wrapping dim; with x, after
+        _check_trapezoid("cumulative_trapezoid", y, x, dx)
     dim = _dim(dim, y.dim())
     _check_trapezoid("cumulative_trapezoid", y, x, dx)
     if x is not None:

@@ -12,6 +12,7 @@ from .._errors import bool_negation
 from ..autograd.op import Op
 from ..tensor import Tensor
 from . import _gamma_math as K
+from ._lgamma import lgamma as _lgamma_kernel
 from .unary import _float, _zeros
 
 __all__ = ["digamma", "i0", "lgamma", "mvlgamma", "polygamma"]
@@ -34,7 +35,7 @@ class _Special(Op):
 class Lgamma(_Special):
     """lgamma(x): log|Gamma(x)| (LgammaBackward0: grad * digamma(x))."""
 
-    kernel = staticmethod(K.lgamma)
+    kernel = staticmethod(_lgamma_kernel)
 
     def backward(self, grad):
         """The input gradient by torch's formula, in Tensor ops (double backward works)."""
@@ -299,7 +300,7 @@ class Mvlgamma(Op):
         xp = self.xp
         self.p = p
         shifted = x[..., None] + args
-        total = K.lgamma(xp, shifted).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+        total = _lgamma_kernel(xp, shifted).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
         return total.astype(x.dtype, copy=False)
 
     def backward(self, grad):

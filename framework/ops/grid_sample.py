@@ -161,6 +161,7 @@ class GridSampler2D(Op):
             gx = gx.reshape(inp.shape)
         if need_g and mode != "nearest":
             gis = []  # d out / d coordinate, axis by axis: the other axes' weights times d w
+            finite = bool(grad.isfinite().all())
             for k in range(len(axes)):
                 taps = [
                     (wt.unsqueeze(1) * _gather(inp, idx, inb), inb)
@@ -168,8 +169,10 @@ class GridSampler2D(Op):
                 ]
                 if self.skips_taps:  # tap by tap: an inf gradient never meets a skipped 0
                     gis.append(sum((grad * d).sum(1).where(inb, 0) for d, inb in taps))
-                else:
+                elif finite or mode != "bicubic":  # bilinear: torch sums the taps first
                     gis.append((grad * sum(d for d, _ in taps)).sum(1))
+                else:  # torch's bicubic multiplies tap by tap: an inf gradient times 0 is NaN
+                    gis.append(sum((grad * d).sum(1) for d, _ in taps))
             gg = _chain(grid, gis, spatial, mode, padding, align)
         elif need_g:
             gg = grid * 0

@@ -31,6 +31,14 @@ def _identity(xp, dtype, reduce):
     return info.min if reduce == "amax" else info.max
 
 
+def _signed_zero_ties(xp, out, s):
+    """Whether zeros of both signs meet (float data only)."""
+    if out.dtype.kind != "f" or not s.size:
+        return False
+    zeros = xp.concatenate([out[out == 0].ravel(), s[s == 0].ravel()])
+    return bool(zeros.size) and bool(xp.signbit(zeros).any() and (~xp.signbit(zeros)).any())
+
+
 def _index_reduce(xp, x, dim, idx, src, reduce, include_self):
     """The forward kernel on arrays."""
     out = xp.moveaxis(x.copy(), dim, 0)
@@ -39,6 +47,13 @@ def _index_reduce(xp, x, dim, idx, src, reduce, include_self):
         out[idx] = _identity(xp, out.dtype, reduce)
     if reduce == "prod":
         xp.multiply.at(out, idx, s)
+    elif reduce in ("amax", "amin") and _signed_zero_ties(xp, out, s):
+        # torch's std::min/max keep the value already there on a tie (NumPy's take the new
+        # one): only a +0/-0 tie shows it, row by row in index order
+        for k in range(idx.shape[0]):
+            cur, new = out[idx[k]], s[k]
+            take = xp.isnan(new) | ((new > cur) if reduce == "amax" else (new < cur))
+            out[idx[k]] = xp.where(take, new, cur)
     elif reduce == "amax":
         xp.maximum.at(out, idx, s)
     elif reduce == "amin":

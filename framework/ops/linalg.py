@@ -303,7 +303,10 @@ class Addmm(Op):
         out = _dot(m1, m2)  # matrices: matmul's BLAS product without its gufunc setup
         if alpha != 1:
             out = (out * alpha).astype(out.dtype, copy=False)  # integer matrices stay integer
-        if beta == 1 and bias.dtype == out.dtype and out.ndim == 2:
+        if m1.shape[-1] == 0 and beta != 0:  # torch: beta * bias alone (a -0 stays -0)
+            out = out.copy()  # a fresh C-ordered result, as the product's
+            out[...] = bias if beta == 1 else beta * bias
+        elif beta == 1 and bias.dtype == out.dtype and out.ndim == 2:
             out += bias  # out is fresh: no second result array
         elif beta != 0:  # torch ignores bias (even nan) when beta is 0
             out = (out + (bias if beta == 1 else beta * bias)).astype(out.dtype, copy=False)

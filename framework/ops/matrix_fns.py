@@ -225,12 +225,12 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(
             f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions"
         )
+    d = _dim(dim, input.dim())  # torch wraps dim before the norm's dtype check
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{dtypes.scalar_type_name(input._data.dtype)}"
         )
-    d = _dim(dim, input.dim())
     empty = [i for i in range(input.dim()) if i != d and input.shape[i] == 0]
     if p == math.inf and empty:
         raise RuntimeError(

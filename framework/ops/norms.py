@@ -72,8 +72,8 @@ class LinalgVectorNorm(Op):
         zero = x * 0
         if p == 1:
             return x.sgn() * g
-        if p == 2:
-            return x * (g / norm).where(norm != 0, norm * 0)
+        if p == 2:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0)
+            return g * (x / norm).where(norm != 0, norm * 0)
         if abs(p) == math.inf:  # torch's mask also takes NaNs (sgn(NaN) is 0)
             a = x.abs()
             mask = (a == norm) | a.isnan()

@@ -12,6 +12,7 @@ from .._errors import (
     refuse,
     zero_division,
 )
+from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, round_half, vmap_hook
 from ..dtypes import cpp_type_name, result_type, scalar_type_name
 from ..tensor import Tensor
@@ -138,14 +139,17 @@ class Addcdiv(Op):
             from ..dtypes import get_default_dtype
 
             raise cast_error(scalar_type_name(get_default_dtype().np), self.t2_dtype.np)
+        # torch's tensor1 formula, grad * (value / tensor2), is a product with its ZeroTensor:
+        # zeros even where tensor2 is 0 (only tensor2's formula, -grad ..., materializes it)
+        g1 = (g / t2 if not is_zero_tensor(grad) else _zeros(grad)) if n1 else None
         if not n2:
-            return grad, g / t2 if n1 else None, None
+            return grad, g1, None
         # torch: value * tensor1 / (tensor2 * tensor2), the square in tensor2's own dtype
         # (float32's 1e-30 ** 2 is 0: an inf gradient)
         sq = t2 * t2
         if self.t2_dtype is not None and self.t2_dtype != t2.dtype:
             sq = (t2.to(self.t2_dtype) * t2.to(self.t2_dtype)).to(t2.dtype)
-        return grad, g / t2 if n1 else None, -g * t1 / sq
+        return grad, g1, -g * t1 / sq
 
     jvp = Op.jvp_elementwise
 

@@ -119,83 +119,82 @@ def _scale(n_in, n_out, align_corners, scale):
     return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
 
 
-def _matrix(xp, mode, n_in, n_out, align_corners, scale):
+def _matrix(xp, mode, n_in, n_out, align_corners, scale, dtype="float64"):
     """The (n_out, n_in) interpolation weights along one axis, as torch's kernels compute."""
-    s = _scale(n_in, n_out, align_corners, scale)
     m = xp.zeros((n_out, n_in), dtype="float64")
     rows = xp.arange(n_out)
-    if mode in ("nearest", "nearest-exact"):
-        off = 0.5 if mode == "nearest-exact" else 0.0
-        src = xp.minimum(xp.floor((rows + off) * s).astype("int64"), n_in - 1)
-        m[rows, src] = 1.0
-        return m
-    src = rows * s if align_corners else (rows + 0.5) * s - 0.5
-    if mode == "bicubic":
-        i0 = xp.floor(src).astype("int64")
-        t = src - i0
-        ws = (_cc2(t + 1), _cc1(t), _cc1(1 - t), _cc2(2 - t))
-        for k, w in enumerate(ws):
-            idx = xp.clip(i0 - 1 + k, 0, n_in - 1)
-            scatter_add(xp, m, (rows, idx), w)
-        return m
-    src = xp.maximum(src, 0.0)
-    i0 = xp.minimum(src.astype("int64"), n_in - 1)
-    step = (i0 < n_in - 1).astype("int64")
-    lam = src - i0
-    m[rows, i0] += 1.0 - lam
-    m[rows, i0 + step] += lam
+    idx, w = _taps(xp, mode, n_in, n_out, align_corners, scale, dtype)
+    for k in range(idx.shape[1]):
+        scatter_add(xp, m, (rows, idx[:, k]), w[:, k])
     return m
 
 
 def _fma(xp, a, b, c):
-    """a * b + c rounded once, in float64 (the product's error by Dekker's split)."""
+    """a * b + c rounded once, in float64 (error-free product and sum: Dekker, Knuth)."""
     p = a * b
-    sa, sb = 134217729.0 * a, 134217729.0 * b  # 2^27 + 1
-    ah, bh = sa - (sa - a), sb - (sb - b)
-    al, bl = a - ah, b - bh
-    return (p + c) + (((ah * bh - p) + ah * bl + al * bh) + al * bl)
+    split = 134217729.0 * a  # Veltkamp: a = ah + al with 26-bit halves (b likewise)
+    ah = split - (split - a)
+    split = 134217729.0 * b
+    bh = split - (split - b)
+    e = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+    r = p + c
+    z = r - p
+    t = (p - (r - z)) + (c - z)
+    return r + (t + e)
 
 
-def _linear_source(xp, n_in, n_out, align_corners, scale, dtype):
-    """torch's source positions of the linear modes in the input's precision (the scale in
-    float for float32 input), scale * (i + 0.5) - 0.5 one fused multiply-add (its AVX2
-    build contracts it): at scale 1/5, output 2 reads lambda 7e-9, not 0, so an inf there
-    is inf, not NaN (fuzzer seed 20017955). Checked on every size pair up to 7 -> 23."""
-    single = dtype is not None and dtype.itemsize < 8
-    f = (lambda v: float(xp.float32(v))) if single else float  # scalar_t rounding
+def _source_index(xp, n_in, n_out, align_corners, scale, dtype):
+    """Each output's source coordinate (and its floor) as torch's upsample kernels compute
+    them: in the input's precision (float for float32, its opmath), with one fused
+    multiply-add as its AVX2/AVX-512 builds contract `scale * (i + 0.5) - 0.5` (1/3 at output
+    1: 1.5e-8 in float, -2.8e-17 in double, not 0), and the floor taken by floorf, of the
+    coordinate rounded to float (0.9999999999999999 floors to 1). Linear and cubic weights at
+    exactly 0 or 1 decide where an inf input makes NaN (inf * 0), so these bits matter."""
     rows = xp.arange(n_out, dtype="float64")
-    if align_corners:
-        s = f(f(n_in - 1) / f(n_out - 1)) if n_out > 1 else 0.0
-        src = rows * s
-    else:
-        s = f(1.0 / scale) if scale is not None and scale > 0 else f(f(n_in) / f(n_out))
-        if single:  # exact in float64: its one rounding to float32 is the fma's
-            src = (rows + 0.5) * s - 0.5
+    if dtype == "float32":
+        if align_corners:
+            s = xp.float32(n_in - 1) / xp.float32(n_out - 1) if n_out > 1 else 0.0
+        elif scale is not None and scale > 0:
+            s = xp.float32(1.0 / scale)
         else:
-            src = _fma(xp, xp.full(n_out, s), rows + 0.5, -0.5)
-    return src.astype("float32").astype("float64") if single else src
+            s = xp.float32(n_in) / xp.float32(n_out)
+        s = float(s)  # float32 * small integer (+ 0.5) and - 0.5: exact in float64, one rounding
+        src = rows * s if align_corners else rows * s + 0.5 * s - 0.5
+        src = src.astype("float32").astype("float64")
+    else:
+        s = _scale(n_in, n_out, align_corners, scale)
+        src = rows * s if align_corners else _fma(xp, rows + 0.5, xp.float64(s), -0.5)
+    return src, xp.floor(src.astype("float32")).astype("int64")
 
 
-def _taps(xp, mode, n_in, n_out, align_corners, scale, dtype=None):
+def _taps(xp, mode, n_in, n_out, align_corners, scale, dtype="float64"):
     """The (n_out, k) input indices and weights torch's kernel reads per output, in its
-    order (two for linear, the last index repeated at the edge; four clamped for bicubic)."""
-    s = _scale(n_in, n_out, align_corners, scale)
+    order (two for linear, the last index repeated at the edge, each output its own input
+    when the sizes agree; four clamped for bicubic), at its precision (`dtype`'s)."""
     rows = xp.arange(n_out)
     if mode in ("nearest", "nearest-exact"):
+        s = _scale(n_in, n_out, align_corners, scale)
         off = 0.5 if mode == "nearest-exact" else 0.0
         src = xp.minimum(xp.floor((rows + off) * s).astype("int64"), n_in - 1)
         return src[:, None], xp.ones((n_out, 1))
-    src = rows * s if align_corners else (rows + 0.5) * s - 0.5
-    if mode == "bicubic":
-        i0 = xp.floor(src).astype("int64")
-        t = src - i0
-        idx = xp.stack([xp.clip(i0 - 1 + k, 0, n_in - 1) for k in range(4)], 1)
-        return idx, xp.stack((_cc2(t + 1), _cc1(t), _cc1(1 - t), _cc2(2 - t)), 1)
-    src = xp.maximum(_linear_source(xp, n_in, n_out, align_corners, scale, dtype), 0.0)
-    i0 = xp.minimum(xp.floor(src.astype("float32")).astype("int64"), n_in - 1)  # floorf
+    single = str(dtype) == "float32"
+    if mode != "bicubic" and n_in == n_out:  # torch copies, whatever the scale factor
+        return xp.stack((rows, rows), 1), xp.stack((xp.ones(n_out), xp.zeros(n_out)), 1)
+    src, i0 = _source_index(xp, n_in, n_out, align_corners, scale, str(dtype))
+    if mode != "bicubic":
+        src = xp.maximum(src, 0.0)
+        i0 = xp.maximum(i0, 0)
+    i0 = xp.minimum(i0, n_in - 1)
     lam = xp.clip(src - i0, 0.0, 1.0)
-    # torch's second tap is the next input, or (at the edge, and everywhere at scale 1) itself
-    idx = xp.stack((i0, i0 + ((i0 < n_in - 1) & (s != 1))), 1)
+    if single:  # and the cubic coefficients in float too: 1 + 1.5e-8 is 1, its weight 0
+        lam = lam.astype("float32")
+    if mode == "bicubic":
+        idx = xp.stack([xp.clip(i0 - 1 + k, 0, n_in - 1) for k in range(4)], 1)
+        w = xp.stack((_cc2(lam + 1), _cc1(lam), _cc1(1 - lam), _cc2((1 - lam) + 1)), 1)
+        return idx, w.astype("float64")
+    lam = lam.astype("float64")
+    # torch's second tap is the next input, or (at the edge) itself
+    idx = xp.stack((i0, i0 + (i0 < n_in - 1)), 1)
     return idx, xp.stack((1.0 - lam, lam), 1)
 
 
@@ -320,7 +319,7 @@ def interpolate(
     mats = tuple(
         (
             2 + i,
-            _matrix(xp, mode, n_in, n_out, ac, sc),
+            _matrix(xp, mode, n_in, n_out, ac, sc, input._data.dtype),
             *_taps(xp, mode, n_in, n_out, ac, sc, input._data.dtype),
         )
         for i, (n_in, n_out, sc) in enumerate(zip(in_sizes, out_sizes, scales))

@@ -108,6 +108,8 @@ def masked_scatter(input, mask, source):
         >>> x.masked_scatter(framework.tensor([True, False, True]), framework.tensor([1., 2.]))
         tensor([1., 0., 2.])
     """
+    # torch expands both first (expand_outplace: its broadcast error), then checks dtypes
+    shape = broadcast_shapes(tuple(mask.shape), tuple(input.shape))
     if mask.dtype.name != "bool":
         raise RuntimeError(
             "masked_scatter_ only supports boolean masks, but got mask with dtype "
@@ -118,8 +120,7 @@ def masked_scatter(input, mask, source):
             f"masked_scatter_: expected self and source to have same dtypes but "
             f"got{input.dtype} and {source.dtype}".replace("got", "got ")
         )
-    if tuple(mask.shape) != tuple(input.shape):  # torch expands both (expand_outplace)
-        shape = broadcast_shapes(tuple(mask.shape), tuple(input.shape))
+    if tuple(mask.shape) != tuple(input.shape):
         input, mask = input.expand(*shape), mask.expand(*shape)
     return MaskedScatter.apply(input, mask, source)
 

@@ -147,8 +147,11 @@ class Topk(_Select):
             return x.copy(), self.index
         xp = self.xp
         n = x.shape[dim]
-        if 0 < k < n // 2:  # partition first, then sort only the k picked (NaN counts largest)
-            key = xp.where(xp.isnan(x), xp.inf, x) if x.dtype.kind == "f" else x
+        # partition first, then sort only the k picked; a NaN (largest of all, above inf)
+        # takes the full sort (as a partition key it could only tie with inf)
+        nan = x.dtype.kind == "f" and bool(xp.isnan(x).any())
+        if 0 < k < n // 2 and not nan:
+            key = x
             part = xp.argpartition(-key if largest else key, k - 1, axis=dim)
             part = xp.take(part, xp.arange(k), axis=dim)
             picked = xp.take_along_axis(x, part, axis=dim)

@@ -52,6 +52,23 @@ REGRESSION_SEEDS = {
     20133993: "logit backward at -0: torch's scalar kernel's grad * inf (+inf for grad > 0)",
     20100287: "index_fill of a 0-dim tensor reached twice: the engine's sum stays an array",
     20212839: "vector_norm(ord=3, dim=-1) of a 0-dim 1e30: torch reduces it (inf), not |x|",
+    17051370: "unique(dim=0) with NaN rows: the order of torch's std::sort with NaN ties",
+    21298033: "hardtanh of uint8 with negative limits: torch's RuntimeError, not an OverflowError",
+    21250996: "dist of bool tensors of mismatched shapes: the bool refusal first (wording)",
+    21251727: "addcdiv then sgn: tensor1's gradient is a product with the ZeroTensor (zeros)",
+    21225073: "addmm with an empty inner dim then log2: beta * input keeps -0 (gradient sign)",
+    21226947: "masked_scatter: the broadcast error before the bool-mask refusal (wording)",
+    21141430: "index_reduce amin of signed zeros then lgamma: the first of tied zeros is kept",
+    21109401: "huber_loss mixed dtypes, only target requires grad: the target formula's message",
+    21083964: "logcumsumexp of -0 then log2: torch's first step gives +0 (gradient +inf)",
+    21043777: "topk k=1 of a column with NaN and inf: NaN ranks above inf (no partition path)",
+    21015605: "float32 normalize over a size-1 dim: norm backward grad * (x / norm), exactly 0",
+    21019506: "linalg_lu_solve then sgn: its backward materializes the ZeroTensor (NaN at inf X)",
+    21021310: "cumulative_trapezoid of bool without x: the bool refusal before the dim check",
+    21003095: "renorm of bool with dim out of range: IndexError before the norm's dtype refusal",
+    16037904: "bicubic grid_sample then exp: the grid gradient tap by tap (inf * 0 tap: NaN)",
+    17058493: "lgamma(1e30) then tan: lgamma rounded as torch's (libm fits in extended precision)",
+    17056238: "trilinear interpolate: source index by torch's float fma and floorf (-inf, not NaN)",
 }
 
 
@@ -87,6 +104,19 @@ KNOWN_SEEDS = {
     20104276: "nuclear norm of a rank-deficient 4 x 3: U V^T's basis is the SVD's choice",
     20209371: "float64 rms_norm over one element then erfinv: +-1 to within eps, rounding",
     20194983: "float32 rms_norm over one element then asin: the rounding of 1 - |y|",
+    21296272: "float32 log_ndtr then lgamma near its pole at -11: log_ndtr's last ulp",
+    21220309: "layer_norm over one element of 1e30: torch's x * rstd - mean * rstd rounding",
+    21188697: "float64 matrix_power holding 1e30 then sin: BLAS's last ulp at 3.9e29",
+    21170477: "float32 multi-head attention: the key bias gradient (exactly 0) is noise in both",
+    21138678: "float32 pinv (entries ~40) then frac: torch's pinv 2.4e-5 off float64, ours 1e-6",
+    21121306: "matrix_norm(ord=2) of a 3x5 with inf requiring grad: MKL gesdd's convergence",
+    21073474: "float32 instance_norm over 2 elements then asin: gradient is cancellation noise",
+    14019313: "float32 gelu(-4.6) then reciprocal: torch's 1 + erf cancels (0.4% off), ours erfc",
+    17081477: "multi_head_attention with a 1e30 in_proj_bias: softmax backward noise of 1e22",
+    17047982: "multi_head_attention with a 1e30 in_proj_weight entry: the same noise",
+    17079200: "atleast_3d then logit at -0: torch's tail gives dy * inf, its vector dy / -0",
+    17063610: "float32 legacy qr gradient at cond 1603: torch 2.5e-3 off float64, ours 3.4e-4",
+    17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
 }
 
 
