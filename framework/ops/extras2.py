@@ -235,12 +235,15 @@ class Logit(Op):
         (x,) = self.inputs
         # torch's kernel: grad * inf at x == 0 or 1 (so -0 gives +inf for a positive grad)
         edge = (x == 0) | (x == 1)
+        # inf only at the edges, 0 elsewhere: grad * inf off the edges would put 0 * inf = NaN
+        # into the double backward through the unused branch
+        at_edge = _zeros(x).where(~edge, _zeros(x) + math.inf)
         if self.eps is None:  # torch: NaN outside [0, 1]
-            g = (grad / (x * (1 - x))).where(~edge, grad * math.inf)
+            g = (grad / (x * (1 - x))).where(~edge, grad * at_edge)
             return g.where((x >= 0) & (x <= 1), _zeros(g) + math.nan)
         outside = (x < self.eps) | (x > 1 - self.eps)  # (a NaN x gives a NaN gradient)
         safe = x.where(~outside & ~edge, _zeros(x) + 0.5)  # no inf in the unused branches
-        g = (grad / (safe * (1 - safe))).where(~edge, grad * math.inf)
+        g = (grad / (safe * (1 - safe))).where(~edge, grad * at_edge)
         return g.where(~outside, _zeros(grad))
 
     jvp = Op.jvp_elementwise
