@@ -3,6 +3,7 @@ searchsorted, bucketize. None of them is differentiable (unique records torch's 
 backward raises as torch's does)."""
 
 import math
+from fractions import Fraction
 
 from .._errors import not_implemented, refuse
 from ..autograd.op import Op, per_sample_under_vmap
@@ -234,8 +235,9 @@ def histc(input, bins=100, min=0, max=0):
     if not (math.isfinite(lo) and math.isfinite(hi)):  # a NaN of the data prints as "-nan"
         lo_s, hi_s = ("-nan" if data and v != v else f"{v:g}" for v in (lo, hi))
         raise RuntimeError(f"torch.histc: range of [{lo_s}, {hi_s}] is not finite")
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+    if lo == hi:  # torch's edges x - 1 and x + 1, each rounded outward in the input's dtype
+        dt = input._data.dtype
+        lo, hi = _outward(xp, dt, lo, -1), _outward(xp, dt, hi, 1)
     if lo > hi:
         raise RuntimeError("torch.histogramdd(): max must be larger than min")
     # torch's linear kernel in the input's dtype: the outer edges of linspace(lo, hi) and
@@ -249,6 +251,16 @@ def histc(input, bins=100, min=0, max=0):
     idx = xp.minimum(idx, bins - 1)  # the right edge belongs to the last bin
     out = xp.bincount(idx, minlength=bins).astype(input._data.dtype)
     return _t(out, input)
+
+
+def _outward(xp, dt, v, step):
+    """v + step rounded away from v to dtype dt (at 2^24 in float32, 2^24 + 1 gives 2^24 + 2
+    where round-to-nearest-even gives 2^24): histc's bumped edges, as measured on torch."""
+    exact = Fraction(v) + step
+    r = dt.type(float(exact))
+    if (Fraction(float(r)) - exact) * step < 0:
+        r = xp.nextafter(r, dt.type(math.inf * step))
+    return float(r)
 
 
 def count_nonzero(input, dim=None):
