@@ -3,7 +3,6 @@ searchsorted, bucketize. None of them is differentiable (unique records torch's 
 backward raises as torch's does)."""
 
 import math
-from fractions import Fraction
 
 from .._errors import not_implemented, refuse
 from ..autograd.op import Op, per_sample_under_vmap
@@ -235,9 +234,8 @@ def histc(input, bins=100, min=0, max=0):
     if not (math.isfinite(lo) and math.isfinite(hi)):  # a NaN of the data prints as "-nan"
         lo_s, hi_s = ("-nan" if data and v != v else f"{v:g}" for v in (lo, hi))
         raise RuntimeError(f"torch.histc: range of [{lo_s}, {hi_s}] is not finite")
-    if lo == hi:  # torch's edges x - 1 and x + 1, each rounded outward in the input's dtype
-        dt = input._data.dtype
-        lo, hi = _outward(xp, dt, lo, -1), _outward(xp, dt, hi, 1)
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
     if lo > hi:
         raise RuntimeError("torch.histogramdd(): max must be larger than min")
     # torch's linear kernel in the input's dtype: the outer edges of linspace(lo, hi) and
@@ -247,20 +245,13 @@ def histc(input, bins=100, min=0, max=0):
     lo, hi = dt.type(lo), dt.type(hi)
     inside = a[(a >= lo) & (a <= hi)]
     with xp.errstate(all="ignore"):
-        idx = ((inside - lo) * dt.type(bins) / (hi - lo)).astype("int64")
+        if hi == lo:  # x -+ 1 rounded back to x (|x| >= 2^25 in float32): torch's middle bin
+            idx = xp.full(inside.shape, bins // 2, dtype="int64")  # (0 / 0 made a ValueError)
+        else:
+            idx = ((inside - lo) * dt.type(bins) / (hi - lo)).astype("int64")
     idx = xp.minimum(idx, bins - 1)  # the right edge belongs to the last bin
     out = xp.bincount(idx, minlength=bins).astype(input._data.dtype)
     return _t(out, input)
-
-
-def _outward(xp, dt, v, step):
-    """v + step rounded away from v to dtype dt (at 2^24 in float32, 2^24 + 1 gives 2^24 + 2
-    where round-to-nearest-even gives 2^24): histc's bumped edges, as measured on torch."""
-    exact = Fraction(v) + step
-    r = dt.type(float(exact))
-    if (Fraction(float(r)) - exact) * step < 0:
-        r = xp.nextafter(r, dt.type(math.inf * step))
-    return float(r)
 
 
 def count_nonzero(input, dim=None):

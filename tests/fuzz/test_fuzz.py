@@ -69,7 +69,7 @@ REGRESSION_SEEDS = {
     16037904: "bicubic grid_sample then exp: the grid gradient tap by tap (inf * 0 tap: NaN)",
     17058493: "lgamma(1e30) then tan: lgamma rounded as torch's (libm fits in extended precision)",
     17056238: "trilinear interpolate: source index by torch's float fma and floorf (-inf, not NaN)",
-    22092392: "histc of one 1e30 in float32: torch's edges x -+ 1 rounded outward, not 0 / 0",
+    22092392: "histc of one 1e30 in float32: torch's middle bin where x -+ 1 rounds back to x",
 }
 
 
