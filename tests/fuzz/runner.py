@@ -1205,3 +1205,25 @@ def fuzz(programs, seed=0, on_mismatch=None):
             for m in ms:
                 on_mismatch(m)
     return found
+
+
+# ----- lead, seventh pass: the 22,000,000 run's float32 cancellations -----
+# instance_norm over one or two elements is +-sqrt(var / (var + eps)), an ulp or two from -1
+# or 1 in float32, and a chained op with an edge there (log1p at -1) turns that ulp into a
+# unit: seed 22089402, against the float64 result ours is 1.7e-7 off, torch's 1.2e-6, but at
+# the entry nearest -1 ours is 1 - 1.19e-7 and torch's 1 - 1.79e-7 (exact 1 - 1.71e-7), so
+# log1p differs by 0.4
+KNOWN_DIFFERENCES[("instance_norm", "out0")] = lambda p: (
+    p.then is not None
+    and p.then.name in EDGE_AT_ONE | {"log1p"}
+    and KNOWN_DIFFERENCES[("instance_norm", "grad")](p)
+)
+
+
+# sinc's float32 gradient near 0 is (pi x cos(pi x) - sin(pi x)) / (pi x^2): the numerator
+# cancels to -(pi x)^3 / 3, so below |x| ~ 0.05 it is the rounding of float32 sin and cos
+# (torch's vectorised Sleef ones, ours NumPy's): seed 22015773 at x = -0.00115, torch 0.8%
+# and ours 0.6% off the float64 gradient
+KNOWN_DIFFERENCES[("sinc", "grad")] = lambda p: (
+    p.args[0].a.dtype == np.float32 and bool(((abs(p.args[0].a) < 0.05) & (p.args[0].a != 0)).any())
+)

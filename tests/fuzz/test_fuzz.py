@@ -118,6 +118,8 @@ KNOWN_SEEDS = {
     17079200: "atleast_3d then logit at -0: torch's tail gives dy * inf, its vector dy / -0",
     17063610: "float32 legacy qr gradient at cond 1603: torch 2.5e-3 off float64, ours 3.4e-4",
     17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
+    22089402: "float32 instance_norm over two elements then log1p: an ulp at -1 (torch 1.2e-6 off)",
+    22015773: "float32 sinc gradient at x = -0.00115: cancelling sin/cos rounding in both",
 }
 
 
