@@ -1227,3 +1227,12 @@ KNOWN_DIFFERENCES[("instance_norm", "out0")] = lambda p: (
 KNOWN_DIFFERENCES[("sinc", "grad")] = lambda p: (
     p.args[0].a.dtype == np.float32 and bool(((abs(p.args[0].a) < 0.05) & (p.args[0].a != 0)).any())
 )
+# linalg.cond with p = +-1 / +-inf / 'fro' (cond_norms: the norm of an inverse) of a float32
+# matrix at cond(A) ~ 30 and on is as accurate as the float32 inverse, and a chained op
+# magnifies it, as for pinv above (seed 22031830: cond 345, torch's value 1.1e-6 relative off
+# the float64 one, ours 3.7e-8, then cos of 102.88)
+KNOWN_DIFFERENCES[("linalg_cond_norms", "out0")] = (
+    lambda p, base=KNOWN_DIFFERENCES[("linalg_cond_norms", "out0")]: (
+        base(p) or (p.then is not None and _f32_conditioned(p))
+    )
+)
