@@ -12,6 +12,7 @@ observable is compared; each difference is classified:
 - known: a documented deliberate difference (KNOWN below) or a torch internal assert.
 """
 
+import copy
 import warnings
 
 import numpy as np
@@ -1236,3 +1237,46 @@ KNOWN_DIFFERENCES[("linalg_cond_norms", "out0")] = (
         base(p) or (p.then is not None and _f32_conditioned(p))
     )
 )
+
+
+# float32 attention gradients: the softmax backward P * (dP - sum(P dP)) cancels, and each
+# library's float32 summation order leaves its own rounding (torch's fused kernel blocks over
+# keys). Known only when measured: both run again with the program's upstream gradient and
+# ours is at least as close as torch's to torch's float64 gradients, leaf by leaf, or within
+# 1e-6 relative of them (seed
+# 22053648: query gradient torch 1.2e-5 off float64, ours 7.7e-6; every leaf ours as close)
+def _f32_closer_to_float64(p):
+    if not any(isinstance(a, T) and a.a.dtype == np.float32 for a in p.args):
+        return False
+    wide = copy.deepcopy(p)
+    for a in wide.args:
+        if isinstance(a, T) and a.a.dtype == np.float32:
+            a.a = a.a.astype(np.float64)
+    grads = []
+    for lib, q in ((framework, p), (torch, p), (torch, wide)):
+        try:
+            out, leaves = q.run(lib)
+            outs = [o for o in (out if isinstance(out, (tuple, list)) else [out])]
+            outs = [o for o in outs if o is not None and o.requires_grad]
+            r = np.random.default_rng(p.up_seed)
+            ups = [r.standard_normal(tuple(o.shape)).astype("float32") for o in outs]
+            ups = [lib.tensor(u.astype("float64") if q is wide else u) for u in ups]
+            lib.autograd.backward(outs, ups)
+        except Exception:
+            return False
+        grads.append(
+            [None if v.grad is None else _numpy(v.grad).astype(np.float64) for v in leaves]
+        )
+    for f, t, e in zip(*grads):
+        if f is None or t is None or e is None:
+            continue
+        slack = 1e-6 * (1 + np.abs(e).max(initial=0))  # float32-exact leaves may differ
+        if np.abs(f - e).max(initial=0) > max(np.abs(t - e).max(initial=0), slack):
+            return False
+    return True
+
+
+for _name in ("scaled_dot_product_attention", "multi_head_attention_forward"):
+    KNOWN_DIFFERENCES[(_name, "grad")] = lambda p, before=KNOWN_DIFFERENCES[(_name, "grad")]: (
+        before(p) or _f32_closer_to_float64(p)
+    )
