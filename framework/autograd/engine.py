@@ -363,6 +363,8 @@ MATERIALIZES_ZERO_GRAD = frozenset(
         "MvBackward0",
         "MseLossBackward0",
         "NativeBatchNormBackward0",
+        "NativeGroupNormBackward0",
+        "NativeLayerNormBackward0",
         "ReciprocalBackward0",
         "SigmoidBackward0",
         "SmoothL1LossBackward0",

@@ -1280,3 +1280,14 @@ for _name in ("scaled_dot_product_attention", "multi_head_attention_forward"):
     KNOWN_DIFFERENCES[(_name, "grad")] = lambda p, before=KNOWN_DIFFERENCES[(_name, "grad")]: (
         before(p) or _f32_closer_to_float64(p)
     )
+
+
+# ... and reductions summed in another order (torch's vectorised/pairwise sums vs NumPy's):
+# var over four values holding 1e30 is 1.875e59, torch's 1 ulp and ours 2 ulps from the exact
+# value (seed 23074945), and tan of it (ulp 3e43) is any number
+for _name in ("var", "std", "var_mean", "std_mean", "sum", "mean", "nansum", "nanmean", "prod"):
+    KNOWN_DIFFERENCES[(_name, "out0")] = (
+        lambda p, before=KNOWN_DIFFERENCES.get((_name, "out0"), lambda p: False): (
+            before(p) or _huge_product_then_periodic(p)
+        )
+    )
