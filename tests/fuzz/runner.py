@@ -65,6 +65,18 @@ KNOWN_DIFFERENCES[("setitem", "out0")] = lambda p: (
 )
 
 
+def _unchained_torch_output(p):
+    """torch's output of the program's op alone (its chained op left out), or None where it
+    raises: the value the chained op received."""
+    then, p.then = p.then, None
+    try:
+        return p.run(torch)[0]
+    except Exception:
+        return None
+    finally:
+        p.then = then
+
+
 def _nonfinite_then_grad(p):
     """The chained op's derivative at the op's (torch) output is inf/NaN somewhere (sqrt or
     log at 0 or below, ...): the op's backward then receives a non-finite upstream gradient."""
@@ -150,13 +162,7 @@ def _negative_zero_into_logit_then(p):
     """The same through a chained logit: the op's (torch) output has a -0 and a chunk."""
     if p.then is None or p.then.name != "logit":
         return False
-    then, p.then = p.then, None
-    try:
-        out, _ = p.run(torch)
-    except Exception:
-        return False
-    finally:
-        p.then = then
+    out = _unchained_torch_output(p)
     return isinstance(out, torch.Tensor) and _vectorised_negative_zero(_numpy(out))
 
 
@@ -165,13 +171,7 @@ def _nan_into_positional_then(p):
     input) has a NaN: the same difference, reached through the chain."""
     if p.then is None or p.then.name not in NAN_GRAD_POSITIONAL:
         return False
-    then, p.then = p.then, None
-    try:
-        out, _ = p.run(torch)
-    except Exception:
-        return False
-    finally:
-        p.then = then
+    out = _unchained_torch_output(p)
     return isinstance(out, torch.Tensor) and out.is_floating_point() and bool(out.isnan().any())
 
 
@@ -647,13 +647,7 @@ def _logit_negative_zero(p):
         return eps is None and _negative_zero(p.args[0].a)
     if p.then is None or p.then.name != "logit":
         return False
-    then, p.then = p.then, None
-    try:
-        out, _ = p.run(torch)
-    except Exception:
-        return False
-    finally:
-        p.then = then
+    out = _unchained_torch_output(p)
     return isinstance(out, torch.Tensor) and _negative_zero(_numpy(out))
 
 
@@ -828,13 +822,7 @@ PERIODIC = {"sin", "cos", "tan", "sinc"} | ROUNDING
 def _huge_product_then_periodic(p):
     if p.then is None or p.then.name not in PERIODIC:
         return False
-    then, p.then = p.then, None
-    try:
-        out, _ = p.run(torch)
-    except Exception:
-        return False
-    finally:
-        p.then = then
+    out = _unchained_torch_output(p)
     if not isinstance(out, torch.Tensor) or not out.is_floating_point():
         return False
     a = _numpy(out)
