@@ -1279,3 +1279,25 @@ for _name in ("var", "std", "var_mean", "std_mean", "sum", "mean", "nansum", "na
             before(p) or _huge_product_then_periodic(p)
         )
     )
+
+
+# torch's CPU batch/instance norm is y = fma(x, alpha, beta), alpha = invstd * weight, beta =
+# bias - mean * alpha: over a constant instance (var 0, invstd 1/sqrt(eps) ~ 316) of huge
+# values x * alpha is exact but mean * alpha is rounded, so torch's y is that rounding (seed
+# 24005622: two 1e30 in float32, y = -6.1e24; float64 torch gives -4.2e15) where the exact
+# answer is the bias; ours rounds both products, which cancel (y = 0, the bias lost in beta)
+def _constant_huge_instance(p):
+    x = p.args[0].a
+    if x.dtype.kind != "f" or x.ndim < 3 or not x.size:
+        return False
+    flat = x.reshape(x.shape[0], x.shape[1], -1)
+    const = (flat == flat[..., :1]).all(-1) & np.isfinite(flat[..., 0])
+    huge = abs(flat[..., 0]) >= (1e8 if x.dtype == np.float32 else 1e15)
+    return bool((const & huge).any())
+
+
+KNOWN_DIFFERENCES[("instance_norm", "out0")] = (
+    lambda p, before=KNOWN_DIFFERENCES[("instance_norm", "out0")]: (
+        before(p) or _constant_huge_instance(p)
+    )
+)
