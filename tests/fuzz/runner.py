@@ -1301,3 +1301,14 @@ KNOWN_DIFFERENCES[("instance_norm", "out0")] = (
         before(p) or _constant_huge_instance(p)
     )
 )
+
+
+# tanhshrink is x - tanh(x): below |x| ~ 0.17 it cancels to under 1% of x, so in float32 its
+# value is only as exact as an ulp of x (torch's tanh is Sleef's, ours NumPy's), and a chained
+# op with a large derivative there (reciprocal: -1 / y^2 ~ -8e7) makes that a mismatch (seed
+# 24086153: x = -0.06897, torch 2.6e-11 and ours 4.9e-12 off the float64 -1.0915588e-4)
+KNOWN_DIFFERENCES[("tanhshrink", "grad")] = KNOWN_DIFFERENCES[("tanhshrink", "out0")] = lambda p: (
+    p.then is not None
+    and p.args[0].a.dtype == np.float32
+    and bool(((abs(p.args[0].a) < 0.17) & (p.args[0].a != 0)).any())
+)
