@@ -45,11 +45,8 @@ class SoftMarginLoss(Op):
     def forward(self, x, y, reduction="mean"):
         xp = self.xp
         self.reduction = reduction
-        if x.dtype.kind in "iu":  # torch's formula writes a float result into an integer one
-            raise RuntimeError(
-                "result type Float can't be cast to the desired output type "
-                f"{scalar_type_name(x.dtype)}"
-            )
+        if x.dtype.kind in "iu":  # (checked by soft_margin_loss on the dtypes as passed)
+            raise RuntimeError(_cast_message(x.dtype, y.dtype))
         self.bool_target = y.dtype.kind == "b"
         if self.bool_target:
             y = y.astype(x.dtype)
@@ -107,7 +104,18 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     shape = broadcast_shapes(tuple(input.shape), tuple(target.shape))
     if shape != tuple(input.shape):  # torch writes into an output shaped as the input
         raise inplace_shape_error(input.shape, shape)
+    if input._data.dtype.kind in "iu":
+        raise RuntimeError(_cast_message(input._data.dtype, target._data.dtype))
     return SoftMarginLoss.apply(input, target, reduction=reduction)
+
+
+def _cast_message(x_dtype, y_dtype):
+    """torch's error for an integer input: its formula's float result (a floating target's
+    type by integer-with-float promotion, else exp's default Float) into the input's type."""
+    result = scalar_type_name(y_dtype) if y_dtype.kind in "fV" else "Float"
+    return (
+        f"result type {result} can't be cast to the desired output type {scalar_type_name(x_dtype)}"
+    )
 
 
 class MultiMarginLoss(Op):

@@ -71,6 +71,7 @@ REGRESSION_SEEDS = {
     17056238: "trilinear interpolate: source index by torch's float fma and floorf (-inf, not NaN)",
     22092392: "histc of one 1e30 in float32: torch's middle bin where x -+ 1 rounds back to x",
     23026801: "group_norm of inf then sgn: the native backward takes the ZeroTensor as zeros (NaN)",
+    24093712: "soft_margin_loss of int64 with a float64 target: the cast message names Double",
 }
 
 

@@ -286,3 +286,21 @@ def test_native_norm_backwards_materialize_sgns_zero_gradient_as_torch():
             y.backward(L.ones_like(y))
             grads.append(a.grad.numpy()[rows])
         np.testing.assert_array_equal(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("x_dtype", ["int64", "int32", "uint8"])
+@pytest.mark.parametrize("t_dtype", ["float64", "float32", "float16", "bfloat16", "int64", "bool"])
+def test_soft_margin_loss_integer_input_names_the_promoted_result_type(x_dtype, t_dtype):
+    """soft_margin_loss of an integer input: torch's formula's result (a floating target's type
+    by integer-with-float promotion, else exp's default Float) cannot be cast into the input's
+    type; the message names that type (ours always said Float: fuzzer seed 24093712)."""
+    msgs = []
+    for L in (torch, framework):
+        x, y = (
+            L.zeros((2, 0), dtype=getattr(L, x_dtype)),
+            L.zeros((2, 0), dtype=getattr(L, t_dtype)),
+        )
+        with pytest.raises(RuntimeError) as e:
+            L.nn.functional.soft_margin_loss(x, y, reduction="none")
+        msgs.append(str(e.value))
+    assert msgs[1] == msgs[0]
