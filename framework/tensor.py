@@ -1457,6 +1457,18 @@ class Tensor:
         return _ops.lerp(self, end, weight)
 
     def ldexp_(self, other):
+        """In-place :func:`framework.ldexp`: ``self * 2 ** other`` written into ``self``.
+
+        Args:
+            other (Tensor): the exponents, broadcastable to ``self``'s shape.
+
+        Returns:
+            Tensor: ``self``. An integer or bool ``self`` is refused, as torch does.
+
+        Example:
+            >>> framework.tensor([1.0, 3.0]).ldexp_(framework.tensor([2, -1]))
+            tensor([4.0000, 1.5000])
+        """
         _ops.extras4._need_tensor("ldexp_", "other", 1, other)
         if self._data.dtype.kind in "biu":  # torch's check, before the shapes
             raise RuntimeError(

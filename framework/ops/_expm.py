@@ -121,19 +121,24 @@ class _Taylor:
         return acc
 
     def t1(self):
+        """Degree-1 Taylor polynomial of exp: I + A."""
         i, a = self.power(2)
         return i + a
 
     def t2(self):
+        """Degree-2 Taylor polynomial of exp: I + A + A^2 / 2."""
         i, a, a2 = self.power(3)
         return i + a + a2 / self.dt(2)
 
     def t4(self):
+        """Degree-4 Taylor polynomial of exp in torch's two-product form."""
         i, a, a2 = self.power(3)
         a3 = mm(self.xp, a2, self.lin([i, a, a2], (1 / 2.0, 1 / 6.0, 1 / 24.0)))
         return self.lin([i, a, a2, a3], (1.0, 1.0, 0.0, 1.0))
 
     def t8(self):
+        """Degree-8 Taylor polynomial of exp by torch's three-product scheme (its constants
+        rounded as its C++ constexprs are: float for float32, double for float64)."""
         dt = self.dt
         sq, x3 = float(dt(0.1330413469565007072504e2)), float(dt(2.0 / 3.0))  # C++ constexprs:
         x1, x2 = x3 * ((1.0 + sq) / 88.0), x3 * ((1.0 + sq) / 352.0)  # float, double math
@@ -146,11 +151,13 @@ class _Taylor:
         return self.lin([i, a, a2, a4, a8], (1.0, 1.0, dt(y2), 0.0, 1.0))
 
     def t12(self):
+        """Degree-12 Taylor polynomial of exp by torch's four-product scheme (_B12)."""
         b = [self.lin(self.power(4), row) for row in _B12]
         b[2] = b[2] + mm(self.xp, b[3], b[3])
         return b[0] + mm(self.xp, b[1] + b[2], b[2])
 
     def t18(self):
+        """Degree-18 Taylor polynomial of exp by torch's five-product scheme (_B18)."""
         b = [self.lin(self.power(5), row) for row in _B18]
         b[3] = b[3] + mm(self.xp, b[0], b[4])
         return b[1] + mm(self.xp, b[2] + b[3], b[3])

@@ -269,6 +269,7 @@ def _build(numba, cache):
     from types import SimpleNamespace
 
     def jit(fn, sums=False):
+        """fn compiled lazily by numba (no fastmath except reassociated float64 sums)."""
         # sums: the loop's float64 accumulations may be reordered (vectorised); nothing else
         fastmath = {"reassoc"} if sums else False
         return numba.njit(cache=cache, nogil=True, error_model="numpy", fastmath=fastmath)(fn)

@@ -108,6 +108,7 @@ def _lgamma_positive(xp, x, extended):
     out = xp.zeros_like(x)
 
     def part(mask, fn):
+        """out[mask] = fn of the masked x and high words, when the mask selects any."""
         if bool(mask.any()):
             out[mask] = fn(x[mask], hw[mask])
 

@@ -19,6 +19,7 @@ def row_order(flat, xp):
         rows = [tuple(r) for r in flat.tolist()]
 
         def less(a, b):
+            """Row a before row b by a lexicographic `<` (NaN compares false both ways)."""
             for x, y in zip(rows[a], rows[b]):
                 if x < y:
                     return True
@@ -40,6 +41,7 @@ def _std_sort(v, less):
     n = len(v)
 
     def insertion(lo, hi, guarded_from):
+        """std::__insertion_sort of v[lo:hi], unguarded from `guarded_from` on."""
         for i in range(lo + 1, hi):
             val = v[i]
             if i < guarded_from and less(val, v[lo]):
@@ -53,6 +55,7 @@ def _std_sort(v, less):
             v[j] = val
 
     def sift(lo, hole, length, val):
+        """std::__adjust_heap: sift val down from `hole` in the heap v[lo:lo + length]."""
         top, child = hole, hole
         while child < (length - 1) // 2:
             child = 2 * (child + 1)
@@ -72,6 +75,7 @@ def _std_sort(v, less):
         v[lo + hole] = val
 
     def heapsort(lo, hi):  # std::__partial_sort(lo, hi, hi): make_heap then sort_heap
+        """std::__partial_sort(lo, hi, hi) of v[lo:hi]: make_heap then sort_heap."""
         length = hi - lo
         for parent in range((length - 2) // 2, -1, -1):
             sift(lo, parent, length, v[lo + parent])
@@ -81,6 +85,7 @@ def _std_sort(v, less):
             sift(lo, 0, last - lo, val)
 
     def introsort(lo, hi, depth):
+        """std::__introsort_loop over v[lo:hi] with `depth` quicksort levels left."""
         while hi - lo > 16:
             if depth == 0:
                 heapsort(lo, hi)
