@@ -43,6 +43,26 @@ KNOWN_DIFFERENCES = {
 }
 
 
+def also_known(names, whats, rule):
+    """Classify (name, what) as known also where `rule(p)` holds, after any rule it had."""
+    for name in names:
+        for what in whats:
+            before = KNOWN_DIFFERENCES.get((name, what))
+            KNOWN_DIFFERENCES[(name, what)] = (
+                rule if before is None else (lambda p, b=before: b(p) or rule(p))
+            )
+
+
+CONVOLUTIONS = (
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+)
+
+
 def _has_ties(p):
     a = p.args[0].a
     return a.size != np.unique(a).size
@@ -510,26 +530,21 @@ def _chain_amplifies(p, ulps):
 # the chained result past the tolerance.
 # (convolutions too: im2col + OpenBLAS vs torch's oneDNN kernels; seed 20050245: conv3d
 # output -1.0004425 vs torch's -1.0004424, float64 -1.00044245, then log1p: 1 / (1 + x))
-for _name in (
-    "mm",
-    "bmm",
-    "matmul",
-    "chain_matmul",
-    "tensordot",
-    "addmm",
-    "addbmm",
-    "baddbmm",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-):
-    for _what in ("out0", "grad"):
-        KNOWN_DIFFERENCES[(_name, _what)] = lambda p, base=KNOWN_DIFFERENCES.get((_name, _what)): (
-            (base is not None and base(p)) or _chain_amplifies(p, 4)
-        )
+also_known(
+    (
+        "mm",
+        "bmm",
+        "matmul",
+        "chain_matmul",
+        "tensordot",
+        "addmm",
+        "addbmm",
+        "baddbmm",
+        *CONVOLUTIONS,
+    ),
+    ("out0", "grad"),
+    lambda p: _chain_amplifies(p, 4),
+)
 
 
 # float32 LAPACK (torch's MKL sgesdd/sgetrf/sgetri vs NumPy's OpenBLAS) an ulp or several
@@ -539,12 +554,11 @@ for _name in (
 # frac; matrix_power(x, -1) at cond 115 (seed 18044082: torch's inverse 1.3e-4 off, ours 1e-5)
 # then lgamma next to poles. Classified where 64 ulps of the output move the chained result
 # past the tolerance.
-for _name in ("linalg_cond", "linalg_pinv", "inverse", "matrix_power"):
-    for _what in ("out0", "grad"):
-        KNOWN_DIFFERENCES[(_name, _what)] = lambda p, base=KNOWN_DIFFERENCES.get((_name, _what)): (
-            (base is not None and base(p))
-            or ((p.op.name != "matrix_power" or p.args[1] < 0) and _chain_amplifies(p, 64))
-        )
+also_known(
+    ("linalg_cond", "linalg_pinv", "inverse", "matrix_power"),
+    ("out0", "grad"),
+    lambda p: (p.op.name != "matrix_power" or p.args[1] < 0) and _chain_amplifies(p, 64),
+)
 
 # polygamma(n >= 2) in float32: torch sums its zeta series in float32 (80% of polygamma(2, x)
 # correctly rounded on 600 samples in (0.01, 10), up to 1e-7 relative off), ours is float64
@@ -651,9 +665,7 @@ def _logit_negative_zero(p):
     return isinstance(out, torch.Tensor) and _negative_zero(_numpy(out))
 
 
-KNOWN_DIFFERENCES[("logit", "grad")] = lambda p, before=KNOWN_DIFFERENCES[("logit", "grad")]: (
-    before(p) or _logit_negative_zero(p)
-)
+also_known(["logit"], ["grad"], _logit_negative_zero)
 
 
 # ----- fidexc: a non-finite gradient into a float32 oneDNN convolution's padding -----
@@ -679,19 +691,7 @@ def _onednn_padded_nonfinite_grad(p):
     return isinstance(out, torch.Tensor) and not bool(out.isfinite().all())
 
 
-for _name in (
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-):
-    KNOWN_DIFFERENCES[(_name, "grad")] = (
-        lambda p, before=KNOWN_DIFFERENCES.get((_name, "grad"), lambda p: False): (
-            before(p) or _onednn_padded_nonfinite_grad(p)
-        )
-    )
+also_known(CONVOLUTIONS, ["grad"], _onednn_padded_nonfinite_grad)
 
 
 # ----- fidexc: float32 gelu's lower tail, magnified by a chained op -----
@@ -830,12 +830,9 @@ def _huge_product_then_periodic(p):
     return bool(fin.size) and float(fin.max()) >= 2.0 ** (53 if a.dtype == np.float64 else 24)
 
 
-for _name in ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"):
-    KNOWN_DIFFERENCES[(_name, "out0")] = (
-        lambda p, before=KNOWN_DIFFERENCES.get((_name, "out0"), lambda p: False): (
-            before(p) or _huge_product_then_periodic(p)
-        )
-    )
+also_known(
+    ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"), ["out0"], _huge_product_then_periodic
+)
 
 
 # ----- fidexc: layer_norm over one huge element -----
@@ -1220,11 +1217,7 @@ KNOWN_DIFFERENCES[("sinc", "grad")] = lambda p: (
 # matrix at cond(A) ~ 30 and on is as accurate as the float32 inverse, and a chained op
 # magnifies it, as for pinv above (seed 22031830: cond 345, torch's value 1.1e-6 relative off
 # the float64 one, ours 3.7e-8, then cos of 102.88)
-KNOWN_DIFFERENCES[("linalg_cond_norms", "out0")] = (
-    lambda p, base=KNOWN_DIFFERENCES[("linalg_cond_norms", "out0")]: (
-        base(p) or (p.then is not None and _f32_conditioned(p))
-    )
-)
+also_known(["linalg_cond_norms"], ["out0"], lambda p: p.then is not None and _f32_conditioned(p))
 
 
 # float32 attention gradients: the softmax backward P * (dP - sum(P dP)) cancels, and each
@@ -1264,21 +1257,21 @@ def _f32_closer_to_float64(p):
     return True
 
 
-for _name in ("scaled_dot_product_attention", "multi_head_attention_forward"):
-    KNOWN_DIFFERENCES[(_name, "grad")] = lambda p, before=KNOWN_DIFFERENCES[(_name, "grad")]: (
-        before(p) or _f32_closer_to_float64(p)
-    )
+also_known(
+    ("scaled_dot_product_attention", "multi_head_attention_forward"),
+    ["grad"],
+    _f32_closer_to_float64,
+)
 
 
 # ... and reductions summed in another order (torch's vectorised/pairwise sums vs NumPy's):
 # var over four values holding 1e30 is 1.875e59, torch's 1 ulp and ours 2 ulps from the exact
 # value (seed 23074945), and tan of it (ulp 3e43) is any number
-for _name in ("var", "std", "var_mean", "std_mean", "sum", "mean", "nansum", "nanmean", "prod"):
-    KNOWN_DIFFERENCES[(_name, "out0")] = (
-        lambda p, before=KNOWN_DIFFERENCES.get((_name, "out0"), lambda p: False): (
-            before(p) or _huge_product_then_periodic(p)
-        )
-    )
+also_known(
+    ("var", "std", "var_mean", "std_mean", "sum", "mean", "nansum", "nanmean", "prod"),
+    ["out0"],
+    _huge_product_then_periodic,
+)
 
 
 # torch's CPU batch/instance norm is y = fma(x, alpha, beta), alpha = invstd * weight, beta =
@@ -1296,11 +1289,7 @@ def _constant_huge_instance(p):
     return bool((const & huge).any())
 
 
-KNOWN_DIFFERENCES[("instance_norm", "out0")] = (
-    lambda p, before=KNOWN_DIFFERENCES[("instance_norm", "out0")]: (
-        before(p) or _constant_huge_instance(p)
-    )
-)
+also_known(["instance_norm"], ["out0"], _constant_huge_instance)
 
 
 # tanhshrink is x - tanh(x): below |x| ~ 0.17 it cancels to under 1% of x, so in float32 its
