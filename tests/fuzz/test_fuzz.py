@@ -72,6 +72,7 @@ REGRESSION_SEEDS = {
     22092392: "histc of one 1e30 in float32: torch's middle bin where x -+ 1 rounds back to x",
     23026801: "group_norm of inf then sgn: the native backward takes the ZeroTensor as zeros (NaN)",
     24093712: "soft_margin_loss of int64 with a float64 target: the cast message names Double",
+    24050897: "norm(p=3, dim=()) of a 0-dim float32 -1e-30: dim=() is the all-reduce, |x|",
 }
 
 
