@@ -6,6 +6,9 @@ import math
 
 import numpy as np
 import pytest
+import torch
+
+import framework
 
 from ops.test_fidelity import same, t
 
@@ -39,3 +42,43 @@ def test_vector_norm_accumulates_in_the_input_dtype_as_torch(ord):
             a[0, 0] = 0.0
             for kw in ({}, {"dim": ()}, {"dim": -1}, {"dim": 0}, {"dim": (0, 1)}):
                 same(lambda L, x: L.linalg.vector_norm(x, ord=ord, **kw), t(a, dtype))
+
+
+def _histc_same(dtype, x, bins, **kw):
+    def run(L):
+        try:
+            return L.histc(L.tensor(x, dtype=getattr(L, dtype)), bins, **kw).float().numpy()
+        except RuntimeError as e:
+            return str(e)
+
+    ours, theirs = run(framework), run(torch)
+    assert type(ours) is type(theirs), (dtype, x, bins, ours, theirs)
+    np.testing.assert_array_equal(ours, theirs, err_msg=str((dtype, x, bins)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("bins", [1, 2, 3, 4, 7, 8, 15, 16, 33, 100, 1 << 16])
+def test_histc_of_a_constant_widens_its_range_as_torch(dtype, bins):
+    """A constant input's range [x - 1, x + 1]: torch computes each edge in the input's
+    arithmetic type (float for float16/bfloat16) and, where it rounds back onto x, takes the
+    next value past x: at powers of two, where the spacing below x is half the spacing above,
+    2^24 in float32 falls in bin bins // 3 (ours rounded 2^24 + 1 back to 2^24: the last bin;
+    2^25 and 2^53 rounded both edges onto x), 1e30 in the middle bin; a float16 4096 - 1
+    rounds back to 4096 (0 / 0: bin 0), a bfloat16 1e30 is refused; float16 over 65504 bins
+    makes an inf position (bin 0)."""
+    vals = [2.0**24, -(2.0**24), 2.0**25, 2.0**53, -(2.0**53), 2.0**60, 1e30, 3e7 + 1, 1.0]
+    for v in vals + [0.0, 2048.0, 4096.0, -8192.0, 257.0, -0.78235704, 1e20]:
+        for x in ([v], [v, v, v]):
+            _histc_same(dtype, x, bins)
+
+
+@pytest.mark.parametrize("v", [1e30, 3e7 + 1, 2.0**24 + 2])
+def test_histc_with_min_and_max_that_round_together_counts_in_bin_0(v):
+    """Given min < max that round to one float32 value, torch's (x - lo) * bins / 0 is NaN,
+    cast to INT64_MIN, whose byte offset wraps to 0: the value counts in bin 0 (ours divided
+    0 by 0 into NumPy's ValueError, then took the middle bin)."""
+    lo = float(np.float32(v))
+    for bins in (1, 3, 4, 8):
+        ours = framework.histc(framework.tensor([v]), bins, min=lo, max=lo * (1 + 1e-12))
+        theirs = torch.histc(torch.tensor([v]), bins, min=lo, max=lo * (1 + 1e-12))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
