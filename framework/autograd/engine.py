@@ -584,9 +584,11 @@ def _fit(g, shape, dtype):
             axes = tuple(range(lead)) + tuple(
                 i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1
             )
-            g = Tensor._make(
-                g.xp.asarray(a.sum(axis=axes, keepdims=True).reshape(shape)), g._device
-            )
+            if a.dtype.itemsize == 2:  # float16/bfloat16: torch sums in float, rounds once
+                s = a.sum(axis=axes, keepdims=True, dtype="float32").astype(a.dtype)
+            else:
+                s = a.sum(axis=axes, keepdims=True)
+            g = Tensor._make(g.xp.asarray(s.reshape(shape)), g._device)
         else:
             g = g.sum_to_size(shape)
     if g._data.dtype != dtype:

@@ -82,3 +82,33 @@ def test_histc_with_min_and_max_that_round_together_counts_in_bin_0(v):
         ours = framework.histc(framework.tensor([v]), bins, min=lo, max=lo * (1 + 1e-12))
         theirs = torch.histc(torch.tensor([v]), bins, min=lo, max=lo * (1 + 1e-12))
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def _ldexp_case(L, xdt, edt, inplace, X, E, U):
+    x = L.tensor(X, dtype=getattr(L, xdt), requires_grad=True)
+    e = L.tensor(E, dtype=getattr(L, edt), requires_grad=True)
+    y = x.clone()
+    y = y.ldexp_(e) if inplace else L.ldexp(y, e)
+    y.backward(L.tensor(U, dtype=y.dtype))
+    return [v.detach().double().numpy() for v in (y, x.grad, e.grad)], str(e.grad.dtype)
+
+
+@pytest.mark.parametrize("xdt", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("edt", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("inplace", [True, False])
+def test_ldexp_half_with_a_broadcast_exponent_as_torch(xdt, edt, inplace):
+    """torch's exponent gradient is grad * result * ln 2 in the result's dtype (float16 for a
+    float16 ldexp_ whatever the exponent's), summed over the broadcast rows in float and
+    rounded once (ours multiplied by self and 2 ** other in float32, and NumPy summed float16
+    row by row in float16: 1440.14 / 1441 where torch has 1440); a half ldexp rounds
+    pow(2, other) to the half dtype before the product (bfloat16 1.3 * 2^0.3: 1.6015625)."""
+    r = np.random.default_rng(5)
+    for n in (1, 7, 64):
+        X, U = r.standard_normal((n, 3)), r.standard_normal((n, 3)) * 10
+        E = np.round(r.standard_normal(3) * 3) + r.random(3) * 0.5
+        (ours, odt), (theirs, tdt) = (
+            _ldexp_case(L, xdt, edt, inplace, X, E, U) for L in (framework, torch)
+        )
+        assert odt == tdt
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-6 if "float" in xdt else 0)
