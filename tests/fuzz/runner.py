@@ -1136,6 +1136,9 @@ def _known(p, kind, what, detail):
         return KNOWN  # torch's max_unpool threads race to record which bad index it names
     if kind == WORDING and p.op.name == "embedding_bag" and _fbgemm_bag_report(p):
         return KNOWN  # torch's FBGEMM error report depends on the thread count (above)
+    if kind == WORDING and detail.count("The algorithm failed to converge") == 2:
+        if _mkl_gesdd_inf(p):  # (fidexc) which batch element torch's MKL fails on first
+            return KNOWN  # (an inf matrix before ours, a NaN one, as _mkl_gesdd_inf above)
     if kind == SILENT and what.startswith("grad") and _nan_into_positional_then(p):
         return KNOWN
     if kind == SILENT and what.startswith("grad") and _negative_zero_into_logit_then(p):
