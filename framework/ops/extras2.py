@@ -8,6 +8,7 @@ are Ops here.
 import math
 
 from .. import dtypes
+from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 from .elementwise import MulScalar
@@ -456,6 +457,8 @@ class Sinc(Op):
         (x,) = self.inputs
         px = x * math.pi
         sq = x * x * math.pi
+        if is_zero_tensor(grad):  # torch's product keeps the ZeroTensor, its where zeros it
+            return _zeros(grad)
         out = grad * (px * px.cos() - px.sin()) / sq
         return out.where(sq != 0, _zeros(out))
 

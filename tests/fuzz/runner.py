@@ -407,6 +407,13 @@ KNOWN_DIFFERENCES[("group_norm", "out0")] = lambda p: (
     and (p.then is not None or p.args[0].a.size == p.args[0].a.shape[0] * p.args[1])
 )
 
+# ----- fidsil: group_norm then sgn: torch's gradients are uninitialized memory -------------
+# sgn's ZeroTensor reaches NativeGroupNormBackward0, whose CPU kernel then returns its output
+# buffers unwritten: the same program gives different gradients run to run in torch (0, or
+# 1e-310, or 1e+09: measured 4 runs of one input, tests/ops/test_fidelity_zero_tensor.py);
+# ours are the zeros of the materialized formula.
+also_known(["group_norm"], ["grad"], lambda p: p.then is not None and p.then.name == "sgn")
+
 
 # ----- fidsil: the sign of softshrink's zeros is torch's vector layout -----
 # softshrink of -lambd <= x < 0 (and -0) is 0: +0 from torch's vectorised kernel (a masked

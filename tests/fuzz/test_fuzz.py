@@ -26,6 +26,13 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    24064649: "2.0 / x then sgn: MulBackward0 passes the ZeroTensor on, ReciprocalBackward0 "
+    "materializes it (NaN where x = 0)",
+    24033981: "multilabel_soft_margin_loss then sgn: the mean materializes the ZeroTensor, the "
+    "product with the weight below it is 0 * inf",
+    25051595: "lp_pool2d then sgn: the ZeroTensor carried node by node as torch",
+    25052049: "gaussian_nll_loss then sgn: the ZeroTensor carried node by node as torch",
+    25060296: "grid_sample then sgn: the ZeroTensor carried node by node as torch",
     17062389: "logcumsumexp: the dim's IndexError before the integer/bool dtype refusal",
     17063123: "scatter_reduce mean on bool without include_self: the identity scatter's bounds "
     "error before the mean kernel's dtype refusal",
