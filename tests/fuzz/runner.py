@@ -1145,6 +1145,8 @@ def _known(p, kind, what, detail):
         return KNOWN  # torch's FBGEMM error report depends on the thread count (above)
     if kind == SILENT and what.startswith("grad") and _nan_into_positional_then(p):
         return KNOWN
+    if kind == SILENT and what.startswith("grad") and _sinc_cancellation(p):
+        return KNOWN
     if kind == SILENT and what.startswith("grad") and _negative_zero_into_logit_then(p):
         return KNOWN
     if kind == SILENT and what.startswith("grad") and _logit_negative_zero(p):
@@ -1308,3 +1310,15 @@ KNOWN_DIFFERENCES[("tanhshrink", "grad")] = KNOWN_DIFFERENCES[("tanhshrink", "ou
     and p.args[0].a.dtype == np.float32
     and bool(((abs(p.args[0].a) < 0.17) & (p.args[0].a != 0)).any())
 )
+
+
+# ----- fidsil: sinc's float32 gradient: torch's formula cancels, ours is exact ---------------
+# sinc_backward is grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2): for small x the numerator
+# cancels, and torch's float32 evaluation is up to 1e-3 relative off (20,000 normal x at
+# scales 1e-3..10: torch's largest error 9.9e-4 against float64, ours 6e-8: the quotient in
+# float64, rounded once). Known where sinc is the op or the chained op, the inputs float32,
+# and ours is no further from the float64 program's gradient than torch's (seed 25015574).
+def _sinc_cancellation(p):
+    if p.op.name != "sinc" and (p.then is None or p.then.name != "sinc"):
+        return False
+    return _f32_closer_to_float64(p)

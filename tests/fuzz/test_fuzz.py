@@ -26,6 +26,9 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    24037076: "chain_matmul then rsqrt: mm with an inner dim of 1 is the exact outer product "
+    "(a zero row times a negative is -0, as torch's gemm)",
+    25015574: "where then sinc: sinc's float32 gradient quotient in float64 (torch's cancels)",
     24064649: "2.0 / x then sgn: MulBackward0 passes the ZeroTensor on, ReciprocalBackward0 "
     "materializes it (NaN where x = 0)",
     24033981: "multilabel_soft_margin_loss then sgn: the mean materializes the ZeroTensor, the "
