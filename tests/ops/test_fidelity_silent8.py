@@ -68,3 +68,32 @@ def test_sinc_float32_gradient_is_the_exact_quotient_where_torchs_cancels():
         t([[3.7e-3]], "float32"),
         t([[0.5]], "float32"),
     )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bilinear_then_sgn_materializes_the_zero_tensor_as_torchs_trilinear(dtype):
+    """torch's bilinear is _trilinear (two bmm-like sum-products, TrilinearBackward0): sgn's
+    ZeroTensor is materialized there, so a NaN in input2 gives NaN in input1's row and an
+    inf in input1 NaN in input2's. Ours sums the second product with bmm (BmmBackward0
+    materializes it too); the product-then-sum passed the ZeroTensor on (zeros)."""
+    r = np.random.default_rng(3)
+    a, b, w = r.standard_normal((3, 4)), r.standard_normal((3, 3)), r.standard_normal((2, 4, 3))
+    b[0, 2] = math.nan
+    a[1, 1] = math.inf
+    same(
+        lambda L, a, b, w: L.nn.functional.bilinear(a, b, w).sgn(),
+        t(a, dtype),
+        t(b, dtype),
+        t(w, dtype),
+    )
+    bias = t(r.standard_normal(2), dtype)
+    same(
+        lambda L, a, b, w, c: L.nn.functional.bilinear(a, b, w, c).sgn(),
+        t(a, dtype),
+        t(b, dtype),
+        t(w, dtype),
+        bias,
+    )
+    same(
+        lambda L, a, b, w: L.nn.functional.bilinear(a, b, w), t(a, dtype), t(b, dtype), t(w, dtype)
+    )
