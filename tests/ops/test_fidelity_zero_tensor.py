@@ -159,3 +159,31 @@ def test_op_then_sgn_gradients_as_torch(op):
             if m.kind in (SILENT, EXCEPTION) and m.what.startswith("grad")
         ]
         assert not bad, "\n".join(map(repr, bad))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_and_index_reduce_then_sgn_are_zeros(reduce, include_self):
+    """torch's scatter_reduce/index_reduce formulas keep the ZeroTensor through grad / count
+    (even a count of 0) and gather/index_select it as zeros: zero gradients, no 0 / 0 NaN
+    (sweep seeds 9001032, 12001766, 12007434)."""
+    x = t([[0.0, 1.0, -2.0], [-1.0, -0.0, -1.0], [0.0, 0.0, 1.0]])
+    src = t([[INF, -1.0, 1.0], [2.0, -1.0, 0.0], [NAN, -0.0, -0.0]])
+    idx = t([1, 0, 2], "int64")
+    kw = {"reduce": reduce, "include_self": include_self}
+    same(lambda L, x, i, s: x.index_reduce(-1, i, s, **kw).sgn(), x, idx, src)
+    same(lambda L, x, s: x.scatter_reduce(1, L.tensor([[1, 0, 2]] * 3), s, **kw).sgn(), x, src)
+    if reduce != "sum":  # (index_reduce has no sum)
+        same(lambda L, x, i, s: x.index_reduce(0, i, s, **kw).sgn(), t(X[0] * 1), idx, src)
+
+
+def test_ldexp_then_sgn_carries_to_the_exponent():
+    """ldexp's exponent gradient is a product with the ZeroTensor (sweep seed 12011349)."""
+    x = t([[1, 4, 3], [3, -4, 3]], "int64")
+    e = t([[0.13, -0.14, NAN], [1e30, 0.05, -INF]], "float32")
+    same(lambda L, x, e: L.ldexp(x, e).sgn(), x, e)
+    same(
+        lambda L, x, e: L.ldexp(x, e).sgn(),
+        t([[1.5, 0.0, INF], [2.0, -1.0, 3.0]]),
+        t([[1.0, 2000.0, NAN], [3.0, 1.0, -INF]]),
+    )
