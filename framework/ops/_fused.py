@@ -48,12 +48,15 @@ def disabled():
         _state[0] = saved
 
 
-def gelu32_loop(x, c, cdf, out):
+def gelu32_loop(x, c, cof, cdf, out):
     """Phi(x) into cdf and x * Phi(x) + 0 into out, for flat float32 x: activation._phi32's
-    Horner steps, c = (clip, 1/2, 0, p0..p5, q0..q4)."""
+    Horner steps, c = (clip, 1/2, 0, p0..p5, q0..q4, -3, -5.5430408), then _phi32_tail's
+    erfc where -5.5430408 < x < -3 (cof = (-1/sqrt 2, then special._ERFC_COF)). The tail is
+    a second loop: a test for it inside the first one stops that loop's vectorisation."""
     clip, half, zero = c[0], c[1], c[2]
     p0, p1, p2, p3, p4, p5 = c[3], c[4], c[5], c[6], c[7], c[8]
     q0, q1, q2, q3, q4 = c[9], c[10], c[11], c[12], c[13]
+    tail_hi, tail_lo = c[14], c[15]
     for j in range(x.size):
         v = x[j]
         xc = v
@@ -77,6 +80,51 @@ def gelu32_loop(x, c, cdf, out):
         p = p + half
         cdf[j] = p
         out[j] = v * p + zero
+    _gelu32_tail(x, tail_hi, tail_lo, zero, cof, cdf, out)
+
+
+def gelu32_tail(x, hi, lo, zero, cof, cdf, out):
+    """gelu32_loop's patch where lo < x < hi: cdf = float32(erfc(-x / sqrt 2) / 2), out = x *
+    cdf + 0; the blocks of 64 without such an x skipped after a branch-free test."""
+    n = x.size
+    for start in range(0, n, 64):
+        stop = min(start + 64, n)
+        hit = False
+        for j in range(start, stop):
+            hit = hit | (x[j] < hi)
+        if hit:
+            for j in range(start, stop):
+                v = x[j]
+                if v < hi and v > lo:
+                    cdf[j] = _half_erfc(v, cof)
+                    p = cdf[j]
+                    out[j] = v * p + zero
+
+
+def half_erfc(v, cof):
+    """0.5 * erfc(-v / sqrt 2) in float64 (special._erfc_abs's Clenshaw steps, in order),
+    stored by the caller in v's float32: _phi32_tail for one element."""
+    z = float(v) * cof[0]
+    t = 2.0 / (2.0 + z)
+    ty = 4.0 * t - 2.0
+    d = 0.0
+    dd = 0.0
+    for k in range(cof.size - 1, 1, -1):
+        nxt = ty * d
+        nxt = nxt - dd
+        nxt = nxt + cof[k]
+        dd = d
+        d = nxt
+    d = d * ty
+    d = d + cof[1]
+    d = d * 0.5
+    d = d - dd
+    d = d - z * z
+    return 0.5 * (t * math.exp(d))
+
+
+_half_erfc = half_erfc  # the compiled helpers once _build ran
+_gelu32_tail = gelu32_tail
 
 
 def gelu_grad_tail_loop(a, cdf, g, scale, d):
@@ -274,8 +322,10 @@ def _build(numba, cache):
         fastmath = {"reassoc"} if sums else False
         return numba.njit(cache=cache, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
 
-    global _row_max
+    global _row_max, _half_erfc, _gelu32_tail
     _row_max = jit(row_max)
+    _half_erfc = jit(half_erfc)
+    _gelu32_tail = jit(gelu32_tail)
     return SimpleNamespace(
         gelu32=jit(gelu32_loop),
         gelu_grad_tail=jit(gelu_grad_tail_loop),

@@ -9,7 +9,7 @@ from ..tensor import Tensor
 from . import _fused
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap, zero_where
-from .special import _ERF32_P, _ERF32_Q, _erf, _erfc_abs, _is_array
+from .special import _ERF32_P, _ERF32_Q, _ERFC_COF, _erf, _erfc_abs, _is_array
 from .unary import _float, exp
 from .reduction import _wrap_dim
 
@@ -429,6 +429,7 @@ _PHI32_P, _PHI32_Q = _phi_coefficients()
 # Phi is 0 and 1 in float32 beyond +-5.3 (true tails 6e-8), and 1/2 + x p / q rounds to exactly
 # 0 and 1 there (at 4 sqrt 2, _erf's clip of z at 4, it gives -6e-8): gelu(x <= -5.3) is 0
 _PHI32_CLIP = 5.3
+_PHI32_TAIL_END = -5.5430408  # torch's 1 + erf(x / sqrt 2) rounds to 0 at and below this
 
 
 def _phi32(xp, x):
@@ -461,7 +462,7 @@ def _phi32_tail(xp, x, p):
     (tail,) = xp.nonzero((x < f(-3)).ravel())
     if tail.size:
         z = x.ravel()[tail]
-        tail = tail[z > f(-5.5430408)]
+        tail = tail[z > f(_PHI32_TAIL_END)]
         z = x.ravel()[tail].astype("float64") * -(1 / math.sqrt(2))
         p.ravel()[tail] = (0.5 * _erfc_abs(xp, z)).astype("float32")
     return tail
@@ -472,18 +473,20 @@ _GELU32_CONSTS = []
 
 def _gelu32_fused(xp, x):
     """(Phi(x), gelu(x)) of a float32 array from _fused's compiled loop (bitwise _phi32's
-    values before its tail patch, _phi32_tail, and Gelu.forward's), or None where it does not
-    run (no numba, small or strided)."""
+    values, _phi32_tail's patch included, and Gelu.forward's), or None where it does not run
+    (no numba, small or strided)."""
     k = _fused.kernels() if x.size >= _fused.MIN_SIZE else None
     arrays = _fused.flat(x) if k is not None else None
     if arrays is None:
         return None
     if not _GELU32_CONSTS:
         assert len(_PHI32_P) == 6 and len(_PHI32_Q) == 5  # the loop's unrolled Horner steps
-        consts = (_PHI32_CLIP, 0.5, 0.0) + _PHI32_P + _PHI32_Q
+        consts = (_PHI32_CLIP, 0.5, 0.0) + _PHI32_P + _PHI32_Q + (-3.0, _PHI32_TAIL_END)
         _GELU32_CONSTS.append(xp.asarray(consts, dtype=xp.float32))
+        cof = (-(1 / math.sqrt(2)),) + _ERFC_COF
+        _GELU32_CONSTS.append(xp.asarray(cof, dtype=xp.float64))
     cdf, out = xp.empty_like(x), xp.empty_like(x)
-    k.gelu32(arrays[0], _GELU32_CONSTS[0], cdf.reshape(-1), out.reshape(-1))
+    k.gelu32(arrays[0], *_GELU32_CONSTS, cdf.reshape(-1), out.reshape(-1))
     return cdf, out
 
 
@@ -527,12 +530,8 @@ class Gelu(Op):
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
         if x.dtype == xp.float32 and _is_array(xp, x):
             fused = _gelu32_fused(xp, x)
-            if fused is not None:  # the same values in one compiled loop, then the tail
+            if fused is not None:  # the same values in one compiled loop, tail included
                 self.cdf, out = fused
-                tail = _phi32_tail(xp, x, self.cdf)
-                if tail.size:
-                    xt = x.ravel()[tail]
-                    out.ravel()[tail] = xt * self.cdf.ravel()[tail] + dt(0)
                 return out
             cdf = _phi32(xp, x)
         else:
