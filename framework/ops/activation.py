@@ -28,6 +28,9 @@ class Tanh(Op):
         if plain(grad):  # no graph to record: the same products, in one buffer
             y, g = self._out, grad._data
             if y.ndim and y.dtype == g.dtype:  # (a 0-dim constant, not the scalar 1: faster)
+                u = _small_ufunc(y, "tanh_grad")
+                if u is not None:  # the same operations in one call
+                    return wrap(u(y, g, _const(self.xp, y.dtype, 1)), grad)
                 t = y * y
                 xp = self.xp
                 xp.subtract(_const(xp, y.dtype, 1), t, out=t)
@@ -66,6 +69,9 @@ class Sigmoid(Op):
         x = _float(x)
         xp = self.xp
         if x.ndim and x.dtype.kind == "f":
+            u = _small_ufunc(x, "sigmoid")
+            if u is not None:  # the same formula in float64, rounded once: one call
+                return u(x)
             # e / (1 + e) with e = exp(min(x, log of the largest float)): 4 NumPy calls and no
             # min() check, as e never overflows (a very negative x underflows to 0, silently);
             # exactly 0 at -inf and 1 at +inf as torch's 1 / (1 + exp(-x)), nan stays nan,
@@ -83,6 +89,9 @@ class Sigmoid(Op):
         if plain(grad):  # no graph to record: the same products, in one buffer
             y, g = self._out, grad._data
             if y.ndim and y.dtype == g.dtype:
+                u = _small_ufunc(y, "sigmoid_grad")
+                if u is not None:  # the same operations in one call
+                    return wrap(u(y, g, _const(self.xp, y.dtype, 1)), grad)
                 t = self.xp.subtract(_const(self.xp, y.dtype, 1), y)
                 t *= g
                 t *= y
@@ -135,6 +144,18 @@ class Relu(Op):
 
 _consts = {}  # (xp, dtype, value) -> a 0-dim array: NumPy's ufuncs and where take it faster
 #               than a Python or NumPy scalar, and it keeps the other operand's dtype
+
+
+def _small_ufunc(a, name):
+    """_fused's compiled ufunc `name` for a float32/float64 NumPy array of at most
+    _fused.SMALL elements (one call instead of NumPy's three to thirty), else None; the
+    gelu32 ones take float32 only."""
+    if a.size > _fused.SMALL or a.dtype.char not in ("f" if name[:4] == "gelu" else "fd"):
+        return None
+    k = _fused.kernels()
+    if k is None or type(a) is not k.ndarray:
+        return None
+    return getattr(k.ufunc, name)
 
 
 def _const(xp, dtype, value=0):
@@ -471,6 +492,22 @@ def _phi32_tail(xp, x, p):
 _GELU32_CONSTS = []
 
 
+def _gelu32_constants():
+    """The float32 constants of _fused's GELU loops and ufuncs (clip, 1/2, 0, p0..p5, q0..q4,
+    -3, the tail's end, -1/2, 1/sqrt(2 pi)) and the float64 (-1/sqrt 2, erfc's Chebyshev
+    coefficients), as NumPy arrays (made once)."""
+    if not _GELU32_CONSTS:
+        import numpy  # only with numba, which needs NumPy: these go to compiled CPU code
+
+        assert len(_PHI32_P) == 6 and len(_PHI32_Q) == 5  # the loop's unrolled Horner steps
+        tail = (-3.0, _PHI32_TAIL_END, -0.5, 1 / math.sqrt(2 * math.pi))
+        consts = (_PHI32_CLIP, 0.5, 0.0) + _PHI32_P + _PHI32_Q + tail
+        _GELU32_CONSTS.append(numpy.asarray(consts, dtype=numpy.float32))
+        cof = (-(1 / math.sqrt(2)),) + _ERFC_COF
+        _GELU32_CONSTS.append(numpy.asarray(cof, dtype=numpy.float64))
+    return tuple(_GELU32_CONSTS)
+
+
 def _gelu32_fused(xp, x):
     """(Phi(x), gelu(x)) of a float32 array from _fused's compiled loop (bitwise _phi32's
     values, _phi32_tail's patch included, and Gelu.forward's), or None where it does not run
@@ -479,14 +516,8 @@ def _gelu32_fused(xp, x):
     arrays = _fused.flat(x) if k is not None else None
     if arrays is None:
         return None
-    if not _GELU32_CONSTS:
-        assert len(_PHI32_P) == 6 and len(_PHI32_Q) == 5  # the loop's unrolled Horner steps
-        consts = (_PHI32_CLIP, 0.5, 0.0) + _PHI32_P + _PHI32_Q + (-3.0, _PHI32_TAIL_END)
-        _GELU32_CONSTS.append(xp.asarray(consts, dtype=xp.float32))
-        cof = (-(1 / math.sqrt(2)),) + _ERFC_COF
-        _GELU32_CONSTS.append(xp.asarray(cof, dtype=xp.float64))
     cdf, out = xp.empty_like(x), xp.empty_like(x)
-    k.gelu32(arrays[0], *_GELU32_CONSTS, cdf.reshape(-1), out.reshape(-1))
+    k.gelu32(arrays[0], *_gelu32_constants(), cdf.reshape(-1), out.reshape(-1))
     return cdf, out
 
 
@@ -529,6 +560,10 @@ class Gelu(Op):
                 return out
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
         if x.dtype == xp.float32 and _is_array(xp, x):
+            u = _small_ufunc(x, "gelu32")
+            if u is not None:  # the same values in one call; backward recomputes Phi
+                self.cdf = None
+                return u(x)
             fused = _gelu32_fused(xp, x)
             if fused is not None:  # the same values in one compiled loop, tail included
                 self.cdf, out = fused
@@ -580,28 +615,41 @@ class Gelu(Op):
             d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)
         elif plain(grad):  # no graph to record: torch's formula on the arrays, Phi reused
             a, dt, xp = x._data, x._data.dtype.type, x.xp
+            u = _small_ufunc(a, "gelu32_grad") if self.cdf is None else None
+            if u is not None and grad._data.dtype == a.dtype:  # after forward's small ufunc:
+                d = _small_ufunc(a, "gelu32_square")(a)  # the formula below in three calls
+                xp.exp(d, out=d)
+                return wrap(u(a, d, grad._data), grad)
+            cdf = self._phi(a)
             if not _is_array(xp, a) or grad._data.dtype != a.dtype:
                 pdf = xp.exp(a * a * dt(-0.5)) * dt(1 / math.sqrt(2 * math.pi))
-                return wrap(grad._data * (self.cdf + a * pdf), grad)
+                return wrap(grad._data * (cdf + a * pdf), grad)
             d = a * a  # the same formula, in place on one temporary (same values)
             d *= dt(-0.5)
             xp.exp(d, out=d)
             k = _fused.kernels() if a.size >= _fused.MIN_SIZE else None
-            arrays = _fused.flat(a, self.cdf, grad._data, d) if k is not None else None
+            arrays = _fused.flat(a, cdf, grad._data, d) if k is not None else None
             if arrays is not None:  # the four passes below in one compiled loop
                 scale = xp.asarray([1 / math.sqrt(2 * math.pi)], dtype=a.dtype)
                 k.gelu_grad_tail(*arrays[:3], scale, arrays[3])
                 return wrap(d, grad)
             d *= dt(1 / math.sqrt(2 * math.pi))
             d *= a
-            d += self.cdf
+            d += cdf
             d *= grad._data
             return wrap(d, grad)
         else:
             # create_graph needs Phi as a function of x; otherwise the forward's copy will do
-            cdf = NormalCdf.apply(x) if state.enabled else Tensor._make(self.cdf, x.device)
+            if state.enabled:
+                cdf = NormalCdf.apply(x)
+            else:
+                cdf = Tensor._make(self._phi(x._data), x.device)
             d = cdf + x * _normal_pdf(x)  # d/dx x*Phi(x)
         return grad * d
+
+    def _phi(self, a):
+        """Phi(a) as forward computed it: kept, or recomputed after the small ufunc."""
+        return _phi32(self.xp, a) if self.cdf is None else self.cdf
 
     jvp = Op.jvp_elementwise
 
