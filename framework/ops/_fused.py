@@ -312,17 +312,18 @@ def sigmoid_ufunc(x):
     return e / (e + 1.0)
 
 
-def sigmoid_grad_ufunc(y, g, one):
-    """(one - y) * g * y, Sigmoid's backward (its NumPy path's operations, in that order)."""
-    t = one - y
+def sigmoid_grad_ufunc(y, g):
+    """(1 - y) * g * y, Sigmoid's backward (its NumPy path's operations, in that order; the
+    1 a float32 constant, exact in either dtype, so float32 stays float32)."""
+    t = _to32(1.0) - y
     t = t * g
     return t * y
 
 
-def tanh_grad_ufunc(y, g, one):
-    """g * (one - y * y), Tanh's backward (its NumPy path's operations, in that order)."""
+def tanh_grad_ufunc(y, g):
+    """g * (1 - y * y), Tanh's backward (its NumPy path's operations, in that order)."""
     t = y * y
-    t = one - t
+    t = _to32(1.0) - t
     return t * g
 
 
@@ -371,8 +372,8 @@ class _Ufuncs:
 
     SIGNATURES = {
         "sigmoid": (sigmoid_ufunc, 1),
-        "sigmoid_grad": (sigmoid_grad_ufunc, 3),
-        "tanh_grad": (tanh_grad_ufunc, 3),
+        "sigmoid_grad": (sigmoid_grad_ufunc, 2),
+        "tanh_grad": (tanh_grad_ufunc, 2),
         "gelu32": (gelu32_ufunc, 1),
         "gelu32_square": (gelu32_square_ufunc, 1),
         "gelu32_grad": (gelu32_grad_ufunc, 3),

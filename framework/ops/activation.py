@@ -30,7 +30,7 @@ class Tanh(Op):
             if y.ndim and y.dtype == g.dtype:  # (a 0-dim constant, not the scalar 1: faster)
                 u = _small_ufunc(y, "tanh_grad")
                 if u is not None:  # the same operations in one call
-                    return wrap(u(y, g, _const(self.xp, y.dtype, 1)), grad)
+                    return wrap(u(y, g), grad)
                 t = y * y
                 xp = self.xp
                 xp.subtract(_const(xp, y.dtype, 1), t, out=t)
@@ -91,7 +91,7 @@ class Sigmoid(Op):
             if y.ndim and y.dtype == g.dtype:
                 u = _small_ufunc(y, "sigmoid_grad")
                 if u is not None:  # the same operations in one call
-                    return wrap(u(y, g, _const(self.xp, y.dtype, 1)), grad)
+                    return wrap(u(y, g), grad)
                 t = self.xp.subtract(_const(self.xp, y.dtype, 1), y)
                 t *= g
                 t *= y
@@ -146,14 +146,13 @@ _consts = {}  # (xp, dtype, value) -> a 0-dim array: NumPy's ufuncs and where ta
 #               than a Python or NumPy scalar, and it keeps the other operand's dtype
 
 
-def _small_ufunc(a, name):
-    """_fused's compiled ufunc `name` for a float32/float64 NumPy array of at most
-    _fused.SMALL elements (one call instead of NumPy's three to thirty), else None; the
-    gelu32 ones take float32 only."""
-    if a.size > _fused.SMALL or a.dtype.char not in ("f" if name[:4] == "gelu" else "fd"):
-        return None
-    k = _fused.kernels()
-    if k is None or type(a) is not k.ndarray:
+def _small_ufunc(a, name, chars="fd"):
+    """_fused's compiled ufunc `name` for a NumPy array of one of the dtypes `chars` of at
+    most _fused.SMALL elements (one call instead of NumPy's three to thirty), else None."""
+    k = _fused._state[0]
+    if k is None:
+        k = _fused.kernels()
+    if not k or a.size > _fused.SMALL or a.dtype.char not in chars or type(a) is not k.ndarray:
         return None
     return getattr(k.ufunc, name)
 
@@ -560,7 +559,7 @@ class Gelu(Op):
                 return out
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
         if x.dtype == xp.float32 and _is_array(xp, x):
-            u = _small_ufunc(x, "gelu32")
+            u = _small_ufunc(x, "gelu32", "f")
             if u is not None:  # the same values in one call; backward recomputes Phi
                 self.cdf = None
                 return u(x)
@@ -615,9 +614,9 @@ class Gelu(Op):
             d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)
         elif plain(grad):  # no graph to record: torch's formula on the arrays, Phi reused
             a, dt, xp = x._data, x._data.dtype.type, x.xp
-            u = _small_ufunc(a, "gelu32_grad") if self.cdf is None else None
+            u = _small_ufunc(a, "gelu32_grad", "f") if self.cdf is None else None
             if u is not None and grad._data.dtype == a.dtype:  # after forward's small ufunc:
-                d = _small_ufunc(a, "gelu32_square")(a)  # the formula below in three calls
+                d = _small_ufunc(a, "gelu32_square", "f")(a)  # the formula below in 3 calls
                 xp.exp(d, out=d)
                 return wrap(u(a, d, grad._data), grad)
             cdf = self._phi(a)
