@@ -271,12 +271,24 @@ def row_max(rows, i):
 _row_max = row_max  # the compiled helper once _build ran (the loops below call it by name)
 
 
-def softmax_shift_loop(rows, m):
-    """Each row's maximum into m (0 where it is not finite or the row has a NaN, as the safe
-    softmax takes it), subtracted from the row in place. The maximum is exact (only the sign
-    of a zero maximum may differ from NumPy's, which leaves every probability the same)."""
+def softmax_shift_loop(rows, m, scale, mask):
+    """Each row times scale[0] plus its row of mask (row i takes mask[i % L]; neither when
+    scale is empty), then its maximum into m (0 where it is not finite or the row has a NaN,
+    as the safe softmax takes it), subtracted from the row in place. The maximum is exact
+    (only the sign of a zero maximum may differ from NumPy's, which leaves every probability
+    the same)."""
     n = rows.shape[1]
     for i in range(rows.shape[0]):
+        if scale.size:  # scores * scale + mask, rounded after each operation as NumPy's
+            s = scale[0]
+            if mask.shape[0]:
+                mi = i % mask.shape[0]
+                for j in range(n):
+                    v = rows[i, j] * s
+                    rows[i, j] = v + mask[mi, j]
+            else:
+                for j in range(n):
+                    rows[i, j] = rows[i, j] * s
         top, nan = _row_max(rows, i)
         if nan or not (top - top == 0):  # NaN, inf or -inf
             m[i] = 0
