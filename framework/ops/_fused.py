@@ -380,7 +380,8 @@ _GELU32_C = _GELU32_COF = None
 
 class _Ufuncs:
     """NumPy ufuncs compiled by numba on first use (float32 and float64 loops), for small
-    arrays: one ufunc call (~0.45 us) where the NumPy path makes three or four."""
+    arrays: one ufunc call (~0.45 us) where the NumPy path makes three to thirty. An
+    attribute is None where numba could not build the ufunc."""
 
     SIGNATURES = {
         "sigmoid": (sigmoid_ufunc, 1),
@@ -406,8 +407,13 @@ class _Ufuncs:
             _GELU32_C, _GELU32_COF = _gelu32_constants()
             types = ("float32",)
         sigs = [f"{t}({', '.join([t] * arity)})" for t in types]
-        vectorize = self._numba.vectorize(sigs, nopython=True, cache=self._cache)
-        ufunc = vectorize(fn).ufunc
+        ufunc = None  # where numba cannot build it: the callers' NumPy paths
+        for cache in dict.fromkeys((self._cache, False)):  # no writable cache: in memory
+            try:
+                ufunc = self._numba.vectorize(sigs, nopython=True, cache=cache)(fn).ufunc
+                break
+            except Exception:
+                continue
         setattr(self, name, ufunc)
         return ufunc
 

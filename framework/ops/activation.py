@@ -148,7 +148,8 @@ _consts = {}  # (xp, dtype, value) -> a 0-dim array: NumPy's ufuncs and where ta
 
 def _small_ufunc(a, name, chars="fd"):
     """_fused's compiled ufunc `name` for a NumPy array of one of the dtypes `chars` of at
-    most _fused.SMALL elements (one call instead of NumPy's three to thirty), else None."""
+    most _fused.SMALL elements (one call instead of NumPy's three to thirty), else None (also
+    where numba could not build it)."""
     k = _fused._state[0]
     if k is None:
         k = _fused.kernels()
@@ -615,8 +616,9 @@ class Gelu(Op):
         elif plain(grad):  # no graph to record: torch's formula on the arrays, Phi reused
             a, dt, xp = x._data, x._data.dtype.type, x.xp
             u = _small_ufunc(a, "gelu32_grad", "f") if self.cdf is None else None
-            if u is not None and grad._data.dtype == a.dtype:  # after forward's small ufunc:
-                d = _small_ufunc(a, "gelu32_square", "f")(a)  # the formula below in 3 calls
+            sq = _small_ufunc(a, "gelu32_square", "f") if u is not None else None
+            if sq is not None and grad._data.dtype == a.dtype:  # after forward's small ufunc:
+                d = sq(a)  # the formula below in 3 calls
                 xp.exp(d, out=d)
                 return wrap(u(a, d, grad._data), grad)
             cdf = self._phi(a)

@@ -145,3 +145,19 @@ def test_small_gelu_float32_double_backward_and_fallbacks():
         _bitwise(on[1], res[1])
         for a in (np.float32(-3.5), np.array([0.5, -4.0], np.float16)):
             compare_with_torch(fn, OPS[name][1], [np.asarray(a)], rtol=1e-3, atol=1e-3)
+
+
+def test_small_ufuncs_missing_fall_back(monkeypatch):
+    """A ufunc numba could not build is None: each op then takes its NumPy path (GELU's
+    backward too, after a forward by the small ufunc), with the NumPy path's values."""
+    k = _fused.kernels()
+    x = _small(30, "float32")
+    g = RNG.standard_normal(30).astype(np.float32)
+    want = {name: _run(OPS[name][0], x, g, False) for name in OPS}
+    if k is not None:  # (without numba the NumPy paths are all there is)
+        for name in ("sigmoid", "sigmoid_grad", "tanh_grad", "gelu32_square"):
+            monkeypatch.setattr(k.ufunc, name, None)
+    for name in sorted(OPS):
+        got = _run(OPS[name][0], x, g, True)
+        _bitwise(got[0], want[name][0])
+        _bitwise(got[1], want[name][1])
