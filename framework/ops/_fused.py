@@ -185,9 +185,15 @@ def log_softmax_grad_loop(g, d, tmp):
             d[i, j] = g[i, j] - d[i, j] * s
 
 
-def ln_moments_loop(rows, mean, var):
-    """Each row's mean and biased variance (two passes, accumulated in float64; LayerNorm)."""
+def ln_forward_loop(rows, c, w, b, affine, mean, var, invstd, out):
+    """LayerNorm's forward row by row: the mean and biased variance (two passes accumulated
+    in float64, rounded to the dtype into mean and var), invstd = 1 / sqrt(var + eps) in the
+    dtype, then out = (x - mean) * invstd [* w] [+ b] in that order; c = (eps, 1, bound) in
+    the dtype, affine = (has weight, has bias). Returns how many rows have |mean| +
+    sqrt(n var) over the bound (maybe past torch's Welford range: the caller checks those)."""
     n = rows.shape[1]
+    eps, one, bound = c[0], c[1], c[2]
+    far = 0
     for i in range(rows.shape[0]):
         acc = 0.0
         for j in range(n):
@@ -199,21 +205,22 @@ def ln_moments_loop(rows, mean, var):
             acc += d * d
         mean[i] = m
         var[i] = acc / n
-
-
-def ln_apply_loop(rows, mean, invstd, w, b, affine, out):
-    """out = (x - mean) * invstd [* w] [+ b] row by row, in that order and in the input's
-    dtype (LayerNorm's forward after its statistics); affine = (has weight, has bias)."""
-    n = rows.shape[1]
-    for i in range(rows.shape[0]):
-        m, s = mean[i], invstd[i]
+        v = var[i]
+        if abs(mean[i]) + math.sqrt(v * n) > bound:
+            far += 1
+        invstd[i] = math.sqrt(v + eps)  # rounded once: the dtype's own square root
+        s = invstd[i]
+        invstd[i] = one / s
+        s = invstd[i]
+        mi = mean[i]
         for j in range(n):
-            y = (rows[i, j] - m) * s
+            y = (rows[i, j] - mi) * s
             if affine[0]:
                 y = y * w[j]
             if affine[1]:
                 y = y + b[j]
             out[i, j] = y
+    return far
 
 
 def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
@@ -463,8 +470,7 @@ def _build(numba, cache):
         log_softmax_shift=jit(log_softmax_shift_loop),
         log_softmax_finish=jit(log_softmax_finish_loop, sums=True),
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
-        ln_moments=jit(ln_moments_loop, sums=True),
-        ln_apply=jit(ln_apply_loop),
+        ln_forward=jit(ln_forward_loop, sums=True),
         ln_backward=jit(ln_backward_loop, sums=True),
     )
 
