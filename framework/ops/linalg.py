@@ -319,6 +319,10 @@ class Addmm(Op):
         if need_b:
             grad_b = grad if self.beta == 1 else grad * self.beta
         if self.alpha == 1 and plain(grad) and m1._data.dtype == grad._data.dtype:
+            g = grad._data
+            if need_b and self.beta == 1 and self._in_meta[0][0] == g.shape[1:]:  # a Linear's
+                grad_b = wrap(self.xp.add.reduce(g, 0), grad)  # bias: summed over the rows
+                #                                     here (the engine's reduction, one call)
             return (grad_b,) + _mm_grads(grad, m1._data, m2._data, need_1, need_2)
         if need_1:
             grad_1 = grad.mm(m2.t())
