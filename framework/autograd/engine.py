@@ -9,6 +9,8 @@ import sys
 import threading
 import warnings
 
+import numpy as _np
+
 from ..tensor import Tensor
 from . import forward_ad as _fw
 from .grad_mode import _State, fw_in_use, state
@@ -19,6 +21,7 @@ from .saved import drop_unpacked
 # Writes to `.grad` are serialised: threads running backward through shared leaves must not
 # lose each other's contributions (torch locks each AccumulateGrad node the same way).
 _grad_lock = threading.Lock()
+_ndarray = _np.ndarray
 
 # References to a buffered gradient that only the engine holds, seen from `_sum`: the buffer's
 # list and the local name (plus getrefcount's own argument); its array: the tensor's attribute.
@@ -54,6 +57,11 @@ def current_task():
 
 def _root_grads(tensors, grads):
     """Check the roots and build their starting gradients (implicit ones only for scalars)."""
+    if grads is None and len(tensors) == 1:  # loss.backward(): one float scalar that requires
+        t = tensors[0]  # grad (any other case gets the checks below)
+        d = t._data
+        if t._rg and d.size == 1 and d.dtype.kind == "f" and type(d) is _ndarray:
+            return [Tensor._make(_np.ones_like(d), t._device)]
     if grads is None:
         grads = [None] * len(tensors)
     if len(grads) != len(tensors):
@@ -248,7 +256,11 @@ def run(
             if n_in == 2:  # _mark_repeats for two gradients, inlined
                 if grads_in[0] is grads_in[1] and grads_in[0] is not None:
                     grads_in[0]._shared = True
-            elif n_in > 2:
+            elif n_in == 3:  # and for three (addmm, a loss's input, target, weight)
+                a, b, c = grads_in
+                if (a is not None and (a is b or a is c)) or (b is c and b is not None):
+                    _mark_repeats(grads_in)
+            elif n_in > 3:
                 _mark_repeats(grads_in)
             nexts = fn._next
             if n_in < len(nexts):  # no gradient for the last inputs (or any): None for them
