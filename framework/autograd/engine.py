@@ -256,9 +256,12 @@ def run(
             if n_in == 2:  # _mark_repeats for two gradients, inlined
                 if grads_in[0] is grads_in[1] and grads_in[0] is not None:
                     grads_in[0]._shared = True
-            elif n_in == 3:  # and for three (addmm, a loss's input, target, weight)
-                a, b, c = grads_in
-                if (a is not None and (a is b or a is c)) or (b is c and b is not None):
+            elif n_in == 3:  # and for three (addmm, a loss's input, target, weight); no
+                # local names for them: `.grad` takes a gradient only nobody else holds
+                if (
+                    grads_in[0] is not None
+                    and (grads_in[0] is grads_in[1] or grads_in[0] is grads_in[2])
+                ) or (grads_in[1] is grads_in[2] and grads_in[1] is not None):
                     _mark_repeats(grads_in)
             elif n_in > 3:
                 _mark_repeats(grads_in)
