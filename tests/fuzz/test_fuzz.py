@@ -26,6 +26,7 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    27080644: "scatter_reduce names the bad index torch's TensorIterator order reads first (-2, not -3)",
     27081040: "cumsum of a leading -0 is +0 (torch's accumulator starts at +0), then log's "
     "gradient inf, not -inf",
     27000820: "count_nonzero(dim=-1) of a 0-dim tensor: an int64 array, not a NumPy scalar",
