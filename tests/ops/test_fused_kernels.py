@@ -284,3 +284,35 @@ def test_log_softmax_loops_gradcheck(fused_everywhere):
     fn = lambda t: F.log_softmax(t, -1)
     assert gradcheck(fn, (x,))
     assert gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_grads_loop_bitwise_numpy_path(dtype):
+    """The LSTM layer's and fused cell's backward through _fused.lstm_grads_loop: outputs and
+    every gradient bitwise the NumPy path's (loops off), with and without an upstream c
+    gradient."""
+    from framework.ops.rnn_fused import ThnnFusedLstmCell
+
+    def run(loops):
+        with contextlib.nullcontext() if loops else _fused.disabled():
+            framework.manual_seed(0)
+            lstm = framework.nn.LSTM(6, 8, num_layers=2)
+            if dtype == "float64":
+                lstm = lstm.double()
+            rng = np.random.default_rng(3)
+            x = framework.tensor(rng.standard_normal((5, 3, 6)).astype(dtype), requires_grad=True)
+            y, (h, c) = lstm(x)
+            up = framework.tensor(rng.standard_normal(y.shape).astype(dtype))
+            ((y * up).sum() + c.sum()).backward()
+            cell_in = [rng.standard_normal(s).astype(dtype) for s in ((3, 32), (3, 32), (3, 8))]
+            cell_in = [framework.tensor(a, requires_grad=True) for a in cell_in]
+            h1, c1 = ThnnFusedLstmCell.apply(*cell_in)
+            ((h1 * up[0]).sum() + (c1 * up[1]).sum()).backward()
+            (h2, _) = ThnnFusedLstmCell.apply(*cell_in)  # no gradient for c'
+            (h2 * up[2]).sum().backward()
+            grads = [p.grad.numpy() for p in lstm.parameters()]
+            grads += [t.grad.numpy() for t in cell_in]
+            return [y.detach().numpy(), h1.detach().numpy(), x.grad.numpy()] + grads
+
+    for a, b in zip(run(True), run(False)):
+        _bitwise(a, b)
