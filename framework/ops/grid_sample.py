@@ -5,7 +5,9 @@ Both are primitives named as torch's nodes. grid_sample's pieces (source coordin
 weights per axis, gathered tap values) are written with Tensor ops, so the explicit backward
 below is itself differentiable (second derivatives in the input and the grid)."""
 
+import functools
 import itertools
+import operator
 import warnings
 
 from .. import dtypes
@@ -143,7 +145,9 @@ class GridSampler2D(Op):
         with no_grad():
             inp, grid = Tensor._make(x, _dev(x)), Tensor._make(g, _dev(g))
             corners = _corners(*_pieces(inp, grid, *self.args))
-            out = sum(wt.unsqueeze(1) * _gather(inp, idx, inb) for wt, idx, inb in corners)
+            # summed from the first tap, not from 0: a nearest tap of -0.0 stays -0.0
+            terms = [wt.unsqueeze(1) * _gather(inp, idx, inb) for wt, idx, inb in corners]
+            out = functools.reduce(operator.add, terms)
         return out._data
 
     def backward(self, grad):

@@ -26,6 +26,7 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    28060412: "nearest grid_sample of -0.0 is -0.0 (taps summed from the first, not from 0)",
     27080644: "scatter_reduce names the bad index torch's TensorIterator order reads first (-2, not -3)",
     27081040: "cumsum of a leading -0 is +0 (torch's accumulator starts at +0), then log's "
     "gradient inf, not -inf",
@@ -103,6 +104,7 @@ def test_regression_seed(seed):
 # Long-run finds that are torch's CPU internals, not reproduced: each still differs and the
 # runner classifies it known (runner.KNOWN_DIFFERENCES gives the reason)
 KNOWN_SEEDS = {
+    28070980: "histogram of 1e30 (float32): edges collapse, torch casts NaN to int64 (UB), bin 1",
     15023110: "logit(eps) backward at a NaN x: 0 in torch's vectorised chunks, NaN in its tail",
     15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
     15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",
