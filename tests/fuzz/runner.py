@@ -1143,6 +1143,8 @@ def _known(p, kind, what, detail):
         return KNOWN
     if kind == SILENT and what.startswith("grad") and _negative_zero_into_logit_then(p):
         return KNOWN
+    if kind == SILENT and what.startswith("grad") and _small_into_sinc_then(p):
+        return KNOWN  # (fidexc) sinc's float32 derivative near 0 through the chain, below
     if kind == SILENT and what.startswith("grad") and _logit_negative_zero(p):
         return KNOWN  # (fidexc) -0 into logit: torch's vector chunk or its tail, above
     rule = KNOWN_DIFFERENCES.get((p.op.name, what[:4]))
@@ -1403,3 +1405,64 @@ def _constant_huge_channel(p):
 
 
 also_known(["batch_norm"], ["out0", "grad"], _constant_huge_channel)
+
+
+# ----- fidexc (eighth pass): seeds 26,100,000-26,199,999 -----
+# float32 inverse (and solve) at cond(A) >= 1e3: each float32 LAPACK result is only accurate
+# to about cond * eps32 relative, torch's sgetrf/sgetri and NumPy's OpenBLAS round apart
+# (seed 26155924: cond 21,058, an entry of 27,451 torch's 4.77 off float64, ours 9e-4). Known
+# where a rerun measures ours at least as close to torch's float64 outputs as torch's own.
+def _f32_out_closer_to_float64(p):
+    wide = copy.deepcopy(p)
+    for a in wide.args:
+        if isinstance(a, T) and a.a.dtype == np.float32:
+            a.a = a.a.astype(np.float64)
+    try:
+        outs = [_outputs(q.run(lib)[0]) for lib, q in ((framework, p), (torch, p), (torch, wide))]
+    except Exception:
+        return False
+    for f, t, e in zip(*outs):
+        f, t, e = (_numpy(v).astype(np.float64) for v in (f, t, e))
+        if np.abs(f - e).max(initial=0) > np.abs(t - e).max(initial=0):
+            return False
+    return True
+
+
+also_known(
+    ["inverse", "linalg_inv_ex", "linalg_solve"],
+    ["out0"],
+    lambda p: _f32_cond_above(1e3)(p) and _f32_out_closer_to_float64(p),
+)
+# ... and the gradients of det/slogdet/logdet/inverse/solve (an inverse times the upstream
+# gradient) from cond ~ 30, where a rerun measures ours the closer (seed 26141101: slogdet of
+# a float32 2x2 with det 1e-4, gradient entries ~4,700 torch's 0.95 off float64, ours 4e-4)
+also_known(
+    ["det", "linalg_slogdet", "logdet", "inverse", "linalg_inv_ex", "linalg_solve"],
+    ["grad"],
+    lambda p: _f32_conditioned(p) and _f32_closer_to_float64(p),
+)
+
+# float32 zeta(x, q): torch's Cephes series in float is within 1 ulp (0.29 ulp mean), ours is
+# float64 rounded (0.25 mean, 0.5 max; 200,000 random x in (1, 6), q in (0.05, 5): at most 1
+# ulp apart); a chained op that turns that ulp into a mismatch shows it (seed 26101991:
+# zeta(3.9086, 0.9474) torch 1.33258915, ours 1.3325893, exact 1.33258921, then tan, whose
+# derivative's ulps cancel in q's broadcast sum: torch 225.1228, ours 225.1958, float64
+# 225.1713); known where the ulp moves the chained result or a rerun measures ours the closer
+also_known(
+    ["special_zeta"],
+    ["out0", "grad"],
+    lambda p: _chain_amplifies(p, 1) or (p.then is not None and _f32_closer_to_float64(p)),
+)
+
+
+def _small_into_sinc_then(p):
+    """The chained op is sinc and a float32 output of the op is below |y| 0.05 (not 0): sinc's
+    derivative there is the cancellation of float32 sin and cos (the sinc grad rule above),
+    reached through the chain (seed 26151840: outer then sinc, outer entries 9e-4)."""
+    if p.then is None or p.then.name != "sinc":
+        return False
+    out = _unchained_torch_output(p)
+    if not isinstance(out, torch.Tensor) or out.dtype != torch.float32:
+        return False
+    a = np.abs(_numpy(out))
+    return bool(((a < 0.05) & (a != 0)).any())

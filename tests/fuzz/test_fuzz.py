@@ -73,6 +73,7 @@ REGRESSION_SEEDS = {
     23026801: "group_norm of inf then sgn: the native backward takes the ZeroTensor as zeros (NaN)",
     24093712: "soft_margin_loss of int64 with a float64 target: the cast message names Double",
     24050897: "norm(p=3, dim=()) of a 0-dim float32 -1e-30: dim=() is the all-reduce, |x|",
+    26198060: "scatter_add's bounds error names the first bad index in torch's kernel read order",
 }
 
 
@@ -135,6 +136,10 @@ KNOWN_SEEDS = {
     26070593: "float32 i1(-7.6) then frac: torch's float Chebyshev bits, 2 ulps apart",
     26085583: "layer_norm then expm1 of a 1e30 bias: an inf upstream gradient, torch's fused NaN",
     26091245: "float32 gelu(-7.3) then log: torch's vectorised derivative is exactly 0 (NaN)",
+    26155924: "float32 inverse at cond 21,058: torch 4.77 off float64 at 27,451, ours 9e-4",
+    26141101: "float32 slogdet gradient at det 1e-4: torch 0.95 off float64, ours 4e-4",
+    26101991: "float32 zeta then tan: torch's 1-ulp zeta, ours rounded, cancelling in q's sum",
+    26151840: "float32 outer then sinc of entries 9e-4: sinc's cancelling derivative, chained",
 }
 
 
