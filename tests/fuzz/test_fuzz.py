@@ -74,6 +74,7 @@ REGRESSION_SEEDS = {
     24093712: "soft_margin_loss of int64 with a float64 target: the cast message names Double",
     24050897: "norm(p=3, dim=()) of a 0-dim float32 -1e-30: dim=() is the all-reduce, |x|",
     26198060: "scatter_add's bounds error names the first bad index in torch's kernel read order",
+    26203864: "cross of bool with mismatched batch dims: the broadcast error before the bool one",
 }
 
 

@@ -262,3 +262,15 @@ def test_scatter_gather_bounds_error_names_the_index_torchs_kernel_reads_first()
         op = ("gather", "scatter", "scatter_add")[it % 3]
         ours, theirs = (_first_bad_read_order(L, op, xs, d, ish, srcsh) for L in (framework, torch))
         assert ours == theirs, (op, xs, d, ish, srcsh)
+
+
+@pytest.mark.parametrize("dtypes", [("bool", "bool"), ("float32", "float64"), ("int64", "int64")])
+def test_cross_checks_broadcast_before_dtypes_as_torch(dtypes):
+    """torch's linalg_cross meta checks the ranks, the size-3 dim and then the broadcast of
+    the batch dims, before its kernel refuses bool or mixed dtypes: a (2, 0, 3) bool against
+    (2, 2, 3) is the broadcast RuntimeError (ours refused bool first: NotImplementedError,
+    seed 26203864, through torch.cross(dim=-1))."""
+    for sa, sb in (((2, 0, 3), (2, 2, 3)), ((4, 3), (2, 3)), ((2, 1, 3), (2, 2, 3))):
+        a, b = (t(np.zeros(s), dt, rg=False) for s, dt in zip((sa, sb), dtypes))
+        same(lambda L, x, y: L.cross(x, y, dim=-1), a, b)
+        same(lambda L, x, y: L.linalg.cross(x, y), a, b)
