@@ -493,13 +493,10 @@ class Sgn(Sign):
     efficient ZeroTensor: zero, and a zero below it (0 * inf is 0, not NaN)."""
 
     def backward(self, grad):
-        """Zeros (nothing at all when the engine can pass torch's zero tensor on; real zeros
-        when torch materializes its ZeroTensor in a formula below)."""
-        from ..autograd.engine import materializes_zero_grad, send_zero_grad, zero_tensor
+        """Nothing at all inside backward: the engine carries torch's ZeroTensor on (see
+        autograd.zero_grad); real zeros outside one."""
+        from ..autograd.engine import send_zero_grad
 
-        below = self._edges[0]
-        if below is not None and materializes_zero_grad(below[0]):
-            return zero_tensor(_zeros(grad))
         return None if send_zero_grad(self, grad) else _zeros(grad)
 
     def jvp(self, t):
