@@ -87,6 +87,8 @@ REGRESSION_SEEDS = {
     24050897: "norm(p=3, dim=()) of a 0-dim float32 -1e-30: dim=() is the all-reduce, |x|",
     26198060: "scatter_add's bounds error names the first bad index in torch's kernel read order",
     26203864: "cross of bool with mismatched batch dims: the broadcast error before the bool one",
+    26111361: "silu then sgn at inf/NaN: torch materializes the ZeroTensor (NaN), fidsil's walk",
+    26125880: "bicubic grid_sample then sgn: the grid gradient from real zeros (NaN), as torch",
 }
 
 
