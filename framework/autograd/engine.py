@@ -13,10 +13,12 @@ import numpy as _np
 
 from ..tensor import Tensor
 from . import forward_ad as _fw
+from . import zero_grad as _zero
 from .grad_mode import _State, fw_in_use, state
 from .node import node_hooks
 from .op import AccumulateGrad
 from .saved import drop_unpacked
+from .zero_grad import ZERO_IMMUTABLE, is_zero_tensor, zero_tensor  # noqa: F401 (re-exported)
 
 # Writes to `.grad` are serialised: threads running backward through shared leaves must not
 # lose each other's contributions (torch locks each AccumulateGrad node the same way).
@@ -37,11 +39,11 @@ UNUSED = (
 class _Task:
     """One backward call (torch's GraphTask): which nodes it will run."""
 
-    __slots__ = ("deps", "needed", "roots", "zero_from", "starved", "__weakref__")
+    __slots__ = ("deps", "needed", "roots", "zero_in", "__weakref__")
 
     def __init__(self, deps, needed, roots):
         self.deps, self.needed, self.roots = deps, needed, {fn for fn, _ in roots}
-        self.zero_from = self.starved = None  # efficient zero gradients (send_zero_grad)
+        self.zero_in = None  # node: the ZeroTensors sent to it (send_zero_grad)
 
     def will_execute(self, fn):
         """True when this backward runs `fn` (torch._C._will_engine_execute_node)."""
@@ -208,10 +210,10 @@ def run(
             else:
                 fn = pop(heap)[2]
                 grads_out = buffers.pop(fn, None)
-            if grads_out is None:
+            if grads_out is None:  # nothing, or only torch's efficient ZeroTensors
                 grads_in = ()
-                if task.zero_from is not None:
-                    task.starved.add(fn)
+                if task.zero_in is not None and fn in task.zero_in:
+                    grads_in = _zero.zero_grads_in(task, fn, targets, captured)
             elif (  # a node with no hooks, no target, no anomaly check: just its backward
                 direct
                 and type(fn) is not AccumulateGrad
@@ -316,8 +318,6 @@ def run(
                     if slot is not None:
                         buffers[nxt] = slot
                     push(heap, (-nxt._seq, id(nxt), nxt))
-        if task.zero_from is not None:
-            _efficient_zeros(task, targets, captured)
     finally:
         state.enabled, state.graph_task = prev_mode, prev_task
     if capture:
@@ -330,162 +330,16 @@ def run(
 
 def send_zero_grad(fn, grad):
     """Called by a backward that gives torch's efficient ZeroTensor for its input (real sgn):
-    returns None for that input, and the walk ends as if zeros had flowed on (see
-    _efficient_zeros). Outside backward (no task): False, the caller returns real zeros."""
+    returns None for that input, and the walk carries the zero on node by node as torch does
+    (see autograd.zero_grad). Outside backward (no task): False, the caller returns real
+    zeros."""
     task = state.graph_task
     if task is None:
         return False
-    if task.zero_from is None:
-        task.zero_from, task.starved = [], set()
-    task.zero_from.append((fn, grad))
+    if task.zero_in is None:
+        task.zero_in = {}
+    _zero.send(task, fn, grad)
     return True
-
-
-def zero_tensor(zeros):
-    """Mark real zeros (a materialized ZeroTensor) so that a node's formula keeps torch's
-    ZeroTensor where torch's own kernel for it would (a product with it: mv's matrix
-    gradient grad.ger(vec) stays zero at an inf vec while vec's, mat.t().mv(grad), is NaN)."""
-    zeros._zero_tensor = True
-    return zeros
-
-
-def is_zero_tensor(grad):
-    """Whether `grad` is a materialized ZeroTensor (see zero_tensor)."""
-    return grad.__dict__.get("_zero_tensor", False)
-
-
-ZERO_IMMUTABLE = (
-    "ZeroTensors are immutable. Please use the materialized zero tensor obtained using "
-    ".clone() if you want a mutable tensor."
-)
-# backward formulas that write into their incoming gradient (std_backward's masked_fill_)
-_FILLS_GRAD_IN_PLACE = {"StdBackward0", "StdMeanBackward0"}
-# nodes whose formula starts with an op that has no ZeroTensor kernel (neg, mm, a native
-# *_backward kernel): torch materializes the ZeroTensor there and computes with real zeros
-# (0 * inf = NaN reaches the inputs); found by running op(x).sgn() in torch over the op table
-MATERIALIZES_ZERO_GRAD = frozenset(
-    {
-        "AddbmmBackward0",
-        "AddcdivBackward0",
-        "AddmmBackward0",
-        "AddmvBackward0",
-        "AddrBackward0",
-        "BaddbmmBackward0",
-        "BmmBackward0",
-        "CdistBackward0",
-        "ClampBackward1",
-        "ConvolutionBackward0",
-        "DivBackward1",
-        "GeluBackward0",
-        "GluBackward0",
-        "HuberLossBackward0",
-        "LinalgHouseholderProductBackward0",
-        "LinalgLuSolveBackward0",
-        "LogSoftmaxBackward0",
-        "LogitBackward0",
-        "MishBackward0",
-        "MmBackward0",
-        "MvBackward0",
-        "MseLossBackward0",
-        "NativeBatchNormBackward0",
-        "NativeGroupNormBackward0",
-        "NativeLayerNormBackward0",
-        "ReciprocalBackward0",
-        "SigmoidBackward0",
-        "SmoothL1LossBackward0",
-        "SoftmaxBackward0",
-        "SoftMarginLossBackward0",
-        "SoftplusBackward0",
-        "TanhBackward0",
-    }
-)
-# nodes whose formula only moves or sums the gradient (the same values from real zeros as
-# from a ZeroTensor): a ZeroTensor passes through them to a materializing node below
-_MOVES_GRAD = frozenset(
-    {
-        "AddBackward0",
-        "CloneBackward0",
-        "ExpandBackward0",
-        "MeanBackward0",
-        "MeanBackward1",
-        "PermuteBackward0",
-        "SqueezeBackward0",
-        "SqueezeBackward1",
-        "SqueezeBackward4",
-        "SumBackward0",
-        "SumBackward1",
-        "TBackward0",
-        "TransposeBackward0",
-        "UnsafeViewBackward0",
-        "UnsqueezeBackward0",
-        "ViewBackward0",
-    }
-)
-
-
-def materializes_zero_grad(node, limit=64):
-    """Whether torch materializes a ZeroTensor sent to `node`: some node below it (reached
-    through nodes that only move the gradient) computes with real zeros, and none would pass
-    a ZeroTensor on through its own formula (there real zeros could make 0 * inf = NaN)."""
-    stack, seen, found = [node], set(), False
-    while stack:
-        fn = stack.pop()
-        if fn in seen:
-            continue
-        seen.add(fn)
-        name = fn.name()
-        if name in MATERIALIZES_ZERO_GRAD:
-            found = True
-        elif name in _MOVES_GRAD and len(seen) < limit:
-            stack += [e[0] for e in fn._edges if e is not None]
-        elif not isinstance(fn, AccumulateGrad):
-            return False
-    return found
-
-
-def _efficient_zeros(task, targets, captured):
-    """torch passes a ZeroTensor on through the nodes below it (a product or quotient with
-    one is one): nodes that received nothing else stay silent, and a leaf or requested input
-    reached only that way gets a zero gradient instead of none. A node whose formula fills
-    its gradient in place (std) raises torch's error instead."""
-    stack, seen = [(fn, like, None) for fn, like in task.zero_from], set()
-    while stack:
-        src, like, outs = stack.pop()
-        for k, fn in enumerate(src._next):
-            if fn is None or fn in seen or fn not in task.starved:
-                continue
-            if outs is not None and (k >= len(outs) or outs[k] is None):
-                continue  # the formula gives this input no gradient (norm's p = 0): none
-            seen.add(fn)
-            if fn.name() in _FILLS_GRAD_IN_PLACE or getattr(fn, "fills_grad_in_place", False):
-                raise RuntimeError(ZERO_IMMUTABLE)
-            if targets is not None and fn in targets:
-                for _, i, t in targets[fn]:
-                    zero = Tensor._make(t.xp.zeros_like(t._data), t._device)
-                    if captured is not None:
-                        captured[i] = zero if captured[i] is None else captured[i]
-                    elif t.grad is None:
-                        t.grad = zero
-                if captured is not None and isinstance(fn, AccumulateGrad):
-                    continue
-            if isinstance(fn, AccumulateGrad):
-                leaf = fn.variable
-                if leaf.grad is None:
-                    leaf.grad = Tensor._make(leaf.xp.zeros_like(leaf._data), leaf._device)
-                continue
-            # torch still evaluates the node's formula: its errors (a derivative not
-            # implemented, bool arithmetic) are raised; the values stay zero
-            shape, dtype = src._in_meta[k]
-            grads = [None] * fn._n_out
-            grads[src._nrs[k]] = Tensor._make(like.xp.zeros(shape, dtype=dtype), like._device)
-            fn.check_saved()
-            sent = len(task.zero_from)
-            res = fn.backward(*grads)
-            if len(task.zero_from) > sent:  # it sent a ZeroTensor on itself (sgn)
-                res = None
-            elif not isinstance(res, (tuple, list)):
-                res = (res,)
-            stack.append((fn, like, res))
 
 
 def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph, shared):
@@ -609,9 +463,11 @@ def _fit(g, shape, dtype):
             axes = tuple(range(lead)) + tuple(
                 i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1
             )
-            g = Tensor._make(
-                g.xp.asarray(a.sum(axis=axes, keepdims=True).reshape(shape)), g._device
-            )
+            if a.dtype.itemsize == 2:  # float16/bfloat16: torch sums in float, rounds once
+                s = a.sum(axis=axes, keepdims=True, dtype="float32").astype(a.dtype)
+            else:
+                s = a.sum(axis=axes, keepdims=True)
+            g = Tensor._make(g.xp.asarray(s.reshape(shape)), g._device)
         else:
             g = g.sum_to_size(shape)
     if g._data.dtype != dtype:

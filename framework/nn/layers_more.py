@@ -677,7 +677,11 @@ def bilinear(input1, input2, weight, bias=None):
         refuse(a._data, "b", "bmm")  # torch's _trilinear multiplies with bmm
     t = (a @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(n, o, i2)
     keep = None if weight.dtype.is_floating_point else weight.dtype  # bool stays bool
-    out = (t * b.reshape(n, 1, i2)).sum(-1, dtype=keep).reshape(*lead, o)
+    if keep is None:  # torch's _trilinear sums the second product with bmm too: its node
+        # materializes sgn's ZeroTensor (0 * NaN in input2 reaches input1's rows), as torch's
+        out = t.bmm(b.reshape(n, i2, 1)).reshape(*lead, o)
+    else:
+        out = (t * b.reshape(n, 1, i2)).sum(-1, dtype=keep).reshape(*lead, o)
     return out + bias if bias is not None else out
 
 

@@ -4,6 +4,7 @@ comparisons, logical and bitwise ops, casts and copies."""
 import math as _math
 
 from .._cpu_loops import with_tail
+from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, round_half
 from ..tensor import Tensor
 from .. import dtypes
@@ -570,7 +571,9 @@ class PowTensor(Op):
             _check_bool_sub(True, 1)
         # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf (the
         # incoming gradient inside the where: an inf gradient gives 0 there too)
-        grad_a = where(b == 0, 0.0, grad * (b * a ** (b - 1))) if need_a else None
+        # (a ZeroTensor gradient stays zero through the product, then where materializes it)
+        prod = grad if is_zero_tensor(grad) else grad * (b * a ** (b - 1))
+        grad_a = where(b == 0, 0.0, prod) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
         grad_b = grad * where((a == 0) & (b >= 0), 0.0, a**b * log(a)) if need_b else None
         return grad_a, grad_b

@@ -4,6 +4,7 @@ amin; with or without input's own values), with torch's IndexReduceBackward0 for
 import warnings
 
 from .. import dtypes
+from ..autograd.engine import is_zero_tensor
 from ..autograd.forward_ad import refuse_early
 from ..autograd.grad_mode import fw_in_use
 from ..autograd.op import Op, vmap_hook
@@ -114,6 +115,12 @@ class IndexReduce(Op):
     def backward(self, grad):
         """torch's index_reduce_backward."""
         x, idx, src = self.inputs
+        if is_zero_tensor(grad):  # torch's formulas keep sgn's ZeroTensor through their
+            # products and quotients (grad / 0 too) and index_select it as zeros: zeros
+            gs = _zeros(src)
+            if self.reduce == "prod":  # its src formula divides the selected zeros by src
+                gs = gs / src.masked_fill(src == 0, 1)  # (0 / NaN: NaN, as torch's)
+            return _zeros(x), None, gs
         result = self.output
         dim, reduce, inc = self.dim, self.reduce, self.include_self
         if reduce == "prod":

@@ -52,7 +52,11 @@ class Mm(Op):
     def forward(self, a, b):
         dt = a.dtype
         if dt.kind == "f" and dt.itemsize > 2:  # float32/64: the product itself (dot: the
-            return a.dot(b) if b.shape[0] != 1 else a @ b  # BLAS call of matmul; see _dot)
+            if b.shape[0] != 1:  # BLAS call of matmul; see _dot)
+                return a.dot(b)
+            if a.shape[0] > 1 and b.shape[1] > 1:  # torch's gemm of an inner dim of 1 is the
+                return a * b  # outer product exactly (0 * -x = -0; BLAS adds it to +0)
+            return a @ b  # (gemv for a row or column: +0 there, as torch's)
         if a.size and b.size:  # torch multiplies empty bool matrices
             refuse(a, "b", "addmm_impl_cpu_")
         return _half_matmul(a, b)

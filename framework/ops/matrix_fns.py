@@ -10,6 +10,7 @@ linalg_matrix_exp_differential: the upper-right block of the exponential of
 import math
 
 from .. import dtypes
+from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op
 from ._expm import expm as _torch_expm
 
@@ -154,11 +155,17 @@ class Renorm(Op):
         # forward's norm stays float32), so an overflowing slice keeps finite factors
         acc = dtypes.float64 if x.dtype in (dtypes.float32, dtypes.float64) else dtypes.float32
         norm = vector_norm(x, p, axes, keepdim=True, dtype=acc)
-        s = (x * grad).sum(axes, keepdim=True, dtype=acc)
+        zero = is_zero_tensor(grad)  # torch's ZeroTensor: products with it stay zero, the
+        # sum materializes it (real zeros into norm_backward: 0 * inf = NaN there)
+        if zero:
+            s = norm.new_zeros(tuple(norm.shape))
+        else:
+            s = (x * grad).sum(axes, keepdim=True, dtype=acc)
         invnorm = (norm + 1e-7).reciprocal()
         factor = invnorm * maxnorm
         nb = _norm_backward(s, x, p, norm, axes)
-        out = (factor * grad - factor * invnorm * nb).where(norm > maxnorm, grad)
+        scaled = factor * invnorm * nb
+        out = ((grad if zero else factor * grad) - scaled).where(norm > maxnorm, grad)
         return out.to(x.dtype)
 
     jvp = Op.jvp_transpose

@@ -5,6 +5,7 @@ import math
 
 from .._errors import broadcast_shapes, check_scalar_fits, not_implemented, zero_division
 from ..dtypes import scalar_type_name
+from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
@@ -566,6 +567,12 @@ class ScatterReduceTwo(Op):
     def backward(self, grad):
         x, index, src = self.inputs
         need_x, _, need_src = self.needs_input_grad
+        if is_zero_tensor(grad):  # torch's formulas keep sgn's ZeroTensor through their
+            # products and quotients and gather it as zeros: zeros (grad / 0 is zero too)
+            gx, gs = (v.new_zeros(tuple(v.shape)) for v in (x, src))
+            if self.reduce == "prod":  # its src formula divides the gathered zeros by src
+                gs = gs / src.masked_fill(src == 0, 1.0)  # (0 / NaN: NaN, as torch's)
+            return gx if need_x else None, None, gs if need_src else None
         out, d, r = self.output, self.dim, self.reduce
         hit = _const(self.hit, grad)
         src = (

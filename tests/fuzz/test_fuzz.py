@@ -26,6 +26,22 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    27081040: "cumsum of a leading -0 is +0 (torch's accumulator starts at +0), then log's "
+    "gradient inf, not -inf",
+    27000820: "count_nonzero(dim=-1) of a 0-dim tensor: an int64 array, not a NumPy scalar",
+    27000349: "isfinite of a 0-dim tensor: a bool array, not a NumPy scalar (printing crashed)",
+    22015773: "float32 sinc gradient at x = -0.00115: the cancelling quotient in float64 (was "
+    "known: torch 0.8%, ours 0.6% off the float64 gradient; ours now exact)",
+    24037076: "chain_matmul then rsqrt: mm with an inner dim of 1 is the exact outer product "
+    "(a zero row times a negative is -0, as torch's gemm)",
+    25015574: "where then sinc: sinc's float32 gradient quotient in float64 (torch's cancels)",
+    24064649: "2.0 / x then sgn: MulBackward0 passes the ZeroTensor on, ReciprocalBackward0 "
+    "materializes it (NaN where x = 0)",
+    24033981: "multilabel_soft_margin_loss then sgn: the mean materializes the ZeroTensor, the "
+    "product with the weight below it is 0 * inf",
+    25051595: "lp_pool2d then sgn: the ZeroTensor carried node by node as torch",
+    25052049: "gaussian_nll_loss then sgn: the ZeroTensor carried node by node as torch",
+    25060296: "grid_sample then sgn: the ZeroTensor carried node by node as torch",
     17062389: "logcumsumexp: the dim's IndexError before the integer/bool dtype refusal",
     17063123: "scatter_reduce mean on bool without include_self: the identity scatter's bounds "
     "error before the mean kernel's dtype refusal",
@@ -72,6 +88,7 @@ REGRESSION_SEEDS = {
     22092392: "histc of one 1e30 in float32: torch's middle bin where x -+ 1 rounds back to x",
     23026801: "group_norm of inf then sgn: the native backward takes the ZeroTensor as zeros (NaN)",
     24093712: "soft_margin_loss of int64 with a float64 target: the cast message names Double",
+    24050897: "norm(p=3, dim=()) of a 0-dim float32 -1e-30: dim=() is the all-reduce, |x|",
 }
 
 
@@ -121,13 +138,18 @@ KNOWN_SEEDS = {
     17063610: "float32 legacy qr gradient at cond 1603: torch 2.5e-3 off float64, ours 3.4e-4",
     17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
     22089402: "float32 instance_norm over two elements then log1p: an ulp at -1 (torch 1.2e-6 off)",
-    22015773: "float32 sinc gradient at x = -0.00115: cancelling sin/cos rounding in both",
     22031830: "float32 linalg.cond(p=-1) at cond 345 then cos: torch 1.1e-6 off float64, ours 4e-8",
     22053648: "float32 multi_head_attention gradients: ours as close to float64 as torch's",
     20174924: "float32 multi_head_attention gradient 1.85e-5 off torch: ours the closer to float64",
     23074945: "var of 1e30 then tan: 1.875e59 an ulp apart (torch 1 ulp, ours 2 from exact)",
     24086153: "float32 tanhshrink(-0.069) then reciprocal: x - tanh(x) cancels (ours the closer)",
     24005622: "instance_norm of a constant 1e30 instance: torch's fma rounding -6e24 (exact: bias)",
+    26029051: "float32 cholesky gradient at cond 25,480: torch 7.5e-4 off float64, ours 1.9e-6",
+    26029097: "group_norm then sgn: torch's backward leaves groups unwritten (1e12-1e31 per run)",
+    26064405: "affine_grid of a 1e30 theta then sin: torch 1 ulp off at 3.3e29 (ours rounded)",
+    26070593: "float32 i1(-7.6) then frac: torch's float Chebyshev bits, 2 ulps apart",
+    26085583: "layer_norm then expm1 of a 1e30 bias: an inf upstream gradient, torch's fused NaN",
+    26091245: "float32 gelu(-7.3) then log: torch's vectorised derivative is exactly 0 (NaN)",
 }
 
 

@@ -68,7 +68,9 @@ def test_float64(name, device):
     check(fn, arrays, device)
 
 
-@pytest.mark.parametrize("name", ["diag_embed", "logit", "sinc", "logcumsumexp", "dist", "inner"])
+# (sinc's float32 gradient at 1e-3 is torch's cancellation, 1% off; ours is the exact quotient:
+# tests/ops/test_fidelity_silent8.py compares both with the float64 gradient)
+@pytest.mark.parametrize("name", ["diag_embed", "logit", "logcumsumexp", "dist", "inner"])
 def test_float32(name, device):
     fn, arrays = CASES[name]
     check(fn, arrays, device, dtype=np.float32)
