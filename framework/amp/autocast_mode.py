@@ -318,7 +318,7 @@ def entry(name):
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            if state.active:
+            if in_use[0] and state.active:  # (the thread-local read only under autocast)
                 from ..tensor import Tensor
 
                 dev = next(

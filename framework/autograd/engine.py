@@ -9,6 +9,8 @@ import sys
 import threading
 import warnings
 
+import numpy as _np
+
 from ..tensor import Tensor
 from . import forward_ad as _fw
 from . import zero_grad as _zero
@@ -21,6 +23,7 @@ from .zero_grad import ZERO_IMMUTABLE, is_zero_tensor, zero_tensor  # noqa: F401
 # Writes to `.grad` are serialised: threads running backward through shared leaves must not
 # lose each other's contributions (torch locks each AccumulateGrad node the same way).
 _grad_lock = threading.Lock()
+_ndarray = _np.ndarray
 
 # References to a buffered gradient that only the engine holds, seen from `_sum`: the buffer's
 # list and the local name (plus getrefcount's own argument); its array: the tensor's attribute.
@@ -56,6 +59,11 @@ def current_task():
 
 def _root_grads(tensors, grads):
     """Check the roots and build their starting gradients (implicit ones only for scalars)."""
+    if grads is None and len(tensors) == 1:  # loss.backward(): one float scalar that requires
+        t = tensors[0]  # grad (any other case gets the checks below)
+        d = t._data
+        if t._rg and d.size == 1 and d.dtype.kind == "f" and type(d) is _ndarray:
+            return [Tensor._make(_np.ones_like(d), t._device)]
     if grads is None:
         grads = [None] * len(tensors)
     if len(grads) != len(tensors):
@@ -206,6 +214,16 @@ def run(
                 grads_in = ()
                 if task.zero_in is not None and fn in task.zero_in:
                     grads_in = _zero.zero_grads_in(task, fn, targets, captured)
+            elif type(fn) is AccumulateGrad and direct and fn._hooks is fn._prehooks is None:
+                g = grads_out[0]  # a leaf's node without node hooks (_run_node, inlined):
+                if g is not None:  # .grad set or summed
+                    leaf = fn.variable
+                    if leaf._hooks or leaf._post_hooks:
+                        _accumulate(leaf, g, create_graph, shared)
+                    else:
+                        with _grad_lock:
+                            _store_grad(leaf, g, create_graph, shared)
+                continue  # (no edges)
             elif (  # a node with no hooks, no target, no anomaly check: just its backward
                 direct
                 and type(fn) is not AccumulateGrad
@@ -240,7 +258,14 @@ def run(
             if n_in == 2:  # _mark_repeats for two gradients, inlined
                 if grads_in[0] is grads_in[1] and grads_in[0] is not None:
                     grads_in[0]._shared = True
-            elif n_in > 2:
+            elif n_in == 3:  # and for three (addmm, a loss's input, target, weight); no
+                # local names for them: `.grad` takes a gradient only nobody else holds
+                if (
+                    grads_in[0] is not None
+                    and (grads_in[0] is grads_in[1] or grads_in[0] is grads_in[2])
+                ) or (grads_in[1] is grads_in[2] and grads_in[1] is not None):
+                    _mark_repeats(grads_in)
+            elif n_in > 3:
                 _mark_repeats(grads_in)
             nexts = fn._next
             if n_in < len(nexts):  # no gradient for the last inputs (or any): None for them
@@ -438,9 +463,11 @@ def _fit(g, shape, dtype):
             axes = tuple(range(lead)) + tuple(
                 i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1
             )
-            g = Tensor._make(
-                g.xp.asarray(a.sum(axis=axes, keepdims=True).reshape(shape)), g._device
-            )
+            if a.dtype.itemsize == 2:  # float16/bfloat16: torch sums in float, rounds once
+                s = a.sum(axis=axes, keepdims=True, dtype="float32").astype(a.dtype)
+            else:
+                s = a.sum(axis=axes, keepdims=True)
+            g = Tensor._make(g.xp.asarray(s.reshape(shape)), g._device)
         else:
             g = g.sum_to_size(shape)
     if g._data.dtype != dtype:

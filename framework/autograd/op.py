@@ -31,7 +31,11 @@ _new = object.__new__
 _ndarray = _np.ndarray
 _F32, _F64 = _np.dtype("float32"), _np.dtype("float64")
 _ONE_TRUE = (True,)
-_V0, _V00 = (0,), (0, 0)  # saved versions of inputs never modified: shared, not per node
+_V0, _V00, _V000 = (
+    (0,),
+    (0, 0),
+    (0, 0, 0),
+)  # saved versions of inputs never modified: shared, not per node
 #                           (and the output indices `_nrs` of edges to first outputs)
 
 # Input metadata ((shape, dtype) per input) shared between nodes: every recorded node would
@@ -55,6 +59,18 @@ def _meta(table, key, value):
         _n_metas[0] += 1
         table[key] = value
     return value
+
+
+def _grad_node(a):
+    """The node that receives the gradient of `a` (which requires grad): its grad_fn, or as a
+    leaf its AccumulateGrad node (from the weak reference when there is one)."""
+    g = a.grad_fn
+    if g is None:
+        g = a._acc
+        g = g() if g is not None else None
+        if g is None:
+            g = a._edge()[0]
+    return g
 
 
 vmap_hook = [0, None]  # [active vmap levels, framework.func's dispatcher]
@@ -247,6 +263,34 @@ class Op(Node):
                                 return fn._record(args, out, dev)
                             return Tensor._make(out, dev)
                         return _finish(cls, fn, args, out, dev, requires)
+            elif n == 3:  # (addmm of Linear, addcmul, where)
+                a, b, c = args
+                if isinstance(a, Tensor) and isinstance(b, Tensor) and isinstance(c, Tensor):
+                    da, db, dc = a._data, b._data, c._data
+                    dt = da.dtype
+                    dev = a._device
+                    if (
+                        (dt is _F32 or dt is _F64)
+                        and db.dtype is dt
+                        and dc.dtype is dt
+                        and b._device is dev
+                        and c._device is dev
+                    ):
+                        fn = _new(cls._node_cls)
+                        fn._released = False
+                        fn.xp = _np if dev is _CPU else xp_for(dev)
+                        try:
+                            out = fn.forward(da, db, dc, **params)
+                        except Exception:  # as above
+                            if cls.promote or cls.broadcasts:
+                                broadcast_shapes(da.shape, db.shape, dc.shape)
+                            raise
+                        requires = a._rg or b._rg or c._rg
+                        if type(out) is _ndarray:
+                            if requires and state.enabled and cls.differentiable:
+                                return fn._record(args, out, dev)
+                            return Tensor._make(out, dev)
+                        return _finish(cls, fn, args, out, dev, requires)
         return cls._apply(args, params)
 
     @classmethod
@@ -412,6 +456,41 @@ class Op(Node):
                 self._inputs = args
                 v, w = a._vc[0], b._vc[0]
                 self._versions = _V00 if not (v or w) else (v, w)
+        elif n == 3 and args[0] is not None and args[1] is not None and args[2] is not None:
+            a, b, c = args  # three tensors (addmm of Linear)
+            ra, rb, rc = a._rg, b._rg, c._rg
+            self._next = (
+                _grad_node(a) if ra else None,
+                _grad_node(b) if rb else None,
+                _grad_node(c) if rc else None,
+            )
+            na, nb, nc = a._output_nr, b._output_nr, c._output_nr
+            self._nrs = _V000 if not (na or nb or nc) else (na, nb, nc)
+            da, db, dc = a._data, b._data, c._data
+            dt = da.dtype
+            table = _metas.get(dt) or _metas_of(dt)
+            key = (da.shape, db.shape, dc.shape, ra, rb, rc)
+            if db.dtype is not dt or dc.dtype is not dt:
+                key += (db.dtype, dc.dtype)
+            meta = table.get(key)
+            if meta is None:
+                meta = _meta(
+                    table,
+                    key,
+                    (
+                        (
+                            (da.shape, dt) if ra else None,
+                            (db.shape, db.dtype) if rb else None,
+                            (dc.shape, dc.dtype) if rc else None,
+                        ),
+                        (bool(ra), bool(rb), bool(rc)),
+                    ),
+                )
+            self._in_meta, self.needs_input_grad = meta
+            if self.saves_inputs:
+                self._inputs = args
+                u, v, w = a._vc[0], b._vc[0], c._vc[0]
+                self._versions = _V000 if not (u or v or w) else (u, v, w)
         else:
             self.needs_input_grad = tuple([a is not None and a._rg for a in args])
             self._edges = [a._edge() if a is not None and a._rg else None for a in args]
@@ -504,7 +583,14 @@ class Op(Node):
                 a, b = self._inputs
                 if a._vc[0] or b._vc[0]:
                     self._check_inputs()
-            elif vs is not _V0 or self._inputs[0]._vc[0]:
+            elif vs is _V0:
+                if self._inputs[0]._vc[0]:
+                    self._check_inputs()
+            elif vs is _V000:
+                a, b, c = self._inputs
+                if a._vc[0] or b._vc[0] or c._vc[0]:
+                    self._check_inputs()
+            else:
                 self._check_inputs()
         if self.saves_output and self._out_vc[0] != self._out_version:
             raise _modified_error(self._out, self._out_vc[0], self._out_version, self, 0)

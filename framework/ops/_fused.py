@@ -25,6 +25,7 @@ import math
 import os
 
 MIN_SIZE = 16384  # below this many elements NumPy's passes cost about as little
+SMALL = 1024  # up to this many elements a compiled ufunc beats NumPy's several calls
 _state = [None]  # the compiled kernels, False where unavailable, None before the first call
 
 
@@ -48,35 +49,88 @@ def disabled():
         _state[0] = saved
 
 
-def gelu32_loop(x, c, cdf, out):
-    """Phi(x) into cdf and x * Phi(x) + 0 into out, for flat float32 x: activation._phi32's
-    Horner steps, c = (clip, 1/2, 0, p0..p5, q0..q4)."""
-    clip, half, zero = c[0], c[1], c[2]
-    p0, p1, p2, p3, p4, p5 = c[3], c[4], c[5], c[6], c[7], c[8]
-    q0, q1, q2, q3, q4 = c[9], c[10], c[11], c[12], c[13]
+def phi32_main(v, c):
+    """activation._phi32's Horner steps for one float32 element (before its tail patch):
+    1/2 + xc p(u) / q(u) with xc = v clipped to +-c[0], u = xc^2, c = (clip, 1/2, 0,
+    p0..p5, q0..q4, -3, -5.5430408)."""
+    xc = v
+    if v > c[0]:
+        xc = c[0]
+    elif v < -c[0]:
+        xc = -c[0]
+    u = xc * xc
+    p = u + c[3]
+    p = p * u + c[4]
+    p = p * u + c[5]
+    p = p * u + c[6]
+    p = p * u + c[7]
+    p = p * u + c[8]
+    q = u * c[9] + c[10]
+    q = q * u + c[11]
+    q = q * u + c[12]
+    q = q * u + c[13]
+    p = p * xc
+    p = p / q
+    return p + c[1]
+
+
+def gelu32_loop(x, c, cof, cdf, out):
+    """Phi(x) into cdf and x * Phi(x) + 0 into out, for flat float32 x: phi32_main, then
+    _phi32_tail's erfc where -5.5430408 < x < -3 (cof = (-1/sqrt 2, then
+    special._ERFC_COF)). The tail is a second loop: a test for it inside the first one stops
+    that loop's vectorisation."""
+    zero = c[2]
     for j in range(x.size):
         v = x[j]
-        xc = v
-        if v > clip:
-            xc = clip
-        elif v < -clip:
-            xc = -clip
-        u = xc * xc
-        p = u + p0
-        p = p * u + p1
-        p = p * u + p2
-        p = p * u + p3
-        p = p * u + p4
-        p = p * u + p5
-        q = u * q0 + q1
-        q = q * u + q2
-        q = q * u + q3
-        q = q * u + q4
-        p = p * xc
-        p = p / q
-        p = p + half
+        p = _phi32_main(v, c)
         cdf[j] = p
         out[j] = v * p + zero
+    _gelu32_tail(x, c[14], c[15], zero, cof, cdf, out)
+
+
+def gelu32_tail(x, hi, lo, zero, cof, cdf, out):
+    """gelu32_loop's patch where lo < x < hi: cdf = float32(erfc(-x / sqrt 2) / 2), out = x *
+    cdf + 0; the blocks of 64 without such an x skipped after a branch-free test."""
+    n = x.size
+    for start in range(0, n, 64):
+        stop = min(start + 64, n)
+        hit = False
+        for j in range(start, stop):
+            hit = hit | (x[j] < hi)
+        if hit:
+            for j in range(start, stop):
+                v = x[j]
+                if v < hi and v > lo:
+                    cdf[j] = _half_erfc(v, cof)
+                    p = cdf[j]
+                    out[j] = v * p + zero
+
+
+def half_erfc(v, cof):
+    """0.5 * erfc(-v / sqrt 2) in float64 (special._erfc_abs's Clenshaw steps, in order),
+    stored by the caller in v's float32: _phi32_tail for one element."""
+    z = float(v) * cof[0]
+    t = 2.0 / (2.0 + z)
+    ty = 4.0 * t - 2.0
+    d = 0.0
+    dd = 0.0
+    for k in range(cof.size - 1, 1, -1):
+        nxt = ty * d
+        nxt = nxt - dd
+        nxt = nxt + cof[k]
+        dd = d
+        d = nxt
+    d = d * ty
+    d = d + cof[1]
+    d = d * 0.5
+    d = d - dd
+    d = d - z * z
+    return 0.5 * (t * math.exp(d))
+
+
+_half_erfc = half_erfc  # the compiled helpers once _build ran
+_gelu32_tail = gelu32_tail
+_phi32_main = phi32_main
 
 
 def gelu_grad_tail_loop(a, cdf, g, scale, d):
@@ -131,9 +185,15 @@ def log_softmax_grad_loop(g, d, tmp):
             d[i, j] = g[i, j] - d[i, j] * s
 
 
-def ln_moments_loop(rows, mean, var):
-    """Each row's mean and biased variance (two passes, accumulated in float64; LayerNorm)."""
+def ln_forward_loop(rows, c, w, b, affine, mean, var, invstd, out):
+    """LayerNorm's forward row by row: the mean and biased variance (two passes accumulated
+    in float64, rounded to the dtype into mean and var), invstd = 1 / sqrt(var + eps) in the
+    dtype, then out = (x - mean) * invstd [* w] [+ b] in that order; c = (eps, 1, bound) in
+    the dtype, affine = (has weight, has bias). Returns how many rows have |mean| +
+    sqrt(n var) over the bound (maybe past torch's Welford range: the caller checks those)."""
     n = rows.shape[1]
+    eps, one, bound = c[0], c[1], c[2]
+    far = 0
     for i in range(rows.shape[0]):
         acc = 0.0
         for j in range(n):
@@ -145,21 +205,22 @@ def ln_moments_loop(rows, mean, var):
             acc += d * d
         mean[i] = m
         var[i] = acc / n
-
-
-def ln_apply_loop(rows, mean, invstd, w, b, affine, out):
-    """out = (x - mean) * invstd [* w] [+ b] row by row, in that order and in the input's
-    dtype (LayerNorm's forward after its statistics); affine = (has weight, has bias)."""
-    n = rows.shape[1]
-    for i in range(rows.shape[0]):
-        m, s = mean[i], invstd[i]
+        v = var[i]
+        if abs(mean[i]) + math.sqrt(v * n) > bound:
+            far += 1
+        invstd[i] = math.sqrt(v + eps)  # rounded once: the dtype's own square root
+        s = invstd[i]
+        invstd[i] = one / s
+        s = invstd[i]
+        mi = mean[i]
         for j in range(n):
-            y = (rows[i, j] - m) * s
+            y = (rows[i, j] - mi) * s
             if affine[0]:
                 y = y * w[j]
             if affine[1]:
                 y = y + b[j]
             out[i, j] = y
+    return far
 
 
 def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
@@ -217,12 +278,24 @@ def row_max(rows, i):
 _row_max = row_max  # the compiled helper once _build ran (the loops below call it by name)
 
 
-def softmax_shift_loop(rows, m):
-    """Each row's maximum into m (0 where it is not finite or the row has a NaN, as the safe
-    softmax takes it), subtracted from the row in place. The maximum is exact (only the sign
-    of a zero maximum may differ from NumPy's, which leaves every probability the same)."""
+def softmax_shift_loop(rows, m, scale, mask):
+    """Each row times scale[0] plus its row of mask (row i takes mask[i % L]; neither when
+    scale is empty), then its maximum into m (0 where it is not finite or the row has a NaN,
+    as the safe softmax takes it), subtracted from the row in place. The maximum is exact
+    (only the sign of a zero maximum may differ from NumPy's, which leaves every probability
+    the same)."""
     n = rows.shape[1]
     for i in range(rows.shape[0]):
+        if scale.size:  # scores * scale + mask, rounded after each operation as NumPy's
+            s = scale[0]
+            if mask.shape[0]:
+                mi = i % mask.shape[0]
+                for j in range(n):
+                    v = rows[i, j] * s
+                    rows[i, j] = v + mask[mi, j]
+            else:
+                for j in range(n):
+                    rows[i, j] = rows[i, j] * s
         top, nan = _row_max(rows, i)
         if nan or not (top - top == 0):  # NaN, inf or -inf
             m[i] = 0
@@ -246,6 +319,110 @@ def softmax_scale_loop(rows, one, sums):
         r = one[0] if s == 0 else one[0] / s
         for j in range(n):
             rows[i, j] = rows[i, j] * r
+
+
+def sigmoid_ufunc(x):
+    """e / (e + 1) with e = exp(min(x, 709.7)) in float64 (NaN stays NaN), rounded once to
+    x's dtype: the float64 NumPy path's operations, a correctly rounded float32 result."""
+    t = float(x)
+    if t > 709.7:
+        t = 709.7
+    e = math.exp(t)
+    return e / (e + 1.0)
+
+
+def sigmoid_grad_ufunc(y, g):
+    """(1 - y) * g * y, Sigmoid's backward (its NumPy path's operations, in that order; the
+    1 a float32 constant, exact in either dtype, so float32 stays float32)."""
+    t = _to32(1.0) - y
+    t = t * g
+    return t * y
+
+
+def tanh_grad_ufunc(y, g):
+    """g * (1 - y * y), Tanh's backward (its NumPy path's operations, in that order)."""
+    t = y * y
+    t = _to32(1.0) - t
+    return t * g
+
+
+def phi32(v, c, cof):
+    """Phi(v) of one float32 element: phi32_main, with the erfc tail of gelu32_tail."""
+    if v < c[14] and v > c[15]:
+        return _to32(_half_erfc(v, cof))
+    return _phi32_main(v, c)
+
+
+def gelu32_ufunc(x):
+    """x * Phi(x) + 0 of a float32 x (Gelu's forward, exact form)."""
+    c = _GELU32_C
+    return x * _phi32(x, c, _GELU32_COF) + c[2]
+
+
+def gelu32_square_ufunc(x):
+    """x * x * -1/2 of a float32 x (the argument of Gelu's backward exp)."""
+    d = x * x
+    return d * _GELU32_C[16]
+
+
+def gelu32_grad_ufunc(x, e, g):
+    """(e / sqrt(2 pi) * x + Phi(x)) * g of float32 x, e = exp(x * x * -1/2) (from NumPy's
+    exp, so the values are bitwise Gelu's NumPy backward's), g."""
+    c = _GELU32_C
+    d = e * c[17]
+    d = d * x
+    d = d + _phi32(x, c, _GELU32_COF)
+    return d * g
+
+
+def _to32(v):
+    """v rounded to float32 (numba.float32 once _build ran)."""
+    return v
+
+
+_phi32 = phi32
+# activation._gelu32_constants(), set before a ufunc using them compiles (frozen into it)
+_GELU32_C = _GELU32_COF = None
+
+
+class _Ufuncs:
+    """NumPy ufuncs compiled by numba on first use (float32 and float64 loops), for small
+    arrays: one ufunc call (~0.45 us) where the NumPy path makes three to thirty. An
+    attribute is None where numba could not build the ufunc."""
+
+    SIGNATURES = {
+        "sigmoid": (sigmoid_ufunc, 1),
+        "sigmoid_grad": (sigmoid_grad_ufunc, 2),
+        "tanh_grad": (tanh_grad_ufunc, 2),
+        "gelu32": (gelu32_ufunc, 1),
+        "gelu32_square": (gelu32_square_ufunc, 1),
+        "gelu32_grad": (gelu32_grad_ufunc, 3),
+    }
+
+    def __init__(self, numba, cache):
+        self._numba, self._cache = numba, cache
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self.SIGNATURES:
+            raise AttributeError(name)
+        fn, arity = self.SIGNATURES[name]
+        types = ("float32", "float64")
+        if name.startswith("gelu32"):  # its constants frozen into the compiled code
+            from .activation import _gelu32_constants
+
+            global _GELU32_C, _GELU32_COF
+            _GELU32_C, _GELU32_COF = _gelu32_constants()
+            types = ("float32",)
+        sigs = [f"{t}({', '.join([t] * arity)})" for t in types]
+        ufunc = None  # where numba cannot build it: the callers' NumPy paths
+        for cache in dict.fromkeys((self._cache, False)):  # no writable cache: in memory
+            try:
+                ufunc = self._numba.vectorize(sigs, nopython=True, cache=cache)(fn).ufunc
+                break
+            except Exception:
+                continue
+        setattr(self, name, ufunc)
+        return ufunc
 
 
 def _compile():
@@ -274,9 +451,18 @@ def _build(numba, cache):
         fastmath = {"reassoc"} if sums else False
         return numba.njit(cache=cache, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
 
-    global _row_max
+    global _row_max, _half_erfc, _gelu32_tail, _phi32_main, _phi32, _to32
+    _to32 = numba.float32
+    _phi32_main = jit(phi32_main)
+    _phi32 = jit(phi32)
     _row_max = jit(row_max)
+    _half_erfc = jit(half_erfc)
+    _gelu32_tail = jit(gelu32_tail)
+    import numpy
+
     return SimpleNamespace(
+        ndarray=numpy.ndarray,  # the arrays the ufuncs below take (not CuPy's)
+        ufunc=_Ufuncs(numba, cache),
         gelu32=jit(gelu32_loop),
         gelu_grad_tail=jit(gelu_grad_tail_loop),
         softmax_shift=jit(softmax_shift_loop),
@@ -284,8 +470,7 @@ def _build(numba, cache):
         log_softmax_shift=jit(log_softmax_shift_loop),
         log_softmax_finish=jit(log_softmax_finish_loop, sums=True),
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
-        ln_moments=jit(ln_moments_loop, sums=True),
-        ln_apply=jit(ln_apply_loop),
+        ln_forward=jit(ln_forward_loop, sums=True),
         ln_backward=jit(ln_backward_loop, sums=True),
     )
 

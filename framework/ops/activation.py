@@ -9,7 +9,7 @@ from ..tensor import Tensor
 from . import _fused
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap, zero_where
-from .special import _ERF32_P, _ERF32_Q, _erf, _erfc_abs, _is_array
+from .special import _ERF32_P, _ERF32_Q, _ERFC_COF, _erf, _erfc_abs, _is_array
 from .unary import _float, exp
 from .reduction import _wrap_dim
 
@@ -28,6 +28,9 @@ class Tanh(Op):
         if plain(grad):  # no graph to record: the same products, in one buffer
             y, g = self._out, grad._data
             if y.ndim and y.dtype == g.dtype:  # (a 0-dim constant, not the scalar 1: faster)
+                u = _small_ufunc(y, "tanh_grad")
+                if u is not None:  # the same operations in one call
+                    return wrap(u(y, g), grad)
                 t = y * y
                 xp = self.xp
                 xp.subtract(_const(xp, y.dtype, 1), t, out=t)
@@ -66,6 +69,9 @@ class Sigmoid(Op):
         x = _float(x)
         xp = self.xp
         if x.ndim and x.dtype.kind == "f":
+            u = _small_ufunc(x, "sigmoid")
+            if u is not None:  # the same formula in float64, rounded once: one call
+                return u(x)
             # e / (1 + e) with e = exp(min(x, log of the largest float)): 4 NumPy calls and no
             # min() check, as e never overflows (a very negative x underflows to 0, silently);
             # exactly 0 at -inf and 1 at +inf as torch's 1 / (1 + exp(-x)), nan stays nan,
@@ -83,6 +89,9 @@ class Sigmoid(Op):
         if plain(grad):  # no graph to record: the same products, in one buffer
             y, g = self._out, grad._data
             if y.ndim and y.dtype == g.dtype:
+                u = _small_ufunc(y, "sigmoid_grad")
+                if u is not None:  # the same operations in one call
+                    return wrap(u(y, g), grad)
                 t = self.xp.subtract(_const(self.xp, y.dtype, 1), y)
                 t *= g
                 t *= y
@@ -135,6 +144,18 @@ class Relu(Op):
 
 _consts = {}  # (xp, dtype, value) -> a 0-dim array: NumPy's ufuncs and where take it faster
 #               than a Python or NumPy scalar, and it keeps the other operand's dtype
+
+
+def _small_ufunc(a, name, chars="fd"):
+    """_fused's compiled ufunc `name` for a NumPy array of one of the dtypes `chars` of at
+    most _fused.SMALL elements (one call instead of NumPy's three to thirty), else None (also
+    where numba could not build it)."""
+    k = _fused._state[0]
+    if k is None:
+        k = _fused.kernels()
+    if not k or a.size > _fused.SMALL or a.dtype.char not in chars or type(a) is not k.ndarray:
+        return None
+    return getattr(k.ufunc, name)
 
 
 def _const(xp, dtype, value=0):
@@ -429,6 +450,7 @@ _PHI32_P, _PHI32_Q = _phi_coefficients()
 # Phi is 0 and 1 in float32 beyond +-5.3 (true tails 6e-8), and 1/2 + x p / q rounds to exactly
 # 0 and 1 there (at 4 sqrt 2, _erf's clip of z at 4, it gives -6e-8): gelu(x <= -5.3) is 0
 _PHI32_CLIP = 5.3
+_PHI32_TAIL_END = -5.5430408  # torch's 1 + erf(x / sqrt 2) rounds to 0 at and below this
 
 
 def _phi32(xp, x):
@@ -461,7 +483,7 @@ def _phi32_tail(xp, x, p):
     (tail,) = xp.nonzero((x < f(-3)).ravel())
     if tail.size:
         z = x.ravel()[tail]
-        tail = tail[z > f(-5.5430408)]
+        tail = tail[z > f(_PHI32_TAIL_END)]
         z = x.ravel()[tail].astype("float64") * -(1 / math.sqrt(2))
         p.ravel()[tail] = (0.5 * _erfc_abs(xp, z)).astype("float32")
     return tail
@@ -470,20 +492,32 @@ def _phi32_tail(xp, x, p):
 _GELU32_CONSTS = []
 
 
+def _gelu32_constants():
+    """The float32 constants of _fused's GELU loops and ufuncs (clip, 1/2, 0, p0..p5, q0..q4,
+    -3, the tail's end, -1/2, 1/sqrt(2 pi)) and the float64 (-1/sqrt 2, erfc's Chebyshev
+    coefficients), as NumPy arrays (made once)."""
+    if not _GELU32_CONSTS:
+        import numpy  # only with numba, which needs NumPy: these go to compiled CPU code
+
+        assert len(_PHI32_P) == 6 and len(_PHI32_Q) == 5  # the loop's unrolled Horner steps
+        tail = (-3.0, _PHI32_TAIL_END, -0.5, 1 / math.sqrt(2 * math.pi))
+        consts = (_PHI32_CLIP, 0.5, 0.0) + _PHI32_P + _PHI32_Q + tail
+        _GELU32_CONSTS.append(numpy.asarray(consts, dtype=numpy.float32))
+        cof = (-(1 / math.sqrt(2)),) + _ERFC_COF
+        _GELU32_CONSTS.append(numpy.asarray(cof, dtype=numpy.float64))
+    return tuple(_GELU32_CONSTS)
+
+
 def _gelu32_fused(xp, x):
     """(Phi(x), gelu(x)) of a float32 array from _fused's compiled loop (bitwise _phi32's
-    values before its tail patch, _phi32_tail, and Gelu.forward's), or None where it does not
-    run (no numba, small or strided)."""
+    values, _phi32_tail's patch included, and Gelu.forward's), or None where it does not run
+    (no numba, small or strided)."""
     k = _fused.kernels() if x.size >= _fused.MIN_SIZE else None
     arrays = _fused.flat(x) if k is not None else None
     if arrays is None:
         return None
-    if not _GELU32_CONSTS:
-        assert len(_PHI32_P) == 6 and len(_PHI32_Q) == 5  # the loop's unrolled Horner steps
-        consts = (_PHI32_CLIP, 0.5, 0.0) + _PHI32_P + _PHI32_Q
-        _GELU32_CONSTS.append(xp.asarray(consts, dtype=xp.float32))
     cdf, out = xp.empty_like(x), xp.empty_like(x)
-    k.gelu32(arrays[0], _GELU32_CONSTS[0], cdf.reshape(-1), out.reshape(-1))
+    k.gelu32(arrays[0], *_gelu32_constants(), cdf.reshape(-1), out.reshape(-1))
     return cdf, out
 
 
@@ -526,13 +560,13 @@ class Gelu(Op):
                 return out
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
         if x.dtype == xp.float32 and _is_array(xp, x):
+            u = _small_ufunc(x, "gelu32", "f")
+            if u is not None:  # the same values in one call; backward recomputes Phi
+                self.cdf = None
+                return u(x)
             fused = _gelu32_fused(xp, x)
-            if fused is not None:  # the same values in one compiled loop, then the tail
+            if fused is not None:  # the same values in one compiled loop, tail included
                 self.cdf, out = fused
-                tail = _phi32_tail(xp, x, self.cdf)
-                if tail.size:
-                    xt = x.ravel()[tail]
-                    out.ravel()[tail] = xt * self.cdf.ravel()[tail] + dt(0)
                 return out
             cdf = _phi32(xp, x)
         else:
@@ -581,28 +615,42 @@ class Gelu(Op):
             d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)
         elif plain(grad):  # no graph to record: torch's formula on the arrays, Phi reused
             a, dt, xp = x._data, x._data.dtype.type, x.xp
+            u = _small_ufunc(a, "gelu32_grad", "f") if self.cdf is None else None
+            sq = _small_ufunc(a, "gelu32_square", "f") if u is not None else None
+            if sq is not None and grad._data.dtype == a.dtype:  # after forward's small ufunc:
+                d = sq(a)  # the formula below in 3 calls
+                xp.exp(d, out=d)
+                return wrap(u(a, d, grad._data), grad)
+            cdf = self._phi(a)
             if not _is_array(xp, a) or grad._data.dtype != a.dtype:
                 pdf = xp.exp(a * a * dt(-0.5)) * dt(1 / math.sqrt(2 * math.pi))
-                return wrap(grad._data * (self.cdf + a * pdf), grad)
+                return wrap(grad._data * (cdf + a * pdf), grad)
             d = a * a  # the same formula, in place on one temporary (same values)
             d *= dt(-0.5)
             xp.exp(d, out=d)
             k = _fused.kernels() if a.size >= _fused.MIN_SIZE else None
-            arrays = _fused.flat(a, self.cdf, grad._data, d) if k is not None else None
+            arrays = _fused.flat(a, cdf, grad._data, d) if k is not None else None
             if arrays is not None:  # the four passes below in one compiled loop
                 scale = xp.asarray([1 / math.sqrt(2 * math.pi)], dtype=a.dtype)
                 k.gelu_grad_tail(*arrays[:3], scale, arrays[3])
                 return wrap(d, grad)
             d *= dt(1 / math.sqrt(2 * math.pi))
             d *= a
-            d += self.cdf
+            d += cdf
             d *= grad._data
             return wrap(d, grad)
         else:
             # create_graph needs Phi as a function of x; otherwise the forward's copy will do
-            cdf = NormalCdf.apply(x) if state.enabled else Tensor._make(self.cdf, x.device)
+            if state.enabled:
+                cdf = NormalCdf.apply(x)
+            else:
+                cdf = Tensor._make(self._phi(x._data), x.device)
             d = cdf + x * _normal_pdf(x)  # d/dx x*Phi(x)
         return grad * d
+
+    def _phi(self, a):
+        """Phi(a) as forward computed it: kept, or recomputed after the small ufunc."""
+        return _phi32(self.xp, a) if self.cdf is None else self.cdf
 
     jvp = Op.jvp_elementwise
 

@@ -11,12 +11,15 @@ from .activation import softmax
 from .linalg import matmul
 
 
-def _probs_(xp, scores):
-    """Row softmax in place, where rows that are all -inf give zeros (torch's _safe_softmax);
-    also the rows' logsumexp (-inf for those rows)."""
-    fused = _fused_probs_(xp, scores)
+def _probs_(xp, scores, scale, mask):
+    """Row softmax of scores * scale + mask in place, where rows that are all -inf give zeros
+    (torch's _safe_softmax); also the rows' logsumexp (-inf for those rows)."""
+    fused = _fused_probs_(xp, scores, scale, mask)
     if fused is not None:
         return fused
+    scores *= scale
+    if mask is not None:
+        scores += mask.astype(scores.dtype, copy=False)
     m = scores.max(axis=-1, keepdims=True)
     m[~xp.isfinite(m)] = 0
     scores -= m
@@ -29,15 +32,23 @@ def _probs_(xp, scores):
     return scores, lse
 
 
-def _fused_probs_(xp, scores):
-    """_probs_ with _fused's compiled loops around NumPy's exp (the max subtracted and the
-    row scaling fused; row sums accumulated in float64), or None where they do not run."""
+def _fused_probs_(xp, scores, scale, mask):
+    """_probs_ with _fused's compiled loops around NumPy's exp (the scale, mask and max
+    applied and the row scaling done in them; row sums accumulated in float64), or None
+    where they do not run. A mask other than one (L, S) array of the scores' dtype (the
+    causal mask) is added by NumPy first."""
     k = _fused.kernels() if scores.size >= _fused.MIN_SIZE else None
     if k is None or _fused.flat(scores) is None or not scores.shape[-1]:
         return None
+    if mask is not None and not _loop_mask(mask, scores):
+        scores *= scale
+        scores += mask.astype(scores.dtype, copy=False)
+        scale, mask = None, None
     rows = scores.reshape(-1, scores.shape[-1])
     m = xp.empty(rows.shape[0], scores.dtype)
-    k.softmax_shift(rows, m)
+    sc = xp.empty(0, scores.dtype) if scale is None else scale.reshape(1)
+    add = xp.empty((0, rows.shape[1]), scores.dtype) if mask is None else mask
+    k.softmax_shift(rows, m, sc, add)
     xp.exp(scores, out=scores)
     s = xp.empty_like(m)
     k.softmax_scale(rows, xp.ones(1, scores.dtype), s)
@@ -45,6 +56,17 @@ def _fused_probs_(xp, scores):
     s[dead] = 1
     lse = xp.where(dead, -xp.inf, xp.log(s) + m)
     return scores, lse.reshape(scores.shape[:-1])
+
+
+def _loop_mask(mask, scores):
+    """Whether _fused.softmax_shift_loop takes the mask: one C-contiguous (L, S) NumPy array
+    of the scores' dtype (as the causal mask is)."""
+    return (
+        type(mask) is type(scores)
+        and mask.dtype == scores.dtype
+        and mask.shape == scores.shape[-2:]
+        and mask.flags.c_contiguous
+    )
 
 
 class ScaledDotProductFlashAttentionForCpu(Op):
@@ -79,10 +101,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         self.scale, self.mask = scale, mask
         self.attn_mask, self.is_causal, self.scale_arg = attn_mask, is_causal, scale_arg
         scores = q @ xp.swapaxes(k, -1, -2)  # a fresh array: the rest works in place
-        scores *= xp.asarray(scale, dtype=q.dtype)
-        if mask is not None:
-            scores += mask.astype(q.dtype, copy=False)
-        self.probs, self.lse = _probs_(xp, scores)
+        sc = xp.asarray(scale, dtype=q.dtype)
+        self.probs, self.lse = _probs_(xp, scores, sc, mask)
         out = self.probs @ v
         if q.strides[1] < q.strides[2]:  # torch's kernel writes the output in the query's
             # layout: heads inside sequence (q a transposed view of (B, L, H, E)) stays so,

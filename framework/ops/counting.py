@@ -201,6 +201,19 @@ def bincount(input, weights=None, minlength=0):
     return NotImplementedBackward.apply(weights, fn=lambda xp, w: out, aten="bincount")
 
 
+def _outward(xp, dt, x, side):
+    """x + side (side -1 or 1) as torch's widened histc edge: computed in the input's
+    arithmetic type (float for float16/bfloat16), stepped to the next representable value
+    past x where it rounds back onto x (|x| >= 2^25 in float32, or 2^24 + 1 at the tie: the
+    constant 2^24 lands in bin bins // 3, not in the last bin; 1e30 in the middle one), then
+    rounded to the input's dtype (a float16 4096 - 1 rounds back to 4096)."""
+    acc = dt.type if dt.itemsize >= 4 else xp.float32
+    v = acc(acc(x) + acc(side))
+    if v == acc(x):
+        v = xp.nextafter(acc(x), acc(side * math.inf))
+    return dt.type(v)
+
+
 @per_sample_under_vmap
 def histc(input, bins=100, min=0, max=0):
     """Histogram of `bins` equal-width bins over [min, max] (the data's range when both are 0);
@@ -234,21 +247,28 @@ def histc(input, bins=100, min=0, max=0):
     if not (math.isfinite(lo) and math.isfinite(hi)):  # a NaN of the data prints as "-nan"
         lo_s, hi_s = ("-nan" if data and v != v else f"{v:g}" for v in (lo, hi))
         raise RuntimeError(f"torch.histc: range of [{lo_s}, {hi_s}] is not finite")
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+    widened = lo == hi  # torch's x -+ 1 edges land on the representable values past them
+    if widened and lo - 1 >= hi + 1 and input._data.dtype.name == "bfloat16":
+        raise RuntimeError("torch.histc: max must be larger than min")  # (torch's bfloat16)
+    if widened:
+        lo, hi = _outward(xp, input._data.dtype, lo, -1), _outward(xp, input._data.dtype, hi, 1)
     if lo > hi:
         raise RuntimeError("torch.histogramdd(): max must be larger than min")
     # torch's linear kernel in the input's dtype: the outer edges of linspace(lo, hi) and
     # pos = (x - lo) * bins / (hi - lo), each step rounded to that dtype
     dt = input._data.dtype
     a = input._data.reshape(-1)
-    lo, hi = dt.type(lo), dt.type(hi)
+    if not widened:
+        lo, hi = dt.type(lo), dt.type(hi)
     inside = a[(a >= lo) & (a <= hi)]
     with xp.errstate(all="ignore"):
-        if hi == lo:  # x -+ 1 rounded back to x (|x| >= 2^25 in float32): torch's middle bin
-            idx = xp.full(inside.shape, bins // 2, dtype="int64")  # (0 / 0 made a ValueError)
+        if hi == lo:  # a given min < max that round together: torch's 0 / 0 casts to
+            # INT64_MIN, whose byte offset wraps to 0: bin 0 (ours made a ValueError)
+            idx = xp.zeros(inside.shape, dtype="int64")
         else:
-            idx = ((inside - lo) * dt.type(bins) / (hi - lo)).astype("int64")
+            pos = (inside - lo) * dt.type(bins) / (hi - lo)
+            # a NaN/inf/huge pos (float16 with over 65504 bins) casts to INT64_MIN: bin 0
+            idx = xp.where(xp.isfinite(pos) & (pos < 2.0**63), pos, 0).astype("int64")
     idx = xp.minimum(idx, bins - 1)  # the right edge belongs to the last bin
     out = xp.bincount(idx, minlength=bins).astype(input._data.dtype)
     return _t(out, input)

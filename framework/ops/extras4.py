@@ -9,7 +9,7 @@ import math
 
 from .. import dtypes
 from .._errors import broadcast_shapes, check_scalar_fits, refuse
-from ..autograd.op import Op, per_sample_under_vmap, vmap_hook
+from ..autograd.op import Op, per_sample_under_vmap, round_half, vmap_hook
 from ..tensor import Tensor
 
 __all__ = [
@@ -87,6 +87,7 @@ class Ldexp(Op):
     """input * 2 ** other, one node over both inputs (torch's ldexp.Tensor)."""
 
     saves_inputs = True
+    saves_output = True
     broadcasts = True
 
     def forward(self, a, b):
@@ -104,17 +105,20 @@ class Ldexp(Op):
         else:
             e_dt = dtypes.result_type([xp.empty((), a.dtype), b], [0, b.ndim], [])
         e = xp.power(e_dt.type(2.0), b.astype(e_dt, copy=False))
+        if self.half is not None:  # a half ldexp computes in float32: torch's pow(2, other)
+            e = round_half(e, self.half)  # is a half tensor before the product
         return (a * e).astype(dtypes.result_type([a, e], [a.ndim, b.ndim], []), copy=False)
 
     def backward(self, grad):
-        """torch's: grad * 2 ** b for a, grad * a * log 2 * 2 ** b for b."""
+        """torch's: grad * 2 ** b for a, grad * result * log 2 for b, in the result's dtype
+        (float16 for a float16 ldexp_ whatever b's: its broadcast sum is in float16 too)."""
         a, b = self.inputs
         e = 2**b  # (torch's formula: an integer power for integer exponents, 0 below 0)
         ga = grad * e if self.needs_input_grad[0] else None
-        # torch's order: grad * self * ln 2 in their dtype (float16 for a float16 ldexp_),
-        # then times 2 ** other
-        gb = grad * a * math.log(2.0) * e if self.needs_input_grad[1] else None
-        return ga, gb
+        if not self.needs_input_grad[1]:
+            return ga, None
+        out = self.output  # (in place: self's dtype, which the gradient has)
+        return ga, grad * out.to(grad.dtype) * math.log(2.0)
 
     jvp = Op.jvp_elementwise
     jvp_reads_primal = True  # torch's tangent reads the primal: its gradient is zeros

@@ -1,6 +1,6 @@
 """Matrix products: mm, mv, dot, bmm, addmm, outer, linear and matmul's dispatch."""
 
-from ..amp.autocast_mode import cast as _amp_cast, state as _amp
+from ..amp.autocast_mode import cast as _amp_cast, in_use as _amp_in_use, state as _amp
 from .reduction import _prod
 from .._errors import broadcast_shapes, check_empty_sum_scale, refuse
 from ..autograd.engine import is_zero_tensor
@@ -100,7 +100,9 @@ def mm(a, b):
         >>> framework.mm(framework.tensor([[1.0, 2.0]]), framework.tensor([[3.0], [4.0]]))
         tensor([[11.]])
     """
-    if _amp.active:  # autocast casts before torch's checks (mixed dtypes are fine under it)
+    if (
+        _amp_in_use[0] and _amp.active
+    ):  # autocast casts before torch's checks (mixed dtypes are fine)
         a, b = _amp_cast("Mm", a.device.type, a, b)
     sa, sb = a._data.shape, b._data.shape
     if len(sa) != 2:
@@ -257,7 +259,7 @@ def bmm(a, b):
         >>> framework.bmm(framework.ones(2, 2, 3), framework.ones(2, 3, 4)).shape
         torch.Size([2, 2, 4])
     """
-    if _amp.active:
+    if _amp_in_use[0] and _amp.active:
         a, b = _amp_cast("Bmm", a.device.type, a, b)
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -323,6 +325,10 @@ class Addmm(Op):
         if need_b:
             grad_b = grad if self.beta == 1 else grad * self.beta
         if self.alpha == 1 and plain(grad) and m1._data.dtype == grad._data.dtype:
+            g = grad._data
+            if need_b and self.beta == 1 and self._in_meta[0][0] == g.shape[1:]:  # a Linear's
+                grad_b = wrap(self.xp.add.reduce(g, 0), grad)  # bias: summed over the rows
+                #                                     here (the engine's reduction, one call)
             return (grad_b,) + _mm_grads(grad, m1._data, m2._data, need_1, need_2)
         if need_1:
             grad_1 = grad.mm(m2.t())
@@ -353,7 +359,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         tensor([[3., 3.],
                 [3., 3.]])
     """
-    if _amp.active:  # autocast casts before torch's checks
+    if _amp_in_use[0] and _amp.active:  # autocast casts before torch's checks
         input, mat1, mat2 = _amp_cast("Addmm", mat1.device.type, input, mat1, mat2)
     a, b, c = mat1._data, mat2._data, input._data
     if (  # the common case (F.linear): checks on the arrays only
@@ -405,7 +411,7 @@ def linear(input, weight, bias=None):
         >>> F.linear(x, w, framework.ones(3))
         tensor([[2., 4., 5.]], grad_fn=<AddmmBackward0>)
     """
-    if _amp.active:
+    if _amp_in_use[0] and _amp.active:
         input, weight, bias = _amp_cast("linear", input.device.type, input, weight, bias)
     if bias is None:
         return matmul(input, weight.t())
@@ -498,7 +504,7 @@ def matmul(a, b):
         >>> framework.matmul(framework.ones(5, 2, 3), framework.ones(3, 4)).shape
         torch.Size([5, 2, 4])
     """
-    if _amp.active:
+    if _amp_in_use[0] and _amp.active:
         a, b = _amp_cast("matmul", a.device.type, a, b)
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:

@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from .. import dtypes
 from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
+from . import _loss_fast as _fast
 
 __all__ = [
     "mse_loss",
@@ -594,7 +595,7 @@ class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
 
     saves_inputs = True
-    saved_for = ((1,), (), ())  # torch saves self and target (the target's needed always)
+    saved_for = ((0,), (0,), (0,))  # torch saves (and checks) self and target for self's grad
     saves = ("safe", "wt", "keep", "denom", "total_weight")
     saved_fields = {
         "self": "input0",
@@ -860,6 +861,17 @@ def _check_input(x, nll=False):
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
 
 
+def _defaults(weight, size_average, ignore_index, reduce, reduction):
+    """Whether nll_loss's/cross_entropy's options are their defaults (see _loss_fast)."""
+    return (
+        weight is None
+        and size_average is None
+        and reduce is None
+        and reduction == "mean"
+        and ignore_index == -100
+    )
+
+
 @_amp_entry("nll_loss")
 def nll_loss(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
@@ -898,6 +910,10 @@ def nll_loss(
         >>> F.nll_loss(logp, framework.tensor([1, 2]))
         tensor(0.2796)
     """
+    if _defaults(weight, size_average, ignore_index, reduce, reduction):
+        out = _fast.nll_loss(input, target, NllLoss)
+        if out is not None:
+            return out
     reduction = _reduction(reduction, size_average, reduce)
     _check_input(input, nll=True)
     _check_class_target("nll_loss_forward", input, target, weight)
@@ -961,6 +977,12 @@ def cross_entropy(
         >>> logits.grad.shape
         torch.Size([2, 3])
     """
+    if (label_smoothing == 0.0) is True and _defaults(
+        weight, size_average, ignore_index, reduce, reduction
+    ):
+        out = _fast.cross_entropy(input, target, NllLoss)
+        if out is not None:
+            return out
     reduction = _reduction(reduction, size_average, reduce)
     if input.numel() or (
         tuple(input.shape) == tuple(target.shape) and target.dtype.is_floating_point

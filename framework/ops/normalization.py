@@ -508,8 +508,8 @@ class NativeLayerNorm(Op):
         return xc.reshape(x.shape)
 
     def _fused_forward(self, rows, weight, bias, shape):
-        """_rows_forward in two compiled loops (_fused: statistics accumulated in float64, then
-        the normalisation in _rows_forward's order), or None where they do not run."""
+        """_rows_forward in one compiled loop (_fused: statistics accumulated in float64, then
+        the normalisation in _rows_forward's order), or None where it does not run."""
         k = _fused.kernels() if rows.size >= _fused.MIN_SIZE else None
         if k is None or _fused.flat(rows) is None:
             return None
@@ -517,18 +517,17 @@ class NativeLayerNorm(Op):
         affine = [a.reshape(-1) if a is not None else None for a in (weight, bias)]
         if any(a is not None and not _fused_vector(a, dt) for a in affine):
             return None
-        mean, var = xp.empty(rows.shape[0], dt), xp.empty(rows.shape[0], dt)
-        k.ln_moments(rows, mean, var)
-        if kernel_moments(xp, rows, mean, var):  # rows past torch's Welford range
-            return None
-        kept = shape[: len(shape) - len(self.axes)] + (1,) * len(self.axes)
-        var += self.eps
-        invstd = 1.0 / xp.sqrt(var)
-        self.mean, self.invstd = mean.reshape(kept), invstd.reshape(kept)
+        mean, var, invstd = (xp.empty(rows.shape[0], dt) for _ in range(3))
+        out = xp.empty_like(rows)
+        limit = math.sqrt(float(xp.finfo(dt).max)) / 8  # half kernel_moments' first test
+        c = xp.asarray([self.eps, 1.0, limit], dtype=dt)
         flags = xp.asarray([a is not None for a in affine], dtype=xp.uint8)
         w, b = (a if a is not None else mean for a in affine)
-        out = xp.empty_like(rows)
-        k.ln_apply(rows, mean, invstd, w, b, flags, out)
+        far = k.ln_forward(rows, c, w, b, flags, mean, var, invstd, out)
+        if far and kernel_moments(xp, rows, mean, var):  # rows past torch's Welford range
+            return None
+        kept = shape[: len(shape) - len(self.axes)] + (1,) * len(self.axes)
+        self.mean, self.invstd = mean.reshape(kept), invstd.reshape(kept)
         return out
 
     def _fused_backward(self, g, rows, weight, need_w, need_b):

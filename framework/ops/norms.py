@@ -99,14 +99,14 @@ class Norm(LinalgVectorNorm):
     node_name = "NormBackward1"
 
 
+def _empty_dims(dim):
+    return isinstance(dim, (tuple, list)) and not dim
+
+
 def _norm_dims(dim, ndim):
     if dim is None:
         return None
-    return (
-        _axis(dim, max(ndim, 1))
-        if not (isinstance(dim, (tuple, list)) and not dim)
-        else tuple(range(ndim))
-    )
+    return _axis(dim, max(ndim, 1)) if not _empty_dims(dim) else tuple(range(ndim))
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVectorNorm):
@@ -146,8 +146,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVect
                     )
     axes = _norm_dims(dim, x.dim())
     if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element, which torch then
-        axes = None  # reduces as any (|x|^p summed, ^(1/p): 1e30 overflows for p > 1)
-        if dim is not None and _op is LinalgVectorNorm:
+        axes = None  # reduces as any (|x|^p summed, ^(1/p): 1e30 overflows for p > 1);
+        # dim=() is torch's all-reduce: its one element is |x| (seed 24050897)
+        if dim is not None and _op is LinalgVectorNorm and not _empty_dims(dim):
             return _op.apply(x, ord=float(ord), dim=axes, keepdim=keepdim, reduce_scalar=True)
     return _op.apply(x, ord=float(ord), dim=axes, keepdim=keepdim)
 

@@ -25,6 +25,9 @@ class _FlatParam:
 
 
 BUCKET = 32768  # values per bucket: a few flat float32 arrays of this size stay in L2 cache
+MIN_FLAT = 5  # fewer parameters in a bucket: the loop is faster (flattening and copying back
+#               costs ~50 us a step; Adam on 3 x 500 values: 64 us flat, 50 us loop; 4: 67
+#               vs 63; 6: 78 vs 109; the digits MLP's 3 small parameters: 101 vs 78 a step)
 
 
 def step_buckets(opt, group, params, h, prepare):
@@ -44,7 +47,7 @@ def step_buckets(opt, group, params, h, prepare):
     if bucket:
         buckets.append(bucket)
     for i, bucket in enumerate(buckets):
-        if len(bucket) == 1 or not step_group(opt, group, bucket, h, prepare, i):
+        if len(bucket) < MIN_FLAT or not step_group(opt, group, bucket, h, prepare, i):
             rest.extend(bucket)
     if len(rest) > 1 and len(rest) != len(params):
         order = {id(p): k for k, p in enumerate(params)}  # keep torch's state order

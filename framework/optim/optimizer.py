@@ -75,6 +75,7 @@ _CHECKS = {
     ),
 }
 _CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]  # + "xla" for most
+_PLAIN = frozenset((float, int, bool, str, type(None)))  # hyperparameters _to_scalar keeps
 
 
 def _hooked_step(step):
@@ -248,7 +249,9 @@ class Optimizer:
 
     def _step_group(self, group, params):
         """The one parameter loop: maximize and weight decay here, the rule in `_update`."""
-        h = {k: _to_scalar(v) for k, v in group.items() if k != "params"}
+        h = {  # (numbers, flags and names as they are: no call for each)
+            k: v if type(v) in _PLAIN else _to_scalar(v) for k, v in group.items() if k != "params"
+        }
         if h.get("capturable"):
             for p in params:
                 if p.device.type not in _CAPTURABLE_DEVICES:

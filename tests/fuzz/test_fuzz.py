@@ -84,6 +84,7 @@ REGRESSION_SEEDS = {
     22092392: "histc of one 1e30 in float32: torch's middle bin where x -+ 1 rounds back to x",
     23026801: "group_norm of inf then sgn: the native backward takes the ZeroTensor as zeros (NaN)",
     24093712: "soft_margin_loss of int64 with a float64 target: the cast message names Double",
+    24050897: "norm(p=3, dim=()) of a 0-dim float32 -1e-30: dim=() is the all-reduce, |x|",
 }
 
 
@@ -144,6 +145,12 @@ KNOWN_SEEDS = {
     23074945: "var of 1e30 then tan: 1.875e59 an ulp apart (torch 1 ulp, ours 2 from exact)",
     24086153: "float32 tanhshrink(-0.069) then reciprocal: x - tanh(x) cancels (ours the closer)",
     24005622: "instance_norm of a constant 1e30 instance: torch's fma rounding -6e24 (exact: bias)",
+    26029051: "float32 cholesky gradient at cond 25,480: torch 7.5e-4 off float64, ours 1.9e-6",
+    26029097: "group_norm then sgn: torch's backward leaves groups unwritten (1e12-1e31 per run)",
+    26064405: "affine_grid of a 1e30 theta then sin: torch 1 ulp off at 3.3e29 (ours rounded)",
+    26070593: "float32 i1(-7.6) then frac: torch's float Chebyshev bits, 2 ulps apart",
+    26085583: "layer_norm then expm1 of a 1e30 bias: an inf upstream gradient, torch's fused NaN",
+    26091245: "float32 gelu(-7.3) then log: torch's vectorised derivative is exactly 0 (NaN)",
 }
 
 

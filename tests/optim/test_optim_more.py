@@ -251,7 +251,7 @@ def test_custom_optimizer_with_own_step():
 
 def _flat_problem():
     rng = np.random.default_rng(4)
-    shapes = [(3, 4), (5,), (2, 3, 2), (4,)]
+    shapes = [(3, 4), (5,), (2, 3, 2), (4,), (2, 2), (3,)]  # (buckets of 5+ run flat)
     init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(12)]
     return init, grads
