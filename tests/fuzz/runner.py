@@ -1316,7 +1316,11 @@ def _torch_grads_vary(p, runs=3):
     """torch's gradients differ from one run of the same program to the next (a kernel that
     leaves memory unwritten): measured by running torch `runs` times."""
     seen = None
-    for _ in range(runs):
+    for i in range(runs):
+        # fill freed memory with values of this run: a buffer torch leaves unwritten then
+        # shows them (else the allocator can hand back the same stale bytes run after run)
+        scribble = [torch.full((n,), 1e5 * (i + 1) + n) for n in (64, 256, 1024, 4096)]
+        del scribble
         try:
             out, leaves = p.run(torch)
             outs = [o for o in _outputs(out) if isinstance(o, torch.Tensor) and o.requires_grad]
