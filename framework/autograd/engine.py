@@ -214,16 +214,6 @@ def run(
                 grads_in = ()
                 if task.zero_in is not None and fn in task.zero_in:
                     grads_in = _zero.zero_grads_in(task, fn, targets, captured)
-            elif type(fn) is AccumulateGrad and direct and fn._hooks is fn._prehooks is None:
-                g = grads_out[0]  # a leaf's node without node hooks (_run_node, inlined):
-                if g is not None:  # .grad set or summed
-                    leaf = fn.variable
-                    if leaf._hooks or leaf._post_hooks:
-                        _accumulate(leaf, g, create_graph, shared)
-                    else:
-                        with _grad_lock:
-                            _store_grad(leaf, g, create_graph, shared)
-                continue  # (no edges)
             elif (  # a node with no hooks, no target, no anomaly check: just its backward
                 direct
                 and type(fn) is not AccumulateGrad
@@ -250,6 +240,16 @@ def run(
                         fn.release()
                     elif fn._packed is not None:
                         drop_unpacked(fn)
+            elif type(fn) is AccumulateGrad and direct and fn._hooks is fn._prehooks is None:
+                g = grads_out[0]  # a leaf's node without node hooks (_run_node, inlined):
+                if g is not None:  # .grad set or summed
+                    leaf = fn.variable
+                    if leaf._hooks or leaf._post_hooks:
+                        _accumulate(leaf, g, create_graph, shared)
+                    else:
+                        with _grad_lock:
+                            _store_grad(leaf, g, create_graph, shared)
+                continue  # (no edges; after the branch above, which other nodes take)
             else:
                 grads_in = _run_node(
                     fn, grads_out, targets, captured, create_graph, retain_graph, shared

@@ -998,6 +998,8 @@ def compare_tensor(f, t, where):
             out.append((SILENT, f"{where} dtype", f"{f.dtype} vs {t.dtype}"))
         if tuple(f.shape) != tuple(t.shape):
             return out + [(SILENT, f"{where} shape", f"{tuple(f.shape)} vs {tuple(t.shape)}")]
+        if type(f._data).__module__ == "numpy" and not isinstance(f._data, np.ndarray):
+            out.append((SILENT, f"{where} storage", f"{type(f._data).__name__}, not an array"))
         if f.requires_grad != t.requires_grad:
             out.append(
                 (SILENT, f"{where} requires_grad", f"{f.requires_grad} vs {t.requires_grad}")
