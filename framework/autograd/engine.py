@@ -574,6 +574,8 @@ def _store_grad(t, g, create_graph, shared=None):
         t.grad = t.grad + g
     else:
         old = t.grad
+        if old.__dict__.get("_zero_tensor", False):  # torch's in-place += on a ZeroTensor
+            raise RuntimeError(ZERO_IMMUTABLE)  # .grad (left by sgn's gradient) refuses
         if old._data.flags.writeable and old._data.shape == g._data.shape:
             old.xp.add(old._data, g._data, out=old._data)
             old._vc[0] += 1
