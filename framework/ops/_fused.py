@@ -321,6 +321,48 @@ def softmax_scale_loop(rows, one, sums):
             rows[i, j] = rows[i, j] * r
 
 
+def lstm_grads_loop(i, f, g, o, tc, c, gh, gc, has_gc, out, dcf):
+    """rnn_fused._lstm_grads on (N, H) arrays: dc = gh * o * (1 - tc^2) [+ gc], the gate
+    gradients dc g i (1 - i), dc c f (1 - f), dc i (1 - g^2), gh tc o (1 - o) into the
+    column blocks of out (N, 4H), and dc * f into dcf; each product in the formula's order."""
+    n, h = i.shape
+    one = _to32(1.0)  # (float32; exact and promoted in float64 arrays)
+    for r in range(n):
+        for j in range(h):
+            iv, fv, gv, ov, t, ghv = i[r, j], f[r, j], g[r, j], o[r, j], tc[r, j], gh[r, j]
+            dc = ghv * ov
+            dc = dc * (one - t * t)
+            if has_gc:
+                dc = dc + gc[r, j]
+            out[r, j] = dc * gv * iv * (one - iv)
+            out[r, h + j] = dc * c[r, j] * fv * (one - fv)
+            out[r, 2 * h + j] = dc * iv * (one - gv * gv)
+            out[r, 3 * h + j] = ghv * t * ov * (one - ov)
+            dcf[r, j] = dc * fv
+
+
+def gru_grads_loop(r, z, nn, hn, h, g, gx, gh, gz):
+    """rnn_fused._gru_grads on (N, H) arrays: dn = g (1 - z) (1 - n^2), dr = dn hn r (1 - r),
+    dz = g (h - n) z (1 - z) into the column blocks of gx = [dr, dz, dn] and gh = [dr, dz,
+    dn r] (N, 3H), and g z into gz; each product in the formula's order."""
+    n, w = r.shape
+    one = _to32(1.0)  # (float32; exact and promoted in float64 arrays)
+    for i in range(n):
+        for j in range(w):
+            rv, zv, nv, gv = r[i, j], z[i, j], nn[i, j], g[i, j]
+            dn = gv * (one - zv)
+            dn = dn * (one - nv * nv)
+            dr = dn * hn[i, j] * rv * (one - rv)
+            dz = gv * (h[i, j] - nv) * zv * (one - zv)
+            gx[i, j] = dr
+            gx[i, w + j] = dz
+            gx[i, 2 * w + j] = dn
+            gh[i, j] = dr
+            gh[i, w + j] = dz
+            gh[i, 2 * w + j] = dn * rv
+            gz[i, j] = gv * zv
+
+
 def sigmoid_ufunc(x):
     """e / (e + 1) with e = exp(min(x, 709.7)) in float64 (NaN stays NaN), rounded once to
     x's dtype: the float64 NumPy path's operations, a correctly rounded float32 result."""
@@ -464,6 +506,8 @@ def _build(numba, cache):
         ndarray=numpy.ndarray,  # the arrays the ufuncs below take (not CuPy's)
         ufunc=_Ufuncs(numba, cache),
         gelu32=jit(gelu32_loop),
+        lstm_grads=jit(lstm_grads_loop),
+        gru_grads=jit(gru_grads_loop),
         gelu_grad_tail=jit(gelu_grad_tail_loop),
         softmax_shift=jit(softmax_shift_loop),
         softmax_scale=jit(softmax_scale_loop, sums=True),

@@ -293,7 +293,7 @@ def count_nonzero(input, dim=None):
     axes = tuple(_dim(d, max(input.dim(), 1)) for d in dims)
     if input.dim() == 0:  # dims 0 and -1 of a 0-dim tensor name the tensor itself
         axes = ()
-    return _t(nz.sum(axis=axes).astype("int64"), input)
+    return _t(input.xp.asarray(nz.sum(axis=axes), dtype="int64"), input)  # (axes=(): a scalar)
 
 
 @per_sample_under_vmap

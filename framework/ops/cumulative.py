@@ -28,6 +28,8 @@ class Cumsum(Op):
         self.dim, self.in_dtype = dim, x.dtype
         out = x.astype(dtype, copy=False).reshape(x.shape or (1,))
         out = self.xp.cumsum(out, axis=dim, dtype=_acc(dtype))  # torch accumulates in double
+        if x.ndim and out.dtype.kind == "f":
+            out += 0.0  # from an accumulator of +0: a leading -0 sums to +0 (not for 0-dim)
         return out.astype(dtype, copy=False).reshape(x.shape)
 
     def backward(self, grad):

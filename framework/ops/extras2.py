@@ -48,7 +48,8 @@ __all__ = [
 
 
 def _wrap(x, ref):
-    return Tensor._make(x, ref.device)
+    """A result array as a tensor on ref's device (a 0-dim ufunc result is a NumPy scalar)."""
+    return Tensor._make(ref.xp.asarray(x), ref.device)
 
 
 def tile(input, dims):

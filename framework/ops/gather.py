@@ -25,39 +25,60 @@ def _grid(index, dim, xp):
     return tuple(key)
 
 
-def _c_strides(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= n
-    return strides[::-1]
-
-
 def _kernel_order(x, d, idx, src, gather=False):
-    """idx arranged in the order torch's scatter/gather kernel reads it (its first bad index
-    is the error's). Its TensorIterator runs over idx's shape with dim d squashed to 1,
-    coalescing the innermost dims while every operand (self, src, index; contiguous) steps
-    through them as one; along the last dim it reads all of d per element (i innermost),
-    otherwise one i at a time over each inner run (i just outside the run): measured
-    against torch 2.13's full read order on 300 random gather/scatter/scatter_add shapes."""
-    nd = idx.ndim
-    if nd < 2:
+    """idx's elements in the order torch's CPU scatter/gather kernel reads them (its first bad
+    index is the error's). The kernel's TensorIterator runs over idx's shape with dim d
+    squashed to 1, over the operands (output, then src or input, then index); it orders the
+    dims by their strides (torch's reorder_dimensions), merges the ones that coalesce, and
+    calls its loop once per row of the merged fastest dim: the loop reads along d for each
+    element (d last in the output) or each row element for each step along d (otherwise)."""
+    xp = x.xp
+    if idx.ndim < 2:
         return idx
     shape = list(idx.shape)
     shape[d] = 1
-    self_shape = idx.shape if gather else x.shape
-    src_shape = x.shape if gather or src is None else src.shape
-    strides = [_c_strides(s) for s in (self_shape, src_shape, idx.shape)]
-    size, cur, first = shape[-1], [s[-1] for s in strides], nd - 1
-    for k in range(nd - 2, -1, -1):  # torch's coalesce_dimensions, innermost first
-        if size != 1 and shape[k] != 1 and any(size * c != s[k] for c, s in zip(cur, strides)):
+    # the output is a new contiguous tensor (for the in-place scatter_ it is self, whose
+    # strides, when not contiguous, can order it otherwise: not replayed)
+    out = xp.empty(idx.shape if gather else x.shape, idx.dtype)
+    ops = [out, x._data if gather else src._data if src is not None else None, idx]
+
+    st = [a.strides for a in ops if a is not None and a.ndim == idx.ndim]  # (static shape)
+
+    def should_swap(d0, d1):
+        for s in st:
+            if s[d0] == 0 or s[d1] == 0:
+                continue
+            if s[d0] != s[d1]:
+                return -1 if s[d0] < s[d1] else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(idx.ndim))[::-1]  # fastest first, then torch's insertion sort
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    inner, size, at = [perm[0]], shape[perm[0]], [s[perm[0]] for s in st]
+    for k in perm[1:]:  # the dims the loop's rows cover (torch's coalesce_dimensions)
+        if shape[k] != 1 and size != 1 and any(a * size != s[k] for a, s in zip(at, st)):
             break
         if size == 1:
-            cur = [s[k] for s in strides]
-        size, first = size * shape[k], k
-    if d == nd - 1:
-        return idx
-    return x.xp.moveaxis(idx, d, first if d >= first else first - 1)
+            at = [s[k] for s in st]
+        inner.append(k)
+        size *= shape[k]
+    inner = [k for k in inner if k != d]
+    outer = [k for k in perm if k not in inner and k != d]
+    if d == x.ndim - 1:  # per element, the loop along d
+        order = [d, *inner, *outer]
+    else:  # per step along d, the row
+        order = [*inner, d, *outer]
+    return xp.transpose(idx, order[::-1])  # slowest first: C order reads it as torch does
 
 
 def _check(name, x, dim, index, src=None, bounds=True):

@@ -519,7 +519,9 @@ def sgn(input):
 
 def _test(input, fn):
     """A bool mask of ``fn(xp, data)`` (no graph: torch records none)."""
-    return Tensor._make(fn(input.xp, input._data), input.device)
+    return Tensor._make(
+        input.xp.asarray(fn(input.xp, input._data)), input.device
+    )  # 0-dim: a scalar
 
 
 def isnan(input):
@@ -633,10 +635,8 @@ def _isclose(fname, input, other, rtol, atol, equal_nan):
         if out is not NotImplemented:
             return out
     xp = input.xp
-    return Tensor._make(
-        xp.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan),
-        input.device,
-    )
+    close = xp.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return Tensor._make(xp.asarray(close), input.device)  # (0-dim: a NumPy scalar)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -671,7 +671,7 @@ def _shift(input, other, fn, kernel):
     a, b = (
         xp.asarray(v._data if isinstance(v, Tensor) else v, dtype=target) for v in (input, other)
     )
-    return Tensor._make(fn(xp, a, b).astype(target), ref.device)
+    return Tensor._make(xp.asarray(fn(xp, a, b), dtype=target), ref.device)
 
 
 def bitwise_left_shift(input, other):

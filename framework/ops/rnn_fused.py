@@ -8,6 +8,7 @@ run on Tensors rebuilt from the inputs, so higher derivatives stay exact.
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
+from . import _fused
 from .activation import sigmoid, tanh
 from .join import cat
 
@@ -58,6 +59,10 @@ def _lstm_grads(k, acts, c, grad_h, grad_c):
     i, f, g, o, _, tc = acts
     if grad_h is None:
         grad_h = k.zeros_like(tc)
+    if isinstance(k, _Arrays):
+        fused = _fused_lstm_grads(k.xp, (i, f, g, o, tc, c, grad_h), grad_c)
+        if fused is not None:
+            return fused
     dc = grad_h * o * (1 - tc * tc)  # through h' = o tanh(c')
     if grad_c is not None:
         dc = dc + grad_c
@@ -70,6 +75,48 @@ def _lstm_grads(k, acts, c, grad_h, grad_c):
         ]
     )
     return grad_gates, dc * f
+
+
+def _fused_kernels_for(arrays, contiguous=True):
+    """_fused's kernels when `arrays` are 2-D NumPy arrays of one float32/float64 dtype and
+    shape (C-contiguous where asked), else None."""
+    k = _fused.kernels()
+    first = arrays[0]
+    if k is None or type(first) is not k.ndarray or first.ndim != 2 or first.dtype.char not in "fd":
+        return None
+    for a in arrays:
+        if type(a) is not k.ndarray or a.dtype != first.dtype or a.shape != first.shape:
+            return None
+        if contiguous and not a.flags.c_contiguous:
+            return None
+    return k
+
+
+def _fused_gru_grads(xp, arrays):
+    """_gru_grads' formulas in one compiled loop (_fused: the same operations in the same
+    order, so the same values); None where it does not run. hn may be a strided view."""
+    k = _fused_kernels_for(arrays[:3] + arrays[4:]) and _fused_kernels_for(arrays, False)
+    if k is None:
+        return None
+    n, h = arrays[0].shape
+    gx, gh = xp.empty((n, 3 * h), arrays[0].dtype), xp.empty((n, 3 * h), arrays[0].dtype)
+    gz = xp.empty_like(arrays[0])
+    k.gru_grads(*arrays, gx, gh, gz)
+    return gx, gh, gz
+
+
+def _fused_lstm_grads(xp, arrays, grad_c):
+    """_lstm_grads' formulas in one compiled loop (_fused: the same operations in the same
+    order, so the same values), for C-contiguous NumPy arrays of one float32/float64 dtype and
+    shape; None where it does not run (no numba, other arrays)."""
+    k = _fused_kernels_for(arrays + (() if grad_c is None else (grad_c,)))
+    if k is None:
+        return None
+    first = arrays[0]
+    n, h = first.shape
+    out, dcf = xp.empty((n, 4 * h), first.dtype), xp.empty_like(first)
+    k.lstm_grads(*arrays, arrays[-1] if grad_c is None else grad_c, grad_c is not None, out, dcf)
+    return out, dcf
 
 
 class ThnnFusedLstmCell(Op):
@@ -115,6 +162,10 @@ def gru_gates(k, x_gates, h_gates, h):
 
 def _gru_grads(k, acts, h, grad):
     r, z, n, hn, _ = acts
+    if isinstance(k, _Arrays):
+        fused = _fused_gru_grads(k.xp, (r, z, n, hn, h, grad))
+        if fused is not None:
+            return fused
     dn = grad * (1 - z) * (1 - n * n)
     dr = dn * hn * r * (1 - r)
     dz = grad * (h - n) * z * (1 - z)

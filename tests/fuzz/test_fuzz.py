@@ -26,6 +26,11 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    27080644: "scatter_reduce names the bad index torch's TensorIterator order reads first (-2, not -3)",
+    27081040: "cumsum of a leading -0 is +0 (torch's accumulator starts at +0), then log's "
+    "gradient inf, not -inf",
+    27000820: "count_nonzero(dim=-1) of a 0-dim tensor: an int64 array, not a NumPy scalar",
+    27000349: "isfinite of a 0-dim tensor: a bool array, not a NumPy scalar (printing crashed)",
     22015773: "float32 sinc gradient at x = -0.00115: the cancelling quotient in float64 (was "
     "known: torch 0.8%, ours 0.6% off the float64 gradient; ours now exact)",
     24037076: "chain_matmul then rsqrt: mm with an inner dim of 1 is the exact outer product "
@@ -102,6 +107,11 @@ def test_regression_seed(seed):
 # Long-run finds that are torch's CPU internals, not reproduced: each still differs and the
 # runner classifies it known (runner.KNOWN_DIFFERENCES gives the reason)
 KNOWN_SEEDS = {
+    25053821: "float32 sinc gradient: torch's cancelling quotient, ours (float64) the closer",
+    25094805: "float32 sinc gradient: torch's cancelling quotient, ours (float64) the closer",
+    25009154: "mish then sinc: float32 sinc gradient, ours the closer to float64",
+    25041557: "group_norm then sinc: float32 sinc gradient, ours the closer to float64",
+    25096371: "nanmean then sinc: float32 sinc gradient, ours the closer to float64",
     15023110: "logit(eps) backward at a NaN x: 0 in torch's vectorised chunks, NaN in its tail",
     15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
     15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",

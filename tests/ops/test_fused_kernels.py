@@ -284,3 +284,56 @@ def test_log_softmax_loops_gradcheck(fused_everywhere):
     fn = lambda t: F.log_softmax(t, -1)
     assert gradcheck(fn, (x,))
     assert gradgradcheck(fn, (x,))
+
+
+def _recurrent_layer(kind, dtype, rng):
+    """A 2-layer nn.LSTM or nn.GRU (6 -> 8, seeded) run forward and backward on a (5, 3, 6)
+    input with a random upstream gradient and the last state's sum: (y, upstream, arrays:
+    y, x's and every parameter's gradient)."""
+    framework.manual_seed(0)
+    layer = getattr(framework.nn, kind)(6, 8, num_layers=2)
+    if dtype == "float64":
+        layer = layer.double()
+    x = framework.tensor(rng.standard_normal((5, 3, 6)).astype(dtype), requires_grad=True)
+    y, state = layer(x)
+    up = framework.tensor(rng.standard_normal(y.shape).astype(dtype))
+    ((y * up).sum() + (state[1] if kind == "LSTM" else state).sum()).backward()
+    grads = [y.detach().numpy(), x.grad.numpy()] + [p.grad.numpy() for p in layer.parameters()]
+    return up, grads
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_grads_loop_bitwise_numpy_path(dtype):
+    """The LSTM layer's and fused cell's backward through _fused.lstm_grads_loop: outputs and
+    every gradient bitwise the NumPy path's (loops off), with and without an upstream c
+    gradient."""
+    from framework.ops.rnn_fused import ThnnFusedLstmCell
+
+    def run(loops):
+        with contextlib.nullcontext() if loops else _fused.disabled():
+            rng = np.random.default_rng(3)
+            up, out = _recurrent_layer("LSTM", dtype, rng)
+            cell_in = [rng.standard_normal(s).astype(dtype) for s in ((3, 32), (3, 32), (3, 8))]
+            cell_in = [framework.tensor(a, requires_grad=True) for a in cell_in]
+            h1, c1 = ThnnFusedLstmCell.apply(*cell_in)
+            ((h1 * up[0]).sum() + (c1 * up[1]).sum()).backward()
+            (h2, _) = ThnnFusedLstmCell.apply(*cell_in)  # no gradient for c'
+            (h2 * up[2]).sum().backward()
+            return out + [h1.detach().numpy()] + [t.grad.numpy() for t in cell_in]
+
+    for a, b in zip(run(True), run(False)):
+        _bitwise(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gru_grads_loop_bitwise_numpy_path(dtype):
+    """The GRU layer's backward (ThnnFusedGruCell per step) through _fused.gru_grads_loop,
+    its hidden n-gate part a strided view: outputs and every gradient bitwise the NumPy
+    path's (loops off)."""
+
+    def run(loops):
+        with contextlib.nullcontext() if loops else _fused.disabled():
+            return _recurrent_layer("GRU", dtype, np.random.default_rng(4))[1]
+
+    for a, b in zip(run(True), run(False)):
+        _bitwise(a, b)
