@@ -274,3 +274,17 @@ def test_cross_checks_broadcast_before_dtypes_as_torch(dtypes):
         a, b = (t(np.zeros(s), dt, rg=False) for s, dt in zip((sa, sb), dtypes))
         same(lambda L, x, y: L.cross(x, y, dim=-1), a, b)
         same(lambda L, x, y: L.linalg.cross(x, y), a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_histc_non_finite_range_message_as_torch(dtype):
+    """torch's 'range of [lo, hi] is not finite' prints a NaN with its sign bit: a given
+    min/max as passed, one data element as stored, a min/max reduction over more elements
+    x86's default -nan; a constant +-inf input is first widened (to [-inf, -FLT_MAX])."""
+    nan, inf = float("nan"), float("inf")
+    cases = [([nan], {}), ([-nan], {}), ([nan, 1.0], {}), ([1.0] * 20 + [nan], {})]
+    cases += [([1.0, 2.0], {"min": nan, "max": 1}), ([1.0, 2.0], {"min": -nan, "max": 1})]
+    cases += [([1.0, 2.0], {"min": 0, "max": -nan}), ([-inf], {}), ([inf, inf], {})]
+    cases += [([1.0, inf], {}), ([1.0, 2.0], {"min": inf, "max": inf})]
+    for x, kw in cases:
+        _histc_same(dtype, x, 5, **kw)
