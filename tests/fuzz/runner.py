@@ -1473,3 +1473,14 @@ def _sinc_cancellation(p):
     if p.op.name != "sinc" and (p.then is None or p.then.name != "sinc"):
         return False
     return _f32_closer_to_float64(p)
+
+
+# float32 gelu in (-5.543, -2.5) then a chained op (log2): the out0 rule's cancelling 1 + erf
+# of torch also reaches the gradient through the chain's derivative at gelu's value (seed
+# 26307501: x = -3.8449, torch 1.2033814, ours 1.2036512, float64 1.2036513); known where
+# a rerun measures ours the closer to torch's float64 gradient
+also_known(
+    ["gelu"],
+    ["grad"],
+    lambda p: KNOWN_DIFFERENCES[("gelu", "out0")](p) and _f32_closer_to_float64(p),
+)

@@ -164,6 +164,7 @@ KNOWN_SEEDS = {
     26141101: "float32 slogdet gradient at det 1e-4: torch 0.95 off float64, ours 4e-4",
     26101991: "float32 zeta then tan: torch's 1-ulp zeta, ours rounded, cancelling in q's sum",
     26151840: "float32 outer then sinc of entries 9e-4: torch's cancelling sinc derivative",
+    26307501: "float32 gelu(-3.84) then log2: torch's 1 + erf cancels (ours = float64)",
 }
 
 
