@@ -182,6 +182,8 @@ def run(
                     # torch's backward(inputs=) wording
                     else "can't retain_grad on Tensor that has requires_grad=False"
                 )
+            if not capture and t.grad_fn is not None:
+                t.retain_grad()  # torch's backward(inputs=[non-leaf]): .grad kept from now on
             targets.setdefault(t._edge()[0], []).append((t._edge()[1], i, t))
     deps, needed = _collect(roots, targets)
     task = _Task(deps, needed, roots)
@@ -214,16 +216,6 @@ def run(
                 grads_in = ()
                 if task.zero_in is not None and fn in task.zero_in:
                     grads_in = _zero.zero_grads_in(task, fn, targets, captured)
-            elif type(fn) is AccumulateGrad and direct and fn._hooks is fn._prehooks is None:
-                g = grads_out[0]  # a leaf's node without node hooks (_run_node, inlined):
-                if g is not None:  # .grad set or summed
-                    leaf = fn.variable
-                    if leaf._hooks or leaf._post_hooks:
-                        _accumulate(leaf, g, create_graph, shared)
-                    else:
-                        with _grad_lock:
-                            _store_grad(leaf, g, create_graph, shared)
-                continue  # (no edges)
             elif (  # a node with no hooks, no target, no anomaly check: just its backward
                 direct
                 and type(fn) is not AccumulateGrad
@@ -250,6 +242,16 @@ def run(
                         fn.release()
                     elif fn._packed is not None:
                         drop_unpacked(fn)
+            elif type(fn) is AccumulateGrad and direct and fn._hooks is fn._prehooks is None:
+                g = grads_out[0]  # a leaf's node without node hooks (_run_node, inlined):
+                if g is not None:  # .grad set or summed
+                    leaf = fn.variable
+                    if leaf._hooks or leaf._post_hooks:
+                        _accumulate(leaf, g, create_graph, shared)
+                    else:
+                        with _grad_lock:
+                            _store_grad(leaf, g, create_graph, shared)
+                continue  # (no edges; after the branch above, which other nodes take)
             else:
                 grads_in = _run_node(
                     fn, grads_out, targets, captured, create_graph, retain_graph, shared
@@ -343,37 +345,37 @@ def send_zero_grad(fn, grad):
 
 
 def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph, shared):
-    """Run hooks and one node's backward; returns its gradients per input edge."""
-    if fn._tensor_hooks:
-        for nr, hooks in fn._tensor_hooks.items():
-            if grads_out[nr] is not None:
-                grads_out[nr]._shared = True  # a hook may keep it
-                for hook in list(hooks.values()):
-                    r = hook(grads_out[nr])
-                    if r is not None:
-                        grads_out[nr] = r
-    if fn._retain:
-        for nr, ref in fn._retain.items():
-            t = ref()
-            if t is not None and grads_out[nr] is not None:
-                _store_grad(t, grads_out[nr], create_graph)
+    """Run hooks and one node's backward; returns its gradients per input edge. The order is
+    torch's evaluate_function: autograd.grad's captures, the tensor hooks (a leaf's own hooks
+    for its AccumulateGrad node) and retain_grad, the node's pre-hooks, the node, its
+    post-hooks. A captured node torch runs only for the capture (no target below it) gives
+    its gradient after the tensor hooks and runs nothing else; one it runs on gives the
+    gradient before them."""
+    leaf = fn.variable if type(fn) is AccumulateGrad else None
+    if targets is not None and fn in targets:
+        if captured is not None:
+            if not any(n is not None and n in state.graph_task.needed for n in fn._next):
+                grads_out = _tensor_hooks(fn, list(grads_out), leaf, create_graph)
+                _capture(grads_out, targets[fn], captured, create_graph)
+                return ()
+            _capture(grads_out, targets[fn], captured, create_graph)
+    # (backward(inputs=[non-leaf]) made it retain its gradient: stored among the tensor hooks)
+    if leaf is not None and leaf._hooks:
+        shared = None  # a hook may keep the gradient it sees, or return one it keeps
+    grads_out = _tensor_hooks(fn, grads_out, leaf, create_graph)
     if fn._prehooks:
         for hook in list(fn._prehooks.values()):
             r = hook(tuple(grads_out))
             if r is not None:
                 grads_out = list(r)
-    if targets is not None and fn in targets:
-        for nr, i, t in targets[fn]:
-            g = grads_out[nr]
-            if captured is not None:
-                captured[i] = g if g is None or create_graph else g.detach()
-            elif g is not None and not isinstance(fn, AccumulateGrad):
-                _store_grad(t, g, create_graph)  # backward(inputs=[non-leaf])
-        if captured is not None and isinstance(fn, AccumulateGrad):
-            return ()
-    if isinstance(fn, AccumulateGrad):
+    if type(fn) is AccumulateGrad:
+        leaf = fn.variable
         if grads_out[0] is not None:
-            _accumulate(fn.variable, grads_out[0], create_graph, shared)
+            with _grad_lock:
+                _store_grad(leaf, grads_out[0], create_graph, shared)
+            if leaf._post_hooks:
+                for hook in list(leaf._post_hooks.values()):
+                    hook(leaf)
         if fn._hooks:
             for hook in list(fn._hooks.values()):
                 hook((), tuple(grads_out))
@@ -392,6 +394,41 @@ def _run_node(fn, grads_out, targets, captured, create_graph, retain_graph, shar
         raise
 
 
+def _tensor_hooks(fn, grads_out, leaf, create_graph):
+    """torch's call_tensor_pre_hooks: the hooks of the tensors whose gradients reach `fn`
+    (a leaf's for its AccumulateGrad node), then retain_grad's stores."""
+    if leaf is not None:
+        if leaf._hooks and grads_out[0] is not None:
+            g = grads_out[0]
+            for hook in list(leaf._hooks.values()):
+                r = hook(g)
+                if r is not None:
+                    g = r
+            grads_out = [g]
+        return grads_out
+    if fn._tensor_hooks:
+        for nr, hooks in fn._tensor_hooks.items():
+            if grads_out[nr] is not None:
+                grads_out[nr]._shared = True  # a hook may keep it
+                for hook in list(hooks.values()):
+                    r = hook(grads_out[nr])
+                    if r is not None:
+                        grads_out[nr] = r
+    if fn._retain:
+        for nr, ref in fn._retain.items():
+            t = ref()
+            if t is not None and grads_out[nr] is not None:
+                _store_grad(t, grads_out[nr], create_graph)
+    return grads_out
+
+
+def _capture(grads_out, captures, captured, create_graph):
+    """autograd.grad's results taken at a node."""
+    for nr, i, _ in captures:
+        g = grads_out[nr]
+        captured[i] = g if g is None or create_graph else g.detach()
+
+
 def _backward(fn, grads_out, retain_graph, hooked=False):
     """One node's backward: its gradients per input edge (after its post-hooks and anomaly
     mode's nan check when `hooked`), then its saved data freed unless the graph is retained."""
@@ -405,6 +442,15 @@ def _backward(fn, grads_out, retain_graph, hooked=False):
         _fw.zero_tangents(fn, result)
     if hooked:
         if fn._hooks:
+            needed = state.graph_task.needed
+            if needed is not None:  # torch computes no gradient for an edge it won't follow
+                result = (
+                    tuple(
+                        r if n is not None and n in needed else None
+                        for r, n in zip(result, fn._next)
+                    )
+                    + result[len(fn._next) :]
+                )
             for hook in list(fn._hooks.values()):
                 r = hook(result, tuple(grads_out))
                 if r is not None:
@@ -528,6 +574,8 @@ def _store_grad(t, g, create_graph, shared=None):
         t.grad = t.grad + g
     else:
         old = t.grad
+        if old.__dict__.get("_zero_tensor", False):  # torch's in-place += on a ZeroTensor
+            raise RuntimeError(ZERO_IMMUTABLE)  # .grad (left by sgn's gradient) refuses
         if old._data.flags.writeable and old._data.shape == g._data.shape:
             old.xp.add(old._data, g._data, out=old._data)
             old._vc[0] += 1

@@ -11,6 +11,7 @@ each input it either passes the ZeroTensor on (`CARRIES`) or sends the real resu
 """
 
 from ..tensor import Tensor
+from .grad_mode import state
 from .op import AccumulateGrad
 
 ZERO_IMMUTABLE = (
@@ -233,8 +234,10 @@ def zero_grads_in(task, fn, targets, captured):
             return ()
     if isinstance(fn, AccumulateGrad):
         leaf = fn.variable
-        if leaf.grad is None:
-            leaf.grad = Tensor._make(leaf.xp.zeros_like(leaf._data), leaf._device)
+        if leaf.grad is None:  # torch's .grad is then the ZeroTensor itself
+            leaf.grad = zero_tensor(Tensor._make(leaf.xp.zeros_like(leaf._data), leaf._device))
+        elif is_zero_tensor(leaf.grad) and not state.enabled:  # in-place += on it refuses
+            raise RuntimeError(ZERO_IMMUTABLE)
         return ()
     grads = [None] * fn._n_out
     for nr, (shape, dtype), like in arrived:

@@ -201,6 +201,16 @@ def bincount(input, weights=None, minlength=0):
     return NotImplementedBackward.apply(weights, fn=lambda xp, w: out, aten="bincount")
 
 
+def _edge_str(v, reduced, sign_bit):
+    """A histc range edge as torch's message prints it: a NaN with its sign bit (`reduced`:
+    from a min/max over two or more elements, x86's default NaN "-nan", bfloat16's "nan")."""
+    if v == v:
+        return f"{v:g}"
+    if reduced is not None:
+        return reduced
+    return "-nan" if sign_bit else "nan"
+
+
 def _outward(xp, dt, x, side):
     """x + side (side -1 or 1) as torch's widened histc edge: computed in the input's
     arithmetic type (float for float16/bfloat16), stepped to the next representable value
@@ -244,14 +254,21 @@ def histc(input, bins=100, min=0, max=0):
     data = lo == hi and a.size
     if data:
         lo, hi = float(a.min()), float(a.max())
-    if not (math.isfinite(lo) and math.isfinite(hi)):  # a NaN of the data prints as "-nan"
-        lo_s, hi_s = ("-nan" if data and v != v else f"{v:g}" for v in (lo, hi))
-        raise RuntimeError(f"torch.histc: range of [{lo_s}, {hi_s}] is not finite")
     widened = lo == hi  # torch's x -+ 1 edges land on the representable values past them
-    if widened and lo - 1 >= hi + 1 and input._data.dtype.name == "bfloat16":
+    bf16 = input._data.dtype.name == "bfloat16"
+    if widened and bf16 and math.isfinite(lo) and lo - 1 >= hi + 1:
         raise RuntimeError("torch.histc: max must be larger than min")  # (torch's bfloat16)
-    if widened:
+    if widened:  # (before the finite check: -inf widens to [-inf, -FLT_MAX] in its message)
         lo, hi = _outward(xp, input._data.dtype, lo, -1), _outward(xp, input._data.dtype, hi, 1)
+    if not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
+        reduced = ("nan" if bf16 else "-nan") if data and a.size > 1 else None
+        if data and a.size == 1:  # the element itself, its sign bit as stored
+            raw = input._data.reshape(-1)[:1].view(f"u{input._data.dtype.itemsize}")
+            signs = [bool(int(raw[0]) >> (8 * input._data.dtype.itemsize - 1))] * 2
+        else:
+            signs = [math.copysign(1.0, float(v)) < 0 for v in (lo, hi)]
+        lo_s, hi_s = (_edge_str(float(v), reduced, b) for v, b in zip((lo, hi), signs))
+        raise RuntimeError(f"torch.histc: range of [{lo_s}, {hi_s}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histogramdd(): max must be larger than min")
     # torch's linear kernel in the input's dtype: the outer edges of linspace(lo, hi) and

@@ -100,9 +100,7 @@ def mm(a, b):
         >>> framework.mm(framework.tensor([[1.0, 2.0]]), framework.tensor([[3.0], [4.0]]))
         tensor([[11.]])
     """
-    if (
-        _amp_in_use[0] and _amp.active
-    ):  # autocast casts before torch's checks (mixed dtypes are fine)
+    if _amp_in_use[0] and _amp.active:  # autocast casts before torch's checks (mixed dtypes ok)
         a, b = _amp_cast("Mm", a.device.type, a, b)
     sa, sb = a._data.shape, b._data.shape
     if len(sa) != 2:

@@ -3,7 +3,7 @@ cdist, and the shape helpers diff, meshgrid, cartesian_prod, tensor_split, repea
 
 import math
 
-from .._errors import refuse
+from .._errors import broadcast_shapes, refuse
 from ..autograd.op import Op
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
@@ -136,6 +136,7 @@ def linalg_cross(input, other, *, dim=-1):
             f"linalg.cross: inputs dimension {dim} must have length 3. Got "
             f"{input.shape[d]} and {other.shape[d]}"
         )
+    broadcast_shapes(input._data.shape, other._data.shape)  # torch's meta: before the dtypes
     refuse(input._data, "b", "cross")
     if input.dtype != other.dtype:  # torch does not promote here
         raise RuntimeError(

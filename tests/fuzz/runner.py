@@ -1314,11 +1314,19 @@ also_known(
 )
 
 
-def _torch_grads_vary(p, runs=3):
+_FILLS = (torch.float32, torch.float64)
+
+
+def _torch_grads_vary(p, runs=4):
     """torch's gradients differ from one run of the same program to the next (a kernel that
-    leaves memory unwritten): measured by running torch `runs` times."""
+    leaves memory unwritten): measured by running torch `runs` times, bit for bit."""
     seen = None
-    for _ in range(runs):
+    for i in range(runs):
+        # fill freed memory with values of this run: a buffer torch leaves unwritten then
+        # shows them (else the allocator can hand back the same stale bytes run after run)
+        sizes = [a.a.size for a in p.args if isinstance(a, T)] + [16, 64, 256, 1024, 4096]
+        scribble = [torch.full((n,), 1e5 * (i + 1) + n, dtype=d) for n in sizes for d in _FILLS]
+        del scribble
         try:
             out, leaves = p.run(torch)
             outs = [o for o in _outputs(out) if isinstance(o, torch.Tensor) and o.requires_grad]
@@ -1329,7 +1337,9 @@ def _torch_grads_vary(p, runs=3):
             return False
         grads = [None if x.grad is None else _numpy(x.grad) for x in leaves]
         if seen is not None and any(
-            (a is None) != (b is None) or (a is not None and compare_arrays(a, b))
+            (a is None) != (b is None)
+            or (a is not None and not np.array_equal(a, b, equal_nan=True))  # (bits: the
+            # unwritten values can be subnormal, within any tolerance of each other)
             for a, b in zip(seen, grads)
         ):
             return True
@@ -1404,6 +1414,54 @@ def _constant_huge_channel(p):
 also_known(["batch_norm"], ["out0", "grad"], _constant_huge_channel)
 
 
+# ----- fidexc (eighth pass): seeds 26,100,000-26,199,999 -----
+# float32 inverse (and solve) at cond(A) >= 1e3: each float32 LAPACK result is only accurate
+# to about cond * eps32 relative, torch's sgetrf/sgetri and NumPy's OpenBLAS round apart
+# (seed 26155924: cond 21,058, an entry of 27,451 torch's 4.77 off float64, ours 9e-4). Known
+# where a rerun measures ours at least as close to torch's float64 outputs as torch's own.
+def _f32_out_closer_to_float64(p):
+    wide = copy.deepcopy(p)
+    for a in wide.args:
+        if isinstance(a, T) and a.a.dtype == np.float32:
+            a.a = a.a.astype(np.float64)
+    try:
+        outs = [_outputs(q.run(lib)[0]) for lib, q in ((framework, p), (torch, p), (torch, wide))]
+    except Exception:
+        return False
+    for f, t, e in zip(*outs):
+        f, t, e = (_numpy(v).astype(np.float64) for v in (f, t, e))
+        if np.abs(f - e).max(initial=0) > np.abs(t - e).max(initial=0):
+            return False
+    return True
+
+
+also_known(
+    ["inverse", "linalg_inv_ex", "linalg_solve"],
+    ["out0"],
+    lambda p: _f32_cond_above(1e3)(p) and _f32_out_closer_to_float64(p),
+)
+# ... and the gradients of det/slogdet/logdet/inverse/solve (an inverse times the upstream
+# gradient) from cond ~ 30, where a rerun measures ours the closer (seed 26141101: slogdet of
+# a float32 2x2 with det 1e-4, gradient entries ~4,700 torch's 0.95 off float64, ours 4e-4)
+also_known(
+    ["det", "linalg_slogdet", "logdet", "inverse", "linalg_inv_ex", "linalg_solve"],
+    ["grad"],
+    lambda p: _f32_conditioned(p) and _f32_closer_to_float64(p),
+)
+
+# float32 zeta(x, q): torch's Cephes series in float is within 1 ulp (0.29 ulp mean), ours is
+# float64 rounded (0.25 mean, 0.5 max; 200,000 random x in (1, 6), q in (0.05, 5): at most 1
+# ulp apart); a chained op that turns that ulp into a mismatch shows it (seed 26101991:
+# zeta(3.9086, 0.9474) torch 1.33258915, ours 1.3325893, exact 1.33258921, then tan, whose
+# derivative's ulps cancel in q's broadcast sum: torch 225.1228, ours 225.1958, float64
+# 225.1713); known where the ulp moves the chained result or a rerun measures ours the closer
+also_known(
+    ["special_zeta"],
+    ["out0", "grad"],
+    lambda p: _chain_amplifies(p, 1) or (p.then is not None and _f32_closer_to_float64(p)),
+)
+
+
 # ----- fidsil: sinc's float32 gradient: torch's formula cancels, ours is exact ---------------
 # sinc_backward is grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2): for small x the numerator
 # cancels, and torch's float32 evaluation is up to 1e-3 relative off (20,000 normal x at
@@ -1434,3 +1492,12 @@ def _histogram_edges_collapse(p):
 
 
 also_known(["histogram"], ["out0"], _histogram_edges_collapse)
+# float32 gelu in (-5.543, -2.5) then a chained op (log2): the out0 rule's cancelling 1 + erf
+# of torch also reaches the gradient through the chain's derivative at gelu's value (seed
+# 26307501: x = -3.8449, torch 1.2033814, ours 1.2036512, float64 1.2036513); known where
+# a rerun measures ours the closer to torch's float64 gradient
+also_known(
+    ["gelu"],
+    ["grad"],
+    lambda p: KNOWN_DIFFERENCES[("gelu", "out0")](p) and _f32_closer_to_float64(p),
+)

@@ -224,3 +224,67 @@ def test_torch_float32_gelu_formula_is_replayed_and_ours_is_the_more_accurate():
     ulp = np.spacing(np.abs(exact[keep]).astype(np.float32)).astype(np.float64)
     err = [np.mean(np.abs(v[keep] - exact[keep]) / ulp) for v in (ours, theirs)]
     assert err[0] < err[1], err
+
+
+def _first_bad_read_order(L, op, xs, d, ish, srcsh):
+    """The order in which L's gather/scatter kernel reads the index, recovered one position at
+    a time from the out-of-bounds error naming the first bad index it meets."""
+    n, size = int(np.prod(ish)), xs[d]
+    bad, order = np.ones(n, bool), []
+    while bad.any():
+        idx = L.tensor(np.where(bad, size + np.arange(n), 0).reshape(ish))
+        x = L.zeros(xs)
+        with pytest.raises(RuntimeError) as e:
+            if op == "gather":
+                L.gather(x, d, idx)
+            else:
+                getattr(L, op)(x, d, idx, L.ones(srcsh))
+        order.append(int(str(e.value).split()[1]) - size)
+        bad[order[-1]] = False
+    return order
+
+
+def test_scatter_gather_bounds_error_names_the_index_torchs_kernel_reads_first():
+    """torch's scatter/gather kernel reads the index over its TensorIterator (dim squashed,
+    inner dims coalesced where self, src and index all step through them as one) and, unless
+    dim is the last, one position of dim at a time over each inner run: the error names the
+    first bad index in that order (seed 26198060: scatter_add along dim 2 of (3, 3, 3, 2) with
+    a (3, 3, 3, 1) index named -1 in torch, -2 in ours, which read C order)."""
+    r = np.random.default_rng(3)
+    for it in range(60):
+        nd = int(r.integers(2, 5))
+        xs = [int(r.integers(1, 5)) for _ in range(nd)]
+        d = int(r.integers(nd))
+        ish = [
+            int(r.integers(1, s + 1)) if k != d else int(r.integers(1, 4)) for k, s in enumerate(xs)
+        ]
+        srcsh = [s + int(r.integers(0, 2)) for s in ish]
+        op = ("gather", "scatter", "scatter_add")[it % 3]
+        ours, theirs = (_first_bad_read_order(L, op, xs, d, ish, srcsh) for L in (framework, torch))
+        assert ours == theirs, (op, xs, d, ish, srcsh)
+
+
+@pytest.mark.parametrize("dtypes", [("bool", "bool"), ("float32", "float64"), ("int64", "int64")])
+def test_cross_checks_broadcast_before_dtypes_as_torch(dtypes):
+    """torch's linalg_cross meta checks the ranks, the size-3 dim and then the broadcast of
+    the batch dims, before its kernel refuses bool or mixed dtypes: a (2, 0, 3) bool against
+    (2, 2, 3) is the broadcast RuntimeError (ours refused bool first: NotImplementedError,
+    seed 26203864, through torch.cross(dim=-1))."""
+    for sa, sb in (((2, 0, 3), (2, 2, 3)), ((4, 3), (2, 3)), ((2, 1, 3), (2, 2, 3))):
+        a, b = (t(np.zeros(s), dt, rg=False) for s, dt in zip((sa, sb), dtypes))
+        same(lambda L, x, y: L.cross(x, y, dim=-1), a, b)
+        same(lambda L, x, y: L.linalg.cross(x, y), a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_histc_non_finite_range_message_as_torch(dtype):
+    """torch's 'range of [lo, hi] is not finite' prints a NaN with its sign bit: a given
+    min/max as passed, one data element as stored, a min/max reduction over more elements
+    x86's default -nan; a constant +-inf input is first widened (to [-inf, -FLT_MAX])."""
+    nan, inf = float("nan"), float("inf")
+    cases = [([nan], {}), ([-nan], {}), ([nan, 1.0], {}), ([1.0] * 20 + [nan], {})]
+    cases += [([1.0, 2.0], {"min": nan, "max": 1}), ([1.0, 2.0], {"min": -nan, "max": 1})]
+    cases += [([1.0, 2.0], {"min": 0, "max": -nan}), ([-inf], {}), ([inf, inf], {})]
+    cases += [([1.0, inf], {}), ([1.0, 2.0], {"min": inf, "max": inf})]
+    for x, kw in cases:
+        _histc_same(dtype, x, 5, **kw)

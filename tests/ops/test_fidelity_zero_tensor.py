@@ -187,3 +187,29 @@ def test_ldexp_then_sgn_carries_to_the_exponent():
         t([[1.5, 0.0, INF], [2.0, -1.0, 3.0]]),
         t([[1.0, 2000.0, NAN], [3.0, 1.0, -INF]]),
     )
+
+
+def test_leaf_grad_left_by_the_zero_tensor_refuses_in_place_accumulation():
+    """torch's .grad reached only by sgn's ZeroTensor is that ZeroTensor: a second backward's
+    in-place += raises its error; an out-of-place one (create_graph) and a real .grad that
+    gets the ZeroTensor added are fine."""
+    import framework
+    import torch
+
+    for L in (framework, torch):
+        x = L.tensor([1.0, 0.0], requires_grad=True)
+        z = (x.exp() * L.tensor([INF, 1.0])).sgn()
+        z.backward(L.ones(2), retain_graph=True)
+        assert x.grad.abs().sum().item() == 0
+        with pytest.raises(RuntimeError, match="ZeroTensors are immutable"):
+            z.backward(L.ones(2))
+        with pytest.raises(RuntimeError, match="ZeroTensors are immutable"):
+            (x * 2).sum().backward()
+        y = L.tensor([1.0, 0.0], requires_grad=True)
+        y.sgn().sum().backward()
+        (g,) = L.autograd.grad((y * 2).sum(), y, create_graph=True)
+        assert g.tolist() == [2.0, 2.0]
+        w = L.tensor([1.0, 0.0], requires_grad=True)
+        (w * 2).sum().backward()
+        w.sgn().sum().backward()
+        assert w.grad.tolist() == [2.0, 2.0]

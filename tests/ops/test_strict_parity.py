@@ -128,10 +128,17 @@ def test_float64(name, device):
     check(fn, arrays, device)
 
 
+# float32 sums of many products (a transposed conv's input gradient): an entry that cancels
+# to 0.04 among entries of 13 is a few ulps of 13 (~1e-6) from torch's when the two sum in a
+# different order, which torch's oneDNN does depending on its threads (seen under xdist:
+# 1.9e-6 off at [3, 1, 1, 2]); the absolute tolerance is 10 ulps of the largest entry
+F32_SUMS = {"conv_transpose2d": dict(rtol=2e-5, atol=1e-5)}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_float32(name, device):
     fn, arrays = CASES[name]
-    check(fn, arrays, device, dtype=np.float32)
+    check(fn, arrays, device, dtype=np.float32, tol=F32_SUMS.get(name))
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - NOT_A_DERIVATIVE))
