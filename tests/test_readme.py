@@ -256,6 +256,7 @@ INLINE = {
     "python -m tests.fuzz --programs 20000 --seed S": ("run", ["--programs", "5", "--seed", "1"]),
     "python -m tests.fuzz": ("run", ["--programs", "5", "--seed", "1"]),
     "python -m pytest tests/fuzz": ("glob", ["tests/fuzz/test_fuzz.py"]),
+    "python -m tests.fuzz.second_order": ("run", ["13000000", "20"]),
     "python benchmarks/bench_func.py --repeat 9": ("run", ["--repeat", "1", "--batch", "4"]),
     "python benchmarks/bench_einsum.py": ("run", ["--n", "40", "--repeat", "1"]),
 }
