@@ -45,6 +45,7 @@ def _kernel_order(x, d, idx, src, gather=False):
     st = [a.strides for a in ops if a is not None and a.ndim == idx.ndim]  # (static shape)
 
     def should_swap(d0, d1):
+        """torch's comparison of two dims: 1 to swap, -1 to keep, 0 undecided."""
         for s in st:
             if s[d0] == 0 or s[d1] == 0:
                 continue

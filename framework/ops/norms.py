@@ -24,6 +24,8 @@ class LinalgVectorNorm(Op):
     saves_output = True
 
     def forward(self, x, ord=2, dim=None, keepdim=False, reduce_scalar=False):
+        """The `ord`-norm of x over `dim` (all dims when None); `reduce_scalar`: dim=() of a
+        0-dim tensor, which torch takes as an all-reduce (|x|, not a reduction over dim -1)."""
         xp = self.xp
         axes = tuple(range(x.ndim)) if dim is None else dim
         self.ord, self.axes, self.keepdim = ord, axes, keepdim
