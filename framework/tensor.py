@@ -253,6 +253,14 @@ class Tensor:
     def is_floating_point(self):
         return self._data.dtype.kind in "fV"  # V: bfloat16 (ml_dtypes)
 
+    def _is_zerotensor(self):
+        """Whether this is torch's ZeroTensor: the `.grad` (or autograd.grad result) that
+        only sgn's efficient zero gradient reached, or a view of it; it refuses in-place
+        writes ("ZeroTensors are immutable")."""
+        from .autograd.zero_grad import aliases_zero_tensor
+
+        return aliases_zero_tensor(self)
+
     @property
     def _version(self):
         return self._vc[0]
@@ -687,6 +695,12 @@ class Tensor:
             except NotImplementedError:
                 _inplace_shape_first(self, tensors)
                 raise
+            except Exception as e:  # torch refuses a ZeroTensor before any other check
+                if getattr(self._data.flags, "writeable", True):
+                    raise
+                from .autograd.zero_grad import refuse_write
+
+                raise refuse_write(self, e) from None
         _write(self, out._data)
         if out._fw is not None:
             _fw_inplace(self, out, self._fw)
@@ -760,7 +774,14 @@ class Tensor:
     def copy_(self, src, non_blocking=False):
         if not isinstance(src, Tensor):
             src = _ops.tensor(src)
-        return self._inplace(_ops.copy_into, src)
+        try:
+            return self._inplace(_ops.copy_into, src)
+        except RuntimeError as e:  # torch's copy kernel words the ZeroTensor error its way
+            from .autograd.zero_grad import ZERO_IMMUTABLE, ZERO_IMMUTABLE_COPY
+
+            if e.args == (ZERO_IMMUTABLE,):
+                raise RuntimeError(ZERO_IMMUTABLE_COPY) from None
+            raise
 
     def zero_(self):
         return self._inplace(_ops.unary._fill_inplace, None)
@@ -1728,7 +1749,12 @@ def _write(t, values):
                 f"broadcast shape {list(values.shape)}"
             )
         if np.can_cast(values.dtype, t._data.dtype, "same_kind") or values.dtype == np.bool_:
-            t._data[...] = values
+            try:
+                t._data[...] = values
+            except ValueError as e:  # read-only: torch's ZeroTensor refuses writes
+                from .autograd.zero_grad import refuse_write
+
+                raise refuse_write(t, e) from None
         else:
             name = dtypes.scalar_type_name(values.dtype)
             raise RuntimeError(

@@ -232,6 +232,8 @@ def run(
                 if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
                     grads_in = ()
                 else:
+                    if task.zero_in is not None and fn in task.zero_in:  # sgn's ZeroTensor too
+                        grads_out = _zero.mixed_grads(task, fn, grads_out)
                     fn.check_saved()
                     grads_in = fn.backward(*grads_out)
                     if type(grads_in) is not tuple:
@@ -434,6 +436,9 @@ def _backward(fn, grads_out, retain_graph, hooked=False):
     mode's nan check when `hooked`), then its saved data freed unless the graph is retained."""
     if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
         return ()
+    task = state.graph_task
+    if task is not None and task.zero_in is not None and fn in task.zero_in:
+        grads_out = _zero.mixed_grads(task, fn, grads_out)  # sgn's ZeroTensor beside them
     fn.check_saved()
     result = fn.backward(*grads_out)
     if type(result) is not tuple:

@@ -10,6 +10,8 @@ one operand is one, so a formula such as MulBackward0's `grad * other` passes it
 each input it either passes the ZeroTensor on (`CARRIES`) or sends the real result.
 """
 
+import weakref
+
 from ..tensor import Tensor
 from .grad_mode import state
 from .op import AccumulateGrad
@@ -18,6 +20,15 @@ ZERO_IMMUTABLE = (
     "ZeroTensors are immutable. Please use the materialized zero tensor obtained using "
     ".clone() if you want a mutable tensor."
 )
+# copy_ and index assignment (torch's copy kernel) word it differently
+ZERO_IMMUTABLE_COPY = (
+    "ZeroTensors are immutable. Please materialize the tensor using `.clone()`, if you want a "
+    "mutable zero tensor."
+)
+# The arrays of the ZeroTensors handed to users (a leaf's `.grad`, autograd.grad's results),
+# id -> weakref: read-only NumPy arrays, so every write into them or a view of them (view,
+# detach, .data, indexing) fails in NumPy, and `refuse_write` turns that into torch's error.
+_ARRAYS = {}
 # backward formulas that write into their incoming gradient (std_backward's masked_fill_)
 _FILLS_GRAD_IN_PLACE = {"StdBackward0", "StdMeanBackward0"}
 
@@ -119,6 +130,7 @@ CARRIES = {
             "UnsqueezeBackward0",
             "UnsqueezeBackward1",
             "VarBackward0",
+            "VarMeanBackward0",
             "ViewBackward0",
         ),
         _ALL,
@@ -181,12 +193,94 @@ BROADCASTS = {
 }
 
 
+# Nodes with several outputs that get sgn's ZeroTensor for one output and a real gradient for
+# another (measured in torch 2.13, tests/ops/test_fidelity_zero_tensor.py): std_mean's
+# std_backward fills the std gradient in place (masked_fill_) and aminmax's formula adds the
+# max term into the min term in place (+=), so a ZeroTensor there raises; slogdet ignores a
+# real input's sign gradient and solves with the ZeroTensor, materialized (zeros). Every other
+# formula skips a missing gradient where torch's multiplies by its ZeroTensor (the same).
+_MIXED_RAISES = {"StdMeanBackward0": 0, "AminmaxBackward0": 0}
+_MIXED_ZEROS = {"LinalgSlogdetBackward0"}
+
+
+def mixed_grads(task, fn, grads_out):
+    """The gradients node `fn` runs on when sgn's ZeroTensor reached some of its outputs and
+    real gradients others (a ZeroTensor beside a real gradient for one output adds nothing):
+    as received, or torch's error where its formula writes into the ZeroTensor."""
+    arrived = task.zero_in.pop(fn)
+    name = fn.name()
+    for nr, (shape, dtype), like in arrived:
+        if grads_out[nr] is not None:
+            continue
+        if _MIXED_RAISES.get(name, -1) == nr:
+            raise RuntimeError(ZERO_IMMUTABLE)
+        if name in _MIXED_ZEROS:
+            grads_out = list(grads_out)
+            zeros = Tensor._make(like.xp.zeros(shape, dtype=dtype), like._device)
+            grads_out[nr] = zero_tensor(zeros)
+    return grads_out
+
+
 def zero_tensor(zeros):
     """Mark real zeros (a materialized ZeroTensor) so that a node's formula keeps torch's
     ZeroTensor where torch's own kernel for it would (a product with it: mv's matrix
     gradient grad.ger(vec) stays zero at an inf vec while vec's, mat.t().mv(grad), is NaN)."""
     zeros._zero_tensor = True
     return zeros
+
+
+def user_zero_tensor(like):
+    """torch's ZeroTensor as a user sees it (a leaf's `.grad`, autograd.grad's result): zeros
+    shaped as `like` whose array refuses writes (NumPy's read-only flag; a CuPy array has
+    none, so on a GPU in-place ops on it still write)."""
+    return _frozen(like.xp.zeros_like(like._data), like._device)
+
+
+def _frozen(arr, device):
+    """Zeros `arr` made torch's ZeroTensor: read-only and known to aliases_zero_tensor."""
+    if hasattr(arr.flags, "writeable"):
+        arr.flags.writeable = False
+    key = id(arr)
+    _ARRAYS[key] = weakref.ref(arr, lambda _, key=key: _ARRAYS.pop(key, None))
+    return zero_tensor(Tensor._make(arr, device))
+
+
+def aliases_zero_tensor(t):
+    """Whether t's array is, or is a view of, a ZeroTensor's (torch's view, detach, .data
+    and indexing of a ZeroTensor are ZeroTensors). Off the hot path: only a failed write and
+    `Tensor._is_zerotensor` ask."""
+    arr = t._data
+    while arr is not None:
+        ref = _ARRAYS.get(id(arr))
+        if ref is not None and ref() is arr:
+            return True
+        arr = getattr(arr, "base", None)
+    return False
+
+
+def refuse_write(t, error, message=ZERO_IMMUTABLE):
+    """Called where NumPy refused to write into t's read-only array (`error`): torch's
+    "ZeroTensors are immutable" RuntimeError when t is a ZeroTensor, else `error` itself."""
+    if aliases_zero_tensor(t):
+        return RuntimeError(message)
+    return error
+
+
+def setitem_refused(t, error, index, adv, scalar):
+    """refuse_write for t[index] = value, worded as the kernel torch's setitem reaches: an
+    advanced index is index_put_, a number into slices/Ellipsis/None is fill_ (the plain
+    message), anything else (an int index's select, a tensor value) is copy_."""
+    items = index if isinstance(index, tuple) else (index,)
+    select = any(isinstance(i, int) and not isinstance(i, bool) for i in items)
+    fill = adv or (scalar and not select)
+    return refuse_write(t, error, ZERO_IMMUTABLE if fill else ZERO_IMMUTABLE_COPY)
+
+
+def check_mutable(t, message=ZERO_IMMUTABLE):
+    """Raise torch's error before an in-place write into a ZeroTensor that does not go
+    through Tensor's in-place methods (zero_grad(set_to_none=False), clip_grad_*)."""
+    if not getattr(t._data.flags, "writeable", True) and aliases_zero_tensor(t):
+        raise RuntimeError(message)
 
 
 def is_zero_tensor(grad):
@@ -215,6 +309,31 @@ def send(task, fn, like):
             task.zero_in.setdefault(nxt, []).append((fn._nrs[k], fn._in_meta[k], like))
 
 
+def _accumulate_zero(leaf):
+    """AccumulateGrad of a ZeroTensor: the leaf's hooks see it; `.grad` becomes it when
+    unset (torch's ZeroTensor; real zeros under create_graph, which clones), stays as it is
+    when set (+= zero), and a ZeroTensor `.grad` refuses the in-place +=. A hook's
+    replacement is accumulated as any gradient; the post-accumulate hooks run after."""
+    g = zero = user_zero_tensor(leaf)
+    for hook in list((leaf._hooks or {}).values()):
+        r = hook(g)
+        if r is not None:
+            g = r
+    if g is not zero:
+        from .engine import _grad_lock, _store_grad
+
+        with _grad_lock:
+            _store_grad(leaf, g, state.enabled)
+    elif leaf.grad is None:
+        leaf.grad = (
+            Tensor._make(leaf.xp.zeros_like(leaf._data), leaf._device) if state.enabled else g
+        )
+    elif is_zero_tensor(leaf.grad) and not state.enabled:  # in-place += on it refuses
+        raise RuntimeError(ZERO_IMMUTABLE)
+    for hook in list((leaf._post_hooks or {}).values()):
+        hook(leaf)
+
+
 def zero_grads_in(task, fn, targets, captured):
     """Run node `fn` that received only ZeroTensors; returns its gradients per input edge:
     the formula's values on real zeros where torch materializes, None where the ZeroTensor
@@ -223,26 +342,37 @@ def zero_grads_in(task, fn, targets, captured):
     arrived = task.zero_in.pop(fn)
     if fn.name() in _FILLS_GRAD_IN_PLACE or getattr(fn, "fills_grad_in_place", False):
         raise RuntimeError(ZERO_IMMUTABLE)
+    if fn.name() in _MIXED_RAISES and len({nr for nr, _, _ in arrived}) > 1:
+        raise RuntimeError(ZERO_IMMUTABLE)  # (aminmax: max's term added into min's)
+    leaf = fn.variable if isinstance(fn, AccumulateGrad) else None
     if targets is not None and fn in targets:
         for _, i, t in targets[fn]:
-            zero = Tensor._make(t.xp.zeros_like(t._data), t._device)
-            if captured is not None:
-                captured[i] = zero if captured[i] is None else captured[i]
-            elif t.grad is None:
-                t.grad = zero
-        if captured is not None and isinstance(fn, AccumulateGrad):
+            if captured is not None:  # autograd.grad returns the ZeroTensor itself
+                captured[i] = user_zero_tensor(t) if captured[i] is None else captured[i]
+            elif leaf is None and t.grad is None:  # retain_grad's copy: real zeros
+                t.grad = Tensor._make(t.xp.zeros_like(t._data), t._device)
+        if captured is not None and leaf is not None:
             return ()
-    if isinstance(fn, AccumulateGrad):
-        leaf = fn.variable
-        if leaf.grad is None:  # torch's .grad is then the ZeroTensor itself
-            leaf.grad = zero_tensor(Tensor._make(leaf.xp.zeros_like(leaf._data), leaf._device))
-        elif is_zero_tensor(leaf.grad) and not state.enabled:  # in-place += on it refuses
-            raise RuntimeError(ZERO_IMMUTABLE)
+    if leaf is not None:
+        _accumulate_zero(leaf)
         return ()
     grads = [None] * fn._n_out
+    hooked = fn._tensor_hooks or fn._retain
     for nr, (shape, dtype), like in arrived:
-        zeros = Tensor._make(like.xp.zeros(shape, dtype=dtype), like._device)
-        grads[nr] = zero_tensor(zeros)
+        zeros = like.xp.zeros(shape, dtype=dtype)
+        if hooked:  # a hook sees torch's ZeroTensor
+            grads[nr] = _frozen(zeros, like._device)
+        else:
+            grads[nr] = zero_tensor(Tensor._make(zeros, like._device))
+    if hooked:  # tensor hooks and retain_grad see the ZeroTensor; one a hook replaces is
+        from .engine import _tensor_hooks  # real from there on
+
+        sent = list(grads)
+        grads = _tensor_hooks(fn, grads, None, state.enabled)
+        if any(g is not s for g, s in zip(grads, sent)):
+            fn.check_saved()
+            res = fn.backward(*grads)
+            return res if isinstance(res, tuple) else (res,)
     fn.check_saved()
     res = fn.backward(*grads)
     if res is None:

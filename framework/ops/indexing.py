@@ -414,6 +414,8 @@ def _write(data, key, adv, value):
         try:
             target[adv] = value
         except ValueError:
+            if not getattr(target.flags, "writeable", True):
+                raise  # read-only: the caller's ZeroTensor error
             raise RuntimeError(
                 f"shape mismatch: value tensor of shape {_fmt(value.shape)} cannot "
                 f"be broadcast to indexing result of shape "
@@ -503,12 +505,17 @@ def setitem(x, index, value):
         forward_ad.setitem(x, index, value)
     adv_key = _adv_key(adv, 0)
     if not (state.enabled and (x._rg or value._rg)):
-        if type(x) is View or steps:
-            target = view_array(x._data[key + (Ellipsis,)], x)
-            _writable_view(target)
-            _write(target._data, (), adv_key, value._data)
-        else:
-            _write(x._data, key, adv_key, value._data)
+        try:
+            if type(x) is View or steps:
+                target = view_array(x._data[key + (Ellipsis,)], x)
+                _writable_view(target)
+                _write(target._data, (), adv_key, value._data)
+            else:
+                _write(x._data, key, adv_key, value._data)
+        except ValueError as e:  # read-only: torch's ZeroTensor refuses the write
+            from ..autograd.zero_grad import setitem_refused
+
+            raise setitem_refused(x, e, index, adv, scalar) from None
         x._vc[0] += 1
         return x
     if steps:

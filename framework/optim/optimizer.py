@@ -15,6 +15,7 @@ from itertools import chain
 
 from ..autograd.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
 from ..autograd.op import RemovableHandle
+from ..autograd.zero_grad import check_mutable
 from ..tensor import Tensor
 from . import _flat, _half
 from ._util import (  # noqa: F401
@@ -391,6 +392,7 @@ class Optimizer:
                     p.grad = None
                 else:
                     g = p.grad
+                    check_mutable(g)  # torch's zero_ on a ZeroTensor `.grad` refuses
                     if g.grad_fn is not None:
                         g.detach_()
                     else:

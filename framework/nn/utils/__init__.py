@@ -1,6 +1,7 @@
 """torch.nn.utils: gradient clipping and flattening parameters to one vector."""
 
 from ...autograd.grad_mode import no_grad
+from ...autograd.zero_grad import check_mutable
 from ...backend import move
 from ...ops.join import cat
 from ...tensor import Tensor
@@ -68,6 +69,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         )
     coef = xp.asarray(xp.minimum(max_norm / (total + 1e-6), 1.0), dtype=total.dtype)
     for g in grads:
+        check_mutable(g)  # torch's in-place mul_ on a ZeroTensor `.grad` refuses
         g._data *= move(coef, g.device).astype(g._data.dtype)
         g._vc[0] += 1
     return Tensor._make(xp.asarray(total), dev)
@@ -92,6 +94,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     """
     clip_value = float(clip_value)
     for g in _grads(parameters):
+        check_mutable(g)  # torch's in-place clamp_ on a ZeroTensor `.grad` refuses
         g.xp.clip(g._data, -clip_value, clip_value, out=g._data)
         g._vc[0] += 1
 
