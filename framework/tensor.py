@@ -1180,13 +1180,15 @@ class Tensor:
         return _ops.scatter(self, dim, index, src, value=value, reduce=reduce)
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-        return self._inplace(_ops.scatter, dim, index, src, value=value, reduce=reduce)
+        with _scatter_in_place(self):  # (its bounds error: torch's read order over self)
+            return self._inplace(_ops.scatter, dim, index, src, value=value, reduce=reduce)
 
     def scatter_add(self, dim, index, src):
         return _ops.scatter_add(self, dim, index, src)
 
     def scatter_add_(self, dim, index, src):
-        return self._inplace(_ops.scatter_add, dim, index, src)
+        with _scatter_in_place(self):
+            return self._inplace(_ops.scatter_add, dim, index, src)
 
     def outer(self, vec2):
         return _ops.outer(self, vec2)
@@ -1604,9 +1606,10 @@ class Tensor:
         return _ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-        return self._inplace(
-            _ops.scatter_reduce, dim, index, src, reduce, include_self=include_self
-        )
+        with _scatter_in_place(self):
+            return self._inplace(
+                _ops.scatter_reduce, dim, index, src, reduce, include_self=include_self
+            )
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _ops.norm(self, p, dim, keepdim, dtype)
@@ -1998,6 +2001,7 @@ from . import _tensor_str  # noqa: E402  (printing needs Tensor defined)
 from . import creation as _creation  # noqa: E402
 from . import _sampling  # noqa: E402
 from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve them at call time)
+from .ops.gather import in_place as _scatter_in_place  # noqa: E402
 from .ops import views as _vw  # noqa: E402
 from . import _memory_format as _mf  # noqa: E402
 from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402

@@ -262,7 +262,12 @@ def histc(input, bins=100, min=0, max=0):
         lo, hi = _outward(xp, input._data.dtype, lo, -1), _outward(xp, input._data.dtype, hi, 1)
     if not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
         reduced = ("nan" if bf16 else "-nan") if data and a.size > 1 else None
-        if data and a.size == 1:  # the element itself, its sign bit as stored
+        if data and a.size == 1 and bf16 and math.isnan(lo):
+            # torch's float -> bfloat16 rounding writes every NaN as the positive 0x7FC0, so
+            # its bfloat16 NaNs (tensor(), arithmetic, casts) print "nan"; ours (ml_dtypes)
+            # keep the float's sign bit
+            signs = [False, False]
+        elif data and a.size == 1:  # the element itself, its sign bit as stored
             raw = input._data.reshape(-1)[:1].view(f"u{input._data.dtype.itemsize}")
             signs = [bool(int(raw[0]) >> (8 * input._data.dtype.itemsize - 1))] * 2
         else:

@@ -25,6 +25,24 @@ def _grid(index, dim, xp):
     return tuple(key)
 
 
+class in_place:
+    """Context of an in-place scatter_/scatter_add_/scatter_reduce_ on `self`: torch's kernel
+    writes into self itself, so its TensorIterator orders the loop by self's strides (the
+    out-of-place scatter writes a new contiguous tensor). The bounds check inside reads them
+    here (the autograd path computes on a contiguous copy of self)."""
+
+    _strides = []  # (shape, strides) of the self being scattered into, innermost last
+
+    def __init__(self, t):
+        self.entry = (tuple(t._data.shape), t._data.strides)
+
+    def __enter__(self):
+        in_place._strides.append(self.entry)
+
+    def __exit__(self, *exc):
+        in_place._strides.pop()
+
+
 def _kernel_order(x, d, idx, src, gather=False):
     """idx's elements in the order torch's CPU scatter/gather kernel reads them (its first bad
     index is the error's). The kernel's TensorIterator runs over idx's shape with dim d
@@ -37,12 +55,14 @@ def _kernel_order(x, d, idx, src, gather=False):
         return idx
     shape = list(idx.shape)
     shape[d] = 1
-    # the output is a new contiguous tensor (for the in-place scatter_ it is self, whose
-    # strides, when not contiguous, can order it otherwise: not replayed)
+    # the output is a new contiguous tensor, or self for the in-place scatter_ (its strides)
     out = xp.empty(idx.shape if gather else x.shape, idx.dtype)
     ops = [out, x._data if gather else src._data if src is not None else None, idx]
 
     st = [a.strides for a in ops if a is not None and a.ndim == idx.ndim]  # (static shape)
+    own = in_place._strides[-1] if in_place._strides and not gather else None
+    if own is not None and own[0] == tuple(x.shape):
+        st[0] = own[1]
 
     def should_swap(d0, d1):
         """torch's comparison of two dims: 1 to swap, -1 to keep, 0 undecided."""
