@@ -49,6 +49,18 @@ def _outer_edges(data, n, rng, half=None):
     return out
 
 
+def _collapsed_bin():
+    """Where torch's linear kernel (int bins, edges from linspace) puts a value when all the
+    edges rounded to that one value (|x| so large that x -+ 0.5 == x, or a range narrower
+    than an ulp): HistogramKernel.cpp's pos = (x - left) * bins / (right - left) is 0 / 0 =
+    NaN, cast to int64 as x86 does (INT64_MIN); its local search then binary-searches edges
+    [max(0, pos - 1), min(pos + 2, n)), whose wrapped pointers are edges - 1 and edges + 2: the
+    search reads edges[0] and edges[1], both equal to x, and ends at edges + 2: bin 1 (bin 0
+    with a single bin, whose right edge rule takes it back). Bin edges given as a tensor go
+    through its plain binary search: the last bin."""
+    return 1
+
+
 def _check_kernel_dtype(input, bins, data_range):
     """torch's refusals in its order: a bins tensor of another dtype than the input; for an
     integer/bool input, the data's range ("histogramdd"), the edges' linspace (bool), then
@@ -104,6 +116,8 @@ def _bin(fname, input, bins, rng, weight, density):
         keep &= (v >= ed[0]) & (v <= ed[-1])
         pos = xp.searchsorted(ed, v, side="right") - 1
         pos = xp.clip(xp.where(v == ed[-1], len(ed) - 2, pos), 0, max(len(ed) - 2, 0))
+        if not isinstance(bins[d], Tensor) and len(ed) > 2 and ed[0] == ed[-1]:
+            pos = xp.full_like(pos, _collapsed_bin())  # all edges one value (see there)
         flat = flat * shape[d] + pos
     hist = xp.zeros(int(xp.prod(xp.asarray(shape))) if shape else 1, dtype=data.dtype)
     vals = xp.ones(int(keep.sum()), dtype=data.dtype) if w is None else w[keep].astype(data.dtype)
