@@ -107,6 +107,35 @@ def _pick(out, return_inverse, return_counts):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+# torch's unique sorts the flattened input with std::sort (unstable beyond insertion sort's
+# 16 elements) and keeps the first of each run of equal values: which zero (+0 or -0)
+# represents the zeros is the sort's choice, replayed up to _REPLAY_LIMIT elements (about
+# 5 us each); beyond it, and up to 16, the first zero in input order (NumPy's stable sort)
+_ZERO_SIGNS_FROM_SORT, _REPLAY_LIMIT = 16, 1 << 16
+
+
+def _zero_as_sorted(xp, flat, vals):
+    """vals (np.unique's sorted distinct values) with its zero signed as the first zero in
+    torch's std::sort order of `flat` (its comparator: a < b, NaN last)."""
+    zero = flat == 0
+    signs = xp.signbit(flat[zero])
+    if not (signs.any() and not signs.all()):
+        return vals
+    from ._stdsort import _std_sort
+
+    values = flat.tolist()
+
+    def less(a, b):
+        va, vb = values[a], values[b]
+        return va < vb or (vb != vb and va == va)
+
+    order = _std_sort(list(range(len(values))), less)
+    first = next(values[i] for i in order if values[i] == 0)
+    vals = vals.copy()
+    vals[vals == 0] = first
+    return vals
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values of input (sorted), optionally with the inverse map and counts.
 
@@ -130,6 +159,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     vals, _, inv, counts = input.xp.unique(
         data, return_index=True, return_inverse=True, return_counts=True, **nan_kw
     )
+    if data.dtype.kind == "f" and _ZERO_SIGNS_FROM_SORT < data.size <= _REPLAY_LIMIT:
+        vals = _zero_as_sorted(input.xp, data.reshape(-1), vals)
     return _pick(
         Unique2.apply(
             input, result=(vals, inv.reshape(input.shape).astype("int64"), counts.astype("int64"))
