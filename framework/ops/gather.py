@@ -1,6 +1,8 @@
 """Index-driven gathers and scatters along one dim: gather, scatter, scatter_add, index_select."""
 
 import math
+import threading
+
 from .._errors import check_index_range
 from ..autograd.op import Op
 from ..backend import scatter_add as _scatter_into
@@ -31,16 +33,24 @@ class in_place:
     out-of-place scatter writes a new contiguous tensor). The bounds check inside reads them
     here (the autograd path computes on a contiguous copy of self)."""
 
-    _strides = []  # (shape, strides) of the self being scattered into, innermost last
+    _local = threading.local()  # .stack: (shape, strides) of each self, innermost last
 
     def __init__(self, t):
         self.entry = (tuple(t._data.shape), t._data.strides)
 
     def __enter__(self):
-        in_place._strides.append(self.entry)
+        if not hasattr(in_place._local, "stack"):
+            in_place._local.stack = []
+        in_place._local.stack.append(self.entry)
 
     def __exit__(self, *exc):
-        in_place._strides.pop()
+        in_place._local.stack.pop()
+
+    @staticmethod
+    def current():
+        """The innermost in-place scatter's (shape, strides) in this thread, or None."""
+        stack = getattr(in_place._local, "stack", None)
+        return stack[-1] if stack else None
 
 
 def _kernel_order(x, d, idx, src, gather=False):
@@ -60,7 +70,7 @@ def _kernel_order(x, d, idx, src, gather=False):
     ops = [out, x._data if gather else src._data if src is not None else None, idx]
 
     st = [a.strides for a in ops if a is not None and a.ndim == idx.ndim]  # (static shape)
-    own = in_place._strides[-1] if in_place._strides and not gather else None
+    own = None if gather else in_place.current()
     if own is not None and own[0] == tuple(x.shape):
         st[0] = own[1]
 

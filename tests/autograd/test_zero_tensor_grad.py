@@ -134,6 +134,45 @@ def test_optimizers_and_utilities_on_a_zero_tensor_grad(name):
     assert run(framework) == run(torch)
 
 
+OPTIMIZERS = [
+    "SGD",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Adagrad",
+    "Adadelta",
+    "RMSprop",
+    "Rprop",
+    "ASGD",
+    "NAdam",
+    "RAdam",
+    "LBFGS",
+]
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_every_optimizer_steps_on_a_zero_tensor_grad(name):
+    """Each optimizer (weight decay, maximize, momentum where it has them) only reads the
+    ZeroTensor `.grad`: two steps give torch's parameters and leave `.grad` a ZeroTensor."""
+
+    def run(L):
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        x.sgn().sum().backward()
+        kw = {"lr": 0.1}
+        if name not in ("LBFGS", "Rprop"):
+            kw["weight_decay"] = 0.1
+        if name != "LBFGS":
+            kw["maximize"] = True
+        if name == "SGD":
+            kw["momentum"] = 0.9
+        opt = getattr(L.optim, name)([x], **kw)
+        for _ in range(2):
+            opt.step((lambda: x.sgn().sum()) if name == "LBFGS" else None)
+        return x.detach().tolist(), x.grad._is_zerotensor()
+
+    assert run(framework) == run(torch)
+
+
 def _read(g):
     """A gradient's values, or "ZeroTensor" (torch's tolist() of one raises)."""
     return "ZeroTensor" if g._is_zerotensor() else g.tolist()
