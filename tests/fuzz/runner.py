@@ -1475,23 +1475,6 @@ def _sinc_cancellation(p):
     return _f32_closer_to_float64(p)
 
 
-def _histogram_edges_collapse(p):
-    """torch.histogram with an int bin count whose edges all round to one value (every element
-    equal and |x| so large that x - 0.5 == x + 0.5, e.g. 1e30): torch's local-search kernel
-    computes pos = 0 * bins / 0 = NaN, casts it to int64 (INT64_MIN on x86) and binary-searches
-    a wrapped pointer range that starts one element before the edges (an out-of-bounds read,
-    undefined behaviour); measured, the value lands in bin 1 (seed 28070980, 1e30 float32). Ours
-    puts it in the last bin, as torch's rule for the right edge says."""
-    if p.kwargs.get("range") is not None or not isinstance(p.kwargs.get("bins", 100), int):
-        return False
-    a = np.asarray(p.args[0].a, dtype=np.float64).ravel()
-    if a.size == 0 or not np.all(np.isfinite(a)) or a.min() != a.max():
-        return False
-    x = p.args[0].a.dtype.type(a[0])
-    return x - x.dtype.type(0.5) == x + x.dtype.type(0.5)
-
-
-also_known(["histogram"], ["out0"], _histogram_edges_collapse)
 # float32 gelu in (-5.543, -2.5) then a chained op (log2): the out0 rule's cancelling 1 + erf
 # of torch also reaches the gradient through the chain's derivative at gelu's value (seed
 # 26307501: x = -3.8449, torch 1.2033814, ours 1.2036512, float64 1.2036513); known where
