@@ -18,13 +18,35 @@ from ops.test_fidelity import F, rand, same, t
 def test_matrix_exp_is_torchs_taylor_algorithm_bit_for_bit(dtype, batch, scale):
     """torch's matrix_exp: Taylor polynomials of degree 1..18 chosen by the 1-norm for a single
     matrix, degree 18 with scaling and squaring for a batch, in the input's precision. Up to
-    8 x 8 our result is torch's to the bit (each degree's branch, each scaling)."""
+    5 x 5 our result is torch's to the bit on any CPU (each degree's branch, each scaling):
+    torch multiplies such matrices (under 400 multiply-adds) with its own kernel, k in order.
+    An 8 x 8 product goes to MKL, whose order depends on the CPU: in order without a fused
+    multiply-add on the AVX2 machines measured (bit for bit there too), with one on AVX-512
+    (Xeon SPR: 40 ulps of the largest entry after 50's squarings, and which overflowed
+    entries are inf or NaN follows that order); the test asserts bits where torch's 8 x 8
+    product is the unfused sum, elsewhere the same finite entries within the ulp bound."""
     r = np.random.default_rng(int(scale * 1e8) % 2**32 + batch)
     for n in (2, 3, 5, 8):
         a = (r.standard_normal((batch, n, n)) * scale).astype(dtype)
         ours = framework.linalg.matrix_exp(framework.tensor(a)).numpy()
         theirs = torch.linalg.matrix_exp(torch.tensor(a)).numpy()
-        np.testing.assert_array_equal(ours, theirs)
+        if n < 8 or _torch_mm_is_unfused(dtype):
+            np.testing.assert_array_equal(ours, theirs)
+        else:
+            np.testing.assert_array_equal(np.isfinite(ours), np.isfinite(theirs))
+            finite = np.isfinite(theirs)
+            if finite.any():
+                bound = 64 * np.finfo(dtype).eps * np.abs(theirs[finite]).max()
+                assert np.abs(ours[finite] - theirs[finite]).max() <= bound
+
+
+def _torch_mm_is_unfused(dtype):
+    """Whether torch's 8 x 8 product (MKL on this CPU) is the in-order unfused sum ours is."""
+    from framework.ops._expm import mm
+
+    r = np.random.default_rng(0)
+    a, b = (r.standard_normal((3, 8, 8)).astype(dtype) for _ in range(2))
+    return np.array_equal(mm(np, a, b), (torch.tensor(a) @ torch.tensor(b)).numpy())
 
 
 def test_matrix_exp_gradient_is_torchs_float32_block_exponential():
