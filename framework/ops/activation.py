@@ -574,6 +574,7 @@ class Gelu(Op):
     saves_inputs = True
     saves = ("cdf", "tanh1")
     saved_fields = {"approximate": "approximate", "self": "input0"}
+    cdf = tanh1 = None  # Phi(x) (approximate='none') or 1 + tanh(...) ('tanh') where kept
 
     def forward(self, x, approximate="none"):
         refuse(x, "biu", "GeluKernelImpl")
@@ -609,11 +610,7 @@ class Gelu(Op):
     def backward(self, grad):
         (x,) = self.inputs
         if plain(grad):  # no graph to record: the kernel on the arrays, forward's Phi reused
-            if self.approximate == "tanh":
-                kept = {"tanh1": getattr(self, "tanh1", None)}
-            else:
-                kept = {"cdf": self.cdf}
-            d = gelu_grad(self.xp, grad._data, x._data, self.approximate, **kept)
+            d = gelu_grad(self.xp, grad._data, x._data, self.approximate, self.cdf, self.tanh1)
             return wrap(d, grad)
         return _grad_ops().GeluBackward.apply(grad, x, approximate=self.approximate)
 
