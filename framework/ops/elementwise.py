@@ -263,8 +263,8 @@ class MulScalar(Op):
         return (a * other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
-        """``grad * other``."""
-        return grad * self.other
+        """``grad * other`` (torch's mul.Scalar again: MulBackward1)."""
+        return MulScalar.apply(grad, other=self.other)
 
     jvp = Op.jvp_linear
 
