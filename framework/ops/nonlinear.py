@@ -18,11 +18,13 @@ from .nonlinear_grad import (
     HardswishBackward,
     HardtanhBackward,
     LogSigmoidBackward,
+    PreluKernelBackward,
     RreluWithNoiseBackward,
     SoftplusBackward,
     SoftshrinkBackward,
     _f32,
     hardsigmoid_grad,
+    prelu_grad,
 )
 
 
@@ -262,10 +264,10 @@ class PreluKernel(Op):
 
     def backward(self, grad):
         x, w = self.inputs
-        pos = x > 0
-        gx = _where(pos, grad, grad * w)
-        gw = (grad * x).masked_fill(pos, 0.0)  # torch selects 0 (a NaN grad stays out)
-        return gx, gw
+        if plain(grad):  # torch selects 0 (a NaN grad stays out)
+            gx, gw = prelu_grad(self.xp, grad._data, x._data, w._data)
+            return wrap(gx, grad), wrap(gw, grad)
+        return PreluKernelBackward.apply(grad, x, w)
 
     def jvp(self, tx, tw):
         """torch's rule: tx where x >= 0 (the slope at 0 is 1 here), else w tx + tw x."""
@@ -744,10 +746,12 @@ def prelu(input, weight):
             f"{dtypes.scalar_type_name(input._data.dtype)} and "
             f"{dtypes.scalar_type_name(weight._data.dtype)}"
         )
-    if input.dim() >= 2 and n != 1:
-        w = weight.reshape((1, n) + (1,) * (input.dim() - 2))
-    else:
+    if input.dim() >= 2:  # as torch: (1, C, 1, ...) (a view even of one weight), as is for
+        w = weight.reshape((1, n) + (1,) * (input.dim() - 2))  # 1-dim input, 0-dim for 0-dim
+    elif input.dim() == 0:
         w = weight.reshape(())
+    else:
+        w = weight
     return PreluKernel.apply(input, w)
 
 

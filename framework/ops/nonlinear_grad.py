@@ -13,7 +13,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from ._fastgrad import zero_where
 from .activation import sigmoid_array
-from .activation_grad import SigmoidBackward, _PiecewiseBackward, _same_shape, _smul
+from .activation_grad import SigmoidBackward, _PiecewiseBackward, _same_shape, _smul, _zeros
 
 
 class HardtanhBackward(_PiecewiseBackward):
@@ -258,3 +258,63 @@ def _half_shape(x, dim):
     shape = list(x.shape)
     shape[dim] //= 2
     return tuple(shape)
+
+
+def prelu_grad(xp, g, x, w):
+    """torch's _prelu_kernel_backward(grad, x, w): (grad where x > 0 else grad * w, 0 where
+    x > 0 else grad * x), both of the broadcast shape (the engine sums the second to w's)."""
+    pos = x > 0
+    gw = g * x
+    return xp.where(pos, g, g * w), xp.where(pos, gw.dtype.type(0), gw)  # selects: no NaN
+
+
+def _where(cond, a, b):
+    return a.where(cond, b)
+
+
+class PreluKernelBackward(Op):
+    """torch's _prelu_kernel_backward: two outputs, the gradients of x and of the weight."""
+
+    node_name = "PreluKernelBackwardBackward0"
+    saves_inputs = True
+
+    def forward(self, g, x, w):
+        return prelu_grad(self.xp, g, x, w)
+
+    def backward(self, ggx, ggw):
+        """torch's formulas (note x >= 0 there, where the kernel tests x > 0)."""
+        g, x, w = self.inputs
+        need_g, need_x, need_w = self.needs_input_grad
+        nonneg = x >= 0
+        zero = Tensor._make(x.xp.zeros((), dtype=x._data.dtype), x.device)
+        grad_g = grad_x = grad_w = None
+        if need_g:
+            if ggx is None:
+                grad_g = _where(nonneg, zero, ggw * x)
+            else:
+                neg = ggx * w if ggw is None else ggx * w + ggw * x
+                grad_g = _where(nonneg, ggx, neg)
+        if need_x:
+            grad_x = _where(nonneg, zero, g * ggw) if ggw is not None else _zeros(x)
+        if need_w:
+            grad_w = _where(nonneg, zero, g * ggx) if ggx is not None else _zeros(x)
+        return grad_g, grad_x, grad_w
+
+    def jvp(self, t_g, t_x, t_w):
+        """torch's result0/result1 formulas; each output has a tangent when one of the
+        tangents its formula reads has one."""
+        g, x, w = self.primals
+        nonneg = x >= 0
+        zero = Tensor._make(x.xp.zeros((), dtype=x._data.dtype), x.device)
+        r0 = r1 = None
+        if t_g is not None or t_w is not None:
+            tg = t_g if t_g is not None else _zeros(g)
+            neg = tg * w if t_w is None else tg * w + g * t_w
+            r0 = _where(nonneg, tg, neg)
+        if t_g is not None or t_x is not None:
+            r1 = _where(
+                nonneg,
+                zero,
+                _plus(g * t_x if t_x is not None else None, t_g * x if t_g is not None else None),
+            )
+        return r0, r1

@@ -197,3 +197,69 @@ def test_first_gradient_bits_unchanged_by_create_graph(name):
         )
         out.append(g.detach().numpy())
     np.testing.assert_array_equal(out[0], out[1])
+
+
+PRELU_SHAPES = [((2, 3, 4), (3,)), ((2, 3, 4), (1,)), ((5,), (1,)), ((), (1,)), ((2, 3), (3,))]
+
+
+def _prelu_case(L, x_shape, w_shape, seed=0):
+    r = np.random.default_rng(seed)
+    x = L.tensor(r.standard_normal(x_shape), requires_grad=True)
+    w = L.tensor(r.uniform(0.1, 0.5, w_shape), requires_grad=True)
+    c = L.tensor(r.standard_normal(x_shape), requires_grad=True)
+    return x, w, c
+
+
+@pytest.mark.parametrize("x_shape,w_shape", PRELU_SHAPES)
+def test_prelu_second_order_as_torch(x_shape, w_shape):
+    """Both gradients are outputs of one PreluKernelBackwardBackward0 (the weight's summed to
+    its shape by the engine, through torch's view of the weight), and the second-order
+    gradients of x, the weight and the upstream gradient match torch's."""
+    got = []
+    for L in (torch, framework):
+        x, w, c = _prelu_case(L, x_shape, w_shape)
+        y = F(L).prelu(x, w)
+        assert [n and n.name() for n, _ in y.grad_fn.next_functions][0].endswith("AccumulateGrad")
+        gx, gw = L.autograd.grad(y, (x, w), c, create_graph=True)
+        nodes = [(g.grad_fn.name(), _names(g.grad_fn)) for g in (gx, gw)]
+        v = (gx * gx).sum() + (gw * 1.5).sum() + (gx * 0.5).sum()
+        second = L.autograd.grad(v, (x, w, c))
+        got.append((nodes, [s.numpy() for s in second]))
+    assert got[0][0] == got[1][0]
+    for t, f in zip(got[0][1], got[1][1]):
+        np.testing.assert_allclose(f, t, rtol=1e-10, atol=1e-12)
+
+
+def test_prelu_backward_gradcheck_and_gradgradcheck():
+    x, w, c = _prelu_case(framework, (2, 3, 2), (3,), seed=2)
+
+    def grads(a, b, u):
+        y = FF.prelu(a, b)
+        return framework.autograd.grad(y, (a, b), u, create_graph=True)
+
+    assert framework.autograd.gradcheck(grads, (x, w, c))
+    assert framework.autograd.gradgradcheck(grads, (x, w, c))
+
+
+@pytest.mark.parametrize("duals", ["x", "w", "upstream", "all"])
+def test_prelu_forward_over_reverse_as_torch(duals):
+    """torch's result0/result1 formulas: each gradient's tangent, or None, as torch's."""
+    r = np.random.default_rng(6)
+    xa, wa, ca = r.standard_normal((2, 3, 4)), r.uniform(0.1, 0.5, 3), r.standard_normal((2, 3, 4))
+    tx, tw, tc = r.standard_normal((2, 3, 4)), r.standard_normal(3), r.standard_normal((2, 3, 4))
+    out = []
+    for L, fwd in ((torch, tfwd), (framework, ffwd)):
+        with fwd.dual_level():
+
+            def leaf(a, t, name):
+                p = L.tensor(a, requires_grad=name != "upstream")
+                return fwd.make_dual(p, L.tensor(t)) if duals in (name, "all") else p
+
+            x, w, c = leaf(xa, tx, "x"), leaf(wa, tw, "w"), leaf(ca, tc, "upstream")
+            gs = L.autograd.grad(F(L).prelu(x, w), (x, w), c, create_graph=True)
+            ts = [fwd.unpack_dual(g).tangent for g in gs]
+        out.append([None if t is None else t.detach().numpy() for t in ts])
+    for t, f in zip(*out):
+        assert (f is None) == (t is None)
+        if t is not None:
+            np.testing.assert_allclose(f, t, rtol=1e-10, atol=1e-12)
