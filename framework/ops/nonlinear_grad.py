@@ -13,7 +13,14 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from ._fastgrad import zero_where
 from .activation import sigmoid_array
-from .activation_grad import SigmoidBackward, _PiecewiseBackward, _same_shape, _smul, _zeros
+from .activation_grad import (
+    SigmoidBackward,
+    _PiecewiseBackward,
+    _plus,
+    _same_shape,
+    _smul,
+    _zeros,
+)
 
 
 class HardtanhBackward(_PiecewiseBackward):
@@ -67,13 +74,6 @@ _SIXTH = _f32(1 / 6)  # torch's kernel uses the float constant 1.0f / 6.0f
 def hardsigmoid_grad(xp, g, x):
     """torch's hardsigmoid_backward(grad, x): grad / 6 strictly inside (-3, 3), else 0."""
     return xp.where((x > -3) & (x < 3), g * _SIXTH, g.dtype.type(0))
-
-
-def _plus(a, b):
-    """a + b where either may be None (a missing tangent term)."""
-    if a is None:
-        return b
-    return a if b is None else a + b
 
 
 class _SmoothBackward(Op):
