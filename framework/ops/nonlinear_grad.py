@@ -185,7 +185,9 @@ class HardswishBackward(_SmoothBackward):
     def double_backward(gg, g, x):
         """torch's formula: gg * grad / 3 strictly inside (-3, 3), else 0."""
         zero = Tensor._make(x.xp.zeros((), dtype=x._data.dtype), x.device)
-        return (gg * g / 3.0).where((x > -3.0) & (x < 3.0), zero)
+        from .extras2 import DivScalar  # (torch's div.Scalar: DivBackward1)
+
+        return DivScalar.apply(gg * g, other=3.0).where((x > -3.0) & (x < 3.0), zero)
 
 
 def glu_grad(xp, g, x, dim):
