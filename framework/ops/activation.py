@@ -24,7 +24,7 @@ class Tanh(Op):
         return self.xp.tanh(_float(x))
 
     def backward(self, grad):
-        if plain(grad):  # no graph to record: the kernel on the arrays
+        if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays
             return wrap(tanh_grad(self.xp, grad._data, self._out), grad)
         return _grad_ops().TanhBackward.apply(grad, self.output)
 
@@ -42,6 +42,13 @@ def tanh_grad(xp, g, y):
         t *= g
         return t
     return g * (1 - y * y)  # d/dx tanh = 1 - tanh(x)**2
+
+
+def plain32(grad):
+    """`plain`, for float32/float64 only: a half gradient goes to the backward op, which
+    computes in float32 and rounds once, as torch's half kernels (sigmoid's float16 gradient
+    is torch's on the float16 arrays)."""
+    return plain(grad) and grad._data.dtype.itemsize > 2
 
 
 def _grad_ops():
@@ -78,7 +85,7 @@ class Sigmoid(Op):
         return sigmoid_array(self.xp, _float(x))
 
     def backward(self, grad):
-        if plain(grad):  # no graph to record: the kernel on the arrays
+        if plain(grad):  # no graph to record: the kernel on the arrays (float16 too, as torch)
             return wrap(sigmoid_grad(self.xp, grad._data, self._out), grad)
         return _grad_ops().SigmoidBackward.apply(grad, self.output)
 
@@ -262,7 +269,7 @@ class Softmax(Op):
         return e
 
     def backward(self, grad):
-        if plain(grad):  # no graph to record: the kernel on the arrays
+        if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays
             return wrap(softmax_grad(self.xp, grad._data, self._out, self.axis), grad)
         return _grad_ops().SoftmaxBackwardData.apply(grad, self.output, dim=self.axis)
 
@@ -348,7 +355,7 @@ class LogSoftmax(Op):
         return shifted
 
     def backward(self, grad):
-        if plain(grad):  # no graph to record: the kernel on the arrays
+        if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays
             return wrap(log_softmax_grad(self.xp, grad._data, self._out, self.axis), grad)
         return _grad_ops().LogSoftmaxBackwardData.apply(grad, self.output, dim=self.axis)
 
@@ -406,7 +413,7 @@ class LeakyRelu(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        if plain(grad):
+        if plain32(grad):
             return wrap(leaky_relu_grad(self.xp, grad._data, x._data, self.slope), grad)
         return _grad_ops().LeakyReluBackward.apply(grad, x, negative_slope=self.slope)
 
@@ -609,7 +616,9 @@ class Gelu(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        if plain(grad):  # no graph to record: the kernel on the arrays, forward's Phi reused
+        if (
+            plain(grad) and grad._data.dtype.itemsize > 2
+        ):  # no graph: the kernel on arrays, forward's Phi reused
             d = gelu_grad(self.xp, grad._data, x._data, self.approximate, self.cdf, self.tanh1)
             return wrap(d, grad)
         return _grad_ops().GeluBackward.apply(grad, x, approximate=self.approximate)

@@ -9,7 +9,8 @@ from .._errors import refuse
 from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op, vmap_hook
 from .activation import ThresholdBackward
-from ._fastgrad import plain, wrap
+from ._fastgrad import wrap
+from .activation import plain32
 from .elementwise import NotImplementedBackward
 from .nonlinear_grad import (
     EluBackward,
@@ -35,7 +36,7 @@ def _where(cond, a, b):
 def _grad(op, grad, x, **consts):
     """The backward kernel `op` of an activation: on the arrays when there is no graph to
     record, else as an op (torch's XBackwardBackward0 node)."""
-    if plain(grad):
+    if plain32(grad):
         return wrap(op.kernel(x.xp, grad._data, x._data, **consts), grad)
     return op.apply(grad, x, **consts)
 
@@ -144,7 +145,7 @@ class Hardsigmoid(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        if plain(grad):
+        if plain32(grad):
             return wrap(hardsigmoid_grad(self.xp, grad._data, x._data), grad)
         # torch records a node without a derivative (its second derivative raises)
         return NotImplementedBackward.apply(
@@ -166,7 +167,7 @@ class Hardtanh(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        if plain(grad):
+        if plain32(grad):
             return wrap(
                 HardtanhBackward.kernel(self.xp, grad._data, x._data, self.lo, self.hi), grad
             )
@@ -204,7 +205,7 @@ class Softshrink(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        if plain(grad):
+        if plain32(grad):
             return wrap(self.grad_op.kernel(self.xp, grad._data, x._data, self.lambd), grad)
         return self.grad_op.apply(grad, x, lambd=self.lambd)
 
@@ -264,7 +265,7 @@ class PreluKernel(Op):
 
     def backward(self, grad):
         x, w = self.inputs
-        if plain(grad):  # torch selects 0 (a NaN grad stays out)
+        if plain32(grad):  # torch selects 0 (a NaN grad stays out)
             gx, gw = prelu_grad(self.xp, grad._data, x._data, w._data)
             return wrap(gx, grad), wrap(gw, grad)
         return PreluKernelBackward.apply(grad, x, w)
@@ -296,7 +297,7 @@ class RreluWithNoise(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        if plain(grad):
+        if plain32(grad):
             return wrap(grad._data * self.noise, grad)
         return RreluWithNoiseBackward.apply(grad, x, noise=self.noise)
 

@@ -9,7 +9,7 @@ torch's derivatives.yaml formula for `x_backward`, each jvp its forward-AD formu
 
 import struct
 
-from ..autograd.op import Op
+from ..autograd.op import Op, round_half
 from ..tensor import Tensor
 from ._fastgrad import zero_where
 from .activation import sigmoid_array
@@ -44,6 +44,12 @@ class SoftshrinkBackward(_PiecewiseBackward):
     def kernel(xp, g, x, lambd):
         lam = x.dtype.type(lambd)
         return zero_where(xp, (x >= -lam) & (x <= lam), g)
+
+    def forward(self, g, x, lambd):
+        self.consts = {"lambd": lambd}
+        if self.half is not None:  # torch's half kernels read lambd as scalar_t
+            lambd = round_half(lambd, self.half)
+        return self.kernel(self.xp, *_same_shape(self.xp, g, x), lambd)
 
 
 class HardshrinkBackward(SoftshrinkBackward):
@@ -154,11 +160,28 @@ def log_sigmoid_grad(xp, g, x):
     return g * sigmoid_array(xp, -x)
 
 
+def _log_sigmoid_grad_half(xp, g, x, half):
+    """torch's half kernel: (1 or 0 - (+-1) b / (1 + b)) grad in float, with its forward's
+    buffer b = exp(-|x|) rounded to the half dtype."""
+    dt = x.dtype.type
+    b = round_half(xp.exp(-xp.abs(x)), half)
+    neg = x < 0
+    slope = xp.where(neg, dt(1), dt(0)) - xp.where(neg, dt(1), dt(-1)) * (b / (dt(1) + b))
+    return slope * g
+
+
 class LogSigmoidBackward(_SmoothBackward):
     """torch's log_sigmoid_backward."""
 
     node_name = "LogSigmoidBackwardBackward0"
     kernel = staticmethod(log_sigmoid_grad)
+
+    def forward(self, g, x):
+        self.consts = {}
+        g, x = _same_shape(self.xp, g, x)
+        if self.half is not None:
+            return _log_sigmoid_grad_half(self.xp, g, x, self.half)
+        return log_sigmoid_grad(self.xp, g, x)
 
     @staticmethod
     def double_backward(gg, g, x):
@@ -190,11 +213,15 @@ class HardswishBackward(_SmoothBackward):
         return DivScalar.apply(gg * g, other=3.0).where((x > -3.0) & (x < 3.0), zero)
 
 
-def glu_grad(xp, g, x, dim):
+def glu_grad(xp, g, x, dim, half=None):
     """torch's glu_backward(grad, x, dim): [grad s, grad a s (1 - s)] along dim, with a, b
-    x's halves and s = sigmoid(b)."""
+    x's halves and s = sigmoid(b). For a half dtype `half` as torch's kernel: s rounded to
+    it first, then s (1 - s) a grad in float."""
     a, b = xp.split(x, 2, axis=dim)
     s = sigmoid_array(xp, b)
+    if half is not None:
+        s = round_half(s, half)
+        return xp.concatenate([g * s, s * (1 - s) * a * g], axis=dim)
     return xp.concatenate([g * s, g * a * s * (1 - s)], axis=dim)
 
 
@@ -211,7 +238,7 @@ class GluBackward(_SmoothBackward):
 
     def forward(self, g, x, dim):
         self.consts = {"dim": dim}
-        return glu_grad(self.xp, g, x, dim)
+        return glu_grad(self.xp, g, x, dim, self.half)
 
     def backward(self, gg):
         g, x = self.inputs
