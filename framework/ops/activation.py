@@ -214,6 +214,7 @@ class ThresholdBackward(Op):
 
     node_name = "ThresholdBackwardBackward0"
     saves_inputs = True
+    saved_fields = {"self": "input1", "threshold": "threshold"}
     saved_for = ((), (0,))  # x is read for grad's gradient; grad is never read
 
     @staticmethod

@@ -47,6 +47,7 @@ class SigmoidBackward(Op):
 
     node_name = "SigmoidBackwardBackward0"
     saves_inputs = True
+    saved_fields = {"grad_output": "input0", "output": "input1"}
 
     def forward(self, g, y):
         return sigmoid_grad(self.xp, *_same_shape(self.xp, g, y))
@@ -72,6 +73,7 @@ class TanhBackward(Op):
 
     node_name = "TanhBackwardBackward0"
     saves_inputs = True
+    saved_fields = {"grad_output": "input0", "output": "input1"}
 
     def forward(self, g, y):
         return tanh_grad(self.xp, *_same_shape(self.xp, g, y))
@@ -102,6 +104,7 @@ class SoftmaxBackwardData(Op):
 
     node_name = "SoftmaxBackwardDataBackward0"
     saves_inputs = True
+    saved_fields = {"dim": "dim", "grad_output": "input0", "output": "input1"}
 
     def forward(self, g, y, dim):
         self.dim = dim
@@ -131,6 +134,7 @@ class LogSoftmaxBackwardData(Op):
 
     node_name = "LogSoftmaxBackwardDataBackward0"
     saves_inputs = True
+    saved_fields = {"dim": "dim", "grad_output": "input0", "output": "input1"}
 
     def forward(self, g, y, dim):
         self.dim = dim
@@ -183,6 +187,7 @@ class GeluBackward(Op):
 
     node_name = "GeluBackwardBackward0"
     saves_inputs = True
+    saved_fields = {"approximate": "approximate", "grad_output": "input0", "self": "input1"}
 
     def forward(self, g, x, approximate="none"):
         self.approximate = approximate
@@ -209,6 +214,11 @@ class GeluBackward(Op):
 def _zeros(like):
     """torch's zeros_like(grad): a constant (no graph, no NaN from inf * 0)."""
     return Tensor._make(like.xp.zeros_like(like._data), like.device)
+
+
+def _const(name):
+    """A saved field read from the op's constants (torch's _saved_<name> of a scalar)."""
+    return lambda fn: fn.consts[name]
 
 
 class _PiecewiseBackward(Op):
@@ -244,5 +254,6 @@ class LeakyReluBackward(_PiecewiseBackward):
     negative_slope."""
 
     node_name = "LeakyReluBackwardBackward0"
+    saved_fields = {"negative_slope": _const("negative_slope"), "self": "input1"}
 
     kernel = staticmethod(leaky_relu_grad)

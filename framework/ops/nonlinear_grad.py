@@ -15,6 +15,7 @@ from ._fastgrad import zero_where
 from .activation import sigmoid_array
 from .activation_grad import (
     SigmoidBackward,
+    _const,
     _PiecewiseBackward,
     _plus,
     _same_shape,
@@ -28,6 +29,7 @@ class HardtanhBackward(_PiecewiseBackward):
     select: no inf * 0)."""
 
     node_name = "HardtanhBackwardBackward0"
+    saved_fields = {"max_val": _const("max_val"), "min_val": _const("min_val"), "self": "input1"}
 
     @staticmethod
     def kernel(xp, g, x, min_val, max_val):
@@ -39,6 +41,7 @@ class SoftshrinkBackward(_PiecewiseBackward):
     """torch's softshrink_backward(grad, x, lambd): 0 for |x| <= lambd, else grad."""
 
     node_name = "SoftshrinkBackwardBackward0"
+    saved_fields = {"lambd": _const("lambd"), "self": "input1"}
 
     @staticmethod
     def kernel(xp, g, x, lambd):
@@ -56,6 +59,7 @@ class HardshrinkBackward(SoftshrinkBackward):
     """torch's hardshrink_backward(grad, x, lambd): the same select as softshrink's."""
 
     node_name = "HardshrinkBackwardBackward0"
+    saved_fields = {"lambd": _const("lambd"), "self": "input1"}
 
 
 class RreluWithNoiseBackward(_PiecewiseBackward):
@@ -63,6 +67,7 @@ class RreluWithNoiseBackward(_PiecewiseBackward):
     used (1 where x > 0, the drawn or mean slope elsewhere), kept as the array `noise`."""
 
     node_name = "RreluWithNoiseBackwardBackward0"
+    saved_fields = {"self": "input1"}
 
     @staticmethod
     def kernel(xp, g, x, noise):
@@ -124,6 +129,14 @@ class EluBackward(_SmoothBackward):
     alpha * input_scale * exp(x * input_scale)."""
 
     node_name = "EluBackwardBackward0"
+    saved_fields = {
+        "alpha": _const("alpha"),
+        "grad_output": "input0",
+        "input_scale": _const("input_scale"),
+        "is_result": "=False",
+        "scale": _const("scale"),
+        "self_or_result": "input1",
+    }
     kernel = staticmethod(elu_grad)
 
     @staticmethod
@@ -146,6 +159,12 @@ class SoftplusBackward(_SmoothBackward):
     """torch's softplus_backward."""
 
     node_name = "SoftplusBackwardBackward0"
+    saved_fields = {
+        "beta": _const("beta"),
+        "grad_output": "input0",
+        "self": "input1",
+        "threshold": _const("threshold"),
+    }
     kernel = staticmethod(softplus_grad)
 
     @staticmethod
@@ -174,6 +193,7 @@ class LogSigmoidBackward(_SmoothBackward):
     """torch's log_sigmoid_backward."""
 
     node_name = "LogSigmoidBackwardBackward0"
+    saved_fields = {"grad_output": "input0", "self": "input1"}
     kernel = staticmethod(log_sigmoid_grad)
 
     def forward(self, g, x):
@@ -202,6 +222,7 @@ class HardswishBackward(_SmoothBackward):
     """torch's hardswish_backward."""
 
     node_name = "HardswishBackwardBackward0"
+    saved_fields = {"grad_output": "input0", "self": "input1"}
     kernel = staticmethod(hardswish_grad)
 
     @staticmethod
@@ -234,6 +255,7 @@ class GluBackward(_SmoothBackward):
     """torch's glu_backward(grad, x, dim). Not elementwise: grad has half x's size along dim."""
 
     node_name = "GluBackwardBackward0"
+    saved_fields = {"dim": _const("dim"), "grad_output": "input0", "self": "input1"}
     kernel = staticmethod(glu_grad)
 
     def forward(self, g, x, dim):
@@ -305,6 +327,7 @@ class PreluKernelBackward(Op):
     """torch's _prelu_kernel_backward: two outputs, the gradients of x and of the weight."""
 
     node_name = "PreluKernelBackwardBackward0"
+    saved_fields = {"grad_output": "input0", "self": "input1", "weight": "input2"}
     saves_inputs = True
 
     def forward(self, g, x, w):

@@ -327,3 +327,49 @@ def test_half_first_gradient_bits_as_torch(name, dtype):
         (g,) = L.autograd.grad(y, x, c)
         out.append(g.to(L.float32).numpy())
     np.testing.assert_array_equal(out[1], out[0])
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - {"hardsigmoid"}))
+def test_backward_nodes_expose_torchs_saved_values_and_pack_them(name):
+    """The backward op's node exposes torch's _saved_* fields (torchviz's show_saved), and
+    saved_tensors_hooks pack the tensors torch's node packs (a third gradient unchanged)."""
+    x = _input()
+    c = np.random.default_rng(9).standard_normal((3, 4))
+    out = []
+    for L in (torch, framework):
+        xt = L.tensor(x, requires_grad=True)
+        y = CASES[name][0](L, xt)
+        ct = L.tensor(c[: y.shape[0], : y.shape[1]], requires_grad=True)
+        packed = []
+
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t
+
+        with L.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            (g,) = L.autograd.grad(y, xt, ct, create_graph=True)
+        fields = sorted(a for a in dir(g.grad_fn) if a.startswith("_saved_"))
+        scalars = {
+            a: getattr(g.grad_fn, a)
+            for a in fields
+            if not isinstance(getattr(g.grad_fn, a), L.Tensor)
+            and a not in ("_saved_noise", "_saved_lower", "_saved_upper", "_saved_training")
+        }
+        (gx,) = L.autograd.grad((g * g).sum(), xt, allow_unused=True)
+        out.append((fields, scalars, sorted(packed), None if gx is None else gx.numpy()))
+    (tf, ts, tp, tg), (ff, fs, fp, fg) = out
+    assert set(ff) <= set(tf) and set(tf) - set(ff) <= {
+        "_saved_buffer",
+        "_saved_noise",
+        "_saved_lower",
+        "_saved_upper",
+        "_saved_training",
+    }
+    assert {k: pytest.approx(v) if isinstance(v, float) else v for k, v in fs.items()} == ts
+    # the tensors packed while the gradient's graph is recorded: torch's also packs
+    # log_sigmoid's buffer and rrelu's noise, which ours keeps as arrays (not exposed)
+    unexposed = 1 if name in ("logsigmoid", "rrelu_eval", "nn.RReLU") else 0
+    assert fp == tp[unexposed:] and len(fp) + unexposed == len(tp)
+    assert (fg is None) == (tg is None)
+    if tg is not None:
+        np.testing.assert_allclose(fg, tg, rtol=1e-10, atol=1e-12)
