@@ -58,8 +58,11 @@ ELEMENTWISE = (
     "Special Heaviside Nextafter Deg2rad Rad2deg Square Float Positive Conj Real Imag "
     "ThresholdBackward LogAddExp LogAddExp2 Logaddexp Logaddexp2 Fmax Fmin Angle Isnan Isinf "
     "Isfinite Signbit Ldexp Frexp Exponent Mvlgamma Softsign Tanhshrink Selu Relu6 Rrelu "
-    "EluBackward GeluBackward SiluBackward Deg2Rad Rad2Deg SpecialEntr SpecialI0E SpecialI1 "
-    "SpecialI1E SpecialLogNdtr SpecialZeta _AddScalar _Ndtri _IntBinary DivScalar "
+    "EluBackward GeluBackward SiluBackward SigmoidBackward TanhBackward SoftplusBackward "
+    "LogSigmoidBackward HardswishBackward LeakyReluBackward HardtanhBackward "
+    "SoftshrinkBackward HardshrinkBackward RreluWithNoiseBackward Deg2Rad Rad2Deg SpecialEntr "
+    "SpecialI0E SpecialI1 SpecialI1E SpecialLogNdtr SpecialZeta _AddScalar _Ndtri _IntBinary "
+    "DivScalar "
     "LinalgMatrixExp"  # (one input whose forward takes leading batch dims)
 ).split()
 

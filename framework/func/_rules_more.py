@@ -161,7 +161,10 @@ def _register():
         (cdist, ["Cdist"]),
         (median, ["Median"]),
         (gather, ["ScatterReduceTwo"]),
-        (elementwise, ["PreluKernel"]),  # (its weight is already shaped to broadcast)
+        (
+            elementwise,
+            ["PreluKernel", "PreluKernelBackward"],
+        ),  # (its weight is already shaped to broadcast)
         (group_norm, ["NativeGroupNorm"]),
         (add_product, ["Baddbmm", "Addbmm", "Addmv", "Addr"]),
     ):

@@ -296,7 +296,17 @@ def _register():
             "GridSampler2D",
         ],
     )
-    reg(aligned_dims, ["IndexAdd", "IndexCopy", "LinalgCross"])
+    reg(
+        aligned_dims,
+        [
+            "IndexAdd",
+            "IndexCopy",
+            "LinalgCross",
+            "SoftmaxBackwardData",
+            "LogSoftmaxBackwardData",
+            "GluBackward",
+        ],
+    )
     reg(trace, ["Trace"])
     reg(conv, ["Convolution", "ConvTranspose", "Conv3d", "ConvTranspose3d"])
     reg(layer_norm, ["NativeLayerNorm"])

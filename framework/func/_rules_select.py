@@ -182,9 +182,9 @@ def pdist_backward(cls, args, params):
 
 
 def not_implemented_backward(cls, args, params):
-    """The ops without a derivative node: floor_divide, number % tensor and heaviside are
-    elementwise (bincount's runs per sample)."""
-    if params.get("aten") in ("floor_divide", "remainder", "heaviside"):
+    """The ops without a derivative node: floor_divide, number % tensor, heaviside and
+    hardsigmoid's backward are elementwise (bincount's runs per sample)."""
+    if params.get("aten") in ("floor_divide", "remainder", "heaviside", "hardsigmoid_backward"):
         return elementwise(cls, args, params)
     return fallback(cls, args, params)
 

@@ -3,7 +3,6 @@
 import math
 
 from .._errors import refuse
-from ..autograd.grad_mode import state
 from ..autograd.op import Op
 from ..tensor import Tensor
 from . import _fused
@@ -25,22 +24,39 @@ class Tanh(Op):
         return self.xp.tanh(_float(x))
 
     def backward(self, grad):
-        if plain(grad):  # no graph to record: the same products, in one buffer
-            y, g = self._out, grad._data
-            if y.ndim and y.dtype == g.dtype:  # (a 0-dim constant, not the scalar 1: faster)
-                u = _small_ufunc(y, "tanh_grad")
-                if u is not None:  # the same operations in one call
-                    return wrap(u(y, g), grad)
-                t = y * y
-                xp = self.xp
-                xp.subtract(_const(xp, y.dtype, 1), t, out=t)
-                t *= g
-                return wrap(t, grad)
-            return wrap(g * (1 - y * y), grad)
-        y = self.output
-        return grad * (1 - y * y)  # d/dx tanh = 1 - tanh(x)**2
+        if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays
+            return wrap(tanh_grad(self.xp, grad._data, self._out), grad)
+        return _grad_ops().TanhBackward.apply(grad, self.output)
 
     jvp = Op.jvp_elementwise
+
+
+def tanh_grad(xp, g, y):
+    """torch's tanh_backward(grad, result): grad * (1 - y**2), in one buffer."""
+    if y.ndim and y.dtype == g.dtype:  # (a 0-dim constant, not the scalar 1: faster)
+        u = _small_ufunc(y, "tanh_grad")
+        if u is not None:  # the same operations in one call
+            return u(y, g)
+        t = y * y
+        xp.subtract(_const(xp, y.dtype, 1), t, out=t)
+        t *= g
+        return t
+    return g * (1 - y * y)  # d/dx tanh = 1 - tanh(x)**2
+
+
+def plain32(grad):
+    """`plain`, for float32/float64 only: a half gradient goes to the backward op, which
+    computes in float32 and rounds once, as torch's half kernels (sigmoid's float16 gradient
+    is torch's on the float16 arrays)."""
+    return plain(grad) and grad._data.dtype.itemsize > 2
+
+
+def _grad_ops():
+    """activation_grad (the backward kernels as ops), imported on first use: it imports
+    this module's kernels."""
+    from . import activation_grad
+
+    return activation_grad
 
 
 def tanh(input):
@@ -66,41 +82,47 @@ class Sigmoid(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        x = _float(x)
-        xp = self.xp
-        if x.ndim and x.dtype.kind == "f":
-            u = _small_ufunc(x, "sigmoid")
-            if u is not None:  # the same formula in float64, rounded once: one call
-                return u(x)
-            # e / (1 + e) with e = exp(min(x, log of the largest float)): 4 NumPy calls and no
-            # min() check, as e never overflows (a very negative x underflows to 0, silently);
-            # exactly 0 at -inf and 1 at +inf as torch's 1 / (1 + exp(-x)), nan stays nan,
-            # within 2 ulp of it elsewhere (2.7e-7 relative in float32, 4.4e-16 in float64)
-            t = xp.minimum(x, _const(xp, x.dtype, _EXP_MAX[x.dtype.itemsize]))
-            xp.exp(t, out=t)
-            return xp.divide(t, t + _const(xp, x.dtype, 1), out=t)  # (0-dim: no scalar path)
-        # 0-dim (NumPy returns scalars, which out= refuses), complex: exp of -|x| only
-        e = xp.exp(-xp.abs(x))
-        d = 1 + e
-        return xp.where(x >= 0, 1 / d, e / d)  # 1 / (1 + e) from 0 up
+        return sigmoid_array(self.xp, _float(x))
 
     def backward(self, grad):
-        # d/dx sigmoid = s (1 - s), multiplied in torch's order: grad * (1 - s) * s
-        if plain(grad):  # no graph to record: the same products, in one buffer
-            y, g = self._out, grad._data
-            if y.ndim and y.dtype == g.dtype:
-                u = _small_ufunc(y, "sigmoid_grad")
-                if u is not None:  # the same operations in one call
-                    return wrap(u(y, g), grad)
-                t = self.xp.subtract(_const(self.xp, y.dtype, 1), y)
-                t *= g
-                t *= y
-                return wrap(t, grad)
-            return wrap(g * (1 - y) * y, grad)
-        y = self.output
-        return grad * (1 - y) * y
+        if plain(grad):  # no graph to record: the kernel on the arrays (float16 too, as torch)
+            return wrap(sigmoid_grad(self.xp, grad._data, self._out), grad)
+        return _grad_ops().SigmoidBackward.apply(grad, self.output)
 
     jvp = Op.jvp_elementwise
+
+
+def sigmoid_array(xp, x):
+    """The logistic sigmoid of a float (or complex) array."""
+    if x.ndim and x.dtype.kind == "f":
+        u = _small_ufunc(x, "sigmoid")
+        if u is not None:  # the same formula in float64, rounded once: one call
+            return u(x)
+        # e / (1 + e) with e = exp(min(x, log of the largest float)): 4 NumPy calls and no
+        # min() check, as e never overflows (a very negative x underflows to 0, silently);
+        # exactly 0 at -inf and 1 at +inf as torch's 1 / (1 + exp(-x)), nan stays nan,
+        # within 2 ulp of it elsewhere (2.7e-7 relative in float32, 4.4e-16 in float64)
+        t = xp.minimum(x, _const(xp, x.dtype, _EXP_MAX[x.dtype.itemsize]))
+        xp.exp(t, out=t)
+        return xp.divide(t, t + _const(xp, x.dtype, 1), out=t)  # (0-dim: no scalar path)
+    # 0-dim (NumPy returns scalars, which out= refuses), complex: exp of -|x| only
+    e = xp.exp(-xp.abs(x))
+    d = 1 + e
+    return xp.where(x >= 0, 1 / d, e / d)  # 1 / (1 + e) from 0 up
+
+
+def sigmoid_grad(xp, g, y):
+    """torch's sigmoid_backward(grad, result): d/dx sigmoid = s (1 - s), multiplied in
+    torch's order, grad * (1 - s) * s, in one buffer."""
+    if y.ndim and y.dtype == g.dtype:
+        u = _small_ufunc(y, "sigmoid_grad")
+        if u is not None:  # the same operations in one call
+            return u(y, g)
+        t = xp.subtract(_const(xp, y.dtype, 1), y)
+        t *= g
+        t *= y
+        return t
+    return g * (1 - y) * y
 
 
 def sigmoid(input):
@@ -192,6 +214,7 @@ class ThresholdBackward(Op):
 
     node_name = "ThresholdBackwardBackward0"
     saves_inputs = True
+    saved_fields = {"self": "input1", "threshold": "threshold"}
     saved_for = ((), (0,))  # x is read for grad's gradient; grad is never read
 
     @staticmethod
@@ -247,18 +270,20 @@ class Softmax(Op):
         return e
 
     def backward(self, grad):
-        if plain(grad) and self._out.ndim:  # no graph to record: the same terms on arrays
-            g, y = grad._data, self._out
-            d = g - row_dot(self.xp, g, y, self.axis)
-            d *= y
-            return wrap(d, grad)
-        y = self.output
-        if y.ndim == 0:  # the formula below on one element (NaN stays NaN)
-            return y * (grad - grad * y)
-        # J^T g = y * (g - sum(g * y))
-        return y * (grad - (grad * y).sum(self.axis, keepdim=True))
+        if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays
+            return wrap(softmax_grad(self.xp, grad._data, self._out, self.axis), grad)
+        return _grad_ops().SoftmaxBackwardData.apply(grad, self.output, dim=self.axis)
 
     jvp = Op.jvp_elementwise
+
+
+def softmax_grad(xp, g, y, axis):
+    """torch's _softmax_backward_data(grad, result, dim): J^T g = y * (g - sum(g * y))."""
+    if not y.ndim:  # the formula on one element (NaN stays NaN)
+        return y * (g - g * y)
+    d = g - row_dot(xp, g, y, axis)
+    d *= y
+    return d
 
 
 class SafeSoftmax(Softmax):
@@ -331,27 +356,30 @@ class LogSoftmax(Op):
         return shifted
 
     def backward(self, grad):
-        if plain(grad) and self._out.ndim:  # no graph to record: the same terms on arrays
-            g, xp = grad._data, self.xp
-            d = xp.exp(self._out)
-            k = _fused.kernels() if self.axis == g.ndim - 1 and g.size >= _fused.MIN_SIZE else None
-            if k is not None and _fused.flat(g, d) is not None:  # sum, product, difference
-                n = g.shape[-1]  # in one compiled loop
-                k.log_softmax_grad(g.reshape(-1, n), d.reshape(-1, n), xp.empty(1, g.dtype))
-                return wrap(d, grad)
-            d *= row_sum(xp, g, self.axis)
-            return wrap(xp.subtract(g, d, out=d) if d.dtype == g.dtype else g - d, grad)
-        y = self.output
-        if y.ndim == 0:
-            return grad - exp(y) * grad
-        # d/dx log_softmax: g - softmax(x) * sum(g)
-        return grad - exp(y) * grad.sum(self.axis, keepdim=True)
+        if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays
+            return wrap(log_softmax_grad(self.xp, grad._data, self._out, self.axis), grad)
+        return _grad_ops().LogSoftmaxBackwardData.apply(grad, self.output, dim=self.axis)
 
     def jvp(self, t):
         y = self.result
         if y.ndim == 0:
             return t * 0
         return t - (exp(y) * t).sum(self.axis, keepdim=True)  # t - <softmax, t>
+
+
+def log_softmax_grad(xp, g, y, axis):
+    """torch's _log_softmax_backward_data(grad, result, dim): d/dx log_softmax is g -
+    softmax(x) * sum(g)."""
+    if not y.ndim:
+        return g - xp.exp(y) * g
+    d = xp.exp(y)
+    k = _fused.kernels() if axis == g.ndim - 1 and g.size >= _fused.MIN_SIZE else None
+    if k is not None and _fused.flat(g, d) is not None:  # sum, product, difference
+        n = g.shape[-1]  # in one compiled loop
+        k.log_softmax_grad(g.reshape(-1, n), d.reshape(-1, n), xp.empty(1, g.dtype))
+        return d
+    d *= row_sum(xp, g, axis)
+    return xp.subtract(g, d, out=d) if d.dtype == g.dtype else g - d
 
 
 def log_softmax(input, dim, dtype=None):
@@ -386,11 +414,18 @@ class LeakyRelu(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        xp, a = x.xp, x._data
-        slope = Tensor._make(xp.where(a > 0, a.dtype.type(1), a.dtype.type(self.slope)), x.device)
-        return grad * slope  # piecewise constant: its own derivative is zero
+        if plain32(grad):
+            return wrap(leaky_relu_grad(self.xp, grad._data, x._data, self.slope), grad)
+        return _grad_ops().LeakyReluBackward.apply(grad, x, negative_slope=self.slope)
 
     jvp = Op.jvp_elementwise
+
+
+def leaky_relu_grad(xp, g, x, negative_slope):
+    """torch's leaky_relu_backward(grad, x, negative_slope): grad where x > 0, else grad *
+    negative_slope."""
+    dt = x.dtype.type
+    return g * xp.where(x > 0, dt(1), dt(negative_slope))
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -547,6 +582,7 @@ class Gelu(Op):
     saves_inputs = True
     saves = ("cdf", "tanh1")
     saved_fields = {"approximate": "approximate", "self": "input0"}
+    cdf = tanh1 = None  # Phi(x) (approximate='none') or 1 + tanh(...) ('tanh') where kept
 
     def forward(self, x, approximate="none"):
         refuse(x, "biu", "GeluKernelImpl")
@@ -568,15 +604,7 @@ class Gelu(Op):
             if fused is not None:  # the same values in one compiled loop, tail included
                 self.cdf, out = fused
                 return out
-            cdf = _phi32(xp, x)
-        else:
-            cdf = _erf(xp, x * dt(1 / math.sqrt(2)), scratch=True)  # Phi(x), for backward:
-            if _is_array(xp, cdf):  # 0.5 * (1 + erf), in place on the fresh erf array
-                cdf += 1.0
-                cdf *= 0.5
-            else:
-                cdf = 0.5 * (1.0 + cdf)
-        self.cdf = cdf
+        self.cdf = cdf = _gelu_cdf(xp, x)  # kept for backward
         out = x * cdf
         if x.dtype == xp.float32:
             # torch's float32 kernel is fma(x / 2, erf, x / 2): a zero result is +0 there
@@ -589,70 +617,80 @@ class Gelu(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        h = getattr(self, "tanh1", None)
         if (
-            self.approximate == "tanh"
-            and h is not None
-            and plain(grad)
-            and grad._data.dtype == h.dtype
-        ):
+            plain(grad) and grad._data.dtype.itemsize > 2
+        ):  # no graph: the kernel on arrays, forward's Phi reused
+            d = gelu_grad(self.xp, grad._data, x._data, self.approximate, self.cdf, self.tanh1)
+            return wrap(d, grad)
+        return _grad_ops().GeluBackward.apply(grad, x, approximate=self.approximate)
+
+    jvp = Op.jvp_elementwise
+
+
+def _gelu_cdf(xp, x):
+    """Phi(x) as Gelu.forward computes it (its compiled loop gives _phi32's bits); float16
+    (a first gradient on the half dtype's arrays) in _phi32's float32 constants too."""
+    if x.dtype.char in "fe" and _is_array(xp, x):
+        return _phi32(xp, x)
+    cdf = _erf(xp, x * x.dtype.type(1 / math.sqrt(2)), scratch=True)
+    if _is_array(xp, cdf):  # 0.5 * (1 + erf), in place on the fresh erf array
+        cdf += 1.0
+        cdf *= 0.5
+        return cdf
+    return 0.5 * (1.0 + cdf)
+
+
+def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None):
+    """torch's gelu_backward(grad, x, approximate) on arrays: grad * d/dx gelu(x). `cdf` is
+    forward's Phi(x) and `tanh1` its 1 + tanh(...) where kept (else recomputed)."""
+    dt = a.dtype.type
+    if approximate == "tanh":
+        if tanh1 is None and _is_array(xp, a) and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+            tanh1 = _one_plus_tanh(xp, a)  # as forward
+        if tanh1 is not None and g.dtype == tanh1.dtype:
             # torch's 0.5 (1 + t) + 0.5 x (1 - t^2) K (1 + 3 C x^2) with 1 + t = h kept from
             # forward and 1 - t^2 = (2 - h) h: no tanh, in place on two arrays
-            a, dt = x._data, h.dtype.type
             d = a * a
             d *= dt(3 * _C)
             d += dt(1)
             d *= a
             d *= dt(0.5 * _K)
-            b = dt(2) - h
+            b = dt(2) - tanh1
             b *= d
             b += dt(0.5)
-            b *= h
-            b *= grad._data
-            return wrap(b, grad)
-        if self.approximate == "tanh":
-            t = ((x + x * x * x * _C) * _K).tanh()
-            d = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _K * (x * x * (3 * _C) + 1)
-        elif plain(grad):  # no graph to record: torch's formula on the arrays, Phi reused
-            a, dt, xp = x._data, x._data.dtype.type, x.xp
-            u = _small_ufunc(a, "gelu32_grad", "f") if self.cdf is None else None
-            sq = _small_ufunc(a, "gelu32_square", "f") if u is not None else None
-            if sq is not None and grad._data.dtype == a.dtype:  # after forward's small ufunc:
-                d = sq(a)  # the formula below in 3 calls
-                xp.exp(d, out=d)
-                return wrap(u(a, d, grad._data), grad)
-            cdf = self._phi(a)
-            if not _is_array(xp, a) or grad._data.dtype != a.dtype:
-                pdf = xp.exp(a * a * dt(-0.5)) * dt(1 / math.sqrt(2 * math.pi))
-                return wrap(grad._data * (cdf + a * pdf), grad)
-            d = a * a  # the same formula, in place on one temporary (same values)
-            d *= dt(-0.5)
-            xp.exp(d, out=d)
-            k = _fused.kernels() if a.size >= _fused.MIN_SIZE else None
-            arrays = _fused.flat(a, cdf, grad._data, d) if k is not None else None
-            if arrays is not None:  # the four passes below in one compiled loop
-                scale = xp.asarray([1 / math.sqrt(2 * math.pi)], dtype=a.dtype)
-                k.gelu_grad_tail(*arrays[:3], scale, arrays[3])
-                return wrap(d, grad)
-            d *= dt(1 / math.sqrt(2 * math.pi))
-            d *= a
-            d += cdf
-            d *= grad._data
-            return wrap(d, grad)
-        else:
-            # create_graph needs Phi as a function of x; otherwise the forward's copy will do
-            if state.enabled:
-                cdf = NormalCdf.apply(x)
-            else:
-                cdf = Tensor._make(self._phi(x._data), x.device)
-            d = cdf + x * _normal_pdf(x)  # d/dx x*Phi(x)
-        return grad * d
-
-    def _phi(self, a):
-        """Phi(a) as forward computed it: kept, or recomputed after the small ufunc."""
-        return _phi32(self.xp, a) if self.cdf is None else self.cdf
-
-    jvp = Op.jvp_elementwise
+            b *= tanh1
+            b *= g
+            return b
+        t = xp.tanh((a + a * a * a * dt(_C)) * dt(_K))
+        d = (t + dt(1)) * dt(0.5) + a * dt(0.5) * (dt(1) - t * t) * dt(_K) * (
+            a * a * dt(3 * _C) + dt(1)
+        )
+        return g * d
+    u = _small_ufunc(a, "gelu32_grad", "f") if cdf is None else None
+    sq = _small_ufunc(a, "gelu32_square", "f") if u is not None else None
+    if sq is not None and g.dtype == a.dtype:  # after forward's small ufunc:
+        d = sq(a)  # the formula below in 3 calls
+        xp.exp(d, out=d)
+        return u(a, d, g)
+    if cdf is None:
+        cdf = _gelu_cdf(xp, a)
+    if not _is_array(xp, a) or g.dtype != a.dtype:
+        pdf = xp.exp(a * a * dt(-0.5)) * dt(1 / math.sqrt(2 * math.pi))
+        return g * (cdf + a * pdf)
+    d = a * a  # the same formula, in place on one temporary (same values)
+    d *= dt(-0.5)
+    xp.exp(d, out=d)
+    k = _fused.kernels() if a.size >= _fused.MIN_SIZE else None
+    arrays = _fused.flat(a, cdf, g, d) if k is not None else None
+    if arrays is not None:  # the four passes below in one compiled loop
+        scale = xp.asarray([1 / math.sqrt(2 * math.pi)], dtype=a.dtype)
+        k.gelu_grad_tail(*arrays[:3], scale, arrays[3])
+        return d
+    d *= dt(1 / math.sqrt(2 * math.pi))
+    d *= a
+    d += cdf
+    d *= g
+    return d
 
 
 def gelu(input, approximate="none"):

@@ -69,6 +69,17 @@ class NotImplementedBackward(Op):
     def backward(self, grad):
         raise RuntimeError(f"derivative for aten::{self.aten} is not implemented")
 
+    def _record(self, args, out, dev):
+        """As torch's NotImplemented node: an edge for each input that requires grad only
+        (its next_functions has no (None, 0) entries)."""
+        res = Op._record(self, args, out, dev)
+        keep = [i for i, n in enumerate(self._next) if n is not None]
+        if len(keep) < len(self._next):
+            self._next = tuple(self._next[i] for i in keep)
+            self._nrs = tuple(self._nrs[i] for i in keep)
+            self._in_meta = tuple(self._in_meta[i] for i in keep)
+        return res
+
 
 class Add(Op):
     promote = True
@@ -252,8 +263,8 @@ class MulScalar(Op):
         return (a * other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
-        """``grad * other``."""
-        return grad * self.other
+        """``grad * other`` (torch's mul.Scalar again: MulBackward1)."""
+        return MulScalar.apply(grad, other=self.other)
 
     jvp = Op.jvp_linear
 

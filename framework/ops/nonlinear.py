@@ -4,32 +4,41 @@ hardswish, hardsigmoid, hardtanh, logsigmoid, soft/hardshrink, threshold, glu, p
 Forward runs on arrays; backward is written with Tensor ops, so every one of them has
 second derivatives."""
 
-import struct
-
 from .. import dtypes
 from .._errors import refuse
 from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op, vmap_hook
 from .activation import ThresholdBackward
-from ..tensor import Tensor
-
-
-def _f32(v):
-    """v rounded to float32, as torch's kernels do with float literals."""
-    return struct.unpack("f", struct.pack("f", v))[0]
+from ._fastgrad import wrap
+from .activation import plain32
+from .elementwise import NotImplementedBackward
+from .nonlinear_grad import (
+    EluBackward,
+    GluBackward,
+    HardshrinkBackward,
+    HardswishBackward,
+    HardtanhBackward,
+    LogSigmoidBackward,
+    PreluKernelBackward,
+    RreluWithNoiseBackward,
+    SoftplusBackward,
+    SoftshrinkBackward,
+    _f32,
+    hardsigmoid_grad,
+    prelu_grad,
+)
 
 
 def _where(cond, a, b):
     return a.where(cond, b)
 
 
-def _zero(grad):
-    """A 0-dim zero selected where torch's backward selects 0 (an inf grad stays out of it)."""
-    return Tensor._make(grad.xp.zeros((), dtype=grad._data.dtype), grad.device)
-
-
-def _mask(x, array):
-    return Tensor._make(array, x.device)
+def _grad(op, grad, x, **consts):
+    """The backward kernel `op` of an activation: on the arrays when there is no graph to
+    record, else as an op (torch's XBackwardBackward0 node)."""
+    if plain32(grad):
+        return wrap(op.kernel(x.xp, grad._data, x._data, **consts), grad)
+    return op.apply(grad, x, **consts)
 
 
 class Softplus(Op):
@@ -45,8 +54,7 @@ class Softplus(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        bx = x * self.beta
-        return _where(bx > self.threshold, grad, grad * bx.sigmoid())
+        return _grad(SoftplusBackward, grad, x, beta=self.beta, threshold=self.threshold)
 
     jvp = Op.jvp_elementwise
 
@@ -66,11 +74,9 @@ class Elu(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        # exp of min(x, 0): no inf * 0 = nan on the positive side (x = inf)
-        neg = (x.clamp(max=0) * self.input_scale).exp() * (
-            self.scale * self.alpha * self.input_scale
+        return _grad(
+            EluBackward, grad, x, alpha=self.alpha, scale=self.scale, input_scale=self.input_scale
         )
-        return _where(x <= 0, grad * neg, grad * self.scale)  # torch's test: NaN passes
 
     jvp = Op.jvp_elementwise
 
@@ -125,13 +131,9 @@ class Hardswish(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        mid = grad * (x / 3 + 0.5)
-        return _where(x <= -3, _zero(grad), _where(x < 3, mid, grad))  # torch's bounds
+        return _grad(HardswishBackward, grad, x)
 
     jvp = Op.jvp_elementwise
-
-
-_SIXTH = _f32(1 / 6)  # torch's kernel uses the float constant 1.0f / 6.0f
 
 
 class Hardsigmoid(Op):
@@ -143,7 +145,12 @@ class Hardsigmoid(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        return _where((x > -3) & (x < 3), grad * _SIXTH, _zero(grad))
+        if plain32(grad):
+            return wrap(hardsigmoid_grad(self.xp, grad._data, x._data), grad)
+        # torch records a node without a derivative (its second derivative raises)
+        return NotImplementedBackward.apply(
+            grad, x, fn=hardsigmoid_grad, aten="hardsigmoid_backward"
+        )
 
     jvp = Op.jvp_elementwise
 
@@ -160,7 +167,11 @@ class Hardtanh(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        return _where((x <= self.lo) | (x >= self.hi), _zero(grad), grad)  # a select: no inf*0
+        if plain32(grad):
+            return wrap(
+                HardtanhBackward.kernel(self.xp, grad._data, x._data, self.lo, self.hi), grad
+            )
+        return HardtanhBackward.apply(grad, x, min_val=self.lo, max_val=self.hi)
 
     jvp = Op.jvp_elementwise
 
@@ -175,7 +186,7 @@ class LogSigmoid(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        return grad * (-x).sigmoid()
+        return _grad(LogSigmoidBackward, grad, x)
 
     jvp = Op.jvp_elementwise
 
@@ -190,14 +201,20 @@ class Softshrink(Op):
         self.lambd = lambd
         return xp.where(x > l, x - l, xp.where(x < -l, x + l, x * 0))
 
+    grad_op = SoftshrinkBackward
+
     def backward(self, grad):
         (x,) = self.inputs
-        return _where((x >= -self.lambd) & (x <= self.lambd), _zero(grad), grad)
+        if plain32(grad):
+            return wrap(self.grad_op.kernel(self.xp, grad._data, x._data, self.lambd), grad)
+        return self.grad_op.apply(grad, x, lambd=self.lambd)
 
     jvp = Op.jvp_elementwise
 
 
 class Hardshrink(Softshrink):
+    grad_op = HardshrinkBackward
+
     def forward(self, x, lambd=0.5):
         refuse(x, "biu", "hardshrink_cpu")
         self.lambd = lambd
@@ -231,12 +248,8 @@ class Glu(Op):
         return a / (1 + xp.exp(-b))
 
     def backward(self, grad):
-        from .join import cat
-
         (x,) = self.inputs
-        a, b = x.chunk(2, self.dim)
-        s = b.sigmoid()
-        return cat([grad * s, grad * a * s * (1 - s)], self.dim)
+        return _grad(GluBackward, grad, x, dim=self.dim)
 
     jvp = Op.jvp_transpose
 
@@ -252,10 +265,10 @@ class PreluKernel(Op):
 
     def backward(self, grad):
         x, w = self.inputs
-        pos = x > 0
-        gx = _where(pos, grad, grad * w)
-        gw = (grad * x).masked_fill(pos, 0.0)  # torch selects 0 (a NaN grad stays out)
-        return gx, gw
+        if plain32(grad):  # torch selects 0 (a NaN grad stays out)
+            gx, gw = prelu_grad(self.xp, grad._data, x._data, w._data)
+            return wrap(gx, grad), wrap(gw, grad)
+        return PreluKernelBackward.apply(grad, x, w)
 
     def jvp(self, tx, tw):
         """torch's rule: tx where x >= 0 (the slope at 0 is 1 here), else w tx + tw x."""
@@ -283,7 +296,10 @@ class RreluWithNoise(Op):
         return x * self.noise
 
     def backward(self, grad):
-        return grad * _mask(grad, self.noise)
+        (x,) = self.inputs
+        if plain32(grad):
+            return wrap(grad._data * self.noise, grad)
+        return RreluWithNoiseBackward.apply(grad, x, noise=self.noise)
 
     jvp = Op.jvp_elementwise
 
@@ -731,10 +747,12 @@ def prelu(input, weight):
             f"{dtypes.scalar_type_name(input._data.dtype)} and "
             f"{dtypes.scalar_type_name(weight._data.dtype)}"
         )
-    if input.dim() >= 2 and n != 1:
-        w = weight.reshape((1, n) + (1,) * (input.dim() - 2))
-    else:
+    if input.dim() >= 2:  # as torch: (1, C, 1, ...) (a view even of one weight), as is for
+        w = weight.reshape((1, n) + (1,) * (input.dim() - 2))  # 1-dim input, 0-dim for 0-dim
+    elif input.dim() == 0:
         w = weight.reshape(())
+    else:
+        w = weight
     return PreluKernel.apply(input, w)
 
 

@@ -16,6 +16,7 @@ from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, round_half, vmap_hook
 from ..dtypes import cpp_type_name, result_type, scalar_type_name
 from ..tensor import Tensor
+from .elementwise import MulScalar
 from .unary import Sign, _float, _zeros
 
 
@@ -132,7 +133,7 @@ class Addcdiv(Op):
     def backward(self, grad):
         _, t1, t2 = self.inputs
         _, n1, n2 = self.needs_input_grad
-        g = grad * self.value if self.value != 1 else grad
+        value = self.value
         if n1 and self.t2_dtype is not None and not self.t2_dtype.is_floating_point:
             # torch's `value / tensor2` is empty_like(tensor2).fill_(value).div_(tensor2):
             # an integer or bool tensor2 cannot hold the quotient (even an empty one)
@@ -141,15 +142,23 @@ class Addcdiv(Op):
             raise cast_error(scalar_type_name(get_default_dtype().np), self.t2_dtype.np)
         # torch's tensor1 formula, grad * (value / tensor2), is a product with its ZeroTensor:
         # zeros even where tensor2 is 0 (only tensor2's formula, -grad ..., materializes it)
-        g1 = (g / t2 if not is_zero_tensor(grad) else _zeros(grad)) if n1 else None
+        g1 = None
+        if n1:
+            if is_zero_tensor(grad):
+                g1 = _zeros(grad)
+            else:  # (value / tensor2: a filled tensor divided in place, DivBackward0)
+                v = Tensor._make(t2.xp.full(t2._data.shape, value, t2._data.dtype), t2.device)
+                g1 = grad * (v / t2)
         if not n2:
             return grad, g1, None
-        # torch: value * tensor1 / (tensor2 * tensor2), the square in tensor2's own dtype
-        # (float32's 1e-30 ** 2 is 0: an inf gradient)
+        # torch: -grad * (value * tensor1 / (tensor2 * tensor2)), the square in tensor2's own
+        # dtype (float32's 1e-30 ** 2 is 0: an inf gradient)
         sq = t2 * t2
         if self.t2_dtype is not None and self.t2_dtype != t2.dtype:
             sq = (t2.to(self.t2_dtype) * t2.to(self.t2_dtype)).to(t2.dtype)
-        return grad, g1, -g * t1 / sq
+        if value != 1 or grad.requires_grad or t1.requires_grad:  # mul.Scalar: MulBackward1
+            t1 = MulScalar.apply(t1, other=value)
+        return grad, g1, -grad * (t1 / sq)
 
     jvp = Op.jvp_elementwise
 

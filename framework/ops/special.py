@@ -3,6 +3,7 @@
 import math
 
 from ..autograd.op import Op
+from .elementwise import MulScalar
 from .loss import _quiet
 from .unary import _float
 
@@ -269,10 +270,62 @@ Acos = _unary("Acos", lambda xp, x: xp.arccos(x), lambda x: -(1 - x * x).rsqrt()
 Atan = _unary("Atan", lambda xp, x: xp.arctan(x), lambda x: 1 / (x * x + 1))
 Asinh = _unary("Asinh", lambda xp, x: xp.arcsinh(x), lambda x: (x * x + 1).rsqrt())
 Acosh = _unary("Acosh", lambda xp, x: xp.arccosh(x), lambda x: (x * x - 1).rsqrt())
-Atanh = _unary("Atanh", lambda xp, x: xp.arctanh(x), lambda x: 1 / (1 - x * x))
-Log2 = _unary("Log2", lambda xp, x: xp.log2(x), lambda x: 1 / (x * math.log(2)))
-Log10 = _unary("Log10", lambda xp, x: xp.log10(x), lambda x: 1 / (x * math.log(10)))
-Exp2 = _unary("Exp2", lambda xp, x: xp.exp2(x), lambda y: y * math.log(2), True)
+
+
+class Log10(Op):
+    """log10: a float unary op."""
+
+    saves_inputs = True
+    ln = math.log(10)
+
+    def forward(self, x):
+        return self.xp.log10(_float(x))
+
+    def backward(self, grad):
+        (x,) = self.inputs
+        return grad / MulScalar.apply(x, other=self.ln)  # torch: grad / (x * ln 10)
+
+    jvp = Op.jvp_elementwise
+
+
+class Log2(Log10):
+    """log2: a float unary op."""
+
+    ln = math.log(2)
+
+    def forward(self, x):
+        return self.xp.log2(_float(x))
+
+
+class Exp2(Op):
+    """exp2: a float unary op."""
+
+    saves_output = True
+
+    def forward(self, x):
+        return self.xp.exp2(_float(x))
+
+    def backward(self, grad):
+        return MulScalar.apply(grad * self.output, other=math.log(2))  # torch: grad * y * ln 2
+
+    jvp = Op.jvp_elementwise
+
+
+class Atanh(Op):
+    """atanh: a float unary op."""
+
+    saves_inputs = True
+
+    def forward(self, x):
+        return self.xp.arctanh(_float(x))
+
+    def backward(self, grad):
+        (x,) = self.inputs
+        if grad.requires_grad:  # torch's grad * 1 / (1 - x**2): a node only with a graph
+            grad = MulScalar.apply(grad, other=1)
+        return grad / (1 - x.pow(2))
+
+    jvp = Op.jvp_elementwise
 
 
 def tan(input):

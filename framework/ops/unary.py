@@ -321,7 +321,11 @@ class Abs(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        return grad * sign(x)  # sign(0) = 0: torch's subgradient at the kink
+        if x._data.dtype.kind == "f":  # torch's grad * self.sgn(): SgnBackward0 (sgn(0) = 0,
+            from .pointwise import sgn  # torch's subgradient at the kink)
+
+            return grad * sgn(x)
+        return grad * sign(x)
 
     jvp = Op.jvp_elementwise
 

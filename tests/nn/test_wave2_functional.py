@@ -206,6 +206,11 @@ GRADCHECK.update(
 @pytest.mark.parametrize("name", sorted(GRADCHECK))
 def test_gradcheck(name):
     fn, arrays = GRADCHECK[name]
+    if name == "hardsigmoid":  # gradcheck passes; torch's hardsigmoid_backward has no
+        match = "derivative for aten::hardsigmoid_backward is not implemented"  # derivative
+        with pytest.raises(RuntimeError, match=match):
+            gradchecks(fn, arrays)
+        return
     gradchecks(fn, arrays)
 
 
