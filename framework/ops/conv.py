@@ -11,7 +11,9 @@ over the group axis; col2im adds kh*kw strided slices.
 
 from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
+from ._fastgrad import plain, wrap
+from .conv_backward import ConvolutionBackward
 from ._conv_args import check_conv, conv_out_size, conv_params, same_padding, transposed_params
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
@@ -137,7 +139,10 @@ class Convolution(Op):
     def backward(self, grad):
         x, w, b = self.inputs
         p = self.p
-        need_x, need_w, need_b = self.needs_input_grad
+        need = self.needs_input_grad
+        if not vmap_hook[0]:  # torch's convolution_backward: one node
+            return _convolution_backward(self, grad, x, w, need, False)
+        need_x, need_w, need_b = need  # batched gradients: the ops the batching rules know
         grad_x = ConvInputGrad.apply(grad, w, None, in_hw=x.shape[2:], **p) if need_x else None
         grad_w = ConvWeightGrad.apply(x, grad, ksize=w.shape[2:], **p) if need_w else None
         grad_b = grad.sum(dim=(0,) + tuple(range(2, grad.ndim))) if need_b else None
@@ -168,7 +173,10 @@ class ConvTranspose(Op):
     def backward(self, grad):
         g, w, b = self.inputs
         p = self.p
-        need_g, need_w, need_b = self.needs_input_grad
+        need = self.needs_input_grad
+        if not vmap_hook[0] and type(self)._op is ConvTranspose:  # one node, as torch's
+            return _convolution_backward(self, grad, g, w, need, True)
+        need_g, need_w, need_b = need
         # <conv_t(g, w), u> = <g, conv(u, w)> = <w, conv_w(u, g)>
         grad_g = ConvGradGrad.apply(grad, w, None, **p) if need_g else None
         grad_w = ConvWeightGrad.apply(grad, g, ksize=w.shape[2:], **p) if need_w else None
@@ -177,6 +185,53 @@ class ConvTranspose(Op):
 
     jvp = Op.jvp_multilinear
     additive = (2,)
+
+
+def _convolution_backward(fn, grad, x, w, need, transposed):
+    """The forward node fn's gradients: on the arrays when no graph is recorded, else as
+    torch's one ConvolutionBackwardBackward0 node."""
+    if plain(grad):
+        got = ConvolutionBackward.kernel(
+            fn.xp, grad._data, x._data, w._data, _Maps, fn.p, transposed, need
+        )
+        return tuple(None if a is None else wrap(a, grad) for a in got)
+    outs = ConvolutionBackward.apply(
+        grad, x, w, maps=_Maps, p=fn.p, transposed=transposed, mask=tuple(need)
+    )
+    return tuple(o if n else None for o, n in zip(outs, need))
+
+
+class _Maps:
+    """The 1-D/2-D convolution maps for ConvolutionBackward: on arrays (3-D or 4-D) and as
+    Tensor ops, with a forward node's parameters `p`."""
+
+    @staticmethod
+    def conv(xp, x, w, p):
+        y = _conv(xp, _as4d(x), _as4d(w), **p)
+        return y[:, :, 0] if x.ndim == 3 else y
+
+    @staticmethod
+    def conv_t(xp, g, w, size, p):
+        hw = size if len(size) == 2 else (1,) + size
+        y = _conv_t(xp, _as4d(g), _as4d(w), hw, **p)
+        return y[:, :, 0] if g.ndim == 3 else y
+
+    @staticmethod
+    def conv_w(xp, x, g, k, p):
+        gw = _conv_w(xp, _as4d(x), _as4d(g), k if len(k) == 2 else (1,) + k, **p)
+        return gw.reshape(gw.shape[:2] + k)
+
+    @staticmethod
+    def t_conv(x, w, p):
+        return Convolution.apply(x, w, None, **p)
+
+    @staticmethod
+    def t_conv_t(g, w, size, p):
+        return ConvTranspose.apply(g, w, None, in_hw=size, **p)
+
+    @staticmethod
+    def t_conv_w(x, g, k, p):
+        return ConvWeightGrad.apply(x, g, ksize=k, **p)
 
 
 class ConvInputGrad(ConvTranspose):

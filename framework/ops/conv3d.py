@@ -6,7 +6,9 @@ import math
 
 from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
+from ._fastgrad import plain, wrap
+from .conv_backward import ConvolutionBackward
 
 
 def _triple(v):
@@ -104,8 +106,10 @@ class Conv3d(Op):
 
     def backward(self, grad):
         x, w, _ = self.inputs
-        nx, nw, nb = self.needs_input_grad
-        return (
+        nx, nw, nb = need = self.needs_input_grad
+        if not vmap_hook[0]:  # torch's convolution_backward: one node
+            return _convolution_backward(self, grad, x, w, need, False)
+        return (  # batched gradients: the ops the batching rules know
             Conv3dInputGrad.apply(grad, w, in_sp=tuple(x.shape[2:]), q=self.q) if nx else None,
             Conv3dWeightGrad.apply(x, grad, k=tuple(w.shape[2:]), q=self.q) if nw else None,
             grad.sum((0, 2, 3, 4)) if nb else None,
@@ -169,8 +173,10 @@ class ConvTranspose3d(Op):
 
     def backward(self, grad):
         x, w, _ = self.inputs
-        nx, nw, nb = self.needs_input_grad
-        return (
+        nx, nw, nb = need = self.needs_input_grad
+        if not vmap_hook[0]:  # torch's convolution_backward: one node
+            return _convolution_backward(self, grad, x, w, need, True)
+        return (  # batched gradients: the ops the batching rules know
             Conv3d.apply(grad, w, None, q=self.q) if nx else None,
             Conv3dWeightGrad.apply(grad, x, k=tuple(w.shape[2:]), q=self.q) if nw else None,
             grad.sum((0, 2, 3, 4)) if nb else None,
@@ -178,6 +184,49 @@ class ConvTranspose3d(Op):
 
     jvp = Op.jvp_multilinear
     additive = (2,)
+
+
+def _convolution_backward(fn, grad, x, w, need, transposed):
+    """The forward node fn's gradients: on the arrays when no graph is recorded, else as
+    torch's one ConvolutionBackwardBackward0 node."""
+    if plain(grad):
+        got = ConvolutionBackward.kernel(
+            fn.xp, grad._data, x._data, w._data, _Maps, fn.q, transposed, need
+        )
+        return tuple(None if a is None else wrap(a, grad) for a in got)
+    outs = ConvolutionBackward.apply(
+        grad, x, w, maps=_Maps, p=fn.q, transposed=transposed, mask=tuple(need)
+    )
+    return tuple(o if n else None for o, n in zip(outs, need))
+
+
+class _Maps:
+    """The 3-D convolution maps for ConvolutionBackward: on arrays and as Tensor ops, with a
+    forward node's parameters `q`."""
+
+    @staticmethod
+    def conv(xp, x, w, q):
+        return _conv(xp, x, w, q)
+
+    @staticmethod
+    def conv_t(xp, g, w, size, q):
+        return _conv_t(xp, g, w, size, q)
+
+    @staticmethod
+    def conv_w(xp, x, g, k, q):
+        return _conv_w(xp, x, g, k, q)
+
+    @staticmethod
+    def t_conv(x, w, q):
+        return Conv3d.apply(x, w, None, q=q)
+
+    @staticmethod
+    def t_conv_t(g, w, size, q):
+        return ConvTranspose3d.apply(g, w, None, out_sp=size, q=q)
+
+    @staticmethod
+    def t_conv_w(x, g, k, q):
+        return Conv3dWeightGrad.apply(x, g, k=k, q=q)
 
 
 def _check(input, weight, name, transposed, groups):

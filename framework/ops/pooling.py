@@ -8,10 +8,12 @@ gradients of every order work.
 
 from .._errors import refuse
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
 from ..backend import scatter_add
+from ._fastgrad import plain, wrap
+from ._pool_grad import jvp_grad_only, self_arg, self_zeros
 from ._pool_args import adaptive_size, avg_divisor, pool_params, pool_windows
 
 __all__ = [
@@ -168,8 +170,12 @@ class MaxPool2DWithIndices(Op):
         return y.reshape(shape), idx.reshape(shape)
 
     def backward(self, grad, grad_indices=None):
+        unique = self.p.disjoint
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            kernel = MaxPool2DWithIndicesBackward.kernel
+            return wrap(kernel(self.xp, grad._data, self.idx, self.in_shape, unique), grad)
         return MaxPool2DWithIndicesBackward.apply(
-            grad, idx=self.idx, in_shape=self.in_shape, unique=self.p.disjoint
+            grad, *self_arg(self), idx=self.idx, in_shape=self.in_shape, unique=unique
         )
 
     def jvp(self, t, *_):
@@ -180,13 +186,19 @@ class MaxPool2DWithIndices(Op):
 
 
 class MaxPool2DWithIndicesBackward(Op):
-    """Scatter each output gradient to the input position of its max (adjoint of a gather)."""
+    """Scatter each output gradient to the input position of its max (adjoint of a gather);
+    torch's max_pool2d_with_indices_backward(grad_output, self, ...), `self` unread."""
 
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
     saves = ("idx",)
 
-    def forward(self, grad, idx, in_shape, unique):
-        xp, self.in_shape, self.idx, self.out_shape = self.xp, in_shape, idx, grad.shape
+    def forward(self, grad, x=None, idx=None, in_shape=(), unique=False):
+        self.in_shape, self.idx, self.out_shape = in_shape, idx, grad.shape
+        return self.kernel(self.xp, grad, idx, in_shape, unique)
+
+    @staticmethod
+    def kernel(xp, grad, idx, in_shape, unique):
+        """The gradient scattered to the flat plane positions `idx` of an input of in_shape."""
         plane = in_shape[-1] * in_shape[-2]
         lead = grad.size // (grad.shape[-1] * grad.shape[-2])
         flat_idx = (idx.reshape(lead, -1) + xp.arange(lead)[:, None] * plane).ravel()
@@ -198,7 +210,10 @@ class MaxPool2DWithIndicesBackward(Op):
         return out.reshape(in_shape)
 
     def backward(self, grad):
-        return _MaxGather.apply(grad, idx=self.idx, out_shape=self.out_shape)
+        # torch: max_pool_double_backward (a gather) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        gather = _MaxGather.apply(grad, idx=self.idx, out_shape=self.out_shape) if need[0] else None
+        return (gather,) + self_zeros(need, grad)
 
     jvp = Op.jvp_linear
 
@@ -361,6 +376,8 @@ def _window_sums(xp, x, p):
 class AvgPool2D(Op):
     """Window means; the divisor follows count_include_pad / divisor_override as torch."""
 
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
+
     def forward(self, x, p, count_include_pad, divisor_override):
         self.p, self.in_shape = p, x.shape
         self.div = avg_divisor(
@@ -373,7 +390,9 @@ class AvgPool2D(Op):
         return y
 
     def backward(self, grad):
-        return AvgPool2DBackward.apply(grad, fwd=self)
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(AvgPool2DBackward.kernel(self.xp, grad._data, self), grad)
+        return AvgPool2DBackward.apply(grad, *self_arg(self), fwd=self)
 
     jvp = Op.jvp_linear
 
@@ -391,13 +410,20 @@ class _AvgPoolAgain(AvgPool2D):
 
 
 class AvgPool2DBackward(Op):
-    """Spread each output gradient over its window (adjoint of AvgPool2D)."""
+    """Spread each output gradient over its window (adjoint of AvgPool2D); torch's
+    avg_pool2d_backward(grad_output, self, ...), `self` unread."""
 
     node_name = "AvgPool2DBackwardBackward0"
     saves = ("fwd",)  # the forward node: its windows and divisor
 
-    def forward(self, grad, fwd):
-        xp, p, self.fwd = self.xp, fwd.p, fwd
+    def forward(self, grad, x=None, fwd=None):
+        self.fwd = fwd
+        return self.kernel(self.xp, grad, fwd)
+
+    @staticmethod
+    def kernel(xp, grad, fwd):
+        """The gradient of the window means of `fwd` (an AvgPool2D node) spread over its input."""
+        p = fwd.p
         g4 = _as4d(grad / fwd.div)
         n, c = g4.shape[:2]
         (oh, ow), (kh, kw), (sh, sw) = p.out_hw, p.kernel, p.stride
@@ -413,9 +439,12 @@ class AvgPool2DBackward(Op):
         return xp.ascontiguousarray(out[:, :, ph : ph + h, pw : pw + w]).reshape(fwd.in_shape)
 
     def backward(self, grad):
-        return _AvgPoolAgain.apply(grad, fwd=self.fwd)
+        # torch: avg_pool2d(grad) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        pooled = _AvgPoolAgain.apply(grad, fwd=self.fwd) if need[0] else None
+        return (pooled,) + self_zeros(need, grad)
 
-    jvp = Op.jvp_linear
+    jvp = jvp_grad_only
 
 
 def avg_pool2d(
@@ -537,6 +566,7 @@ class AdaptiveAvgPool2D(Op):
     """Adaptive average pooling as two small matmuls: A_h @ x @ A_w^T (any size ratio)."""
 
     saves = ("a_h", "a_w")
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, out_hw):
         xp, (h, w), (oh, ow) = self.xp, x.shape[-2:], out_hw
@@ -549,8 +579,6 @@ class AdaptiveAvgPool2D(Op):
         return xp.matmul(xp.matmul(self.a_h, x), self.a_w.T)
 
     def backward(self, grad):
-        from ..tensor import Tensor
-
         for i, n in enumerate(grad.shape[1:], 1):
             if not n:  # torch's check (after a forward to an empty size)
                 raise RuntimeError(
@@ -558,28 +586,45 @@ class AdaptiveAvgPool2D(Op):
                     "size for non-batch dimensions, but grad_output has sizes "
                     f"{list(grad.shape)} with dimension {i} being empty"
                 )
-        xp = self.xp
-        if not xp.isfinite(grad._data).all():  # the matmuls would spread inf * 0 = nan
-            h, w = self.a_h.shape[1], self.a_w.shape[1]
-            return AdaptiveAvgPool2DBackward.apply(grad, in_hw=(h, w))
-        dev = grad.device
-        dt = grad._data.dtype  # bfloat16 grads: forward ran (and built these) in float32
-        a_h, a_w = (Tensor._make(a.astype(dt, copy=False), dev) for a in (self.a_h, self.a_w))
-        return a_h.t().matmul(grad).matmul(a_w)  # linear, so this is differentiable as is
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(
+                AdaptiveAvgPool2DBackward.kernel(self.xp, grad._data, self.a_h, self.a_w), grad
+            )
+        if vmap_hook[0]:  # batched gradients: the matmuls (linear, differentiable as is)
+            dev = grad.device
+            dt = grad._data.dtype  # bfloat16 grads: forward ran (and built these) in float32
+            a_h, a_w = (Tensor._make(a.astype(dt, copy=False), dev) for a in (self.a_h, self.a_w))
+            return a_h.t().matmul(grad).matmul(a_w)
+        return AdaptiveAvgPool2DBackward.apply(grad, self.inputs[0], a_h=self.a_h, a_w=self.a_w)
 
     jvp = Op.jvp_linear
 
 
 class AdaptiveAvgPool2DBackward(Op):
-    """Spread each output gradient over its adaptive window, one window at a time (a
-    non-finite gradient reaches only its own window, as in torch's kernel)."""
+    """Spread each output gradient over its adaptive window (the adjoint of AdaptiveAvgPool2D);
+    torch's adaptive_avg_pool2d_backward(grad_output, self), `self` unread."""
 
-    def forward(self, g, in_hw):
+    saves = ("a_h", "a_w")
+
+    def forward(self, g, x=None, a_h=None, a_w=None, in_hw=None):
         """The input gradient of adaptive average pooling: each window gets its output's gradient
-        divided by the window size."""
-        (h, w), (oh, ow) = in_hw, g.shape[-2:]
-        self.out_hw = (oh, ow)
-        out = self.xp.zeros(g.shape[:-2] + (h, w), dtype=g.dtype)
+        divided by the window size (the averaging matrices, or the input size `in_hw`)."""
+        if in_hw is not None:
+            (h, w), (oh, ow) = in_hw, g.shape[-2:]
+            a_h = _averaging_matrix(self.xp, h, oh, g.dtype)
+            a_w = _averaging_matrix(self.xp, w, ow, g.dtype)
+        self.a_h, self.a_w = a_h, a_w
+        return self.kernel(self.xp, g, a_h, a_w)
+
+    @staticmethod
+    def kernel(xp, g, a_h, a_w):
+        """A_h^T @ g @ A_w: two matmuls; a non-finite gradient one window at a time instead (it
+        reaches only its own window, as in torch's kernel, not inf * 0 = nan elsewhere)."""
+        if xp.isfinite(g).all():
+            a_h, a_w = a_h.astype(g.dtype, copy=False), a_w.astype(g.dtype, copy=False)
+            return xp.matmul(xp.matmul(a_h.T, g), a_w)
+        (oh, h), (ow, w) = a_h.shape, a_w.shape
+        out = xp.zeros(g.shape[:-2] + (h, w), dtype=g.dtype)
         for i in range(oh):
             h0, h1 = i * h // oh, -(-(i + 1) * h // oh)
             for j in range(ow):
@@ -588,10 +633,14 @@ class AdaptiveAvgPool2DBackward(Op):
         return out
 
     def backward(self, grad):
-        """Adaptive average pooling of ``grad`` (this op is linear; its adjoint is the pooling)."""
-        return AdaptiveAvgPool2D.apply(grad, out_hw=self.out_hw)
+        """Adaptive average pooling of ``grad`` for grad_output (this op is linear in it; its
+        adjoint is the pooling), zeros for `self`."""
+        need = self.needs_input_grad
+        out_hw = (self.a_h.shape[0], self.a_w.shape[0])
+        pooled = AdaptiveAvgPool2D.apply(grad, out_hw=out_hw) if need[0] else None
+        return (pooled,) + self_zeros(need, grad)
 
-    jvp = Op.jvp_linear
+    jvp = jvp_grad_only
 
 
 def adaptive_avg_pool2d(input, output_size):

@@ -7,11 +7,13 @@ import math
 from ..amp.autocast_mode import entry as _amp_entry
 from .._errors import refuse
 from ._pool_args import window_argmax
-from ..autograd.op import Op, per_sample_under_vmap
+from ..autograd.op import Op, per_sample_under_vmap, vmap_hook
 from ..backend import scatter_add
 from ..tensor import Tensor
+from ._fastgrad import plain, wrap
+from ._pool_grad import jvp_grad_only, self_arg, self_zeros
 from .pooling import _averaging_matrix, avg_pool1d, avg_pool2d
-from .resample import _AxisMaps, matrix_taps
+from .resample import _AxisMaps, _AxisMapsT, _apply, matrix_taps
 
 
 def _triple(v, name):
@@ -79,6 +81,7 @@ class MaxPool3DWithIndices(Op):
 
     non_differentiable = (1,)
     saves = ("index",)
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, win=None):
         xp = self.xp
@@ -108,17 +111,33 @@ class MaxPool3DWithIndices(Op):
         return vals.reshape(lead + win.out), self.index
 
     def backward(self, grad, _=None):
-        return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-3:])
+        return scatter_back(self, MaxPool3DWithIndicesBackward, grad, self.in_shape[-3:])
 
     jvp = Op.jvp_transpose
+
+
+def scatter_back(fn, cls, grad, plane):
+    """A max pooling's input gradient: `grad` scattered to the flat plane positions of the
+    maxima (fn.index), as the node `cls` (torch's, taking the input `self` too) when a graph
+    is recorded."""
+    if plain(grad):  # no graph to record: the kernel on the arrays
+        return wrap(_ScatterPlanes.kernel(fn.xp, grad._data, fn.index, plane), grad)
+    if vmap_hook[0]:  # batched gradients: the op the batching rules know
+        return _ScatterPlanes.apply(grad, index=fn.index, plane=plane)
+    return cls.apply(grad, fn.inputs[0], index=fn.index, plane=plane)
 
 
 class _ScatterPlanes(Op):
     """zeros(plane) per leading index with values added at flat plane indices."""
 
-    def forward(self, g, index=None, plane=()):
-        xp = self.xp
+    def forward(self, g, x=None, index=None, plane=()):
         self.index, self.plane = index, plane
+        return self.kernel(self.xp, g, index, plane)
+
+    @staticmethod
+    def kernel(xp, g, index, plane):
+        """g added into zero planes at the flat positions `index` (one plane per leading
+        index)."""
         lead = index.shape[: index.ndim - len(plane)]
         m = int(math.prod(plane))
         flat_i = index.reshape(-1, int(math.prod(index.shape[len(lead) :])))
@@ -128,9 +147,27 @@ class _ScatterPlanes(Op):
         return out.reshape(tuple(lead) + tuple(plane))
 
     def backward(self, grad):
-        return _GatherPlanes.apply(grad, index=self.index, plane=self.plane)
+        # torch: max_pool_double_backward (a gather) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        gather = _GatherPlanes.apply(grad, index=self.index, plane=self.plane) if need[0] else None
+        return (gather,) + self_zeros(need, grad)
 
     jvp = Op.jvp_linear
+
+
+class MaxPool3DWithIndicesBackward(_ScatterPlanes):
+    """max_pool3d's input gradient: torch's max_pool3d_with_indices_backward(grad_output,
+    self, ...), `self` unread."""
+
+
+class AdaptiveMaxPool2DBackward(_ScatterPlanes):
+    """adaptive_max_pool2d's input gradient: torch's adaptive_max_pool2d_backward(grad_output,
+    self, indices), `self` unread."""
+
+
+class AdaptiveMaxPool3DBackward(_ScatterPlanes):
+    """adaptive_max_pool3d's input gradient: torch's adaptive_max_pool3d_backward(grad_output,
+    self, indices), `self` unread."""
 
 
 class _GatherPlanes(Op):
@@ -219,6 +256,7 @@ def max_pool3d(
 
 class AvgPool3D(Op):
     no_bfloat16 = "avg_pool3d_out_frame"
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, win=None, count_include_pad=True, divisor_override=None):
         xp = self.xp
@@ -230,17 +268,25 @@ class AvgPool3D(Op):
         return (sums / self.div).astype(x.dtype).reshape(x.shape[:-3] + win.out)
 
     def backward(self, grad):
-        return _AvgPool3DAdjoint.apply(grad, fwd=self)
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(AvgPool3DBackward.kernel(self.xp, grad._data, self), grad)
+        return AvgPool3DBackward.apply(grad, *self_arg(self), fwd=self)
 
     jvp = Op.jvp_linear
 
 
-class _AvgPool3DAdjoint(Op):
-    """Spread each output gradient / divisor over its window (AvgPool3D's adjoint)."""
+class AvgPool3DBackward(Op):
+    """Spread each output gradient / divisor over its window (AvgPool3D's adjoint); torch's
+    avg_pool3d_backward(grad_output, self, ...), `self` unread."""
 
-    def forward(self, g, fwd=None):
-        xp, win = self.xp, fwd.win
+    def forward(self, g, x=None, fwd=None):
         self.fwd = fwd
+        return self.kernel(self.xp, g, fwd)
+
+    @staticmethod
+    def kernel(xp, g, fwd):
+        """The gradient of the window means of `fwd` (an AvgPool3D node) over its input."""
+        win = fwd.win
         g2 = (g.reshape(-1, *win.out) / fwd.div).astype(g.dtype)
         buf = xp.zeros((g2.shape[0],) + win.padded, dtype=g.dtype)
         for a in range(win.k[0]):
@@ -255,15 +301,19 @@ class _AvgPool3DAdjoint(Op):
         return xp.ascontiguousarray(buf[crop]).reshape(fwd.in_shape)
 
     def backward(self, grad):
-        fwd = self.fwd
-        return AvgPool3D.apply(
-            grad,
-            win=fwd.win,
-            count_include_pad=fwd.count_include_pad,
-            divisor_override=fwd.divisor_override,
-        )
+        # torch: avg_pool3d(grad) for grad_output, zeros_like(self)
+        fwd, need = self.fwd, self.needs_input_grad
+        pooled = None
+        if need[0]:
+            pooled = AvgPool3D.apply(
+                grad,
+                win=fwd.win,
+                count_include_pad=fwd.count_include_pad,
+                divisor_override=fwd.divisor_override,
+            )
+        return (pooled,) + self_zeros(need, grad)
 
-    jvp = Op.jvp_linear
+    jvp = jvp_grad_only
 
 
 def _divisor(xp, win, count_include_pad, divisor_override, dtype):
@@ -328,15 +378,35 @@ def avg_pool3d(
     )
 
 
-AdaptiveAvgPool3D = type(
-    "AdaptiveAvgPool3D",
-    (_AxisMaps,),
-    {
-        "node_name": "AdaptiveAvgPool3DBackward0",
-        "__module__": __name__,
-        "__doc__": "Adaptive 3-D average pooling as one averaging matrix per axis.",
-    },
-)
+class AdaptiveAvgPool3D(_AxisMaps):
+    """Adaptive 3-D average pooling as one averaging matrix per axis."""
+
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
+
+    def backward(self, grad):
+        mats = tuple(reversed(self.mats))
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(_apply(self.xp, grad._data, mats, True), grad)
+        if vmap_hook[0]:  # batched gradients: the op the batching rules know
+            return _AxisMapsT.apply(grad, mats=mats)
+        return AdaptiveAvgPool3DBackward.apply(grad, self.inputs[0], mats=mats)
+
+
+class AdaptiveAvgPool3DBackward(Op):
+    """adaptive_avg_pool3d's input gradient (the transposed averaging maps): torch's
+    adaptive_avg_pool3d_backward(grad_output, self), `self` unread."""
+
+    def forward(self, g, x=None, mats=()):
+        self.mats = mats
+        return _apply(self.xp, g, mats, True)
+
+    def backward(self, grad):
+        # torch: adaptive_avg_pool3d(grad) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        pooled = AdaptiveAvgPool3D.apply(grad, mats=tuple(reversed(self.mats))) if need[0] else None
+        return (pooled,) + self_zeros(need, grad)
+
+    jvp = jvp_grad_only
 
 
 def _adaptive_sizes(input, output_size, nd, name):
@@ -393,6 +463,7 @@ class AdaptiveMaxPool2D(Op):
 
     non_differentiable = (1,)
     saves = ("index",)
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, out_hw=(1, 1)):
         xp = self.xp
@@ -414,7 +485,7 @@ class AdaptiveMaxPool2D(Op):
         return vals, idx
 
     def backward(self, grad, _=None):
-        return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-2:])
+        return scatter_back(self, AdaptiveMaxPool2DBackward, grad, self.in_shape[-2:])
 
     jvp = Op.jvp_transpose
 
