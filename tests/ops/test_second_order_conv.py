@@ -1,0 +1,322 @@
+"""Second-order graphs of convolution, pooling and sampling ops against torch: the gradient
+taken with create_graph=True has torch's requires_grad, node name (ConvolutionBackward-
+Backward0, AvgPool2DBackwardBackward0, MaxPool3DWithIndicesBackwardBackward0, ...) and edges,
+and its own gradient for a random upstream has torch's values (None where torch's is None),
+for every combination of inputs that require grad. The new backward ops get gradcheck and
+gradgradcheck in float64, and forward-over-reverse is compared with torch."""
+
+import itertools
+import zlib
+
+import numpy as np
+import pytest
+import torch
+
+import framework
+
+
+def _F(L):
+    return L.nn.functional
+
+
+def _samples(L, x, k, **kw):
+    """grid_sample's grid as a second input."""
+    return _F(L).grid_sample(x, k, align_corners=False, **kw)
+
+
+# name -> (fn(L, *tensors), input shapes); inputs after the first are floating too
+CASES = {
+    "conv1d": (
+        lambda L, x, w, b: _F(L).conv1d(x, w, b, stride=2, padding=1),
+        [(2, 3, 7), (4, 3, 3), (4,)],
+    ),
+    "conv2d": (
+        lambda L, x, w, b: _F(L).conv2d(x, w, b, padding=1),
+        [(2, 3, 5, 5), (4, 3, 3, 3), (4,)],
+    ),
+    "conv2d_groups": (
+        lambda L, x, w: _F(L).conv2d(x, w, stride=(2, 1), dilation=(1, 2), groups=2),
+        [(2, 4, 6, 6), (6, 2, 2, 2)],
+    ),
+    "conv2d_unbatched": (lambda L, x, w: _F(L).conv2d(x, w), [(3, 4, 4), (2, 3, 2, 2)]),
+    "conv3d": (
+        lambda L, x, w, b: _F(L).conv3d(x, w, b, padding=1),
+        [(2, 3, 3, 4, 3), (4, 3, 2, 2, 2), (4,)],
+    ),
+    "conv3d_same": (
+        lambda L, x, w: _F(L).conv3d(x, w, padding="same"),
+        [(1, 2, 3, 3, 3), (2, 2, 2, 3, 2)],
+    ),
+    "conv_transpose1d": (
+        lambda L, x, w, b: _F(L).conv_transpose1d(x, w, b, stride=2, output_padding=1),
+        [(2, 3, 5), (3, 4, 3), (4,)],
+    ),
+    "conv_transpose2d": (
+        lambda L, x, w, b: _F(L).conv_transpose2d(x, w, b, stride=2, padding=1, groups=3),
+        [(2, 3, 4, 4), (3, 2, 3, 3), (6,)],
+    ),
+    "conv_transpose3d": (
+        lambda L, x, w, b: _F(L).conv_transpose3d(x, w, b, stride=(1, 2, 1)),
+        [(2, 3, 2, 3, 2), (3, 4, 2, 2, 2), (4,)],
+    ),
+    "avg_pool1d": (lambda L, x: _F(L).avg_pool1d(x, 3, 2, 1), [(2, 3, 7)]),
+    "avg_pool2d": (lambda L, x: _F(L).avg_pool2d(x, 2), [(2, 3, 4, 6)]),
+    "avg_pool2d_pad": (
+        lambda L, x: _F(L).avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+        [(2, 3, 5, 5)],
+    ),
+    "avg_pool3d": (lambda L, x: _F(L).avg_pool3d(x, 2, 1, 1), [(2, 2, 3, 4, 3)]),
+    "max_pool1d": (lambda L, x: _F(L).max_pool1d(x, 3, 2, 1), [(2, 3, 7)]),
+    "max_pool2d": (lambda L, x: _F(L).max_pool2d(x, 3, 2, 1), [(2, 3, 5, 5)]),
+    "max_pool2d_disjoint": (lambda L, x: _F(L).max_pool2d(x, 2), [(3, 4, 6)]),
+    "max_pool3d": (lambda L, x: _F(L).max_pool3d(x, 2, 1), [(2, 2, 3, 4, 3)]),
+    "adaptive_avg_pool1d": (lambda L, x: _F(L).adaptive_avg_pool1d(x, 3), [(2, 3, 7)]),
+    "adaptive_avg_pool2d": (lambda L, x: _F(L).adaptive_avg_pool2d(x, (3, 2)), [(2, 3, 7, 5)]),
+    "adaptive_avg_pool3d": (lambda L, x: _F(L).adaptive_avg_pool3d(x, 2), [(2, 2, 3, 5, 4)]),
+    "adaptive_max_pool1d": (lambda L, x: _F(L).adaptive_max_pool1d(x, 3), [(2, 3, 7)]),
+    "adaptive_max_pool2d": (lambda L, x: _F(L).adaptive_max_pool2d(x, (3, 2)), [(2, 3, 7, 5)]),
+    "adaptive_max_pool3d": (lambda L, x: _F(L).adaptive_max_pool3d(x, 2), [(2, 2, 3, 5, 4)]),
+    "max_unpool2d": (
+        lambda L, x: _F(L).max_unpool2d(*_F(L).max_pool2d(x, 2, return_indices=True), 2),
+        [(2, 3, 4, 4)],
+    ),
+    "max_unpool3d": (
+        lambda L, x: _F(L).max_unpool3d(*_F(L).max_pool3d(x, 2, return_indices=True), 2),
+        [(1, 2, 4, 4, 2)],
+    ),
+    "interpolate_area": (
+        lambda L, x: _F(L).interpolate(x, size=(2, 3), mode="area"),
+        [(2, 3, 5, 7)],
+    ),
+    "interpolate_bilinear": (
+        lambda L, x: _F(L).interpolate(x, scale_factor=2, mode="bilinear"),
+        [(2, 3, 3, 3)],
+    ),
+    "grid_sample": (lambda L, x, k: _samples(L, x, k), [(2, 3, 4, 5), (2, 3, 2, 2)]),
+    "grid_sample_nearest": (
+        lambda L, x, k: _samples(L, x, k, mode="nearest"),
+        [(2, 3, 4, 5), (2, 3, 2, 2)],
+    ),
+    "grid_sample_bicubic_border": (
+        lambda L, x, k: _samples(L, x, k, mode="bicubic", padding_mode="border"),
+        [(2, 3, 4, 5), (2, 3, 2, 2)],
+    ),
+    "grid_sample_3d_reflection": (
+        lambda L, x, k: _samples(L, x, k, padding_mode="reflection"),
+        [(1, 2, 3, 4, 3), (1, 2, 2, 2, 3)],
+    ),
+    "cdist": (lambda L, a, b: L.cdist(a, b), [(2, 4, 3), (2, 5, 3)]),
+    "cdist_p1": (lambda L, a, b: L.cdist(a, b, p=1.0), [(4, 3), (5, 3)]),
+    "cdist_p3": (lambda L, a, b: L.cdist(a, b, p=3.0), [(4, 3), (5, 3)]),
+    "cdist_inf": (lambda L, a, b: L.cdist(a, b, p=float("inf")), [(4, 3), (5, 3)]),
+}
+
+# torch refuses cdist's double backward on its direct path (small inputs): ours gives the
+# derivative (checked by gradgradcheck below, and against torch's matrix-product path)
+NO_TORCH_SECOND = ("cdist",)
+
+
+def _arrays(name):
+    r = np.random.default_rng(zlib.crc32(name.encode()))
+    arrays = [r.standard_normal(s) for s in CASES[name][1]]
+    if name.startswith("grid_sample"):
+        arrays[1] = r.uniform(-1.2, 1.2, CASES[name][1][1])  # some taps off the input
+    return arrays
+
+
+def _combos(n):
+    return [c for c in itertools.product((False, True), repeat=n) if any(c)]
+
+
+def _edges(fn):
+    return (
+        None if fn is None else [(None if f is None else f.name(), i) for f, i in fn.next_functions]
+    )
+
+
+def _first(L, name, rg, upstream_rg=False):
+    """The create_graph gradients of the op's output for one requires-grad combination."""
+    fn = CASES[name][0]
+    leaves = [L.tensor(a, requires_grad=r) for a, r in zip(_arrays(name), rg)]
+    out = fn(L, *leaves)
+    up = L.tensor(
+        np.random.default_rng(1).standard_normal(tuple(out.shape)), requires_grad=upstream_rg
+    )
+    wrt = [t for t in leaves if t.requires_grad] + ([up] if upstream_rg else [])
+    gs = L.autograd.grad(out, wrt, up, create_graph=True, allow_unused=True)
+    return gs, wrt
+
+
+def _second(L, gs, wrt):
+    outs = [g for g in gs if g is not None and g.requires_grad]
+    ups = [
+        L.tensor(np.random.default_rng(2 + i).standard_normal(tuple(o.shape)))
+        for i, o in enumerate(outs)
+    ]
+    got = L.autograd.grad(outs, wrt, ups, allow_unused=True)
+    return [None if t is None else t.detach().numpy() for t in got]
+
+
+PARAMS = [(n, c) for n in CASES for c in _combos(len(CASES[n][1]))]
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize(
+    "name,rg", PARAMS, ids=[f"{n}-{''.join('01'[b] for b in c)}" for n, c in PARAMS]
+)
+def test_second_order_graph_matches_torch(name, rg):
+    ours, ours_wrt = _first(framework, name, rg)
+    theirs, their_wrt = _first(torch, name, rg)
+    for g, t in zip(ours, theirs):
+        assert (g is None) == (t is None)
+        if t is None:
+            continue
+        np.testing.assert_allclose(g.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+        assert g.requires_grad == t.requires_grad, name
+        if t.grad_fn is not None:
+            assert g.grad_fn.name() == t.grad_fn.name()
+            assert type(g.grad_fn).__name__ == type(t.grad_fn).__name__
+            edges, want = _edges(g.grad_fn), _edges(t.grad_fn)
+            if not name.startswith("cdist"):  # torch's x2 edge is result.mT().contiguous()
+                assert edges == want
+            else:
+                assert [e is None for e, _ in edges] == [e is None for e, _ in want]
+    if name.startswith(NO_TORCH_SECOND):
+        with pytest.raises(NotImplementedError):
+            _second(torch, theirs, their_wrt)
+        return
+    got, want = _second(framework, ours, ours_wrt), _second(torch, theirs, their_wrt)
+    for g, t in zip(got, want):
+        assert (g is None) == (t is None), name
+        if t is not None:
+            np.testing.assert_allclose(g, t, rtol=1e-9, atol=1e-10)
+
+
+CONVS = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose3d"]
+
+
+@pytest.mark.parametrize("name", CONVS)
+def test_conv_upstream_edge_and_third_order_match_torch(name):
+    """With an upstream gradient that requires grad, the node has its grad_output edge, and the
+    third-order gradients (through _convolution_double_backward's maps) agree."""
+    rg = (True, True, True)
+    res = []
+    for L in (framework, torch):
+        gs, wrt = _first(L, name, rg, upstream_rg=True)
+        assert _edges(gs[0].grad_fn)[0][0] is not None
+        r = np.random.default_rng(5)
+        s = sum((g * L.tensor(r.standard_normal(tuple(g.shape)))).sum() for g in gs[:3])
+        h = L.autograd.grad(s, wrt, create_graph=True, allow_unused=True)
+        names = [None if t is None else t.requires_grad for t in h]
+        res.append(([None if t is None else t.detach().numpy() for t in h], names))
+    (got, got_rg), (want, want_rg) = res
+    assert got_rg == want_rg
+    for g, t in zip(got, want):
+        assert (g is None) == (t is None)
+        if t is not None:
+            np.testing.assert_allclose(g, t, rtol=1e-9, atol=1e-10)
+
+
+GRADCHECK = [
+    "conv1d",
+    "conv2d_groups",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose3d",
+    "avg_pool2d_pad",
+    "avg_pool3d",
+    "max_pool2d",
+    "max_pool3d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "grid_sample",
+    "grid_sample_bicubic_border",
+    "grid_sample_3d_reflection",
+    "cdist",
+    "cdist_p3",
+]
+
+
+@pytest.mark.parametrize("name", GRADCHECK)
+def test_gradcheck_and_gradgradcheck(name):
+    """The new backward ops (ConvolutionBackward, the pooling backward ops with `self`,
+    GridSampler2DBackward/3D, CdistBackward) against finite differences, for each input alone
+    and all together."""
+    fn, shapes = CASES[name]
+    arrays = _arrays(name)
+    for rg in [tuple(i == j for j in range(len(shapes))) for i in range(len(shapes))] + [
+        (True,) * len(shapes)
+    ]:
+        ins = [framework.tensor(a, requires_grad=r) for a, r in zip(arrays, rg)]
+        wrt = [i for i, r in zip(ins, rg) if r]
+
+        def f(*ts, ins=ins, rg=rg):
+            it = iter(ts)
+            return fn(framework, *[next(it) if r else t for t, r in zip(ins, rg)])
+
+        assert framework.autograd.gradcheck(f, wrt)
+        assert framework.autograd.gradgradcheck(f, wrt)
+
+
+def _fwd(L):
+    return L.autograd.forward_ad
+
+
+@pytest.mark.parametrize(
+    "name,rg",
+    [
+        (n, c)
+        for n in ("conv2d", "conv_transpose3d", "avg_pool2d", "adaptive_avg_pool3d", "max_pool3d")
+        for c in _combos(len(CASES[n][1]))
+    ],
+)
+def test_forward_over_reverse_matches_torch(name, rg):
+    """The tangent of the create_graph gradients (a tangent on each input that requires
+    grad): the jvp rules of the backward nodes, None exactly where torch's is None."""
+    res = []
+    for L in (framework, torch):
+        fn = CASES[name][0]
+        arrays = _arrays(name)
+        r = np.random.default_rng(3)
+        with _fwd(L).dual_level():
+            ins = []
+            for a, need in zip(arrays, rg):
+                t = L.tensor(a, requires_grad=need)
+                if need:
+                    t = _fwd(L).make_dual(t, L.tensor(r.standard_normal(a.shape)))
+                ins.append(t)
+            out = fn(L, *ins)
+            up = L.tensor(np.random.default_rng(1).standard_normal(tuple(out.shape)))
+            wrt = [t for t in ins if t.requires_grad]
+            gs = L.autograd.grad(out, wrt, up, create_graph=True, allow_unused=True)
+            tans = [None if g is None else _fwd(L).unpack_dual(g).tangent for g in gs]
+        res.append([None if t is None else t.detach().numpy() for t in tans])
+    for g, t in zip(*res):
+        assert (g is None) == (t is None), name
+        if t is not None:
+            np.testing.assert_allclose(g, t, rtol=1e-9, atol=1e-10)
+
+
+def test_first_order_without_graph_is_unchanged():
+    """Without create_graph the kernels run on the arrays: the gradients need no graph and
+    equal the create_graph ones."""
+    for name in (
+        "conv2d",
+        "conv3d",
+        "avg_pool3d",
+        "max_pool2d",
+        "adaptive_avg_pool2d",
+        "grid_sample",
+        "cdist",
+    ):
+        fn = CASES[name][0]
+        ins = [framework.tensor(a, requires_grad=True) for a in _arrays(name)]
+        out = fn(framework, *ins)
+        up = framework.tensor(np.random.default_rng(1).standard_normal(tuple(out.shape)))
+        plain = framework.autograd.grad(out, ins, up, retain_graph=True)
+        graph = framework.autograd.grad(out, ins, up, create_graph=True)
+        for p, g in zip(plain, graph):
+            assert not p.requires_grad and g.requires_grad
+            np.testing.assert_array_equal(p.numpy(), g.detach().numpy())
