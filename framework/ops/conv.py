@@ -45,7 +45,8 @@ def _im2col(xp, x, ksize, out_hw, stride, pads, dilation, groups):
         (c, kh, kw, n, oh, ow),
         (sc, dilation[0] * sh, dilation[1] * sw, sn, stride[0] * sh, stride[1] * sw),
     )
-    return xp.ascontiguousarray(view).reshape(groups, -1, n * oh * ow)
+    # explicit sizes, never -1: an empty batch makes -1 ambiguous
+    return xp.ascontiguousarray(view).reshape(groups, c // groups * kh * kw, n * oh * ow)
 
 
 def _by_group(xp, g, groups):

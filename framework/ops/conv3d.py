@@ -43,7 +43,10 @@ def _cols(xp, x, k, out, s, p, d, groups):
         + (st[0],)
         + tuple(ss * t for ss, t in zip(s, st[2:])),
     )
-    return xp.ascontiguousarray(view).reshape(groups, -1, n * math.prod(out))
+    # explicit sizes, never -1: an empty batch makes -1 ambiguous
+    return xp.ascontiguousarray(view).reshape(
+        groups, c // groups * math.prod(k), n * math.prod(out)
+    )
 
 
 def _grouped(xp, g, groups):

@@ -73,6 +73,8 @@ class ConvolutionBackward(Op):
         bias = None
         if need_g and ggb is not None:
             bias = ggb.reshape((1, -1) + (1,) * (g.ndim - 2)).expand(tuple(g.shape))
+        if not x.numel():  # torch: an empty input keeps only the bias term
+            return bias, None, None
         if self.transposed:
             if need_g:
                 dg = _terms(

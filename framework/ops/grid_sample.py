@@ -7,6 +7,7 @@ below is itself differentiable (second derivatives in the input and the grid).""
 
 import functools
 import itertools
+import math
 import operator
 import warnings
 
@@ -129,8 +130,13 @@ def _gather(inp, idx, inb):
     """The input's values at the flat indices; 0 at out-of-bounds taps (torch never reads
     them: an inf/NaN at the clamped index must not meet the tap's zero weight)."""
     n, c = inp.shape[0], inp.shape[1]
-    flat_idx = idx.reshape(n, 1, -1).expand(n, c, idx[0].numel())
-    val = inp.reshape(n, c, -1).gather(2, flat_idx).reshape(n, c, *idx.shape[1:])
+    m = math.prod(idx.shape[1:])  # (explicit sizes, never -1: an empty batch)
+    flat_idx = idx.reshape(n, 1, m).expand(n, c, m)
+    val = (
+        inp.reshape(n, c, math.prod(inp.shape[2:]))
+        .gather(2, flat_idx)
+        .reshape(n, c, *idx.shape[1:])
+    )
     return val.where(inb.unsqueeze(1), 0)
 
 
@@ -183,10 +189,11 @@ def _input_grads(grad, inp, grid, args, need, skips_taps):
     gx = gg = None
     axes, spatial, strides = _pieces(inp, grid, mode, padding, align)
     if need_x:
-        gx = grad.new_zeros((n, c, inp[0, 0].numel()))
+        gx = grad.new_zeros((n, c, math.prod(inp.shape[2:])))
         for wt, idx, inb in _corners(axes, spatial, strides):
-            src = (grad * wt.unsqueeze(1)).where(inb.unsqueeze(1), 0).reshape(n, c, -1)
-            gx = gx.scatter_add(2, idx.reshape(n, 1, -1).expand(n, c, src.shape[2]), src)
+            m = math.prod(idx.shape[1:])  # (explicit sizes: an empty batch)
+            src = (grad * wt.unsqueeze(1)).where(inb.unsqueeze(1), 0).reshape(n, c, m)
+            gx = gx.scatter_add(2, idx.reshape(n, 1, m).expand(n, c, m), src)
         gx = gx.reshape(inp.shape)
     if need_g and mode != "nearest":
         gis = []  # d out / d coordinate, axis by axis: the other axes' weights times d w

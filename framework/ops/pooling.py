@@ -6,6 +6,8 @@ Each backward is a linear primitive whose own backward is the forward map again,
 gradients of every order work.
 """
 
+import math
+
 from .._errors import refuse
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op, vmap_hook
@@ -180,9 +182,10 @@ class MaxPool2DWithIndices(Op):
 
     def jvp(self, t, *_):
         shape = self.result.shape
-        flat = shape[:-2] + (-1,)
+        flat = shape[:-2] + (shape[-2] * shape[-1],)  # (explicit: an empty batch)
         idx = Tensor._make(self.idx.reshape(flat), t.device)
-        return t.reshape(t.shape[:-2] + (-1,)).gather(-1, idx).reshape(shape), None
+        plane = t.shape[-2] * t.shape[-1]
+        return t.reshape(t.shape[:-2] + (plane,)).gather(-1, idx).reshape(shape), None
 
 
 class MaxPool2DWithIndicesBackward(Op):
@@ -199,9 +202,9 @@ class MaxPool2DWithIndicesBackward(Op):
     @staticmethod
     def kernel(xp, grad, idx, in_shape, unique):
         """The gradient scattered to the flat plane positions `idx` of an input of in_shape."""
-        plane = in_shape[-1] * in_shape[-2]
-        lead = grad.size // (grad.shape[-1] * grad.shape[-2])
-        flat_idx = (idx.reshape(lead, -1) + xp.arange(lead)[:, None] * plane).ravel()
+        plane, per = in_shape[-1] * in_shape[-2], grad.shape[-1] * grad.shape[-2]
+        lead = math.prod(grad.shape[:-2])  # (explicit sizes: an empty batch)
+        flat_idx = (idx.reshape(lead, per) + xp.arange(lead)[:, None] * plane).ravel()
         out = xp.zeros(lead * plane, dtype=grad.dtype)
         if unique:  # disjoint windows: plain assignment is exact and fast
             out[flat_idx] = grad.ravel()
@@ -226,8 +229,10 @@ class _MaxGather(Op):
 
     def forward(self, gg, idx, out_shape):
         self.in_shape, self.idx = gg.shape, idx
-        lead = idx.size // (idx.shape[-1] * idx.shape[-2])
-        out = self.xp.take_along_axis(gg.reshape(lead, -1), idx.reshape(lead, -1), axis=1)
+        lead = math.prod(idx.shape[:-2])  # (explicit sizes: an empty batch)
+        flat_gg = gg.reshape(lead, gg.shape[-2] * gg.shape[-1])
+        flat_idx = idx.reshape(lead, idx.shape[-2] * idx.shape[-1])
+        out = self.xp.take_along_axis(flat_gg, flat_idx, axis=1)
         return out.reshape(out_shape)
 
     def backward(self, grad):

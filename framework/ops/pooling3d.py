@@ -176,7 +176,7 @@ class _GatherPlanes(Op):
     def forward(self, x, index=None, plane=()):
         self.index, self.plane = index, plane
         flat_x = x.reshape(-1, int(math.prod(plane)))
-        flat_i = index.reshape(flat_x.shape[0], -1)
+        flat_i = index.reshape(flat_x.shape[0], math.prod(index.shape[index.ndim - len(plane) :]))
         return self.xp.take_along_axis(flat_x, flat_i, axis=1).reshape(index.shape)
 
     def backward(self, grad):
@@ -477,7 +477,7 @@ class AdaptiveMaxPool2D(Op):
             h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
             for j in range(ow):
                 w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
-                win = x[..., h0:h1, w0:w1].reshape(x.shape[:-2] + (-1,))
+                win = x[..., h0:h1, w0:w1].reshape(x.shape[:-2] + ((h1 - h0) * (w1 - w0),))
                 a = window_argmax(xp, win)
                 vals[..., i, j] = xp.take_along_axis(win, a[..., None], axis=-1)[..., 0]
                 idx[..., i, j] = (h0 + a // (w1 - w0)) * w + w0 + a % (w1 - w0)

@@ -46,7 +46,7 @@ class AdaptiveMaxPool3D(Op):
         ]
         for pos in itertools.product(*(range(o) for o in out)):
             (d0, d1), (h0, h1), (w0, w1) = (windows[a][i] for a, i in enumerate(pos))
-            win = x[..., d0:d1, h0:h1, w0:w1].reshape(lead + (-1,))
+            win = x[..., d0:d1, h0:h1, w0:w1].reshape(lead + ((d1 - d0) * (h1 - h0) * (w1 - w0),))
             a = window_argmax(xp, win)
             vals[(...,) + pos] = xp.take_along_axis(win, a[..., None], axis=-1)[..., 0]
             hw = (h1 - h0) * (w1 - w0)

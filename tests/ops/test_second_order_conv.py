@@ -320,3 +320,53 @@ def test_first_order_without_graph_is_unchanged():
         for p, g in zip(plain, graph):
             assert not p.requires_grad and g.requires_grad
             np.testing.assert_array_equal(p.numpy(), g.detach().numpy())
+
+
+EMPTY = {
+    "conv2d": (lambda L, x, w, b: _F(L).conv2d(x, w, b), [(0, 3, 5, 5), (4, 3, 3, 3), (4,)]),
+    "conv1d": (lambda L, x, w, b: _F(L).conv1d(x, w, b), [(0, 3, 5), (4, 3, 3), (4,)]),
+    "conv3d": (lambda L, x, w, b: _F(L).conv3d(x, w, b), [(0, 3, 3, 3, 3), (4, 3, 2, 2, 2), (4,)]),
+    "conv_transpose2d": (
+        lambda L, x, w, b: _F(L).conv_transpose2d(x, w, b),
+        [(0, 3, 5, 5), (3, 4, 3, 3), (4,)],
+    ),
+    "conv_transpose3d": (
+        lambda L, x, w, b: _F(L).conv_transpose3d(x, w, b),
+        [(0, 3, 3, 3, 3), (3, 4, 2, 2, 2), (4,)],
+    ),
+    "max_pool2d": (lambda L, x: _F(L).max_pool2d(x, 2), [(0, 3, 4, 4)]),
+    "max_pool2d_pad": (lambda L, x: _F(L).max_pool2d(x, 3, 1, 1), [(0, 3, 4, 4)]),
+    "adaptive_max_pool2d": (lambda L, x: _F(L).adaptive_max_pool2d(x, 3), [(0, 3, 4, 4)]),
+    "adaptive_max_pool3d": (lambda L, x: _F(L).adaptive_max_pool3d(x, 3), [(0, 2, 4, 4, 4)]),
+    "max_unpool2d": (
+        lambda L, x: _F(L).max_unpool2d(*_F(L).max_pool2d(x, 2, return_indices=True), 2),
+        [(0, 3, 4, 4)],
+    ),
+    "grid_sample": (lambda L, x, k: _samples(L, x, k), [(0, 3, 4, 4), (0, 2, 2, 2)]),
+    "grid_sample_3d": (lambda L, x, k: _samples(L, x, k), [(0, 3, 4, 4, 4), (0, 2, 2, 2, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY))
+def test_empty_batch_first_and_second_order(name):
+    """An empty batch: the weight's gradient is zeros (the columns' reshape no longer infers a
+    size from 0 elements), and the create_graph gradients are torch's nodes."""
+    fn, shapes = EMPTY[name]
+    res = []
+    for L in (framework, torch):
+        ins = [L.ones(*s, requires_grad=True) for s in shapes]
+        y = fn(L, *ins)
+        up = L.ones(tuple(y.shape))
+        plain = L.autograd.grad(y, ins, up, retain_graph=True)
+        graph = L.autograd.grad(y, ins, up, create_graph=True)
+        second = L.autograd.grad(
+            graph, ins, [L.ones(tuple(g.shape)) for g in graph], allow_unused=True
+        )
+        res.append(
+            (
+                [(tuple(g.shape), g.numpy().sum()) for g in plain],
+                [(g.requires_grad, g.grad_fn.name()) for g in graph],
+                [None if g is None else tuple(g.shape) for g in second],
+            )
+        )
+    assert res[0] == res[1]
