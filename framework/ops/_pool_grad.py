@@ -26,3 +26,18 @@ def jvp_grad_only(fn, t_grad, *_):
     if t_grad is None:
         return None
     return fn._op.apply(t_grad, **fn._fw_params)
+
+
+def max_pool_double_backward(grad, index, out_shape, nd):
+    """torch's max_pool_double_backward: `grad` (input-shaped) read at each window's maximum,
+    as its view -> gather -> view (so the nodes are torch's); `index` holds the flat positions
+    in each plane of the last `nd` dims, `out_shape` is the pooled shape. An empty result has
+    no graph, as torch's empty_like."""
+    from ..tensor import Tensor
+
+    out_shape = tuple(out_shape)
+    if not index.size:
+        return Tensor._make(grad.xp.empty(out_shape, grad._data.dtype), grad.device)
+    lead = out_shape[: len(out_shape) - nd]
+    idx = Tensor._make(index.reshape(lead + (-1,)), grad.device)
+    return grad.contiguous().view(lead + (-1,)).gather(-1, idx).view(out_shape)

@@ -15,7 +15,7 @@ from ..autograd.saved import Attr
 from ..tensor import Tensor
 from ..backend import scatter_add
 from ._fastgrad import plain, wrap
-from ._pool_grad import jvp_grad_only, self_arg, self_zeros
+from ._pool_grad import jvp_grad_only, max_pool_double_backward, self_arg, self_zeros
 from ._pool_args import adaptive_size, avg_divisor, pool_params, pool_windows
 
 __all__ = [
@@ -215,7 +215,9 @@ class MaxPool2DWithIndicesBackward(Op):
     def backward(self, grad):
         # torch: max_pool_double_backward (a gather) for grad_output, zeros_like(self)
         need = self.needs_input_grad
-        gather = _MaxGather.apply(grad, idx=self.idx, out_shape=self.out_shape) if need[0] else None
+        gather = None
+        if need[0]:
+            gather = max_pool_double_backward(grad, self.idx, self.out_shape, 2)
         return (gather,) + self_zeros(need, grad)
 
     jvp = Op.jvp_linear

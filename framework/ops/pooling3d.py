@@ -11,7 +11,7 @@ from ..autograd.op import Op, per_sample_under_vmap, vmap_hook
 from ..backend import scatter_add
 from ..tensor import Tensor
 from ._fastgrad import plain, wrap
-from ._pool_grad import jvp_grad_only, self_arg, self_zeros
+from ._pool_grad import jvp_grad_only, max_pool_double_backward, self_arg, self_zeros
 from .pooling import _averaging_matrix, avg_pool1d, avg_pool2d
 from .resample import _AxisMaps, _AxisMapsT, _apply, matrix_taps
 
@@ -149,7 +149,9 @@ class _ScatterPlanes(Op):
     def backward(self, grad):
         # torch: max_pool_double_backward (a gather) for grad_output, zeros_like(self)
         need = self.needs_input_grad
-        gather = _GatherPlanes.apply(grad, index=self.index, plane=self.plane) if need[0] else None
+        gather = None
+        if need[0]:
+            gather = max_pool_double_backward(grad, self.index, self.index.shape, len(self.plane))
         return (gather,) + self_zeros(need, grad)
 
     jvp = Op.jvp_linear
@@ -693,7 +695,11 @@ class MaxUnpool2D(Op):
         return out.reshape(x.shape[:-nd] + tuple(out_hw))
 
     def backward(self, grad):
-        return _GatherPlanes.apply(grad, index=self.index, plane=self.out_hw), None
+        if plain(grad) or vmap_hook[0]:  # no graph to record (or batched)
+            return _GatherPlanes.apply(grad, index=self.index, plane=self.out_hw), None
+        # torch: max_pool_double_backward(grad, indices, nd), a view -> gather -> view
+        shape = self.index.shape
+        return max_pool_double_backward(grad, self.index, shape, len(self.out_hw)), None
 
     jvp = Op.jvp_linear  # (a repeated index keeps one value, as the forward does)
 

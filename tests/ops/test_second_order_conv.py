@@ -370,3 +370,61 @@ def test_empty_batch_first_and_second_order(name):
             )
         )
     assert res[0] == res[1]
+
+
+THIRD = {
+    "max_pool2d": (lambda L, x: _F(L).max_pool2d(x, 2), (2, 3, 4, 4)),
+    "max_pool1d": (lambda L, x: _F(L).max_pool1d(x, 3, 2, 1), (2, 3, 7)),
+    "avg_pool2d": (lambda L, x: _F(L).avg_pool2d(x, 2), (2, 3, 4, 4)),
+    "adaptive_avg_pool2d": (lambda L, x: _F(L).adaptive_avg_pool2d(x, 3), (2, 3, 5, 5)),
+    "adaptive_max_pool2d": (lambda L, x: _F(L).adaptive_max_pool2d(x, 3), (2, 3, 5, 5)),
+    "max_pool3d": (lambda L, x: _F(L).max_pool3d(x, 2), (2, 3, 4, 4, 4)),
+    "avg_pool3d": (lambda L, x: _F(L).avg_pool3d(x, 2), (2, 3, 4, 4, 4)),
+    "adaptive_avg_pool3d": (lambda L, x: _F(L).adaptive_avg_pool3d(x, 3), (2, 3, 5, 5, 5)),
+    "adaptive_max_pool3d": (lambda L, x: _F(L).adaptive_max_pool3d(x, 3), (2, 3, 5, 5, 5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THIRD))
+def test_pooling_double_backward_nodes_match_torch(name):
+    """The derivative of a pooling backward in grad_output (an upstream that requires grad):
+    the pooling again (AvgPool2DBackward0, ...) or torch's max_pool_double_backward (a view ->
+    gather -> view), with torch's values; zeros in the input."""
+    fn, shape = THIRD[name]
+    res = []
+    for L in (framework, torch):
+        r = np.random.default_rng(0)
+        x = L.tensor(r.standard_normal(shape), requires_grad=True)
+        y = fn(L, x)
+        up = L.tensor(r.standard_normal(tuple(y.shape)), requires_grad=True)
+        (g,) = L.autograd.grad(y, x, up, create_graph=True)
+        v = L.tensor(r.standard_normal(shape))
+        h = L.autograd.grad(g, (up, x), v, create_graph=True)
+        res.append(
+            (
+                [(t.requires_grad, None if t.grad_fn is None else t.grad_fn.name()) for t in h],
+                [t.detach().numpy() for t in h],
+            )
+        )
+    (nodes, got), (want_nodes, want) = res
+    assert nodes == want_nodes
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+
+
+def test_max_unpool_gradient_of_an_upstream_that_requires_grad():
+    """max_unpool2d's input gradient is torch's max_pool_double_backward (ViewBackward0) when
+    the upstream gradient requires grad."""
+    res = []
+    for L in (framework, torch):
+        r = np.random.default_rng(0)
+        y, idx = _F(L).max_pool2d(L.tensor(r.standard_normal((2, 3, 4, 4))), 2, return_indices=True)
+        v = y.detach().requires_grad_()
+        u = _F(L).max_unpool2d(v, idx, 2)
+        up = L.tensor(r.standard_normal(tuple(u.shape)), requires_grad=True)
+        (g,) = L.autograd.grad(u, v, up, create_graph=True)
+        (h,) = L.autograd.grad(g, up, L.tensor(r.standard_normal(tuple(g.shape))))
+        res.append((g.grad_fn.name(), g.detach().numpy(), h.numpy()))
+    assert res[0][0] == res[1][0]
+    for a, b in zip(res[0][1:], res[1][1:]):
+        np.testing.assert_array_equal(a, b)
