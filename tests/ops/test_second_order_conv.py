@@ -428,3 +428,29 @@ def test_max_unpool_gradient_of_an_upstream_that_requires_grad():
     assert res[0][0] == res[1][0]
     for a, b in zip(res[0][1:], res[1][1:]):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "name,size",
+    [
+        ("avg_pool2d", 2),
+        ("adaptive_avg_pool2d", 3),
+        ("avg_pool3d", 2),
+        ("adaptive_avg_pool3d", 3),
+        ("adaptive_max_pool2d", 3),
+        ("max_pool3d", 2),
+    ],
+)
+def test_pooling_keeps_its_input_as_torch(name, size):
+    """The forward node keeps `self` (its backward op takes it), so modifying the input in
+    place before backward raises torch's error (it passed silently before)."""
+    msgs = []
+    for L in (framework, torch):
+        shape = (2, 3, 4, 4, 4) if "3d" in name else (2, 3, 5, 5)
+        h = L.ones(*shape, requires_grad=True) * 1
+        y = getattr(_F(L), name)(h, size)
+        h.add_(1)
+        with pytest.raises(RuntimeError) as err:
+            y.sum().backward()
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
