@@ -207,6 +207,12 @@ class _Maps:
     Tensor ops, with a forward node's parameters `p`."""
 
     @staticmethod
+    def geometry(p, nd):
+        """(stride, padding, dilation, groups) of the last nd dims, as torch saves them."""
+        pads = tuple(a for a, _ in p["pads"][-nd:])
+        return tuple(p["stride"][-nd:]), pads, tuple(p["dilation"][-nd:]), p["groups"]
+
+    @staticmethod
     def conv(xp, x, w, p):
         y = _conv(xp, _as4d(x), _as4d(w), **p)
         return y[:, :, 0] if x.ndim == 3 else y

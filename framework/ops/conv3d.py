@@ -208,6 +208,11 @@ class _Maps:
     forward node's parameters `q`."""
 
     @staticmethod
+    def geometry(q, nd):
+        """(stride, padding, dilation, groups), as torch saves them."""
+        return tuple(q["s"]), tuple(q["p"]), tuple(q["d"]), q["groups"]
+
+    @staticmethod
     def conv(xp, x, w, q):
         return _conv(xp, x, w, q)
 

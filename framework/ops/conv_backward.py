@@ -21,6 +21,23 @@ def _sum_bias(xp, g):
     return g.sum(axis=(0,) + tuple(range(2, g.ndim)))
 
 
+def _geometry(fn, i):
+    """(stride, padding, dilation, groups)[i] as torch saves them, one entry per spatial dim."""
+    return fn.maps.geometry(fn.p, fn.nd)[i]
+
+
+def _output_padding(fn):
+    """The transposed convolution's output_padding, from the sizes (0 otherwise)."""
+    if not fn.transposed:
+        return (0,) * fn.nd
+    stride, padding, dilation, _ = fn.maps.geometry(fn.p, fn.nd)
+    out_sp, in_sp, k = fn.sizes
+    return tuple(
+        o - ((i - 1) * s + d * (kk - 1) + 1 - 2 * pd)
+        for o, i, kk, s, pd, d in zip(out_sp, in_sp, k, stride, padding, dilation)
+    )
+
+
 def _terms(terms):
     terms = [t for t in terms if t is not None]
     if not terms:
@@ -38,9 +55,22 @@ class ConvolutionBackward(Op):
 
     node_name = "ConvolutionBackwardBackward0"
     saves_inputs = True
+    saved_fields = {
+        "dilation": lambda fn: _geometry(fn, 2),
+        "grad_output": "input0",
+        "groups": lambda fn: _geometry(fn, 3),
+        "input": "input1",
+        "output_padding": _output_padding,
+        "padding": lambda fn: _geometry(fn, 1),
+        "stride": lambda fn: _geometry(fn, 0),
+        "transposed": "transposed",
+        "weight": "input2",
+    }
 
     def forward(self, g, x, w, maps=None, p=None, transposed=False, mask=(True, True, False)):
         self.maps, self.p, self.transposed, self.mask = maps, p, transposed, mask
+        self.nd = x.ndim - 2
+        self.sizes = (g.shape[2:], x.shape[2:], w.shape[2:])
         xp = self.xp
         outs = self.kernel(xp, g, x, w, maps, p, transposed, mask)
         return tuple(xp.empty((0,), dtype=g.dtype) if o is None else o for o in outs)

@@ -454,3 +454,59 @@ def test_pooling_keeps_its_input_as_torch(name, size):
             y.sum().backward()
         msgs.append(str(err.value))
     assert msgs[0] == msgs[1]
+
+
+SAVED = [
+    ("conv1d", (2, 3, 7), (4, 3, 3), dict(stride=2, padding=1)),
+    (
+        "conv2d",
+        (2, 4, 6, 6),
+        (6, 2, 2, 2),
+        dict(stride=(2, 1), dilation=(1, 2), groups=2, padding=(1, 0)),
+    ),
+    (
+        "conv_transpose1d",
+        (2, 3, 4),
+        (3, 2, 3),
+        dict(stride=3, padding=1, output_padding=2, dilation=2),
+    ),
+    ("conv_transpose2d", (2, 3, 4, 4), (3, 2, 3, 3), dict(stride=2, padding=1, output_padding=1)),
+    ("conv3d", (1, 2, 3, 3, 3), (2, 2, 2, 2, 2), dict(padding=1, stride=(1, 2, 1))),
+    (
+        "conv_transpose3d",
+        (1, 2, 3, 3, 3),
+        (2, 2, 2, 2, 2),
+        dict(padding=1, stride=(1, 2, 1), output_padding=(0, 1, 0)),
+    ),
+]
+
+
+@pytest.mark.parametrize("name,xs,ws,kw", SAVED, ids=[c[0] for c in SAVED])
+def test_convolution_backward_saved_fields_match_torch(name, xs, ws, kw):
+    """ConvolutionBackwardBackward0's `_saved_*` (torchviz's show_saved): the tensors and the
+    geometry torch keeps (output_padding of a transposed convolution recovered from the sizes);
+    the tensors raise torch's error once backward freed them."""
+    res = []
+    for L in (framework, torch):
+        r = np.random.default_rng(0)
+        x = L.tensor(r.standard_normal(xs), requires_grad=True)
+        w = L.tensor(r.standard_normal(ws), requires_grad=True)
+        y = getattr(_F(L), name)(x, w, **kw)
+        g, _ = L.autograd.grad(y, (x, w), L.ones(tuple(y.shape)), create_graph=True)
+        node = g.grad_fn
+        names = sorted(a for a in dir(node) if a.startswith("_saved_"))
+        fields = {a: getattr(node, a) for a in names}
+        fields = {
+            a: v.detach().numpy() if isinstance(v, L.Tensor) else v for a, v in fields.items()
+        }
+        g.sum().backward()
+        with pytest.raises(RuntimeError, match="freed"):
+            node._saved_input
+        res.append((names, fields, node._saved_stride))
+    (names, got, stride), (want_names, want, want_stride) = res
+    assert names == want_names and stride == want_stride
+    for a in names:
+        if isinstance(want[a], np.ndarray):
+            np.testing.assert_array_equal(got[a], want[a])
+        else:
+            assert got[a] == want[a], a
