@@ -223,6 +223,14 @@ class GridSampler2DBackward(Op):
 
     saves_inputs = True
     skips_taps = False
+    saved_fields = {
+        "align_corners": lambda fn: fn.args[2],
+        "grad_output": "input0",
+        "grid": "input2",
+        "input": "input1",
+        "interpolation_mode": lambda fn: ("bilinear", "nearest", "bicubic").index(fn.args[0]),
+        "padding_mode": lambda fn: ("zeros", "border", "reflection").index(fn.args[1]),
+    }
 
     def forward(self, g, x, grid, args=(), mask=(True, True)):
         self.args, self.mask = args, mask

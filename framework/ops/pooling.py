@@ -188,12 +188,19 @@ class MaxPool2DWithIndices(Op):
         return t.reshape(t.shape[:-2] + (plane,)).gather(-1, idx).reshape(shape), None
 
 
+def _saved_backward_indices(fn, _attr=Attr("idx")):
+    """torch's `_saved_indices` of the backward node: the indices, shaped as grad_output."""
+    idx = _attr.get(fn)
+    return idx.reshape(fn.out_shape) if idx is not None else None
+
+
 class MaxPool2DWithIndicesBackward(Op):
     """Scatter each output gradient to the input position of its max (adjoint of a gather);
     torch's max_pool2d_with_indices_backward(grad_output, self, ...), `self` unread."""
 
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
     saves = ("idx",)
+    saved_fields = {"indices": lambda fn: _saved_backward_indices(fn)}
 
     def forward(self, grad, x=None, idx=None, in_shape=(), unique=False):
         self.in_shape, self.idx, self.out_shape = in_shape, idx, grad.shape
@@ -385,8 +392,10 @@ class AvgPool2D(Op):
 
     saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
-    def forward(self, x, p, count_include_pad, divisor_override):
+    def forward(self, x, p, count_include_pad, divisor_override, stride_arg=(), ceil_mode=False):
         self.p, self.in_shape = p, x.shape
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        self.stride_arg, self.ceil_mode = stride_arg, ceil_mode
         self.div = avg_divisor(
             self.xp, p, x.shape[-2:], count_include_pad, divisor_override, x.dtype
         )
@@ -411,6 +420,8 @@ class _AvgPoolAgain(AvgPool2D):
 
     def forward(self, x, fwd):
         self.p, self.in_shape, self.div = fwd.p, fwd.in_shape, fwd.div
+        self.count_include_pad, self.divisor_override = fwd.count_include_pad, fwd.divisor_override
+        self.stride_arg, self.ceil_mode = fwd.stride_arg, fwd.ceil_mode
         y = _window_sums(self.xp, x, fwd.p)
         y /= self.div
         return y
@@ -422,9 +433,22 @@ class AvgPool2DBackward(Op):
 
     node_name = "AvgPool2DBackwardBackward0"
     saves = ("fwd",)  # the forward node: its windows and divisor
+    saved_fields = {
+        "ceil_mode": lambda fn: fn.args[0],
+        "count_include_pad": lambda fn: fn.args[1],
+        "divisor_override": lambda fn: fn.args[2],
+        "kernel_size": lambda fn: fn.args[3],
+        "padding": lambda fn: fn.args[4],
+        "stride": lambda fn: fn.args[5],
+    }
 
     def forward(self, grad, x=None, fwd=None):
         self.fwd = fwd
+        # torch's arguments as plain values, readable after backward (vmap's batching rule
+        # passes only the geometry)
+        self.args = tuple(
+            getattr(fwd, a, None) for a in ("ceil_mode", "count_include_pad", "divisor_override")
+        ) + (fwd.p.kernel, fwd.p.pad, getattr(fwd, "stride_arg", None))
         return self.kernel(self.xp, grad, fwd)
 
     @staticmethod
@@ -504,8 +528,14 @@ def avg_pool2d(
     refuse(input._data, "b", "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    stride_arg = () if stride is None or stride == [] else p.stride  # as torch saves it
     return AvgPool2D.apply(
-        input, p=p, count_include_pad=count_include_pad, divisor_override=divisor_override
+        input,
+        p=p,
+        count_include_pad=count_include_pad,
+        divisor_override=divisor_override,
+        stride_arg=stride_arg,
+        ceil_mode=bool(ceil_mode),
     )
 
 
@@ -612,10 +642,15 @@ class AdaptiveAvgPool2DBackward(Op):
     torch's adaptive_avg_pool2d_backward(grad_output, self), `self` unread."""
 
     saves = ("a_h", "a_w")
+    saved_fields = {
+        "grad_output_sym_argsize_minus_1": lambda fn: fn.out_hw[1],
+        "grad_output_sym_argsize_minus_2": lambda fn: fn.out_hw[0],
+    }
 
     def forward(self, g, x=None, a_h=None, a_w=None, in_hw=None):
         """The input gradient of adaptive average pooling: each window gets its output's gradient
         divided by the window size (the averaging matrices, or the input size `in_hw`)."""
+        self.out_hw = tuple(g.shape[-2:])
         if in_hw is not None:
             (h, w), (oh, ow) = in_hw, g.shape[-2:]
             a_h = _averaging_matrix(self.xp, h, oh, g.dtype)

@@ -39,6 +39,7 @@ class _Win:
 
     def __init__(self, shape, k, s, p, d, ceil):
         self.k, self.s, self.p, self.d = k, s, p, d
+        self.ceil, self.stride_arg = bool(ceil), s  # (the stride as torch saves it)
         self.in_sp = tuple(shape[-3:])
         self.out = tuple(_out(n, *a, ceil) for n, a in zip(self.in_sp, zip(k, s, p, d)))
         self.padded = tuple(
@@ -130,6 +131,8 @@ def scatter_back(fn, cls, grad, plane):
 class _ScatterPlanes(Op):
     """zeros(plane) per leading index with values added at flat plane indices."""
 
+    saves = ("index",)
+
     def forward(self, g, x=None, index=None, plane=()):
         self.index, self.plane = index, plane
         return self.kernel(self.xp, g, index, plane)
@@ -161,15 +164,21 @@ class MaxPool3DWithIndicesBackward(_ScatterPlanes):
     """max_pool3d's input gradient: torch's max_pool3d_with_indices_backward(grad_output,
     self, ...), `self` unread."""
 
+    saved_fields = {"indices": "index"}
+
 
 class AdaptiveMaxPool2DBackward(_ScatterPlanes):
     """adaptive_max_pool2d's input gradient: torch's adaptive_max_pool2d_backward(grad_output,
     self, indices), `self` unread."""
 
+    saved_fields = {"indices": "index"}
+
 
 class AdaptiveMaxPool3DBackward(_ScatterPlanes):
     """adaptive_max_pool3d's input gradient: torch's adaptive_max_pool3d_backward(grad_output,
     self, indices), `self` unread."""
+
+    saved_fields = {"indices": "index"}
 
 
 class _GatherPlanes(Op):
@@ -206,6 +215,8 @@ def _win_args(input, kernel_size, stride, padding, dilation, ceil_mode, name):
             f"pad={p[0]}, kernel_size={k[0]} and dilation={d[0]}"
         )
     win = _Win(input.shape, k, s, p, d, ceil_mode)
+    if stride is None or stride == []:
+        win.stride_arg = ()
     if any(o < 1 for o in win.out):
         c = input.shape[-4]
         raise RuntimeError(
@@ -281,8 +292,27 @@ class AvgPool3DBackward(Op):
     """Spread each output gradient / divisor over its window (AvgPool3D's adjoint); torch's
     avg_pool3d_backward(grad_output, self, ...), `self` unread."""
 
+    saves = ("fwd",)  # the forward node: its windows and divisor
+    saved_fields = {
+        "ceil_mode": lambda fn: fn.args[0],
+        "count_include_pad": lambda fn: fn.args[1],
+        "divisor_override": lambda fn: fn.args[2],
+        "kernel_size": lambda fn: fn.args[3],
+        "padding": lambda fn: fn.args[4],
+        "stride": lambda fn: fn.args[5],
+    }
+
     def forward(self, g, x=None, fwd=None):
         self.fwd = fwd
+        win = fwd.win  # torch's arguments, kept as plain values (readable after backward)
+        self.args = (
+            win.ceil,
+            fwd.count_include_pad,
+            fwd.divisor_override,
+            tuple(win.k),
+            tuple(win.p),
+            tuple(win.stride_arg),
+        )
         return self.kernel(self.xp, g, fwd)
 
     @staticmethod
@@ -398,8 +428,14 @@ class AdaptiveAvgPool3DBackward(Op):
     """adaptive_avg_pool3d's input gradient (the transposed averaging maps): torch's
     adaptive_avg_pool3d_backward(grad_output, self), `self` unread."""
 
+    saved_fields = {
+        "grad_output_sym_argsize_minus_1": lambda fn: fn.out_sp[2],
+        "grad_output_sym_argsize_minus_2": lambda fn: fn.out_sp[1],
+        "grad_output_sym_argsize_minus_3": lambda fn: fn.out_sp[0],
+    }
+
     def forward(self, g, x=None, mats=()):
-        self.mats = mats
+        self.mats, self.out_sp = mats, tuple(g.shape[-3:])
         return _apply(self.xp, g, mats, True)
 
     def backward(self, grad):

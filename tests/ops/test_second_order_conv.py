@@ -510,3 +510,58 @@ def test_convolution_backward_saved_fields_match_torch(name, xs, ws, kw):
             np.testing.assert_array_equal(got[a], want[a])
         else:
             assert got[a] == want[a], a
+
+
+POOL_SAVED = {
+    "max_pool2d": (lambda L, x: _F(L).max_pool2d(x, 3, 2, 1), (2, 3, 5, 5)),
+    "max_pool2d_unbatched": (lambda L, x: _F(L).max_pool2d(x, 2), (3, 4, 4)),
+    "avg_pool2d": (lambda L, x: _F(L).avg_pool2d(x, 2), (2, 3, 4, 4)),
+    "avg_pool2d_args": (
+        lambda L, x: _F(L).avg_pool2d(x, 3, 2, 1, True, False, 2),
+        (2, 3, 5, 5),
+    ),
+    "avg_pool1d": (lambda L, x: _F(L).avg_pool1d(x, 2), (2, 3, 6)),
+    "adaptive_avg_pool2d": (lambda L, x: _F(L).adaptive_avg_pool2d(x, (3, 2)), (2, 3, 5, 5)),
+    "adaptive_max_pool2d": (lambda L, x: _F(L).adaptive_max_pool2d(x, 3), (2, 3, 5, 5)),
+    "max_pool3d": (lambda L, x: _F(L).max_pool3d(x, 2), (2, 3, 4, 4, 4)),
+    "avg_pool3d_args": (
+        lambda L, x: _F(L).avg_pool3d(x, 3, (2, 1, 2), 1, True, False, 3),
+        (2, 3, 5, 4, 5),
+    ),
+    "adaptive_avg_pool3d": (lambda L, x: _F(L).adaptive_avg_pool3d(x, (3, 2, 1)), (2, 3, 5, 5, 5)),
+    "adaptive_max_pool3d": (lambda L, x: _F(L).adaptive_max_pool3d(x, 3), (2, 3, 5, 5, 5)),
+    "grid_sample": (
+        lambda L, x: _samples(L, x, L.ones(2, 3, 2, 2, dtype=x.dtype) * 0.3, mode="bicubic"),
+        (2, 3, 4, 4),
+    ),
+}
+
+
+def _saved(L, node):
+    out = {}
+    for a in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            v = getattr(node, a)
+        except RuntimeError as e:
+            v = ("raises", "freed" in str(e))
+        out[a] = v.detach().numpy().tolist() if isinstance(v, L.Tensor) else v
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(POOL_SAVED))
+def test_pooling_backward_saved_fields_match_torch(name):
+    """The pooling and grid_sample backward nodes' `_saved_*` as torch's, before and after
+    backward frees the tensors among them."""
+    fn, shape = POOL_SAVED[name]
+    res = []
+    for L in (framework, torch):
+        x = L.tensor(np.random.default_rng(0).standard_normal(shape), requires_grad=True)
+        y = fn(L, x)
+        (g,) = L.autograd.grad(y, x, L.ones(tuple(y.shape), dtype=y.dtype), create_graph=True)
+        node = g.grad_fn
+        while node.name().startswith("Squeeze"):
+            node = node.next_functions[0][0]
+        before = (node.name(), _saved(L, node))
+        g.sum().backward()
+        res.append((before, _saved(L, node)))
+    assert res[0] == res[1]
