@@ -12,8 +12,7 @@ over the group axis; col2im adds kh*kw strided slices.
 from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.op import Op, vmap_hook
-from ._fastgrad import plain, wrap
-from .conv_backward import ConvolutionBackward
+from .conv_backward import convolution_grads
 from ._conv_args import check_conv, conv_out_size, conv_params, same_padding, transposed_params
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
@@ -142,7 +141,7 @@ class Convolution(Op):
         p = self.p
         need = self.needs_input_grad
         if not vmap_hook[0]:  # torch's convolution_backward: one node
-            return _convolution_backward(self, grad, x, w, need, False)
+            return convolution_grads(grad, x, w, need, _Maps, p, False)
         need_x, need_w, need_b = need  # batched gradients: the ops the batching rules know
         grad_x = ConvInputGrad.apply(grad, w, None, in_hw=x.shape[2:], **p) if need_x else None
         grad_w = ConvWeightGrad.apply(x, grad, ksize=w.shape[2:], **p) if need_w else None
@@ -176,7 +175,7 @@ class ConvTranspose(Op):
         p = self.p
         need = self.needs_input_grad
         if not vmap_hook[0] and type(self)._op is ConvTranspose:  # one node, as torch's
-            return _convolution_backward(self, grad, g, w, need, True)
+            return convolution_grads(grad, g, w, need, _Maps, p, True)
         need_g, need_w, need_b = need
         # <conv_t(g, w), u> = <g, conv(u, w)> = <w, conv_w(u, g)>
         grad_g = ConvGradGrad.apply(grad, w, None, **p) if need_g else None
@@ -186,20 +185,6 @@ class ConvTranspose(Op):
 
     jvp = Op.jvp_multilinear
     additive = (2,)
-
-
-def _convolution_backward(fn, grad, x, w, need, transposed):
-    """The forward node fn's gradients: on the arrays when no graph is recorded, else as
-    torch's one ConvolutionBackwardBackward0 node."""
-    if plain(grad):
-        got = ConvolutionBackward.kernel(
-            fn.xp, grad._data, x._data, w._data, _Maps, fn.p, transposed, need
-        )
-        return tuple(None if a is None else wrap(a, grad) for a in got)
-    outs = ConvolutionBackward.apply(
-        grad, x, w, maps=_Maps, p=fn.p, transposed=transposed, mask=tuple(need)
-    )
-    return tuple(o if n else None for o, n in zip(outs, need))
 
 
 class _Maps:

@@ -7,8 +7,7 @@ import math
 from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.op import Op, vmap_hook
-from ._fastgrad import plain, wrap
-from .conv_backward import ConvolutionBackward
+from .conv_backward import convolution_grads
 
 
 def _triple(v):
@@ -111,7 +110,7 @@ class Conv3d(Op):
         x, w, _ = self.inputs
         nx, nw, nb = need = self.needs_input_grad
         if not vmap_hook[0]:  # torch's convolution_backward: one node
-            return _convolution_backward(self, grad, x, w, need, False)
+            return convolution_grads(grad, x, w, need, _Maps, self.q, False)
         return (  # batched gradients: the ops the batching rules know
             Conv3dInputGrad.apply(grad, w, in_sp=tuple(x.shape[2:]), q=self.q) if nx else None,
             Conv3dWeightGrad.apply(x, grad, k=tuple(w.shape[2:]), q=self.q) if nw else None,
@@ -178,7 +177,7 @@ class ConvTranspose3d(Op):
         x, w, _ = self.inputs
         nx, nw, nb = need = self.needs_input_grad
         if not vmap_hook[0]:  # torch's convolution_backward: one node
-            return _convolution_backward(self, grad, x, w, need, True)
+            return convolution_grads(grad, x, w, need, _Maps, self.q, True)
         return (  # batched gradients: the ops the batching rules know
             Conv3d.apply(grad, w, None, q=self.q) if nx else None,
             Conv3dWeightGrad.apply(grad, x, k=tuple(w.shape[2:]), q=self.q) if nw else None,
@@ -187,20 +186,6 @@ class ConvTranspose3d(Op):
 
     jvp = Op.jvp_multilinear
     additive = (2,)
-
-
-def _convolution_backward(fn, grad, x, w, need, transposed):
-    """The forward node fn's gradients: on the arrays when no graph is recorded, else as
-    torch's one ConvolutionBackwardBackward0 node."""
-    if plain(grad):
-        got = ConvolutionBackward.kernel(
-            fn.xp, grad._data, x._data, w._data, _Maps, fn.q, transposed, need
-        )
-        return tuple(None if a is None else wrap(a, grad) for a in got)
-    outs = ConvolutionBackward.apply(
-        grad, x, w, maps=_Maps, p=fn.q, transposed=transposed, mask=tuple(need)
-    )
-    return tuple(o if n else None for o, n in zip(outs, need))
 
 
 class _Maps:

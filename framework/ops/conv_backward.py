@@ -15,6 +15,7 @@ with three array kernels and their Tensor ops:
 """
 
 from ..autograd.op import Op
+from ._fastgrad import plain, wrap
 
 
 def _sum_bias(xp, g):
@@ -163,3 +164,18 @@ class ConvolutionBackward(Op):
             _terms(gw) if mask[1] else None,
             gb if mask[2] else None,
         )
+
+
+def convolution_grads(grad, x, w, need, maps, p, transposed):
+    """A convolution node's gradients (input, weight, bias; None where `need` is False): on
+    the arrays when no graph is recorded, else as torch's one ConvolutionBackwardBackward0
+    node."""
+    if plain(grad):
+        got = ConvolutionBackward.kernel(
+            grad.xp, grad._data, x._data, w._data, maps, p, transposed, need
+        )
+        return tuple(None if a is None else wrap(a, grad) for a in got)
+    outs = ConvolutionBackward.apply(
+        grad, x, w, maps=maps, p=p, transposed=transposed, mask=tuple(need)
+    )
+    return tuple(o if n else None for o, n in zip(outs, need))
