@@ -143,7 +143,8 @@ class _ScatterPlanes(Op):
         index)."""
         lead = index.shape[: index.ndim - len(plane)]
         m = int(math.prod(plane))
-        flat_i = index.reshape(-1, int(math.prod(index.shape[len(lead) :])))
+        # explicit sizes, never -1: an empty batch or output makes -1 ambiguous
+        flat_i = index.reshape(math.prod(lead), math.prod(index.shape[len(lead) :]))
         out = xp.zeros((flat_i.shape[0], m), dtype=g.dtype)
         rows = xp.broadcast_to(xp.arange(flat_i.shape[0])[:, None], flat_i.shape)
         scatter_add(xp, out, (rows, flat_i), g.reshape(flat_i.shape))
