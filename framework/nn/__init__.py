@@ -56,6 +56,7 @@ from .padding import *  # noqa: F403
 from .losses_more import *  # noqa: F403
 from .layers_more import *  # noqa: F403
 from .pooling_more import *  # noqa: F403
+from .pooling_fractional import *  # noqa: F403
 from . import parallel
 from .multihead_attention import MultiheadAttention
 from .transformer import (

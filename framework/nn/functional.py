@@ -55,3 +55,4 @@ from ..ops.embedding_bag import embedding_bag
 from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.ctc import ctc_loss
 from ..ops.pooling_more import adaptive_max_pool3d, max_unpool1d, max_unpool3d, pdist
+from ..ops.pooling_fractional import fractional_max_pool2d, fractional_max_pool3d

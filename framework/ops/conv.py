@@ -11,7 +11,8 @@ over the group axis; col2im adds kh*kw strided slices.
 
 from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
+from .conv_backward import convolution_grads
 from ._conv_args import check_conv, conv_out_size, conv_params, same_padding, transposed_params
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
@@ -43,7 +44,8 @@ def _im2col(xp, x, ksize, out_hw, stride, pads, dilation, groups):
         (c, kh, kw, n, oh, ow),
         (sc, dilation[0] * sh, dilation[1] * sw, sn, stride[0] * sh, stride[1] * sw),
     )
-    return xp.ascontiguousarray(view).reshape(groups, -1, n * oh * ow)
+    # explicit sizes, never -1: an empty batch makes -1 ambiguous
+    return xp.ascontiguousarray(view).reshape(groups, c // groups * kh * kw, n * oh * ow)
 
 
 def _by_group(xp, g, groups):
@@ -137,7 +139,10 @@ class Convolution(Op):
     def backward(self, grad):
         x, w, b = self.inputs
         p = self.p
-        need_x, need_w, need_b = self.needs_input_grad
+        need = self.needs_input_grad
+        if not vmap_hook[0]:  # torch's convolution_backward: one node
+            return convolution_grads(grad, x, w, need, _Maps, p, False)
+        need_x, need_w, need_b = need  # batched gradients: the ops the batching rules know
         grad_x = ConvInputGrad.apply(grad, w, None, in_hw=x.shape[2:], **p) if need_x else None
         grad_w = ConvWeightGrad.apply(x, grad, ksize=w.shape[2:], **p) if need_w else None
         grad_b = grad.sum(dim=(0,) + tuple(range(2, grad.ndim))) if need_b else None
@@ -168,7 +173,10 @@ class ConvTranspose(Op):
     def backward(self, grad):
         g, w, b = self.inputs
         p = self.p
-        need_g, need_w, need_b = self.needs_input_grad
+        need = self.needs_input_grad
+        if not vmap_hook[0] and type(self)._op is ConvTranspose:  # one node, as torch's
+            return convolution_grads(grad, g, w, need, _Maps, p, True)
+        need_g, need_w, need_b = need
         # <conv_t(g, w), u> = <g, conv(u, w)> = <w, conv_w(u, g)>
         grad_g = ConvGradGrad.apply(grad, w, None, **p) if need_g else None
         grad_w = ConvWeightGrad.apply(grad, g, ksize=w.shape[2:], **p) if need_w else None
@@ -177,6 +185,45 @@ class ConvTranspose(Op):
 
     jvp = Op.jvp_multilinear
     additive = (2,)
+
+
+class _Maps:
+    """The 1-D/2-D convolution maps for ConvolutionBackward: on arrays (3-D or 4-D) and as
+    Tensor ops, with a forward node's parameters `p`."""
+
+    @staticmethod
+    def geometry(p, nd):
+        """(stride, padding, dilation, groups) of the last nd dims, as torch saves them."""
+        pads = tuple(a for a, _ in p["pads"][-nd:])
+        return tuple(p["stride"][-nd:]), pads, tuple(p["dilation"][-nd:]), p["groups"]
+
+    @staticmethod
+    def conv(xp, x, w, p):
+        y = _conv(xp, _as4d(x), _as4d(w), **p)
+        return y[:, :, 0] if x.ndim == 3 else y
+
+    @staticmethod
+    def conv_t(xp, g, w, size, p):
+        hw = size if len(size) == 2 else (1,) + size
+        y = _conv_t(xp, _as4d(g), _as4d(w), hw, **p)
+        return y[:, :, 0] if g.ndim == 3 else y
+
+    @staticmethod
+    def conv_w(xp, x, g, k, p):
+        gw = _conv_w(xp, _as4d(x), _as4d(g), k if len(k) == 2 else (1,) + k, **p)
+        return gw.reshape(gw.shape[:2] + k)
+
+    @staticmethod
+    def t_conv(x, w, p):
+        return Convolution.apply(x, w, None, **p)
+
+    @staticmethod
+    def t_conv_t(g, w, size, p):
+        return ConvTranspose.apply(g, w, None, in_hw=size, **p)
+
+    @staticmethod
+    def t_conv_w(x, g, k, p):
+        return ConvWeightGrad.apply(x, g, ksize=k, **p)
 
 
 class ConvInputGrad(ConvTranspose):

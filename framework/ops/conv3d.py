@@ -6,7 +6,8 @@ import math
 
 from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
+from .conv_backward import convolution_grads
 
 
 def _triple(v):
@@ -41,7 +42,10 @@ def _cols(xp, x, k, out, s, p, d, groups):
         + (st[0],)
         + tuple(ss * t for ss, t in zip(s, st[2:])),
     )
-    return xp.ascontiguousarray(view).reshape(groups, -1, n * math.prod(out))
+    # explicit sizes, never -1: an empty batch makes -1 ambiguous
+    return xp.ascontiguousarray(view).reshape(
+        groups, c // groups * math.prod(k), n * math.prod(out)
+    )
 
 
 def _grouped(xp, g, groups):
@@ -104,8 +108,10 @@ class Conv3d(Op):
 
     def backward(self, grad):
         x, w, _ = self.inputs
-        nx, nw, nb = self.needs_input_grad
-        return (
+        nx, nw, nb = need = self.needs_input_grad
+        if not vmap_hook[0]:  # torch's convolution_backward: one node
+            return convolution_grads(grad, x, w, need, _Maps, self.q, False)
+        return (  # batched gradients: the ops the batching rules know
             Conv3dInputGrad.apply(grad, w, in_sp=tuple(x.shape[2:]), q=self.q) if nx else None,
             Conv3dWeightGrad.apply(x, grad, k=tuple(w.shape[2:]), q=self.q) if nw else None,
             grad.sum((0, 2, 3, 4)) if nb else None,
@@ -169,8 +175,10 @@ class ConvTranspose3d(Op):
 
     def backward(self, grad):
         x, w, _ = self.inputs
-        nx, nw, nb = self.needs_input_grad
-        return (
+        nx, nw, nb = need = self.needs_input_grad
+        if not vmap_hook[0]:  # torch's convolution_backward: one node
+            return convolution_grads(grad, x, w, need, _Maps, self.q, True)
+        return (  # batched gradients: the ops the batching rules know
             Conv3d.apply(grad, w, None, q=self.q) if nx else None,
             Conv3dWeightGrad.apply(grad, x, k=tuple(w.shape[2:]), q=self.q) if nw else None,
             grad.sum((0, 2, 3, 4)) if nb else None,
@@ -178,6 +186,40 @@ class ConvTranspose3d(Op):
 
     jvp = Op.jvp_multilinear
     additive = (2,)
+
+
+class _Maps:
+    """The 3-D convolution maps for ConvolutionBackward: on arrays and as Tensor ops, with a
+    forward node's parameters `q`."""
+
+    @staticmethod
+    def geometry(q, nd):
+        """(stride, padding, dilation, groups), as torch saves them."""
+        return tuple(q["s"]), tuple(q["p"]), tuple(q["d"]), q["groups"]
+
+    @staticmethod
+    def conv(xp, x, w, q):
+        return _conv(xp, x, w, q)
+
+    @staticmethod
+    def conv_t(xp, g, w, size, q):
+        return _conv_t(xp, g, w, size, q)
+
+    @staticmethod
+    def conv_w(xp, x, g, k, q):
+        return _conv_w(xp, x, g, k, q)
+
+    @staticmethod
+    def t_conv(x, w, q):
+        return Conv3d.apply(x, w, None, q=q)
+
+    @staticmethod
+    def t_conv_t(g, w, size, q):
+        return ConvTranspose3d.apply(g, w, None, out_sp=size, q=q)
+
+    @staticmethod
+    def t_conv_w(x, g, k, q):
+        return Conv3dWeightGrad.apply(x, g, k=k, q=q)
 
 
 def _check(input, weight, name, transposed, groups):

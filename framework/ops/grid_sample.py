@@ -7,14 +7,17 @@ below is itself differentiable (second derivatives in the input and the grid).""
 
 import functools
 import itertools
+import math
 import operator
 import warnings
 
 from .. import dtypes
 from .._errors import refuse
 from ..autograd.grad_mode import no_grad
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
+from ._fastgrad import plain
+from ._regrad import regrad
 
 
 def _unnormalize(g, size, align):
@@ -127,8 +130,13 @@ def _gather(inp, idx, inb):
     """The input's values at the flat indices; 0 at out-of-bounds taps (torch never reads
     them: an inf/NaN at the clamped index must not meet the tap's zero weight)."""
     n, c = inp.shape[0], inp.shape[1]
-    flat_idx = idx.reshape(n, 1, -1).expand(n, c, idx[0].numel())
-    val = inp.reshape(n, c, -1).gather(2, flat_idx).reshape(n, c, *idx.shape[1:])
+    m = math.prod(idx.shape[1:])  # (explicit sizes, never -1: an empty batch)
+    flat_idx = idx.reshape(n, 1, m).expand(n, c, m)
+    val = (
+        inp.reshape(n, c, math.prod(inp.shape[2:]))
+        .gather(2, flat_idx)
+        .reshape(n, c, *idx.shape[1:])
+    )
     return val.where(inb.unsqueeze(1), 0)
 
 
@@ -152,35 +160,12 @@ class GridSampler2D(Op):
 
     def backward(self, grad):
         inp, grid = self.inputs
-        mode, padding, align = self.args
-        need_x, need_g = self.needs_input_grad
-        n, c = inp.shape[0], inp.shape[1]
-        gx = gg = None
-        axes, spatial, strides = _pieces(inp, grid, mode, padding, align)
-        if need_x:
-            gx = grad.new_zeros((n, c, inp[0, 0].numel()))
-            for wt, idx, inb in _corners(axes, spatial, strides):
-                src = (grad * wt.unsqueeze(1)).where(inb.unsqueeze(1), 0).reshape(n, c, -1)
-                gx = gx.scatter_add(2, idx.reshape(n, 1, -1).expand(n, c, src.shape[2]), src)
-            gx = gx.reshape(inp.shape)
-        if need_g and mode != "nearest":
-            gis = []  # d out / d coordinate, axis by axis: the other axes' weights times d w
-            finite = bool(grad.isfinite().all())
-            for k in range(len(axes)):
-                taps = [
-                    (wt.unsqueeze(1) * _gather(inp, idx, inb), inb)
-                    for wt, idx, inb in _corners(axes, spatial, strides, skip=k)
-                ]
-                if self.skips_taps:  # tap by tap: an inf gradient never meets a skipped 0
-                    gis.append(sum((grad * d).sum(1).where(inb, 0) for d, inb in taps))
-                elif finite or mode != "bicubic":  # bilinear: torch sums the taps first
-                    gis.append((grad * sum(d for d, _ in taps)).sum(1))
-                else:  # torch's bicubic multiplies tap by tap: an inf gradient times 0 is NaN
-                    gis.append(sum((grad * d).sum(1) for d, _ in taps))
-            gg = _chain(grid, gis, spatial, mode, padding, align)
-        elif need_g:
-            gg = grid * 0
-        return gx, gg
+        need = self.needs_input_grad
+        if plain(grad) or vmap_hook[0]:  # no graph to record (or batched): the formula
+            return _input_grads(grad, inp, grid, self.args, need, self.skips_taps)
+        node = GridSampler2DBackward if type(self)._op is GridSampler2D else GridSampler3DBackward
+        outs = node.apply(grad, inp, grid, args=self.args, mask=tuple(need))
+        return tuple(o if n else None for o, n in zip(outs, need))
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "grid_sampler_2d"
@@ -192,6 +177,97 @@ class GridSampler3D(GridSampler2D):
     skips_taps = True
 
     jvp_name = "grid_sampler_3d"
+
+
+def _input_grads(grad, inp, grid, args, need, skips_taps):
+    """grid_sample's gradients (input, grid) for `grad`, in Tensor ops (None where not
+    needed): the input's is the taps' weights scattered back, the grid's the weights'
+    derivatives times the gathered taps, chained through the coordinate map."""
+    mode, padding, align = args
+    need_x, need_g = need
+    n, c = inp.shape[0], inp.shape[1]
+    gx = gg = None
+    axes, spatial, strides = _pieces(inp, grid, mode, padding, align)
+    if need_x:
+        gx = grad.new_zeros((n, c, math.prod(inp.shape[2:])))
+        for wt, idx, inb in _corners(axes, spatial, strides):
+            m = math.prod(idx.shape[1:])  # (explicit sizes: an empty batch)
+            src = (grad * wt.unsqueeze(1)).where(inb.unsqueeze(1), 0).reshape(n, c, m)
+            gx = gx.scatter_add(2, idx.reshape(n, 1, m).expand(n, c, m), src)
+        gx = gx.reshape(inp.shape)
+    if need_g and mode != "nearest":
+        gis = []  # d out / d coordinate, axis by axis: the other axes' weights times d w
+        finite = bool(grad.isfinite().all())
+        for k in range(len(axes)):
+            taps = [
+                (wt.unsqueeze(1) * _gather(inp, idx, inb), inb)
+                for wt, idx, inb in _corners(axes, spatial, strides, skip=k)
+            ]
+            if skips_taps:  # tap by tap: an inf gradient never meets a skipped 0
+                gis.append(sum((grad * d).sum(1).where(inb, 0) for d, inb in taps))
+            elif finite or mode != "bicubic":  # bilinear: torch sums the taps first
+                gis.append((grad * sum(d for d, _ in taps)).sum(1))
+            else:  # torch's bicubic multiplies tap by tap: an inf gradient times 0 is NaN
+                gis.append(sum((grad * d).sum(1) for d, _ in taps))
+        gg = _chain(grid, gis, spatial, mode, padding, align)
+    elif need_g:  # nearest: piecewise constant in the grid
+        gg = grid.detach() * 0
+    return gx, gg
+
+
+class GridSampler2DBackward(Op):
+    """grid_sample's gradients (input, grid) as one node, torch's grid_sampler_2d_backward(
+    grad_output, input, grid): each requires grad whenever one of the three does. Its own
+    derivative differentiates the Tensor formula above (recomputed with the graph on);
+    outputs outside `mask` are empty placeholders (torch's undefined tensors)."""
+
+    saves_inputs = True
+    skips_taps = False
+    saved_fields = {
+        "align_corners": lambda fn: fn.args[2],
+        "grad_output": "input0",
+        "grid": "input2",
+        "input": "input1",
+        "interpolation_mode": lambda fn: ("bilinear", "nearest", "bicubic").index(fn.args[0]),
+        "padding_mode": lambda fn: ("zeros", "border", "reflection").index(fn.args[1]),
+    }
+
+    def forward(self, g, x, grid, args=(), mask=(True, True)):
+        self.args, self.mask = args, mask
+        dev = _dev(x)
+        with no_grad():
+            got = _input_grads(
+                Tensor._make(g, dev),
+                Tensor._make(x, dev),
+                Tensor._make(grid, dev),
+                args,
+                mask,
+                self.skips_taps,
+            )
+        xp = self.xp
+        return tuple(xp.empty((0,), dtype=g.dtype) if t is None else t._data for t in got)
+
+    def backward(self, ggx, gggrid):
+        mask, args, skips = self.mask, self.args, self.skips_taps
+        nearest = args[0] == "nearest"  # the grid's gradient is zeros: no derivative
+        ups = (ggx if mask[0] else None, gggrid if mask[1] and not nearest else None)
+        need = [u is not None for u in ups]
+        return regrad(
+            lambda g, x, grid: _input_grads(g, x, grid, args, need, skips),
+            self.inputs,
+            self.needs_input_grad,
+            ups,
+        )
+
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative
+    jvp_name = "grid_sampler_2d_backward"
+
+
+class GridSampler3DBackward(GridSampler2DBackward):
+    """grid_sample's gradients over (N, C, D, H, W) as one node (grid_sampler_3d_backward)."""
+
+    skips_taps = True
+    jvp_name = "grid_sampler_3d_backward"
 
 
 def _chain(grid, gis, sizes, mode, padding, align):

@@ -6,12 +6,16 @@ Each backward is a linear primitive whose own backward is the forward map again,
 gradients of every order work.
 """
 
+import math
+
 from .._errors import refuse
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
 from ..backend import scatter_add
+from ._fastgrad import plain, wrap
+from ._pool_grad import jvp_grad_only, max_pool_double_backward, self_arg, self_zeros
 from ._pool_args import adaptive_size, avg_divisor, pool_params, pool_windows
 
 __all__ = [
@@ -168,28 +172,46 @@ class MaxPool2DWithIndices(Op):
         return y.reshape(shape), idx.reshape(shape)
 
     def backward(self, grad, grad_indices=None):
+        unique = self.p.disjoint
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            kernel = MaxPool2DWithIndicesBackward.kernel
+            return wrap(kernel(self.xp, grad._data, self.idx, self.in_shape, unique), grad)
         return MaxPool2DWithIndicesBackward.apply(
-            grad, idx=self.idx, in_shape=self.in_shape, unique=self.p.disjoint
+            grad, *self_arg(self), idx=self.idx, in_shape=self.in_shape, unique=unique
         )
 
     def jvp(self, t, *_):
         shape = self.result.shape
-        flat = shape[:-2] + (-1,)
+        flat = shape[:-2] + (shape[-2] * shape[-1],)  # (explicit: an empty batch)
         idx = Tensor._make(self.idx.reshape(flat), t.device)
-        return t.reshape(t.shape[:-2] + (-1,)).gather(-1, idx).reshape(shape), None
+        plane = t.shape[-2] * t.shape[-1]
+        return t.reshape(t.shape[:-2] + (plane,)).gather(-1, idx).reshape(shape), None
+
+
+def _saved_backward_indices(fn, _attr=Attr("idx")):
+    """torch's `_saved_indices` of the backward node: the indices, shaped as grad_output."""
+    idx = _attr.get(fn)
+    return idx.reshape(fn.out_shape) if idx is not None else None
 
 
 class MaxPool2DWithIndicesBackward(Op):
-    """Scatter each output gradient to the input position of its max (adjoint of a gather)."""
+    """Scatter each output gradient to the input position of its max (adjoint of a gather);
+    torch's max_pool2d_with_indices_backward(grad_output, self, ...), `self` unread."""
 
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
     saves = ("idx",)
+    saved_fields = {"indices": lambda fn: _saved_backward_indices(fn)}
 
-    def forward(self, grad, idx, in_shape, unique):
-        xp, self.in_shape, self.idx, self.out_shape = self.xp, in_shape, idx, grad.shape
-        plane = in_shape[-1] * in_shape[-2]
-        lead = grad.size // (grad.shape[-1] * grad.shape[-2])
-        flat_idx = (idx.reshape(lead, -1) + xp.arange(lead)[:, None] * plane).ravel()
+    def forward(self, grad, x=None, idx=None, in_shape=(), unique=False):
+        self.in_shape, self.idx, self.out_shape = in_shape, idx, grad.shape
+        return self.kernel(self.xp, grad, idx, in_shape, unique)
+
+    @staticmethod
+    def kernel(xp, grad, idx, in_shape, unique):
+        """The gradient scattered to the flat plane positions `idx` of an input of in_shape."""
+        plane, per = in_shape[-1] * in_shape[-2], grad.shape[-1] * grad.shape[-2]
+        lead = math.prod(grad.shape[:-2])  # (explicit sizes: an empty batch)
+        flat_idx = (idx.reshape(lead, per) + xp.arange(lead)[:, None] * plane).ravel()
         out = xp.zeros(lead * plane, dtype=grad.dtype)
         if unique:  # disjoint windows: plain assignment is exact and fast
             out[flat_idx] = grad.ravel()
@@ -198,7 +220,12 @@ class MaxPool2DWithIndicesBackward(Op):
         return out.reshape(in_shape)
 
     def backward(self, grad):
-        return _MaxGather.apply(grad, idx=self.idx, out_shape=self.out_shape)
+        # torch: max_pool_double_backward (a gather) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        gather = None
+        if need[0]:
+            gather = max_pool_double_backward(grad, self.idx, self.out_shape, 2)
+        return (gather,) + self_zeros(need, grad)
 
     jvp = Op.jvp_linear
 
@@ -211,8 +238,10 @@ class _MaxGather(Op):
 
     def forward(self, gg, idx, out_shape):
         self.in_shape, self.idx = gg.shape, idx
-        lead = idx.size // (idx.shape[-1] * idx.shape[-2])
-        out = self.xp.take_along_axis(gg.reshape(lead, -1), idx.reshape(lead, -1), axis=1)
+        lead = math.prod(idx.shape[:-2])  # (explicit sizes: an empty batch)
+        flat_gg = gg.reshape(lead, gg.shape[-2] * gg.shape[-1])
+        flat_idx = idx.reshape(lead, idx.shape[-2] * idx.shape[-1])
+        out = self.xp.take_along_axis(flat_gg, flat_idx, axis=1)
         return out.reshape(out_shape)
 
     def backward(self, grad):
@@ -361,8 +390,12 @@ def _window_sums(xp, x, p):
 class AvgPool2D(Op):
     """Window means; the divisor follows count_include_pad / divisor_override as torch."""
 
-    def forward(self, x, p, count_include_pad, divisor_override):
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
+
+    def forward(self, x, p, count_include_pad, divisor_override, stride_arg=(), ceil_mode=False):
         self.p, self.in_shape = p, x.shape
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        self.stride_arg, self.ceil_mode = stride_arg, ceil_mode
         self.div = avg_divisor(
             self.xp, p, x.shape[-2:], count_include_pad, divisor_override, x.dtype
         )
@@ -373,7 +406,9 @@ class AvgPool2D(Op):
         return y
 
     def backward(self, grad):
-        return AvgPool2DBackward.apply(grad, fwd=self)
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(AvgPool2DBackward.kernel(self.xp, grad._data, self), grad)
+        return AvgPool2DBackward.apply(grad, *self_arg(self), fwd=self)
 
     jvp = Op.jvp_linear
 
@@ -385,19 +420,41 @@ class _AvgPoolAgain(AvgPool2D):
 
     def forward(self, x, fwd):
         self.p, self.in_shape, self.div = fwd.p, fwd.in_shape, fwd.div
+        self.count_include_pad, self.divisor_override = fwd.count_include_pad, fwd.divisor_override
+        self.stride_arg, self.ceil_mode = fwd.stride_arg, fwd.ceil_mode
         y = _window_sums(self.xp, x, fwd.p)
         y /= self.div
         return y
 
 
 class AvgPool2DBackward(Op):
-    """Spread each output gradient over its window (adjoint of AvgPool2D)."""
+    """Spread each output gradient over its window (adjoint of AvgPool2D); torch's
+    avg_pool2d_backward(grad_output, self, ...), `self` unread."""
 
     node_name = "AvgPool2DBackwardBackward0"
     saves = ("fwd",)  # the forward node: its windows and divisor
+    saved_fields = {
+        "ceil_mode": lambda fn: fn.args[0],
+        "count_include_pad": lambda fn: fn.args[1],
+        "divisor_override": lambda fn: fn.args[2],
+        "kernel_size": lambda fn: fn.args[3],
+        "padding": lambda fn: fn.args[4],
+        "stride": lambda fn: fn.args[5],
+    }
 
-    def forward(self, grad, fwd):
-        xp, p, self.fwd = self.xp, fwd.p, fwd
+    def forward(self, grad, x=None, fwd=None):
+        self.fwd = fwd
+        # torch's arguments as plain values, readable after backward (vmap's batching rule
+        # passes only the geometry)
+        self.args = tuple(
+            getattr(fwd, a, None) for a in ("ceil_mode", "count_include_pad", "divisor_override")
+        ) + (fwd.p.kernel, fwd.p.pad, getattr(fwd, "stride_arg", None))
+        return self.kernel(self.xp, grad, fwd)
+
+    @staticmethod
+    def kernel(xp, grad, fwd):
+        """The gradient of the window means of `fwd` (an AvgPool2D node) spread over its input."""
+        p = fwd.p
         g4 = _as4d(grad / fwd.div)
         n, c = g4.shape[:2]
         (oh, ow), (kh, kw), (sh, sw) = p.out_hw, p.kernel, p.stride
@@ -413,9 +470,12 @@ class AvgPool2DBackward(Op):
         return xp.ascontiguousarray(out[:, :, ph : ph + h, pw : pw + w]).reshape(fwd.in_shape)
 
     def backward(self, grad):
-        return _AvgPoolAgain.apply(grad, fwd=self.fwd)
+        # torch: avg_pool2d(grad) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        pooled = _AvgPoolAgain.apply(grad, fwd=self.fwd) if need[0] else None
+        return (pooled,) + self_zeros(need, grad)
 
-    jvp = Op.jvp_linear
+    jvp = jvp_grad_only
 
 
 def avg_pool2d(
@@ -468,8 +528,14 @@ def avg_pool2d(
     refuse(input._data, "b", "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    stride_arg = () if stride is None or stride == [] else p.stride  # as torch saves it
     return AvgPool2D.apply(
-        input, p=p, count_include_pad=count_include_pad, divisor_override=divisor_override
+        input,
+        p=p,
+        count_include_pad=count_include_pad,
+        divisor_override=divisor_override,
+        stride_arg=stride_arg,
+        ceil_mode=bool(ceil_mode),
     )
 
 
@@ -537,6 +603,7 @@ class AdaptiveAvgPool2D(Op):
     """Adaptive average pooling as two small matmuls: A_h @ x @ A_w^T (any size ratio)."""
 
     saves = ("a_h", "a_w")
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, out_hw):
         xp, (h, w), (oh, ow) = self.xp, x.shape[-2:], out_hw
@@ -549,8 +616,6 @@ class AdaptiveAvgPool2D(Op):
         return xp.matmul(xp.matmul(self.a_h, x), self.a_w.T)
 
     def backward(self, grad):
-        from ..tensor import Tensor
-
         for i, n in enumerate(grad.shape[1:], 1):
             if not n:  # torch's check (after a forward to an empty size)
                 raise RuntimeError(
@@ -558,28 +623,50 @@ class AdaptiveAvgPool2D(Op):
                     "size for non-batch dimensions, but grad_output has sizes "
                     f"{list(grad.shape)} with dimension {i} being empty"
                 )
-        xp = self.xp
-        if not xp.isfinite(grad._data).all():  # the matmuls would spread inf * 0 = nan
-            h, w = self.a_h.shape[1], self.a_w.shape[1]
-            return AdaptiveAvgPool2DBackward.apply(grad, in_hw=(h, w))
-        dev = grad.device
-        dt = grad._data.dtype  # bfloat16 grads: forward ran (and built these) in float32
-        a_h, a_w = (Tensor._make(a.astype(dt, copy=False), dev) for a in (self.a_h, self.a_w))
-        return a_h.t().matmul(grad).matmul(a_w)  # linear, so this is differentiable as is
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(
+                AdaptiveAvgPool2DBackward.kernel(self.xp, grad._data, self.a_h, self.a_w), grad
+            )
+        if vmap_hook[0]:  # batched gradients: the matmuls (linear, differentiable as is)
+            dev = grad.device
+            dt = grad._data.dtype  # bfloat16 grads: forward ran (and built these) in float32
+            a_h, a_w = (Tensor._make(a.astype(dt, copy=False), dev) for a in (self.a_h, self.a_w))
+            return a_h.t().matmul(grad).matmul(a_w)
+        return AdaptiveAvgPool2DBackward.apply(grad, self.inputs[0], a_h=self.a_h, a_w=self.a_w)
 
     jvp = Op.jvp_linear
 
 
 class AdaptiveAvgPool2DBackward(Op):
-    """Spread each output gradient over its adaptive window, one window at a time (a
-    non-finite gradient reaches only its own window, as in torch's kernel)."""
+    """Spread each output gradient over its adaptive window (the adjoint of AdaptiveAvgPool2D);
+    torch's adaptive_avg_pool2d_backward(grad_output, self), `self` unread."""
 
-    def forward(self, g, in_hw):
+    saves = ("a_h", "a_w")
+    saved_fields = {
+        "grad_output_sym_argsize_minus_1": lambda fn: fn.out_hw[1],
+        "grad_output_sym_argsize_minus_2": lambda fn: fn.out_hw[0],
+    }
+
+    def forward(self, g, x=None, a_h=None, a_w=None, in_hw=None):
         """The input gradient of adaptive average pooling: each window gets its output's gradient
-        divided by the window size."""
-        (h, w), (oh, ow) = in_hw, g.shape[-2:]
-        self.out_hw = (oh, ow)
-        out = self.xp.zeros(g.shape[:-2] + (h, w), dtype=g.dtype)
+        divided by the window size (the averaging matrices, or the input size `in_hw`)."""
+        self.out_hw = tuple(g.shape[-2:])
+        if in_hw is not None:
+            (h, w), (oh, ow) = in_hw, g.shape[-2:]
+            a_h = _averaging_matrix(self.xp, h, oh, g.dtype)
+            a_w = _averaging_matrix(self.xp, w, ow, g.dtype)
+        self.a_h, self.a_w = a_h, a_w
+        return self.kernel(self.xp, g, a_h, a_w)
+
+    @staticmethod
+    def kernel(xp, g, a_h, a_w):
+        """A_h^T @ g @ A_w: two matmuls; a non-finite gradient one window at a time instead (it
+        reaches only its own window, as in torch's kernel, not inf * 0 = nan elsewhere)."""
+        if xp.isfinite(g).all():
+            a_h, a_w = a_h.astype(g.dtype, copy=False), a_w.astype(g.dtype, copy=False)
+            return xp.matmul(xp.matmul(a_h.T, g), a_w)
+        (oh, h), (ow, w) = a_h.shape, a_w.shape
+        out = xp.zeros(g.shape[:-2] + (h, w), dtype=g.dtype)
         for i in range(oh):
             h0, h1 = i * h // oh, -(-(i + 1) * h // oh)
             for j in range(ow):
@@ -588,10 +675,14 @@ class AdaptiveAvgPool2DBackward(Op):
         return out
 
     def backward(self, grad):
-        """Adaptive average pooling of ``grad`` (this op is linear; its adjoint is the pooling)."""
-        return AdaptiveAvgPool2D.apply(grad, out_hw=self.out_hw)
+        """Adaptive average pooling of ``grad`` for grad_output (this op is linear in it; its
+        adjoint is the pooling), zeros for `self`."""
+        need = self.needs_input_grad
+        out_hw = (self.a_h.shape[0], self.a_w.shape[0])
+        pooled = AdaptiveAvgPool2D.apply(grad, out_hw=out_hw) if need[0] else None
+        return (pooled,) + self_zeros(need, grad)
 
-    jvp = Op.jvp_linear
+    jvp = jvp_grad_only
 
 
 def adaptive_avg_pool2d(input, output_size):

@@ -7,11 +7,13 @@ import math
 from ..amp.autocast_mode import entry as _amp_entry
 from .._errors import refuse
 from ._pool_args import window_argmax
-from ..autograd.op import Op, per_sample_under_vmap
+from ..autograd.op import Op, per_sample_under_vmap, vmap_hook
 from ..backend import scatter_add
 from ..tensor import Tensor
+from ._fastgrad import plain, wrap
+from ._pool_grad import jvp_grad_only, max_pool_double_backward, self_arg, self_zeros
 from .pooling import _averaging_matrix, avg_pool1d, avg_pool2d
-from .resample import _AxisMaps, matrix_taps
+from .resample import _AxisMaps, _AxisMapsT, _apply, matrix_taps
 
 
 def _triple(v, name):
@@ -37,6 +39,7 @@ class _Win:
 
     def __init__(self, shape, k, s, p, d, ceil):
         self.k, self.s, self.p, self.d = k, s, p, d
+        self.ceil, self.stride_arg = bool(ceil), s  # (the stride as torch saves it)
         self.in_sp = tuple(shape[-3:])
         self.out = tuple(_out(n, *a, ceil) for n, a in zip(self.in_sp, zip(k, s, p, d)))
         self.padded = tuple(
@@ -79,6 +82,7 @@ class MaxPool3DWithIndices(Op):
 
     non_differentiable = (1,)
     saves = ("index",)
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, win=None):
         xp = self.xp
@@ -108,29 +112,74 @@ class MaxPool3DWithIndices(Op):
         return vals.reshape(lead + win.out), self.index
 
     def backward(self, grad, _=None):
-        return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-3:])
+        return scatter_back(self, MaxPool3DWithIndicesBackward, grad, self.in_shape[-3:])
 
     jvp = Op.jvp_transpose
+
+
+def scatter_back(fn, cls, grad, plane):
+    """A max pooling's input gradient: `grad` scattered to the flat plane positions of the
+    maxima (fn.index), as the node `cls` (torch's, taking the input `self` too) when a graph
+    is recorded."""
+    if plain(grad):  # no graph to record: the kernel on the arrays
+        return wrap(_ScatterPlanes.kernel(fn.xp, grad._data, fn.index, plane), grad)
+    if vmap_hook[0]:  # batched gradients: the op the batching rules know
+        return _ScatterPlanes.apply(grad, index=fn.index, plane=plane)
+    return cls.apply(grad, fn.inputs[0], index=fn.index, plane=plane)
 
 
 class _ScatterPlanes(Op):
     """zeros(plane) per leading index with values added at flat plane indices."""
 
-    def forward(self, g, index=None, plane=()):
-        xp = self.xp
+    saves = ("index",)
+
+    def forward(self, g, x=None, index=None, plane=()):
         self.index, self.plane = index, plane
+        return self.kernel(self.xp, g, index, plane)
+
+    @staticmethod
+    def kernel(xp, g, index, plane):
+        """g added into zero planes at the flat positions `index` (one plane per leading
+        index)."""
         lead = index.shape[: index.ndim - len(plane)]
         m = int(math.prod(plane))
-        flat_i = index.reshape(-1, int(math.prod(index.shape[len(lead) :])))
+        # explicit sizes, never -1: an empty batch or output makes -1 ambiguous
+        flat_i = index.reshape(math.prod(lead), math.prod(index.shape[len(lead) :]))
         out = xp.zeros((flat_i.shape[0], m), dtype=g.dtype)
         rows = xp.broadcast_to(xp.arange(flat_i.shape[0])[:, None], flat_i.shape)
         scatter_add(xp, out, (rows, flat_i), g.reshape(flat_i.shape))
         return out.reshape(tuple(lead) + tuple(plane))
 
     def backward(self, grad):
-        return _GatherPlanes.apply(grad, index=self.index, plane=self.plane)
+        # torch: max_pool_double_backward (a gather) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        gather = None
+        if need[0]:
+            gather = max_pool_double_backward(grad, self.index, self.index.shape, len(self.plane))
+        return (gather,) + self_zeros(need, grad)
 
     jvp = Op.jvp_linear
+
+
+class MaxPool3DWithIndicesBackward(_ScatterPlanes):
+    """max_pool3d's input gradient: torch's max_pool3d_with_indices_backward(grad_output,
+    self, ...), `self` unread."""
+
+    saved_fields = {"indices": "index"}
+
+
+class AdaptiveMaxPool2DBackward(_ScatterPlanes):
+    """adaptive_max_pool2d's input gradient: torch's adaptive_max_pool2d_backward(grad_output,
+    self, indices), `self` unread."""
+
+    saved_fields = {"indices": "index"}
+
+
+class AdaptiveMaxPool3DBackward(_ScatterPlanes):
+    """adaptive_max_pool3d's input gradient: torch's adaptive_max_pool3d_backward(grad_output,
+    self, indices), `self` unread."""
+
+    saved_fields = {"indices": "index"}
 
 
 class _GatherPlanes(Op):
@@ -139,7 +188,7 @@ class _GatherPlanes(Op):
     def forward(self, x, index=None, plane=()):
         self.index, self.plane = index, plane
         flat_x = x.reshape(-1, int(math.prod(plane)))
-        flat_i = index.reshape(flat_x.shape[0], -1)
+        flat_i = index.reshape(flat_x.shape[0], math.prod(index.shape[index.ndim - len(plane) :]))
         return self.xp.take_along_axis(flat_x, flat_i, axis=1).reshape(index.shape)
 
     def backward(self, grad):
@@ -167,6 +216,8 @@ def _win_args(input, kernel_size, stride, padding, dilation, ceil_mode, name):
             f"pad={p[0]}, kernel_size={k[0]} and dilation={d[0]}"
         )
     win = _Win(input.shape, k, s, p, d, ceil_mode)
+    if stride is None or stride == []:
+        win.stride_arg = ()
     if any(o < 1 for o in win.out):
         c = input.shape[-4]
         raise RuntimeError(
@@ -219,6 +270,7 @@ def max_pool3d(
 
 class AvgPool3D(Op):
     no_bfloat16 = "avg_pool3d_out_frame"
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, win=None, count_include_pad=True, divisor_override=None):
         xp = self.xp
@@ -230,17 +282,44 @@ class AvgPool3D(Op):
         return (sums / self.div).astype(x.dtype).reshape(x.shape[:-3] + win.out)
 
     def backward(self, grad):
-        return _AvgPool3DAdjoint.apply(grad, fwd=self)
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(AvgPool3DBackward.kernel(self.xp, grad._data, self), grad)
+        return AvgPool3DBackward.apply(grad, *self_arg(self), fwd=self)
 
     jvp = Op.jvp_linear
 
 
-class _AvgPool3DAdjoint(Op):
-    """Spread each output gradient / divisor over its window (AvgPool3D's adjoint)."""
+class AvgPool3DBackward(Op):
+    """Spread each output gradient / divisor over its window (AvgPool3D's adjoint); torch's
+    avg_pool3d_backward(grad_output, self, ...), `self` unread."""
 
-    def forward(self, g, fwd=None):
-        xp, win = self.xp, fwd.win
+    saves = ("fwd",)  # the forward node: its windows and divisor
+    saved_fields = {
+        "ceil_mode": lambda fn: fn.args[0],
+        "count_include_pad": lambda fn: fn.args[1],
+        "divisor_override": lambda fn: fn.args[2],
+        "kernel_size": lambda fn: fn.args[3],
+        "padding": lambda fn: fn.args[4],
+        "stride": lambda fn: fn.args[5],
+    }
+
+    def forward(self, g, x=None, fwd=None):
         self.fwd = fwd
+        win = fwd.win  # torch's arguments, kept as plain values (readable after backward)
+        self.args = (
+            win.ceil,
+            fwd.count_include_pad,
+            fwd.divisor_override,
+            tuple(win.k),
+            tuple(win.p),
+            tuple(win.stride_arg),
+        )
+        return self.kernel(self.xp, g, fwd)
+
+    @staticmethod
+    def kernel(xp, g, fwd):
+        """The gradient of the window means of `fwd` (an AvgPool3D node) over its input."""
+        win = fwd.win
         g2 = (g.reshape(-1, *win.out) / fwd.div).astype(g.dtype)
         buf = xp.zeros((g2.shape[0],) + win.padded, dtype=g.dtype)
         for a in range(win.k[0]):
@@ -255,15 +334,19 @@ class _AvgPool3DAdjoint(Op):
         return xp.ascontiguousarray(buf[crop]).reshape(fwd.in_shape)
 
     def backward(self, grad):
-        fwd = self.fwd
-        return AvgPool3D.apply(
-            grad,
-            win=fwd.win,
-            count_include_pad=fwd.count_include_pad,
-            divisor_override=fwd.divisor_override,
-        )
+        # torch: avg_pool3d(grad) for grad_output, zeros_like(self)
+        fwd, need = self.fwd, self.needs_input_grad
+        pooled = None
+        if need[0]:
+            pooled = AvgPool3D.apply(
+                grad,
+                win=fwd.win,
+                count_include_pad=fwd.count_include_pad,
+                divisor_override=fwd.divisor_override,
+            )
+        return (pooled,) + self_zeros(need, grad)
 
-    jvp = Op.jvp_linear
+    jvp = jvp_grad_only
 
 
 def _divisor(xp, win, count_include_pad, divisor_override, dtype):
@@ -328,15 +411,41 @@ def avg_pool3d(
     )
 
 
-AdaptiveAvgPool3D = type(
-    "AdaptiveAvgPool3D",
-    (_AxisMaps,),
-    {
-        "node_name": "AdaptiveAvgPool3DBackward0",
-        "__module__": __name__,
-        "__doc__": "Adaptive 3-D average pooling as one averaging matrix per axis.",
-    },
-)
+class AdaptiveAvgPool3D(_AxisMaps):
+    """Adaptive 3-D average pooling as one averaging matrix per axis."""
+
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
+
+    def backward(self, grad):
+        mats = tuple(reversed(self.mats))
+        if plain(grad):  # no graph to record: the kernel on the arrays
+            return wrap(_apply(self.xp, grad._data, mats, True), grad)
+        if vmap_hook[0]:  # batched gradients: the op the batching rules know
+            return _AxisMapsT.apply(grad, mats=mats)
+        return AdaptiveAvgPool3DBackward.apply(grad, self.inputs[0], mats=mats)
+
+
+class AdaptiveAvgPool3DBackward(Op):
+    """adaptive_avg_pool3d's input gradient (the transposed averaging maps): torch's
+    adaptive_avg_pool3d_backward(grad_output, self), `self` unread."""
+
+    saved_fields = {
+        "grad_output_sym_argsize_minus_1": lambda fn: fn.out_sp[2],
+        "grad_output_sym_argsize_minus_2": lambda fn: fn.out_sp[1],
+        "grad_output_sym_argsize_minus_3": lambda fn: fn.out_sp[0],
+    }
+
+    def forward(self, g, x=None, mats=()):
+        self.mats, self.out_sp = mats, tuple(g.shape[-3:])
+        return _apply(self.xp, g, mats, True)
+
+    def backward(self, grad):
+        # torch: adaptive_avg_pool3d(grad) for grad_output, zeros_like(self)
+        need = self.needs_input_grad
+        pooled = AdaptiveAvgPool3D.apply(grad, mats=tuple(reversed(self.mats))) if need[0] else None
+        return (pooled,) + self_zeros(need, grad)
+
+    jvp = jvp_grad_only
 
 
 def _adaptive_sizes(input, output_size, nd, name):
@@ -393,6 +502,7 @@ class AdaptiveMaxPool2D(Op):
 
     non_differentiable = (1,)
     saves = ("index",)
+    saves_inputs = True  # torch's node keeps `self` (its backward op takes it)
 
     def forward(self, x, out_hw=(1, 1)):
         xp = self.xp
@@ -406,7 +516,7 @@ class AdaptiveMaxPool2D(Op):
             h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
             for j in range(ow):
                 w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
-                win = x[..., h0:h1, w0:w1].reshape(x.shape[:-2] + (-1,))
+                win = x[..., h0:h1, w0:w1].reshape(x.shape[:-2] + ((h1 - h0) * (w1 - w0),))
                 a = window_argmax(xp, win)
                 vals[..., i, j] = xp.take_along_axis(win, a[..., None], axis=-1)[..., 0]
                 idx[..., i, j] = (h0 + a // (w1 - w0)) * w + w0 + a % (w1 - w0)
@@ -414,7 +524,7 @@ class AdaptiveMaxPool2D(Op):
         return vals, idx
 
     def backward(self, grad, _=None):
-        return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-2:])
+        return scatter_back(self, AdaptiveMaxPool2DBackward, grad, self.in_shape[-2:])
 
     jvp = Op.jvp_transpose
 
@@ -622,7 +732,11 @@ class MaxUnpool2D(Op):
         return out.reshape(x.shape[:-nd] + tuple(out_hw))
 
     def backward(self, grad):
-        return _GatherPlanes.apply(grad, index=self.index, plane=self.out_hw), None
+        if plain(grad) or vmap_hook[0]:  # no graph to record (or batched)
+            return _GatherPlanes.apply(grad, index=self.index, plane=self.out_hw), None
+        # torch: max_pool_double_backward(grad, indices, nd), a view -> gather -> view
+        shape = self.index.shape
+        return max_pool_double_backward(grad, self.index, shape, len(self.out_hw)), None
 
     jvp = Op.jvp_linear  # (a repeated index keeps one value, as the forward does)
 

@@ -11,7 +11,13 @@ from ._pool_args import window_argmax
 from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 from .loss import _quiet
-from .pooling3d import MaxUnpool2D, _adaptive_sizes, _ScatterPlanes, max_unpool2d
+from .pooling3d import (
+    AdaptiveMaxPool3DBackward,
+    MaxUnpool2D,
+    _adaptive_sizes,
+    max_unpool2d,
+    scatter_back,
+)
 
 
 class AdaptiveMaxPool3D(Op):
@@ -40,7 +46,7 @@ class AdaptiveMaxPool3D(Op):
         ]
         for pos in itertools.product(*(range(o) for o in out)):
             (d0, d1), (h0, h1), (w0, w1) = (windows[a][i] for a, i in enumerate(pos))
-            win = x[..., d0:d1, h0:h1, w0:w1].reshape(lead + (-1,))
+            win = x[..., d0:d1, h0:h1, w0:w1].reshape(lead + ((d1 - d0) * (h1 - h0) * (w1 - w0),))
             a = window_argmax(xp, win)
             vals[(...,) + pos] = xp.take_along_axis(win, a[..., None], axis=-1)[..., 0]
             hw = (h1 - h0) * (w1 - w0)
@@ -52,7 +58,7 @@ class AdaptiveMaxPool3D(Op):
 
     def backward(self, grad, _=None):
         """``grad`` scattered to the input positions of the maxima."""
-        return _ScatterPlanes.apply(grad, index=self.index, plane=self.in_shape[-3:])
+        return scatter_back(self, AdaptiveMaxPool3DBackward, grad, self.in_shape[-3:])
 
     jvp = Op.jvp_transpose
 

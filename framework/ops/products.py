@@ -4,11 +4,15 @@ cdist, and the shape helpers diff, meshgrid, cartesian_prod, tensor_split, repea
 import math
 
 from .._errors import broadcast_shapes, refuse
-from ..autograd.op import Op
+from ..autograd.grad_mode import no_grad
+from ..autograd.op import Op, vmap_hook
+from ..backend import device_of
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .einsum import einsum
 from .shape import _dim, _unsafe_view
+from ._fastgrad import plain
+from ._regrad import regrad
 
 
 # ----- products ------------------------------------------------------------------------------
@@ -199,27 +203,65 @@ class Cdist(Op):
 
     def backward(self, grad):
         x1, x2 = self.inputs
-        p, d = self.p, self.output.unsqueeze(-1)
-        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-        g = grad.unsqueeze(-1)
-        zero = Tensor._make(grad.xp.zeros(tuple(diff.shape), diff._data.dtype), grad.device)
-        if p == 0:
-            return zero.sum(-2), zero.sum(-3)
-        if p == 1:  # torch's vectorised sign keeps NaN (sgn gives 0)
-            t = diff.sgn().where(~diff.isnan(), diff) * g
-        elif p == 2:
-            t = (diff * (g / d)).where(d != 0, zero)
-        elif p == float("inf"):
-            # torch's vectorised formula: g sign(diff) (1 - min(1, ceil(| |diff| - d |)));
-            # its sign and min keep NaN (an inf difference at an inf distance too)
-            sign = diff.sgn().where(~diff.isnan(), diff)
-            t = g * sign * (1 - (diff.abs() - d).abs().ceil().clamp(max=1))
-        else:
-            t = (diff * diff.abs() ** (p - 2) * (g / d ** (p - 1))).where(d != 0, zero)
-        return t.sum(-2), -t.sum(-3)
+        need1, need2 = self.needs_input_grad
+        if plain(grad) or vmap_hook[0]:  # no graph to record (or batched): the formula
+            return _cdist_grads(grad, x1, x2, self.output, self.p, (need1, need2))
+        d, p = self.output, self.p  # torch: one _cdist_backward node per input
+        g1 = CdistBackward.apply(grad, x1, x2, d, p=p, second=False) if need1 else None
+        g2 = CdistBackward.apply(grad, x2, x1, d, p=p, second=True) if need2 else None
+        return g1, g2
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "_cdist_forward"
+
+
+def _cdist_grads(grad, x1, x2, out, p, need=(True, True)):
+    """cdist's gradients (x1, x2) for `grad`, in Tensor ops, from its output `out`."""
+    d = out.unsqueeze(-1)
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    g = grad.unsqueeze(-1)
+    zero = Tensor._make(grad.xp.zeros(tuple(diff.shape), diff._data.dtype), grad.device)
+    if p == 0:
+        t = zero
+    elif p == 1:  # torch's vectorised sign keeps NaN (sgn gives 0)
+        t = diff.sgn().where(~diff.isnan(), diff) * g
+    elif p == 2:
+        t = (diff * (g / d)).where(d != 0, zero)
+    elif p == float("inf"):
+        # torch's vectorised formula: g sign(diff) (1 - min(1, ceil(| |diff| - d |)));
+        # its sign and min keep NaN (an inf difference at an inf distance too)
+        sign = diff.sgn().where(~diff.isnan(), diff)
+        t = g * sign * (1 - (diff.abs() - d).abs().ceil().clamp(max=1))
+    else:
+        t = (diff * diff.abs() ** (p - 2) * (g / d ** (p - 1))).where(d != 0, zero)
+    return t.sum(-2) if need[0] else None, -t.sum(-3) if need[1] else None
+
+
+class CdistBackward(Op):
+    """One input's gradient of cdist, torch's _cdist_backward(grad, x1, x2, p, cdist) (for
+    x2: its call with x1 and x2 swapped): one node whose output requires grad whenever an
+    input does. Torch refuses its derivative (not implemented); ours differentiates the
+    formula (recorded again), as torch's matrix-product path for p = 2 allows."""
+
+    saves_inputs = True
+
+    def forward(self, g, x, other, d, p=2.0, second=False):
+        self.p, self.second = p, second
+        dev = device_of(x)
+        t = [Tensor._make(a, dev) for a in (g, x, other, d)]
+        with no_grad():
+            return self._formula(*t)._data
+
+    def _formula(self, g, x, other, d):
+        if self.second:  # x2's gradient from the x1-x2 differences, as cdist's backward
+            return _cdist_grads(g, other, x, d, self.p, (False, True))[1]
+        return _cdist_grads(g, x, other, d, self.p, (True, False))[0]
+
+    def backward(self, gg):
+        return regrad(lambda *t: (self._formula(*t),), self.inputs, self.needs_input_grad, (gg,))
+
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative
+    jvp_name = "_cdist_backward"
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
