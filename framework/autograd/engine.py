@@ -57,8 +57,10 @@ def current_task():
     return state.graph_task
 
 
-def _root_grads(tensors, grads):
-    """Check the roots and build their starting gradients (implicit ones only for scalars)."""
+def _root_grads(tensors, grads, create_graph=False):
+    """Check the roots and build their starting gradients (implicit ones only for scalars);
+    a given gradient of another dtype is cast to its output's, as torch's validate_outputs
+    (recorded as ToCopyBackward0 only under create_graph)."""
     if grads is None and len(tensors) == 1:  # loss.backward(): one float scalar that requires
         t = tensors[0]  # grad (any other case gets the checks below)
         d = t._data
@@ -91,6 +93,12 @@ def _root_grads(tensors, grads):
                 f"Mismatch in shape: grad_output[{i}] has a shape of "
                 f"{tuple(g.shape)} and output[{i}] has a shape of {tuple(t.shape)}."
             )
+        if g._data.dtype != t._data.dtype:
+            prev, state.enabled = state.enabled, create_graph
+            try:
+                g = g.to(t.dtype)
+            finally:
+                state.enabled = prev
         out.append(g)
     return out
 
@@ -169,7 +177,7 @@ def run(
     instead of accumulating them (autograd.grad); otherwise accumulate into `.grad`."""
     if retain_graph is None:
         retain_graph = create_graph
-    grads = _root_grads(tensors, grad_tensors)
+    grads = _root_grads(tensors, grad_tensors, create_graph)
     roots = [t._edge() for t in tensors]
     targets = None
     if inputs is not None:
