@@ -14,6 +14,15 @@ from fuzz.runner import NODE, WORDING, compare_call
 from ops.opgen import T
 
 INF, NAN = float("inf"), float("nan")
+# torch's float32 gelu bits depend on its CPU kernels: the claims about them were measured
+# with ATen's AVX2 kernels (AMD EPYC); its AVX-512 gelu (Xeon SPR) rounds otherwise (49% of
+# values differ in the last bits from the AVX2 ones, and its zeros are -0). Tests of those
+# bits run where torch runs its AVX2 kernels; the accuracy claims are asserted everywhere.
+TORCH_AVX2_GELU = pytest.mark.skipif(
+    torch.backends.cpu.get_cpu_capability() != "AVX2",
+    reason="torch's float32 gelu bits were measured with its AVX2 kernels; "
+    f"this CPU runs {torch.backends.cpu.get_cpu_capability()}",
+)
 
 
 def F(L):

@@ -212,12 +212,14 @@ def test_torch_float32_gelu_formula_is_replayed_and_ours_is_the_more_accurate():
     matching torch's bits is a matter of running that formula; in NumPy it costs ~80 ms per
     256x1024 (ours 0.7 ms), in a compiled loop a dozen FMAs per element. Ours agrees with
     torch's bits on ~38% of x > -5 and is the nearer to float64 (mean 9 ulps, torch's 3,566:
-    its 1 + erf cancels below -2.5)."""
+    its 1 + erf cancels below -2.5). The replay is of torch's AVX2 kernel; on AVX-512 (Xeon
+    SPR) torch's bits differ and its mean error is 8,881 ulps, ours the same 9."""
     r = np.random.default_rng(0)
     x = np.concatenate([r.standard_normal(100_000) * 3, r.uniform(-10, 10, 100_000)])
     x = x.astype(np.float32)
     theirs = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
-    np.testing.assert_array_equal(_torch_gelu_float32(x), theirs)
+    if torch.backends.cpu.get_cpu_capability() == "AVX2":  # the formula of its AVX2 kernel
+        np.testing.assert_array_equal(_torch_gelu_float32(x), theirs)
     ours = framework.nn.functional.gelu(framework.tensor(x)).numpy()
     exact = torch.nn.functional.gelu(torch.from_numpy(x.astype(np.float64))).numpy()
     keep = x > -5
