@@ -939,6 +939,8 @@ class Tensor:
         return _ops.logical_not(self)
 
     def sum(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
+        if type(dim) is int and dtype is None:  # framework.sum's common call, one call less
+            return _Sum.apply(self, dim=dim, keepdim=bool(keepdim))
         return _ops.sum(self, dim, keepdim, dtype)
 
     def sum_to_size(self, *size):
@@ -1978,6 +1980,7 @@ from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
 from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402
 from .autograd.node import node_hooks as _node_hooks  # noqa: E402
 from .ops.elementwise import Add as _Add, Mul as _Mul  # noqa: E402  (operators skip add()/mul())
+from .ops.reduction import Sum as _Sum  # noqa: E402  (sum(dim) skips framework.sum)
 from .ops.reduction import std as _std_fn, tensor_method as _tensor_method, var as _var_fn  # noqa: E402
 
 _var_method, _std_method = _tensor_method(_var_fn), _tensor_method(_std_fn)
