@@ -232,16 +232,26 @@ def run(
                 if grads_out[0] is None if fn._n_out == 1 else all(g is None for g in grads_out):
                     grads_in = ()
                 else:
-                    fn.check_saved()
+                    freed = fn._freed_attrs
+                    plain = fn._plain_saved  # Op's check_saved and release (inlined below)
+                    if freed or not plain:  # (with nothing saved Op.check_saved has nothing
+                        fn.check_saved()  # to check)
                     grads_in = fn.backward(*grads_out)
                     if type(grads_in) is not tuple:
                         grads_in = (grads_in,)
                     if fw_in_use[0] and getattr(fn, "fw_zero_grads", False):  # as _backward
                         _fw.zero_tangents(fn, grads_in)
-                    if not retain_graph:
+                    if retain_graph:
+                        if fn._packed is not None:
+                            drop_unpacked(fn)
+                    elif plain:  # Node.release, inlined
+                        fn._released = True
+                        for attr in freed:
+                            setattr(fn, attr, None)
+                        if fn._packed is not None:
+                            fn._packed = None
+                    else:
                         fn.release()
-                    elif fn._packed is not None:
-                        drop_unpacked(fn)
             elif type(fn) is AccumulateGrad and direct and fn._hooks is fn._prehooks is None:
                 g = grads_out[0]  # a leaf's node without node hooks (_run_node, inlined):
                 if g is not None:  # .grad set or summed

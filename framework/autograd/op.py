@@ -201,6 +201,9 @@ class Op(Node):
         if "saved_fields" in cls.__dict__:
             install_saved(cls, cls.saved_fields)
         cls._plain_record = cls._record is Op._record  # apply may inline it (one tensor)
+        # the engine may inline check_saved and release (and skip the first when nothing is
+        # saved) for nodes that keep Op's and Node's
+        cls._plain_saved = cls.check_saved is Op.check_saved and cls.release is Node.release
 
     @classmethod
     def _node(cls, name):
