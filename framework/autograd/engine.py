@@ -293,7 +293,6 @@ def run(
                 deps[nxt] = left
                 g = grads_in[k]
                 if g is not None:
-                    nr = fn._nrs[k]
                     shape, dtype = fn._in_meta[k]
                     # (no local name for g._data: _sum and _owned count its references)
                     if g._data.shape != shape or (
@@ -301,19 +300,22 @@ def run(
                     ):
                         g = _fit(g, shape, dtype)
                     if left:
+                        nr = fn._nrs[k]
                         slot = buffers.get(nxt)
                         if slot is None:
                             slot = buffers[nxt] = [None] * nxt._n_out
                         slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
                         continue
-                    slot = buffers.pop(nxt, None)  # its last gradient: the node is ready
+                    # its last gradient: the node is ready (nothing buffered in a chain)
+                    slot = buffers.pop(nxt, None) if buffers else None
                     if slot is None:
                         if nxt._n_out == 1:
                             slot = [g]
                         else:
                             slot = [None] * nxt._n_out
-                            slot[nr] = g
+                            slot[fn._nrs[k]] = g
                     else:
+                        nr = fn._nrs[k]
                         slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
                 elif left:
                     continue

@@ -110,13 +110,15 @@ class _Reduce(Op):
 
 
 class Sum(_Reduce):
-    # the node class made first is sum(dim)'s; _record switches an all-reduce to SumBackward0
+    # the node class made first is sum(dim)'s; forward switches an all-reduce to SumBackward0
     # (no node_variant: its general _record_variant costs two calls and a lookup per node)
     node_name = "SumBackward1"
     saved_fields = {"self_sym_sizes": "in_shape"}
     variant_saved_fields = {"SumBackward1": {"dim": "axes", "keepdim": _keepdim}}
 
     def forward(self, x, dim=None, keepdim=False, dtype=None):
+        if dim is None:
+            self.__class__ = _SUM_ALL
         axes = self._setup(x, dim, keepdim)
         if dtype is None and x.dtype.kind in "biu":
             dtype = "int64"  # torch sums bools and integers as int64
@@ -135,11 +137,6 @@ class Sum(_Reduce):
         return _kept(grad, self).expand(self.in_shape)
 
     jvp = Op.jvp_linear
-
-    def _record(self, args, out, dev):
-        if self.all:
-            self.__class__ = _SUM_ALL
-        return Op._record(self, args, out, dev)
 
 
 _SUM_ALL = Sum._node("SumBackward0")
