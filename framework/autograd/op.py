@@ -54,6 +54,9 @@ def _metas_of(dtype):
     return table
 
 
+_META32, _META64 = _metas_of(_F32), _metas_of(_F64)  # apply's fast path: the dtypes it takes
+
+
 def _meta(table, key, value):
     if _n_metas[0] < 4096:
         _n_metas[0] += 1
@@ -256,7 +259,7 @@ class Op(Node):
                                 fn._next, fn._nrs = (g,), (_V0 if not nr else (nr,))
                             else:
                                 fn._next, fn._nrs = (a._edge()[0],), _V0
-                            table = _metas.get(dt) or _metas_of(dt)
+                            table = _META32 if dt is _F32 else _META64  # (no dtype hash)
                             shape = da.shape
                             meta = table.get(shape)
                             fn._in_meta = (
@@ -323,7 +326,7 @@ class Op(Node):
                             fn._next = (ga if ra else None, gb if rb else None)
                             na, nb = a._output_nr, b._output_nr
                             fn._nrs = _V00 if not (na or nb) else (na, nb)
-                            table = _metas.get(dt) or _metas_of(dt)
+                            table = _META32 if dt is _F32 else _META64  # (no dtype hash)
                             key = (da.shape, db.shape, ra, rb)  # (one dtype: _record's key)
                             meta = table.get(key)
                             if meta is None:
