@@ -960,6 +960,8 @@ class Tensor:
         return _ops.logical_not(self)
 
     def sum(self, dim=NOT_GIVEN, keepdim=None, dtype=None):
+        if type(dim) is int and dtype is None:  # framework.sum's common call, one call less
+            return _sum_apply(self, dim=dim, keepdim=bool(keepdim))
         return _ops.sum(self, dim, keepdim, dtype)
 
     def sum_to_size(self, *size):
@@ -1245,10 +1247,10 @@ class Tensor:
 
     # ----- operators -----------------------------------------------------------------------
     def __add__(self, other):
-        return _Add.apply(self, other)  # add() without alpha, one call less
+        return _add_apply(self, other)  # Add.apply (add() without alpha): one call less
 
     def __radd__(self, other):  # torch's order: the tensor first (node edges, scalar reads)
-        return _Add.apply(self, other)
+        return _add_apply(self, other)
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -1263,10 +1265,10 @@ class Tensor:
         return self.sub_(other)
 
     def __mul__(self, other):
-        return _Mul.apply(self, other)  # mul() itself, one call less
+        return _mul_apply(self, other)  # Mul.apply (mul() itself): one call less
 
     def __rmul__(self, other):  # torch's order: the tensor first (node edges, scalar reads)
-        return _Mul.apply(self, other)
+        return _mul_apply(self, other)
 
     def __imul__(self, other):
         return self.mul_(other)
@@ -2008,6 +2010,10 @@ from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
 from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402
 from .autograd.node import node_hooks as _node_hooks  # noqa: E402
 from .ops.elementwise import Add as _Add, Mul as _Mul  # noqa: E402  (operators skip add()/mul())
+from .ops.reduction import Sum as _Sum  # noqa: E402  (sum(dim) skips framework.sum)
+
+# bound once: a classmethod binds its class on every attribute read (~30 ns per operator)
+_add_apply, _mul_apply, _sum_apply = _Add.apply, _Mul.apply, _Sum.apply
 from .ops.reduction import std as _std_fn, tensor_method as _tensor_method, var as _var_fn  # noqa: E402
 
 _var_method, _std_method = _tensor_method(_var_fn), _tensor_method(_std_fn)

@@ -242,16 +242,26 @@ def run(
                 else:
                     if task.zero_in is not None and fn in task.zero_in:  # sgn's ZeroTensor too
                         grads_out = _zero.mixed_grads(task, fn, grads_out)
-                    fn.check_saved()
+                    freed = fn._freed_attrs
+                    plain = fn._plain_saved  # Op's check_saved and release (inlined below)
+                    if freed or not plain:  # (with nothing saved Op.check_saved has nothing
+                        fn.check_saved()  # to check)
                     grads_in = fn.backward(*grads_out)
                     if type(grads_in) is not tuple:
                         grads_in = (grads_in,)
                     if fw_in_use[0] and getattr(fn, "fw_zero_grads", False):  # as _backward
                         _fw.zero_tangents(fn, grads_in)
-                    if not retain_graph:
+                    if retain_graph:
+                        if fn._packed is not None:
+                            drop_unpacked(fn)
+                    elif plain:  # Node.release, inlined
+                        fn._released = True
+                        for attr in freed:
+                            setattr(fn, attr, None)
+                        if fn._packed is not None:
+                            fn._packed = None
+                    else:
                         fn.release()
-                    elif fn._packed is not None:
-                        drop_unpacked(fn)
             elif type(fn) is AccumulateGrad and direct and fn._hooks is fn._prehooks is None:
                 g = grads_out[0]  # a leaf's node without node hooks (_run_node, inlined):
                 if g is not None:  # .grad set or summed
@@ -293,7 +303,6 @@ def run(
                 deps[nxt] = left
                 g = grads_in[k]
                 if g is not None:
-                    nr = fn._nrs[k]
                     shape, dtype = fn._in_meta[k]
                     # (no local name for g._data: _sum and _owned count its references)
                     if g._data.shape != shape or (
@@ -301,19 +310,22 @@ def run(
                     ):
                         g = _fit(g, shape, dtype)
                     if left:
+                        nr = fn._nrs[k]
                         slot = buffers.get(nxt)
                         if slot is None:
                             slot = buffers[nxt] = [None] * nxt._n_out
                         slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
                         continue
-                    slot = buffers.pop(nxt, None)  # its last gradient: the node is ready
+                    # its last gradient: the node is ready (nothing buffered in a chain)
+                    slot = buffers.pop(nxt, None) if buffers else None
                     if slot is None:
                         if nxt._n_out == 1:
                             slot = [g]
                         else:
                             slot = [None] * nxt._n_out
-                            slot[nr] = g
+                            slot[fn._nrs[k]] = g
                     else:
+                        nr = fn._nrs[k]
                         slot[nr] = g if slot[nr] is None else _sum(slot, nr, g, create_graph)
                 elif left:
                     continue

@@ -51,6 +51,7 @@ class Node:
     _packed = None  # (((slot, packed value), ...), unpack) under saved_tensors_hooks
     _unpacked = False
     _hooks = _prehooks = _tensor_hooks = _retain = _trace = None
+    _plain_saved = False  # Op subclasses: check_saved and release are Op's and Node's
 
     def name(self):
         """torch's name of this node, e.g. 'MulBackward0'."""

@@ -54,6 +54,9 @@ def _metas_of(dtype):
     return table
 
 
+_META32, _META64 = _metas_of(_F32), _metas_of(_F64)  # apply's fast path: the dtypes it takes
+
+
 def _meta(table, key, value):
     if _n_metas[0] < 4096:
         _n_metas[0] += 1
@@ -200,6 +203,10 @@ class Op(Node):
             cls._record = _record_variant
         if "saved_fields" in cls.__dict__:
             install_saved(cls, cls.saved_fields)
+        cls._plain_record = cls._record is Op._record  # apply may inline it (one tensor)
+        # the engine may inline check_saved and release (and skip the first when nothing is
+        # saved) for nodes that keep Op's and Node's
+        cls._plain_saved = cls.check_saved is Op.check_saved and cls.release is Node.release
 
     @classmethod
     def _node(cls, name):
@@ -237,9 +244,47 @@ class Op(Node):
                         fn.xp = _np if dev is _CPU else xp_for(dev)
                         out = fn.forward(da, **params) if params else fn.forward(da)
                         if type(out) is _ndarray:
-                            if a._rg and state.enabled and cls.differentiable:
+                            if not (a._rg and state.enabled and cls.differentiable):
+                                return Tensor._make(out, dev)
+                            if not cls._plain_record:
                                 return fn._record(args, out, dev)
-                            return Tensor._make(out, dev)
+                            # _record's one-tensor case, inlined (one call less per node)
+                            fn._seq = next(_seq)
+                            if _State.anomaly:
+                                fn._trace = _anomaly_trace()
+                            fn.needs_input_grad = _ONE_TRUE
+                            g = a.grad_fn
+                            if g is not None:
+                                nr = a._output_nr
+                                fn._next, fn._nrs = (g,), (_V0 if not nr else (nr,))
+                            else:
+                                fn._next, fn._nrs = (a._edge()[0],), _V0
+                            table = _META32 if dt is _F32 else _META64  # (no dtype hash)
+                            shape = da.shape
+                            meta = table.get(shape)
+                            fn._in_meta = (
+                                meta if meta is not None else _meta(table, shape, ((shape, dt),))
+                            )
+                            if fn.saves_inputs:
+                                fn._inputs = args
+                                v = a._vc[0]
+                                fn._versions = _V0 if not v else (v,)
+                            fn._n_out = 1
+                            t = _new(Tensor)  # Tensor._make(out, dev, True, fn, 0), inlined
+                            t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = (
+                                out,
+                                dev,
+                                True,
+                                None,
+                                fn,
+                                0,
+                            )
+                            t._vc = vc = [0]
+                            if fn.saves_output:
+                                fn._out, fn._out_vc, fn._out_version = out, vc, 0
+                            if hooks_in_use[0] and fn._freed_attrs and state.saved_hooks:
+                                fn._pack_saved()
+                            return t
                         return _finish(cls, fn, args, out, dev, a._rg)
             elif n == 2:
                 a, b = args
@@ -257,12 +302,67 @@ class Op(Node):
                             if cls.promote or cls.broadcasts:
                                 broadcast_shapes(da.shape, db.shape)
                             raise
-                        requires = a._rg or b._rg
+                        ra, rb = a._rg, b._rg
                         if type(out) is _ndarray:
-                            if requires and state.enabled and cls.differentiable:
+                            if not ((ra or rb) and state.enabled and cls.differentiable):
+                                return Tensor._make(out, dev)
+                            if not cls._plain_record:
                                 return fn._record(args, out, dev)
-                            return Tensor._make(out, dev)
-                        return _finish(cls, fn, args, out, dev, requires)
+                            # _record's two-tensor case, inlined (one call less per node)
+                            fn._seq = next(_seq)
+                            if _State.anomaly:
+                                fn._trace = _anomaly_trace()
+                            ga, gb = a.grad_fn, b.grad_fn
+                            if ga is None and ra:  # a leaf: as in _record
+                                ga = a._acc
+                                ga = ga() if ga is not None else None
+                                if ga is None:
+                                    ga = a._edge()[0]
+                            if gb is None and rb:
+                                gb = b._acc
+                                gb = gb() if gb is not None else None
+                                if gb is None:
+                                    gb = b._edge()[0]
+                            fn._next = (ga if ra else None, gb if rb else None)
+                            na, nb = a._output_nr, b._output_nr
+                            fn._nrs = _V00 if not (na or nb) else (na, nb)
+                            table = _META32 if dt is _F32 else _META64  # (no dtype hash)
+                            key = (da.shape, db.shape, ra, rb)  # (one dtype: _record's key)
+                            meta = table.get(key)
+                            if meta is None:
+                                meta = _meta(
+                                    table,
+                                    key,
+                                    (
+                                        (
+                                            (da.shape, dt) if ra else None,
+                                            (db.shape, dt) if rb else None,
+                                        ),
+                                        (bool(ra), bool(rb)),
+                                    ),
+                                )
+                            fn._in_meta, fn.needs_input_grad = meta
+                            if fn.saves_inputs:
+                                fn._inputs = args
+                                v, w = a._vc[0], b._vc[0]
+                                fn._versions = _V00 if not (v or w) else (v, w)
+                            fn._n_out = 1
+                            t = _new(Tensor)  # Tensor._make(out, dev, True, fn, 0), inlined
+                            t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = (
+                                out,
+                                dev,
+                                True,
+                                None,
+                                fn,
+                                0,
+                            )
+                            t._vc = vc = [0]
+                            if fn.saves_output:
+                                fn._out, fn._out_vc, fn._out_version = out, vc, 0
+                            if hooks_in_use[0] and fn._freed_attrs and state.saved_hooks:
+                                fn._pack_saved()
+                            return t
+                        return _finish(cls, fn, args, out, dev, ra or rb)
             elif n == 3:  # (addmm of Linear, addcmul, where)
                 a, b, c = args
                 if isinstance(a, Tensor) and isinstance(b, Tensor) and isinstance(c, Tensor):

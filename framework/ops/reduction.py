@@ -64,6 +64,23 @@ def _keepdim(fn):
     return len(fn.out_shape) == len(fn.in_shape)
 
 
+# (shape, dim, keepdim) -> (shape, axes, kept shape, output shape) of a one-dim reduction:
+# shared tuples, so a recorded node keeps none of its own (bounded, as shapes vary)
+_one_dim = {}
+
+
+def _one_dim_shapes(shape, dim, keepdim):
+    n = len(shape)
+    if not -n <= dim < n:  # (0-dim input or out of range: _axis decides)
+        return None
+    i = dim % n
+    kept = shape[:i] + (1,) + shape[i + 1 :]
+    got = (shape, (i,), kept, kept if keepdim else shape[:i] + shape[i + 1 :])
+    if len(_one_dim) < 4096:
+        _one_dim[(shape, dim, keepdim)] = got
+    return got
+
+
 class _Reduce(Op):
     """Shared bookkeeping: axes, input shape, and the shape with reduced dims kept as 1."""
 
@@ -72,14 +89,15 @@ class _Reduce(Op):
 
     def _setup(self, x, dim, keepdim):
         self.all = dim is None
-        shape = self.in_shape = x.shape
-        n = len(shape)
-        if type(dim) is int and -n <= dim < n:  # common: one dim, in range
-            i = dim % n
-            self.axes = (i,)
-            kept = self.kept_shape = shape[:i] + (1,) + shape[i + 1 :]
-            self.out_shape = kept if keepdim else shape[:i] + shape[i + 1 :]
-            return self.axes
+        shape = x.shape
+        if type(dim) is int and (keepdim is True or keepdim is False):  # common: one dim
+            got = _one_dim.get((shape, dim, keepdim))  # (shapes shared between nodes)
+            if got is None:
+                got = _one_dim_shapes(shape, dim, keepdim)
+            if got is not None:
+                self.in_shape, self.axes, self.kept_shape, self.out_shape = got
+                return got[1]
+        self.in_shape = shape
         axes = self.axes = _axis(dim, x.ndim)
         if len(axes) == 1:  # common: one dim
             i = axes[0]
@@ -92,10 +110,15 @@ class _Reduce(Op):
 
 
 class Sum(_Reduce):
+    # the node class made first is sum(dim)'s; forward switches an all-reduce to SumBackward0
+    # (no node_variant: its general _record_variant costs two calls and a lookup per node)
+    node_name = "SumBackward1"
     saved_fields = {"self_sym_sizes": "in_shape"}
     variant_saved_fields = {"SumBackward1": {"dim": "axes", "keepdim": _keepdim}}
 
     def forward(self, x, dim=None, keepdim=False, dtype=None):
+        if dim is None:
+            self.__class__ = _SUM_ALL
         axes = self._setup(x, dim, keepdim)
         if dtype is None and x.dtype.kind in "biu":
             dtype = "int64"  # torch sums bools and integers as int64
@@ -115,8 +138,8 @@ class Sum(_Reduce):
 
     jvp = Op.jvp_linear
 
-    def node_variant(self):
-        return "SumBackward0" if self.all else "SumBackward1"
+
+_SUM_ALL = Sum._node("SumBackward0")
 
 
 def _dim_keepdim(fname, dim, keepdim):
