@@ -6,7 +6,7 @@ from ..tensor import Tensor
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
 from .linalg import Dot, _check_dot
-from .linalg_ext import LinalgSvd, _eye_like, _mT, _out, eigvalsh, pinv
+from .linalg_ext import LinalgSvd, _mT, _out, eigvalsh, pinv
 
 return_types.linalg_lstsq = _return_type(
     "linalg_lstsq", ("solution", "residuals", "rank", "singular_values")
@@ -111,6 +111,19 @@ def _as_tensor(v, like):
     return Tensor._make(like.xp.asarray(v, dtype="float64"), like.device)
 
 
+def _pinv_backward(grad, P, A):
+    """torch's pinv_backward (the gradient of A from pinv(A) = P's), term by term in its order
+    (its graph with create_graph, the products grouped as its float rounding)."""
+    Ph, gh = _mT(P), _mT(grad)
+    if A.shape[-2] <= A.shape[-1]:
+        K = gh @ P
+        KPh = K @ Ph
+        return -_mT(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    K = P @ gh
+    PhK = Ph @ K
+    return -_mT(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
+
+
 class LinalgLstsq(Op):
     """Least-squares solutions of A X = B (minimum norm where A is rank deficient) via the SVD,
     with the extras each LAPACK driver reports; torch's gradient: X = pinv(A) B, and the
@@ -163,16 +176,9 @@ class LinalgLstsq(Op):
         if g_sol is not None:
             P = pinv(A)
             if need_a:
-                g = g_sol @ _mT(B)  # the gradient of pinv(A)
-                m, n = A.shape[-2], A.shape[-1]
-                Pt, gt = _mT(P), _mT(g)
-                grad_a = (
-                    -Pt @ g @ Pt
-                    + (_eye_like(A, m) - A @ P) @ gt @ P @ Pt
-                    + Pt @ P @ gt @ (_eye_like(A, n) - P @ A)
-                )
+                grad_a = _pinv_backward(g_sol @ _mT(B), P, A)  # g_sol B^T: pinv(A)'s gradient
             if need_b:
-                grad_b = Pt @ g_sol if need_a else _mT(P) @ g_sol
+                grad_b = _mT(P) @ g_sol
         if g_res is not None and g_res.numel():
             r = (A @ X - B) * (2 * g_res.unsqueeze(-2))
             grad_a = (r @ _mT(X)) if grad_a is None else grad_a + r @ _mT(X)

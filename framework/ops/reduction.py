@@ -168,6 +168,8 @@ def sum(input, dim=NOT_GIVEN, keepdim=None, dtype=None):
 def sum_to_size(x, *size):
     """Sum a broadcast tensor back to `size` (the engine's broadcast reduction)."""
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    if not shape:  # torch's sum_to: to a 0-dim shape, sum() (SumBackward0), even of a 0-dim x
+        return sum(x)
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
@@ -265,7 +267,7 @@ class Prod(_Reduce):
             return grad
         grad = _kept(grad, self)
         if not (x._data == 0).any():
-            return grad * _kept(self.output, self) / x  # prod of the others = prod / x
+            return grad * (_kept(self.output, self) / x)  # torch's grad * (result / input)
         # With zeros (anywhere in the tensor), torch's prod_safe_zeros_backward: the product
         # of the others as exclusive cumprods from both ends (no division: an inf stays finite
         # where the others are finite)
