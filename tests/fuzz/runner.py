@@ -1080,6 +1080,8 @@ def _warned(ws, stage):
 def run_program(seed):
     """Run one seeded program in both libraries; return its list of Mismatch: the first-order
     comparison, then (where it found nothing) the second-order stage."""
+    from fuzz.second_order import compare_second_order  # (it reads this module)
+
     p = Program(seed)
     found = compare_program(p)
     if not found and p.op.gradgrad and p.then is None:
@@ -1506,6 +1508,3 @@ also_known(
     ["grad"],
     lambda p: KNOWN_DIFFERENCES[("gelu", "out0")](p) and _f32_closer_to_float64(p),
 )
-
-
-from fuzz.second_order import compare_second_order  # noqa: E402  (it reads this module)

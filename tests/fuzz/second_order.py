@@ -316,6 +316,15 @@ def f32_second_order_rounding(p):
     return True
 
 
+def second_order_call(fn, args, kwargs=None, up_seed=0):
+    """The stage's raw differences for fn(L, *args, **kwargs) (args as the op table's: `T` for
+    tensors), as runner.compare_call builds its program."""
+    p = R.Program.__new__(R.Program)
+    p.seed, p.args, p.kwargs, p.up_seed = None, list(args), dict(kwargs or {}), up_seed
+    p.op, p.inplace, p.then = R.OpInfo("call", fn, None), False, None
+    return second_order(p)
+
+
 def compare_second_order(p):
     """The stage's list of Mismatch for Program p (classes GG_*)."""
     return [R.Mismatch(_classify(p, k, w, d), p.name, w, d, p.seed) for k, w, d in second_order(p)]
