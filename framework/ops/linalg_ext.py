@@ -436,30 +436,33 @@ class LinalgQr(Op):
             raise RuntimeError(
                 "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
             )
-        if m >= n:
-            return _qr_square_grad(gQ, gR, Q, R)
-        from .join import cat
-
-        U, V = R[..., :, :m], R[..., :, m:]
-        gU = gV = None
-        if gR is not None:
-            gU, gV = gR[..., :, :m], gR[..., :, m:]
-            YgV = (Q @ V) @ _mT(gV)
-            gQ = YgV if gQ is None else gQ + YgV
-        gX = _qr_square_grad(gQ, gU, Q, U)
-        return cat([gX, Q @ gV if gV is not None else V * 0], -1)
+        return _qr_backward(gQ, gR, Q, R, m, n)
 
     jvp = Op.jvp_transpose
 
 
-def _qr_square_grad(gQ, gR, Q, R):
-    """The gradient of A = Q R for m >= n (R square)."""
-    gQ = gQ if gQ is not None else Q * 0
-    gR = gR if gR is not None else R * 0
-    M = R @ _mT(gR) - _mT(gQ) @ Q
-    low = M.tril(-1)
-    M = low + _mT(low) + M * _eye_like(M, M.shape[-1])  # copyltu
-    return _mT(solve(R, _mT(gQ + Q @ M)))
+def _qr_backward(gQ, gR, Q, R, m, n):
+    """torch's linalg_qr_backward, step by step (its graph with create_graph): with
+    M = gR R^H - Q^H gQ, for m >= n gA = (Q syminvadj(triu(M)) + gQ) R^{-H} by a triangular
+    solve, for m < n [Q tril(-M + M^H) R1^{-H} | 0] + Q gR (R1 = R's first m columns)."""
+    from .linalg_solvers import solve_triangular
+
+    if gQ is None:
+        M = gR @ _mT(R)
+    else:
+        M = -(_mT(Q) @ gQ) if gR is None else gR @ _mT(R) - _mT(Q) @ gQ
+    if m >= n:
+        X = M.triu()
+        S = X + _mT(X)
+        S.diagonal(0, -2, -1).mul_(0.5)  # syminvadj (in place: torch's CopySlices)
+        b = Q @ S
+        return solve_triangular(_mT(R), b if gQ is None else b + gQ, upper=False, left=False)
+    from .join import cat
+
+    X = -M
+    gA = solve_triangular(_mT(R[..., :m]), Q @ (X - _mT(X)).tril(), upper=False, left=False)
+    gA = cat([gA, gA.new_zeros(tuple(R.shape[:-1]) + (n - m,))], -1)
+    return gA if gR is None else gA + Q @ gR
 
 
 def qr(A, mode="reduced"):

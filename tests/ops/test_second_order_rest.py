@@ -74,6 +74,13 @@ CASES = {
     # lstsq: torch's pinv_backward, both shapes
     "lstsq_tall": (lambda L, a, b: L.linalg.lstsq(a, b).solution, [t(4, 2), t(4, 2)]),
     "lstsq_wide": (lambda L, a, b: L.linalg.lstsq(a, b).solution, [t(2, 4), t(2, 3)]),
+    # qr: torch's linalg_qr_backward (a triangular solve; the wide case's cat)
+    "qr_tall": (lambda L, a: tuple(L.linalg.qr(a)), [t(4, 3)]),
+    "qr_square_batch": (lambda L, a: tuple(L.linalg.qr(a)), [t(2, 3, 3)]),
+    "qr_wide": (lambda L, a: tuple(L.linalg.qr(a)), [t(2, 4)]),
+    "qr_complete_wide": (lambda L, a: tuple(L.linalg.qr(a, mode="complete")), [t(2, 3)]),
+    "qr_r_only": (lambda L, a: L.linalg.qr(a).R, [t(4, 2)]),
+    "qr_legacy": (lambda L, a: L.qr(a).Q, [t(3, 3, dtype="float32")]),
     # cummax/cummin of an empty input: the gradient is the input itself
     "cummax_empty": (lambda L, a: L.cummax(a, 0).values, [t(0, 2)]),
     "cummin_empty": (lambda L, a: L.cummin(a, 1).values, [t(3, 0)]),
@@ -87,8 +94,10 @@ def test_second_order_graph_as_torch(name):
     fn, args = CASES[name]
     assert second_order_call(fn, args, up_seed=11) == []
     xs = [torch.tensor(a.a, requires_grad=a.rg) for a in args]
-    out = fn(torch, *xs)
-    grads = torch.autograd.grad(out, xs, torch.randn_like(out), create_graph=True)
+    outs = fn(torch, *xs)
+    outs = list(outs) if isinstance(outs, tuple) else [outs]
+    ups = [torch.randn_like(o) for o in outs]
+    grads = torch.autograd.grad(outs, xs, ups, create_graph=True)
     assert any(g.requires_grad for g in grads)  # the second backward ran
 
 
@@ -112,6 +121,11 @@ GRADGRAD = {
         lambda: [t(2, 4).a, t(2, 1).a],
     ),
     "squeeze": (lambda a: (a * a).squeeze(0), lambda: [t(1, 3).a]),
+    "qr_tall": (lambda a: tuple(o.sum() for o in framework.linalg.qr(a)), lambda: [t(4, 3).a]),
+    "qr_wide": (
+        lambda a: framework.linalg.qr(a).Q.sum() + framework.linalg.qr(a).R.sum(),
+        lambda: [t(2, 4).a],
+    ),
     "addmm": (
         lambda a, b, c: framework.addmm(a, b, c, beta=0.5, alpha=2.0),
         lambda: [t(2, 3).a, t(2, 4).a, t(4, 3).a],
