@@ -78,6 +78,53 @@ def kron(input, other):
     return _unsafe_view(prod, tuple(a.shape[i] * b.shape[i] for i in range(nd)))
 
 
+_BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # _trilinear's dims as torch's bilinear calls it
+
+
+class Trilinear(Op):
+    """torch's _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim): each input unsqueezed
+    at its expand dims, the three multiplied (broadcast) and summed over sumdim; bilinear's
+    primitive (TrilinearBackward0), whose gradients are three more _trilinear products (so a
+    second derivative goes through TrilinearBackward0 nodes too, as torch's)."""
+
+    saves_inputs = True
+
+    def forward(self, i1, i2, i3, expand1, expand2, expand3, sumdim):
+        """The product on arrays: bilinear's as two matrix products (x1 W, then with x2, the
+        order of torch's sumproduct_pair), any other layout by einsum."""
+        xp = self.xp
+        self.dims = (expand1, expand2, expand3, sumdim)
+        if (expand1, expand2, expand3, sumdim) == _BILINEAR:
+            (n, k1), (o, _, k2) = i1.shape, i2.shape
+            t = i1.dot(i2.transpose(1, 0, 2).reshape(k1, o * k2)).reshape(n, o, k2)
+            return xp.matmul(t, i3.reshape(n, k2, 1)).reshape(n, o)
+        nd = i1.ndim + len(expand1)
+        sub = lambda skip: "".join(chr(97 + d) for d in range(nd) if d not in skip)
+        eq = f"{sub(expand1)},{sub(expand2)},{sub(expand3)}->{sub(sumdim)}"
+        return xp.einsum(eq, i1, i2, i3, optimize=True).astype(i1.dtype, copy=False)
+
+    def backward(self, grad):
+        """torch's _trilinear_backward: each input's gradient the _trilinear of the upstream
+        gradient (in that input's place, with sumdim as its expand dims) with the other two,
+        summed over the input's expand dims."""
+        i1, i2, i3 = self.inputs
+        e1, e2, e3, s = self.dims
+        need = self.needs_input_grad
+        return (
+            Trilinear.apply(grad, i2, i3, expand1=s, expand2=e2, expand3=e3, sumdim=e1)
+            if need[0]
+            else None,
+            Trilinear.apply(i1, grad, i3, expand1=e1, expand2=s, expand3=e3, sumdim=e2)
+            if need[1]
+            else None,
+            Trilinear.apply(i1, i2, grad, expand1=e1, expand2=e2, expand3=s, sumdim=e3)
+            if need[2]
+            else None,
+        )
+
+    jvp = Op.jvp_multilinear
+
+
 class LinalgCross(Op):
     saves_inputs = True
     promote = True

@@ -81,6 +81,15 @@ CASES = {
     "qr_complete_wide": (lambda L, a: tuple(L.linalg.qr(a, mode="complete")), [t(2, 3)]),
     "qr_r_only": (lambda L, a: L.linalg.qr(a).R, [t(4, 2)]),
     "qr_legacy": (lambda L, a: L.qr(a).Q, [t(3, 3, dtype="float32")]),
+    # bilinear: torch's _trilinear node, its gradients _trilinear products (TrilinearBackward0)
+    "bilinear_bias": (
+        lambda L, a, b, w, c: L.nn.functional.bilinear(a, b, w, c),
+        [t(2, 3), t(2, 4), t(5, 3, 4), t(5)],
+    ),
+    "bilinear_batch_f32": (
+        lambda L, a, b, w: L.nn.functional.bilinear(a, b, w),
+        [t(2, 2, 3, dtype="float32"), t(2, 2, 4, dtype="float32"), t(5, 3, 4, dtype="float32")],
+    ),
     # cummax/cummin of an empty input: the gradient is the input itself
     "cummax_empty": (lambda L, a: L.cummax(a, 0).values, [t(0, 2)]),
     "cummin_empty": (lambda L, a: L.cummin(a, 1).values, [t(3, 0)]),
@@ -121,6 +130,10 @@ GRADGRAD = {
         lambda: [t(2, 4).a, t(2, 1).a],
     ),
     "squeeze": (lambda a: (a * a).squeeze(0), lambda: [t(1, 3).a]),
+    "bilinear": (
+        lambda a, b, w: framework.nn.functional.bilinear(a, b, w),
+        lambda: [t(2, 3).a, t(2, 2).a, t(2, 3, 2).a],
+    ),
     "qr_tall": (lambda a: tuple(o.sum() for o in framework.linalg.qr(a)), lambda: [t(4, 3).a]),
     "qr_wide": (
         lambda a: framework.linalg.qr(a).Q.sum() + framework.linalg.qr(a).R.sum(),
