@@ -90,6 +90,11 @@ CASES = {
         lambda L, a, b, w: L.nn.functional.bilinear(a, b, w),
         [t(2, 2, 3, dtype="float32"), t(2, 2, 4, dtype="float32"), t(5, 3, 4, dtype="float32")],
     ),
+    # householder_product: tau's gradient copied entry by entry into zeros (CopySlices)
+    "householder_product": (
+        lambda L, a, tau: L.linalg.householder_product(a, tau),
+        [t(4, 3, scale=0.5), t(2, scale=0.5)],
+    ),
     # cummax/cummin of an empty input: the gradient is the input itself
     "cummax_empty": (lambda L, a: L.cummax(a, 0).values, [t(0, 2)]),
     "cummin_empty": (lambda L, a: L.cummin(a, 1).values, [t(3, 0)]),
@@ -130,6 +135,10 @@ GRADGRAD = {
         lambda: [t(2, 4).a, t(2, 1).a],
     ),
     "squeeze": (lambda a: (a * a).squeeze(0), lambda: [t(1, 3).a]),
+    "householder_product": (
+        lambda a, tau: framework.linalg.householder_product(a, tau),
+        lambda: [t(3, 2, scale=0.5).a, t(2, scale=0.5).a],
+    ),
     "bilinear": (
         lambda a, b, w: framework.nn.functional.bilinear(a, b, w),
         lambda: [t(2, 3).a, t(2, 2).a, t(2, 3, 2).a],
