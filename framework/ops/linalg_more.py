@@ -5,6 +5,7 @@ from ..amp.autocast_mode import entry as _amp_entry
 from ..tensor import Tensor
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
+from .elementwise import MulScalar
 from .linalg import Dot, _check_dot
 from .linalg_ext import LinalgSvd, _mT, _out, eigvalsh, pinv
 
@@ -179,12 +180,16 @@ class LinalgLstsq(Op):
                 grad_a = _pinv_backward(g_sol @ _mT(B), P, A)  # g_sol B^T: pinv(A)'s gradient
             if need_b:
                 grad_b = _mT(P) @ g_sol
-        if g_res is not None and g_res.numel():
-            r = (A @ X - B) * (2 * g_res.unsqueeze(-2))
-            grad_a = (r @ _mT(X)) if grad_a is None else grad_a + r @ _mT(X)
-            grad_b = -r if grad_b is None else grad_b - r
-        if self.vector and grad_b is not None:
-            grad_b = grad_b.squeeze(-1)
+                grad_b = grad_b.squeeze(-1) if self.vector else grad_b
+        if g_res is not None and g_res.numel():  # torch's terms: 2 ((r gL) X^H), r (-2 gL)
+            r, gL = A @ X - B, g_res.unsqueeze(-2)
+            if need_a:
+                ra = MulScalar.apply((r * gL) @ _mT(X), other=2.0)
+                grad_a = ra if grad_a is None else grad_a + ra
+            if need_b:  # (each term squeezed to a vector B's shape, as torch's)
+                rb = r * (-2.0 * gL)
+                rb = rb.squeeze(-1) if self.vector else rb
+                grad_b = rb if grad_b is None else grad_b + rb
         return grad_a, grad_b
 
     def jvp(self, *tangents):
