@@ -31,8 +31,12 @@ def _dot(a, b):
 
 
 def _column_major(m):
-    """torch's mm backward test of a saved matrix's layout: strides (1, rows)."""
+    """torch's mm backward test of a saved matrix's layout: strides (1, rows). An empty
+    array's strides are NumPy's zeros; torch's empty matrix has contiguous strides
+    (max(cols, 1), 1)."""
     a = m._data
+    if not a.size:
+        return max(a.shape[1], 1) == 1 and a.shape[0] == 1
     return a.strides[0] == a.itemsize and a.strides[1] == a.itemsize * a.shape[0]
 
 

@@ -36,8 +36,12 @@ def tensordot(a, b, dims=2, out=None):
         db = [db] if isinstance(db, int) else list(db)
     da = [_dim(d, a.dim()) for d in da]
     db = [_dim(d, b.dim()) for d in db]
-    for i, j in zip(da, db):
-        if a.shape[i] != b.shape[j]:
+    for i, j in zip(da, db):  # torch sums a contracted dim right away where the other side's
+        if b.shape[j] == 1:  # is 1 (a broadcast; SumBackward1, whose gradient is an expand)
+            a = a.sum(i, keepdim=True, dtype=a.dtype)
+        elif a.shape[i] == 1:
+            b = b.sum(j, keepdim=True, dtype=b.dtype)
+        elif a.shape[i] != b.shape[j]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size "
                 f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
@@ -101,7 +105,8 @@ class Trilinear(Op):
         nd = i1.ndim + len(expand1)
         sub = lambda skip: "".join(chr(97 + d) for d in range(nd) if d not in skip)
         eq = f"{sub(expand1)},{sub(expand2)},{sub(expand3)}->{sub(sumdim)}"
-        return xp.einsum(eq, i1, i2, i3, optimize=True).astype(i1.dtype, copy=False)
+        out = xp.einsum(eq, i1, i2, i3, optimize=True).astype(i1.dtype, copy=False)
+        return xp.ascontiguousarray(out)  # (a fresh tensor, as torch's: its reshape a view)
 
     def backward(self, grad):
         """torch's _trilinear_backward: each input's gradient the _trilinear of the upstream

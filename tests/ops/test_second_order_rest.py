@@ -103,6 +103,29 @@ CASES = {
         lambda L, a, b: tuple(L.linalg.lstsq(a, b, driver="gelsd")[:2]),
         [t(4, 2, rg=False), t(4)],
     ),
+    # reflect/replicate pad: torch's pad backward kernel as a node (requires grad with x)
+    "pad_replicate_2d": (
+        lambda L, a: L.nn.functional.pad(a, (1, 0, 1, 1), mode="replicate"),
+        [t(1, 2, 3, 3)],
+    ),
+    "pad_reflect_1d": (lambda L, a: L.nn.functional.pad(a, (2, 1), mode="reflect"), [t(2, 4)]),
+    "pad_reflect_3d": (
+        lambda L, a: L.nn.functional.pad(a, (1, 1, 1, 0, 0, 1), mode="reflect"),
+        [t(1, 2, 3, 3)],
+    ),
+    "pad_replicate_then_square": (
+        lambda L, a: L.nn.functional.pad(a, (1, 2), mode="replicate") ** 2,
+        [t(2, 3)],
+    ),
+    # tensordot/inner sum a contracted dim of size 1 on the other side first (ExpandBackward0)
+    "tensordot_size1": (lambda L, a, b: L.tensordot(a, b, 2), [t(3, 1, 3), t(1, 3, 4)]),
+    "tensordot_broadcast": (lambda L, a, b: L.tensordot(a, b, 2), [t(3, 2, 3), t(1, 3, 4)]),
+    "inner_size1": (lambda L, a, b: L.inner(a, b), [t(3, 4, 1), t(1, 3, 1)]),
+    # scatter_reduce prod without self: torch's grad_self.scatter(dim, index, 0)
+    "scatter_reduce_prod": (
+        lambda L, a, b: a.scatter_reduce(0, L.tensor([0, 0, 2]), b, "prod", include_self=False),
+        [t(5), t(3)],
+    ),
     # cummax/cummin of an empty input: the gradient is the input itself
     "cummax_empty": (lambda L, a: L.cummax(a, 0).values, [t(0, 2)]),
     "cummin_empty": (lambda L, a: L.cummin(a, 1).values, [t(3, 0)]),
@@ -143,6 +166,18 @@ GRADGRAD = {
         lambda: [t(2, 4).a, t(2, 1).a],
     ),
     "squeeze": (lambda a: (a * a).squeeze(0), lambda: [t(1, 3).a]),
+    "pad_replicate": (
+        lambda a: framework.nn.functional.pad(a, (1, 2), mode="replicate") ** 2,
+        lambda: [t(2, 3).a],
+    ),
+    "pad_reflect": (
+        lambda a: framework.nn.functional.pad(a, (1, 1, 2, 0), mode="reflect") ** 2,
+        lambda: [t(1, 3, 3).a],
+    ),
+    "tensordot_broadcast": (
+        lambda a, b: framework.tensordot(a, b, 2),
+        lambda: [t(3, 2, 3).a, t(1, 3, 4).a],
+    ),
     "lstsq_residuals": (
         lambda a, b: tuple(framework.linalg.lstsq(a, b, driver="gelsd")[:2]),
         lambda: [t(4, 2).a, t(4, 2).a],
