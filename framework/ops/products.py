@@ -85,6 +85,33 @@ def kron(input, other):
 _BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # _trilinear's dims as torch's bilinear calls it
 
 
+def _trilinear_unrolled(xp, ins, subs, sumdim, out_sub):
+    """torch's _trilinear loop (unroll_dim 1): for each index k of dim 1, i1 times i2 summed
+    over the sum dims i3 lacks, then times i3 summed over the others; the slices summed into
+    the output in k order (a sum over dim 1) or placed at k."""
+    u = "b"  # dim 1's label
+    size = max(a.shape[s.index(u)] if u in s else 1 for a, s in zip(ins, subs))
+    first = {chr(97 + d) for d in sumdim if chr(97 + d) not in subs[2] and d != 1}
+    s12 = "".join(c for c in sorted(set(subs[0]) | set(subs[1])) if c not in first)
+    keep = "".join(c for c in sorted(set(s12) | set(subs[2])) if c in out_sub or c == u)
+    out = None
+    for k in range(size):
+        sl = [
+            a if u not in s else xp.take(a, [min(k, a.shape[s.index(u)] - 1)], axis=s.index(u))
+            for a, s in zip(ins, subs)
+        ]
+        buf = xp.einsum(f"{subs[0]},{subs[1]}->{s12}", sl[0], sl[1])
+        buf = xp.einsum(f"{s12},{subs[2]}->{keep}", buf, sl[2])
+        if u not in out_sub:  # dim 1 summed: accumulate the slices in order
+            buf = buf.sum(keep.index(u))
+            out = buf if out is None else out + buf
+        else:
+            out = [buf] if out is None else out + [buf]
+    if u in out_sub:
+        out = xp.concatenate(out, axis=keep.index(u))
+    return xp.einsum(f"{''.join(c for c in keep if c in out_sub)}->{out_sub}", out)
+
+
 class Trilinear(Op):
     """torch's _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim): each input unsqueezed
     at its expand dims, the three multiplied (broadcast) and summed over sumdim; bilinear's
@@ -104,9 +131,16 @@ class Trilinear(Op):
             return xp.matmul(t, i3.reshape(n, k2, 1)).reshape(n, o)
         nd = i1.ndim + len(expand1)
         sub = lambda skip: "".join(chr(97 + d) for d in range(nd) if d not in skip)
-        eq = f"{sub(expand1)},{sub(expand2)},{sub(expand3)}->{sub(sumdim)}"
-        out = xp.einsum(eq, i1, i2, i3, optimize=True).astype(i1.dtype, copy=False)
-        return xp.ascontiguousarray(out)  # (a fresh tensor, as torch's: its reshape a view)
+        subs = (sub(expand1), sub(expand2), sub(expand3))
+        if any(not a.size for a in (i1, i2, i3)) or all(
+            bool(xp.isfinite(a).all()) for a in (i1, i2, i3)
+        ):
+            out = xp.einsum(
+                f"{subs[0]},{subs[1]},{subs[2]}->{sub(sumdim)}", i1, i2, i3, optimize=True
+            )
+        else:  # where an inf meets a sum (NaN) depends on the order: torch's, unrolled
+            out = _trilinear_unrolled(xp, (i1, i2, i3), subs, sumdim, sub(sumdim))
+        return xp.ascontiguousarray(out.astype(i1.dtype, copy=False))  # (torch's: fresh)
 
     def backward(self, grad):
         """torch's _trilinear_backward: each input's gradient the _trilinear of the upstream

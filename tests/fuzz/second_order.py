@@ -145,7 +145,6 @@ SECOND_ORDER_PENDING = {
             "interpolate",
             "lp_pool1d",
             "lp_pool2d",
-            "lp_pool3d",
             "max_pool1d",
             "max_pool2d",
             "max_pool3d",

@@ -209,3 +209,16 @@ def test_gradcheck_gradgradcheck(name):
     xs = _f64(*make())
     assert gradcheck(fn, xs)
     assert gradgradcheck(fn, xs)
+
+
+def test_bilinear_inf_gradient_as_torch_order():
+    """bilinear's input gradient with an inf in input2: torch's _trilinear sums over the
+    weight's rows last (unrolled over dim 1), so inf - inf gives NaN where torch's does (the
+    fuzz program of seed 1235)."""
+    from fuzz.runner import SILENT, compare_call
+
+    x2 = np.array([[np.inf, -2.55]], dtype="float32")
+    w = R.standard_normal((3, 2, 2)).astype("float32")
+    args = [t(1, 2, dtype="float32"), T(x2, True), T(w, True), t(3, dtype="float32")]
+    found = compare_call(lambda L, a, b, c, d: L.nn.functional.bilinear(a, b, c, d), args)
+    assert not [m for m in found if m.kind == SILENT]
