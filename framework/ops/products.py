@@ -85,13 +85,13 @@ def kron(input, other):
 _BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # _trilinear's dims as torch's bilinear calls it
 
 
-def _trilinear_unrolled(xp, ins, subs, sumdim, out_sub):
-    """torch's _trilinear loop (unroll_dim 1): for each index k of dim 1, i1 times i2 summed
-    over the sum dims i3 lacks, then times i3 summed over the others; the slices summed into
-    the output in k order (a sum over dim 1) or placed at k."""
-    u = "b"  # dim 1's label
+def _trilinear_unrolled(xp, ins, subs, sumdim, out_sub, unroll_dim=1):
+    """torch's _trilinear loop (unroll_dim, 1 by default): for each index k of that dim, i1
+    times i2 summed over the sum dims i3 lacks, then times i3 summed over the others; the
+    slices summed into the output in k order (a summed dim) or placed at k."""
+    u = chr(97 + unroll_dim)  # the unrolled dim's label
     size = max(a.shape[s.index(u)] if u in s else 1 for a, s in zip(ins, subs))
-    first = {chr(97 + d) for d in sumdim if chr(97 + d) not in subs[2] and d != 1}
+    first = {chr(97 + d) for d in sumdim if chr(97 + d) not in subs[2] and d != unroll_dim}
     s12 = "".join(c for c in sorted(set(subs[0]) | set(subs[1])) if c not in first)
     keep = "".join(c for c in sorted(set(s12) | set(subs[2])) if c in out_sub or c == u)
     out = None
@@ -120,11 +120,11 @@ class Trilinear(Op):
 
     saves_inputs = True
 
-    def forward(self, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    def forward(self, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         """The product on arrays: bilinear's as two matrix products (x1 W, then with x2, the
         order of torch's sumproduct_pair), any other layout by einsum."""
         xp = self.xp
-        self.dims = (expand1, expand2, expand3, sumdim)
+        self.dims, self.unroll = (expand1, expand2, expand3, sumdim), unroll_dim
         if (expand1, expand2, expand3, sumdim) == _BILINEAR:
             (n, k1), (o, _, k2) = i1.shape, i2.shape
             t = i1.dot(i2.transpose(1, 0, 2).reshape(k1, o * k2)).reshape(n, o, k2)
@@ -139,7 +139,7 @@ class Trilinear(Op):
                 f"{subs[0]},{subs[1]},{subs[2]}->{sub(sumdim)}", i1, i2, i3, optimize=True
             )
         else:  # where an inf meets a sum (NaN) depends on the order: torch's, unrolled
-            out = _trilinear_unrolled(xp, (i1, i2, i3), subs, sumdim, sub(sumdim))
+            out = _trilinear_unrolled(xp, (i1, i2, i3), subs, sumdim, sub(sumdim), unroll_dim)
         return xp.ascontiguousarray(out.astype(i1.dtype, copy=False))  # (torch's: fresh)
 
     def backward(self, grad):
@@ -148,15 +148,22 @@ class Trilinear(Op):
         summed over the input's expand dims."""
         i1, i2, i3 = self.inputs
         e1, e2, e3, s = self.dims
+        u = self.unroll
         need = self.needs_input_grad
         return (
-            Trilinear.apply(grad, i2, i3, expand1=s, expand2=e2, expand3=e3, sumdim=e1)
+            Trilinear.apply(
+                grad, i2, i3, expand1=s, expand2=e2, expand3=e3, sumdim=e1, unroll_dim=u
+            )
             if need[0]
             else None,
-            Trilinear.apply(i1, grad, i3, expand1=e1, expand2=s, expand3=e3, sumdim=e2)
+            Trilinear.apply(
+                i1, grad, i3, expand1=e1, expand2=s, expand3=e3, sumdim=e2, unroll_dim=u
+            )
             if need[1]
             else None,
-            Trilinear.apply(i1, i2, grad, expand1=e1, expand2=e2, expand3=s, sumdim=e3)
+            Trilinear.apply(
+                i1, i2, grad, expand1=e1, expand2=e2, expand3=s, sumdim=e3, unroll_dim=u
+            )
             if need[2]
             else None,
         )

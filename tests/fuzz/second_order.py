@@ -14,13 +14,14 @@ found nothing, both libraries run the program again and:
 Each difference gets the first-order stage's class, reported under the stage's own names:
 gg-silent (a wrong value, dtype, shape, presence or requires_grad, a result where torch raises,
 a NumPy warning), gg-exception, gg-wording, gg-node, gg-known (a documented difference: a
-first-order "grad" rule for step 1's values, a "gg" rule of runner.KNOWN_DIFFERENCES for step
-2's), and gg-pending: an op of SECOND_ORDER_PENDING, whose second-order graph another share is
+first-order "grad" rule for step 1's values, for step 2's a "gg" rule of
+runner.KNOWN_DIFFERENCES or f32_second_order_rounding, measured on the program), and
+gg-pending: an op of SECOND_ORDER_PENDING, whose second-order graph another share is
 rebuilding.
 
     python -m tests.fuzz.second_order [START [COUNT]]     # default 13,000,000 and 1,400
 
-prints the stage's findings on those seeds, by (class, op), with one example each.
+prints the stage's findings on those seeds, by (class, op, what), with one example each.
 """
 
 import collections
