@@ -315,6 +315,30 @@ def addmm(cls, args, params):
     return wrap(prod + (bias if beta == 1 else bias * beta), lvls)
 
 
+def trilinear(cls, args, params):
+    """torch's _trilinear with batched operands: every operand gets every level (expanded),
+    the batch dims in front of each one's dims and of the output's (none summed), and the
+    unroll dim moved with them."""
+    lvls = union(args)
+    nb = len(lvls)
+    ins = [aligned(a, lvls, expand=True) for a in args[:3]]
+    shift = lambda dims: tuple(d + nb for d in dims)
+    p = {k: shift(params[k]) for k in ("expand1", "expand2", "expand3", "sumdim")}
+    p["unroll_dim"] = params.get("unroll_dim", 1) + nb
+    return wrap(cls.apply(*ins, **p), lvls)
+
+
+def pad_backward(cls, args, params):
+    """A reflect/replicate pad's backward kernel (zeros of the input's shape with the gradient
+    summed in at the pad's source indices): batch dims in front of the key and the shape."""
+    lvls = union(args)
+    nb = len(lvls)
+    g, x = (aligned(a, lvls, expand=True) for a in args[:2])
+    p = dict(params)
+    p["key"] = (slice(None),) * nb + tuple(p["key"])
+    return wrap(cls.apply(g, x, **p), lvls)
+
+
 def dynamic_shape(cls, args, params):
     """torch refuses ops whose output size depends on the values."""
     raise RuntimeError(
@@ -343,6 +367,11 @@ def _register():
     reg(adv_index, ["Index"])
     reg(mm, ["Mm", "Mv", "Dot", "Bmm"])
     reg(addmm, ["Addmm"])
+    reg(trilinear, ["Trilinear"])
+    reg(
+        pad_backward,
+        [f"{k}Pad{n}DBackward" for k in ("Reflection", "Replication") for n in (1, 2, 3)],
+    )
     reg(
         unary,
         [

@@ -7,6 +7,7 @@ from .._errors import refuse
 from ..creation import empty
 from ..dtypes import cpp_type_name
 from ..ops import fold as _fold
+from ..ops.products import _BILINEAR, Trilinear
 from ..ops import pooling3d as _p3
 from ..ops import resample as _rs
 from . import init
@@ -675,6 +676,11 @@ def bilinear(input1, input2, weight, bias=None):
     n = a.shape[0]
     if a.numel() and b.numel() and weight.numel():
         refuse(a._data, "b", "bmm")  # torch's _trilinear multiplies with bmm
+    if a._data.dtype.kind == "f" and a._data.dtype.itemsize > 2:  # torch's _trilinear node
+        e1, e2, e3, sd = _BILINEAR
+        out = Trilinear.apply(a, weight, b, expand1=e1, expand2=e2, expand3=e3, sumdim=sd)
+        out = out.reshape(*lead, o)
+        return out + bias if bias is not None else out
     t = (a @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(n, o, i2)
     keep = None if weight.dtype.is_floating_point else weight.dtype  # bool stays bool
     if keep is None:  # torch's _trilinear sums the second product with bmm too: its node

@@ -9,6 +9,7 @@ from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op
 from ..dtypes import cpp_type_name, scalar_type_name
+from .elementwise import MulScalar
 from .shape import _dim, _expanded_shape
 
 
@@ -21,7 +22,8 @@ def _combine(xp, bias, prod, beta, alpha):
 
 
 def _scaled(t, k):
-    return t if k == 1 else t * k
+    """torch's maybe_multiply: t, or t * k by the Scalar overload (MulBackward1)."""
+    return t if k == 1 else MulScalar.apply(t, other=k)
 
 
 class _AddProduct(Op):

@@ -175,6 +175,26 @@ class Cummin(_CumExtreme):
     is_max = False
 
 
+class _OfEmpty:
+    """cummax/cummin of an empty input: torch's cummaxmin_backward returns the input itself,
+    so with create_graph a leaf's gradient is the leaf (it requires grad, no grad_fn), and
+    differentiating it again gives the upstream gradient."""
+
+    saves_inputs = True
+
+    def backward(self, grad, _=None):
+        """The (empty) input itself."""
+        return self.inputs[0]
+
+
+class CummaxOfEmpty(_OfEmpty, Cummax):
+    node_name = "CummaxBackward0"
+
+
+class CumminOfEmpty(_OfEmpty, Cummin):
+    node_name = "CumminBackward0"
+
+
 def cummax(input, dim):
     """Running maximum along `dim` and the index where it was reached: (values, indices).
 
@@ -186,7 +206,8 @@ def cummax(input, dim):
         >>> framework.tensor([1, 3, 2]).cummax(0).values
         tensor([1, 3, 3])
     """
-    v, i = Cummax.apply(input, dim=_cum_dim(input, dim, "cummax"))
+    op = Cummax if input.numel() else CummaxOfEmpty
+    v, i = op.apply(input, dim=_cum_dim(input, dim, "cummax"))
     return return_types.cummax(v, i)
 
 
@@ -210,7 +231,8 @@ def cummin(input, dim):
         values=tensor([3., 1., 1.]),
         indices=tensor([0, 1, 1]))
     """
-    v, i = Cummin.apply(input, dim=_cum_dim(input, dim, "cummin"))
+    op = Cummin if input.numel() else CumminOfEmpty
+    v, i = op.apply(input, dim=_cum_dim(input, dim, "cummin"))
     return return_types.cummin(v, i)
 
 

@@ -8,6 +8,7 @@ from ..autograd.op import Op
 from ..dtypes import cpp_type_name, scalar_type_name
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
+from .batch_products import _scaled
 
 
 __all__ = ["addmm", "bmm", "dot", "ger", "matmul", "mm", "mv", "outer"]
@@ -29,10 +30,28 @@ def _dot(a, b):
     return a.dot(b) if b.shape[0] != 1 else a @ b
 
 
+def _column_major(m):
+    """torch's mm backward test of a saved matrix's layout: strides (1, rows). An empty
+    array's strides are NumPy's zeros; torch's empty matrix has contiguous strides
+    (max(cols, 1), 1)."""
+    a = m._data
+    if not a.size:
+        return max(a.shape[1], 1) == 1 and a.shape[0] == 1
+    return a.strides[0] == a.itemsize and a.strides[1] == a.itemsize * a.shape[0]
+
+
+def _mat1_grad(grad, m2, m1):
+    """grad @ m2.T, laid out like mat1 as torch's mm_mat1_backward: (m2 @ grad.T).T for a
+    column-major mat1 (a 1 x 1 matrix too: TBackward0 on top)."""
+    if _column_major(m1):
+        return m2.mm(grad.t()).t()
+    return grad.mm(m2.t())
+
+
 def _mat2_grad(m1, grad, m2):
-    """m1.T @ grad, laid out like mat2 (as torch does): when mat2 is a transposed view (a
-    Linear weight's .t()), computing (grad.T @ m1).T makes the weight's gradient C-contiguous."""
-    if m2._data.flags.f_contiguous and not m2._data.flags.c_contiguous:
+    """m1.T @ grad, laid out like mat2 (as torch does): when mat2 is column-major (a Linear
+    weight's .t()), computing (grad.T @ m1).T makes the weight's gradient C-contiguous."""
+    if _column_major(m2):
         return grad.t().mm(m1).t()
     return m1.t().mm(grad)
 
@@ -66,7 +85,9 @@ class Mm(Op):
         need_a, need_b = self.needs_input_grad
         if plain(grad) and a._data.dtype == grad._data.dtype:  # no graph: the same products
             return _mm_grads(grad, a._data, b._data, need_a, need_b)  # on the arrays
-        return (grad.mm(b.t()) if need_a else None), (_mat2_grad(a, grad, b) if need_b else None)
+        return (_mat1_grad(grad, b, a) if need_a else None), (
+            _mat2_grad(a, grad, b) if need_b else None
+        )
 
     jvp = Op.jvp_multilinear
 
@@ -321,7 +342,7 @@ class Addmm(Op):
         need_b, need_1, need_2 = self.needs_input_grad
         grad_b = grad_1 = grad_2 = None
         if need_b:
-            grad_b = grad if self.beta == 1 else grad * self.beta
+            grad_b = _scaled(grad, self.beta)
         if self.alpha == 1 and plain(grad) and m1._data.dtype == grad._data.dtype:
             g = grad._data
             if need_b and self.beta == 1 and self._in_meta[0][0] == g.shape[1:]:  # a Linear's
@@ -329,11 +350,11 @@ class Addmm(Op):
                 #                                     here (the engine's reduction, one call)
             return (grad_b,) + _mm_grads(grad, m1._data, m2._data, need_1, need_2)
         if need_1:
-            grad_1 = grad.mm(m2.t())
-            grad_1 = grad_1 if self.alpha == 1 else grad_1 * self.alpha
+            grad_1 = _mat1_grad(grad, m2, m1)
+            grad_1 = _scaled(grad_1, self.alpha)
         if need_2:
             grad_2 = _mat2_grad(m1, grad, m2)
-            grad_2 = grad_2 if self.alpha == 1 else grad_2 * self.alpha
+            grad_2 = _scaled(grad_2, self.alpha)
         return grad_b, grad_1, grad_2
 
     jvp = Op.jvp_multilinear

@@ -6,6 +6,7 @@ derivatives work), following torch's formulas in FunctionsManual.cpp for real in
 from ..amp.autocast_mode import entry as _amp_entry
 from .. import dtypes
 from .._errors import float_input, refuse
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
@@ -132,7 +133,7 @@ class LinalgInvEx(Op):
 
     def backward(self, grad):
         Y = self.output
-        return -_mT(Y) @ grad @ _mT(Y)
+        return -(_mT(Y) @ (grad @ _mT(Y)))  # torch's -(Y^H (grad Y^H)): NegBackward0
 
     def jvp(self, t):
         Y = self.result
@@ -185,6 +186,8 @@ class LinalgDet(Op):
         if A.shape[-1] <= 1 or not A.numel():  # torch: det of 1x1 is A itself (its gradient
             return grad[..., None, None].expand(A.shape)  # does not read A), empty: empty
         d = self.output
+        if is_grad_enabled():  # create_graph: torch's graph, a solve with A^T
+            return _solve_adjoint(A, grad * d)
         return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
     def jvp(self, t):
@@ -206,6 +209,15 @@ def det(A):
     return LinalgDet.apply(A)
 
 
+def _solve_adjoint(A, c):
+    """c A^{-T} as torch's det/slogdet backward builds it with create_graph (the graph a
+    second derivative goes through): linalg_solve(A^T, diag_embed(c expanded to n)^T)."""
+    from .extras2 import diag_embed
+
+    n = A.shape[-1]
+    return solve(_mT(A), _mT(diag_embed(c.unsqueeze(-1).expand(*c.shape, n))))
+
+
 class LinalgSlogdet(Op):
     no_bfloat16 = "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"
     saves_inputs = True
@@ -224,6 +236,8 @@ class LinalgSlogdet(Op):
         (A,) = self.inputs
         if g_logabs is None:
             return None
+        if is_grad_enabled():  # create_graph: torch's solve with A^T
+            return _solve_adjoint(A, g_logabs)
         return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
     def jvp(self, t):
@@ -277,12 +291,15 @@ class LinalgSolveEx(Op):
         A, B = self.inputs
         X = self.output
         need_a, need_b = self.needs_input_grad
-        if self.vector:
+        if self.vector and is_grad_enabled():  # create_graph: torch's graph (a matrix
+            gB_ = solve(_mT(A), grad.unsqueeze(-1))  # solve, squeezed; gA a product, negated)
+            gB, gA = gB_.squeeze(-1), -(gB_ @ _mT(X.unsqueeze(-1)))
+        elif self.vector:
             gB = solve(_mT(A), grad)
             gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
         else:
             gB = solve(_mT(A), grad)
-            gA = -gB @ _mT(X)
+            gA = -(gB @ _mT(X))
         return gA if need_a else None, gB if need_b else None
 
     def jvp(self, tA, tB):
@@ -419,30 +436,33 @@ class LinalgQr(Op):
             raise RuntimeError(
                 "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
             )
-        if m >= n:
-            return _qr_square_grad(gQ, gR, Q, R)
-        from .join import cat
-
-        U, V = R[..., :, :m], R[..., :, m:]
-        gU = gV = None
-        if gR is not None:
-            gU, gV = gR[..., :, :m], gR[..., :, m:]
-            YgV = (Q @ V) @ _mT(gV)
-            gQ = YgV if gQ is None else gQ + YgV
-        gX = _qr_square_grad(gQ, gU, Q, U)
-        return cat([gX, Q @ gV if gV is not None else V * 0], -1)
+        return _qr_backward(gQ, gR, Q, R, m, n)
 
     jvp = Op.jvp_transpose
 
 
-def _qr_square_grad(gQ, gR, Q, R):
-    """The gradient of A = Q R for m >= n (R square)."""
-    gQ = gQ if gQ is not None else Q * 0
-    gR = gR if gR is not None else R * 0
-    M = R @ _mT(gR) - _mT(gQ) @ Q
-    low = M.tril(-1)
-    M = low + _mT(low) + M * _eye_like(M, M.shape[-1])  # copyltu
-    return _mT(solve(R, _mT(gQ + Q @ M)))
+def _qr_backward(gQ, gR, Q, R, m, n):
+    """torch's linalg_qr_backward, step by step (its graph with create_graph): with
+    M = gR R^H - Q^H gQ, for m >= n gA = (Q syminvadj(triu(M)) + gQ) R^{-H} by a triangular
+    solve, for m < n [Q tril(-M + M^H) R1^{-H} | 0] + Q gR (R1 = R's first m columns)."""
+    from .linalg_solvers import solve_triangular
+
+    if gQ is None:
+        M = gR @ _mT(R)
+    else:
+        M = -(_mT(Q) @ gQ) if gR is None else gR @ _mT(R) - _mT(Q) @ gQ
+    if m >= n:
+        X = M.triu()
+        S = X + _mT(X)
+        S.diagonal(0, -2, -1).mul_(0.5)  # syminvadj (in place: torch's CopySlices)
+        b = Q @ S
+        return solve_triangular(_mT(R), b if gQ is None else b + gQ, upper=False, left=False)
+    from .join import cat
+
+    X = -M
+    gA = solve_triangular(_mT(R[..., :m]), Q @ (X - _mT(X)).tril(), upper=False, left=False)
+    gA = cat([gA, gA.new_zeros(tuple(R.shape[:-1]) + (n - m,))], -1)
+    return gA if gR is None else gA + Q @ gR
 
 
 def qr(A, mode="reduced"):

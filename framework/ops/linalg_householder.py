@@ -4,7 +4,7 @@ with torch's node (LinalgHouseholderProductBackward0); its backward runs through
 factor by factor in Tensor ops (so second derivatives work)."""
 
 from .._errors import refuse
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from .linalg_ext import _mT
@@ -84,7 +84,12 @@ class LinalgHouseholderProduct(Op):
                 K = reflect(i + 1, i + 1, sigma, K, True)
                 K = reflect(i, i, tau, K, False)
         g_a = stack(g_v + [_zeros(g_v[0])] * (n - k), -1).tril(-1)
-        return g_a, stack(g_tau, -1)
+        if partial or vmap_hook[0]:  # (under vmap the entries are batched: stacked)
+            return g_a, stack(g_tau, -1)
+        g_t = g_tau[0].new_zeros(tuple(tau.shape))  # torch copies each entry into zeros
+        for i, g in enumerate(g_tau):  # (tau_grad's CopySlices nodes, with create_graph)
+            g_t[..., i] = g
+        return g_a, g_t
 
     jvp = Op.jvp_transpose
 

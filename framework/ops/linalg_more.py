@@ -5,8 +5,9 @@ from ..amp.autocast_mode import entry as _amp_entry
 from ..tensor import Tensor
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
+from .elementwise import MulScalar
 from .linalg import Dot, _check_dot
-from .linalg_ext import LinalgSvd, _eye_like, _mT, _out, eigvalsh, pinv
+from .linalg_ext import LinalgSvd, _mT, _out, eigvalsh, pinv
 
 return_types.linalg_lstsq = _return_type(
     "linalg_lstsq", ("solution", "residuals", "rank", "singular_values")
@@ -111,6 +112,19 @@ def _as_tensor(v, like):
     return Tensor._make(like.xp.asarray(v, dtype="float64"), like.device)
 
 
+def _pinv_backward(grad, P, A):
+    """torch's pinv_backward (the gradient of A from pinv(A) = P's), term by term in its order
+    (its graph with create_graph, the products grouped as its float rounding)."""
+    Ph, gh = _mT(P), _mT(grad)
+    if A.shape[-2] <= A.shape[-1]:
+        K = gh @ P
+        KPh = K @ Ph
+        return -_mT(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    K = P @ gh
+    PhK = Ph @ K
+    return -_mT(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
+
+
 class LinalgLstsq(Op):
     """Least-squares solutions of A X = B (minimum norm where A is rank deficient) via the SVD,
     with the extras each LAPACK driver reports; torch's gradient: X = pinv(A) B, and the
@@ -163,22 +177,19 @@ class LinalgLstsq(Op):
         if g_sol is not None:
             P = pinv(A)
             if need_a:
-                g = g_sol @ _mT(B)  # the gradient of pinv(A)
-                m, n = A.shape[-2], A.shape[-1]
-                Pt, gt = _mT(P), _mT(g)
-                grad_a = (
-                    -Pt @ g @ Pt
-                    + (_eye_like(A, m) - A @ P) @ gt @ P @ Pt
-                    + Pt @ P @ gt @ (_eye_like(A, n) - P @ A)
-                )
+                grad_a = _pinv_backward(g_sol @ _mT(B), P, A)  # g_sol B^T: pinv(A)'s gradient
             if need_b:
-                grad_b = Pt @ g_sol if need_a else _mT(P) @ g_sol
-        if g_res is not None and g_res.numel():
-            r = (A @ X - B) * (2 * g_res.unsqueeze(-2))
-            grad_a = (r @ _mT(X)) if grad_a is None else grad_a + r @ _mT(X)
-            grad_b = -r if grad_b is None else grad_b - r
-        if self.vector and grad_b is not None:
-            grad_b = grad_b.squeeze(-1)
+                grad_b = _mT(P) @ g_sol
+                grad_b = grad_b.squeeze(-1) if self.vector else grad_b
+        if g_res is not None and g_res.numel():  # torch's terms: 2 ((r gL) X^H), r (-2 gL)
+            r, gL = A @ X - B, g_res.unsqueeze(-2)
+            if need_a:
+                ra = MulScalar.apply((r * gL) @ _mT(X), other=2.0)
+                grad_a = ra if grad_a is None else grad_a + ra
+            if need_b:  # (each term squeezed to a vector B's shape, as torch's)
+                rb = r * (-2.0 * gL)
+                rb = rb.squeeze(-1) if self.vector else rb
+                grad_b = rb if grad_b is None else grad_b + rb
         return grad_a, grad_b
 
     def jvp(self, *tangents):

@@ -13,6 +13,8 @@ from .. import dtypes
 from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op
 from ._expm import expm as _torch_expm
+from ._fastgrad import plain
+from .elementwise import MulScalar
 
 __all__ = ["matrix_exp", "renorm"]
 
@@ -162,8 +164,12 @@ class Renorm(Op):
         else:
             s = (x * grad).sum(axes, keepdim=True, dtype=acc)
         invnorm = (norm + 1e-7).reciprocal()
-        factor = invnorm * maxnorm
         nb = _norm_backward(s, x, p, norm, axes)
+        if not plain(grad):  # create_graph: torch's graph, where(norm > maxnorm,
+            # (maxnorm * invnorm * (grad - invnorm * nb)).to(dtype), grad): WhereBackward0
+            g = MulScalar.apply(invnorm, other=maxnorm) * (grad - invnorm * nb)
+            return (g if g.dtype == x.dtype else g.to(x.dtype)).where(norm > maxnorm, grad)
+        factor = invnorm * maxnorm
         scaled = factor * invnorm * nb
         out = ((grad if zero else factor * grad) - scaled).where(norm > maxnorm, grad)
         return out.to(x.dtype)

@@ -6,15 +6,67 @@ import math
 from .._errors import check_scalar_fits, refuse
 from ..autograd.op import Op
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
+from ..backend import scatter_add
+from ..tensor import Tensor
+from ._fastgrad import plain
 from .indexing import Index
 
 
+class _GatherPad(Index):
+    """reflect/replicate pad as x[key]. Its gradient is the sum of grad into zeros at key;
+    with create_graph, torch's {reflection,replication}_pad_backward kernel as an op of its own
+    (_PadBackward), so the gradient requires grad with the input, as torch's."""
+
+    saves_inputs = True  # (torch saves self for its backward kernel)
+
+    def backward(self, grad):
+        if plain(grad):
+            return Index.backward(self, grad)
+        return self._backward_node.apply(grad, self.inputs[0], key=self.key, pad=type(self))
+
+
+class _PadBackward(Op):
+    """torch's {reflection,replication}_pad{n}d_backward(grad_output, self) kernel: zeros of
+    self's shape with grad_output summed in at the padding's source indices; its derivatives
+    (derivatives.yaml): the pad of the upstream gradient for grad_output, zeros for self."""
+
+    saves = ("key",)
+
+    def forward(self, grad, x, key, pad):
+        """The gradient sum into zeros of x's shape."""
+        self.key, self.pad, self.in_shape, self.in_dtype = key, pad, x.shape, x.dtype
+        out = self.xp.zeros(x.shape, dtype=grad.dtype)
+        scatter_add(self.xp, out, key, grad)
+        return out
+
+    def backward(self, gg):
+        """(pad(gg), zeros_like(self))."""
+        zeros = Tensor._make(gg.xp.zeros(self.in_shape, dtype=self.in_dtype), gg.device)
+        return self.pad.apply(gg, key=self.key), zeros
+
+    def jvp(self, t_grad, t_x):
+        """torch's forward derivative: the kernel of grad_output's tangent (self's: none)."""
+        if t_grad is None:
+            return None
+        return self._op.apply(t_grad, self._fw_args[1], key=self.key, pad=self.pad)
+
+
 def _node(name):
+    backward = type(
+        name + "Backward",
+        (_PadBackward,),
+        {
+            "node_name": name + "BackwardBackward0",
+            "__module__": __name__,
+            "__doc__": f"{name}'s backward kernel (create_graph).",
+        },
+    )
     return type(
         name,
-        (Index,),
+        (_GatherPad,),
         {
             "node_name": name + "Backward0",
+            "_backward_node": backward,
             "__module__": __name__,
             "__doc__": f"{name}: pad by gathering source indices.",
         },

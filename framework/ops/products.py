@@ -40,8 +40,12 @@ def tensordot(a, b, dims=2, out=None):
         db = [db] if isinstance(db, int) else list(db)
     da = [_dim(d, a.dim()) for d in da]
     db = [_dim(d, b.dim()) for d in db]
-    for i, j in zip(da, db):
-        if a.shape[i] != b.shape[j]:
+    for i, j in zip(da, db):  # torch sums a contracted dim right away where the other side's
+        if b.shape[j] == 1:  # is 1 (a broadcast; SumBackward1, whose gradient is an expand)
+            a = a.sum(i, keepdim=True, dtype=a.dtype)
+        elif a.shape[i] == 1:
+            b = b.sum(j, keepdim=True, dtype=b.dtype)
+        elif a.shape[i] != b.shape[j]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size "
                 f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
@@ -80,6 +84,95 @@ def kron(input, other):
         b_shape += [1, b.shape[i]]
     prod = a.reshape(*a_shape) * b.reshape(*b_shape)
     return _unsafe_view(prod, tuple(a.shape[i] * b.shape[i] for i in range(nd)))
+
+
+_BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # _trilinear's dims as torch's bilinear calls it
+
+
+def _trilinear_unrolled(xp, ins, subs, sumdim, out_sub, unroll_dim=1):
+    """torch's _trilinear loop (unroll_dim, 1 by default): for each index k of that dim, i1
+    times i2 summed over the sum dims i3 lacks, then times i3 summed over the others; the
+    slices summed into the output in k order (a summed dim) or placed at k."""
+    u = chr(97 + unroll_dim)  # the unrolled dim's label
+    size = max(a.shape[s.index(u)] if u in s else 1 for a, s in zip(ins, subs))
+    first = {chr(97 + d) for d in sumdim if chr(97 + d) not in subs[2] and d != unroll_dim}
+    s12 = "".join(c for c in sorted(set(subs[0]) | set(subs[1])) if c not in first)
+    keep = "".join(c for c in sorted(set(s12) | set(subs[2])) if c in out_sub or c == u)
+    out = None
+    for k in range(size):
+        sl = [
+            a if u not in s else xp.take(a, [min(k, a.shape[s.index(u)] - 1)], axis=s.index(u))
+            for a, s in zip(ins, subs)
+        ]
+        buf = xp.einsum(f"{subs[0]},{subs[1]}->{s12}", sl[0], sl[1])
+        buf = xp.einsum(f"{s12},{subs[2]}->{keep}", buf, sl[2])
+        if u not in out_sub:  # dim 1 summed: accumulate the slices in order
+            buf = buf.sum(keep.index(u))
+            out = buf if out is None else out + buf
+        else:
+            out = [buf] if out is None else out + [buf]
+    if u in out_sub:
+        out = xp.concatenate(out, axis=keep.index(u))
+    return xp.einsum(f"{''.join(c for c in keep if c in out_sub)}->{out_sub}", out)
+
+
+class Trilinear(Op):
+    """torch's _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim): each input unsqueezed
+    at its expand dims, the three multiplied (broadcast) and summed over sumdim; bilinear's
+    primitive (TrilinearBackward0), whose gradients are three more _trilinear products (so a
+    second derivative goes through TrilinearBackward0 nodes too, as torch's)."""
+
+    saves_inputs = True
+
+    def forward(self, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+        """The product on arrays: bilinear's as two matrix products (x1 W, then with x2, the
+        order of torch's sumproduct_pair), any other layout by einsum."""
+        xp = self.xp
+        self.dims, self.unroll = (expand1, expand2, expand3, sumdim), unroll_dim
+        if (expand1, expand2, expand3, sumdim) == _BILINEAR:
+            (n, k1), (o, _, k2) = i1.shape, i2.shape
+            t = i1.dot(i2.transpose(1, 0, 2).reshape(k1, o * k2)).reshape(n, o, k2)
+            return xp.matmul(t, i3.reshape(n, k2, 1)).reshape(n, o)
+        nd = i1.ndim + len(expand1)
+        sub = lambda skip: "".join(chr(97 + d) for d in range(nd) if d not in skip)
+        subs = (sub(expand1), sub(expand2), sub(expand3))
+        if any(not a.size for a in (i1, i2, i3)) or all(
+            bool(xp.isfinite(a).all()) for a in (i1, i2, i3)
+        ):
+            out = xp.einsum(
+                f"{subs[0]},{subs[1]},{subs[2]}->{sub(sumdim)}", i1, i2, i3, optimize=True
+            )
+        else:  # where an inf meets a sum (NaN) depends on the order: torch's, unrolled
+            out = _trilinear_unrolled(xp, (i1, i2, i3), subs, sumdim, sub(sumdim), unroll_dim)
+        return xp.ascontiguousarray(out.astype(i1.dtype, copy=False))  # (torch's: fresh)
+
+    def backward(self, grad):
+        """torch's _trilinear_backward: each input's gradient the _trilinear of the upstream
+        gradient (in that input's place, with sumdim as its expand dims) with the other two,
+        summed over the input's expand dims."""
+        i1, i2, i3 = self.inputs
+        e1, e2, e3, s = self.dims
+        u = self.unroll
+        need = self.needs_input_grad
+        return (
+            Trilinear.apply(
+                grad, i2, i3, expand1=s, expand2=e2, expand3=e3, sumdim=e1, unroll_dim=u
+            )
+            if need[0]
+            else None,
+            Trilinear.apply(
+                i1, grad, i3, expand1=e1, expand2=s, expand3=e3, sumdim=e2, unroll_dim=u
+            )
+            if need[1]
+            else None,
+            Trilinear.apply(
+                i1, i2, grad, expand1=e1, expand2=e2, expand3=s, sumdim=e3, unroll_dim=u
+            )
+            if need[2]
+            else None,
+        )
+
+    jvp = Op.jvp_multilinear
 
 
 class LinalgCross(Op):

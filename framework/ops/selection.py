@@ -594,8 +594,8 @@ class ScatterReduceTwo(Op):
             gx = (
                 grad * xm.scatter_reduce(d, index, src, "prod", include_self=self.include_self) / xm
             )
-            if not self.include_self:
-                gx = gx.masked_fill(hit > 0, 0.0)
+            if not self.include_self:  # torch's grad_self.scatter(dim, index, 0)
+                gx = gx.scatter(d, index, 0.0)
             # src (torch): a zero scattered alone into its slot gets the product of the
             # others; any other zero divides by 1 (its slot's result is 0). The whole src, as
             # torch: a src larger than index fails its broadcast as torch's does

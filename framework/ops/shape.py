@@ -573,13 +573,18 @@ class Squeeze(Op):
     views = True
 
     def forward(self, x, dims, overload):
-        self.in_shape, self.overload = x.shape, overload
+        self.in_shape, self.overload, self.dims = x.shape, overload, dims
         return x.reshape(
             tuple(s for i, s in enumerate(x.shape) if not (s == 1 and (dims is None or i in dims)))
         )
 
     def backward(self, grad):
-        return grad.reshape(self.in_shape)
+        if plain(grad):
+            return grad.reshape(self.in_shape)
+        for d, s in enumerate(self.in_shape):  # torch's unsqueeze_to: UnsqueezeBackward0 nodes
+            if s == 1 and (self.dims is None or d in self.dims):
+                grad = grad.unsqueeze(d)
+        return grad
 
     jvp = Op.jvp_linear
 

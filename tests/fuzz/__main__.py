@@ -13,6 +13,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fuzz.runner import EXCEPTION, KNOWN, NODE, SILENT, WORDING, Program, fuzz
+from fuzz.second_order import CLASSES as SECOND_ORDER
 
 
 def summary(found, programs, seconds, top=40):
@@ -23,15 +24,20 @@ def summary(found, programs, seconds, top=40):
         by_kind[m.kind].add(m.seed)
     for kind in (SILENT, EXCEPTION, WORDING, NODE, KNOWN):
         lines.append(f"  {kind:10s} {len(by_kind[kind])}")
+    lines.append("second-order stage (tests/fuzz/second_order.py), programs by class:")
+    for kind in SECOND_ORDER:
+        lines.append(f"  {kind:12s} {len(by_kind[kind])}")
     groups = collections.Counter((m.kind, m.op, m.what) for m in found)
     example = {}
     for m in found:
         example.setdefault((m.kind, m.op, m.what), m)
     lines.append("most common groups (count, class, op, what, example detail, seed):")
-    order = {SILENT: 0, EXCEPTION: 1, WORDING: 2, NODE: 3, KNOWN: 4}
+    order = {k: i for i, k in enumerate((SILENT, EXCEPTION, WORDING, NODE, KNOWN) + SECOND_ORDER)}
     for key, n in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], -kv[1]))[:top]:
         m = example[key]
-        lines.append(f"  {n:6d} {m.kind:9s} {m.op:28s} {m.what:28s} {m.detail[:110]} seed={m.seed}")
+        lines.append(
+            f"  {n:6d} {m.kind:12s} {m.op:28s} {m.what:28s} {m.detail[:110]} seed={m.seed}"
+        )
     return "\n".join(lines)
 
 

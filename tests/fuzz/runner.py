@@ -1078,8 +1078,15 @@ def _warned(ws, stage):
 
 
 def run_program(seed):
-    """Run one seeded program in both libraries; return its list of Mismatch."""
-    return compare_program(Program(seed))
+    """Run one seeded program in both libraries; return its list of Mismatch: the first-order
+    comparison, then (where it found nothing) the second-order stage."""
+    from fuzz.second_order import compare_second_order  # (it reads this module)
+
+    p = Program(seed)
+    found = compare_program(p)
+    if not found and p.op.gradgrad and p.then is None:
+        found = compare_second_order(p)
+    return found
 
 
 def compare_call(fn, args, kwargs=None, up_seed=0):
