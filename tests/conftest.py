@@ -4,7 +4,7 @@ Before NumPy and torch are imported, an AVX-512 CPU's kernels are pinned to AVX2
 the whole run (worker processes and commands the tests start inherit it): the parity tests'
 bit-for-bit claims were measured with both libraries' AVX2 kernels, and on AVX-512 each
 library rounds some functions otherwise (NumPy's SVML log10/log1p/cos/sin, torch's
-normal_fill and half-precision loop widths; see README "CPUs with AVX-512").
+half-precision loop widths and oneDNN's float32 gelu; see README "CPUs with AVX-512").
 """
 
 import os
@@ -21,6 +21,7 @@ def _pin_avx2_kernels():
     if avx512:
         os.environ.setdefault("NPY_DISABLE_CPU_FEATURES", "X86_V4 AVX512_ICL AVX512_SPR")
         os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+        os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")  # torch's float32 gelu is oneDNN's
 
 
 _pin_avx2_kernels()

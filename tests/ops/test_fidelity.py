@@ -16,24 +16,6 @@ from ops.opgen import T
 INF, NAN = float("inf"), float("nan")
 
 
-# torch's float32 gelu bits depend on the CPU: the claims about them were measured on an
-# AVX2-only CPU (AMD EPYC). On an AVX-512 CPU (Xeon SPR) torch's gelu rounds otherwise, both
-# with its AVX-512 kernels (49% of values differ in the last bits, zeros are -0) and with
-# ATEN_CPU_CAPABILITY=avx2 (conftest's pin; cause not isolated). Tests of those bits run on
-# AVX2-only CPUs; the accuracy claims are asserted everywhere.
-def _cpu_has_avx512():
-    try:
-        with open("/proc/cpuinfo") as f:
-            return " avx512f" in f.read()
-    except OSError:
-        return False
-
-
-TORCH_AVX2_GELU = pytest.mark.skipif(
-    _cpu_has_avx512(), reason="torch's float32 gelu bits were measured on an AVX2-only CPU"
-)
-
-
 def F(L):
     return L.nn.functional
 

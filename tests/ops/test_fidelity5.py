@@ -5,7 +5,7 @@ does."""
 
 import numpy as np
 
-from ops.test_fidelity import INF, NAN, TORCH_AVX2_GELU, F, rand, same, t
+from ops.test_fidelity import INF, NAN, F, rand, same, t
 from ops.test_fidelity3 import grads_ok
 
 
@@ -136,7 +136,6 @@ def test_gelu_zero_signs_of_float64_and_the_tanh_form():
         same(fn, t(GELU_ZEROS, dtype, rg=False))
 
 
-@TORCH_AVX2_GELU
 def test_float32_gelu_underflows_to_plus_zero():
     """torch's float32 gelu AVX2 kernel (fma(x/2, erf, x/2)) gives +0 where the result is
     zero (x <= -6, and x = -0)."""
