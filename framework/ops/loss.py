@@ -10,12 +10,13 @@ import math
 import warnings
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from .. import dtypes
 from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
 from . import _loss_fast as _fast
+from .nll_backward import nll_double_backward
 
 __all__ = [
     "mse_loss",
@@ -633,8 +634,14 @@ class NllLoss(Op):
             return (loss.sum() / self.denom).astype(x.dtype)
 
     def backward(self, grad):
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's one node
+            return nll_double_backward(self, grad), None, None
+        return self.grad_x(grad), None, None
+
+    def grad_x(self, grad):
+        """The input's gradient (on arrays where there is no graph to record)."""
         if len(self.x_shape) <= 2 and plain(grad):
-            return self._plain_grad_x(grad), None, None
+            return self._plain_grad_x(grad)
         if self.reduction == "none":
             g = grad.reshape(self.safe.shape).unsqueeze(1)
         else:
@@ -650,7 +657,7 @@ class NllLoss(Op):
         q = self.wt[:, None] * hit
         # torch scatters -w g to each kept target only: a NaN/inf g reaches no other class
         grad_x = where(Tensor._make(hit, grad.device), -g * Tensor._make(q, grad.device), 0.0)
-        return grad_x.reshape(self.x_shape), None, None
+        return grad_x.reshape(self.x_shape)
 
     def _plain_grad_x(self, grad):
         """The input's gradient on the arrays for (C) and (N, C) inputs (no graph to record):

@@ -10,6 +10,7 @@ from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
+from ._double_backward import not_implemented
 from .loss import _no_grad_for, _reduction
 from .reduction import array_mean
 
@@ -147,7 +148,12 @@ class MultiMarginLoss(Op):
         return xp.asarray(_reduce(xp, loss, reduction)).astype(dtype, copy=False)
 
     def backward(self, grad):
-        x, _, _ = self.inputs
+        x = self.inputs[0]
+        gx = not_implemented("multi_margin_loss_backward", (grad, x), lambda: self._grad_x(grad, x))
+        return gx, None, None
+
+    def _grad_x(self, grad, x):
+        """The input's gradient (Tensor ops on the saved masks)."""
         c = x.shape[-1]
         shape = tuple(x.shape[:-1])
         g = _upstream(grad, self.reduction, shape, max(math.prod(shape), 1)).reshape(-1, 1)
@@ -163,7 +169,7 @@ class MultiMarginLoss(Op):
             h = 2 * (self.margin - xy + x2) * mask
         h = (h * wy / c).where(mask, zero)  # torch's kernel, then times the upstream gradient
         gx = (h - h.sum(1, keepdim=True).where(onehot, zero)) * g
-        return gx.reshape(*x.shape), None, None
+        return gx.reshape(*x.shape)
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "multi_margin_loss"
@@ -250,13 +256,20 @@ class MultilabelMarginLoss(Op):
         return _reduce(xp, loss.reshape(x.shape[:-1]), reduction)
 
     def backward(self, grad):
-        x, _ = self.inputs
+        x = self.inputs[0]
+        gx = not_implemented(
+            "multilabel_margin_loss_backward", (grad, x), lambda: self._grad_x(grad, x)
+        )
+        return gx, None
+
+    def _grad_x(self, grad, x):
+        """The input's gradient (Tensor ops on the saved active terms)."""
         c = x.shape[-1] if x.dim() else 1
         shape = tuple(x.shape[:-1])
         g = _upstream(grad, self.reduction, shape, max(math.prod(shape), 1)).reshape(-1, 1)
         a = Tensor._make(self.active, x.device).to(x.dtype)
         gx = (a.sum(1) - a.sum(2)) * g / c
-        return gx.reshape(*x.shape), None
+        return gx.reshape(*x.shape)
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "multilabel_margin_loss_forward"

@@ -10,6 +10,7 @@ from ..autograd.saved import Attr
 from ..tensor import Tensor
 from . import _fused
 from ._moments import kernel_moments
+from .norm_backward import NativeBatchNormBackward, NativeLayerNormBackward
 from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
 
@@ -267,6 +268,16 @@ class NativeBatchNorm(Op):
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         axes, shape = self.axes, self.shape
+        if state.enabled and not vmap_hook[0] and _same_float(grad, x, weight):
+            # create_graph: torch's one node, over (grad, input, weight, mean, invstd)
+            dev, dt = x.device, x._data.dtype
+            self.shapes = tuple(None if a is None else tuple(a.shape) for a in self.inputs)
+            stats = (
+                Tensor._make(self.mean.astype(dt, copy=False), dev),
+                Tensor._make(self.invstd.astype(dt, copy=False), dev),
+            )
+            got = NativeBatchNormBackward.apply(grad, x, weight, *stats, fwd=self)
+            return tuple(g if n else None for g, n in zip(got, self.needs_input_grad))
         if self.training and state.enabled:
             # create_graph: mean and invstd depend on x, so rebuild them with Tensor ops
             mean = x.mean(dim=axes, keepdim=True)
@@ -302,6 +313,17 @@ class NativeBatchNorm(Op):
             )
         xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps, stats)
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.shape)
+
+
+def _same_float(grad, x, weight):
+    """Whether grad, x (and weight) are float32/float64 arrays of one dtype."""
+    dt = x._data.dtype
+    return (
+        dt.kind == "f"
+        and dt.itemsize >= 4
+        and grad._data.dtype == dt
+        and (weight is None or weight._data.dtype == dt)
+    )
 
 
 def _first(t):
@@ -454,14 +476,21 @@ class NativeLayerNorm(Op):
                 state.fw_levels = levels
         need_x, need_w, need_b = self.needs_input_grad
         axes = self.axes
-        if (
-            not state.enabled
-            and grad._data.dtype.kind == "f"
+        plain_dtypes = (
+            grad._data.dtype.kind == "f"
             and grad._data.dtype.itemsize >= 4
             and grad._data.dtype == x._data.dtype
             and (weight is None or weight._data.dtype == grad._data.dtype)
-        ):  # no graph to record: the same formula on the arrays (same values, no nodes)
+        )
+        if not state.enabled and plain_dtypes:
+            # no graph to record: the same formula on the arrays (same values, no nodes)
             return self._plain_backward(grad, x, weight, need_x, need_w, need_b)
+        if plain_dtypes and not vmap_hook[0]:  # create_graph: torch's one node
+            dev, bias = x.device, self.inputs[2]
+            self.shapes = tuple(None if a is None else tuple(a.shape) for a in self.inputs)
+            stats = (Tensor._make(self.mean, dev), Tensor._make(self.invstd, dev))
+            got = NativeLayerNormBackward.apply(grad, x, *stats, weight, bias, fwd=self)
+            return tuple(g if n else None for g, n in zip(got, self.needs_input_grad))
         if state.enabled:  # create_graph: keep mean and invstd as functions of x
             xc = x - x.mean(dim=axes, keepdim=True)
             invstd = ((xc * xc).mean(dim=axes, keepdim=True) + self.eps) ** -0.5

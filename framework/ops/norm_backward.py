@@ -1,0 +1,172 @@
+"""layer_norm's and batch_norm's backward as one node each under create_graph, torch's
+NativeLayerNormBackwardBackward0 and NativeBatchNormBackwardBackward0: the first gradients
+come from the forward node's own (array) backward, and their derivatives are torch's
+layer_norm_double_backward and batchnorm_double_backward in Tensor ops."""
+
+from ..autograd.grad_mode import no_grad
+from ..autograd.op import Op
+from ..backend import device_of
+from ..tensor import Tensor
+
+
+def _first_grads(fwd, g, shapes):
+    """(grad_x, grad_w, grad_b) arrays of forward node `fwd` for upstream array `g`, each
+    summed to its input's shape (an empty placeholder where `fwd` gives none)."""
+    with no_grad():
+        got = fwd.backward(Tensor._make(g, device_of(g)))
+    out = []
+    for a, shape in zip(got, shapes):
+        if a is None or shape is None:
+            out.append(g.reshape(-1)[:0])
+            continue
+        a = a._data
+        if a.shape != shape:
+            a = a.sum(axis=tuple(range(a.ndim - len(shape)))).reshape(shape)
+        out.append(a)
+    return tuple(out)
+
+
+def _sum_to(t, keep):
+    """t summed over every dim but `keep`'s, keepdim."""
+    return t.sum(tuple(i for i in range(t.dim()) if i not in keep), keepdim=True)
+
+
+class NativeLayerNormBackward(Op):
+    """torch's native_layer_norm_backward(grad, input, mean, rstd, weight, bias): the three
+    first gradients of layer_norm node `fwd` (edges to all six inputs, as torch's node)."""
+
+    node_name = "NativeLayerNormBackwardBackward0"
+    saves_inputs = True
+
+    def forward(self, g, x, mean, rstd, w, b, fwd=None):
+        self.axes, self.shapes = fwd.axes, fwd.shapes
+        return _first_grads(fwd, g, self.shapes)
+
+    def backward(self, ggI, ggW, ggB):
+        gO, x, mean, rstd, w, _ = self.inputs
+        need_g, need_x, _, _, need_w, _ = self.needs_input_grad
+        axes, n = self.axes, 1
+        for a in axes:
+            n *= x.shape[a]
+        xc = x - mean
+        s1, s2, s3 = rstd, rstd**2, rstd**3
+        x_s3 = xc * s3
+        gamma = w if w is not None else None
+        gI = gG = ggO = None
+        if ggI is not None and need_x:
+            gxhat = gO * gamma if gamma is not None else gO
+            gxhat_mu_sum = (gxhat * xc).sum(axes, keepdim=True)
+            gxhat_sum = gxhat.sum(axes, keepdim=True)
+            ggI_sum = ggI.sum(axes, keepdim=True)
+            ggI_mu_sum = (ggI * xc).sum(axes, keepdim=True)
+            all_sub = (
+                ggI_sum * gxhat_sum / n
+                - (ggI * gxhat).sum(axes, keepdim=True)
+                + s2 * gxhat_mu_sum * ggI_mu_sum * (3.0 / n)
+            )
+            gI = (
+                x_s3 * all_sub / n
+                + ggI_mu_sum * s3 / n * (gxhat_sum / n - gxhat)
+                + gxhat_mu_sum * s3 / n * (ggI_sum / n - ggI)
+            )
+        if ggW is not None and gamma is not None and need_x:
+            t = gO * ggW
+            term = t * s1 - s1 * t.sum(axes, keepdim=True) / n
+            term = term - x_s3 * (t * xc).sum(axes, keepdim=True) / n
+            gI = term if gI is None else gI + term
+
+        def first(go, gam):
+            h0 = s1 / n if gam is None else gam * s1 / n
+            h1 = n * go - go.sum(axes, keepdim=True) - xc * s2 * (go * xc).sum(axes, keepdim=True)
+            return h0 * h1
+
+        if ggI is not None and gamma is not None and need_w:
+            gG = gO * first(ggI, None)
+            lead = tuple(range(x.dim() - len(axes)))
+            gG = gG.sum(lead) if lead else gG
+        if need_g:
+            if ggI is not None:
+                ggO = first(ggI, gamma)
+            if ggW is not None:
+                term = ggW * xc * s1
+                ggO = term if ggO is None else ggO + term
+            if ggB is not None:
+                ggO = ggB.expand(*x.shape) if ggO is None else ggO + ggB
+        return ggO, gI, None, None, gG, None
+
+    jvp = Op.jvp_transpose
+
+
+class NativeBatchNormBackward(Op):
+    """torch's native_batch_norm_backward(grad, input, weight, save_mean, save_invstd): the
+    three first gradients of batch_norm node `fwd` (in evaluation the running statistics
+    stand for the saved ones, as in torch's formula)."""
+
+    node_name = "NativeBatchNormBackwardBackward0"
+    saves_inputs = True
+
+    def forward(self, g, x, w, mean, invstd, fwd=None):
+        self.training, self.shapes = fwd.training, fwd.shapes
+        return _first_grads(fwd, g, self.shapes)
+
+    def backward(self, ggI, ggW, ggB):
+        gO, x, w, mean, invstd = self.inputs
+        need_g, need_x, need_w, _, _ = self.needs_input_grad
+        shape = (1, -1) + (1,) * (x.dim() - 2)
+        keep = (1,)
+        m = x.numel() // max(x.shape[1], 1)
+        mu, s1 = mean.reshape(shape), invstd.reshape(shape)
+        s2, s3 = s1**2, s1**3
+        gamma = w.reshape(shape) if w is not None else None
+        ggW = ggW.reshape(shape) if ggW is not None and w is not None else None
+        ggB = ggB.reshape(shape) if ggB is not None and w is not None else None
+        xc = x - mu
+        x_s3 = xc * s3
+        gI = gG = ggO = None
+        if need_x:
+            gO_sum = _sum_to(gO, keep)
+            gOinmu_sum = _sum_to(gO * xc, keep)
+            if ggI is not None and self.training:
+                ggI_sum = _sum_to(ggI, keep)
+                ggIinmu_sum = _sum_to(ggI * xc, keep)
+                all_sub = (
+                    ggI_sum * gO_sum / m
+                    - _sum_to(gO * ggI, keep)
+                    + s2 * gOinmu_sum * ggIinmu_sum * (3.0 / m)
+                )
+                gI = (
+                    x_s3 * all_sub / m
+                    + ggIinmu_sum * s3 / m * (gO_sum / m - gO)
+                    + gOinmu_sum * s3 / m * (ggI_sum / m - ggI)
+                )
+                gI = gI * gamma if gamma is not None else gI
+            if ggW is not None:
+                if self.training:
+                    term = gO * s1 - s1 * gO_sum / m - x_s3 * gOinmu_sum / m
+                    term = ggW * term
+                else:
+                    term = ggW * s1 * gO
+                gI = term if gI is None else gI + term
+
+        def first(go, gam):
+            h0 = s1 / m if gam is None else gam * s1 / m
+            h1 = m * go - _sum_to(go, keep) - xc * s2 * _sum_to(go * xc, keep)
+            return h0 * h1
+
+        if need_w and gamma is not None and ggI is not None:
+            gG = ggI * first(gO, None) if self.training else ggI * gO * s1
+            gG = gG.sum(tuple(i for i in range(gG.dim()) if i != 1))
+        if need_g:
+            if ggI is not None:
+                if self.training:
+                    ggO = first(ggI, gamma)
+                else:
+                    ggO = ggI * s1 if gamma is None else ggI * s1 * gamma
+            if ggW is not None:
+                term = ggW * xc * s1
+                ggO = term if ggO is None else ggO + term
+            if ggB is not None:
+                ggO = ggB.expand(*x.shape) if ggO is None else ggO + ggB
+        return ggO, gI, gG, None, None
+
+    jvp = Op.jvp_transpose
