@@ -252,8 +252,8 @@ class MulScalar(Op):
         return (a * other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
-        """``grad * other``."""
-        return grad * self.other
+        """``grad * other`` through mul.Scalar again (MulBackward1 under create_graph)."""
+        return MulScalar.apply(grad, other=self.other)
 
     jvp = Op.jvp_linear
 

@@ -16,6 +16,16 @@ from .. import dtypes
 from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
 from . import _loss_fast as _fast
+from .loss_backward import (
+    BinaryCrossEntropyBackward,
+    HuberLossBackward,
+    MseLossBackward,
+    SmoothL1LossBackward,
+    bce_logits_input_backward,
+    bce_logits_target_backward,
+    bce_target_backward,
+    loss_double_backward,
+)
 from .nll_backward import nll_double_backward
 
 __all__ = [
@@ -82,7 +92,11 @@ def _warn_size(x, y):
             stacklevel=3,
         )
         shape = broadcast_shapes(tuple(x.shape), tuple(y.shape))
-        return x.expand(shape), y.expand(shape)
+        # (torch's broadcast_tensors: an operand of that shape already is kept as it is)
+        return (
+            x if tuple(x.shape) == shape else x.expand(shape),
+            y if tuple(y.shape) == shape else y.expand(shape),
+        )
     return x, y
 
 
@@ -107,6 +121,10 @@ class MseLoss(Op):
 
     def backward(self, grad):
         x, y = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's nodes
+            params = {"reduction": self.reduction, "numel": self.numel}
+            needs = self.needs_input_grad
+            return loss_double_backward(MseLossBackward, grad, x, y, needs, **params)
         g = _scale(grad, self.reduction, self.numel) * 2 * (x - y)  # d/dx (x-y)^2
         return g, -g
 
@@ -227,6 +245,11 @@ class SmoothL1Loss(Op):
             raise RuntimeError(
                 f"Found dtype {_type_name(found)} but expected {_type_name(expected)}"
             )
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's nodes
+            node = HuberLossBackward if isinstance(self, HuberLoss) else SmoothL1LossBackward
+            params = {"reduction": self.reduction, "numel": self.numel}
+            params.update(beta=self.beta, scale=self.scale)
+            return loss_double_backward(node, grad, x, y, self.needs_input_grad, **params)
         d = x - y
         slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan
         g = _scale(grad, self.reduction, self.numel) * slope
@@ -361,13 +384,19 @@ class BinaryCrossEntropy(Op):
 
     def backward(self, grad):
         x, y, w = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's node and formula
+            need_x, need_y = self.needs_input_grad[:2]
+            params = {"reduction": self.reduction, "numel": self.numel, "weight": w}
+            gx = BinaryCrossEntropyBackward.apply(grad, x, y, **params) if need_x else None
+            gy = bce_target_backward(grad, x, w, self.reduction, self.numel) if need_y else None
+            return gx, gy, None
         g = _scale(grad, self.reduction, self.numel)
         if w is not None:
             g = g * w
         need_x, need_y = self.needs_input_grad[:2]
         # torch divides by max(x (1 - x), 1e-12) to stay finite at 0 and 1
         grad_x = g * (x - y) / (x * (1 - x)).clamp(min=1e-12) if need_x else None
-        grad_y = g * ((1 - x).log() - x.log()) if need_y else None  # -logit(x)
+        grad_y = bce_target_backward(grad, x, w, self.reduction, self.numel) if need_y else None
         return grad_x, grad_y, None
 
     jvp = Op.jvp_reduction
@@ -455,6 +484,12 @@ class BinaryCrossEntropyWithLogits(Op):
 
     def backward(self, grad):
         x, y, w, pw = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's composition
+            need_x, need_y = self.needs_input_grad[:2]
+            args = (grad, x, y, w, pw, self.reduction, self.numel)
+            gx = bce_logits_input_backward(*args) if need_x else None
+            gy = bce_logits_target_backward(*args) if need_y else None
+            return gx, gy, None, None
         g = _scale(grad, self.reduction, self.numel)
         if w is not None:
             g = g * w

@@ -10,7 +10,9 @@ from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ._double_backward import not_implemented
+from .loss_backward import SoftMarginLossBackward
 from .loss import _no_grad_for, _reduction
 from .reduction import array_mean
 
@@ -58,6 +60,9 @@ class SoftMarginLoss(Op):
         if self.bool_target:  # torch's formula negates the target
             raise bool_negation()
         x, y = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's node
+            params = {"target": y, "reduction": self.reduction, "numel": x.numel()}
+            return SoftMarginLossBackward.apply(grad, x, **params), None
         g = _upstream(grad, self.reduction, tuple(x.shape), x.numel())
         z = (-x * y).exp()  # torch's formula: -y z / (1 + z), inf / inf = NaN included
         return (y * z).neg() / (z + 1) * g, None

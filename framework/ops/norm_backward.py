@@ -3,6 +3,8 @@ NativeLayerNormBackwardBackward0 and NativeBatchNormBackwardBackward0: the first
 come from the forward node's own (array) backward, and their derivatives are torch's
 layer_norm_double_backward and batchnorm_double_backward in Tensor ops."""
 
+import math
+
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import device_of
@@ -170,3 +172,68 @@ class NativeBatchNormBackward(Op):
         return ggO, gI, gG, None, None
 
     jvp = Op.jvp_transpose
+
+
+class GroupNormStats(Op):
+    """The mean and rstd of a group_norm call as differentiable tensors, for torch's
+    create_graph formula (infinitely_differentiable_native_group_norm_backward), where they
+    are outputs of the forward node: named as it, with its edges (input, weight, bias), so
+    they require grad exactly when torch's do. Backward: their gradients reach the input
+    through var_mean_backward."""
+
+    node_name = "NativeGroupNormBackward0"
+    saves_inputs = True
+    saves = ("rstd",)
+
+    def forward(self, x, w, b, mean=None, rstd=None):
+        self.rstd = rstd
+        return mean, rstd
+
+    def backward(self, dmean, drstd):
+        x = self.inputs[0]
+        if not self.needs_input_grad[0] or (dmean is None and drstd is None):
+            return None, None, None
+        n, g = self.rstd.shape[:2]
+        count = math.prod(x.shape[1:]) // g
+        xg = x.reshape(n, g, count)
+        rstd = Tensor._make(self.rstd, x.device)
+        grad = None
+        if drstd is not None:  # d rstd = -rstd^3 / 2 d var; d var = 2 (x - mean) / count
+            dvar = -0.5 * rstd * rstd * rstd * drstd
+            grad = dvar * 2 / count * (xg - xg.mean(2, keepdim=True))
+        if dmean is not None:
+            term = dmean.expand(n, g, count) / count
+            grad = term if grad is None else grad + term
+        return grad.reshape(*x.shape), None, None
+
+    jvp = Op.jvp_transpose
+
+
+def group_norm_double(grad, x, w, b, mean, rstd, groups, needs):
+    """(grad_x, grad_w, grad_b) of group_norm under create_graph: torch's
+    infinitely_differentiable_native_group_norm_backward, in its order (its nodes: the
+    input's and weight's gradients are views of a sum, the bias's needs grad to require it)."""
+    n, c = x.shape[0], x.shape[1]
+    d = c // groups
+    hw = math.prod(x.shape[2:])
+    mean_t, rstd_t = GroupNormStats.apply(x, w, b, mean=mean, rstd=rstd)
+    xt = x.reshape(n, groups, d, hw)
+    mean_t, rstd_t = mean_t.reshape(n, groups, 1, 1), rstd_t.reshape(n, groups, 1, 1)
+    gy = grad.reshape(n, groups, d, hw)
+    ds = (gy * xt).sum(3).unsqueeze(-1)
+    db = gy.sum(3).unsqueeze(-1)
+    s = 1.0 / (d * hw) if d * hw else float("inf")
+    gx = gw = gb = None
+    if needs[0]:
+        gamma = w.reshape(1, groups, d, 1) if w is not None else None
+        a = rstd_t * gamma if gamma is not None else rstd_t
+        bb = ((ds * gamma).sum(2) if gamma is not None else ds.sum(2)).unsqueeze(-2)
+        cc = ((db * gamma).sum(2) if gamma is not None else db.sum(2)).unsqueeze(-2)
+        bb = (cc * mean_t - bb) * (rstd_t * rstd_t * rstd_t) * s
+        cc = -bb * mean_t - cc * rstd_t * s
+        gx = (a * gy + bb * xt + cc).reshape(*x.shape)
+    if needs[1] and w is not None:
+        gw = ((ds - db * mean_t) * rstd_t).sum(0).reshape(*w.shape)
+    if needs[2] and b is not None:
+        gb = db.sum(0).reshape(*b.shape)
+    return gx, gw, gb

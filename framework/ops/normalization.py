@@ -10,7 +10,7 @@ from ..autograd.saved import Attr
 from ..tensor import Tensor
 from . import _fused
 from ._moments import kernel_moments
-from .norm_backward import NativeBatchNormBackward, NativeLayerNormBackward
+from .norm_backward import NativeBatchNormBackward, NativeLayerNormBackward, group_norm_double
 from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
 
@@ -55,7 +55,7 @@ class NativeGroupNorm(Op):
         n, c = x.shape[0], x.shape[1]
         self.groups, self.eps = num_groups, eps
         self.wshape = (1, c) + (1,) * (x.ndim - 2)
-        g = x.reshape(n, num_groups, -1)
+        g = x.reshape(n, num_groups, _group_size(x.shape, num_groups))  # (-1 fails at N = 0)
         mean = array_mean(g, 2, keepdims=True)  # an empty group: nan, silently (as torch)
         gc = g - mean
         var = array_mean(gc * gc, 2, keepdims=True)
@@ -69,7 +69,7 @@ class NativeGroupNorm(Op):
             return (gc * invstd).reshape(x.shape)
         # torch's kernel: y = x * scale + (bias - mean * scale), scale = invstd * weight (its
         # rounding: a large mean cancels; an infinite weight makes its channel NaN, inf - inf)
-        per = x.reshape((n, num_groups, c // num_groups, -1))
+        per = x.reshape((n, num_groups, c // num_groups, math.prod(x.shape[2:])))
         scale = invstd[..., None]
         if weight is not None:
             scale = scale * weight.reshape(1, num_groups, -1, 1)
@@ -79,10 +79,16 @@ class NativeGroupNorm(Op):
         return (per * scale + shift).astype(x.dtype, copy=False).reshape(x.shape)
 
     def backward(self, grad):
-        x, weight, _ = self.inputs
+        x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         n = x.shape[0]
-        g = x.reshape(n, self.groups, -1)
+        if state.enabled and not vmap_hook[0] and _same_float(grad, x, weight):
+            stats = {"mean": self.mean, "rstd": self.invstd}
+            needs = self.needs_input_grad
+            return group_norm_double(
+                grad, x, weight, bias, groups=self.groups, needs=needs, **stats
+            )
+        g = x.reshape(n, self.groups, _group_size(x.shape, self.groups))
         if state.enabled:  # create_graph: mean and invstd as functions of x
             gc = g - g.mean(dim=2, keepdim=True)
             invstd = ((gc * gc).mean(dim=2, keepdim=True) + self.eps) ** -0.5
@@ -100,8 +106,8 @@ class NativeGroupNorm(Op):
             grad_x = Tensor._make(self._input_grad(grad._data, x._data, weight), x.device)
         elif need_x:
             gw = grad * weight.reshape(self.wshape) if weight is not None else grad
-            gw = gw.reshape(n, self.groups, -1)
-            xh = xhat.reshape(n, self.groups, -1)
+            gw = gw.reshape(n, self.groups, _group_size(x.shape, self.groups))
+            xh = xhat.reshape(n, self.groups, _group_size(x.shape, self.groups))
             grad_x = (
                 (gw - gw.mean(dim=2, keepdim=True) - xh * (gw * xh).mean(dim=2, keepdim=True))
                 * invstd
@@ -127,12 +133,21 @@ class NativeGroupNorm(Op):
     def jvp(self, tx, tw, tb):
         x, weight, _ = self.primals
         n = x.shape[0]
-        g = x.reshape(n, self.groups, -1)
-        tg = tx.reshape(n, self.groups, -1) if tx is not None else None
+        g = x.reshape(n, self.groups, _group_size(x.shape, self.groups))
+        tg = (
+            tx.reshape(n, self.groups, _group_size(x.shape, self.groups))
+            if tx is not None
+            else None
+        )
         xhat, dxhat = _normalized_jvp(g, tg, (2,), self.eps)
         xhat = xhat.reshape(x.shape)
         dxhat = dxhat.reshape(x.shape) if dxhat is not None else None
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.wshape)
+
+
+def _group_size(shape, groups):
+    """The elements of one group of an input of `shape`."""
+    return math.prod(shape[1:]) // groups
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
