@@ -252,7 +252,7 @@ class MulScalar(Op):
         return (a * other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
-        """``grad * other`` through mul.Scalar again (MulBackward1 under create_graph)."""
+        """``grad * other`` (torch's mul.Scalar again: MulBackward1)."""
         return MulScalar.apply(grad, other=self.other)
 
     jvp = Op.jvp_linear
