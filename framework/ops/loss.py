@@ -735,6 +735,7 @@ class CrossEntropy(Op):
     ):
         xp = self.xp
         self.x_shape, self.reduction, self.probs = x.shape, reduction, probs
+        self.ignore_index = ignore_index
         self.ls, out_shape = (
             label_smoothing,
             (t.shape if not probs else x.shape[:-1] if x.ndim == 1 else x.shape[:1] + x.shape[2:]),
@@ -789,6 +790,10 @@ class CrossEntropy(Op):
         need_x, need_t, need_w = self.needs_input_grad
         if plain(grad) and not self.probs and not (need_t or need_w):
             return self._plain_grad_x(grad), None, None
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's composition
+            from .cross_entropy_composed import composed_backward
+
+            return composed_backward(self, grad)
         if self.reduction == "none":
             g = grad.reshape(self.loss_shape).unsqueeze(1)
         elif self.reduction == "mean":

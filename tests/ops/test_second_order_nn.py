@@ -417,3 +417,71 @@ def test_not_implemented_double_backward(case, up_rg):
     for f, t in zip(f_vals, t_vals):
         if t is not None:
             np.testing.assert_allclose(f, t, rtol=1e-5, atol=1e-6)
+
+
+CROSS_ENTROPY = []
+for red in ("mean", "sum", "none"):
+    CROSS_ENTROPY += [
+        (
+            f"fast_path_{red}",  # (N, C) class indices: _loss_fast's nodes for 'mean'
+            lambda L, x, red=red: _F(L).cross_entropy(x, L.tensor([0, 2, 1]), reduction=red),
+            [((3, 4), "n", _RG)],
+        ),
+        (
+            f"smoothing_ignore_weight_{red}",
+            lambda L, x, red=red: _F(L).cross_entropy(
+                x,
+                L.tensor([0, -100, 1]),
+                weight=L.tensor([1.0, 2, 3, 4], dtype=L.float64),
+                reduction=red,
+                label_smoothing=0.2,
+            ),
+            [((3, 4), "n", _RG)],
+        ),
+        (
+            f"smoothing_spatial_{red}",
+            lambda L, x, red=red: _F(L).cross_entropy(
+                x, L.tensor([[0, 2], [1, 1], [3, 3]]), reduction=red, label_smoothing=0.1
+            ),
+            [((3, 4, 2), "n", _RG)],
+        ),
+        (
+            f"probabilities_weight_smoothing_{red}",
+            lambda L, x, y, red=red: _F(L).cross_entropy(
+                x,
+                y,
+                weight=L.tensor([1.0, 2, 3, 4], dtype=L.float64),
+                reduction=red,
+                label_smoothing=0.3,
+            ),
+            [((3, 4), "n", _RG), ((3, 4), "prob", _RG)],
+        ),
+    ]
+CROSS_ENTROPY.append(
+    (
+        "smoothing_unbatched",
+        lambda L, x: _F(L).cross_entropy(x, L.tensor(2), label_smoothing=0.1),
+        [((4,), "n", _RG)],
+    )
+)
+
+
+@pytest.mark.parametrize("up_rg", [False, True], ids=["upstream", "upstream_rg"])
+@pytest.mark.parametrize("case", CROSS_ENTROPY, ids=[c[0] for c in CROSS_ENTROPY])
+def test_cross_entropy_second_order(case, up_rg):
+    """cross_entropy under create_graph is torch's composition (log_softmax, then nll_loss,
+    smoothing or the probabilities' product): requires_grad, the second derivatives, and the
+    node feeding log_softmax's backward (the nll node, AddBackward0, MulBackward0) as
+    torch's; the target's gradient node and edges too. (log_softmax's own backward node is
+    activation code's.)"""
+    _, fn, specs = case
+    specs = _specs(specs)
+    t_nodes, t_first, t_second = _run(torch, fn, specs, up_rg, 9)
+    f_nodes, f_first, f_second = _run(framework, fn, specs, up_rg, 9)
+    assert [n[0] for n in f_nodes] == [n[0] for n in t_nodes]
+    assert f_nodes[0][2][0] == t_nodes[0][2][0]
+    assert f_nodes[1:] == t_nodes[1:]
+    assert all(_close(f, t) for f, t in zip(f_first, t_first))
+    assert len(f_second) == len(t_second)
+    for f, t in zip(f_second, t_second):
+        assert _close(f, t), (f, t)
