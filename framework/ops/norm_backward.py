@@ -28,6 +28,12 @@ def _first_grads(fwd, g, shapes):
     return tuple(out)
 
 
+def _affine_only(shapes, ggW, ggB):
+    """The incoming gradients of the weight's and bias's outputs, None where the call had no
+    weight or bias (their outputs are empty placeholders, as torch's are undefined)."""
+    return (ggW if shapes[1] is not None else None), (ggB if shapes[2] is not None else None)
+
+
 def _sum_to(t, keep):
     """t summed over every dim but `keep`'s, keepdim."""
     return t.sum(tuple(i for i in range(t.dim()) if i not in keep), keepdim=True)
@@ -47,6 +53,7 @@ class NativeLayerNormBackward(Op):
     def backward(self, ggI, ggW, ggB):
         gO, x, mean, rstd, w, _ = self.inputs
         need_g, need_x, _, _, need_w, _ = self.needs_input_grad
+        ggW, ggB = _affine_only(self.shapes, ggW, ggB)
         axes, n = self.axes, 1
         for a in axes:
             n *= x.shape[a]
@@ -114,14 +121,15 @@ class NativeBatchNormBackward(Op):
     def backward(self, ggI, ggW, ggB):
         gO, x, w, mean, invstd = self.inputs
         need_g, need_x, need_w, _, _ = self.needs_input_grad
+        ggW, ggB = _affine_only(self.shapes, ggW, ggB)
         shape = (1, -1) + (1,) * (x.dim() - 2)
         keep = (1,)
         m = x.numel() // max(x.shape[1], 1)
         mu, s1 = mean.reshape(shape), invstd.reshape(shape)
         s2, s3 = s1**2, s1**3
         gamma = w.reshape(shape) if w is not None else None
-        ggW = ggW.reshape(shape) if ggW is not None and w is not None else None
-        ggB = ggB.reshape(shape) if ggB is not None and w is not None else None
+        ggW = ggW.reshape(shape) if ggW is not None else None
+        ggB = ggB.reshape(shape) if ggB is not None else None
         xc = x - mu
         x_s3 = xc * s3
         gI = gG = ggO = None

@@ -485,3 +485,61 @@ def test_cross_entropy_second_order(case, up_rg):
     assert len(f_second) == len(t_second)
     for f, t in zip(f_second, t_second):
         assert _close(f, t), (f, t)
+
+
+FORWARD_OVER_REVERSE = {
+    "layer_norm_no_affine": (lambda L, x: _F(L).layer_norm(x, (3,)), [(2, 3)]),
+    "layer_norm_weight_only": (
+        lambda L, x, w: _F(L).layer_norm(x, (3,), w),
+        [(2, 3), (3,)],
+    ),
+    "batch_norm_weight_only": (
+        lambda L, x, w: _F(L).batch_norm(x, None, None, w, training=True),
+        [(4, 3), (3,)],
+    ),
+    "batch_norm_eval": (
+        lambda L, x, w, b: _F(L).batch_norm(
+            x, L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64), w, b
+        ),
+        [(4, 3), (3,), (3,)],
+    ),
+    "group_norm": (lambda L, x, w, b: _F(L).group_norm(x, 2, w, b), [(3, 4, 2), (4,), (4,)]),
+    "mse": (lambda L, x, y: _F(L).mse_loss(x, y), [(3, 4), (3, 4)]),
+    "smooth_l1": (lambda L, x, y: _F(L).smooth_l1_loss(x, y, beta=0.7), [(3, 4), (3, 4)]),
+    "bce": (
+        lambda L, x, y: _F(L).binary_cross_entropy(x.sigmoid(), y.sigmoid(), reduction="sum"),
+        [(3, 4), (3, 4)],
+    ),
+    "nll": (lambda L, x: _F(L).nll_loss(x, L.tensor([0, 2, 1])), [(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD_OVER_REVERSE))
+def test_forward_over_reverse_matches_torch(name):
+    """The tangents of the create_graph gradients (every input dual) are torch's, None where
+    torch's are; and ours pass gradgradcheck's forward-over-reverse check."""
+    fn, shapes = FORWARD_OVER_REVERSE[name]
+    arrays = [RNG.standard_normal(s) for s in shapes]
+    tangents = [RNG.standard_normal(s) for s in shapes]
+    up = None
+    seen = []
+    for L in (torch, framework):
+        fwd = L.autograd.forward_ad
+        with fwd.dual_level():
+            xs = [
+                fwd.make_dual(L.tensor(a, requires_grad=True), L.tensor(t))
+                for a, t in zip(arrays, tangents)
+            ]
+            out = fn(L, *xs)
+            if up is None:
+                up = RNG.standard_normal(tuple(out.shape))
+            gs = L.autograd.grad(out, xs, L.tensor(up), create_graph=True, allow_unused=True)
+            seen.append([None if g is None else fwd.unpack_dual(g).tangent for g in gs])
+    for f, t in zip(*seen):
+        assert (f is None) == (t is None)
+        if t is not None:
+            np.testing.assert_allclose(f.detach().numpy(), t.detach().numpy(), rtol=1e-7, atol=1e-9)
+    xs = [framework.tensor(a, requires_grad=True) for a in arrays]
+    assert framework.autograd.gradgradcheck(
+        lambda *t: fn(framework, *t), xs, check_fwd_over_rev=True
+    )
