@@ -51,26 +51,31 @@ class NativeLayerNormBackward(Op):
         return _first_grads(fwd, g, self.shapes)
 
     def backward(self, ggI, ggW, ggB):
+        # torch's layer_norm_double_backward, on the (M, N) rows it reshapes to (so each
+        # result is a view of its input's shape, as torch's)
         gO, x, mean, rstd, w, _ = self.inputs
         need_g, need_x, _, _, need_w, _ = self.needs_input_grad
         ggW, ggB = _affine_only(self.shapes, ggW, ggB)
-        axes, n = self.axes, 1
-        for a in axes:
-            n *= x.shape[a]
-        xc = x - mean
-        s1, s2, s3 = rstd, rstd**2, rstd**3
+        n = math.prod(x.shape[x.dim() - len(self.axes) :])
+        m = math.prod(x.shape[: x.dim() - len(self.axes)])
+        xc = x.reshape(m, n) - mean.reshape(m, 1)
+        go = gO.reshape(m, n)
+        s1 = rstd.reshape(m, 1)
+        s2, s3 = s1.pow(2), s1.pow(3)
         x_s3 = xc * s3
-        gamma = w if w is not None else None
+        gamma = w.reshape(1, n) if w is not None else None
+        ggI = ggI.reshape(m, n) if ggI is not None else None
+        ggW = ggW.reshape(1, n) if ggW is not None else None
         gI = gG = ggO = None
         if ggI is not None and need_x:
-            gxhat = gO * gamma if gamma is not None else gO
-            gxhat_mu_sum = (gxhat * xc).sum(axes, keepdim=True)
-            gxhat_sum = gxhat.sum(axes, keepdim=True)
-            ggI_sum = ggI.sum(axes, keepdim=True)
-            ggI_mu_sum = (ggI * xc).sum(axes, keepdim=True)
+            gxhat = go * gamma if gamma is not None else go
+            gxhat_mu_sum = (gxhat * xc).sum(1, keepdim=True)
+            gxhat_sum = gxhat.sum(1, keepdim=True)
+            ggI_sum = ggI.sum(1, keepdim=True)
+            ggI_mu_sum = (ggI * xc).sum(1, keepdim=True)
             all_sub = (
                 ggI_sum * gxhat_sum / n
-                - (ggI * gxhat).sum(axes, keepdim=True)
+                - (ggI * gxhat).sum(1, keepdim=True)
                 + s2 * gxhat_mu_sum * ggI_mu_sum * (3.0 / n)
             )
             gI = (
@@ -79,20 +84,19 @@ class NativeLayerNormBackward(Op):
                 + gxhat_mu_sum * s3 / n * (ggI_sum / n - ggI)
             )
         if ggW is not None and gamma is not None and need_x:
-            t = gO * ggW
-            term = t * s1 - s1 * t.sum(axes, keepdim=True) / n
-            term = term - x_s3 * (t * xc).sum(axes, keepdim=True) / n
+            t = go * ggW
+            term = t * s1 - s1 * t.sum(1, keepdim=True) / n
+            term = term - x_s3 * (t * xc).sum(1, keepdim=True) / n
             gI = term if gI is None else gI + term
+        gI = gI.reshape(*x.shape) if gI is not None else None
 
-        def first(go, gam):
+        def first(g, gam):
             h0 = s1 / n if gam is None else gam * s1 / n
-            h1 = n * go - go.sum(axes, keepdim=True) - xc * s2 * (go * xc).sum(axes, keepdim=True)
+            h1 = n * g - g.sum(1, keepdim=True) - xc * s2 * (g * xc).sum(1, keepdim=True)
             return h0 * h1
 
         if ggI is not None and gamma is not None and need_w:
-            gG = gO * first(ggI, None)
-            lead = tuple(range(x.dim() - len(axes)))
-            gG = gG.sum(lead) if lead else gG
+            gG = (go * first(ggI, None)).sum(0).reshape(*w.shape)
         if need_g:
             if ggI is not None:
                 ggO = first(ggI, gamma)
@@ -100,7 +104,10 @@ class NativeLayerNormBackward(Op):
                 term = ggW * xc * s1
                 ggO = term if ggO is None else ggO + term
             if ggB is not None:
-                ggO = ggB.expand(*x.shape) if ggO is None else ggO + ggB
+                term = ggB.reshape(1, n)
+                ggO = term if ggO is None else ggO + term
+            if ggO is not None:
+                ggO = ggO.expand(m, n).reshape(*x.shape)
         return ggO, gI, None, None, gG, None
 
     jvp = Op.jvp_transpose
@@ -128,6 +135,10 @@ class NativeBatchNormBackward(Op):
         mu, s1 = mean.reshape(shape), invstd.reshape(shape)
         s2, s3 = s1**2, s1**3
         gamma = w.reshape(shape) if w is not None else None
+        # torch multiplies by a 0-dim one without a weight (its result's node: MulBackward0)
+        gamma_e = (
+            gamma if gamma is not None else Tensor._make(x.xp.ones((), x._data.dtype), x.device)
+        )
         ggW = ggW.reshape(shape) if ggW is not None else None
         ggB = ggB.reshape(shape) if ggB is not None else None
         xc = x - mu
@@ -149,7 +160,7 @@ class NativeBatchNormBackward(Op):
                     + ggIinmu_sum * s3 / m * (gO_sum / m - gO)
                     + gOinmu_sum * s3 / m * (ggI_sum / m - ggI)
                 )
-                gI = gI * gamma if gamma is not None else gI
+                gI = gamma_e * gI
             if ggW is not None:
                 if self.training:
                     term = gO * s1 - s1 * gO_sum / m - x_s3 * gOinmu_sum / m
