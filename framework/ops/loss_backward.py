@@ -46,9 +46,10 @@ class _LossBackward(Op):
         return grad_go, (both if need_x else None), (-both if need_y else None)
 
     def grad_output(self, gg, go, x, y, **p):
-        """The derivative for grad: the kernel itself of the incoming gradient (the engine
-        sums it down to grad's shape)."""
-        return type(self).apply(gg, x, y, **p)
+        """The derivative for grad: the kernel itself of the incoming gradient, summed down
+        to a reduced grad's 0-dim shape (torch's sum_to: SumBackward0)."""
+        out = type(self).apply(gg, x, y, **p)
+        return out.sum() if go.dim() == 0 and out.dim() else out
 
     jvp = Op.jvp_transpose
 
@@ -81,8 +82,10 @@ class SmoothL1LossBackward(_LossBackward):
 
     @staticmethod
     def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        from .extras2 import DivScalar
+
         inside = ((x - y).abs() < beta).to(g.dtype)
-        return _mean_of(g * inside / beta, reduction, numel)
+        return _mean_of(DivScalar.apply(g * inside, other=beta), reduction, numel)
 
 
 class HuberLossBackward(SmoothL1LossBackward):
@@ -175,6 +178,8 @@ class BinaryCrossEntropyBackward(_LossBackward):
         if need_go:  # ... _double_backward_grad_output
             ggo = (x - y) / ((x + eps) * (1 - x + eps)) * gg
             grad_go = _mean_of(ggo * w if w is not None else ggo, red, n)
+            if go.dim() == 0 and grad_go.dim():  # torch's sum_to a reduced grad's shape
+                grad_go = grad_go.sum()
         return grad_go, grad_x, grad_y
 
 
