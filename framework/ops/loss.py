@@ -100,6 +100,13 @@ def _warn_size(x, y):
     return x, y
 
 
+def _in_backward():
+    """Whether an autograd walk runs this backward (not forward AD's jvp_reduction)."""
+    from ..autograd.grad_mode import state
+
+    return state.graph_task is not None
+
+
 def _reduction_enum(fn):
     """torch's at::Reduction number a loss node saves: none 0, mean 1, sum 2."""
     return ("none", "mean", "sum").index(fn.reduction)
@@ -790,8 +797,8 @@ class CrossEntropy(Op):
         need_x, need_t, need_w = self.needs_input_grad
         if plain(grad) and not self.probs and not (need_t or need_w):
             return self._plain_grad_x(grad), None, None
-        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's composition
-            from .cross_entropy_composed import composed_backward
+        if is_grad_enabled() and not vmap_hook[0] and _in_backward():  # create_graph:
+            from .cross_entropy_composed import composed_backward  # torch's composition
 
             return composed_backward(self, grad)
         if self.reduction == "none":
