@@ -3,10 +3,11 @@
 import math
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from . import _fused
 from ._rowwise import row_dot, row_sum
+from ._double_backward import not_implemented
 from .activation import softmax
 from .linalg import matmul
 
@@ -73,8 +74,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     """softmax(q @ k^T * scale + mask) @ v for 4-D q, k, v; the node torch's CPU kernel makes.
 
     The mask (additive, already combined with the causal mask) is a parameter, not an input.
-    Backward reuses the saved probabilities; under create_graph it rebuilds them from the
-    inputs with Tensor ops, so double backward is exact.
+    Backward reuses the saved probabilities; under create_graph its gradients come from torch's
+    NotImplemented node (torch's kernel has no derivative: a second backward raises).
     """
 
     saves_inputs = True
@@ -112,12 +113,26 @@ class ScaledDotProductFlashAttentionForCpu(Op):
 
     def backward(self, grad):
         q, k, v = self.inputs
-        if is_grad_enabled():  # create_graph: rebuild the probabilities as a differentiable graph
-            p = _composed_probs(q, k, self.mask, self.scale)
-            grad_v = matmul(p.transpose(-2, -1), grad)
-            grad_p = matmul(grad, v.transpose(-2, -1))
-            grad_s = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * self.scale
-            return matmul(grad_s, k), matmul(grad_s.transpose(-2, -1), q), grad_v
+        if is_grad_enabled() and vmap_hook[0]:  # batched (jacrev): the formula in Tensor ops
+            return self._composed_grads(grad, q, k, v)
+        if is_grad_enabled():  # create_graph: torch's kernel has no derivative (NotImplemented)
+            return not_implemented(
+                "_scaled_dot_product_flash_attention_for_cpu_backward",
+                (grad, q, k, v, self.output),
+                lambda: self._grads(grad, q, k, v),
+            )
+        return self._grads(grad, q, k, v)
+
+    def _composed_grads(self, grad, q, k, v):
+        """(grad_q, grad_k, grad_v) in Tensor ops, the probabilities rebuilt from q and k."""
+        p = _composed_probs(q, k, self.mask, self.scale)
+        grad_v = matmul(p.transpose(-2, -1), grad)
+        grad_p = matmul(grad, v.transpose(-2, -1))
+        grad_s = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * self.scale
+        return matmul(grad_s, k), matmul(grad_s.transpose(-2, -1), q), grad_v
+
+    def _grads(self, grad, q, k, v):
+        """(grad_q, grad_k, grad_v) from the saved probabilities, on arrays."""
         xp, p, g = self.xp, self.probs, grad._data
         grad_v = xp.swapaxes(p, -1, -2) @ g
         grad_s = g @ xp.swapaxes(v._data, -1, -2)  # d softmax: p * (g_p - sum(g_p * p))

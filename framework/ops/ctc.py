@@ -2,7 +2,9 @@
 over the batch and the extended label positions), torch's gradient formula."""
 
 from .._errors import refuse
+from ..autograd.grad_mode import state
 from ..autograd.op import Op, vmap_hook
+from ._double_backward import not_implemented
 from .loss import _quiet
 from ..tensor import Tensor
 
@@ -33,6 +35,8 @@ class CtcLoss(Op):
     """Per-sample negative log-likelihoods; backward is torch's exp(lp) - occupation form."""
 
     no_bfloat16 = "ctc_loss_cpu"
+    saves_inputs = True  # (torch keeps log_probs and the result for its backward kernel)
+    saves_output = True
     saves = ("grad_lp", "live")
 
     def forward(self, lp, targets=None, in_len=None, tgt_len=None, blank=0, zero_infinity=False):
@@ -98,22 +102,26 @@ class CtcLoss(Op):
         return nll.astype(lp.dtype)
 
     def backward(self, grad):
-        return _CtcGrad.apply(grad, g=self.grad_lp, live=self.live)
+        if not state.enabled:
+            return _CtcGrad.apply(grad, g=self.grad_lp, live=self.live)
+        return not_implemented(  # torch's edges: the upstream gradient, log_probs, the loss
+            "_ctc_loss_backward",
+            (grad, self.inputs[0], self.output),
+            lambda: _CtcGrad.apply(grad, g=self.grad_lp, live=self.live),
+        )
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "_ctc_loss"
 
 
 class _CtcGrad(Op):
-    """The input gradient: fixed per-frame gradients scaled by each sample's upstream grad."""
+    """The input gradient: fixed per-frame gradients scaled by each sample's upstream grad
+    (run without a graph: under create_graph ctc's backward records torch's NotImplemented)."""
 
     def forward(self, grad, g=None, live=None):
         # torch zeroes the frames past each input length (and a zero_infinity sample) rather
         # than scaling them by the upstream gradient (a NaN one stays off them)
         return self.xp.where(live, g * grad[None, :, None], 0).astype(g.dtype, copy=False)
-
-    def backward(self, grad):
-        raise RuntimeError("the derivative for '_ctc_loss_backward' is not implemented.")
 
 
 def _labels(xp, tg, tgt_len, n):

@@ -793,8 +793,8 @@ class DivScalar(Op):
         return (a / other).astype(a.dtype, copy=False)
 
     def backward(self, grad):
-        """``grad / other``."""
-        return grad / self.other
+        """``grad / other`` through div.Scalar again (DivBackward1 under create_graph)."""
+        return DivScalar.apply(grad, other=self.other)
 
     jvp = Op.jvp_linear
 

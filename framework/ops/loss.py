@@ -10,12 +10,23 @@ import math
 import warnings
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.op import Op
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from .. import dtypes
 from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
 from . import _loss_fast as _fast
+from .loss_backward import (
+    BinaryCrossEntropyBackward,
+    HuberLossBackward,
+    MseLossBackward,
+    SmoothL1LossBackward,
+    bce_logits_input_backward,
+    bce_logits_target_backward,
+    bce_target_backward,
+    loss_double_backward,
+)
+from .nll_backward import nll_double_backward
 
 __all__ = [
     "mse_loss",
@@ -81,8 +92,19 @@ def _warn_size(x, y):
             stacklevel=3,
         )
         shape = broadcast_shapes(tuple(x.shape), tuple(y.shape))
-        return x.expand(shape), y.expand(shape)
+        # (torch's broadcast_tensors: an operand of that shape already is kept as it is)
+        return (
+            x if tuple(x.shape) == shape else x.expand(shape),
+            y if tuple(y.shape) == shape else y.expand(shape),
+        )
     return x, y
+
+
+def _in_backward():
+    """Whether an autograd walk runs this backward (not forward AD's jvp_reduction)."""
+    from ..autograd.grad_mode import state
+
+    return state.graph_task is not None
 
 
 def _reduction_enum(fn):
@@ -106,6 +128,10 @@ class MseLoss(Op):
 
     def backward(self, grad):
         x, y = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's nodes
+            params = {"reduction": self.reduction, "numel": self.numel}
+            needs = self.needs_input_grad
+            return loss_double_backward(MseLossBackward, grad, x, y, needs, **params)
         g = _scale(grad, self.reduction, self.numel) * 2 * (x - y)  # d/dx (x-y)^2
         return g, -g
 
@@ -226,6 +252,11 @@ class SmoothL1Loss(Op):
             raise RuntimeError(
                 f"Found dtype {_type_name(found)} but expected {_type_name(expected)}"
             )
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's nodes
+            node = HuberLossBackward if isinstance(self, HuberLoss) else SmoothL1LossBackward
+            params = {"reduction": self.reduction, "numel": self.numel}
+            params.update(beta=self.beta, scale=self.scale)
+            return loss_double_backward(node, grad, x, y, self.needs_input_grad, **params)
         d = x - y
         slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan
         g = _scale(grad, self.reduction, self.numel) * slope
@@ -360,13 +391,19 @@ class BinaryCrossEntropy(Op):
 
     def backward(self, grad):
         x, y, w = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's node and formula
+            need_x, need_y = self.needs_input_grad[:2]
+            params = {"reduction": self.reduction, "numel": self.numel, "weight": w}
+            gx = BinaryCrossEntropyBackward.apply(grad, x, y, **params) if need_x else None
+            gy = bce_target_backward(grad, x, w, self.reduction, self.numel) if need_y else None
+            return gx, gy, None
         g = _scale(grad, self.reduction, self.numel)
         if w is not None:
             g = g * w
         need_x, need_y = self.needs_input_grad[:2]
         # torch divides by max(x (1 - x), 1e-12) to stay finite at 0 and 1
         grad_x = g * (x - y) / (x * (1 - x)).clamp(min=1e-12) if need_x else None
-        grad_y = g * ((1 - x).log() - x.log()) if need_y else None  # -logit(x)
+        grad_y = bce_target_backward(grad, x, w, self.reduction, self.numel) if need_y else None
         return grad_x, grad_y, None
 
     jvp = Op.jvp_reduction
@@ -454,6 +491,12 @@ class BinaryCrossEntropyWithLogits(Op):
 
     def backward(self, grad):
         x, y, w, pw = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's composition
+            need_x, need_y = self.needs_input_grad[:2]
+            args = (grad, x, y, w, pw, self.reduction, self.numel)
+            gx = bce_logits_input_backward(*args) if need_x else None
+            gy = bce_logits_target_backward(*args) if need_y else None
+            return gx, gy, None, None
         g = _scale(grad, self.reduction, self.numel)
         if w is not None:
             g = g * w
@@ -633,8 +676,14 @@ class NllLoss(Op):
             return (loss.sum() / self.denom).astype(x.dtype)
 
     def backward(self, grad):
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's one node
+            return nll_double_backward(self, grad), None, None
+        return self.grad_x(grad), None, None
+
+    def grad_x(self, grad):
+        """The input's gradient (on arrays where there is no graph to record)."""
         if len(self.x_shape) <= 2 and plain(grad):
-            return self._plain_grad_x(grad), None, None
+            return self._plain_grad_x(grad)
         if self.reduction == "none":
             g = grad.reshape(self.safe.shape).unsqueeze(1)
         else:
@@ -650,7 +699,7 @@ class NllLoss(Op):
         q = self.wt[:, None] * hit
         # torch scatters -w g to each kept target only: a NaN/inf g reaches no other class
         grad_x = where(Tensor._make(hit, grad.device), -g * Tensor._make(q, grad.device), 0.0)
-        return grad_x.reshape(self.x_shape), None, None
+        return grad_x.reshape(self.x_shape)
 
     def _plain_grad_x(self, grad):
         """The input's gradient on the arrays for (C) and (N, C) inputs (no graph to record):
@@ -693,6 +742,7 @@ class CrossEntropy(Op):
     ):
         xp = self.xp
         self.x_shape, self.reduction, self.probs = x.shape, reduction, probs
+        self.ignore_index = ignore_index
         self.ls, out_shape = (
             label_smoothing,
             (t.shape if not probs else x.shape[:-1] if x.ndim == 1 else x.shape[:1] + x.shape[2:]),
@@ -747,6 +797,10 @@ class CrossEntropy(Op):
         need_x, need_t, need_w = self.needs_input_grad
         if plain(grad) and not self.probs and not (need_t or need_w):
             return self._plain_grad_x(grad), None, None
+        if is_grad_enabled() and not vmap_hook[0] and _in_backward():  # create_graph:
+            from .cross_entropy_composed import composed_backward  # torch's composition
+
+            return composed_backward(self, grad)
         if self.reduction == "none":
             g = grad.reshape(self.loss_shape).unsqueeze(1)
         elif self.reduction == "mean":

@@ -10,6 +10,9 @@ from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
+from ._double_backward import not_implemented
+from .loss_backward import SoftMarginLossBackward
 from .loss import _no_grad_for, _reduction
 from .reduction import array_mean
 
@@ -57,6 +60,9 @@ class SoftMarginLoss(Op):
         if self.bool_target:  # torch's formula negates the target
             raise bool_negation()
         x, y = self.inputs
+        if is_grad_enabled() and not vmap_hook[0]:  # create_graph: torch's node
+            params = {"target": y, "reduction": self.reduction, "numel": x.numel()}
+            return SoftMarginLossBackward.apply(grad, x, **params), None
         g = _upstream(grad, self.reduction, tuple(x.shape), x.numel())
         z = (-x * y).exp()  # torch's formula: -y z / (1 + z), inf / inf = NaN included
         return (y * z).neg() / (z + 1) * g, None
@@ -147,7 +153,12 @@ class MultiMarginLoss(Op):
         return xp.asarray(_reduce(xp, loss, reduction)).astype(dtype, copy=False)
 
     def backward(self, grad):
-        x, _, _ = self.inputs
+        x = self.inputs[0]
+        gx = not_implemented("multi_margin_loss_backward", (grad, x), lambda: self._grad_x(grad, x))
+        return gx, None, None
+
+    def _grad_x(self, grad, x):
+        """The input's gradient (Tensor ops on the saved masks)."""
         c = x.shape[-1]
         shape = tuple(x.shape[:-1])
         g = _upstream(grad, self.reduction, shape, max(math.prod(shape), 1)).reshape(-1, 1)
@@ -163,7 +174,7 @@ class MultiMarginLoss(Op):
             h = 2 * (self.margin - xy + x2) * mask
         h = (h * wy / c).where(mask, zero)  # torch's kernel, then times the upstream gradient
         gx = (h - h.sum(1, keepdim=True).where(onehot, zero)) * g
-        return gx.reshape(*x.shape), None, None
+        return gx.reshape(*x.shape)
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "multi_margin_loss"
@@ -250,13 +261,20 @@ class MultilabelMarginLoss(Op):
         return _reduce(xp, loss.reshape(x.shape[:-1]), reduction)
 
     def backward(self, grad):
-        x, _ = self.inputs
+        x = self.inputs[0]
+        gx = not_implemented(
+            "multilabel_margin_loss_backward", (grad, x), lambda: self._grad_x(grad, x)
+        )
+        return gx, None
+
+    def _grad_x(self, grad, x):
+        """The input's gradient (Tensor ops on the saved active terms)."""
         c = x.shape[-1] if x.dim() else 1
         shape = tuple(x.shape[:-1])
         g = _upstream(grad, self.reduction, shape, max(math.prod(shape), 1)).reshape(-1, 1)
         a = Tensor._make(self.active, x.device).to(x.dtype)
         gx = (a.sum(1) - a.sum(2)) * g / c
-        return gx.reshape(*x.shape), None
+        return gx.reshape(*x.shape)
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "multilabel_margin_loss_forward"

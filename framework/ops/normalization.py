@@ -10,6 +10,7 @@ from ..autograd.saved import Attr
 from ..tensor import Tensor
 from . import _fused
 from ._moments import kernel_moments
+from .norm_backward import NativeBatchNormBackward, NativeLayerNormBackward, group_norm_double
 from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
 
@@ -54,7 +55,7 @@ class NativeGroupNorm(Op):
         n, c = x.shape[0], x.shape[1]
         self.groups, self.eps = num_groups, eps
         self.wshape = (1, c) + (1,) * (x.ndim - 2)
-        g = x.reshape(n, num_groups, -1)
+        g = x.reshape(n, num_groups, _group_size(x.shape, num_groups))  # (-1 fails at N = 0)
         mean = array_mean(g, 2, keepdims=True)  # an empty group: nan, silently (as torch)
         gc = g - mean
         var = array_mean(gc * gc, 2, keepdims=True)
@@ -68,7 +69,7 @@ class NativeGroupNorm(Op):
             return (gc * invstd).reshape(x.shape)
         # torch's kernel: y = x * scale + (bias - mean * scale), scale = invstd * weight (its
         # rounding: a large mean cancels; an infinite weight makes its channel NaN, inf - inf)
-        per = x.reshape((n, num_groups, c // num_groups, -1))
+        per = x.reshape((n, num_groups, c // num_groups, math.prod(x.shape[2:])))
         scale = invstd[..., None]
         if weight is not None:
             scale = scale * weight.reshape(1, num_groups, -1, 1)
@@ -78,10 +79,16 @@ class NativeGroupNorm(Op):
         return (per * scale + shift).astype(x.dtype, copy=False).reshape(x.shape)
 
     def backward(self, grad):
-        x, weight, _ = self.inputs
+        x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         n = x.shape[0]
-        g = x.reshape(n, self.groups, -1)
+        if state.enabled and not vmap_hook[0] and _same_float(grad, x, weight):
+            stats = {"mean": self.mean, "rstd": self.invstd}
+            needs = self.needs_input_grad
+            return group_norm_double(
+                grad, x, weight, bias, groups=self.groups, needs=needs, **stats
+            )
+        g = x.reshape(n, self.groups, _group_size(x.shape, self.groups))
         if state.enabled:  # create_graph: mean and invstd as functions of x
             gc = g - g.mean(dim=2, keepdim=True)
             invstd = ((gc * gc).mean(dim=2, keepdim=True) + self.eps) ** -0.5
@@ -99,8 +106,8 @@ class NativeGroupNorm(Op):
             grad_x = Tensor._make(self._input_grad(grad._data, x._data, weight), x.device)
         elif need_x:
             gw = grad * weight.reshape(self.wshape) if weight is not None else grad
-            gw = gw.reshape(n, self.groups, -1)
-            xh = xhat.reshape(n, self.groups, -1)
+            gw = gw.reshape(n, self.groups, _group_size(x.shape, self.groups))
+            xh = xhat.reshape(n, self.groups, _group_size(x.shape, self.groups))
             grad_x = (
                 (gw - gw.mean(dim=2, keepdim=True) - xh * (gw * xh).mean(dim=2, keepdim=True))
                 * invstd
@@ -126,12 +133,21 @@ class NativeGroupNorm(Op):
     def jvp(self, tx, tw, tb):
         x, weight, _ = self.primals
         n = x.shape[0]
-        g = x.reshape(n, self.groups, -1)
-        tg = tx.reshape(n, self.groups, -1) if tx is not None else None
+        g = x.reshape(n, self.groups, _group_size(x.shape, self.groups))
+        tg = (
+            tx.reshape(n, self.groups, _group_size(x.shape, self.groups))
+            if tx is not None
+            else None
+        )
         xhat, dxhat = _normalized_jvp(g, tg, (2,), self.eps)
         xhat = xhat.reshape(x.shape)
         dxhat = dxhat.reshape(x.shape) if dxhat is not None else None
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.wshape)
+
+
+def _group_size(shape, groups):
+    """The elements of one group of an input of `shape`."""
+    return math.prod(shape[1:]) // groups
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
@@ -267,6 +283,16 @@ class NativeBatchNorm(Op):
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         axes, shape = self.axes, self.shape
+        if state.enabled and not vmap_hook[0] and _same_float(grad, x, weight):
+            # create_graph: torch's one node, over (grad, input, weight, mean, invstd)
+            dev, dt = x.device, x._data.dtype
+            self.shapes = tuple(None if a is None else tuple(a.shape) for a in self.inputs)
+            stats = (
+                Tensor._make(self.mean.astype(dt, copy=False), dev),
+                Tensor._make(self.invstd.astype(dt, copy=False), dev),
+            )
+            got = NativeBatchNormBackward.apply(grad, x, weight, *stats, fwd=self)
+            return tuple(g if n else None for g, n in zip(got, self.needs_input_grad))
         if self.training and state.enabled:
             # create_graph: mean and invstd depend on x, so rebuild them with Tensor ops
             mean = x.mean(dim=axes, keepdim=True)
@@ -302,6 +328,17 @@ class NativeBatchNorm(Op):
             )
         xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps, stats)
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.shape)
+
+
+def _same_float(grad, x, weight):
+    """Whether grad, x (and weight) are float32/float64 arrays of one dtype."""
+    dt = x._data.dtype
+    return (
+        dt.kind == "f"
+        and dt.itemsize >= 4
+        and grad._data.dtype == dt
+        and (weight is None or weight._data.dtype == dt)
+    )
 
 
 def _first(t):
@@ -454,14 +491,21 @@ class NativeLayerNorm(Op):
                 state.fw_levels = levels
         need_x, need_w, need_b = self.needs_input_grad
         axes = self.axes
-        if (
-            not state.enabled
-            and grad._data.dtype.kind == "f"
+        plain_dtypes = (
+            grad._data.dtype.kind == "f"
             and grad._data.dtype.itemsize >= 4
             and grad._data.dtype == x._data.dtype
             and (weight is None or weight._data.dtype == grad._data.dtype)
-        ):  # no graph to record: the same formula on the arrays (same values, no nodes)
+        )
+        if not state.enabled and plain_dtypes:
+            # no graph to record: the same formula on the arrays (same values, no nodes)
             return self._plain_backward(grad, x, weight, need_x, need_w, need_b)
+        if plain_dtypes and not vmap_hook[0]:  # create_graph: torch's one node
+            dev, bias = x.device, self.inputs[2]
+            self.shapes = tuple(None if a is None else tuple(a.shape) for a in self.inputs)
+            stats = (Tensor._make(self.mean, dev), Tensor._make(self.invstd, dev))
+            got = NativeLayerNormBackward.apply(grad, x, *stats, weight, bias, fwd=self)
+            return tuple(g if n else None for g, n in zip(got, self.needs_input_grad))
         if state.enabled:  # create_graph: keep mean and invstd as functions of x
             xc = x - x.mean(dim=axes, keepdim=True)
             invstd = ((xc * xc).mean(dim=axes, keepdim=True) + self.eps) ** -0.5

@@ -349,12 +349,21 @@ class Repeat(Op):
         return self.xp.tile(x.reshape(self.padded), repeats)
 
     def backward(self, grad):
-        # view the output as (r0, s0, r1, s1, ...) and sum over the repeat axes
-        inter = []
-        for r, s in zip(self.repeats, self.padded):
-            inter += [r, s]
-        summed = grad.reshape(inter).sum(dim=tuple(range(0, len(inter), 2)))
-        return summed.reshape(self.in_shape)
+        # torch's repeat_backward: the new leading dims summed one by one, then one view as
+        # (repeat, size) pairs where repeat != 1 and one sum over the repeat axes (zeros,
+        # a constant, for a zero repeat)
+        if 0 in self.repeats:
+            return wrap(grad.xp.zeros(self.in_shape, grad._data.dtype), grad)
+        lead = len(self.repeats) - len(self.in_shape)
+        for _ in range(lead):
+            grad = grad.sum(0)
+        size, dims = [], []
+        for r, s in zip(self.repeats[lead:], self.in_shape):
+            if r != 1:
+                dims.append(len(size))
+                size.append(r)
+            size.append(s)
+        return grad.reshape(size).sum(dim=tuple(dims)) if dims else grad
 
     jvp = Op.jvp_linear
 

@@ -95,14 +95,17 @@ def test_sdpa_dropout_statistics(device):
     assert np.all(y.detach().cpu().numpy() == 0)
 
 
-def test_sdpa_fused_gradcheck_and_gradgradcheck(device):
+def test_sdpa_fused_gradcheck_and_no_double_backward(device):
+    """The fused node's gradients pass gradcheck; torch's kernel has no derivative, so under
+    create_graph they come from its NotImplemented node and a second backward raises."""
     q, k, v = (to_fw(randn(*s), device, True) for s in ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)))
     mask = framework.tensor(RNG.random((3, 5)) > 0.3, device=device)
     for kw in ({}, {"is_causal": True}, {"attn_mask": mask, "scale": 0.4}):
         fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, **kw)
         assert fn(q, k, v).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
         assert gradcheck(fn, (q, k, v))
-        assert gradgradcheck(fn, (q, k, v))
+        with pytest.raises(RuntimeError, match="derivative for aten::_scaled_dot_product_flash"):
+            gradgradcheck(fn, (q, k, v))
 
 
 SDPA_ERRORS = [

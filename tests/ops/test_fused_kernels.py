@@ -220,7 +220,8 @@ def test_attention_softmax_loops_gradcheck(fused_everywhere):
     )
     fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)
     assert gradcheck(fn, (q, k, v))
-    assert gradgradcheck(fn, (q, k, v))
+    with pytest.raises(RuntimeError, match="derivative for aten::_scaled_dot_product_flash"):
+        gradgradcheck(fn, (q, k, v))  # torch's kernel has no derivative (NotImplemented)
 
 
 def test_loops_skip_read_only_arrays():

@@ -164,7 +164,8 @@ def test_sdpa_causal_finite_mask_and_gradchecks(L, S, rows_everywhere):
     compare_with_torch(fw, th, [q, k, v], rtol=1e-10, atol=1e-12)
     leaves = tuple(_leaf(a) for a in (q, k, v))
     assert gradcheck(fw, leaves)
-    assert gradgradcheck(fw, leaves)
+    with pytest.raises(RuntimeError, match="derivative for aten::_scaled_dot_product_flash"):
+        gradgradcheck(fw, leaves)  # torch's kernel has no derivative (NotImplemented)
     # the saved mask is the one the caller passed (none); no -inf reaches the output
     out = fw(*leaves)
     assert type(out.grad_fn).__name__ == "ScaledDotProductFlashAttentionForCpuBackward0"

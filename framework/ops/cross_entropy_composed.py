@@ -1,0 +1,54 @@
+"""cross_entropy's gradients under create_graph where the fused node stands for torch's
+composition (label smoothing, class probabilities): the composition is rebuilt from the
+inputs as torch's cross_entropy_loss_label_smoothing / cross_entropy_loss_prob_target
+write it and differentiated, so the second-order graph is torch's (log_softmax's backward
+over the nll_loss or product terms)."""
+
+from ..autograd.grad_mode import no_grad
+
+
+def _composed_loss(x, t, w, reduction, ignore_index, ls, probs):
+    """torch's composed cross-entropy of logits x (the class dim is 1, or 0 unbatched)."""
+    from .activation import log_softmax
+    from .extras2 import DivScalar, MulScalar
+    from .loss import NllLoss
+
+    dim = 1 if x.dim() > 1 else 0
+    c = x.shape[dim]
+    logp = log_softmax(x, dim)
+    shape = [1] * x.dim()
+    shape[dim] = c
+    if probs:
+        if ls:
+            t = MulScalar.apply(t, other=1 - ls) + ls / c
+        prod = logp * t if w is None else logp * t * w.view(*shape)
+        if reduction == "mean":
+            return DivScalar.apply(-prod.sum(), other=x.numel() // c if c else 0)
+        return -prod.sum() if reduction == "sum" else -prod.sum(dim)
+    nll = NllLoss.apply(logp, t, w, reduction=reduction, ignore_index=ignore_index)
+    smooth = -(logp * w.view(*shape)).sum(dim) if w is not None else -logp.sum(dim)
+    ignored = t == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        with no_grad():
+            kept = t[~ignored]
+            denom = w[kept].sum() if w is not None else (~ignored).sum()
+        ret = smooth.sum() / denom
+    else:
+        ret = smooth.sum() if reduction == "sum" else smooth
+    return MulScalar.apply(nll, other=1 - ls) + MulScalar.apply(ret, other=ls / c)
+
+
+def composed_backward(fwd, grad):
+    """(grad_x, grad_target, grad_weight) of CrossEntropy node `fwd` for upstream `grad`,
+    through torch's composition (a graph for higher derivatives)."""
+    from ..autograd import grad as autograd_grad
+
+    x, t, w = fwd.inputs
+    needs = fwd.needs_input_grad
+    wrt = [a for a, need in zip((x, t, w), needs) if need]
+    loss = _composed_loss(x, t, w, fwd.reduction, fwd.ignore_index, fwd.ls, fwd.probs).reshape(
+        *grad.shape
+    )
+    got = iter(autograd_grad(loss, wrt, grad, create_graph=True, allow_unused=True))
+    return tuple(next(got) if need else None for need in needs)

@@ -1,0 +1,229 @@
+"""The pointwise losses' backward kernels as nodes under create_graph, as torch records them:
+MseLossBackwardBackward0, SmoothL1LossBackwardBackward0, HuberLossBackwardBackward0,
+SoftMarginLossBackwardBackward0 and BinaryCrossEntropyBackwardBackward0. Each computes the
+first gradient of one input with the loss's own formula (the same values as a plain backward)
+and differentiates it with torch's double-backward formulas (FunctionsManual.cpp)."""
+
+from ..autograd.grad_mode import no_grad
+from ..autograd.op import Op
+from ..backend import device_of
+from ..tensor import Tensor
+
+
+def _t(a):
+    return Tensor._make(a, device_of(a))
+
+
+def _per_element(g, reduction, numel):
+    """The upstream gradient of each element: a 'mean' spreads it over numel elements."""
+    return g / numel if reduction == "mean" else g
+
+
+def _mean_of(g, reduction, numel):
+    """torch's `g / numel` for a 'mean' in its C++ formulas (div.Scalar: DivBackward1)."""
+    from .extras2 import DivScalar  # (extras2 imports loss, which imports this file)
+
+    return DivScalar.apply(g, other=numel) if reduction == "mean" else g
+
+
+class _LossBackward(Op):
+    """Base of the nodes over (grad, self, target): forward is `first` (the input's gradient,
+    in Tensor ops, run without a graph) on the arrays; `params` are the loss's settings."""
+
+    saves_inputs = True
+
+    def forward(self, g, x, y, **params):
+        self.kernel_params = params
+        with no_grad():
+            return self.first(_t(g), _t(x), _t(y), **params)._data
+
+    def backward(self, gg):
+        go, x, y = self.inputs
+        need_go, need_x, need_y = self.needs_input_grad
+        p = self.kernel_params
+        grad_go = self.grad_output(gg, go, x, y, **p) if need_go else None
+        both = self.double(gg * go, x, y, **p) if (need_x or need_y) else None
+        return grad_go, (both if need_x else None), (-both if need_y else None)
+
+    def grad_output(self, gg, go, x, y, **p):
+        """The derivative for grad: the kernel itself of the incoming gradient, summed down
+        to a reduced grad's 0-dim shape (torch's sum_to: SumBackward0)."""
+        out = type(self).apply(gg, x, y, **p)
+        return out.sum() if go.dim() == 0 and out.dim() else out
+
+    jvp = Op.jvp_transpose
+
+
+class MseLossBackward(_LossBackward):
+    """torch's mse_loss_backward(grad, self, target): 2 (self - target) grad [/ numel]."""
+
+    node_name = "MseLossBackwardBackward0"
+
+    @staticmethod
+    def first(g, x, y, reduction="mean", numel=1):
+        return _per_element(g, reduction, numel) * 2 * (x - y)  # d/dx (x-y)^2
+
+    @staticmethod
+    def double(g, x, y, reduction="mean", numel=1):
+        return _mean_of(2 * g, reduction, numel)
+
+
+class SmoothL1LossBackward(_LossBackward):
+    """torch's smooth_l1_loss_backward (and huber_loss_backward: `scale` = delta = beta)."""
+
+    node_name = "SmoothL1LossBackwardBackward0"
+
+    @staticmethod
+    def first(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        d = x - y
+        slope = d.sign().where(d.abs() >= beta, d / beta)  # nan stays nan
+        g = _per_element(g, reduction, numel) * slope
+        return g * scale if scale != 1.0 else g
+
+    @staticmethod
+    def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        from .extras2 import DivScalar
+
+        inside = ((x - y).abs() < beta).to(g.dtype)
+        return _mean_of(DivScalar.apply(g * inside, other=beta), reduction, numel)
+
+
+class HuberLossBackward(SmoothL1LossBackward):
+    """torch's huber_loss_backward; its derivative for grad is the kernel of ones, summed
+    against the incoming gradient (torch's huber_loss_double_backward_grad_output)."""
+
+    node_name = "HuberLossBackwardBackward0"
+    jvp = Op.jvp_not_implemented  # as torch 2.13
+    jvp_name = "huber_loss_backward"
+
+    @staticmethod
+    def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        return _mean_of(g * ((x - y).abs() < beta).to(g.dtype), reduction, numel)
+
+    def grad_output(self, gg, go, x, y, **p):
+        if p["reduction"] == "none":
+            return HuberLossBackward.apply(gg, x, y, **p)
+        ones = Tensor._make(go.xp.ones_like(go._data), go.device)
+        return (HuberLossBackward.apply(ones, x, y, **p) * gg).sum()
+
+
+class SoftMarginLossBackward(_LossBackward):
+    """torch's soft_margin_loss_backward(grad, self, target): -y z / (1 + z) grad with
+    z = exp(-x y); over (grad, self) only, the target being a parameter (not differentiable)."""
+
+    node_name = "SoftMarginLossBackwardBackward0"
+    jvp = Op.jvp_not_implemented  # as torch 2.13
+    jvp_name = "soft_margin_loss_backward"
+
+    def forward(self, g, x, target=None, reduction="mean", numel=1):
+        self.target, self.kernel_params = target, {"reduction": reduction, "numel": numel}
+        with no_grad():
+            return self.first(_t(g), _t(x), target, reduction, numel)._data
+
+    @staticmethod
+    def first(g, x, y, reduction="mean", numel=1):
+        g = _per_element(g, reduction, numel)
+        z = (-x * y).exp()  # torch's formula: -y z / (1 + z), inf / inf = NaN included
+        return (y * z).neg() / (z + 1) * g
+
+    def backward(self, gg):
+        go, x = self.inputs
+        need_go, need_x = self.needs_input_grad
+        y, p = self.target, self.kernel_params
+        grad_go = grad_x = None
+        if need_go and p["reduction"] == "none":
+            grad_go = SoftMarginLossBackward.apply(gg, x, target=y, **p)
+        elif need_go:
+            ones = Tensor._make(go.xp.ones_like(go._data), go.device)
+            grad_go = (SoftMarginLossBackward.apply(ones, x, target=y, **p) * gg).sum()
+        if need_x:
+            z = (x * -y).exp()
+            zp1 = z + 1
+            grad_x = _mean_of(gg * go * (y * y) * z / (zp1 * zp1), p["reduction"], p["numel"])
+        return grad_go, grad_x
+
+
+class BinaryCrossEntropyBackward(_LossBackward):
+    """torch's binary_cross_entropy_backward(grad, self, target, weight):
+    grad w (x - y) / max(x (1 - x), 1e-12) [/ numel]; the weight is a parameter."""
+
+    node_name = "BinaryCrossEntropyBackwardBackward0"
+
+    @staticmethod
+    def first(g, x, y, reduction="mean", numel=1, weight=None):
+        g = _per_element(g, reduction, numel)
+        if weight is not None:
+            g = g * weight
+        # torch divides by max(x (1 - x), 1e-12) to stay finite at 0 and 1
+        return g * (x - y) / (x * (1 - x)).clamp(min=1e-12)
+
+    def backward(self, gg):
+        go, x, y = self.inputs
+        need_go, need_x, need_y = self.needs_input_grad
+        p = self.kernel_params
+        red, n, w = p["reduction"], p["numel"], p["weight"]
+        eps = 1e-12
+        grad_go = grad_x = grad_y = None
+        if need_x:  # torch's binary_cross_entropy_double_backward
+            gi = (x * x - 2 * x * y + y) / ((x + eps).pow(2) * (1 - x + eps).pow(2))
+            gi = gi * (gg * go)
+            grad_x = _mean_of(gi * w if w is not None else gi, red, n)
+        if need_y:  # ... _double_backward_target
+            res = -gg * go
+            res = res * w if w is not None else res
+            denom = (1 - x) * x  # clamped in value only, as torch's clamp_min_ under no_grad
+            kept = denom.detach()
+            denom = denom + (kept.clamp(min=eps) - kept)
+            grad_y = _mean_of(res / denom, red, n)
+        if need_go:  # ... _double_backward_grad_output
+            ggo = (x - y) / ((x + eps) * (1 - x + eps)) * gg
+            grad_go = _mean_of(ggo * w if w is not None else ggo, red, n)
+            if go.dim() == 0 and grad_go.dim():  # torch's sum_to a reduced grad's shape
+                grad_go = grad_go.sum()
+        return grad_go, grad_x, grad_y
+
+
+def bce_target_backward(grad, x, weight, reduction, numel):
+    """torch's binary_cross_entropy_target_backward in its order (composed, as torch):
+    -logit(x) grad w [/ numel]."""
+    from .extras2 import logit
+
+    g = logit(x).neg() * grad
+    g = g * weight if weight is not None else g
+    return _mean_of(g, reduction, numel)
+
+
+def bce_logits_input_backward(grad, x, y, w, pw, reduction, numel):
+    """torch's binary_cross_entropy_with_logits_backward under create_graph, in its order:
+    ((pw y + 1 - y) sigmoid(x) - pw y, or sigmoid(x) - y) grad w [/ numel]."""
+    if pw is not None:
+        t = pw * y
+        g = (t + 1 - y) * x.sigmoid() - t
+    else:
+        g = x.sigmoid() - y
+    g = g * grad
+    g = g * w if w is not None else g
+    return _mean_of(g, reduction, numel)
+
+
+def bce_logits_target_backward(grad, x, y, w, pw, reduction, numel):
+    """torch's binary_cross_entropy_with_logits_target_backward, in its order:
+    (logsigmoid(-x) - logsigmoid(x) pw, or -x) grad w [/ numel]."""
+    from .nonlinear import logsigmoid
+
+    if pw is not None:
+        g = (logsigmoid(-x) - logsigmoid(x) * pw) * grad
+    else:
+        g = -x * grad
+    g = g * w if w is not None else g
+    return _mean_of(g, reduction, numel)
+
+
+def loss_double_backward(node_cls, grad, x, y, needs, **params):
+    """(grad_x, grad_y) of a pointwise loss under create_graph: one node per input that needs
+    one, over (grad, that input, the other) as torch's (the target's is the kernel with the
+    two swapped, which flips its sign)."""
+    need_x, need_y = needs
+    gx = node_cls.apply(grad, x, y, **params) if need_x else None
+    gy = node_cls.apply(grad, y, x, **params) if need_y else None
+    return gx, gy
