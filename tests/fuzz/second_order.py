@@ -64,30 +64,7 @@ CLASSES = (GG_SILENT, GG_EXCEPTION, GG_WORDING, GG_NODE, GG_KNOWN, GG_PENDING)
 _ACT = "ggact: activations, softmax, unary/pointwise/special"
 _NN = "ggnn: losses, norms, attention"
 _CONV = "ggconv: conv, pooling, grid_sample, interpolate, cdist"
-SECOND_ORDER_PENDING = {
-    **dict.fromkeys(
-        (
-            "batch_norm",
-            "binary_cross_entropy",
-            "binary_cross_entropy_with_logits",
-            "cross_entropy",  # (its node is log_softmax's: ggact's too)
-            "ctc_loss",
-            "group_norm",
-            "huber_loss",
-            "instance_norm",
-            "layer_norm",
-            "mse_loss",
-            "multi_head_attention_forward",
-            "multi_margin_loss",
-            "multilabel_margin_loss",
-            "nll_loss",
-            "scaled_dot_product_attention",
-            "smooth_l1_loss",
-            "soft_margin_loss",
-        ),
-        _NN,
-    ),
-}
+SECOND_ORDER_PENDING = {}
 
 
 def _pending(op):
