@@ -1,36 +1,15 @@
 """Shared fixtures: the `device` fixture runs a test on cpu, and on cuda when present.
 
-Before NumPy and torch are imported, an AVX-512 CPU's kernels are pinned to AVX2 ones for
-the whole run (worker processes and commands the tests start inherit it): the parity tests'
-bit-for-bit claims were measured with both libraries' AVX2 kernels, and on AVX-512 each
-library rounds some functions otherwise (NumPy's SVML log10/log1p/cos/sin, torch's
-half-precision loop widths and oneDNN's float32 gelu; see README "CPUs with AVX-512").
+`cpu_pin` is imported first: on an AVX-512 CPU it pins NumPy's and torch's kernels to their
+AVX2 versions before either is imported (see its docstring).
 """
 
-import os
+import cpu_pin  # noqa: F401  (first: NumPy and torch read the pin at import)
+import numpy as np
+import pytest
 
-
-def _pin_avx2_kernels():
-    """NumPy's dispatch without its AVX-512 targets and torch's ATen kernels at AVX2, where
-    the CPU has AVX-512 and the caller has not chosen otherwise."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            avx512 = " avx512f" in f.read()
-    except OSError:
-        return
-    if avx512:
-        os.environ.setdefault("NPY_DISABLE_CPU_FEATURES", "X86_V4 AVX512_ICL AVX512_SPR")
-        os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
-        os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")  # torch's float32 gelu is oneDNN's
-
-
-_pin_avx2_kernels()
-
-import numpy as np  # noqa: E402  (after the pin: NumPy reads it at import)
-import pytest  # noqa: E402
-
-import framework  # noqa: E402
-from framework import backend  # noqa: E402
+import framework
+from framework import backend
 
 DEVICES = ["cpu"] + (["cuda"] if backend.cuda_available() else [])
 

@@ -1,0 +1,31 @@
+"""Pin NumPy's and torch's CPU kernels to their AVX2 versions on an AVX-512 CPU; imported
+before either library by tests/conftest.py and the fuzzer's command lines.
+
+The parity tests' bit-for-bit claims were measured with the AVX2 kernels; on AVX-512 each
+library rounds some functions otherwise (NumPy's SVML log10/log1p/cos/sin, torch's
+half-precision loop widths, oneDNN's float32 gelu; see README "CPUs with AVX-512"). A
+variable the caller already set is left as it is; worker processes and commands the tests
+start inherit the pin.
+"""
+
+import os
+
+PIN = {
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",  # NumPy's dispatch targets
+    "ATEN_CPU_CAPABILITY": "avx2",  # torch's ATen kernels
+    "ONEDNN_MAX_CPU_ISA": "AVX2",  # torch's float32 gelu (and oneDNN's other kernels)
+}
+
+
+def cpu_has_avx512():
+    """Whether /proc/cpuinfo lists avx512f (False where it cannot be read)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx512f" in f.read()
+    except OSError:
+        return False
+
+
+if cpu_has_avx512():
+    for _name, _value in PIN.items():
+        os.environ.setdefault(_name, _value)
