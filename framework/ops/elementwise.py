@@ -169,6 +169,7 @@ class Sub(Op):
 class Rsub(Op):
     """scalar - tensor (torch calls it rsub)."""
 
+    no_edge = (1,)  # the Python scalar
     node_name = "RsubBackward1"
     promote = True
     saved_fields = {"alpha": "alpha"}
@@ -200,9 +201,7 @@ def sub(input, other, alpha=1):
         tensor([4., 4.])
     """
     _check_bool_sub(input, other)
-    if not isinstance(input, Tensor):
-        return Rsub.apply(other, input, alpha=alpha)
-    return Sub.apply(input, other, alpha=alpha)
+    return Sub.apply(input, other, alpha=alpha)  # a scalar input: torch's SubBackward0 too
 
 
 subtract = sub
@@ -904,6 +903,7 @@ def minimum(input, other):
 class Where(Op):
     """where(cond, a, b); the condition gets no gradient."""
 
+    no_edge = (0,)  # the condition
     saves_inputs = True
     saved_fields = {"condition": "input0"}
     broadcasts = True
@@ -990,12 +990,15 @@ def nonzero(input, as_tuple=False):
 class MaskedFill(Op):
     """masked_fill(mask, value); a 0-dim tensor value gets the masked gradient's sum."""
 
+    no_edge = (1,)  # mask (and a scalar value: set in forward)
     saves_inputs = True
     saved_fields = {"mask": "input1"}
 
     def forward(self, x, mask, value, tensor_value):
         _bool_mask(mask)
         self.tensor_value = tensor_value
+        if not tensor_value:
+            self.no_edge = (1, 2)  # the value is a Python scalar
         return self.xp.where(mask, value.astype(x.dtype, copy=False), x)
 
     def backward(self, grad):

@@ -342,6 +342,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 class BinaryCrossEntropy(Op):
     """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100 as torch does."""
 
+    no_edge = (2,)  # weight
     saves_inputs = True
 
     def forward(self, x, y, w=None, reduction="mean"):
@@ -437,6 +438,7 @@ def _check_broadcast_to(w, shape):
 class BinaryCrossEntropyWithLogits(Op):
     """BCE on logits: (1 - y) x + (1 + (pw - 1) y) softplus(-x), softplus computed stably."""
 
+    no_edge = (2, 3)  # weight, pos_weight
     saves_inputs = True
     promote = True
 
@@ -594,6 +596,7 @@ def _zero_ignored(g, keep):
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
 
+    no_edge = (1, 2)  # target, weight
     saves_inputs = True
     saved_for = ((0,), (0,), (0,))  # torch saves (and checks) self and target for self's grad
     saves = ("safe", "wt", "keep", "denom", "total_weight")

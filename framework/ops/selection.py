@@ -25,6 +25,8 @@ def _check_mask(mask, name):
 class MaskedSelect(Op):
     """The elements where mask is True (input and mask broadcast), as a 1-D tensor."""
 
+    no_edge = (1,)  # mask
+
     def forward(self, x, mask):
         xp = self.xp
         shape = xp.broadcast_shapes(x.shape, mask.shape)
@@ -159,6 +161,7 @@ def take(input, index):
 
 
 class Take(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index):
@@ -246,6 +249,7 @@ def _key(dim, index):
 
 
 class IndexAdd(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index, src, dim=0, alpha=1):
@@ -283,6 +287,7 @@ def _put(op, x, index, value, dim):
 
 
 class IndexCopy(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index, src, dim=0):
@@ -299,6 +304,7 @@ class IndexCopy(Op):
 
 
 class IndexFill(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index, value=None, dim=0):
@@ -521,6 +527,7 @@ def index_fill(input, dim, index, value):
 class ScatterReduceTwo(Op):
     """scatter_reduce(dim, index, src, reduce, include_self): sum/prod/mean/amax/amin."""
 
+    no_edge = (1,)  # index
     saves_inputs = True
     saves_output = True
     node_name = "ScatterReduceBackward0"
