@@ -5,7 +5,7 @@ import math as _math
 
 from .._cpu_loops import with_tail
 from ..autograd.engine import is_zero_tensor
-from ..autograd.op import Op, round_half
+from ..autograd.op import Op, _edges_to_given, round_half
 from ..tensor import Tensor
 from .. import dtypes
 from .._errors import (
@@ -585,7 +585,12 @@ class PowTensor(Op):
         prod = grad if is_zero_tensor(grad) else grad * (b * a ** (b - 1))
         grad_a = where(b == 0, 0.0, prod) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
-        grad_b = grad * where((a == 0) & (b >= 0), 0.0, a**b * log(a)) if need_b else None
+        # (torch: result * log(self.to(promoted dtype)))
+        if need_b:
+            p = a**b
+            grad_b = grad * where((a == 0) & (b >= 0), 0.0, p * log(a.to(p.dtype)))
+        else:
+            grad_b = None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise
@@ -961,6 +966,10 @@ def where(condition, input=None, other=None):
             else Tensor._make(condition.xp.asarray(t, dtype=target), condition.device)
             for t in (a, b)
         )
+        out = Where.apply(condition, a, b)
+        if out.grad_fn is not None:  # torch promotes inside where: edges to the given inputs
+            _edges_to_given(out.grad_fn, out, (condition, input, other), (condition, a, b))
+        return out
     return Where.apply(condition, a, b)
 
 

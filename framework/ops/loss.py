@@ -80,8 +80,9 @@ def _warn_size(x, y):
             "broadcasting. Please ensure they have the same size.",
             stacklevel=3,
         )
-        shape = broadcast_shapes(tuple(x.shape), tuple(y.shape))
-        return x.expand(shape), y.expand(shape)
+        shape = tuple(broadcast_shapes(tuple(x.shape), tuple(y.shape)))
+        # (torch's broadcast_tensors returns an operand of that shape itself: no ExpandBackward0)
+        return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (x, y))
     return x, y
 
 

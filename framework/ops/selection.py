@@ -6,7 +6,7 @@ import math
 from .._errors import broadcast_shapes, check_scalar_fits, not_implemented, zero_division
 from ..dtypes import scalar_type_name
 from ..autograd.engine import is_zero_tensor
-from ..autograd.op import Op, vmap_hook
+from ..autograd.op import Op, _edges_to_given, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
 from .gather import _check, _grid, gather
@@ -65,6 +65,7 @@ def masked_select(input, mask):
 class MaskedScatter(Op):
     """Copy source's leading elements, in order, into input where mask is True."""
 
+    no_edge = (1,)  # mask
     saves_inputs = True
 
     def forward(self, x, mask, source):
@@ -124,7 +125,11 @@ def masked_scatter(input, mask, source):
             f"got{input.dtype} and {source.dtype}".replace("got", "got ")
         )
     if tuple(mask.shape) != tuple(input.shape):
-        input, mask = input.expand(*shape), mask.expand(*shape)
+        given, input, mask = input, input.expand(*shape), mask.expand(*shape)
+        out = MaskedScatter.apply(input, mask, source)
+        if out.grad_fn is not None:  # torch broadcasts inside: its edge leads to the input given
+            _edges_to_given(out.grad_fn, out, (given, mask, source), (input, mask, source))
+        return out
     return MaskedScatter.apply(input, mask, source)
 
 
