@@ -448,6 +448,7 @@ class Remainder(Op):
 
 
 class RemainderScalar(Remainder):
+    no_edge = (1,)  # the Python scalar
     node_name = "RemainderBackward0"
 
     def forward(self, a, b):

@@ -118,6 +118,12 @@ CASES = {
         _x(L, 2, 3), _x(L, 1, 3, seed=1, grad=False), reduction="none"
     ),
     "mse_loss_broadcast": lambda L: L.nn.functional.mse_loss(_x(L, 1, 3), _x(L, 2, 3, seed=1)),
+    "remainder_scalar": lambda L: L.remainder(_x(L, 2, 3), 1.5),
+    "mod_operator": lambda L: _x(L, 2, 3) % 2.0,
+    "copysign_scalar": lambda L: L.copysign(_x(L, 2, 3), -3.25),
+    "index_reduce": lambda L: L.index_reduce(
+        _x(L, 2, 3), 1, _idx(L, [2, 0]), _x(L, 2, 2, seed=1), "prod"
+    ),
     "rsub": lambda L: L.rsub(_x(L, 2, 3), 2.0),
     "sub_scalar_tensor": lambda L: L.sub(2.0, _x(L, 2, 3)),
     "scalar_minus_tensor": lambda L: 2.0 - _x(L, 2, 3),
