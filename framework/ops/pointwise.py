@@ -355,6 +355,7 @@ FmodTensor = _binary(
 class Fmod(Op):
     """C's fmod with a number divisor: the gradient passes through to the input."""
 
+    no_edge = (1,)  # the Python scalar
     promote = True
 
     def forward(self, x, other):

@@ -124,6 +124,15 @@ CASES = {
     "index_reduce": lambda L: L.index_reduce(
         _x(L, 2, 3), 1, _idx(L, [2, 0]), _x(L, 2, 2, seed=1), "prod"
     ),
+    "fmod_scalar": lambda L: L.fmod(_x(L, 2, 3), -3),
+    "ctc_loss_zero_infinity": lambda L: L.nn.functional.ctc_loss(
+        _x(L, 6, 1, 3).log_softmax(2),
+        _idx(L, [[1, 2]]),
+        _idx(L, [6]),
+        _idx(L, [2]),
+        reduction="none",
+        zero_infinity=True,
+    ),
     "rsub": lambda L: L.rsub(_x(L, 2, 3), 2.0),
     "sub_scalar_tensor": lambda L: L.sub(2.0, _x(L, 2, 3)),
     "scalar_minus_tensor": lambda L: 2.0 - _x(L, 2, 3),
