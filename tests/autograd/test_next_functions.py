@@ -133,6 +133,9 @@ CASES = {
         reduction="none",
         zero_infinity=True,
     ),
+    "unique_consecutive": lambda L: L.unique_consecutive(_x(L, 2, 3).round(), return_counts=True)[
+        0
+    ],
     "rsub": lambda L: L.rsub(_x(L, 2, 3), 2.0),
     "sub_scalar_tensor": lambda L: L.sub(2.0, _x(L, 2, 3)),
     "scalar_minus_tensor": lambda L: 2.0 - _x(L, 2, 3),
