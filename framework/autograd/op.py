@@ -924,8 +924,11 @@ def _edges_to_given(fn, res, given, args):
             nxt[k], nrs[k] = g._edge()
             meta[k] = (g._data.shape, g._data.dtype)
     fn._next, fn._nrs, fn._in_meta = tuple(nxt), tuple(nrs), tuple(meta)
-    if fn.saves_inputs and fn._packed is None:  # backward reads the inputs as given, as torch's
-        fn._inputs = tuple(g if isinstance(g, Tensor) else a for g, a in zip(given, args))
+    if fn.saves_inputs and fn._packed is None:  # backward reads float inputs as given, as
+        fn._inputs = tuple(  # torch's formulas do (integer and bool ones stay cast)
+            g if isinstance(g, Tensor) and g.dtype.is_floating_point else a
+            for g, a in zip(given, args)
+        )
         fn._versions = tuple(None if a is None else a._vc[0] for a in fn._inputs)
     return res
 

@@ -244,3 +244,15 @@ def test_promoting_op_edges_lead_to_inputs(name, dt):
         if t is not None:
             assert t.dtype.itemsize == f.dtype.itemsize
             np.testing.assert_array_equal(t.detach().double().numpy(), f.detach().double().numpy())
+
+
+def test_promoting_op_with_bool_operand_backward():
+    """A bool operand promoted inside the op: backward still runs (it reads the cast copy)."""
+    got = []
+    for L in (torch, framework):
+        x = _x(L, 2, 3).float().detach().requires_grad_()
+        out = L.nn.functional.smooth_l1_loss(x, _mask(L), reduction="sum")
+        out.backward()
+        got.append((_edges(out.grad_fn), x.grad.numpy()))
+    assert got[0][0] == got[1][0]
+    np.testing.assert_array_equal(got[0][1], got[1][1])
