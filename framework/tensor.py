@@ -1259,7 +1259,7 @@ class Tensor:
         return _ops.sub(self, other)
 
     def __rsub__(self, other):
-        return _ops.sub(other, self)
+        return _ops.rsub(self, other)  # torch: RsubBackward1, one edge
 
     def __isub__(self, other):
         return self.sub_(other)

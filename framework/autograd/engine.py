@@ -476,10 +476,11 @@ def _backward(fn, grads_out, retain_graph, hooked=False):
                     )
                     + result[len(fn._next) :]
                 )
+            skip = fn.no_edge  # a hook sees (and returns) one gradient per torch edge
             for hook in list(fn._hooks.values()):
-                r = hook(result, tuple(grads_out))
+                r = hook(fn._edge_grads(result) if skip else result, tuple(grads_out))
                 if r is not None:
-                    result = tuple(r)
+                    result = fn._input_grads(tuple(r)) if skip else tuple(r)
         if state.anomaly and state.check_nan:
             _check_nan(fn, result)
     if not retain_graph:

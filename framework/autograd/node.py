@@ -46,6 +46,8 @@ class Node:
     _nrs = ()  # per input: which output of that node the input is
     _n_out = 1
     _in_meta = ()
+    no_edge = ()  # input positions torch's node has no edge for (indices, masks, targets, a
+    #               Python scalar the op wrapped): next_functions skips them, `_next` keeps them
     _seq = 0
     _released = False
     _packed = None  # (((slot, packed value), ...), unpack) under saved_tensors_hooks
@@ -69,8 +71,22 @@ class Node:
 
     @property
     def next_functions(self):
-        """((node, output_nr), ...) for each input; (None, 0) where no gradient flows."""
-        return tuple((n, r) for n, r in zip(self._next, self._nrs))
+        """((node, output_nr), ...) for each differentiable input, as torch lists them; (None, 0)
+        where no gradient flows. Inputs torch's node has no edge for (`no_edge`) are left out."""
+        skip = self.no_edge
+        if not skip:
+            return tuple(zip(self._next, self._nrs))
+        return tuple(e for k, e in enumerate(zip(self._next, self._nrs)) if k not in skip)
+
+    def _edge_grads(self, grads):
+        """Per-input gradients -> those of next_functions' edges (`no_edge` inputs left out)."""
+        return tuple(g for k, g in enumerate(grads) if k not in self.no_edge)
+
+    def _input_grads(self, grads):
+        """Gradients per next_functions edge -> per input (None for the `no_edge` inputs)."""
+        it = iter(grads)
+        n = len(grads) + len(self.no_edge)
+        return tuple(None if k in self.no_edge else next(it, None) for k in range(n))
 
     @property
     def metadata(self):

@@ -487,6 +487,8 @@ class Op(Node):
             if type(out) is tuple:
                 return tuple(Tensor._make(o, dev) for o in out)
             return Tensor._make(out, dev)
+        if mixed and args is not given:  # promoted inside the op, as torch's kernels do
+            return _edges_to_given(fn, fn._record(args, out, dev), given, args)
         return fn._record(args, out, dev)
 
     def _record(self, args, out, dev):
@@ -1010,6 +1012,25 @@ def _scalar_tensor(xp, value, dtype, dev):
         if len(_scalars) < 4096:
             _scalars[key] = t
     return t
+
+
+def _edges_to_given(fn, res, given, args):
+    """A promoting op on mixed dtypes: its node's edges lead to the inputs as given (torch casts
+    inside the op, recording no ToCopyBackward0); the engine casts each gradient back to its
+    input's dtype (`_in_meta`), as ToCopy's backward did. Saved inputs stay the cast ones."""
+    nxt, nrs, meta = list(fn._next), list(fn._nrs), list(fn._in_meta)
+    for k, (g, a) in enumerate(zip(given, args)):
+        if a is not g and isinstance(g, Tensor) and g._rg:
+            nxt[k], nrs[k] = g._edge()
+            meta[k] = (g._data.shape, g._data.dtype)
+    fn._next, fn._nrs, fn._in_meta = tuple(nxt), tuple(nrs), tuple(meta)
+    if fn.saves_inputs and fn._packed is None:  # backward reads float inputs as given, as
+        fn._inputs = tuple(  # torch's formulas do (integer and bool ones stay cast)
+            g if isinstance(g, Tensor) and g.dtype.is_floating_point else a
+            for g, a in zip(given, args)
+        )
+        fn._versions = tuple(None if a is None else a._vc[0] for a in fn._inputs)
+    return res
 
 
 def _unify(cls, args, xp, dev):

@@ -106,9 +106,20 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
         tensor([5.0000, 3.6056])
     """
     out_dim = max(x1.dim(), x2.dim())
-    if out_dim == 0:
-        return vector_norm(x1 - x2 + eps, p, None, keepdim, _op=Norm)
-    return vector_norm(x1 - x2 + eps, p, -1, keepdim, _op=Norm)
+    d = _add_scalar(x1 - x2, eps)
+    return vector_norm(d, p, None if out_dim == 0 else -1, keepdim, _op=Norm)
+
+
+def _add_scalar(t, number):
+    """t + number through torch's add.Scalar (AddBackward1, one edge), as its C++ composites
+    add a number; an integer tensor takes the operator's promotion."""
+    if t.dtype.is_floating_point:
+        from ..special import _AddScalar
+
+        if t.dtype.itemsize == 2:  # torch rounds the number to bfloat16/float16 first
+            number = t.new_full((), number).item()
+        return _AddScalar.apply(t, other=number)
+    return t + number
 
 
 class CosineSimilarity(Module):

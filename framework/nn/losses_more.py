@@ -11,7 +11,7 @@ from ..ops import margin_loss as _m
 from ..ops.loss import _reduction
 from ..dtypes import cpp_type_name
 from ..tensor import Tensor
-from .distance import pairwise_distance
+from .distance import _add_scalar, pairwise_distance
 from .loss import _Loss, _WeightedLoss
 
 
@@ -260,7 +260,7 @@ def margin_ranking_loss(
             f"target: {target.shape} "
         )
     diff = input1 - input2  # torch's kernel subtracts first (its bool errors come first)
-    return _apply((-target * diff + margin).clamp_min(0), reduction)
+    return _apply(_add_scalar(-target * diff, margin).clamp_min(0), reduction)
 
 
 @_amp_entry("triplet_margin_loss")

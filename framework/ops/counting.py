@@ -51,7 +51,8 @@ UniqueDim = _no_derivative("UniqueDim", "unique_dim")
 UniqueConsecutive = _no_derivative("UniqueConsecutive", "unique_consecutive")
 
 
-def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
+def _unique_dim(input, dim, return_inverse, return_counts, consecutive, on=None):
+    """unique along dim; `on`: the tensor the node records (the unflattened input)."""
     xp = input.xp
     d = _real_dim(dim, input.dim())
     zeros = [i for i, n in enumerate(input.shape) if n == 0]
@@ -89,7 +90,7 @@ def _unique_dim(input, dim, return_inverse, return_counts, consecutive):
     node = UniqueConsecutive if consecutive else UniqueDim
     return _pick(
         node.apply(
-            input,
+            input if on is None else on,
             result=(
                 xp.moveaxis(vals, 0, d),
                 inv.reshape(-1).astype("int64"),
@@ -186,8 +187,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         tensor([1, 2, 1])
     """
     if dim is None:
-        flat = input.reshape(-1)
-        out = _unique_dim(flat, 0, return_inverse, return_counts, True)
+        flat = input.detach().reshape(-1)  # torch's node takes the input itself
+        out = _unique_dim(flat, 0, return_inverse, return_counts, True, on=input)
         if return_inverse:
             out = list(out)
             out[1] = out[1].reshape(tuple(input.shape))

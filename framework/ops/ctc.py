@@ -203,7 +203,7 @@ def ctc_loss(
         zero_infinity=zero_infinity,
     )
     if zero_infinity:  # torch replaces infinite losses after the kernel (WhereBackward0)
-        loss = loss.where(~loss.isinf(), loss.new_zeros(()))
+        loss = loss.new_zeros(()).where(loss.isinf(), loss)  # torch: where(inf, 0, loss)
     if unbatched:
         loss = loss.squeeze(0)
     if reduction == "mean":

@@ -5,7 +5,7 @@ import math as _math
 
 from .._cpu_loops import with_tail
 from ..autograd.engine import is_zero_tensor
-from ..autograd.op import Op, round_half
+from ..autograd.op import Op, _edges_to_given, round_half
 from ..tensor import Tensor
 from .. import dtypes
 from .._errors import (
@@ -169,6 +169,7 @@ class Sub(Op):
 class Rsub(Op):
     """scalar - tensor (torch calls it rsub)."""
 
+    no_edge = (1,)  # the Python scalar
     node_name = "RsubBackward1"
     promote = True
     saved_fields = {"alpha": "alpha"}
@@ -200,9 +201,7 @@ def sub(input, other, alpha=1):
         tensor([4., 4.])
     """
     _check_bool_sub(input, other)
-    if not isinstance(input, Tensor):
-        return Rsub.apply(other, input, alpha=alpha)
-    return Sub.apply(input, other, alpha=alpha)
+    return Sub.apply(input, other, alpha=alpha)  # a scalar input: torch's SubBackward0 too
 
 
 subtract = sub
@@ -449,6 +448,7 @@ class Remainder(Op):
 
 
 class RemainderScalar(Remainder):
+    no_edge = (1,)  # the Python scalar
     node_name = "RemainderBackward0"
 
     def forward(self, a, b):
@@ -586,7 +586,12 @@ class PowTensor(Op):
         prod = grad if is_zero_tensor(grad) else grad * (b * a ** (b - 1))
         grad_a = where(b == 0, 0.0, prod) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
-        grad_b = grad * where((a == 0) & (b >= 0), 0.0, a**b * log(a)) if need_b else None
+        # (torch: result * log(self.to(promoted dtype)))
+        if need_b:
+            p = a**b
+            grad_b = grad * where((a == 0) & (b >= 0), 0.0, p * log(a.to(p.dtype)))
+        else:
+            grad_b = None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise
@@ -904,6 +909,7 @@ def minimum(input, other):
 class Where(Op):
     """where(cond, a, b); the condition gets no gradient."""
 
+    no_edge = (0,)  # the condition
     saves_inputs = True
     saved_fields = {"condition": "input0"}
     broadcasts = True
@@ -961,6 +967,10 @@ def where(condition, input=None, other=None):
             else Tensor._make(condition.xp.asarray(t, dtype=target), condition.device)
             for t in (a, b)
         )
+        out = Where.apply(condition, a, b)
+        if out.grad_fn is not None:  # torch promotes inside where: edges to the given inputs
+            _edges_to_given(out.grad_fn, out, (condition, input, other), (condition, a, b))
+        return out
     return Where.apply(condition, a, b)
 
 
@@ -990,12 +1000,15 @@ def nonzero(input, as_tuple=False):
 class MaskedFill(Op):
     """masked_fill(mask, value); a 0-dim tensor value gets the masked gradient's sum."""
 
+    no_edge = (1,)  # mask (and a scalar value: set in forward)
     saves_inputs = True
     saved_fields = {"mask": "input1"}
 
     def forward(self, x, mask, value, tensor_value):
         _bool_mask(mask)
         self.tensor_value = tensor_value
+        if not tensor_value:
+            self.no_edge = (1, 2)  # the value is a Python scalar
         return self.xp.where(mask, value.astype(x.dtype, copy=False), x)
 
     def backward(self, grad):

@@ -65,6 +65,7 @@ class Copysign(Op):
 class CopysignScalar(Copysign):
     """copysign with a number as ``other`` (node CopysignBackward1)."""
 
+    no_edge = (1,)  # the Python scalar
     node_name = "CopysignBackward1"
 
     def backward(self, grad):

@@ -155,6 +155,7 @@ def _check(name, x, dim, index, src=None, bounds=True):
 
 
 class Gather(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
     saves = ("index",)
     saved_fields = {"dim": "dim", "index": "input1", "self": "input0", "sparse_grad": "=False"}
@@ -195,6 +196,7 @@ def gather(input, dim, index, *, sparse_grad=False):
 
 
 class ScatterAdd(Op):
+    no_edge = (1,)  # index
     saves_inputs = True  # backward gathers with the index
 
     def forward(self, x, index, src, dim):
@@ -246,10 +248,13 @@ def _src_grad(grad, dim, index, src_shape):
 class Scatter(Op):
     """scatter(dim, index, src) (ScatterBackward0) or scatter(dim, index, value) (...1)."""
 
+    no_edge = (1,)  # index (and a scalar value: set in forward)
     saves_inputs = True
 
     def forward(self, x, index, src, dim, overload):
         self.dim, self.overload, self.src_shape = dim, overload, src.shape
+        if overload:
+            self.no_edge = (1, 2)  # the value is a Python scalar
         out = x.copy()
         key = _grid(index, dim, self.xp)
         out[key] = src if overload else src[tuple(slice(0, n) for n in index.shape)]
@@ -315,6 +320,7 @@ class ScatterReduce(Op):
     """scatter(..., reduce='add'|'multiply'): forward only, as torch (its node is
     NotImplemented and raises in backward)."""
 
+    no_edge = (1,)  # index
     node_name = "torch::autograd::NotImplemented"
 
     def forward(self, x, index, src, dim, reduce):
@@ -329,6 +335,7 @@ class ScatterReduce(Op):
 
 
 class IndexSelect(Op):
+    no_edge = (1,)  # index
     saves = ("index",)
     saved_fields = {"dim": "dim", "index": "index", "self_sym_sizes": "in_shape"}
 

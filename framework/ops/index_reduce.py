@@ -101,6 +101,7 @@ def _check_indices(input, d, index, idx, reduce, include_self):
 class IndexReduce(Op):
     """index_reduce(self, dim, index, source, reduce, include_self) (IndexReduceBackward0)."""
 
+    no_edge = (1,)  # index
     saves_inputs = True
     saves_output = True
 

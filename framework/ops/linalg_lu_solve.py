@@ -40,6 +40,7 @@ def _p_matrix(xp, perm, dtype):
 class LinalgLuSolve(Op):
     """linalg.lu_solve(LU, pivots, B, left, adjoint): X from an LU factorisation."""
 
+    no_edge = (1,)  # pivots
     no_bfloat16 = "lu_solve_cpu"
     saves_inputs = True
     saves_output = True
@@ -171,6 +172,7 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
 class LuUnpack(Op):
     """lu_unpack(LU, pivots): (P, L, U) from a packed LU factorisation."""
 
+    no_edge = (1,)  # pivots
     no_bfloat16 = "lu_unpack"
     non_differentiable = (0,)
     saves = ("L_", "U_")

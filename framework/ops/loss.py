@@ -91,12 +91,9 @@ def _warn_size(x, y):
             "broadcasting. Please ensure they have the same size.",
             stacklevel=3,
         )
-        shape = broadcast_shapes(tuple(x.shape), tuple(y.shape))
-        # (torch's broadcast_tensors: an operand of that shape already is kept as it is)
-        return (
-            x if tuple(x.shape) == shape else x.expand(shape),
-            y if tuple(y.shape) == shape else y.expand(shape),
-        )
+        shape = tuple(broadcast_shapes(tuple(x.shape), tuple(y.shape)))
+        # (torch's broadcast_tensors returns an operand of that shape itself: no ExpandBackward0)
+        return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (x, y))
     return x, y
 
 
@@ -373,6 +370,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 class BinaryCrossEntropy(Op):
     """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100 as torch does."""
 
+    no_edge = (2,)  # weight
     saves_inputs = True
 
     def forward(self, x, y, w=None, reduction="mean"):
@@ -474,6 +472,7 @@ def _check_broadcast_to(w, shape):
 class BinaryCrossEntropyWithLogits(Op):
     """BCE on logits: (1 - y) x + (1 + (pw - 1) y) softplus(-x), softplus computed stably."""
 
+    no_edge = (2, 3)  # weight, pos_weight
     saves_inputs = True
     promote = True
 
@@ -637,6 +636,7 @@ def _zero_ignored(g, keep):
 class NllLoss(Op):
     """-w[t] x[n, t] per element; 'mean' divides by the sum of the weights used."""
 
+    no_edge = (1, 2)  # target, weight
     saves_inputs = True
     saved_for = ((0,), (0,), (0,))  # torch saves (and checks) self and target for self's grad
     saves = ("safe", "wt", "keep", "denom", "total_weight")

@@ -43,6 +43,7 @@ def _upstream(grad, reduction, shape, numel):
 
 
 class SoftMarginLoss(Op):
+    no_edge = (1,)  # target
     saves_inputs = True
 
     def forward(self, x, y, reduction="mean"):
@@ -127,6 +128,7 @@ def _cast_message(x_dtype, y_dtype):
 class MultiMarginLoss(Op):
     """sum_{j != y} max(0, margin - x_y + x_j)^p / C per sample (weighted by w[y])."""
 
+    no_edge = (1, 2)  # target, weight
     no_bfloat16 = "multi_margin_loss_cpu_kernel"
     saves_inputs = True
     saves = ("mask", "wy", "onehot")
@@ -235,6 +237,7 @@ def multi_margin_loss(
 class MultilabelMarginLoss(Op):
     """sum over target labels j and non-targets i of max(0, 1 - (x_j - x_i)) / C."""
 
+    no_edge = (1,)  # target
     no_bfloat16 = "multilabel_margin_loss_forward_out_frame"
     saves_inputs = True
     saves = ("active",)

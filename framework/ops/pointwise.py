@@ -326,12 +326,15 @@ XlogyScalarOther = type(
     (Xlogy,),
     {
         "node_name": "XlogyBackward2",
+        "no_edge": (1,),  # the Python scalar
         "backward": _xlogy_scalar_other_backward,
         "__module__": __name__,
     },
 )
 XlogyScalarSelf = type(
-    "XlogyScalarSelf", (Xlogy,), {"node_name": "XlogyBackward1", "__module__": __name__}
+    "XlogyScalarSelf",
+    (Xlogy,),
+    {"node_name": "XlogyBackward1", "no_edge": (0,), "__module__": __name__},
 )
 Logaddexp = _binary(
     "Logaddexp",
@@ -352,6 +355,7 @@ FmodTensor = _binary(
 class Fmod(Op):
     """C's fmod with a number divisor: the gradient passes through to the input."""
 
+    no_edge = (1,)  # the Python scalar
     promote = True
 
     def forward(self, x, other):

@@ -707,6 +707,7 @@ class MaxUnpool2D(Op):
     """Place each value at its flat index of an (H, W) plane of zeros (subclasses: other
     plane ranks)."""
 
+    no_edge = (1,)  # indices
     fw_zero_grads = True  # (torch's backward op gives zeros_like(self) a tangent)
 
     kernel = "max_unpool2d"

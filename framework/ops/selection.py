@@ -6,7 +6,7 @@ import math
 from .._errors import broadcast_shapes, check_scalar_fits, not_implemented, zero_division
 from ..dtypes import scalar_type_name
 from ..autograd.engine import is_zero_tensor
-from ..autograd.op import Op, vmap_hook
+from ..autograd.op import Op, _edges_to_given, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
 from .gather import _check, _grid, gather
@@ -24,6 +24,8 @@ def _check_mask(mask, name):
 
 class MaskedSelect(Op):
     """The elements where mask is True (input and mask broadcast), as a 1-D tensor."""
+
+    no_edge = (1,)  # mask
 
     def forward(self, x, mask):
         xp = self.xp
@@ -63,6 +65,7 @@ def masked_select(input, mask):
 class MaskedScatter(Op):
     """Copy source's leading elements, in order, into input where mask is True."""
 
+    no_edge = (1,)  # mask
     saves_inputs = True
 
     def forward(self, x, mask, source):
@@ -122,7 +125,11 @@ def masked_scatter(input, mask, source):
             f"got{input.dtype} and {source.dtype}".replace("got", "got ")
         )
     if tuple(mask.shape) != tuple(input.shape):
-        input, mask = input.expand(*shape), mask.expand(*shape)
+        given, input, mask = input, input.expand(*shape), mask.expand(*shape)
+        out = MaskedScatter.apply(input, mask, source)
+        if out.grad_fn is not None:  # torch broadcasts inside: its edge leads to the input given
+            _edges_to_given(out.grad_fn, out, (given, mask, source), (input, mask, source))
+        return out
     return MaskedScatter.apply(input, mask, source)
 
 
@@ -159,6 +166,7 @@ def take(input, index):
 
 
 class Take(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index):
@@ -246,6 +254,7 @@ def _key(dim, index):
 
 
 class IndexAdd(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index, src, dim=0, alpha=1):
@@ -283,6 +292,7 @@ def _put(op, x, index, value, dim):
 
 
 class IndexCopy(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index, src, dim=0):
@@ -299,6 +309,7 @@ class IndexCopy(Op):
 
 
 class IndexFill(Op):
+    no_edge = (1,)  # index
     saves_inputs = True
 
     def forward(self, x, index, value=None, dim=0):
@@ -521,6 +532,7 @@ def index_fill(input, dim, index, value):
 class ScatterReduceTwo(Op):
     """scatter_reduce(dim, index, src, reduce, include_self): sum/prod/mean/amax/amin."""
 
+    no_edge = (1,)  # index
     saves_inputs = True
     saves_output = True
     node_name = "ScatterReduceBackward0"
