@@ -65,15 +65,11 @@ def _names(node):
 
 
 def _third(s, L):
-    """A second-order gradient's requires_grad, node name and edges (those of a where: ours
-    has an edge for the condition, torch's WhereBackward0 none)."""
+    """A second-order gradient's requires_grad, node name and edges."""
     fn = s.grad_fn
     if fn is None:
         return s.requires_grad, None, None
-    edges = _names(fn)
-    if fn.name() == "WhereBackward0" and L is framework:
-        edges = edges[1:]
-    return s.requires_grad, fn.name(), edges
+    return s.requires_grad, fn.name(), _names(fn)
 
 
 def _first(L, name, x, c, dtype):
