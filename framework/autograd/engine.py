@@ -121,6 +121,7 @@ def _collect(roots, targets):
                     else:
                         deps[nxt] = c + 1
         return deps, None
+    stack = list(dict.fromkeys(stack))  # a node that is two roots' (outputs 1 and 2) once
     while stack:
         fn = stack.pop()
         order.append(fn)

@@ -168,7 +168,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = finfo(dtypes.float32 if half else origin).eps
     x = input.float() if half else input
     dims = tuple(range(input.dim() - k, input.dim()))
-    out = x * ((x * x).mean(dims, keepdim=True) + eps).rsqrt()
+    out = x * x.pow(2).mean(dims, keepdim=True).add(eps).rsqrt()  # torch's nodes
     out = out * weight if weight is not None else out
     return out.to(origin) if half else out
 

@@ -135,6 +135,18 @@ class MseLoss(Op):
     jvp = Op.jvp_reduction
 
 
+_F32_F64 = {"float32", "float64"}
+
+
+class MseLossMixed(MseLoss):
+    """mse_loss of a float32 and a float64 tensor: torch's kernel promotes inside (the node's
+    edges go to the inputs themselves, no ToCopyBackward0 between)."""
+
+    node_name = "MseLossBackward0"
+    promote = False
+    broadcasts = True
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     r"""Measures the mean squared error (squared L2 norm) between each element of ``input`` and
     ``target``.
@@ -172,7 +184,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                 [-1.0000,  1.5000]])
     """
     input, target = _warn_size(input, target)
-    return MseLoss.apply(input, target, reduction=_reduction(reduction, size_average, reduce))
+    reduction = _reduction(reduction, size_average, reduce)
+    if input.dtype != target.dtype and {input.dtype.name, target.dtype.name} == _F32_F64:
+        return MseLossMixed.apply(input, target, reduction=reduction)
+    return MseLoss.apply(input, target, reduction=reduction)
 
 
 @_amp_entry("l1_loss")

@@ -35,7 +35,8 @@ class _LossBackward(Op):
     def forward(self, g, x, y, **params):
         self.kernel_params = params
         with no_grad():
-            return self.first(_t(g), _t(x), _t(y), **params)._data
+            out = self.first(_t(g), _t(x), _t(y), **params)._data
+        return out.astype(x.dtype, copy=False)  # self's dtype, as torch's (mixed mse_loss)
 
     def backward(self, gg):
         go, x, y = self.inputs

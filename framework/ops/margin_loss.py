@@ -156,7 +156,10 @@ class MultiMarginLoss(Op):
 
     def backward(self, grad):
         x = self.inputs[0]
-        gx = not_implemented("multi_margin_loss_backward", (grad, x), lambda: self._grad_x(grad, x))
+        # (an empty batch computes in float64: the gradient in the input's dtype, as torch's)
+        gx = not_implemented(
+            "multi_margin_loss_backward", (grad, x), lambda: self._grad_x(grad, x).to(x.dtype)
+        )
         return gx, None, None
 
     def _grad_x(self, grad, x):

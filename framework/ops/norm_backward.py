@@ -76,7 +76,7 @@ class NativeLayerNormBackward(Op):
             all_sub = (
                 ggI_sum * gxhat_sum / n
                 - (ggI * gxhat).sum(1, keepdim=True)
-                + s2 * gxhat_mu_sum * ggI_mu_sum * (3.0 / n)
+                + s2 * gxhat_mu_sum * ggI_mu_sum * (3.0 / n if n else math.inf)
             )
             gI = (
                 x_s3 * all_sub / n

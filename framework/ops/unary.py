@@ -204,7 +204,7 @@ class Rsqrt(Op):
 
     def backward(self, grad):
         y = self.output
-        return grad * -0.5 * y * y * y  # d/dx x**-1/2 = -1/2 x**-3/2
+        return grad * -0.5 * y.pow(3)  # torch's -0.5 * grad * result.pow(3)
 
     jvp = Op.jvp_elementwise
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fuzz.runner import EXCEPTION, KNOWN, SILENT, Program, compare_arrays, fuzz
-from fuzz.second_order import GG_EXCEPTION, GG_SILENT, SECOND_ORDER_PENDING
+from fuzz.second_order import GG_EXCEPTION, GG_NODE, GG_SILENT, SECOND_ORDER_PENDING
 from ops.optable import OPS
 
 PROGRAMS = int(os.environ.get("FUZZ_PROGRAMS", "1500"))
@@ -100,13 +100,35 @@ REGRESSION_SEEDS = {
     26111361: "silu then sgn at inf/NaN: torch materializes the ZeroTensor (NaN), fidsil's walk",
     26125880: "bicubic grid_sample then sgn: the grid gradient from real zeros (NaN), as torch",
     28070980: "histogram of 1e30 (float32): collapsed edges, bin 1 as torch's local search",
+    34003538: "instance_norm (N=1) second order: the walk counted a node that is two roots "
+    "(the weight's and bias's gradients) once per root: no second-order gradient",
+    32001426: "instance_norm second order with all three gradients (as 34003538)",
+    43000834: "instance_norm second order with all three gradients (as 34003538)",
+    34000291: "layer_norm over normalized_shape (0,): the double backward's 3 / N raised",
+    32001231: "layer_norm over normalized_shape (0,) (as 34000291)",
+    43000203: "layer_norm over normalized_shape (0,) (as 34000291)",
+    43001707: "float32 rms_norm of 1e30: pow(x, 2) and rsqrt's -0.5 * grad * result.pow(3) "
+    "as torch (second derivative NaN, not 0)",
+    43002397: "mse_loss of float32 and float64: torch's node, no ToCopyBackward0 (gg-node)",
+    43003471: "multi_margin_loss of an empty float32 batch: a float32 gradient (gg-node)",
 }
+
+
+# regression seeds found by the second-order stage: its gg-silent/gg-exception classes are
+# checked for these (other seeds' second-order finds belong to shares still working on them),
+# and its node names (gg-node) for the GG_NODE_SEEDS among them
+GG_NODE_SEEDS = {43002397, 43003471}
+GG_SEEDS = {34003538, 32001426, 43000834, 34000291, 32001231, 43000203, 43001707} | GG_NODE_SEEDS
 
 
 @pytest.mark.parametrize("seed", sorted(REGRESSION_SEEDS))
 def test_regression_seed(seed):
-    """A program a long run found wrong now agrees with torch (value, error type)."""
-    bad = [m for m in fuzz(1, seed) if m.kind in (SILENT, EXCEPTION)]
+    """A program a long run found wrong now agrees with torch (value, error type; for
+    GG_SEEDS the second-order stage's too)."""
+    kinds = {SILENT, EXCEPTION}
+    if seed in GG_SEEDS:
+        kinds |= {GG_SILENT, GG_EXCEPTION} | ({GG_NODE} if seed in GG_NODE_SEEDS else set())
+    bad = [m for m in fuzz(1, seed) if m.kind in kinds]
     assert not bad, f"{REGRESSION_SEEDS[seed]}: {bad}"
 
 
