@@ -42,6 +42,8 @@ REGRESSION_SEEDS = {
     34003394: "xlogy's self gradient is torch's masked_fill: MaskedFillBackward0",
     31000454: "xlogy's self gradient is torch's masked_fill: MaskedFillBackward0",
     33002666: "std with N <= correction: torch's float32 where, cast back (ToCopyBackward0)",
+    40000805: "ldexp's exponent gradient: the Scalar log(2) product last (MulBackward1)",
+    40001241: "ldexp_'s exponent gradient: the Scalar log(2) product last (MulBackward1)",
     28060412: "nearest grid_sample of -0.0 is -0.0 (taps summed from the first, not from 0)",
     27080644: "scatter_reduce names the bad index torch's TensorIterator order reads first (-2, not -3)",
     27081040: "cumsum of a leading -0 is +0 (torch's accumulator starts at +0), then log's "

@@ -171,6 +171,12 @@ NODE_CASES = {
     "std": (lambda m, x: m.std(x), [np.random.default_rng(0).standard_normal((4, 3))]),
     "std_dim": (lambda m, x: m.std(x, 1), [np.random.default_rng(1).standard_normal((4, 3))]),
     "var": (lambda m, x: m.var(x, 0), [np.random.default_rng(2).standard_normal((4, 3))]),
+    # gg-node ldexp (seeds 40000805, 40001241): other's gradient grad * result * log(2), the
+    # Scalar product last (MulBackward1)
+    "ldexp": (
+        lambda m, x, e: m.ldexp(x, e),
+        [np.array([0.5, -2.0, 3.0]), np.array([1.0, -2.0, 0.5])],
+    ),
 }
 
 
