@@ -677,6 +677,8 @@ def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None):
     sq = _small_ufunc(a, "gelu32_square", "f") if u is not None else None
     if sq is not None and g.dtype == a.dtype:  # after forward's small ufunc:
         d = sq(a)  # the formula below in 3 calls
+        if a.ndim == 0:  # ufuncs return scalars for 0-dim arrays
+            return xp.asarray(u(a, xp.exp(d), g))
         xp.exp(d, out=d)
         return u(a, d, g)
     if cdf is None:

@@ -9,6 +9,7 @@ import math
 
 from .. import dtypes
 from ..autograd.engine import is_zero_tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op, per_sample_under_vmap
 from ..tensor import Tensor
 from .elementwise import MulScalar
@@ -235,6 +236,10 @@ class Logit(Op):
         """``grad / (x (1 - x))``; zero where eps clamped ``x``, NaN outside [0, 1] without eps (as
         torch)."""
         (x,) = self.inputs
+        if is_grad_enabled():  # create_graph: torch's infinitely_differentiable_logit_backward
+            lo, hi = (0.0, 1.0) if self.eps is None else (self.eps, 1.0 - self.eps)
+            fill = _zeros(x) + (math.nan if self.eps is None else 0.0)
+            return (grad / (x * (1.0 - x))).where((x >= lo) & (x <= hi), fill)
         # torch's kernel: grad * inf at x == 0 or 1 (so -0 gives +inf for a positive grad)
         edge = (x == 0) | (x == 1)
         # inf only at the edges, 0 elsewhere: grad * inf off the edges would put 0 * inf = NaN
@@ -463,8 +468,16 @@ class Sinc(Op):
         # in float64, rounded once (torch's float32 one is ~1e-3 relative off at x = 0.004,
         # ours exact; seed 25015574)
         wide = x.double() if x.dtype == dtypes.float32 else x
-        px = wide * math.pi
-        factor = (px * px.cos() - px.sin()) / (wide * wide * math.pi)
+        if is_grad_enabled():  # create_graph: torch's graph op by op (pi x three times, one
+            # node each), so that the second derivative rounds as torch's (0 at x = -1e-30 in
+            # float64, seed 31001297); the denominator in x's dtype, so that its underflow to
+            # 0 (|x| < 1e-23 in float32) gives torch's NaN second derivative there
+            pi = math.pi
+            den = x * x * pi
+            factor = ((wide * pi) * (wide * pi).cos() - (wide * pi).sin()) / den.to(wide.dtype)
+        else:
+            px = wide * math.pi
+            factor = (px * px.cos() - px.sin()) / (wide * wide * math.pi)
         out = grad * (factor.to(x.dtype) if wide is not x else factor)
         return out.where(sq != 0, _zeros(out))
 

@@ -118,7 +118,10 @@ class Ldexp(Op):
         if not self.needs_input_grad[1]:
             return ga, None
         out = self.output  # (in place: self's dtype, which the gradient has)
-        return ga, grad * out.to(grad.dtype) * math.log(2.0)
+        from .elementwise import MulScalar
+
+        # torch's grad * result * log(2): a Scalar product last (MulBackward1)
+        return ga, MulScalar.apply(grad * out.to(grad.dtype), other=math.log(2.0))
 
     jvp = Op.jvp_elementwise
     jvp_reads_primal = True  # torch's tangent reads the primal: its gradient is zeros

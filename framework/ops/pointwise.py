@@ -275,8 +275,8 @@ def _hypot_grads(grad, a, b):
 
 
 def _xlogy_grads(grad, x, y):
-    zero = _zeros(grad)
-    gx = xlogy(grad, y).where(~((x == 0) & (y <= 0)), zero)  # torch: xlogy(grad, other)
+    # torch: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)
+    gx = xlogy(grad, y).masked_fill((x == 0) & (y <= 0), 0.0)
     return gx, grad * x / y
 
 
@@ -317,7 +317,7 @@ def _xlogy_scalar_other_backward(self, grad):
     gx = xlogy(grad, y)
     positive = y > 0
     if not (positive if isinstance(positive, bool) else bool(positive.all())):
-        gx = gx.where(x != 0, _zeros(grad))
+        gx = gx.masked_fill(x == 0, 0.0)
     return gx, None
 
 

@@ -280,9 +280,9 @@ class Cdist(Op):
     saves_inputs = True
     saves_output = True
 
-    def forward(self, x1, x2, p=2.0):
+    def forward(self, x1, x2, p=2.0, mm=False):
         xp = self.xp
-        self.p = p
+        self.p, self.mm = p, mm
         diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
         if p == 0:  # torch counts min(ceil(|d|), 1): NaN stays NaN
             return xp.minimum(xp.ceil(diff), 1).sum(-1).astype(x1.dtype)
@@ -300,8 +300,9 @@ class Cdist(Op):
         if plain(grad) or vmap_hook[0]:  # no graph to record (or batched): the formula
             return _cdist_grads(grad, x1, x2, self.output, self.p, (need1, need2))
         d, p = self.output, self.p  # torch: one _cdist_backward node per input
-        g1 = CdistBackward.apply(grad, x1, x2, d, p=p, second=False) if need1 else None
-        g2 = CdistBackward.apply(grad, x2, x1, d, p=p, second=True) if need2 else None
+        mm = self.mm
+        g1 = CdistBackward.apply(grad, x1, x2, d, p=p, second=False, mm=mm) if need1 else None
+        g2 = CdistBackward.apply(grad, x2, x1, d, p=p, second=True, mm=mm) if need2 else None
         return g1, g2
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
@@ -333,13 +334,14 @@ def _cdist_grads(grad, x1, x2, out, p, need=(True, True)):
 class CdistBackward(Op):
     """One input's gradient of cdist, torch's _cdist_backward(grad, x1, x2, p, cdist) (for
     x2: its call with x1 and x2 swapped): one node whose output requires grad whenever an
-    input does. Torch refuses its derivative (not implemented); ours differentiates the
-    formula (recorded again), as torch's matrix-product path for p = 2 allows."""
+    input does. Torch refuses its derivative (not implemented); where torch takes its
+    matrix-product path (`mm`: p = 2 and compute_mode asks for it), whose graph of primitives
+    it differentiates, ours differentiates the formula (recorded again)."""
 
     saves_inputs = True
 
-    def forward(self, g, x, other, d, p=2.0, second=False):
-        self.p, self.second = p, second
+    def forward(self, g, x, other, d, p=2.0, second=False, mm=False):
+        self.p, self.second, self.mm = p, second, mm
         dev = device_of(x)
         t = [Tensor._make(a, dev) for a in (g, x, other, d)]
         with no_grad():
@@ -351,6 +353,8 @@ class CdistBackward(Op):
         return _cdist_grads(g, x, other, d, self.p, (True, False))[0]
 
     def backward(self, gg):
+        if not self.mm:  # torch's not_implemented("_cdist_backward")
+            raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
         return regrad(lambda *t: (self._formula(*t),), self.inputs, self.needs_input_grad, (gg,))
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative
@@ -364,9 +368,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         x1 (Tensor): the first set of row vectors, ``(B, P, M)`` or ``(P, M)``.
         x2 (Tensor): the second set of row vectors, ``(B, R, M)`` or ``(R, M)``.
         p (float, optional): the p of the p-norm distance, in ``[0, inf]``. Default: ``2.0``.
-        compute_mode (str, optional): torch's choice of matrix-product path for ``p = 2``; accepted
-            and ignored (the result is the same). Default:
-            ``'use_mm_for_euclid_dist_if_necessary'``.
+        compute_mode (str, optional): torch's choice of matrix-product path for ``p = 2``
+            (``'use_mm_for_euclid_dist'``, or ``'use_mm_for_euclid_dist_if_necessary'`` with more
+            than 25 rows in x1 or x2): the values are the same; only that path has a second
+            derivative, as torch's. Default: ``'use_mm_for_euclid_dist_if_necessary'``.
 
     Example:
         >>> framework.cdist(framework.tensor([[0., 0.]]), framework.tensor([[3., 4.]]))
@@ -386,7 +391,12 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    return Cdist.apply(x1, x2, p=float(p))
+    rows = max(x1.shape[-2], x2.shape[-2])
+    mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (compute_mode == "use_mm_for_euclid_dist_if_necessary" and rows > 25)
+    )
+    return Cdist.apply(x1, x2, p=float(p), mm=mm)
 
 
 # ----- shape helpers -------------------------------------------------------------------------

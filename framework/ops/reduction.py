@@ -385,7 +385,7 @@ class Var(_Reduce):
         return var.astype(x.dtype, copy=False).reshape(self.out_shape)
 
     def backward(self, grad):
-        return _var_backward(self, _kept(grad, self))
+        return _var_backward(self, grad if self.whole else _kept(grad, self))
 
     def jvp(self, t):
         """torch's var_jvp, 2 / (N - correction) * sum((x - mean) * t): as the reduction rule,
@@ -405,12 +405,13 @@ class Std(Var):
     root = True
 
     def backward(self, grad):
-        from .elementwise import where
+        # torch's std_backward: (grad / (result * 2)).masked_fill_(result == 0, 0), then
+        # var_backward (d std = d var / (2 std), zero where std == 0)
+        from .elementwise import MulScalar
 
-        std = _kept(self.output, self)
-        # d std = d var / (2 std); torch zeroes it where std == 0
-        grad = where(std == 0, 0.0, _kept(grad, self) / (2 * std))
-        return _var_backward(self, grad)
+        std = self.output
+        grad = (grad / MulScalar.apply(std, other=2)).masked_fill(std == 0, 0.0)
+        return _var_backward(self, grad if self.whole else _kept(grad, self))
 
     jvp = Op.jvp_reduction
 
@@ -420,11 +421,17 @@ def _var_backward(op, grad):
     with N - correction <= 0, grad * (NaN where x == mean, else +inf)."""
     from .elementwise import where
 
+    from .elementwise import MulScalar
+
     (x,) = op.inputs
     if op.whole and op.dof <= 0:
-        return grad * where(x == x.mean(), float("nan"), float("inf"))
-    centered = x - x.mean(op.axes, keepdim=True)
-    return grad * centered * (2.0 / op.dof if op.dof else float("inf"))
+        # torch's where of two Python floats is of the default dtype: with a 0-dim grad the
+        # product takes it, and the engine casts it back to x's (ToCopyBackward0)
+        out = grad * where(x == x.mean(), float("nan"), float("inf"))
+        return out if out.dtype == x.dtype else out.to(x.dtype)
+    # torch's order: (2 / (N - correction)) * grad * (self - mean)
+    centered = x - (x.mean() if op.whole else x.mean(op.axes, keepdim=True))
+    return MulScalar.apply(grad, other=2.0 / op.dof if op.dof else float("inf")) * centered
 
 
 class _NoVarOverload(TypeError):

@@ -267,7 +267,23 @@ Sinh = _unary("Sinh", lambda xp, x: xp.sinh(x), lambda x: x.cosh())
 Cosh = _unary("Cosh", lambda xp, x: xp.cosh(x), lambda x: x.sinh())
 Asin = _unary("Asin", lambda xp, x: xp.arcsin(x), lambda x: (1 - x * x).rsqrt())
 Acos = _unary("Acos", lambda xp, x: xp.arccos(x), lambda x: -(1 - x * x).rsqrt())
-Atan = _unary("Atan", lambda xp, x: xp.arctan(x), lambda x: 1 / (x * x + 1))
+
+
+class Atan(Op):
+    """atan: a float unary op."""
+
+    saves_inputs = True
+
+    def forward(self, x):
+        return self.xp.arctan(_float(x))
+
+    def backward(self, grad):
+        (x,) = self.inputs
+        return grad / (x * x + 1)  # torch's grad / (self * self + 1): DivBackward0
+
+    jvp = Op.jvp_elementwise
+
+
 Asinh = _unary("Asinh", lambda xp, x: xp.arcsinh(x), lambda x: (x * x + 1).rsqrt())
 Acosh = _unary("Acosh", lambda xp, x: xp.arccosh(x), lambda x: (x * x - 1).rsqrt())
 

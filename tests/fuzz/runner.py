@@ -1482,6 +1482,11 @@ def _sinc_cancellation(p):
     return _f32_closer_to_float64(p)
 
 
+# the same for the second-order stage's create_graph gradient (its step-1 values are the first
+# order's: ours keeps the float64 quotient with create_graph too; seed 22015773)
+also_known(["sinc"], ["grad"], _sinc_cancellation)
+
+
 # float32 gelu in (-5.543, -2.5) then a chained op (log2): the out0 rule's cancelling 1 + erf
 # of torch also reaches the gradient through the chain's derivative at gelu's value (seed
 # 26307501: x = -3.8449, torch 1.2033814, ours 1.2036512, float64 1.2036513); known where

@@ -75,6 +75,8 @@ def _classify(p, kind, what, detail):
     """The stage's class of one difference (see the module docstring)."""
     if "INTERNAL ASSERT FAILED" in detail:
         kind = R.KNOWN
+    elif kind == R.WORDING and detail.count("Found an invalid max index") == 2:
+        kind = R.KNOWN  # torch's max_unpool threads race to name a bad index (first order's)
     elif kind in (R.SILENT, R.EXCEPTION) and not what.endswith("requires_grad"):
         # step 1's gradient values are the first-order ones (its "grad" rules), its errors
         # the first-order backward's ("back"); step 2's have "gg" rules of their own
@@ -220,9 +222,11 @@ def f32_second_order_rounding(p):
             continue
         if R.compare_arrays(f64, e) is not None:
             return False
+        fin = np.isfinite(e)  # NaN and inf exactly where the float64 gradient has them
+        if any(R.compare_arrays(np.where(fin, 0, a), np.where(fin, 0, e)) for a in (f, t)):
+            return False  # (sinc at 0: NaN in all three)
+        f, t, e = f[fin], t[fin], e[fin]
         err, terr = np.abs(f - e), np.abs(t - e)
-        if not np.isfinite(err).all() or not np.isfinite(terr).all():
-            return False
         tol = 1e-5 * max(1.0, np.abs(e).max(initial=0))
         if err.max(initial=0) > max(4 * terr.max(initial=0), tol):
             return False

@@ -30,6 +30,20 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    34001593: "gelu of a 0-dim float32 tensor, create_graph: the small ufunc's scalar result",
+    33000537: "gelu of a 0-dim float32 tensor, create_graph: the small ufunc's scalar result",
+    34000411: "cdist's second derivative off the matrix-product path raises as torch's",
+    31000295: "cdist's second derivative off the matrix-product path raises as torch's",
+    33000227: "cdist's second derivative off the matrix-product path raises as torch's",
+    31001297: "sinc's create_graph gradient is torch's formula op by op (second order at -1e-30: 0)",
+    31004345: "logit's create_graph gradient is torch's infinitely_differentiable_logit_backward",
+    34000317: "atan's gradient is torch's grad / (x * x + 1): DivBackward0",
+    33000569: "atan's gradient is torch's grad / (x * x + 1): DivBackward0",
+    34003394: "xlogy's self gradient is torch's masked_fill: MaskedFillBackward0",
+    31000454: "xlogy's self gradient is torch's masked_fill: MaskedFillBackward0",
+    33002666: "std with N <= correction: torch's float32 where, cast back (ToCopyBackward0)",
+    40000805: "ldexp's exponent gradient: the Scalar log(2) product last (MulBackward1)",
+    40001241: "ldexp_'s exponent gradient: the Scalar log(2) product last (MulBackward1)",
     28060412: "nearest grid_sample of -0.0 is -0.0 (taps summed from the first, not from 0)",
     27080644: "scatter_reduce names the bad index torch's TensorIterator order reads first (-2, not -3)",
     27081040: "cumsum of a leading -0 is +0 (torch's accumulator starts at +0), then log's "
@@ -114,21 +128,14 @@ REGRESSION_SEEDS = {
 }
 
 
-# regression seeds found by the second-order stage: its gg-silent/gg-exception classes are
-# checked for these (other seeds' second-order finds belong to shares still working on them),
-# and its node names (gg-node) for the GG_NODE_SEEDS among them
-GG_NODE_SEEDS = {43002397, 43003471}
-GG_SEEDS = {34003538, 32001426, 43000834, 34000291, 32001231, 43000203, 43001707} | GG_NODE_SEEDS
+_GG = (GG_SILENT, GG_EXCEPTION, GG_NODE)
 
 
 @pytest.mark.parametrize("seed", sorted(REGRESSION_SEEDS))
 def test_regression_seed(seed):
-    """A program a long run found wrong now agrees with torch (value, error type; for
-    GG_SEEDS the second-order stage's too)."""
-    kinds = {SILENT, EXCEPTION}
-    if seed in GG_SEEDS:
-        kinds |= {GG_SILENT, GG_EXCEPTION} | ({GG_NODE} if seed in GG_NODE_SEEDS else set())
-    bad = [m for m in fuzz(1, seed) if m.kind in kinds]
+    """A program a long run found wrong now agrees with torch (value, error type; the second
+    order's values, errors and node names)."""
+    bad = [m for m in fuzz(1, seed) if m.kind in (SILENT, EXCEPTION, *_GG)]
     assert not bad, f"{REGRESSION_SEEDS[seed]}: {bad}"
 
 

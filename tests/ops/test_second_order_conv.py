@@ -111,8 +111,9 @@ CASES = {
     "cdist_inf": (lambda L, a, b: L.cdist(a, b, p=float("inf")), [(4, 3), (5, 3)]),
 }
 
-# torch refuses cdist's double backward on its direct path (small inputs): ours gives the
-# derivative (checked by gradgradcheck below, and against torch's matrix-product path)
+# torch refuses cdist's double backward on its direct path (small inputs), and so does ours;
+# its matrix-product path (p = 2, use_mm...) is differentiated twice (gradgradcheck in
+# test_second_order_fix.py)
 NO_TORCH_SECOND = ("cdist",)
 
 
@@ -181,9 +182,10 @@ def test_second_order_graph_matches_torch(name, rg):
                 assert edges == want
             else:
                 assert [e is None for e, _ in edges] == [e is None for e, _ in want]
-    if name.startswith(NO_TORCH_SECOND):
-        with pytest.raises(NotImplementedError):
-            _second(torch, theirs, their_wrt)
+    if name.startswith(NO_TORCH_SECOND):  # ours raises as torch (test_second_order_fix.py)
+        for L, outs, wrt in ((torch, theirs, their_wrt), (framework, ours, ours_wrt)):
+            with pytest.raises(NotImplementedError, match="'_cdist_backward' is not"):
+                _second(L, outs, wrt)
         return
     got, want = _second(framework, ours, ours_wrt), _second(torch, theirs, their_wrt)
     for g, t in zip(got, want):
@@ -234,9 +236,7 @@ GRADCHECK = [
     "grid_sample",
     "grid_sample_bicubic_border",
     "grid_sample_3d_reflection",
-    "cdist",
-    "cdist_p3",
-]
+]  # cdist: gradcheck, and gradgradcheck of its matrix-product path: test_second_order_fix.py
 
 
 @pytest.mark.parametrize("name", GRADCHECK)
