@@ -15,9 +15,7 @@ Each difference gets the first-order stage's class, reported under the stage's o
 gg-silent (a wrong value, dtype, shape, presence or requires_grad, a result where torch raises,
 a NumPy warning), gg-exception, gg-wording, gg-node, gg-known (a documented difference: a
 first-order "grad" rule for step 1's values, for step 2's a "gg" rule of
-runner.KNOWN_DIFFERENCES or f32_second_order_rounding, measured on the program), and
-gg-pending: an op of SECOND_ORDER_PENDING, whose second-order graph another share is
-rebuilding.
+runner.KNOWN_DIFFERENCES or f32_second_order_rounding, measured on the program).
 
     python -m tests.fuzz.second_order [START [COUNT]]     # default 13,000,000 and 1,400
 
@@ -38,13 +36,12 @@ if __name__ == "__main__":
 import framework
 from fuzz import runner as R
 
-GG_SILENT, GG_EXCEPTION, GG_WORDING, GG_NODE, GG_KNOWN, GG_PENDING = (
+GG_SILENT, GG_EXCEPTION, GG_WORDING, GG_NODE, GG_KNOWN = (
     "gg-silent",
     "gg-exception",
     "gg-wording",
     "gg-node",
     "gg-known",
-    "gg-pending",
 )
 STAGE_CLASS = {
     R.SILENT: GG_SILENT,
@@ -53,22 +50,7 @@ STAGE_CLASS = {
     R.NODE: GG_NODE,
     R.KNOWN: GG_KNOWN,
 }
-CLASSES = (GG_SILENT, GG_EXCEPTION, GG_WORDING, GG_NODE, GG_KNOWN, GG_PENDING)
-
-# Ops whose second-order graphs belong to the shares of the wave-2 helpers rebuilding them
-# (native backward kernels as ops with torch's XBackwardBackward0 names and double-backward
-# formulas): ggact (activations, softmax, unary/pointwise/special/elementwise/reduction files),
-# ggnn (losses, norms, attention), ggconv (conv, pooling, grid_sample, cdist). Their stage
-# findings are gg-pending until those branches are merged; the lead removes each op once its
-# branch is in. Every other op's finding is gg-silent/exception/wording/node.
-_ACT = "ggact: activations, softmax, unary/pointwise/special"
-_NN = "ggnn: losses, norms, attention"
-_CONV = "ggconv: conv, pooling, grid_sample, interpolate, cdist"
-SECOND_ORDER_PENDING = {}
-
-
-def _pending(op):
-    return op in SECOND_ORDER_PENDING
+CLASSES = (GG_SILENT, GG_EXCEPTION, GG_WORDING, GG_NODE, GG_KNOWN)
 
 
 def _classify(p, kind, what, detail):
@@ -87,8 +69,6 @@ def _classify(p, kind, what, detail):
             kind = R.KNOWN
         elif key == "gg" and what.endswith("value") and f32_second_order_rounding(p):
             kind = R.KNOWN
-    if kind != R.KNOWN and _pending(p.op.name):
-        return GG_PENDING
     return STAGE_CLASS[kind]
 
 
