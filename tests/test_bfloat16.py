@@ -448,3 +448,15 @@ def test_autocast_named_ops(name):
                 row.append(type(e).__name__)
         res.append(row)
     assert res[0] == res[1]
+
+
+def test_sum_with_bfloat16_dtype_records_a_node():
+    """sum(dtype=bfloat16) of a tensor that requires grad records SumBackward1 as torch's (the
+    integer-output refusal read ml_dtypes' kind "V" as not floating)."""
+    names = []
+    for L in (framework, torch):
+        x = L.ones(3, dtype=L.bfloat16, requires_grad=True)
+        y = x.sum(0, dtype=L.bfloat16)
+        y.backward()
+        names.append((y.grad_fn.name(), str(y.dtype), x.grad.tolist()))
+    assert names[0] == names[1]

@@ -12,6 +12,7 @@ import torch
 
 import framework
 from framework import compat
+from cpu_pin import without_aten_pin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -20,7 +21,7 @@ PROGRAMS = os.path.join(HERE, "compat_programs")
 
 def _run(args, under_framework, cwd):
     cmd = [sys.executable] + (["-m", "framework.compat"] if under_framework else []) + args
-    env = dict(os.environ, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore")
+    env = without_aten_pin(dict(os.environ, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore"))
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout

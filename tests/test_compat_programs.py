@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 import framework
+from cpu_pin import without_aten_pin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -22,7 +23,7 @@ NANOGPT = os.path.join(PROGRAMS, "nanogpt")
 
 def _run(args, under_framework, cwd):
     cmd = [sys.executable] + (["-m", "framework.compat"] if under_framework else []) + args
-    env = dict(os.environ, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore")
+    env = without_aten_pin(dict(os.environ, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore"))
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout

@@ -156,7 +156,13 @@ def _dim_keepdim(fname, dim, keepdim):
 def _check_grad_dtype(input, dtype):
     """torch refuses to record a node with an integer output (sum(dtype=int64) of a float
     tensor that requires grad)."""
-    if dtype is not None and dtype.kind not in "fc" and input.requires_grad and is_grad_enabled():
+    if (
+        dtype is not None
+        and dtype.kind not in "fc"
+        and dtype.name != "bfloat16"  # (ml_dtypes' kind is "V")
+        and input.requires_grad
+        and is_grad_enabled()
+    ):
         raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type_name(dtype)}")
 
 
