@@ -29,6 +29,7 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    50077103: "interpolate(area) of int64 to an empty size: empty, no dtype refusal (torch)",
     34001593: "gelu of a 0-dim float32 tensor, create_graph: the small ufunc's scalar result",
     33000537: "gelu of a 0-dim float32 tensor, create_graph: the small ufunc's scalar result",
     34000411: "cdist's second derivative off the matrix-product path raises as torch's",

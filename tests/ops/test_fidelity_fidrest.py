@@ -157,3 +157,17 @@ def test_unique_zero_sign_is_torchs_sort_choice(seed):
         found.append((np.signbit(u).tolist(), np.nan_to_num(u).tolist(), counts.tolist()))
         found[-1] += (inv.tolist() if not np.isnan(x).any() else None,)
     assert found[0] == found[1]
+
+
+def test_adaptive_avg_pool2d_to_an_empty_size_refuses_no_dtype():
+    """torch runs no kernel for an empty output, so an int64 input is not refused there
+    (interpolate 'area' with scale 0.5 of one row; fuzz seed 50077103); a non-empty output
+    of an int64 input is refused as before."""
+    for L in (framework, torch):
+        x = L.tensor([[[[1, 2, 3, 4]]]])
+        y = L.nn.functional.interpolate(x, scale_factor=0.5, mode="area")
+        assert tuple(y.shape) == (1, 1, 0, 2) and str(y.dtype).endswith("int64")
+    with pytest.raises(NotImplementedError, match="adaptive_avg_pool2d"):
+        framework.nn.functional.adaptive_avg_pool2d(framework.tensor([[[[1, 2, 3, 4]]]]), (1, 2))
+    with pytest.raises(NotImplementedError, match="adaptive_avg_pool2d"):
+        torch.nn.functional.adaptive_avg_pool2d(torch.tensor([[[[1, 2, 3, 4]]]]), (1, 2))
