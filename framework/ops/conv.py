@@ -199,30 +199,36 @@ class _Maps:
 
     @staticmethod
     def conv(xp, x, w, p):
+        """The convolution of arrays x and w with these parameters (1-D as 2-D of height 1)."""
         y = _conv(xp, _as4d(x), _as4d(w), **p)
         return y[:, :, 0] if x.ndim == 3 else y
 
     @staticmethod
     def conv_t(xp, g, w, size, p):
+        """The input gradient of a convolution on arrays (transposed, to `size`)."""
         hw = size if len(size) == 2 else (1,) + size
         y = _conv_t(xp, _as4d(g), _as4d(w), hw, **p)
         return y[:, :, 0] if g.ndim == 3 else y
 
     @staticmethod
     def conv_w(xp, x, g, k, p):
+        """The weight gradient of a convolution on arrays, of kernel size `k`."""
         gw = _conv_w(xp, _as4d(x), _as4d(g), k if len(k) == 2 else (1,) + k, **p)
         return gw.reshape(gw.shape[:2] + k)
 
     @staticmethod
     def t_conv(x, w, p):
+        """`conv` as a recorded op (Tensors in, a node out)."""
         return Convolution.apply(x, w, None, **p)
 
     @staticmethod
     def t_conv_t(g, w, size, p):
+        """`conv_t` as a recorded op."""
         return ConvTranspose.apply(g, w, None, in_hw=size, **p)
 
     @staticmethod
     def t_conv_w(x, g, k, p):
+        """`conv_w` as a recorded op."""
         return ConvWeightGrad.apply(x, g, ksize=k, **p)
 
 

@@ -199,26 +199,32 @@ class _Maps:
 
     @staticmethod
     def conv(xp, x, w, q):
+        """The convolution of arrays x and w with these parameters (1-D as 2-D of height 1)."""
         return _conv(xp, x, w, q)
 
     @staticmethod
     def conv_t(xp, g, w, size, q):
+        """The input gradient of a convolution on arrays (transposed, to `size`)."""
         return _conv_t(xp, g, w, size, q)
 
     @staticmethod
     def conv_w(xp, x, g, k, q):
+        """The weight gradient of a convolution on arrays, of kernel size `k`."""
         return _conv_w(xp, x, g, k, q)
 
     @staticmethod
     def t_conv(x, w, q):
+        """`conv` as a recorded op (Tensors in, a node out)."""
         return Conv3d.apply(x, w, None, q=q)
 
     @staticmethod
     def t_conv_t(g, w, size, q):
+        """`conv_t` as a recorded op."""
         return ConvTranspose3d.apply(g, w, None, out_sp=size, q=q)
 
     @staticmethod
     def t_conv_w(x, g, k, q):
+        """`conv_w` as a recorded op."""
         return Conv3dWeightGrad.apply(x, g, k=k, q=q)
 
 

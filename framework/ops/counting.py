@@ -127,6 +127,7 @@ def _zero_as_sorted(xp, flat, vals):
     values = flat.tolist()
 
     def less(a, b):
+        """std::sort's comparison of positions a and b: value order, NaN last."""
         va, vb = values[a], values[b]
         return va < vb or (vb != vb and va == va)
 

@@ -188,10 +188,14 @@ class _OfEmpty:
 
 
 class CummaxOfEmpty(_OfEmpty, Cummax):
+    """cummax of an empty input: its backward returns the input itself, as torch's."""
+
     node_name = "CummaxBackward0"
 
 
 class CumminOfEmpty(_OfEmpty, Cummin):
+    """cummin of an empty input: its backward returns the input itself, as torch's."""
+
     node_name = "CumminBackward0"
 
 

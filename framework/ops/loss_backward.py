@@ -62,10 +62,12 @@ class MseLossBackward(_LossBackward):
 
     @staticmethod
     def first(g, x, y, reduction="mean", numel=1):
+        """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
         return _per_element(g, reduction, numel) * 2 * (x - y)  # d/dx (x-y)^2
 
     @staticmethod
     def double(g, x, y, reduction="mean", numel=1):
+        """`first` differentiated in x, times the incoming gradient (torch's formula)."""
         return _mean_of(2 * g, reduction, numel)
 
 
@@ -76,6 +78,7 @@ class SmoothL1LossBackward(_LossBackward):
 
     @staticmethod
     def first(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
         d = x - y
         slope = d.sign().where(d.abs() >= beta, d / beta)  # nan stays nan
         g = _per_element(g, reduction, numel) * slope
@@ -83,6 +86,7 @@ class SmoothL1LossBackward(_LossBackward):
 
     @staticmethod
     def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        """`first` differentiated in x, times the incoming gradient (torch's formula)."""
         from .extras2 import DivScalar
 
         inside = ((x - y).abs() < beta).to(g.dtype)
@@ -99,9 +103,11 @@ class HuberLossBackward(SmoothL1LossBackward):
 
     @staticmethod
     def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        """`first` differentiated in x, times the incoming gradient (torch's formula)."""
         return _mean_of(g * ((x - y).abs() < beta).to(g.dtype), reduction, numel)
 
     def grad_output(self, gg, go, x, y, **p):
+        """The derivative in the upstream gradient (torch's double_backward_grad_output)."""
         if p["reduction"] == "none":
             return HuberLossBackward.apply(gg, x, y, **p)
         ones = Tensor._make(go.xp.ones_like(go._data), go.device)
@@ -123,6 +129,7 @@ class SoftMarginLossBackward(_LossBackward):
 
     @staticmethod
     def first(g, x, y, reduction="mean", numel=1):
+        """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
         g = _per_element(g, reduction, numel)
         z = (-x * y).exp()  # torch's formula: -y z / (1 + z), inf / inf = NaN included
         return (y * z).neg() / (z + 1) * g
@@ -152,6 +159,7 @@ class BinaryCrossEntropyBackward(_LossBackward):
 
     @staticmethod
     def first(g, x, y, reduction="mean", numel=1, weight=None):
+        """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
         g = _per_element(g, reduction, numel)
         if weight is not None:
             g = g * weight

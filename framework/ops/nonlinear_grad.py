@@ -33,6 +33,7 @@ class HardtanhBackward(_PiecewiseBackward):
 
     @staticmethod
     def kernel(xp, g, x, min_val, max_val):
+        """The backward kernel on arrays: the first gradient's values."""
         dt = x.dtype.type
         return zero_where(xp, (x <= dt(min_val)) | (x >= dt(max_val)), g)
 
@@ -45,6 +46,7 @@ class SoftshrinkBackward(_PiecewiseBackward):
 
     @staticmethod
     def kernel(xp, g, x, lambd):
+        """The backward kernel on arrays: the first gradient's values."""
         lam = x.dtype.type(lambd)
         return zero_where(xp, (x >= -lam) & (x <= lam), g)
 
@@ -71,6 +73,7 @@ class RreluWithNoiseBackward(_PiecewiseBackward):
 
     @staticmethod
     def kernel(xp, g, x, noise):
+        """The backward kernel on arrays: the first gradient's values."""
         return g * noise
 
 

@@ -91,6 +91,7 @@ class NativeLayerNormBackward(Op):
         gI = gI.reshape(*x.shape) if gI is not None else None
 
         def first(g, gam):
+            """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
             h0 = s1 / n if gam is None else gam * s1 / n
             h1 = n * g - g.sum(1, keepdim=True) - xc * s2 * (g * xc).sum(1, keepdim=True)
             return h0 * h1
@@ -170,6 +171,7 @@ class NativeBatchNormBackward(Op):
                 gI = term if gI is None else gI + term
 
         def first(go, gam):
+            """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
             h0 = s1 / m if gam is None else gam * s1 / m
             h1 = m * go - _sum_to(go, keep) - xc * s2 * _sum_to(go * xc, keep)
             return h0 * h1
