@@ -427,20 +427,23 @@ class _AvgPoolAgain(AvgPool2D):
         return y
 
 
+# torch's _saved_* of avg_pool2d/3d_backward's node, read from the plain values a backward op
+# keeps in `args` (ceil_mode, count_include_pad, divisor_override, kernel, padding, stride)
+_AVG_POOL_BACKWARD_FIELDS = {
+    name: (lambda i: lambda fn: fn.args[i])(i)
+    for i, name in enumerate(
+        ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride")
+    )
+}
+
+
 class AvgPool2DBackward(Op):
     """Spread each output gradient over its window (adjoint of AvgPool2D); torch's
     avg_pool2d_backward(grad_output, self, ...), `self` unread."""
 
     node_name = "AvgPool2DBackwardBackward0"
     saves = ("fwd",)  # the forward node: its windows and divisor
-    saved_fields = {
-        "ceil_mode": lambda fn: fn.args[0],
-        "count_include_pad": lambda fn: fn.args[1],
-        "divisor_override": lambda fn: fn.args[2],
-        "kernel_size": lambda fn: fn.args[3],
-        "padding": lambda fn: fn.args[4],
-        "stride": lambda fn: fn.args[5],
-    }
+    saved_fields = _AVG_POOL_BACKWARD_FIELDS
 
     def forward(self, grad, x=None, fwd=None):
         self.fwd = fwd

@@ -12,7 +12,7 @@ from ..backend import scatter_add
 from ..tensor import Tensor
 from ._fastgrad import plain, wrap
 from ._pool_grad import jvp_grad_only, max_pool_double_backward, self_arg, self_zeros
-from .pooling import _averaging_matrix, avg_pool1d, avg_pool2d
+from .pooling import _AVG_POOL_BACKWARD_FIELDS, _averaging_matrix, avg_pool1d, avg_pool2d
 from .resample import _AxisMaps, _AxisMapsT, _apply, matrix_taps
 
 
@@ -294,14 +294,7 @@ class AvgPool3DBackward(Op):
     avg_pool3d_backward(grad_output, self, ...), `self` unread."""
 
     saves = ("fwd",)  # the forward node: its windows and divisor
-    saved_fields = {
-        "ceil_mode": lambda fn: fn.args[0],
-        "count_include_pad": lambda fn: fn.args[1],
-        "divisor_override": lambda fn: fn.args[2],
-        "kernel_size": lambda fn: fn.args[3],
-        "padding": lambda fn: fn.args[4],
-        "stride": lambda fn: fn.args[5],
-    }
+    saved_fields = _AVG_POOL_BACKWARD_FIELDS
 
     def forward(self, g, x=None, fwd=None):
         self.fwd = fwd
