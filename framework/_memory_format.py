@@ -5,6 +5,8 @@ shapes and results are unchanged, only `stride()` and `is_contiguous(memory_form
 the layout. `contiguous`, `clone` and `to` (for tensors and modules) take `memory_format`.
 """
 
+import numpy as np
+
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d"]
 
 
@@ -64,3 +66,34 @@ def channels_last_copy(xp, arr):
     order = _order(arr.ndim)
     back = tuple(sorted(range(arr.ndim), key=order.__getitem__))
     return xp.ascontiguousarray(arr.transpose(order)).transpose(back)
+
+
+def preserved_empty(xp, arr, dtype):
+    """An uninitialised array of ``arr``'s shape in torch's preserve_format layout: a
+    non-overlapping dense ``arr``'s own strides (in elements), otherwise the order of its
+    strides made dense (torch's infer_dense_strides, NumPy's order 'K')."""
+    item = np.dtype(dtype).itemsize
+    if _dense(arr) and all(s >= 0 for s in arr.strides):
+        steps = [s // arr.itemsize * item for s in arr.strides]
+        flat = xp.empty(arr.size, dtype=dtype)
+        return xp.lib.stride_tricks.as_strided(flat, arr.shape, steps)
+    return xp.empty_like(arr, dtype=dtype, order="K")
+
+
+def _dense(arr):
+    """Non-overlapping and dense: some order of the dimensions is contiguous."""
+    if arr.flags.f_contiguous:
+        return True
+    expected = arr.itemsize
+    for s, n in sorted((s, n) for n, s in zip(arr.shape, arr.strides) if n != 1):
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def in_memory_order(arr):
+    """A view of ``arr`` whose C order is ``arr``'s memory order (dimensions by decreasing
+    stride): writing a flat sequence into it fills ``arr`` as torch's serial kernels do."""
+    order = sorted(range(arr.ndim), key=lambda d: -arr.strides[d])
+    return arr.transpose(order)

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _distributions as D, dtypes
 from .backend import move, to_numpy
+from ._memory_format import in_memory_order, preserved_empty
 from .random import _generator_for
 from .tensor import Tensor, _write
 from .autograd.op import vmap_hook as _vmap
@@ -338,7 +339,33 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(D.randperm(gen, int(n)).astype(dt), device, requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
+def _strided_like(input, dtype, device, memory_format, kinds="fV"):
+    """torch's ``rand_like``/``randn_like``/``randint_like`` are ``empty_like(input)`` filled
+    in place: for an input laid out otherwise than C-contiguous (transposed, permuted), the
+    empty tensor in its layout (the in-place fill then draws in memory order); else None (the
+    contiguous factories give the same numbers, and their dtype checks and messages)."""
+    from .creation import _like_array, _np_dtype
+
+    dt = _np_dtype(dtype) if dtype is not None else input._data.dtype
+    if dt.kind not in kinds:
+        return None
+    arr = _like_array(input, dtype or input.dtype, device, memory_format)
+    if arr is None:
+        return None
+    return Tensor._make(arr, input.device if device is None else device)
+
+
+def _finish_like(t, requires_grad):
+    if requires_grad:
+        from .creation import _factory_requires_grad
+
+        _factory_requires_grad(t)
+    return t
+
+
+def rand_like(
+    input, *, dtype=None, device=None, requires_grad=False, generator=None, memory_format=None
+):
     r"""Returns a tensor of the size of ``input`` with numbers from :math:`\mathcal{U}[0, 1)`.
 
     Args:
@@ -351,11 +378,17 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=
             Default: ``False``.
         generator (:class:`framework.Generator`, optional): a pseudorandom number generator for
             sampling. Default: the global generator.
+        memory_format (:class:`framework.memory_format`, optional): the layout of the result.
+            Default: ``framework.preserve_format`` (a transposed or permuted input's layout,
+            filled in memory order as torch).
 
     Example:
         >>> framework.rand_like(framework.zeros(2, 3)).shape
         torch.Size([2, 3])
     """
+    out = _strided_like(input, dtype, device, memory_format)
+    if out is not None:  # torch: empty_like(input).uniform_(), filled in memory order
+        return _finish_like(out.uniform_(0, 1, generator=generator), requires_grad)
     return rand(
         input.shape,
         dtype=dtype or input.dtype,
@@ -365,7 +398,9 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=
     )
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
+def randn_like(
+    input, *, dtype=None, device=None, requires_grad=False, generator=None, memory_format=None
+):
     r"""Returns a tensor of the size of ``input`` with numbers from :math:`\mathcal{N}(0, 1)`.
 
     Args:
@@ -378,11 +413,17 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator
             Default: ``False``.
         generator (:class:`framework.Generator`, optional): a pseudorandom number generator for
             sampling. Default: the global generator.
+        memory_format (:class:`framework.memory_format`, optional): the layout of the result.
+            Default: ``framework.preserve_format`` (a transposed or permuted input's layout,
+            filled in memory order as torch).
 
     Example:
         >>> framework.randn_like(framework.zeros(2, 3)).shape
         torch.Size([2, 3])
     """
+    out = _strided_like(input, dtype, device, memory_format)
+    if out is not None:  # torch: empty_like(input).normal_(), filled in memory order
+        return _finish_like(out.normal_(0, 1, generator=generator), requires_grad)
     return randn(
         input.shape,
         dtype=dtype or input.dtype,
@@ -393,7 +434,15 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator
 
 
 def randint_like(
-    input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, generator=None
+    input,
+    low=0,
+    high=None,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    generator=None,
+    memory_format=None,
 ):
     """Returns a tensor of the size of ``input`` with integers from ``[low, high)``.
 
@@ -409,6 +458,9 @@ def randint_like(
             Default: ``False``.
         generator (:class:`framework.Generator`, optional): a pseudorandom number generator for
             sampling. Default: the global generator.
+        memory_format (:class:`framework.memory_format`, optional): the layout of the result.
+            Default: ``framework.preserve_format`` (a transposed or permuted input's layout,
+            filled in memory order as torch).
 
     Example:
         >>> framework.randint_like(framework.zeros(2, 3), 5).shape
@@ -416,6 +468,9 @@ def randint_like(
     """
     if high is None:
         low, high = 0, low
+    out = _strided_like(input, dtype, device, memory_format, kinds="fViu")
+    if out is not None:  # torch: empty_like(input).random_(low, high), in memory order
+        return _finish_like(out.random_(low, high, generator=generator), requires_grad)
     return randint(
         low,
         high,
@@ -491,9 +546,10 @@ def bernoulli(input, p=None, *, generator=None):
         >>> framework.bernoulli(framework.tensor([0.0, 1.0, 1.0]))
         tensor([0., 1., 1.])
     """
+    from ._memory_format import contiguous_format
     from .creation import empty_like
 
-    out = empty_like(input)
+    out = empty_like(input, memory_format=contiguous_format)  # torch's LEGACY_CONTIGUOUS
     return _done(bernoulli_(out, input if p is None else p, generator=generator))
 
 
@@ -532,7 +588,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if (probs.reshape(-1, n_cat).sum(-1) == 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = D.exponential(gen, probs.size, 1.0).astype(probs.dtype).reshape(probs.shape)
+        # torch: empty_like(probs).exponential_(1), so drawn in probs' memory order
+        q = preserved_empty(np, probs, probs.dtype)
+        view = in_memory_order(q)
+        view[...] = D.exponential(gen, probs.size, 1.0).astype(probs.dtype).reshape(view.shape)
         score = probs / q  # torch's Gumbel trick: argmax / top-k of p / Exp(1)
         idx = np.argsort(-score, axis=-1, kind="stable")[..., :num_samples]
     else:

@@ -386,6 +386,52 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return _filled(fill_value, shape, dtype, device, requires_grad)
 
 
+def _like_array(x, dtype, device, memory_format):
+    """An uninitialised array of ``x``'s shape laid out as torch's ``*_like`` lays it out, or
+    None where that is the C-contiguous layout ``empty`` gives.
+
+    preserve_format (the default) keeps a non-overlapping dense input's strides (a transposed
+    or permuted tensor gives a transposed or permuted result, which random fills then fill in
+    memory order) and otherwise the order of its strides (numpy's order 'K', torch's
+    infer_dense_strides); contiguous_format is C order; channels_last(_3d) NHWC (NDHWC).
+    """
+    from ._memory_format import (
+        channels_last_copy,
+        check_rank,
+        contiguous_format,
+        preserved_empty,
+    )
+
+    arr = x._data
+    if memory_format is contiguous_format:
+        return None
+    if getattr(memory_format, "rank", None) is not None:
+        check_rank(memory_format, arr.ndim)
+    elif arr.ndim < 2 or arr.flags.c_contiguous or arr.size == 0:
+        return None
+    dt = _np_dtype(dtype) or arr.dtype
+    dev = as_device(device) if device is not None else x.device
+    if dev.type != x.device.type:
+        return None
+    xp = backend.xp_for(dev)
+    with _on(dev):
+        if memory_format is not None and memory_format.rank is not None:
+            return channels_last_copy(xp, xp.empty(arr.shape, dtype=dt))
+        return preserved_empty(xp, arr, dt)
+
+
+def _relaid(t, x, memory_format):
+    """``t`` (a new C-contiguous result of ``x``'s shape) copied into ``x``'s layout where
+    torch's ``*_like`` gives another (see _like_array)."""
+    arr = _like_array(x, t.dtype, t.device, memory_format)
+    if arr is None:
+        return t
+    arr[...] = t._data
+    out = Tensor._make(arr, t.device)
+    out._rg = t._rg
+    return out
+
+
 def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     """zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor
 
@@ -406,9 +452,10 @@ def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=No
         >>> framework.zeros_like(framework.ones(2))
         tensor([0., 0.])
     """
-    return zeros(
+    t = zeros(
         x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad
     )
+    return _relaid(t, x, memory_format)
 
 
 def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -431,9 +478,10 @@ def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=Non
         >>> framework.ones_like(framework.zeros(2))
         tensor([1., 1.])
     """
-    return ones(
+    t = ones(
         x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad
     )
+    return _relaid(t, x, memory_format)
 
 
 def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -457,9 +505,15 @@ def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=No
         >>> framework.empty_like(framework.ones(2, 3)).shape
         torch.Size([2, 3])
     """
-    return empty(
+    t = empty(
         x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad
     )
+    arr = _like_array(x, t.dtype, t.device, memory_format)
+    if arr is None:
+        return t
+    out = Tensor._make(arr, t.device)
+    out._rg = t._rg
+    return out
 
 
 def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -483,13 +537,14 @@ def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memor
         >>> framework.full_like(framework.zeros(3), 1.5)
         tensor([1.5000, 1.5000, 1.5000])
     """
-    return full(
+    t = full(
         x.shape,
         fill_value,
         dtype=dtype or x.dtype,
         device=device or x.device,
         requires_grad=requires_grad,
     )
+    return _relaid(t, x, memory_format)
 
 
 def _number(v):

@@ -37,7 +37,7 @@ def run_program(argv, prog):
         return 2
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    runpy.run_path(path, run_name="__main__")
+    runpy.run_path(os.path.abspath(path), run_name="__main__")  # __file__ absolute, as python
     return 0
 
 

@@ -27,9 +27,13 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
         shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     else:
         shape = tuple(input.shape)
-    from ..creation import empty
+    from ..creation import empty, empty_like
 
-    noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    if feature:
+        noise = empty(shape, dtype=input.dtype, device=input.device)
+    else:  # empty_like: a transposed input gets transposed noise, drawn in memory order
+        noise = empty_like(input)
+    noise.bernoulli_(1 - p)
     if alpha:
         a_const = 1.7580993408473766
         a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))

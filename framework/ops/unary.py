@@ -9,6 +9,7 @@ from .._memory_format import (
     check_rank,
     contiguous_format,
     preserve_format,
+    preserved_empty,
 )
 
 
@@ -575,6 +576,10 @@ class Clone(Op):
     def forward(self, x, order):
         if order == "channels_last":
             return channels_last_copy(self.xp, x)
+        if order == "preserve":
+            out = preserved_empty(self.xp, x, x.dtype)
+            out[...] = x
+            return out
         return x.copy(order=order)
 
     def backward(self, grad):
@@ -605,20 +610,8 @@ def clone(input, memory_format=None):
         memory_format = "contiguous"
     elif memory_format is preserve_format:
         memory_format = None
-    dense = arr.flags.c_contiguous or memory_format is None and _dense(arr)
-    return Clone.apply(input, order="K" if dense else "C")
-
-
-def _dense(arr):
-    """Non-overlapping and dense: some order of the dimensions is contiguous."""
-    if arr.flags.f_contiguous:
-        return True
-    expected = arr.itemsize
-    for s, n in sorted((s, n) for n, s in zip(arr.shape, arr.strides) if n != 1):
-        if s != expected:
-            return False
-        expected *= n
-    return True
+    keep = memory_format is None and not arr.flags.c_contiguous and arr.ndim > 1
+    return Clone.apply(input, order="preserve" if keep else "C")
 
 
 class Fill(Op):
