@@ -71,3 +71,31 @@ def fma64(a, b, c):
     v = _round_to_odd(np.asarray(v, dtype=_F64), np.asarray(e))
     out = th + v
     return np.where(np.isfinite(ph), out, ph + c)  # inf/nan as plain arithmetic gives them
+
+
+def fused(a, b, c, out=None):
+    """``a * b + c`` with one rounding, elementwise with broadcasting, for float32/float64
+    NumPy arrays of one dtype (``b`` may be a scalar of that dtype): torch's CPU kernels
+    that call ``vec::fmadd`` (add/sub with alpha, lerp, addcmul) and whose scalar loops are
+    compiled with FMA contraction. A compiled FMA ufunc where numba is installed (the
+    ``fast`` extra), else the exact emulation above. ``out``: write the result there."""
+    from .ops._fused import kernels
+
+    k = kernels()
+    fma = k.ufunc.fma if k is not None else None
+    if fma is not None:
+        return fma(a, b, c) if out is None else fma(a, b, c, out=out)
+    dt = np.result_type(a, b, c)
+    res = fma32(a, b, c) if dt == _F32 else fma64(a, b, c)
+    res = res.reshape(np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c)))
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def add_scaled(a, b, alpha):
+    """``a + alpha * b`` as torch's CPU ``add``/``sub`` with ``alpha`` on float32/float64:
+    ``vec::fmadd(other, alpha, self)``, one rounding, alpha first rounded to the arrays'
+    dtype (the kernel's opmath type)."""
+    return fused(b, a.dtype.type(alpha), a)

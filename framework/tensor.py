@@ -1,5 +1,6 @@
 """Tensor: an array on a device plus autograd state. Methods are one-liners over ops."""
 
+import warnings
 import weakref
 
 import numpy as np
@@ -25,6 +26,22 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+
+_SCALAR_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
+)
+_scalar_warned = []
+
+
+def _warn_scalar_once():
+    """torch 2.13's TORCH_WARN_ONCE on float()/complex() of a tensor that requires grad while
+    grad mode is on: one UserWarning per process, pointing at the caller's line."""
+    if not _scalar_warned:
+        _scalar_warned.append(True)
+        warnings.warn(_SCALAR_WARNING, UserWarning, stacklevel=3)
 
 
 class Tensor:
@@ -601,7 +618,9 @@ class Tensor:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.item())
 
-    def __float__(self):
+    def __float__(self):  # complex() of a tensor comes here too, as torch's __complex__
+        if self._rg and state.enabled:
+            _warn_scalar_once()
         return float(self._scalar())
 
     def __int__(self):

@@ -417,6 +417,22 @@ def gelu32_grad_ufunc(x, e, g):
     return d * g
 
 
+def fma_ufunc(b, alpha, a):
+    """b * alpha + a with one rounding: compiled with LLVM's ``contract`` flag alone, so the
+    multiply-add is one FMA instruction (checked after compiling, see _Ufuncs.fma)."""
+    return b * alpha + a
+
+
+def _fused_once(fma, t):
+    """True where ``fma`` rounds once: (1 + e)^2 - (1 + 2e) is e^2 exactly, 0 when the
+    product is rounded first (e = 2^-12 in float32, 2^-27 in float64)."""
+    import numpy
+
+    e = t(2.0 ** (-12 if t == numpy.float32 else -27))
+    one = t(1)
+    return fma(one + e, one + e, -(one + e + e)) == e * e
+
+
 def _to32(v):
     """v rounded to float32 (numba.float32 once _build ran)."""
     return v
@@ -439,6 +455,7 @@ class _Ufuncs:
         "gelu32": (gelu32_ufunc, 1),
         "gelu32_square": (gelu32_square_ufunc, 1),
         "gelu32_grad": (gelu32_grad_ufunc, 3),
+        "fma": (fma_ufunc, 3),
     }
 
     def __init__(self, numba, cache):
@@ -457,12 +474,18 @@ class _Ufuncs:
             types = ("float32",)
         sigs = [f"{t}({', '.join([t] * arity)})" for t in types]
         ufunc = None  # where numba cannot build it: the callers' NumPy paths
+        opts = {"fastmath": {"contract"}} if name == "fma" else {}
         for cache in dict.fromkeys((self._cache, False)):  # no writable cache: in memory
             try:
-                ufunc = self._numba.vectorize(sigs, nopython=True, cache=cache)(fn).ufunc
+                ufunc = self._numba.vectorize(sigs, nopython=True, cache=cache, **opts)(fn).ufunc
                 break
             except Exception:
                 continue
+        if name == "fma" and ufunc is not None:
+            import numpy
+
+            if not all(_fused_once(ufunc, t) for t in (numpy.float32, numpy.float64)):
+                ufunc = None  # no FMA instruction on this CPU: the exact emulation instead
         setattr(self, name, ufunc)
         return ufunc
 

@@ -3,6 +3,9 @@ comparisons, logical and bitwise ops, casts and copies."""
 
 import math as _math
 
+import numpy as np
+
+from .._fma import add_scaled
 from .._cpu_loops import with_tail
 from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, _edges_to_given, round_half
@@ -93,12 +96,31 @@ class Add(Op):
         self.alpha = alpha
         if self.half is not None:
             return _half_add(self, a, b, alpha)
+        if _fusable(self, a, b):
+            return _add_scaled(a, b, alpha)
         return (a + alpha * b).astype(a.dtype, copy=False)  # bool + bool stays bool
 
     def backward(self, grad):
         return grad, (grad if self.alpha == 1 else grad * self.alpha)
 
     jvp = Op.jvp_linear
+
+
+def _fusable(op, a, b):
+    """torch's add/sub with alpha on float32/float64 CPU tensors is one fused multiply-add
+    per element (``vec::fmadd(other, alpha, self)``; its scalar loop is contracted alike),
+    broadcasting and a scalar ``other`` included. (Where ``other`` is loop-invariant, a
+    0-dim or innermost-broadcast one, torch's compiled tail loop rounds ``alpha * other``
+    first at a few positions of the last vector width: those elements may differ in the last
+    bit; README, Known differences.)"""
+    return (
+        op.xp.__name__ == "numpy" and a.dtype.char in "fd" and getattr(b, "dtype", None) == a.dtype
+    )
+
+
+def _add_scaled(a, b, alpha):
+    out = add_scaled(a, b, alpha)
+    return out if isinstance(out, np.ndarray) else np.asarray(out)
 
 
 def _half_add(op, a, b, alpha):
@@ -158,6 +180,8 @@ class Sub(Op):
         self.alpha = alpha
         if self.half is not None and alpha != 1:  # torch: add(a, b, -alpha)
             return _half_add(self, a, b, -alpha)
+        if alpha != 1 and _fusable(self, a, b):
+            return _add_scaled(a, b, -alpha)
         return a - b if alpha == 1 else a - alpha * b
 
     def backward(self, grad):
@@ -178,6 +202,8 @@ class Rsub(Op):
         self.alpha = alpha
         if self.half is not None and alpha != 1:  # torch: add(b, a, -alpha)
             return _half_add(self, b, a, -alpha)
+        if alpha != 1 and _fusable(self, b, a):
+            return _add_scaled(b, a, -alpha)
         return b - a if alpha == 1 else b - alpha * a
 
     def backward(self, grad):

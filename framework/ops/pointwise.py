@@ -1,7 +1,7 @@
 """Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 
-from .._fma import fma32
+from .._fma import fma32, fused
 from .._errors import (
     bool_negation,
     bool_subtraction,
@@ -20,6 +20,13 @@ from .elementwise import MulScalar
 from .unary import Sign, _float, _zeros
 
 
+def _fma_kernel(op, a):
+    """torch's float32/float64 CPU lerp/addcmul kernels fuse their multiply-add (one
+    rounding: ``vec::fmadd``, the scalar loop contracted alike); NumPy arrays of those dtypes
+    take framework._fma.fused."""
+    return op.half is None and op.xp.__name__ == "numpy" and a.dtype.char in "fd"
+
+
 class Lerp(Op):
     """input + weight * (end - input), weight a number."""
 
@@ -32,6 +39,9 @@ class Lerp(Op):
         if self.half is not None and self.xp.__name__ == "numpy":  # torch's kernel fuses the
             d = b - a  # multiply-add (FMA) in float32 before rounding to half
             return fma32(d, w, a) if abs(weight) < 0.5 else fma32(-d, 1 - w, b)
+        if _fma_kernel(self, a):  # float32/float64: torch's lerp_vec is one fmadd
+            d = b - a
+            return fused(d, w, a) if abs(weight) < 0.5 else fused(-d, 1 - w, b)
         return a + w * (b - a) if abs(weight) < 0.5 else b - (b - a) * (1 - w)
 
     def backward(self, grad):
@@ -52,6 +62,9 @@ class LerpTensor(Op):
         if self.half is not None and xp.__name__ == "numpy":  # FMA in float32, as torch's
             d = b - a
             return xp.where(xp.abs(w) < 0.5, fma32(d, w, a), fma32(-d, 1 - w, b))
+        if _fma_kernel(self, a) and w.dtype == a.dtype:
+            d = b - a
+            return xp.where(xp.abs(w) < 0.5, fused(d, w, a), fused(-d, 1 - w, b))
         return xp.where(xp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
     def backward(self, grad):
@@ -110,6 +123,8 @@ class Addcmul(Op):
         self.value = value
         if self.half is not None and self.xp.__name__ == "numpy":  # (value * t1) * t2 + x,
             return fma32(x.dtype.type(value) * t1, t2, x)  # fused in float32, as torch's kernel
+        if _fma_kernel(self, x):  # float32/float64: fused too (one rounding after value * t1)
+            return fused(x.dtype.type(value) * t1 if value != 1 else t1, t2, x)
         return x + x.dtype.type(value) * t1 * t2 if value != 1 else x + t1 * t2
 
     def backward(self, grad):

@@ -5,6 +5,7 @@ from copy import deepcopy
 import numpy as np  # host-side step counters only; parameter math uses each array's xp
 
 from .. import dtypes
+from .._fma import add_scaled, fused
 from ..backend import CPU
 from ..tensor import Tensor
 
@@ -43,23 +44,59 @@ def _bump(p):
 _BLOCK = 16384  # elements per temporary in _sub_scaled_
 
 
-def _sub_scaled_(xp, out, alpha, g):
-    """out -= alpha * g in place, the product made a block at a time (torch's add_(g, alpha=)
-    makes no temporary: a whole-size one would raise a step's peak memory by a parameter)."""
+def _fusable(*arrays):
+    """float32/float64 NumPy arrays of one dtype: torch's kernels for add_(alpha=), lerp_ and
+    addcmul_ fuse the multiply-add there (framework._fma.fused gives the same bits)."""
+    first = arrays[0]
+    return (
+        type(first).__module__ == "numpy"
+        and first.dtype.char in "fd"
+        and all(getattr(a, "dtype", None) == first.dtype for a in arrays)
+    )
+
+
+def _axpy_(xp, out, alpha, g):
+    """out += alpha * g in place, as torch's ``out.add_(g, alpha=alpha)``: one fused
+    multiply-add per element (alpha rounded to out's dtype) on float32/float64 CPU arrays;
+    elsewhere the product made a block at a time (no whole-size temporary: it would raise a
+    step's peak memory by a parameter)."""
+    if _fusable(out, g) and out.shape == g.shape:
+        fused(g, out.dtype.type(alpha), out, out=out)
+        return
     n = g.size
     if n <= _BLOCK or out.shape != g.shape or not (out.flags.c_contiguous and g.flags.c_contiguous):
-        out -= alpha * g
+        out += alpha * g
         return
     o, s = out.reshape(-1), g.reshape(-1)
     tmp = xp.empty(_BLOCK, dtype=xp.result_type(g, alpha))
     for i in range(0, n, _BLOCK):
         j = min(i + _BLOCK, n)
-        o[i:j] -= xp.multiply(s[i:j], alpha, out=tmp[: j - i])
+        o[i:j] += xp.multiply(s[i:j], alpha, out=tmp[: j - i])
+
+
+def _sub_scaled_(xp, out, alpha, g):
+    """out -= alpha * g in place: torch's ``out.add_(g, alpha=-alpha)`` (see _axpy_)."""
+    _axpy_(xp, out, -alpha, g)
+
+
+def _added(a, b, alpha):
+    """a + alpha * b, a new array: torch's ``a.add(b, alpha=alpha)`` (fused as _axpy_)."""
+    if _fusable(a, b):
+        return add_scaled(a, b, alpha)
+    return a + alpha * b
 
 
 def _lerp_(xp, start, end, weight):
-    """start += weight * (end - start) in place, with torch's two-sided formula for accuracy."""
+    """start += weight * (end - start) in place, with torch's two-sided formula for accuracy
+    (its lerp_vec: one fused multiply-add on float32/float64 CPU arrays)."""
     diff = end - start
+    if _fusable(start, end):
+        w = start.dtype.type(weight)
+        if abs(weight) < 0.5:
+            fused(diff, w, start, out=start)
+        else:
+            fused(-diff, 1 - w, end, out=start)
+        return
     if abs(weight) < 0.5:
         diff *= weight
         start += diff
@@ -68,20 +105,30 @@ def _lerp_(xp, start, end, weight):
         xp.add(end, diff, out=start)
 
 
+def _addcmul_(xp, out, t1, t2, value):
+    """out += value * t1 * t2 in place, as torch's ``addcmul_``: ``value * t1`` rounded, then
+    one fused multiply-add on float32/float64 CPU arrays."""
+    if _fusable(out, t1, t2):
+        fused(out.dtype.type(value) * t1, t2, out, out=out)
+    else:
+        out += value * t1 * t2
+
+
 def _adam_moments(xp, state, g, beta1, beta2):
     """exp_avg <- lerp(exp_avg, g, 1 - beta1); exp_avg_sq <- beta2 * it + (1 - beta2) g^2."""
     m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
     _lerp_(xp, m, g, 1 - beta1)
     v *= beta2
-    v += (1 - beta2) * g * g
+    _addcmul_(xp, v, g, g, 1 - beta2)
     return m, v
 
 
 def _addcmul(xp, a, b, c, value):
-    """a + value * b * c rounded once, as torch's fused multiply-add kernel computes it.
-
-    float32 goes through float64, where the product is exact; used where a plain
-    two-rounding version drifts visibly (cancellation in RMSprop's centered variance)."""
+    """a + value * b * c, a new array, as torch's addcmul: ``value * b`` rounded, then one
+    fused multiply-add (float32/float64 CPU arrays; elsewhere through float64 for float32,
+    where the variance estimate of RMSprop's centered form cancels)."""
+    if _fusable(a, b, c):
+        return fused(a.dtype.type(value) * b, c, a)
     if a.dtype.itemsize < 8:
         wide = (value * b).astype(xp.float64)
         wide *= c

@@ -2,6 +2,7 @@
 
 from . import _half
 from .optimizer import Optimizer, _zeros_like
+from ._util import _addcmul_, _sub_scaled_
 
 
 class Adadelta(Optimizer):
@@ -85,11 +86,11 @@ class Adadelta(Optimizer):
             p._data[...] = _half.add(p._data, delta, -h["lr"])
             return
         v *= rho
-        v += (1 - rho) * g * g
+        _addcmul_(xp, v, g, g, 1 - rho)
         std = xp.sqrt(v + eps)
         delta = xp.sqrt(u + eps)
         delta /= std
         delta *= g
         u *= rho
-        u += (1 - rho) * delta * delta
-        p._data -= h["lr"] * delta
+        _addcmul_(xp, u, delta, delta, 1 - rho)
+        _sub_scaled_(xp, p._data, h["lr"], delta)  # param.add_(delta, alpha=-lr)

@@ -2,6 +2,7 @@
 
 from . import _half
 from .optimizer import Optimizer, _zeros_like
+from ._util import _addcmul_
 
 
 class Adagrad(Optimizer):
@@ -85,7 +86,7 @@ class Adagrad(Optimizer):
             std = _half.add_number(_half.sqrt(acc), h["eps"])
             p._data[...] = _half.addcdiv(p._data, g, std, -clr)
             return
-        acc += g * g
+        _addcmul_(xp, acc, g, g, 1)  # state_sum.addcmul_(grad, grad, value=1)
         std = xp.sqrt(acc)
         std += h["eps"]
         upd = g * -clr  # addcdiv: (value * t1) / t2

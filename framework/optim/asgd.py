@@ -2,6 +2,7 @@
 
 from . import _half
 from .optimizer import Optimizer, _step_tensor, _to_scalar, _zeros_like
+from ._util import _sub_scaled_
 
 
 class ASGD(Optimizer):
@@ -94,7 +95,7 @@ class ASGD(Optimizer):
                 ax[...] = x
         else:
             x *= 1 - lambd * eta_value
-            x -= eta_value * g
+            _sub_scaled_(p.xp, x, eta_value, g)  # param.add_(grad, alpha=-eta)
             if mu_value != 1:
                 ax += (x - ax) * mu._data.astype(x.dtype)
             else:

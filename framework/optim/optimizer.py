@@ -20,6 +20,7 @@ from ..tensor import Tensor
 from . import _flat, _half
 from ._util import (  # noqa: F401
     _bump,
+    _added,
     _cast,
     _deepcopy,
     _split_names,
@@ -292,7 +293,7 @@ class Optimizer:
                 else:
                     p._data *= 1 - h["lr"] * wd
             else:  # a new array: p.grad itself is left untouched
-                g = _half.add(g, p._data, wd) if half else g + wd * p._data
+                g = _half.add(g, p._data, wd) if half else _added(g, p._data, wd)
         return g
 
     def _init_state(self, p, state, group):

@@ -2,7 +2,7 @@
 
 from . import _half
 from .optimizer import Optimizer, _lerp_, _zeros_like
-from ._util import _addcmul
+from ._util import _addcmul, _addcmul_, _sub_scaled_
 
 
 class RMSprop(Optimizer):
@@ -97,7 +97,7 @@ class RMSprop(Optimizer):
         if _half.is_half(sq):
             return self._update_half(p, g, state, h)
         sq *= alpha
-        sq += (1 - alpha) * g * g
+        _addcmul_(xp, sq, g, g, 1 - alpha)
         if h["centered"]:
             ga = state["grad_avg"]._data
             _lerp_(xp, ga, g, 1 - alpha)
@@ -110,7 +110,7 @@ class RMSprop(Optimizer):
             buf = state["momentum_buffer"]._data
             buf *= momentum
             buf += g / avg
-            x -= lr * buf
+            _sub_scaled_(xp, x, lr, buf)  # param.add_(buf, alpha=-lr)
         else:
             upd = g * -lr  # addcdiv: (value * t1) / t2
             upd /= avg

@@ -2,7 +2,7 @@
 
 from ..tensor import Tensor
 from . import _half
-from ._util import _sub_scaled_
+from ._util import _added, _axpy_, _sub_scaled_
 from .optimizer import Optimizer, _bump
 
 
@@ -92,9 +92,9 @@ class SGD(Optimizer):
             else:
                 b = buf._data
                 b *= momentum
-                b += g if dampening == 0 else (1 - dampening) * g
+                _axpy_(p.xp, b, 1 - dampening, g)  # buf.mul_(momentum).add_(g, alpha=)
                 _bump(buf)
-            g = g + momentum * buf._data if h["nesterov"] else buf._data
+            g = _added(g, buf._data, momentum) if h["nesterov"] else buf._data
         _sub_scaled_(p.xp, p._data, h["lr"], g)
 
     @staticmethod
