@@ -523,6 +523,11 @@ def _build(numba, cache):
     _row_max = jit(row_max)
     _half_erfc = jit(half_erfc)
     _gelu32_tail = jit(gelu32_tail)
+    from . import _sum_kernel as sk  # torch's summation order: helpers first, by name
+
+    sk._ceil_log2 = jit(sk.ceil_log2)
+    sk._multi_row_sum = jit(sk.multi_row_sum)
+    sk._row_sum = jit(sk.row_sum)
     import numpy
 
     return SimpleNamespace(
@@ -539,6 +544,8 @@ def _build(numba, cache):
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
         ln_forward=jit(ln_forward_loop, sums=True),
         ln_backward=jit(ln_backward_loop, sums=True),
+        torch_inner_sum=jit(sk.inner_sum_loop),
+        torch_outer_sum=jit(sk.outer_sum_loop),
     )
 
 

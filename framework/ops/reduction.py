@@ -7,6 +7,7 @@ import functools
 from .._errors import NOT_GIVEN, describe_args, invalid_args
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
+from ._sum_kernel import torch_sum
 from ._fastgrad import plain, wrap
 from .. import dtypes
 from ..backend import np as _numpy  # (identity checks only: kernels use self.xp)
@@ -123,6 +124,10 @@ class Sum(_Reduce):
         if dtype is None and x.dtype.kind in "biu":
             dtype = "int64"  # torch sums bools and integers as int64
         if self.xp is _numpy:  # what ndarray.sum calls, without its Python wrapper
+            same = dtype is None or dtype == x.dtype  # (np.dtype == None is float64's test)
+            out = torch_sum(x, axes) if same else None
+            if out is not None:  # torch's summation order (float32/float64)
+                return out.reshape(self.out_shape)
             out = _numpy.add.reduce(x, axes, dtype, None, keepdim)
         else:
             out = x.sum(axis=axes, dtype=dtype, keepdims=keepdim)
@@ -236,6 +241,9 @@ class Mean(_Reduce):
         _float_only(x, "mean")
         axes = self._setup(x, dim, keepdim)
         self.count = _b.max(x.size // _b.max(_prod(self.kept_shape), 1), 0)
+        total = torch_sum(x, axes) if self.xp is _numpy else None
+        if total is not None:  # torch's mean: its sum (that order), then div_ by the count
+            return (total / self.count).reshape(self.out_shape)
         return array_mean(x, axes).astype(x.dtype, copy=False).reshape(self.out_shape)
 
     def backward(self, grad):

@@ -1,0 +1,227 @@
+"""torch's CPU summation order (ATen ``SumKernel.cpp``, ``cascade_sum``) for float32/float64.
+
+torch does not add a row left to right, nor pairwise as NumPy does: a contiguous row is read
+as vectors (32 bytes: 8 float32 / 4 float64 lanes, in torch's AVX2 and default builds), the
+vectors four-way interleaved (``row_sum``'s ILP) into accumulators that are cascaded over
+four levels (``multi_row_sum``: a level of 2**max(4, ceil(log2 n) / 4) additions is folded
+into the next), the vector lanes then added one by one after the scalar tail; a reduction
+over leading dimensions (``vectorized_outer_sum``) runs the cascade down the columns, 32 or 8
+at a time, ``row_sum`` on the rest. Each float32 sum differs from NumPy's in the last bits
+otherwise (12 of 16 shapes measured). The loops below replay that order exactly; compiled by
+numba (``framework.ops._fused``), else unused (NumPy's order: README, Known differences).
+
+Reproduced: C-contiguous float32/float64 input, the reduced dimensions adjacent (after
+dropping size-1 ones), a single-threaded kernel (torch splits a full reduction of 32,768
+elements or more, and may regroup the columns of a large outer reduction, across threads),
+torch's 32-byte vector kernels (an AVX-512 CPU without ``ATEN_CPU_CAPABILITY=avx2`` runs
+64-byte ones: not reproduced).
+
+Example:
+    >>> import numpy as np
+    >>> x = np.arange(10, dtype=np.float32)
+    >>> out = torch_sum(x, (0,))
+    >>> out is None or float(out[0]) == 45.0
+    True
+"""
+
+import os
+
+import numpy as np
+
+GRAIN = 32768  # at::internal::GRAIN_SIZE: above it torch's reduction may split across threads
+
+
+def ceil_log2(x):
+    """c10's CeilLog2: 1 up to 2, else the bit length of x - 1."""
+    if x <= 2:
+        return 1
+    v = x - 1
+    n = 0
+    while v > 1:
+        v >>= 1
+        n += 1
+    return n + 1
+
+
+def multi_row_sum(x, base, row_stride, col_stride, size, nrows, lanes, res):
+    """ATen's multi_row_sum: ``nrows`` accumulators of ``lanes`` lanes each over ``size`` steps
+    (element (i, k, l) at ``base + i * row_stride + k * col_stride + l``), cascaded over four
+    levels; the sums go to ``res[:nrows, :lanes]``."""
+    lp = max(4, _ceil_log2(size) // 4)
+    step = 1 << lp
+    mask = step - 1
+    acc = np.zeros((4, nrows, lanes), x.dtype)
+    i = 0
+    while i + step <= size:
+        for _ in range(step):
+            b = base + i * row_stride
+            for k in range(nrows):
+                o = b + k * col_stride
+                for lane in range(lanes):
+                    acc[0, k, lane] += x[o + lane]
+            i += 1
+        for j in range(1, 4):
+            for k in range(nrows):
+                for lane in range(lanes):
+                    acc[j, k, lane] += acc[j - 1, k, lane]
+                    acc[j - 1, k, lane] = 0
+            if (i & (mask << (j * lp))) != 0:
+                break
+    while i < size:
+        b = base + i * row_stride
+        for k in range(nrows):
+            o = b + k * col_stride
+            for lane in range(lanes):
+                acc[0, k, lane] += x[o + lane]
+        i += 1
+    for j in range(1, 4):
+        for k in range(nrows):
+            for lane in range(lanes):
+                acc[0, k, lane] += acc[j, k, lane]
+    for k in range(nrows):
+        for lane in range(lanes):
+            res[k, lane] = acc[0, k, lane]
+
+
+def row_sum(x, base, stride, size, lanes, out):
+    """ATen's row_sum: ``size`` elements (``lanes`` wide) at ``base + i * stride``, four-way
+    interleaved (multi_row_sum of four rows), the rest into the first, then the four added."""
+    size_ilp = size // 4
+    part = np.zeros((4, lanes), x.dtype)
+    _multi_row_sum(x, base, stride * 4, stride, size_ilp, 4, lanes, part)
+    for i in range(size_ilp * 4, size):
+        for lane in range(lanes):
+            part[0, lane] += x[base + i * stride + lane]
+    for k in range(1, 4):
+        for lane in range(lanes):
+            part[0, lane] += part[k, lane]
+    for lane in range(lanes):
+        out[lane] = part[0, lane]
+
+
+def inner_sum_loop(x, rows, n, width, out):
+    """out[j] = torch's sum of row j of the flat (rows, n) array x: vectorized_inner_sum for
+    rows of at least ``width`` elements, scalar_inner_sum below; stored onto torch's zero-filled
+    output (so an all -0 row gives +0)."""
+    vec = np.zeros(width, x.dtype)
+    one = np.zeros(1, x.dtype)
+    zero = np.zeros(1, x.dtype)
+    for j in range(rows):
+        base = j * n
+        if n >= width:
+            nvec = n // width
+            _row_sum(x, base, width, nvec, width, vec)
+            acc = zero[0]
+            for k in range(nvec * width, n):
+                acc += x[base + k]
+            for lane in range(width):
+                acc += vec[lane]
+        else:
+            _row_sum(x, base, 1, n, 1, one)
+            acc = one[0]
+        out[j] = zero[0] + acc
+
+
+def outer_sum_loop(x, blocks, n, cols, width, out):
+    """out (blocks, cols) = torch's sums over the middle axis of the flat (blocks, n, cols) x:
+    vectorized_outer_sum (columns by 4 vectors, then by one vector, then one by one) where
+    ``cols`` reaches the vector width, scalar_outer_sum (columns by 4) below."""
+    res = np.zeros((4, width), x.dtype)
+    res1 = np.zeros((4, 1), x.dtype)
+    vec = np.zeros(width, x.dtype)
+    one = np.zeros(1, x.dtype)
+    zero = np.zeros(1, x.dtype)
+    for a in range(blocks):
+        base = a * n * cols
+        ob = a * cols
+        j = 0
+        if cols >= width:
+            while j + 4 * width <= cols:
+                _multi_row_sum(x, base + j, cols, width, n, 4, width, res)
+                for k in range(4):
+                    for lane in range(width):
+                        out[ob + j + k * width + lane] = zero[0] + res[k, lane]
+                j += 4 * width
+            while j + width <= cols:
+                _row_sum(x, base + j, cols, n, width, vec)
+                for lane in range(width):
+                    out[ob + j + lane] = zero[0] + vec[lane]
+                j += width
+        else:
+            while j + 3 < cols:
+                _multi_row_sum(x, base + j, cols, 1, n, 4, 1, res1)
+                for k in range(4):
+                    out[ob + j + k] = zero[0] + res1[k, 0]
+                j += 4
+        while j < cols:
+            _row_sum(x, base + j, cols, n, 1, one)
+            out[ob + j] = zero[0] + one[0]
+            j += 1
+
+
+# the compiled helpers once framework.ops._fused built them (the loops call them by name)
+_ceil_log2, _multi_row_sum, _row_sum = ceil_log2, multi_row_sum, row_sum
+
+
+def _torch_vector_bytes():
+    """32 where torch runs its AVX2 or default kernels (32-byte Vectorized), None where it
+    picks its AVX-512 ones (an AVX-512 CPU, unless ATEN_CPU_CAPABILITY says otherwise)."""
+    cap = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if cap in ("default", "avx2"):
+        return 32
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    avx512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+                    return None if avx512 else 32
+    except OSError:
+        pass
+    return 32  # not Linux: torch's x86 wheels elsewhere default to AVX2
+
+
+_VECTOR_BYTES = _torch_vector_bytes()
+
+
+def torch_sum(x, axes):
+    """``x`` (a NumPy array) summed over ``axes`` (non-negative, sorted) in torch's CPU order,
+    as a flat array of the kept elements; None where that order is not reproduced (see the
+    module docstring: the caller sums with NumPy)."""
+    if (
+        _VECTOR_BYTES is None
+        or type(x) is not np.ndarray
+        or x.dtype.char not in "fd"
+        or not x.flags.c_contiguous
+        or x.size == 0
+    ):
+        return None
+    from ._fused import kernels
+
+    k = kernels()
+    if k is None:
+        return None
+    dims = [(n, d in axes) for d, n in enumerate(x.shape) if n != 1]
+    flags = [r for _, r in dims]
+    if True not in flags:
+        return None  # nothing summed (size-1 dimensions): NumPy's copy is exact
+    first = flags.index(True)
+    last = len(flags) - 1 - flags[::-1].index(True)
+    if not all(flags[first : last + 1]):
+        return None  # reduced dimensions apart: another iteration order
+    blocks = int(np.prod([n for n, _ in dims[:first]], dtype=np.int64))
+    n = int(np.prod([n for n, _ in dims[first : last + 1]], dtype=np.int64))
+    cols = int(np.prod([n for n, _ in dims[last + 1 :]], dtype=np.int64))
+    width = _VECTOR_BYTES // x.itemsize
+    flat = x.reshape(-1)
+    if cols == 1:
+        if blocks == 1 and x.size >= GRAIN:
+            return None  # torch's two-pass reduction across threads
+        out = np.empty(blocks, x.dtype)
+        k.torch_inner_sum(flat, blocks, n, width, out)
+        return out
+    if x.size >= GRAIN:
+        return None  # torch may regroup the columns across threads (as its thread count)
+    out = np.empty(blocks * cols, x.dtype)
+    k.torch_outer_sum(flat, blocks, n, cols, width, out)
+    return out
