@@ -111,6 +111,7 @@ from .amp import (
 from .version import __version__
 
 from .dtypes import bfloat16
+from . import _inplace_methods
 from . import _docs
 from ._errors import broadcast_shapes
 from ._finfo import finfo, iinfo
