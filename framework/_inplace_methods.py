@@ -16,6 +16,7 @@ from .autograd.grad_mode import no_grad, state
 from .autograd.op import Op
 from .tensor import Tensor, View, _grad_leaf, LEAF_INPLACE
 from . import dtypes
+from .ops.extras4 import _need_tensor
 
 # in-place name -> the out-of-place Tensor method computing its values
 UNARY_AND_BINARY = {
@@ -62,6 +63,19 @@ NOT_IMPLEMENTED = {
         ("arctanh", "atanh"),
     )
 }
+# in-place name -> its first argument that must be a tensor (torch's argument parser)
+TENSOR_ARGUMENT = {
+    "atan2_": "other",
+    "arctan2_": "other",
+    "hypot_": "other",
+    "nextafter_": "other",
+    "gcd_": "other",
+    "lcm_": "other",
+    "heaviside_": "values",
+    "logical_and_": "other",
+    "logical_or_": "other",
+    "logical_xor_": "other",
+}
 # in-place operators -> the in-place method (torch: the same kernels)
 OPERATORS = {
     "__ipow__": "pow_",
@@ -79,6 +93,7 @@ def _inplace_method(name, base):
     """``self.<base>(*args)`` written back into self (through ``Tensor._inplace``)."""
     node = NODE_NAMES.get(name)
     missing = NOT_IMPLEMENTED.get(name)
+    need = TENSOR_ARGUMENT.get(name)
 
     def op(src, *args, **kwargs):
         if missing is not None and state.enabled and src.requires_grad:
@@ -95,6 +110,10 @@ def _inplace_method(name, base):
         return out
 
     def method(self, *args, **kwargs):
+        if need is not None and args:
+            _need_tensor(name, need, 1, args[0])
+        if name.startswith(("bitwise_", "gcd", "lcm")) and args:
+            _castable_first(self, args[0])
         return self._inplace(op, *args, **kwargs)
 
     if base in ("clamp_min", "clamp_max"):
@@ -105,6 +124,24 @@ def _inplace_method(name, base):
             return self._inplace(op, bound)
 
     return _named(method, name, f"In-place version of :meth:`~Tensor.{base}`.")
+
+
+def _castable_first(self, other):
+    """torch checks that the result type casts to self's dtype before its integer-only kernel
+    refuses a float (``int_tensor.bitwise_and_(2.5)``: the can't-be-cast error)."""
+    tensor = isinstance(other, Tensor)
+    if not tensor and not isinstance(other, (bool, int, float)):
+        return
+    arrays, ndims = [self._data], [self.ndim]
+    if tensor:
+        arrays.append(other._data)
+        ndims.append(other.ndim)
+    res = dtypes.result_type(arrays, ndims, [] if tensor else [other])
+    if dtypes._kind(res) > dtypes._kind(self._data.dtype):
+        raise RuntimeError(
+            f"result type {dtypes.scalar_type_name(res)} can't be cast to the desired output "
+            f"type {dtypes.scalar_type_name(self._data.dtype)}"
+        )
 
 
 def _float_power_(self, exponent):
@@ -175,6 +212,8 @@ def _compare_method(name, base, cmp):
 
 def _logical_method(name, base):
     def method(self, *args):
+        if args:
+            _need_tensor(name, "other", 1, args[0])
         # torch records nothing: self keeps its history (and a leaf stays a leaf)
         with no_grad():
             values = getattr(Tensor, base)(self.detach(), *args)

@@ -332,3 +332,52 @@ def test_docstrings():
     for case in list(CASES) + list(VIEW_CASES):
         name = _view_name(case) if case in VIEW_CASES else _method(case)
         assert getattr(framework.Tensor, name).__doc__, name
+
+
+BINARY = (
+    "atan2_ copysign_ fmod_ remainder_ hypot_ xlogy_ lt_ eq_ logical_and_ float_power_ "
+    "clamp_min_ heaviside_ nextafter_ multiply_ true_divide_ __ipow__ __imod__ __ifloordiv__ "
+    "gcd_ bitwise_and_ bitwise_left_shift_ __ior__"
+).split()
+X23 = RNG.uniform(0.1, 0.9, (2, 3))
+
+
+@pytest.mark.parametrize(
+    "setup",
+    ["mixed_dtypes", "wrong_shape", "wrong_shape_grad", "int_scalar", "int_float_tensor", "bool"],
+)
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_promotion_and_errors(name, setup):
+    """float32 self with a float64 other (both requiring grad: node, dtypes of the
+    gradients), a broadcast that would grow self, a float scalar into an integer tensor,
+    bool tensors, and Python scalars where torch wants a tensor."""
+
+    def fn(lib):
+        method = lambda x, o: getattr(x, name)(o)  # noqa: E731
+        if setup == "mixed_dtypes":
+            x = lib.tensor(X23, dtype=lib.float32, requires_grad=True)
+            o = lib.tensor(O3, dtype=lib.float64, requires_grad=True)
+            y = x * 1
+            method(y, o)
+            grads = lib.autograd.grad(y, [x, o], lib.ones(2, 3), allow_unused=True)
+            res = [type(y.grad_fn).__name__, str(y.dtype)]
+            for g in grads:
+                res += [None, None] if g is None else [str(g.dtype), _values(g)]
+            return res
+        if setup.startswith("wrong_shape"):
+            x = lib.tensor(O3, requires_grad=setup.endswith("grad")) * 1
+            method(x, lib.tensor(X23))
+            return (_values(x),)
+        if setup == "int_scalar":
+            x = lib.tensor([1, 2, 3])
+            method(x, 2.5)
+            return (_values(x),)
+        if setup == "int_float_tensor":
+            x = lib.tensor([1, 2, 3])
+            method(x, lib.tensor(O3))
+            return (_values(x),)
+        x = lib.tensor([True, False, True])
+        method(x, lib.tensor([True, True, False]))
+        return _values(x), str(x.dtype)
+
+    _same(_run(framework, fn), _run(torch, fn))
