@@ -126,6 +126,82 @@ def _inplace_method(name, base):
     return _named(method, name, f"In-place version of :meth:`~Tensor.{base}`.")
 
 
+def _put(self, index, source, accumulate=False):
+    """See :func:`framework.put`."""
+    from .ops.put import put
+
+    return put(self, index, source, accumulate)
+
+
+def _put_(self, index, source, accumulate=False):
+    """In-place version of :meth:`~Tensor.put`."""
+    from .ops.put import Put, _checked
+
+    index, source = _checked(self, index, source, "put_")
+    return self._inplace(Put.apply, index, source, accumulate=bool(accumulate))
+
+
+def _resize_(self, *sizes, memory_format=None):
+    """resize_(*sizes, memory_format=None) -> Tensor
+
+    Gives self the sizes ``sizes`` with contiguous strides over its storage from its storage
+    offset; a storage too small grows (the old values kept, new elements zeros where torch
+    leaves them uninitialized). Refused for a tensor that requires grad.
+
+    Args:
+        sizes (torch.Size or int...): the new sizes.
+        memory_format (framework.memory_format, optional): accepted for torch's signature;
+            the strides are contiguous.
+
+    Example:
+        >>> x = framework.arange(6.0)
+        >>> x.resize_(2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+    """
+    from .backend import as_strided, storage_of
+    from .ops.views import storage_offset
+
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = sizes[0]
+    sizes = tuple(int(n) for n in sizes)
+    numel = 1
+    for n in sizes:
+        numel *= n
+    if numel and any(n < 0 for n in sizes):
+        raise RuntimeError("numel: integer multiplication overflow")  # torch's (unsigned) check
+    strides, step = [], 1
+    for n in reversed(sizes):
+        strides.insert(0, step)
+        step *= max(n, 1)
+    storage, offset = storage_of(self._data), storage_offset(self._data)
+    if offset + numel > storage.size:  # a new storage, the old values copied in
+        grown = self.xp.zeros(offset + numel, dtype=self._data.dtype)
+        grown[: storage.size] = storage.reshape(-1)
+        storage = grown
+    self._data = as_strided(storage, sizes, strides, offset)
+    self._vc[0] += 1
+    return self
+
+
+def _resize_as_(self, the_template, memory_format=None):
+    """resize_as_(the_template, memory_format=None) -> Tensor
+
+    Resizes self to the size of ``the_template`` (see :meth:`Tensor.resize_`).
+
+    Args:
+        the_template (Tensor): the tensor whose size self takes.
+        memory_format (framework.memory_format, optional): accepted for torch's signature.
+
+    Example:
+        >>> framework.arange(6.0).resize_as_(framework.zeros(3))
+        tensor([0., 1., 2.])
+    """
+    return self.resize_(the_template.shape)
+
+
 def _castable_first(self, other):
     """torch checks that the result type casts to self's dtype before its integer-only kernel
     refuses a float (``int_tensor.bitwise_and_(2.5)``: the can't-be-cast error)."""
@@ -177,10 +253,10 @@ class InplaceCompare(Op):
 
     promote = True
 
-    def forward(self, a, b, cmp, scalar):
+    def forward(self, a, b, cmp, scalar, dtype):
         self._as(f"{cmp}Backward{0 if scalar else 1}")
         self.shapes = (a.shape, getattr(b, "shape", ()))
-        return _COMPARE[cmp](a, b).astype(a.dtype)
+        return _COMPARE[cmp](a, b).astype(dtype)  # self's (an integer self too, as torch)
 
     def backward(self, grad):
         from .creation import zeros
@@ -204,7 +280,9 @@ def _compare_method(name, base, cmp):
         if state.enabled and (self.requires_grad or (tensor and other.requires_grad)):
             if _grad_leaf(self):
                 raise RuntimeError(LEAF_INPLACE)
-            return self._inplace(InplaceCompare.apply, other, cmp=cmp, scalar=not tensor)
+            return self._inplace(
+                InplaceCompare.apply, other, cmp=cmp, scalar=not tensor, dtype=self._data.dtype
+            )
         return self._inplace(getattr(Tensor, base), other)
 
     return _named(method, name, f"In-place version of :meth:`~Tensor.{base}`.")
@@ -231,7 +309,7 @@ FUNCTIONS = (
     "asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ "
     "detach_ erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ "
     "ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ "
-    "relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_"
+    "relu_ resize_as_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_"
 ).split()
 
 
@@ -248,6 +326,7 @@ EXAMPLES = {
     "xlogy_": ("[0.25, 0.5]", ", 2.0"),
     "as_strided_": ("[0.25, 0.5]", ", (1,), (1,)"),
     "addmv_": ("[0.25, 0.5]", ", framework.eye(2), framework.tensor([1.0, 2.0])"),
+    "resize_as_": ("[0.25, 0.5]", ", framework.zeros(1)"),
     "index_put_": ("[0.25, 0.5]", ", (framework.tensor([0]),), framework.tensor(1.0)"),
 }
 
@@ -363,6 +442,8 @@ def _install():
     for base in LOGICAL:
         setattr(Tensor, base + "_", _logical_method(base + "_", base))
     Tensor.float_power_ = _float_power_
+    Tensor.put, Tensor.put_ = _put, _put_
+    Tensor.resize_, Tensor.resize_as_ = _resize_, _resize_as_
     for name in VIEW_METHODS:
         setattr(Tensor, name, _view_method(name))
     for op, method in OPERATORS.items():

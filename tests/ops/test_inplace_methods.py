@@ -344,7 +344,15 @@ X23 = RNG.uniform(0.1, 0.9, (2, 3))
 
 @pytest.mark.parametrize(
     "setup",
-    ["mixed_dtypes", "wrong_shape", "wrong_shape_grad", "int_scalar", "int_float_tensor", "bool"],
+    [
+        "mixed_dtypes",
+        "wrong_shape",
+        "wrong_shape_grad",
+        "int_scalar",
+        "int_float_tensor",
+        "int_self_grad_other",
+        "bool",
+    ],
 )
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_promotion_and_errors(name, setup):
@@ -353,7 +361,7 @@ def test_binary_promotion_and_errors(name, setup):
     bool tensors, and Python scalars where torch wants a tensor."""
 
     def fn(lib):
-        method = lambda x, o: getattr(x, name)(o)  # noqa: E731
+        method = lambda x, o: getattr(x, name)(o)
         if setup == "mixed_dtypes":
             x = lib.tensor(X23, dtype=lib.float32, requires_grad=True)
             o = lib.tensor(O3, dtype=lib.float64, requires_grad=True)
@@ -372,6 +380,10 @@ def test_binary_promotion_and_errors(name, setup):
             x = lib.tensor([1, 2, 3])
             method(x, 2.5)
             return (_values(x),)
+        if setup == "int_self_grad_other":  # torch records the comparison's node on it
+            x = lib.tensor([1, 2, 3])
+            method(x, lib.tensor(O3, requires_grad=True))
+            return _values(x), str(x.dtype), type(x.grad_fn).__name__, x.requires_grad
         if setup == "int_float_tensor":
             x = lib.tensor([1, 2, 3])
             method(x, lib.tensor(O3))
