@@ -67,9 +67,8 @@ def _checked(input, index, source, name):
         if not isinstance(value, Tensor):
             raise must_be_tensor(name, arg, pos + (name == "put"), value)
     if index.dtype.name != "int64":
-        raise RuntimeError(
-            f"put_(): Expected a long tensor for index, but got {scalar_type_name(index._data.dtype)}"
-        )
+        got = scalar_type_name(index._data.dtype)
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {got}")
     if source.dtype != input.dtype:
         raise RuntimeError(
             "put_(): self and source expected to have the same dtype, but got self.dtype = "
