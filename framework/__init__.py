@@ -83,7 +83,10 @@ from ._namespace import (
     compile,
     from_dlpack,
     get_float32_matmul_precision,
+    is_complex,
     is_floating_point,
+    is_inference,
+    is_signed,
     is_storage,
     is_tensor,
     numel,
@@ -112,6 +115,7 @@ from .version import __version__
 
 from .dtypes import bfloat16
 from . import _inplace_methods
+from . import _more_methods
 from . import _docs
 from ._errors import broadcast_shapes
 from ._finfo import finfo, iinfo

@@ -63,6 +63,12 @@ NOT_IMPLEMENTED = {
         ("arctanh", "atanh"),
     )
 }
+# binary ops whose first argument is the other operand: torch checks that the promoted type
+# casts to self's before the kernel refuses a dtype or divides by zero
+OPERANDS = set(
+    "atan2 arctan2 copysign fmod remainder hypot nextafter xlogy floor_divide "
+    "bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift gcd lcm".split()
+)
 # in-place name -> its first argument that must be a tensor (torch's argument parser)
 TENSOR_ARGUMENT = {
     "atan2_": "other",
@@ -94,6 +100,7 @@ def _inplace_method(name, base):
     node = NODE_NAMES.get(name)
     missing = NOT_IMPLEMENTED.get(name)
     need = TENSOR_ARGUMENT.get(name)
+    operands = base in OPERANDS
 
     def op(src, *args, **kwargs):
         if missing is not None and state.enabled and src.requires_grad:
@@ -112,7 +119,7 @@ def _inplace_method(name, base):
     def method(self, *args, **kwargs):
         if need is not None and args:
             _need_tensor(name, need, 1, args[0])
-        if name.startswith(("bitwise_", "gcd", "lcm")) and args:
+        if operands and args:
             _castable_first(self, args[0])
         return self._inplace(op, *args, **kwargs)
 
@@ -203,13 +210,19 @@ def _resize_as_(self, the_template, memory_format=None):
 
 
 def _castable_first(self, other):
-    """torch checks that the result type casts to self's dtype before its integer-only kernel
-    refuses a float (``int_tensor.bitwise_and_(2.5)``: the can't-be-cast error)."""
+    """torch checks that the result type casts to self's dtype before the kernel runs
+    (``int_tensor.bitwise_and_(2.5)``, ``bool_tensor.remainder_(int_zeros)``: the can't-be-cast
+    error, not the kernel's dtype refusal or ZeroDivisionError)."""
     tensor = isinstance(other, Tensor)
     if not tensor and not isinstance(other, (bool, int, float)):
         return
     arrays, ndims = [self._data], [self.ndim]
     if tensor:
+        from ._errors import broadcast_shapes, inplace_shape_error
+
+        shape = broadcast_shapes(self._data.shape, other._data.shape)  # (its checks first)
+        if shape != self._data.shape:
+            raise inplace_shape_error(self._data.shape, shape)
         arrays.append(other._data)
         ndims.append(other.ndim)
     res = dtypes.result_type(arrays, ndims, [] if tensor else [other])

@@ -43,6 +43,7 @@ class return_types:
     svd = _return_type("svd", ("U", "S", "V"))
     linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
     eigh = _return_type("eigh", ("eigenvalues", "eigenvectors"))
+    frexp = _return_type("frexp", ("mantissa", "exponent"))
 
 
 def _const(array, like):

@@ -218,6 +218,18 @@ def _solve_adjoint(A, c):
     return solve(_mT(A), _mT(diag_embed(c.unsqueeze(-1).expand(*c.shape, n))))
 
 
+def _lu_solve_adjoint(A, c):
+    """c A^{-T} as torch's slogdet backward computes it without create_graph: linalg_lu_solve
+    with the LU factors of A^T (its forward's) and diag_embed(c); a singular A gives inf/NaN
+    where the zero pivot divides, no error."""
+    from .extras2 import diag_embed
+    from .linalg_lu import lu_factor_ex
+    from .linalg_lu_solve import linalg_lu_solve
+
+    LU, pivots, _ = lu_factor_ex(_mT(A))
+    return linalg_lu_solve(LU, pivots, diag_embed(c.unsqueeze(-1).expand(*c.shape, A.shape[-1])))
+
+
 class LinalgSlogdet(Op):
     no_bfloat16 = "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"
     saves_inputs = True
@@ -238,7 +250,11 @@ class LinalgSlogdet(Op):
             return None
         if is_grad_enabled():  # create_graph: torch's solve with A^T
             return _solve_adjoint(A, g_logabs)
-        return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+        try:  # (float32: NumPy's inverse is the closer to float64 than an LU solve)
+            inverse = inv(A)
+        except RuntimeError:  # singular: torch's LU solve gives inf/NaN, no error
+            return _lu_solve_adjoint(A, g_logabs)
+        return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inverse)
 
     def jvp(self, t):
         (A,) = self.primals
