@@ -117,6 +117,7 @@ from .dtypes import bfloat16
 from . import _inplace_methods
 from . import _more_methods
 from . import _docs
+from ._foreach import functions as _foreach_functions
 from ._errors import broadcast_shapes
 from ._finfo import finfo, iinfo
 from .ops.linalg_ext import pinverse
@@ -141,3 +142,4 @@ from ._namespace import (
 from . import _malloc
 
 _malloc.tune()
+globals().update(_foreach_functions())  # torch._foreach_add, _foreach_mul_, ...
