@@ -350,11 +350,11 @@ def _function(name):
         """{name}(input, *args, **kwargs) -> Tensor
 
         In-place version of :func:`framework.{base}`: ``input.{name}(*args, **kwargs)``,
-        which writes the result into ``input`` and returns it.
+        which writes the result into ``input`` and returns it (the other arguments are those
+        of :meth:`Tensor.{name}`).
 
         Args:
             input (Tensor): the tensor written in place.
-            *args, **kwargs: the other arguments of :meth:`Tensor.{name}`.
 
         Example:
             >>> x = framework.tensor({values})

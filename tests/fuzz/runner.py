@@ -66,7 +66,6 @@ def _has_ties(p):
     return a.size != np.unique(a).size
 
 
-
 # torch marks an integer/bool tensor that received a value requiring grad as requiring grad
 # (CopySlices) and then fails an internal assert in backward; ours stays without grad
 KNOWN_DIFFERENCES[("setitem", "out0")] = lambda p: (
