@@ -44,6 +44,7 @@ class return_types:
     linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
     eigh = _return_type("eigh", ("eigenvalues", "eigenvectors"))
     frexp = _return_type("frexp", ("mantissa", "exponent"))
+    linalg_solve_ex = _return_type("linalg_solve_ex", ("result", "info"))
 
 
 def _const(array, like):

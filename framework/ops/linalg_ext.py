@@ -286,10 +286,12 @@ class LinalgSolveEx(Op):
     saves_inputs = True
     saves_output = True
 
-    def forward(self, A, B, vector=False):
+    def forward(self, A, B, vector=False, ex=False):
         xp = self.xp
         self.vector = vector
         bad = _singular(xp, A) if A.size else None
+        if bad is not None and ex:  # solve_ex: torch's LU solve, inf/NaN past a zero pivot
+            return _lu_solve(xp, A, B[..., None])[..., 0] if vector else _lu_solve(xp, A, B)
         if bad is not None:
             raise _singular_error(
                 "torch.linalg.solve",
@@ -344,10 +346,21 @@ def solve(A, B, *, left=True):
         tensor([1.0000, 0.5000])
     """
     _check_square(A, "solve")
+    _same_dtype(A, B)
     if not left:
         return _mT(solve(_mT(A), _mT(B)))
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     return LinalgSolveEx.apply(A, B, vector=vector)
+
+
+def _same_dtype(A, B):
+    """torch's solve refuses to promote: A and B of one dtype."""
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{dtypes.scalar_type_name(A._data.dtype)} and B of type "
+            f"{dtypes.scalar_type_name(B._data.dtype)} instead"
+        )
 
 
 def _phi(X):
