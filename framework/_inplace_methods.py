@@ -92,6 +92,7 @@ OPERATORS = {
     "__ixor__": "bitwise_xor_",
     "__ilshift__": "bitwise_left_shift_",
     "__irshift__": "bitwise_right_shift_",
+    "__idiv__": "div_",
 }
 
 
@@ -467,6 +468,10 @@ def _install():
     for name in FUNCTIONS:
         if not hasattr(namespace, name):
             setattr(namespace, name, _function(name))
+    from .nn.functional_inplace import TOP_LEVEL
+
+    for fn in TOP_LEVEL:  # torch.celu_, torch.dropout_, ...
+        setattr(namespace, fn.__name__, fn)
 
 
 _install()

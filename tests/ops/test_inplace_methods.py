@@ -393,3 +393,57 @@ def test_binary_promotion_and_errors(name, setup):
         return _values(x), str(x.dtype)
 
     _same(_run(framework, fn), _run(torch, fn))
+
+
+ACTIVATIONS = {
+    "elu_": lambda L, x: L.nn.functional.elu_(x, 0.7),
+    "celu_": lambda L, x: L.nn.functional.celu_(x, 0.7),
+    "selu_": lambda L, x: L.nn.functional.selu_(x),
+    "leaky_relu_": lambda L, x: L.nn.functional.leaky_relu_(x, 0.2),
+    "hardtanh_": lambda L, x: L.nn.functional.hardtanh_(x, -0.3, 0.4),
+    "relu_": lambda L, x: L.nn.functional.relu_(x),
+    "threshold_": lambda L, x: L.nn.functional.threshold_(x, 0.1, 2.0),
+    "rrelu_": lambda L, x: L.nn.functional.rrelu_(x),
+    "rrelu_training": lambda L, x: L.nn.functional.rrelu_(x, training=True),
+    "torch.celu_": lambda L, x: L.celu_(x),
+    "torch.selu_": lambda L, x: L.selu_(x),
+    "torch.rrelu_": lambda L, x: L.rrelu_(x),
+    "torch.threshold_": lambda L, x: L.threshold_(x, 0.1, 2.0),
+    "torch.dropout_": lambda L, x: L.dropout_(x, 0.4, True),
+    "torch.alpha_dropout_": lambda L, x: L.alpha_dropout_(x, 0.4, True),
+    "torch.feature_alpha_dropout_": lambda L, x: L.feature_alpha_dropout_(x, 0.4, True),
+    "inplace_kwarg_elu": lambda L, x: L.nn.functional.elu(x, inplace=True),
+    "inplace_kwarg_leaky": lambda L, x: L.nn.functional.leaky_relu(x, inplace=True),
+}
+
+
+@pytest.mark.parametrize("on", ["nonleaf", "view"])
+@pytest.mark.parametrize("case", list(ACTIVATIONS))
+def test_inplace_activations(case, on):
+    """F.elu_ ... and torch.celu_ ...: self returned, values (random ones from the same seed),
+    torch's in-place nodes (EluBackward1, LeakyReluBackward1, ThresholdBackward1, ...), the
+    base's CopySlices through a view, gradients for a random upstream gradient."""
+
+    def fn(lib):
+        lib.manual_seed(3)
+        leaf = _t(lib, np.random.default_rng(9).uniform(-1, 1, (3, 4)), rg=True)
+        base = leaf * 1.5
+        x = base[1:] if on == "view" else base
+        out = ACTIVATIONS[case](lib, x)
+        up = _t(lib, np.random.default_rng(10).standard_normal((3, 4)))
+        (g,) = lib.autograd.grad(base, leaf, up)
+        return [
+            out is x,
+            _values(base),
+            type(x.grad_fn).__name__,
+            type(base.grad_fn).__name__,
+            _values(g),
+        ]
+
+    _same(_run(framework, fn), _run(torch, fn))
+
+
+def test_idiv():
+    for lib in LIBS:
+        x = lib.tensor([2.0, 4.0])
+        assert x.__idiv__(2) is x and x.tolist() == [1.0, 2.0]
