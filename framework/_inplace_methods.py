@@ -424,6 +424,9 @@ def _view_method(name):
         if _grad_leaf(self):
             raise RuntimeError(LEAF_INPLACE)
         out = getattr(Tensor, base)(self, *args, **kwargs)
+        if hasattr(out, "_levels"):  # under vmap: self takes the batched result's physical view
+            self._value, self._levels, self._data = out._value, out._levels, out._data
+            return self
         fn = out.grad_fn
         if fn is not None:
             fn._as(VIEW_NODES[fn.name()])

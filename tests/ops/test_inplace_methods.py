@@ -447,3 +447,29 @@ def test_idiv():
     for lib in LIBS:
         x = lib.tensor([2.0, 4.0])
         assert x.__idiv__(2) is x and x.tolist() == [1.0, 2.0]
+
+
+VMAPPED = {
+    "sin_": lambda L, t: t.clone().sin_(),
+    "atan2_": lambda L, t: t.clone().atan2_(L.tensor([1.0, 2.0, 3.0])),
+    "lt_": lambda L, t: t.clone().lt_(0.25),
+    "clamp_min_": lambda L, t: t.clone().clamp_min_(0.3),
+    "unsqueeze_": lambda L, t: t.clone().unsqueeze_(0),
+    "unsqueeze_last": lambda L, t: t.clone().unsqueeze_(-1),
+    "t_": lambda L, t: t.clone().unsqueeze_(0).t_(),
+    "squeeze_": lambda L, t: (t * 1).unsqueeze_(1).squeeze_(),
+    "transpose_": lambda L, t: t.clone().unsqueeze_(0).transpose_(0, 1),
+}
+
+
+@pytest.mark.parametrize("case", list(VMAPPED))
+def test_under_vmap_and_grad(case):
+    """vmap over a batch of rows (values and shape), and func.grad through the method."""
+
+    def fn(lib):
+        x = _t(lib, np.arange(6.0).reshape(2, 3) / 10)
+        out = lib.func.vmap(lambda t: VMAPPED[case](lib, t))(x)
+        g = lib.func.grad(lambda t: VMAPPED[case](lib, t).sin().sum())(x[0])
+        return [tuple(out.shape), _values(out), _values(g)]
+
+    _same(_run(framework, fn), _run(torch, fn))
