@@ -121,6 +121,8 @@ def _inplace_method(name, base):
         if need is not None and args:
             _need_tensor(name, need, 1, args[0])
         if operands and args:
+            if _grad_leaf(self):  # torch refuses the leaf before any shape or dtype check
+                raise RuntimeError(LEAF_INPLACE)
             _castable_first(self, args[0])
         return self._inplace(op, *args, **kwargs)
 

@@ -473,3 +473,16 @@ def test_under_vmap_and_grad(case):
         return [tuple(out.shape), _values(out), _values(g)]
 
     _same(_run(framework, fn), _run(torch, fn))
+
+
+@pytest.mark.parametrize("name", ["floor_divide_", "atan2_", "bitwise_and_", "remainder_"])
+def test_leaf_refused_before_shape_and_dtype(name):
+    """A leaf requiring grad is refused before the output-shape and cast checks (fuzz seed
+    64009631: floor_divide_ of a leaf with a larger other)."""
+
+    def fn(lib):
+        x = lib.ones(1, 2, requires_grad=True)
+        getattr(x, name)(lib.ones(3, 2, dtype=lib.float64))
+        return [_values(x)]
+
+    _same(_run(framework, fn), _run(torch, fn))
