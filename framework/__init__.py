@@ -83,7 +83,10 @@ from ._namespace import (
     compile,
     from_dlpack,
     get_float32_matmul_precision,
+    is_complex,
     is_floating_point,
+    is_inference,
+    is_signed,
     is_storage,
     is_tensor,
     numel,
@@ -111,7 +114,10 @@ from .amp import (
 from .version import __version__
 
 from .dtypes import bfloat16
+from . import _inplace_methods
+from . import _more_methods
 from . import _docs
+from ._foreach import functions as _foreach_functions
 from ._errors import broadcast_shapes
 from ._finfo import finfo, iinfo
 from .ops.linalg_ext import pinverse
@@ -136,3 +142,4 @@ from ._namespace import (
 from . import _malloc
 
 _malloc.tune()
+globals().update(_foreach_functions())  # torch._foreach_add, _foreach_mul_, ...

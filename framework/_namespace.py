@@ -48,6 +48,48 @@ def is_floating_point(input):
     return input.is_floating_point()
 
 
+def is_complex(input):
+    """True if the tensor's dtype is a complex type (never here: complex dtypes are not
+    supported).
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example:
+        >>> framework.is_complex(framework.tensor([1.0]))
+        False
+    """
+    return input.is_complex()
+
+
+def is_signed(input):
+    """True if the tensor's dtype is signed (floating point or a signed integer; not bool or
+    uint8).
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example:
+        >>> framework.is_signed(framework.tensor([1, 2], dtype=framework.uint8))
+        False
+    """
+    return input.is_signed()
+
+
+def is_inference(input):
+    """True if the tensor is an inference tensor: never here (:class:`inference_mode` makes
+    ordinary tensors without history).
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example:
+        >>> framework.is_inference(framework.ones(2))
+        False
+    """
+    return input.is_inference()
+
+
 def numel(input):
     """Number of elements of the tensor.
 

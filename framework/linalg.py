@@ -26,6 +26,7 @@ from .ops.linalg_lu_solve import linalg_lu_solve as lu_solve
 from .ops.linalg_solvers import solve_triangular
 from .ops.linalg_householder import householder_product
 from .ops.matrix_fns import matrix_exp
+from .ops.linalg_api import diagonal, eig, eigvals, solve_ex, tensorinv, tensorsolve, vander
 
 
 def _chain_order(dims):

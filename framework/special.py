@@ -6,6 +6,7 @@ import math
 from .autograd.op import Op
 from .ops import gamma as _g
 from .ops import special as _sp
+from .ops.pointwise import xlog1py
 from .ops.unary import _float
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "sinc",
     "softmax",
     "xlogy",
+    "xlog1py",
     "zeta",
 ]
 

@@ -62,7 +62,7 @@ ELEMENTWISE = (
     "LogSigmoidBackward HardswishBackward LeakyReluBackward HardtanhBackward "
     "SoftshrinkBackward HardshrinkBackward RreluWithNoiseBackward Deg2Rad Rad2Deg SpecialEntr "
     "SpecialI0E SpecialI1 SpecialI1E SpecialLogNdtr SpecialZeta _AddScalar _Ndtri _IntBinary "
-    "DivScalar "
+    "DivScalar SpecialXlog1Py SpecialXlog1PyScalarSelf SpecialXlog1PyScalarOther InplaceCompare "
     "LinalgMatrixExp"  # (one input whose forward takes leading batch dims)
 ).split()
 

@@ -50,6 +50,16 @@ from ..ops.pooling3d import (
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .layers_more import bilinear
 from .dropout import feature_alpha_dropout
+from .functional_inplace import (
+    celu_,
+    elu_,
+    hardtanh_,
+    leaky_relu_,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
+)
 from ..ops.conv3d import conv3d, conv_transpose3d
 from ..ops.embedding_bag import embedding_bag
 from ..ops.grid_sample import affine_grid, grid_sample

@@ -46,6 +46,8 @@ from .extras4 import *  # noqa: F403
 from .histogram import *  # noqa: F403
 from .matrix_fns import *  # noqa: F403
 from .index_reduce import *  # noqa: F403
+from .put import *  # noqa: F403
+from .frexp import *  # noqa: F403
 
 # Internal entry points that Tensor methods call as ``ops.<name>`` (not part of ``framework``).
 from ..creation import tensor
@@ -96,6 +98,8 @@ _FAMILIES = (
     "histogram",
     "matrix_fns",
     "index_reduce",
+    "put",
+    "frexp",
 )
 # torch has the 2-d pooling functions only in torch.nn.functional.
 _NN_ONLY = {"avg_pool2d", "adaptive_avg_pool2d"}

@@ -455,8 +455,10 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         >>> F.leaky_relu(framework.tensor([-1.0, 0.0, 2.0]), 0.1)
         tensor([-0.1000,  0.0000,  2.0000])
     """
-    if inplace:
-        return input._inplace(LeakyRelu.apply, negative_slope=negative_slope)
+    if inplace:  # (LeakyReluBackward1, as torch's in-place overload)
+        from .nonlinear import _inplace_or
+
+        return _inplace_or(input, True, LeakyRelu, negative_slope=negative_slope)
     return LeakyRelu.apply(input, negative_slope=negative_slope)
 
 

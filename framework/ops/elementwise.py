@@ -838,7 +838,9 @@ def clamp_min(input, min):
         >>> framework.clamp_min(framework.tensor([-2.0, 0.5, 3.0]), 0.0)
         tensor([0.0000, 0.5000, 3.0000])
     """
-    return clamp(input, min=min) if isinstance(min, Tensor) else ClampMin.apply(input, min=min)
+    if not isinstance(min, Tensor):
+        return ClampMin.apply(input, min=min)
+    return _clamp_node(clamp(input, min=min), "ClampMinBackward1")
 
 
 def clamp_max(input, max):
@@ -854,7 +856,16 @@ def clamp_max(input, max):
         >>> framework.clamp_max(framework.tensor([-2.0, 0.5, 3.0]), 1.0)
         tensor([-2.0000,  0.5000,  1.0000])
     """
-    return clamp(input, max=max) if isinstance(max, Tensor) else ClampMax.apply(input, max=max)
+    if not isinstance(max, Tensor):
+        return ClampMax.apply(input, max=max)
+    return _clamp_node(clamp(input, max=max), "ClampMaxBackward1")
+
+
+def _clamp_node(out, name):
+    """clamp_min/clamp_max with a tensor bound: clamp's values and gradients, torch's node."""
+    if out.grad_fn is not None:
+        out.grad_fn._as(name)
+    return out
 
 
 class Maximum(Op):

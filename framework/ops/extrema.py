@@ -43,6 +43,8 @@ class return_types:
     svd = _return_type("svd", ("U", "S", "V"))
     linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
     eigh = _return_type("eigh", ("eigenvalues", "eigenvectors"))
+    frexp = _return_type("frexp", ("mantissa", "exponent"))
+    linalg_solve_ex = _return_type("linalg_solve_ex", ("result", "info"))
 
 
 def _const(array, like):

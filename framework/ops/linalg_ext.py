@@ -218,6 +218,18 @@ def _solve_adjoint(A, c):
     return solve(_mT(A), _mT(diag_embed(c.unsqueeze(-1).expand(*c.shape, n))))
 
 
+def _lu_solve_adjoint(A, c):
+    """c A^{-T} as torch's slogdet backward computes it without create_graph: linalg_lu_solve
+    with the LU factors of A^T (its forward's) and diag_embed(c); a singular A gives inf/NaN
+    where the zero pivot divides, no error."""
+    from .extras2 import diag_embed
+    from .linalg_lu import lu_factor_ex
+    from .linalg_lu_solve import linalg_lu_solve
+
+    LU, pivots, _ = lu_factor_ex(_mT(A))
+    return linalg_lu_solve(LU, pivots, diag_embed(c.unsqueeze(-1).expand(*c.shape, A.shape[-1])))
+
+
 class LinalgSlogdet(Op):
     no_bfloat16 = "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"
     saves_inputs = True
@@ -238,7 +250,11 @@ class LinalgSlogdet(Op):
             return None
         if is_grad_enabled():  # create_graph: torch's solve with A^T
             return _solve_adjoint(A, g_logabs)
-        return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+        try:  # (float32: NumPy's inverse is the closer to float64 than an LU solve)
+            inverse = inv(A)
+        except RuntimeError:  # singular: torch's LU solve gives inf/NaN, no error
+            return _lu_solve_adjoint(A, g_logabs)
+        return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inverse)
 
     def jvp(self, t):
         (A,) = self.primals
@@ -270,10 +286,12 @@ class LinalgSolveEx(Op):
     saves_inputs = True
     saves_output = True
 
-    def forward(self, A, B, vector=False):
+    def forward(self, A, B, vector=False, ex=False):
         xp = self.xp
         self.vector = vector
         bad = _singular(xp, A) if A.size else None
+        if bad is not None and ex:  # solve_ex: torch's LU solve, inf/NaN past a zero pivot
+            return _lu_solve(xp, A, B[..., None])[..., 0] if vector else _lu_solve(xp, A, B)
         if bad is not None:
             raise _singular_error(
                 "torch.linalg.solve",
@@ -328,10 +346,21 @@ def solve(A, B, *, left=True):
         tensor([1.0000, 0.5000])
     """
     _check_square(A, "solve")
+    _same_dtype(A, B)
     if not left:
         return _mT(solve(_mT(A), _mT(B)))
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     return LinalgSolveEx.apply(A, B, vector=vector)
+
+
+def _same_dtype(A, B):
+    """torch's solve refuses to promote: A and B of one dtype."""
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{dtypes.scalar_type_name(A._data.dtype)} and B of type "
+            f"{dtypes.scalar_type_name(B._data.dtype)} instead"
+        )
 
 
 def _phi(X):

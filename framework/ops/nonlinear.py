@@ -330,7 +330,27 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def _inplace_or(input, inplace, op, **params):
-    return input._inplace(op.apply, **params) if inplace else op.apply(input, **params)
+    if not inplace:
+        return op.apply(input, **params)
+    node = INPLACE_NODES.get(op.__name__)  # torch's in-place overload reads the result
+    if node is None:
+        return input._inplace(op.apply, **params)
+    return input._inplace(lambda x, **kw: _renamed(op.apply(x, **kw), node), **params)
+
+
+INPLACE_NODES = {
+    "Elu": "EluBackward1",
+    "Celu": "CeluBackward1",
+    "Threshold": "ThresholdBackward1",
+    "RreluWithNoise": "RreluWithNoiseBackward1",
+    "LeakyRelu": "LeakyReluBackward1",
+}
+
+
+def _renamed(out, node):
+    if out.grad_fn is not None:
+        out.grad_fn._as(node)
+    return out
 
 
 def elu(input, alpha=1.0, inplace=False):

@@ -1,6 +1,8 @@
 """Pointwise ops of several inputs: lerp, addcmul, addcdiv, atan2, hypot, fmod, xlogy,
 logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 
+import math
+
 from .._fma import fma32, fused
 from .._errors import (
     bool_negation,
@@ -358,6 +360,105 @@ Logaddexp = _binary(
     kernel="logaddexp_cpu",  # torch's formula subtracts the inputs
     bool_error=lambda bools, needs: bool_subtraction(False),
 )
+
+
+def _logaddexp2(xp, a, b):
+    """torch's kernel: max + log1p(2 ** -|a - b|) / ln 2, and a itself where a == b = +-inf."""
+    with xp.errstate(invalid="ignore"):
+        out = xp.maximum(a, b) + xp.log1p(xp.exp2(-xp.abs(a - b))) * a.dtype.type(1 / math.log(2))
+        return xp.where(xp.isinf(a) & (a == b), a, out)
+
+
+def _logaddexp2_grads(grad, a, b):
+    # torch: grad / (1 + pow(2, other - self)) and grad / (1 + pow(2, self - other))
+    return grad / (((b - a).exp2()) + 1), grad / (((a - b).exp2()) + 1)
+
+
+Logaddexp2 = _binary(
+    "Logaddexp2",
+    _logaddexp2,
+    _logaddexp2_grads,
+    kernel="logaddexp2_cpu",
+    bool_error=lambda bools, needs: bool_subtraction(False),
+)
+
+
+def _xlog1py(xp, x, y):
+    """torch's kernel: NaN where y is NaN, 0 where x is 0, else x * log1p(y)."""
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(xp.isnan(y), y * 0 + xp.nan, xp.where(x == 0, x * 0, x * xp.log1p(y)))
+
+
+def _xlog1py_self_grad(grad, x, y):
+    # torch: xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.)
+    return xlog1py(grad, y).masked_fill((x == 0) & (y <= -1), 0.0)
+
+
+def _xlog1py_grads(grad, x, y):
+    return _xlog1py_self_grad(grad, x, y), grad * x / (y + 1)
+
+
+SpecialXlog1Py = _binary("SpecialXlog1Py", _xlog1py, _xlog1py_grads)
+SpecialXlog1PyScalarSelf = type(
+    "SpecialXlog1PyScalarSelf",
+    (SpecialXlog1Py,),
+    {
+        "node_name": "SpecialXlog1PyBackward1",
+        "no_edge": (0,),  # the Python scalar
+        "backward": lambda self, grad: (None, grad * self.inputs[0] / (self.inputs[1] + 1)),
+        "__module__": __name__,
+    },
+)
+SpecialXlog1PyScalarOther = type(
+    "SpecialXlog1PyScalarOther",
+    (SpecialXlog1Py,),
+    {
+        "node_name": "SpecialXlog1PyBackward2",
+        "no_edge": (1,),  # the Python scalar
+        "backward": lambda self, grad: (_xlog1py_self_grad(grad, *self.inputs), None),
+        "__module__": __name__,
+    },
+)
+
+
+def xlog1py(input, other):
+    """xlog1py(input, other) -> Tensor
+
+    ``input * log1p(other)``, with 0 where ``input`` is 0 (unless ``other`` is NaN), as
+    ``torch.special.xlog1py``.
+
+    Args:
+        input (Tensor or Number): the multiplier.
+        other (Tensor or Number): the argument of ``log1p``, broadcast against ``input``.
+
+    Example:
+        >>> framework.special.xlog1py(framework.tensor([0.0, 2.0]), framework.tensor([-1.0, 1.0]))
+        tensor([0.0000, 1.3863])
+    """
+    if not isinstance(other, Tensor):
+        return SpecialXlog1PyScalarOther.apply(input, other)
+    if not isinstance(input, Tensor):
+        return SpecialXlog1PyScalarSelf.apply(input, other)
+    return SpecialXlog1Py.apply(input, other)
+
+
+def logaddexp2(input, other):
+    """logaddexp2(input, other) -> Tensor
+
+    ``log2(2 ** input + 2 ** other)``, computed stably.
+
+    Args:
+        input (Tensor): the input tensor.
+        other (Tensor): the second operand, broadcast against ``input``.
+
+    Example:
+        >>> framework.logaddexp2(framework.tensor([0.0, 1.0]), framework.tensor([0.0, 3.0]))
+        tensor([1.0000, 3.3219])
+    """
+    _tensor_other("logaddexp2", other)
+    return Logaddexp2.apply(input, other, bools=_bools(input, other))
+
+
 FmodTensor = _binary(
     "FmodTensor",
     _fmod,
@@ -742,6 +843,7 @@ __all__ = [
     "hypot",
     "xlogy",
     "logaddexp",
+    "logaddexp2",
     "fmod",
     "nan_to_num",
     "sgn",

@@ -383,11 +383,47 @@ class Mode(_Select):
         end = xp.argmax(length, axis=-1)[..., None]
         vals = xp.take_along_axis(s, end, axis=-1)[..., 0]
         idx = xp.take_along_axis(order, end, axis=-1)[..., 0]  # last occurrence, as torch
+        vals, idx = _mode_replay(xp, a, new_run, vals, idx)
         if keepdim:
             vals, idx = xp.expand_dims(vals, -1), xp.expand_dims(idx, -1)
             vals, idx = xp.moveaxis(vals, -1, dim), xp.moveaxis(idx, -1, dim)
         self.dim, self.in_shape, self.index, self.keepdim = dim, x.shape, idx, keepdim
         return vals, idx
+
+
+_MODE_REPLAY_LIMIT = 1_000_000  # elements: beyond, ties longer than 16 keep the stable order
+
+
+def _mode_replay(xp, a, new_run, vals, idx):
+    """torch's CPU mode sorts (value, index) pairs with std::sort comparing values by `<` and
+    takes the first longest run of equal (`==`) neighbours, at its last pair. A NaN breaks the
+    ordering (each NaN is a run of its own, and where the runs fall is std::sort's doing), and
+    beyond 16 elements the sort is unstable (which tied index ends a run): those rows are
+    replayed with libstdc++'s sort (`_stdsort`). Returns (vals, idx)."""
+    n = a.shape[-1]
+    rows = a.reshape(-1, n)
+    need = xp.zeros(rows.shape[0], dtype=bool)
+    if a.dtype.kind in "fc":
+        need |= xp.isnan(rows).any(-1)
+    if n > 16 and a.size <= _MODE_REPLAY_LIMIT:
+        need |= ~new_run.reshape(-1, n).all(-1)  # a tie
+    if not need.any():
+        return vals, idx
+    from ._stdsort import _std_sort
+
+    flat_vals, flat_idx = vals.reshape(-1).copy(), idx.reshape(-1).copy()
+    for r in xp.nonzero(need)[0].tolist():
+        row = rows[r].tolist()
+        order = _std_sort(list(range(n)), lambda i, j: row[i] < row[j])
+        best, count = 0, 0
+        for k in range(n):
+            count += 1
+            if k == n - 1 or row[order[k]] != row[order[k + 1]]:
+                if count > best:
+                    best, flat_idx[r] = count, order[k]
+                count = 0
+        flat_vals[r] = rows[r, flat_idx[r]]
+    return flat_vals.reshape(vals.shape), flat_idx.reshape(idx.shape)
 
 
 def mode(input, dim=-1, keepdim=False):

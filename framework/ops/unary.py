@@ -717,6 +717,12 @@ def copy_into(dst, src):
         tensor([[1., 2.],
                 [1., 2.]])
     """
+    if src._data.shape != dst._data.shape:  # torch's errors, not NumPy's
+        from .._errors import broadcast_shapes, inplace_shape_error
+
+        shape = broadcast_shapes(dst._data.shape, src._data.shape)
+        if shape != dst._data.shape:
+            raise inplace_shape_error(dst._data.shape, shape)
     if src._device != dst._device:
         src = src.to(dst._device)
     return CopyInto.apply(dst, src)

@@ -226,6 +226,8 @@ def rebase(v, fn):
         in_geom=geometry(base._data),
         out_geom=geometry(v._data),
     )
+    if fn.no_edge:  # torch's CopySlices lists the edges of fn's node (no index, no mask)
+        cs.no_edge = fn.no_edge
     base.grad_fn, base._output_nr = cs, 0
     base._rg = True
 

@@ -33,11 +33,9 @@ KNOWN_DIFFERENCES = {
     ("kthvalue", "out1"): lambda p: _has_ties(p),
     ("median", "out1"): lambda p: _has_ties(p),
     ("nanmedian", "out1"): lambda p: _has_ties(p),
-    ("mode", "out1"): lambda p: _has_ties(p),
     ("kthvalue", "grad"): lambda p: _has_ties(p),
     ("median", "grad"): lambda p: _has_ties(p),
     ("nanmedian", "grad"): lambda p: _has_ties(p),
-    ("mode", "grad"): lambda p: _has_ties(p),
     ("quantile", "grad"): lambda p: _has_ties(p),  # which tied element the gather reads
     ("nanquantile", "grad"): lambda p: _has_ties(p),
 }
@@ -68,21 +66,18 @@ def _has_ties(p):
     return a.size != np.unique(a).size
 
 
-# torch's CPU mode sorts (value, index) pairs with std::sort and `<`: a NaN breaks the
-# strict weak ordering, so its runs (value and index) depend on the sort's internals
-def _nan_or_ties(p):
-    a = p.args[0].a
-    return _has_ties(p) or (a.dtype.kind == "f" and bool(np.isnan(a).any()))
-
-
-for _what in ("out0", "out1", "grad"):
-    KNOWN_DIFFERENCES[("mode", _what)] = _nan_or_ties
-
 # torch marks an integer/bool tensor that received a value requiring grad as requiring grad
 # (CopySlices) and then fails an internal assert in backward; ours stays without grad
 KNOWN_DIFFERENCES[("setitem", "out0")] = lambda p: (
     p.args[0].a.dtype.kind != "f" and any(isinstance(a, T) and a.rg for a in p.args[1:])
 )
+# ... as after an in-place comparison (x.ne_(y) with y requiring grad: NeBackward1 on an
+# integer/bool x, in both), where torch then refuses any op recorded on it ("Autograd not
+# support dtype: Bool"); ours records the chained op (a check in every op for this case only)
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    KNOWN_DIFFERENCES[(_name, "forw")] = lambda p: (
+        p.inplace and p.then is not None and p.args[0].a.dtype.kind != "f"
+    )
 
 
 def _unchained_torch_output(p):

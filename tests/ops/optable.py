@@ -480,7 +480,7 @@ def _op(name, fn, sample, dtypes=ALL, **kw):
 
 OPS = [
     *[
-        _unary(n, inplace=n in ("exp", "sqrt", "neg", "relu", "sigmoid", "tanh"))
+        _unary(n, inplace=True)
         for n in (
             "exp",
             "expm1",
@@ -500,15 +500,15 @@ OPS = [
             "square",
         )
     ],
-    *[_unary(n, NUM) for n in ("floor", "ceil", "trunc", "round", "frac")],
+    *[_unary(n, NUM, inplace=True) for n in ("floor", "ceil", "trunc", "round", "frac")],
     _unary("clone"),
-    _unary("logical_not"),
-    _unary("bitwise_not", INT + ("bool",)),
+    _unary("logical_not", inplace=True),
+    _unary("bitwise_not", INT + ("bool",), inplace=True),
     _op("round_decimals", lambda L, x: L.round(x, decimals=1), unary, FLOAT),
     _op("pos", lambda L, x: +x, unary),
     _op("invert", lambda L, x: ~x, unary, ("bool", "int64")),
     *[
-        _binary(n, inplace=n in ("add", "sub", "mul", "div", "pow"))
+        _binary(n, inplace=n not in ("maximum", "minimum"))
         for n in (
             "add",
             "sub",
@@ -526,11 +526,11 @@ OPS = [
     _op("div_floor", lambda L, a, b: L.div(a, b, rounding_mode="floor"), binary),
     _op("div_trunc", lambda L, a, b: L.div(a, b, rounding_mode="trunc"), binary),
     *[
-        _binary(n, grad=False)
+        _binary(n, grad=False, inplace=True)
         for n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
     ],
     *[
-        _binary(n, INT + ("bool",), grad=False)
+        _binary(n, INT + ("bool",), grad=False, inplace=True)
         for n in ("bitwise_and", "bitwise_or", "bitwise_xor")
     ],
     _op("op_add", lambda L, a, b: a + b, binary),
@@ -559,8 +559,20 @@ OPS = [
         NUM,
         inplace=lambda L, x, **kw: x.clamp_(**kw),
     ),
-    _op("clamp_min", lambda L, x: L.clamp_min(x, 0.5), unary, NUM),
-    _op("clamp_max", lambda L, x: L.clamp_max(x, 0.5), unary, NUM),
+    _op(
+        "clamp_min",
+        lambda L, x: L.clamp_min(x, 0.5),
+        unary,
+        NUM,
+        inplace=lambda L, x: x.clamp_min_(0.5),
+    ),
+    _op(
+        "clamp_max",
+        lambda L, x: L.clamp_max(x, 0.5),
+        unary,
+        NUM,
+        inplace=lambda L, x: x.clamp_max_(0.5),
+    ),
     _op("where", lambda L, c, a, b: L.where(c, a, b), where_sample),
     _op(
         "masked_fill",
