@@ -125,6 +125,12 @@ REGRESSION_SEEDS = {
     "as torch (second derivative NaN, not 0)",
     43002397: "mse_loss of float32 and float64: torch's node, no ToCopyBackward0 (gg-node)",
     43003471: "multi_margin_loss of an empty float32 batch: a float32 gradient (gg-node)",
+    60009005: "conv_transpose1d to an output of length 0: the double backward convolves the "
+    "empty grad_output and refuses it as torch (Only zero batch or zero channel inputs)",
+    50054689: "conv_transpose1d to an output of length 0, only the weight requires grad (as "
+    "60009005: the input's term of the double backward)",
+    60030370: "conv_transpose2d to an empty output: the double backward refuses (as 60009005)",
+    50016961: "conv3d of bool with a 1x1x1 kernel: torch's message names slow_conv3d_cpu",
 }
 
 

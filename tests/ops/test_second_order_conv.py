@@ -565,3 +565,51 @@ def test_pooling_backward_saved_fields_match_torch(name):
         g.sum().backward()
         res.append((before, _saved(L, node)))
     assert res[0] == res[1]
+
+
+EMPTY_OUTPUT = {  # float32 transposed convolutions to a spatial size 0 (torch's oneDNN kernel)
+    "conv_transpose1d": ((2, 3, 2), (3, 2, 1), dict(padding=1)),
+    "conv_transpose1d_groups": ((3, 4, 2), (4, 5, 1), dict(padding=1, groups=2)),
+    "conv_transpose2d": ((3, 4, 2, 2), (4, 5, 1, 1), dict(padding=1)),
+    "conv_transpose3d": ((3, 4, 2, 2, 2), (4, 5, 1, 1, 1), dict(padding=(1, 0, 0), groups=2)),
+}
+
+
+def _second_order_outcome(L, name, xs, ws, kw, need, differentiate):
+    r = np.random.default_rng(0)
+    fn = getattr(_F(L), name.split("_groups")[0])
+    ins = [
+        L.tensor(r.standard_normal(s).astype(np.float32), requires_grad=n)
+        for s, n in zip((xs, ws, (ws[1] * kw.get("groups", 1),)), need)
+    ]
+    y = fn(*ins, **kw)
+    leaves = [t for t in ins if t.requires_grad]
+    first = L.autograd.grad(y, leaves, L.ones(tuple(y.shape)), create_graph=True)
+    gs = [g for g, d in zip(first, differentiate) if d]
+    try:
+        second = L.autograd.grad(
+            gs, leaves, [L.ones(tuple(g.shape)) for g in gs], allow_unused=True
+        )
+    except RuntimeError as e:
+        return "RuntimeError", str(e)
+    return [None if g is None else (tuple(g.shape), g.detach().numpy().sum()) for g in second]
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_OUTPUT))
+def test_double_backward_of_empty_transposed_output_raises_as_torch(name):
+    """Fuzz seeds 60009005, 50054689 (conv_transpose1d/2d with an output of length 0): torch's
+    _convolution_double_backward convolves the empty grad_output again (for the weight's
+    term, with batch and channels swapped, then for the input's) and its convolution refuses
+    an empty spatial input, naming the shape; a second derivative through the bias alone
+    runs none. The same for every set of inputs that require grad and gradients
+    differentiated."""
+    xs, ws, kw = EMPTY_OUTPUT[name]
+    for need in itertools.product((False, True), repeat=3):
+        for differentiate in itertools.product((False, True), repeat=sum(need)):
+            if not any(differentiate):
+                continue
+            got = [
+                _second_order_outcome(L, name, xs, ws, kw, need, differentiate)
+                for L in (framework, torch)
+            ]
+            assert got[0] == got[1], (need, differentiate)
