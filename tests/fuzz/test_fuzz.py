@@ -131,6 +131,12 @@ REGRESSION_SEEDS = {
     "60009005: the input's term of the double backward)",
     60030370: "conv_transpose2d to an empty output: the double backward refuses (as 60009005)",
     50016961: "conv3d of bool with a 1x1x1 kernel: torch's message names slow_conv3d_cpu",
+    60013980: "bilinear grid_sample second order with an inf input: torch's double backward "
+    "gathers off-input corners at clamped indices times the mask (NaN, not inf)",
+    60003516: "3-D grid_sample (border) second order: d coordinate / d grid is 0 where torch "
+    "clips, times an inf sum (NaN)",
+    50030452: "3-D grid_sample (reflection) second order: torch's double backward (as 60003516)",
+    50076668: "grid_sample (border) second order: torch's double backward (as 60003516)",
 }
 
 
