@@ -137,6 +137,8 @@ REGRESSION_SEEDS = {
     "clips, times an inf sum (NaN)",
     50030452: "3-D grid_sample (reflection) second order: torch's double backward (as 60003516)",
     50076668: "grid_sample (border) second order: torch's double backward (as 60003516)",
+    60072074: "index_reduce prod with several source zeros at one position: the source's "
+    "gradient is torch's DelayedError node (torch::autograd::Error)",
 }
 
 
