@@ -139,6 +139,9 @@ REGRESSION_SEEDS = {
     50076668: "grid_sample (border) second order: torch's double backward (as 60003516)",
     60072074: "index_reduce prod with several source zeros at one position: the source's "
     "gradient is torch's DelayedError node (torch::autograd::Error)",
+    60007761: "cumprod with a zero, create_graph: torch's O(n^2) loop into a zeros gradient, "
+    "slice by slice in place (CopySlices)",
+    60090601: "cumprod with a zero, create_graph (as 60007761)",
 }
 
 
