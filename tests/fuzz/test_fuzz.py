@@ -142,6 +142,9 @@ REGRESSION_SEEDS = {
     60007761: "cumprod with a zero, create_graph: torch's O(n^2) loop into a zeros gradient, "
     "slice by slice in place (CopySlices)",
     60090601: "cumprod with a zero, create_graph (as 60007761)",
+    60024908: "soft_margin_loss of float32 with a float64 target: torch's double-backward node "
+    "in self's dtype (no ToCopyBackward0)",
+    60066764: "soft_margin_loss of an empty float32 input, float64 target (as 60024908)",
 }
 
 
