@@ -589,17 +589,20 @@ def _saved_entry(ctx, t, out_index, new_outs, record):
 
 
 class _DelayedError(_op.Op):
-    """Identity whose backward raises: marks grads computed by a once_differentiable backward."""
+    """Identity whose backward raises (torch's DelayedError, an Error node): marks grads
+    computed by a once_differentiable backward, or a backward formula torch refuses to
+    differentiate (`msg`)."""
 
     node_name = "torch::autograd::Error"
+    msg = "trying to differentiate twice a function that was marked with @once_differentiable"
 
-    def forward(self, x, *anchors):
+    def forward(self, x, *anchors, msg=None):
+        if msg is not None:
+            self.msg = msg
         return x.copy()
 
     def backward(self, grad):
-        raise RuntimeError(
-            "trying to differentiate twice a function that was marked with @once_differentiable"
-        )
+        raise RuntimeError(self.msg)
 
 
 def once_differentiable(fn):

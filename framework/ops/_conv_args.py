@@ -4,6 +4,9 @@ Everything is normalised to the 2-D form the kernels use: 1-D convolutions get a
 (stride 1, no padding, dilation 1 along it).
 """
 
+import math
+
+from .._errors import refuse
 from ..dtypes import scalar_type_name
 
 _LOWER = {
@@ -67,11 +70,7 @@ def check_conv(
             f"weight {_sizes(w.shape)}, but got {x.ndim}-dimensional input of "
             f"size {_sizes(x.shape)} instead"
         )
-    if w.shape[0] % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} "
-            f"at dimension 0, but got weight of size {_sizes(w.shape)} instead"
-        )
+    check_groups(w, groups)
     if transposed:
         if x.shape[1] != w.shape[0]:
             raise RuntimeError(
@@ -108,6 +107,40 @@ def check_conv(
                 f"than actual input size"
             )
     return False
+
+
+def check_groups(w, groups):
+    """torch's check_shape_forward of the weight's first dimension against groups."""
+    if w.shape[0] < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+            f"but got weight of size {_sizes(w.shape)} instead"
+        )
+    if w.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} "
+            f"at dimension 0, but got weight of size [{_sizes(w.shape)}] instead"
+        )  # (torch's message prints the sizes as a list of one list)
+
+
+def check_nonempty(shape, nd):
+    """torch's _select_conv_backend: an input with no elements runs no kernel (its output is
+    empty or the bias) only where its batch or channels are empty; an empty spatial size
+    raises, naming the shape torch's kernels see (a 1-D one as 2-D of height 1)."""
+    shape = tuple(shape)
+    if 0 in shape and shape[0] and shape[1]:
+        shown = shape[:2] + (1,) + shape[2:] if nd == 1 else shape
+        raise RuntimeError(
+            "Only zero batch or zero channel inputs are supported, but got input shape: "
+            + _sizes(shown)
+        )
+
+
+def refuse_bool(x, kernel):
+    """torch's refusal of a bool convolution, named after the kernel it dispatches `kernel`;
+    an input with an empty batch or channels reaches no kernel and is accepted."""
+    if x.shape[0] and x.shape[1]:
+        refuse(x, "b", kernel)
 
 
 def _check_dtypes(x, w, b):
@@ -167,7 +200,8 @@ def same_padding(w, dilation, nd):
 
 
 def transposed_params(x, w, stride, padding, output_padding, dilation, nd):
-    """(stride, pads, dilation, output spatial size) of a transposed convolution."""
+    """(stride, pads, dilation, output spatial size) of a transposed convolution; the size is
+    checked by check_transposed_size."""
     stride, dilation = expand(stride, nd, "stride"), expand(dilation, nd, "dilation")
     _check_common(w, stride, dilation, nd)
     padding = expand(padding, nd, "padding")
@@ -190,17 +224,56 @@ def transposed_params(x, w, stride, padding, output_padding, dilation, nd):
             spatial, stride, padding, dilation, w.shape[2:], output_padding
         )
     )
-    # torch's oneDNN kernels (float32) return an empty output for a size 0; its others raise
-    if any(o < 0 for o in out) or (0 in out and x._data.dtype.name != "float32"):
-        one = (1,) if nd == 1 else ()  # torch runs a 1-d one as 2-d
-        raise RuntimeError(
-            f"Given input size per channel: ({' x '.join(map(str, one + spatial))}). "
-            f"Calculated output size per channel: "
-            f"({' x '.join(map(str, one + out))}). Output size is too small"
-        )
     return (
         _to2d(stride, 1),
         _to2d(tuple((p, p) for p in padding), (0, 0)),
         _to2d(dilation, 1),
         out,
     )
+
+
+def _mkldnn(x, w, stride, dilation, output_padding, groups):
+    """torch's ConvParams::use_mkldnn for a transposed convolution of x (batched) on the CPU,
+    with the kernels' 4-D view of a 1-D one (a unit height)."""
+    big = any(o >= s for o, s in zip(output_padding, stride[-len(output_padding) :]))
+    if x._data.dtype.name != "float32" or big:
+        return False
+    from .._namespace import get_num_threads
+
+    shape = tuple(x.shape)
+    if len(shape) == 3:
+        shape = shape[:2] + (1,) + shape[2:]
+    kh, kw = (1,) + tuple(w.shape[2:]) if w.ndim == 3 else tuple(w.shape[-2:])
+    n = shape[0]
+    return (
+        any(s != 1 for s in stride)
+        or any(d != 1 for d in dilation)
+        or n >= 16
+        or kw != 1
+        or kh != 1
+        or get_num_threads() > 1
+    ) and (groups > 1 or (kw > 3 and kh > 3) or n > 1 or math.prod(shape[:4]) > 20480)
+
+
+def check_transposed_size(x, w, out, stride, dilation, output_padding, groups):
+    """torch's shape check of a transposed convolution of x (batched): its output has no
+    negative size, and none of size 0 except where torch runs its oneDNN kernel (float32,
+    see _mkldnn), which returns an empty output, or none (an empty batch or channels)."""
+    nd = len(out)
+    if not (x.shape[0] and x.shape[1]):  # no kernel runs: torch allocates the output
+        shape = (x.shape[0], w.shape[1] * groups) + (() if nd > 1 else (1,)) + tuple(out)
+        for i, s in enumerate(shape):
+            if s < 0:
+                raise RuntimeError(
+                    f"invalid shape dimension {s} at index {i} of shape {_sizes(shape)}"
+                )
+        return
+    if any(o < 0 for o in out) or (
+        0 in out and not _mkldnn(x, w, stride, dilation, output_padding, groups)
+    ):
+        one = (1,) if nd == 1 else ()  # torch runs a 1-d one as 2-d
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, one + tuple(x.shape[2:])))})."
+            f" Calculated output size per channel: "
+            f"({' x '.join(map(str, one + tuple(out)))}). Output size is too small"
+        )

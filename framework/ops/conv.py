@@ -9,11 +9,20 @@ copied into a (groups, C/groups*kh*kw, N*oh*ow) buffer, and each map is ONE batc
 over the group axis; col2im adds kh*kw strided slices.
 """
 
-from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.op import Op, vmap_hook
 from .conv_backward import convolution_grads
-from ._conv_args import check_conv, conv_out_size, conv_params, same_padding, transposed_params
+from ._conv_args import (
+    check_conv,
+    check_nonempty,
+    check_transposed_size,
+    conv_out_size,
+    conv_params,
+    expand,
+    refuse_bool,
+    same_padding,
+    transposed_params,
+)
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -128,7 +137,8 @@ class Convolution(Op):
 
     @_keep_params
     def forward(self, x, w, b, stride, pads, dilation, groups):
-        refuse(x, "b", "slow_conv2d_cpu")
+        dilated = any(d != 1 for d in dilation)
+        refuse_bool(x, "slow_conv_dilated<>" if dilated else "slow_conv2d_cpu")
         y = _conv(self.xp, _as4d(x), _as4d(w), stride, pads, dilation, groups)
         if x.ndim == 3:
             y = y[:, :, 0]
@@ -160,7 +170,7 @@ class ConvTranspose(Op):
 
     @_keep_params
     def forward(self, g, w, b, in_hw, stride, pads, dilation, groups):
-        refuse(g, "b", "slow_conv_transpose2d_out_cpu")
+        refuse_bool(g, "slow_conv_transpose2d_out_cpu")
         in_hw = tuple(in_hw)
         hw = in_hw if len(in_hw) == 2 else (1,) + in_hw
         y = _conv_t(self.xp, _as4d(g), _as4d(w), hw, stride, pads, dilation, groups)
@@ -280,6 +290,7 @@ def _convolution(x, w, b, stride, padding, dilation, groups, nd, name):
     if unbatched:
         x = x.unsqueeze(0)
     check_conv(x, w, b, nd, name, groups, batched=True, pads=pads, dilation=dilation)
+    check_nonempty(x.shape, nd)
     y = Convolution.apply(x, w, b, stride=stride, pads=pads, dilation=dilation, groups=groups)
     return y.squeeze(0) if unbatched else y
 
@@ -363,6 +374,10 @@ def _conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation, 
     if unbatched:
         x = x.unsqueeze(0)
     check_conv(x, w, b, nd, name, groups, batched=True, transposed=True)
+    check_nonempty(x.shape, nd)
+    check_transposed_size(
+        x, w, out_hw, stride, dilation, expand(output_padding, nd, "output_padding"), groups
+    )
     y = ConvTranspose.apply(
         x, w, b, in_hw=out_hw, stride=stride, pads=pads, dilation=dilation, groups=groups
     )

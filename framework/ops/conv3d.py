@@ -4,9 +4,9 @@ plus one batched matmul over the groups; each backward is made of the other two.
 
 import math
 
-from .._errors import refuse
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.op import Op, vmap_hook
+from ._conv_args import check_groups, check_nonempty, check_transposed_size, refuse_bool
 from .conv_backward import convolution_grads
 
 
@@ -90,6 +90,15 @@ def _conv_w(xp, x, gy, k, q):
     return gw.reshape((gy.shape[1], x.shape[1] // g) + tuple(k))
 
 
+def _kernel_name(k, q):
+    """The kernel torch's conv3d dispatches on the dtype first (named in its refusals): the
+    dilated one, or slow_conv3d's column builder unless a 1x1x1 kernel reads the input as is."""
+    if any(d != 1 for d in q["d"]):
+        return "slow_conv_dilated<>"
+    plain = q["groups"] == 1 and not any(q["p"]) and all(v == 1 for v in tuple(k) + q["s"])
+    return "slow_conv3d_cpu" if plain else "compute_columns3d"
+
+
 def _bias(b):
     return b.reshape((1, -1, 1, 1, 1))
 
@@ -101,7 +110,7 @@ class Conv3d(Op):
     node_name = "ConvolutionBackward0"
 
     def forward(self, x, w, b, q=None):
-        refuse(x, "b", "compute_columns3d")
+        refuse_bool(x, _kernel_name(w.shape[2:], q))
         self.q = q
         y = _conv(self.xp, x, w, q)
         return y + _bias(b) if b is not None else y
@@ -168,7 +177,7 @@ class ConvTranspose3d(Op):
     node_name = "ConvolutionBackward0"
 
     def forward(self, x, w, b, out_sp=(), q=None):
-        refuse(x, "b", "slow_conv_transpose3d_out_cpu")
+        refuse_bool(x, "slow_conv_transpose3d_out_cpu")
         self.q = q
         y = _conv_t(self.xp, x, w, out_sp, q)
         return y + _bias(b) if b is not None else y
@@ -236,6 +245,7 @@ def _check(input, weight, name, transposed, groups):
         )
     if weight.dim() != 5:
         raise RuntimeError("weight should have at least three dimensions")
+    check_groups(weight, groups)
     c = input.shape[-4]
     want = weight.shape[0] if transposed else weight.shape[1] * groups
     if c != want:
@@ -301,6 +311,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             padding = 0
         else:
             padding = tuple(t // 2 for t in total)
+    check_nonempty(x.shape, 3)
     q = dict(s=_triple(stride), p=_triple(padding), d=_triple(dilation), groups=groups)
     out = Conv3d.apply(x, weight, bias, q=q)
     return out.squeeze(0) if unbatched else out
@@ -343,17 +354,13 @@ def conv_transpose3d(
     _check(input, weight, "conv_transpose3d", True, groups)
     unbatched = input.dim() == 4
     x = input.unsqueeze(0) if unbatched else input
+    check_nonempty(x.shape, 3)
     s, p, d, op = _triple(stride), _triple(padding), _triple(dilation), _triple(output_padding)
     out_sp = tuple(
         (n - 1) * ss - 2 * pp + dd * (k - 1) + o + 1
         for n, ss, pp, dd, k, o in zip(x.shape[2:], s, p, d, weight.shape[2:], op)
     )
-    if any(o <= 0 for o in out_sp):
-        raise RuntimeError(
-            f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))})"
-            f". Calculated output size per channel: "
-            f"({' x '.join(map(str, out_sp))}). Output size is too small"
-        )
+    check_transposed_size(x, weight, out_sp, s, d, op, groups)
     q = dict(s=s, p=p, d=d, groups=groups)
     out = ConvTranspose3d.apply(x, weight, bias, out_sp=out_sp, q=q)
     return out.squeeze(0) if unbatched else out

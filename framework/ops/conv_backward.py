@@ -15,6 +15,7 @@ with three array kernels and their Tensor ops:
 """
 
 from ..autograd.op import Op
+from ._conv_args import check_nonempty
 from ._fastgrad import plain, wrap
 
 
@@ -47,6 +48,20 @@ def _terms(terms):
     for t in terms[1:]:
         total = total + t
     return total
+
+
+def _check_empty_output(g, ggx, ggw, groups, nd):
+    """torch's _convolution_double_backward of a transposed convolution with an empty output
+    (batch and channels not empty) convolves grad_output again: first for the weight's term
+    (grad_output with batch and channels swapped, one group's channels), then for the
+    input's; both are empty inputs that torch's convolution refuses."""
+    n, c = g.shape[:2]
+    if g.numel() or not n or not c:
+        return
+    if ggx is not None:
+        check_nonempty((c // groups, n) + tuple(g.shape[2:]), nd)
+    if ggw is not None:
+        check_nonempty(tuple(g.shape), nd)
 
 
 class ConvolutionBackward(Op):
@@ -107,6 +122,7 @@ class ConvolutionBackward(Op):
         if not x.numel():  # torch: an empty input keeps only the bias term
             return bias, None, None
         if self.transposed:
+            _check_empty_output(g, ggx, ggw, _geometry(self, 3), self.nd)
             if need_g:
                 dg = _terms(
                     [

@@ -11,7 +11,7 @@ def _composed_loss(x, t, w, reduction, ignore_index, ls, probs):
     """torch's composed cross-entropy of logits x (the class dim is 1, or 0 unbatched)."""
     from .activation import log_softmax
     from .extras2 import DivScalar, MulScalar
-    from .loss import NllLoss
+    from .loss import nll_nd
 
     dim = 1 if x.dim() > 1 else 0
     c = x.shape[dim]
@@ -25,7 +25,7 @@ def _composed_loss(x, t, w, reduction, ignore_index, ls, probs):
         if reduction == "mean":
             return DivScalar.apply(-prod.sum(), other=x.numel() // c if c else 0)
         return -prod.sum() if reduction == "sum" else -prod.sum(dim)
-    nll = NllLoss.apply(logp, t, w, reduction=reduction, ignore_index=ignore_index)
+    nll = nll_nd(logp, t, w, reduction, ignore_index)
     smooth = -(logp * w.view(*shape)).sum(dim) if w is not None else -logp.sum(dim)
     ignored = t == ignore_index
     smooth = smooth.masked_fill(ignored, 0.0)

@@ -204,14 +204,12 @@ def ctc_loss(
     )
     if zero_infinity:  # torch replaces infinite losses after the kernel (WhereBackward0)
         loss = loss.new_zeros(()).where(loss.isinf(), loss)  # torch: where(inf, 0, loss)
-    if unbatched:
-        loss = loss.squeeze(0)
-    if reduction == "mean":
+    if reduction == "mean":  # torch reduces the (1,) loss of an unbatched input as is
         div = Tensor._make(xp.maximum(tgt_len, 1).astype(lp._data.dtype), lp.device)
-        return (loss / (div if not unbatched else div[0])).mean()
+        return (loss / div.reshape(loss.shape)).mean()
     if reduction == "sum":
         return loss.sum()
-    return loss
+    return loss.squeeze(0) if unbatched else loss
 
 
 __all__ = []

@@ -99,19 +99,27 @@ def _cumprod_grad_first_zero(x, grad, out, d):
 
 
 def _cumprod_grad_with_zeros(x, grad, d):
-    """grad_k = sum_{j>=k} g_j prod_{i<=j, i!=k} x_i, built as an (n, n) scan (no division)."""
-    from ..creation import eye, ones
+    """torch's O(n^2) cumprod backward under create_graph (its derivative is cumprod's second
+    derivative): slice k of a zeros gradient is copied in place from
+    sum_{j>=k} g_j prod_{i<=j, i!=k} x_i, as torch's loop (a CopySlices node per slice)."""
+    from .join import cat
 
     n = x.shape[d]
-    xl, gl = x.movedim(d, -1), grad.movedim(d, -1)
-    diag = eye(n, dtype=bool, device=x.device)
-    ones_ = ones((), dtype=x.dtype, device=x.device)
-    m = xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n).where(~diag, ones_)  # m[k, j]
-    prods = m.cumprod(-1)
-    upper = eye(n, dtype=bool, device=x.device).logical_not().tril().logical_not()  # j >= k
-    zero = ones_ * 0
-    g = (prods * gl.unsqueeze(-2)).where(upper, zero).sum(-1)
-    return g.movedim(-1, d)
+    ones_size = list(x.shape)
+    ones_size[d] = 1
+    ones = grad.new_ones((1,)).expand(*ones_size)
+    out = grad.new_zeros(tuple(x.shape))
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, x.narrow(d, 1, n - 1).cumprod(d)], d)
+        elif k == n - 1:
+            omitted = x.narrow(d, 0, k).prod(d, keepdim=True)
+        else:
+            until = x.narrow(d, 0, k).prod(d, keepdim=True)
+            after = x.narrow(d, k + 1, n - k - 1).cumprod(d)
+            omitted = cat([until, until.expand_as(after) * after], d)
+        out.select(d, k).copy_((grad.narrow(d, k, n - k) * omitted).sum(d))
+    return out
 
 
 def cumprod(input, dim, *, dtype=None):

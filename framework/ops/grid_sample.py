@@ -18,6 +18,7 @@ from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from ._fastgrad import plain
 from ._regrad import regrad
+from .grid_sample_double import bilinear_double_backward, source_set_grad
 
 
 def _unnormalize(g, size, align):
@@ -219,7 +220,8 @@ class GridSampler2DBackward(Op):
     """grid_sample's gradients (input, grid) as one node, torch's grid_sampler_2d_backward(
     grad_output, input, grid): each requires grad whenever one of the three does. Its own
     derivative differentiates the Tensor formula above (recomputed with the graph on);
-    outputs outside `mask` are empty placeholders (torch's undefined tensors)."""
+    outputs outside `mask` are empty placeholders (torch's undefined tensors). Bilinear
+    sampling's derivative is torch's explicit formula (grid_sample_double.py)."""
 
     saves_inputs = True
     skips_taps = False
@@ -251,6 +253,17 @@ class GridSampler2DBackward(Op):
         mask, args, skips = self.mask, self.args, self.skips_taps
         nearest = args[0] == "nearest"  # the grid's gradient is zeros: no derivative
         ups = (ggx if mask[0] else None, gggrid if mask[1] and not nearest else None)
+        if args[0] == "bilinear":  # torch's grid_sampler_2d/3d_double_backward, op by op
+            fwd = GridSampler3D if skips else GridSampler2D
+            mode, padding, align = args
+            return bilinear_double_backward(
+                *ups,
+                *self.inputs,
+                args,
+                self.needs_input_grad,
+                lambda x, grid: fwd.apply(x, grid, mode=mode, padding=padding, align=align),
+                lambda g, x, grid: type(self).apply(g, x, grid, args=args, mask=(False, True))[1],
+            )
         need = [u is not None for u in ups]
         return regrad(
             lambda g, x, grid: _input_grads(g, x, grid, args, need, skips),
@@ -271,27 +284,18 @@ class GridSampler3DBackward(GridSampler2DBackward):
 
 
 def _chain(grid, gis, sizes, mode, padding, align):
-    """Back through the coordinate map: d coordinate / d grid (scale, clamp, reflection)."""
+    """Back through the coordinate map: d coordinate / d grid (scale, clip, reflection), as
+    torch's grid_sampler_compute_source_index_set_grad (0 on a clipped border)."""
     from .join import stack
 
     if mode == "bicubic":  # taps are padded, the coordinate is only scaled
         return stack([gi * ((n - 1) / 2 if align else n / 2) for gi, n in zip(gis, sizes)], -1)
-    from ..autograd import grad as _grad
-
     out = []
     for k, (gi, size) in enumerate(zip(gis, sizes)):
-        g = grid[..., k].detach().requires_grad_()
-        with _enable():
-            x = _source(g, size, align, padding)
-        (d,) = _grad(x, g, x.new_ones(tuple(x.shape)))  # piecewise-constant derivative
+        with no_grad():  # piecewise constant: 0 where torch clips, borders included
+            _, d = source_set_grad(grid[..., k].detach(), size, padding, align)
         out.append(gi * d)
     return stack(out, -1)
-
-
-def _enable():
-    from ..autograd.grad_mode import enable_grad
-
-    return enable_grad()
 
 
 def _dev(a):

@@ -6,6 +6,7 @@ import warnings
 from .. import dtypes
 from ..autograd.engine import is_zero_tensor
 from ..autograd.forward_ad import refuse_early
+from ..autograd.function import _DelayedError
 from ..autograd.grad_mode import fw_in_use
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
@@ -16,6 +17,11 @@ from .unary import _zeros
 __all__ = ["index_reduce"]
 
 _REDUCES = ("prod", "mean", "amax", "amin")
+# torch's DelayedError on the prod gradient of a source with several zeros at one position
+_SEVERAL_ZEROS = (
+    "index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
+    "scattered to the same position in self"
+)
 _warned = []
 
 
@@ -141,6 +147,8 @@ class IndexReduce(Op):
                     single, (grad * result).index_select(dim, idx) / src.masked_fill(src_zero, 1)
                 )
             )
+            if grad_src.requires_grad and bool((num_zeros > 1).any()):
+                grad_src = _DelayedError.apply(grad_src, msg=_SEVERAL_ZEROS)
         elif reduce == "mean":
             n = (_zeros(grad) + 1) if inc else _zeros(grad)
             n = n.index_add(dim, idx, _zeros(src) + 1)

@@ -490,8 +490,8 @@ def setitem(x, index, value):
         # a mask with one value is a masked_fill (which casts); anything else is index_put
         if any(i.dtype.name != "bool" for i in tensors) or (tensors and value.numel() != 1):
             _check_put_shape(x, key, adv, value)
-            raise _dtype_mismatch(x, value)  # index_put does not cast (slice or mask copy do)
-        value = value.to(x.dtype)
+            raise _dtype_mismatch(x, value)  # index_put does not cast (slice or mask copy do,
+            # inside the node: the value keeps its own edge, as torch's)
     if deferred:
         _check_put_shape(x, key, adv, value)
         raise deferred[0]
@@ -523,12 +523,12 @@ def setitem(x, index, value):
     if adv:
         kind = "IndexPutBackward0"
     else:
-        if not scalar and value.ndim:  # torch's copy_to: drop leading 1s, expand to the target
-            shape = tuple(value.shape)
+        target = x._data[key + (Ellipsis,)].shape
+        if not scalar and value.ndim and tuple(value.shape) != target:  # torch's copy_to: a
+            shape = tuple(value.shape)  # view without the leading 1s, expanded to the target
+            # (a 0-dim value is a fill_)
             lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
-            if lead:
-                value = value.view(shape[lead:])
-            target = x._data[key + (Ellipsis,)].shape
+            value = value.view(shape[lead:])
             if tuple(value.shape) != target:
                 value = value.expand(target)
         kind = "FillBackward3" if scalar else "torch::autograd::CopyBackwards"

@@ -639,6 +639,19 @@ def _nll_name(ndim, reduction):
     return "NllLoss2DBackward0"
 
 
+def nll_nd(x, t, w, reduction, ignore_index):
+    """torch's nll_loss_nd: a 3-D or 5-D+ input runs through nll_loss2d viewed as
+    (N, C, 1, -1) (an empty one as (N, C, 0, 0)), its 'none' loss viewed back to
+    (N, d_1, ...): ViewBackward0 nodes around NllLoss2DBackward0, as torch's graph."""
+    if x.dim() in (1, 2, 4):
+        return NllLoss.apply(x, t, w, reduction=reduction, ignore_index=ignore_index)
+    n, c = x.shape[:2]
+    x4 = x.contiguous().view(n, c, 1, -1) if x.numel() else x.contiguous().view(n, c, 0, 0)
+    t3 = t.contiguous().view(n, 1, -1) if t.numel() else t.contiguous().view(n, 0, 0)
+    out = NllLoss.apply(x4, t3, w, reduction=reduction, ignore_index=ignore_index)
+    return out.view(n, *x.shape[2:]) if reduction == "none" else out
+
+
 def _zero_ignored(g, keep):
     """g with ignored targets' rows set to 0 (not 0 * inf when every target is ignored)."""
     if keep.all():
@@ -989,7 +1002,7 @@ def nll_loss(
     if not input.dtype.is_floating_point:  # torch's kernel, after the shape checks
         _refuse_nll(input)
     _no_grad_for("nll_loss_forward", "weight", weight)
-    return NllLoss.apply(input, target, weight, reduction=reduction, ignore_index=ignore_index)
+    return nll_nd(input, target, weight, reduction, ignore_index)
 
 
 @_amp_entry("cross_entropy")
@@ -1081,13 +1094,8 @@ def cross_entropy(
         if label_smoothing == 0.0:  # torch's graph: LogSoftmaxBackward0 -> NllLossBackward0
             from .activation import log_softmax
 
-            return NllLoss.apply(
-                log_softmax(input, 1 if input.dim() > 1 else 0),
-                target,
-                weight,
-                reduction=reduction,
-                ignore_index=ignore_index,
-            )
+            logp = log_softmax(input, 1 if input.dim() > 1 else 0)
+            return nll_nd(logp, target, weight, reduction, ignore_index)
     return CrossEntropy.apply(
         input,
         target,

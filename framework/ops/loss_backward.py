@@ -125,7 +125,8 @@ class SoftMarginLossBackward(_LossBackward):
     def forward(self, g, x, target=None, reduction="mean", numel=1):
         self.target, self.kernel_params = target, {"reduction": reduction, "numel": numel}
         with no_grad():
-            return self.first(_t(g), _t(x), target, reduction, numel)._data
+            out = self.first(_t(g), _t(x), target, reduction, numel)._data
+        return out.astype(x.dtype, copy=False)  # self's dtype (a float64 target), as torch's
 
     @staticmethod
     def first(g, x, y, reduction="mean", numel=1):
@@ -147,7 +148,7 @@ class SoftMarginLossBackward(_LossBackward):
         if need_x:
             z = (x * -y).exp()
             zp1 = z + 1
-            grad_x = _mean_of(gg * go * (y * y) * z / (zp1 * zp1), p["reduction"], p["numel"])
+            grad_x = _mean_of(gg * go * y * y * z / (zp1 * zp1), p["reduction"], p["numel"])
         return grad_go, grad_x
 
 

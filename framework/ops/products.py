@@ -416,21 +416,40 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """
     from .join import cat
 
+    if input.dim() < 1:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    for other in (prepend, append):
+        if other is not None:
+            _diff_check_shape(input, other, dim)
     d = _dim(dim, input.dim())
+    if n == 0:  # torch: a copy into zeros_like (CopyBackwards), prepend/append unused
+        out = input.new_zeros(tuple(input.shape))
+        return out.copy_(input)
     x = input
     if prepend is not None or append is not None:
-        parts = [t for t in (prepend, input, append) if t is not None]
-        x = cat(parts, d)
-    for _ in range(n):
-        hi = [slice(None)] * x.dim()
-        lo = [slice(None)] * x.dim()
-        hi[d], lo[d] = slice(1, None), slice(None, -1)
-        x = (
-            (x[tuple(hi)] != x[tuple(lo)])
-            if x.dtype.name == "bool"
-            else (x[tuple(hi)] - x[tuple(lo)])
-        )
+        x = cat([t for t in (prepend, input, append) if t is not None], d)
+    out_len = x.shape[d] - 1
+    for _ in range(min(n, x.shape[d])):  # torch's diff_helper: n at most the size
+        hi, lo = x.narrow(d, 1, out_len), x.narrow(d, 0, out_len)
+        x = (hi != lo) if x.dtype.name == "bool" else hi - lo
+        out_len -= 1
     return x
+
+
+def _diff_check_shape(input, other, dim):
+    """torch's diff_check_compatible_shape of a prepend/append tensor."""
+    d = _dim(dim, input.dim())
+    if other.dim() != input.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i in range(other.dim()):
+        if i != d and other.shape[i] != input.shape[i]:
+            raise RuntimeError(
+                "diff expects the shape of tensor to prepend or append to match that of input "
+                f"except along the differencing dimension; input.size({i}) = {input.shape[i]}, "
+                f"but got tensor.size({i}) = {other.shape[i]}"
+            )
 
 
 def meshgrid(*tensors, indexing=None):

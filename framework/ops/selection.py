@@ -6,6 +6,7 @@ import math
 from .._errors import broadcast_shapes, check_scalar_fits, not_implemented, zero_division
 from ..dtypes import scalar_type_name
 from ..autograd.engine import is_zero_tensor
+from ..autograd.function import _DelayedError
 from ..autograd.op import Op, _edges_to_given, vmap_hook
 from ..backend import scatter_add as _scatter_into
 from ..tensor import Tensor
@@ -529,6 +530,13 @@ def index_fill(input, dim, index, value):
     return IndexFill.apply(input, _vec(input, index), value=value, dim=d)
 
 
+# torch's DelayedError on the prod gradient of a src with several zeros at one position
+_SEVERAL_ZEROS = (
+    "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
+    "scattered to the same position in self"
+)
+
+
 class ScatterReduceTwo(Op):
     """scatter_reduce(dim, index, src, reduce, include_self): sum/prod/mean/amax/amin."""
 
@@ -614,13 +622,16 @@ class ScatterReduceTwo(Op):
             src = self.inputs[2]
             src_zero = src == 0
             zeros_in = x.new_zeros(tuple(x.shape)).scatter_add(d, index, src_zero.to(x.dtype))
-            single = src_zero & (gather(zeros_in, d, index) == 1)
+            counts = gather(zeros_in, d, index)
+            single = src_zero & (counts == 1)
             others = x.scatter_reduce(
                 d, index, src.masked_fill(single, 1.0), "prod", include_self=self.include_self
             )
             gs = gather(grad * others, d, index).where(
                 single, gather(grad * out, d, index) / src.masked_fill(src_zero, 1.0)
             )
+            if gs.requires_grad and bool((counts > 1).any()):  # torch's DelayedError
+                gs = _DelayedError.apply(gs, msg=_SEVERAL_ZEROS)
         else:  # amax/amin: the gradient is shared evenly among the values equal to the result
             from ..creation import zeros
 

@@ -125,6 +125,26 @@ REGRESSION_SEEDS = {
     "as torch (second derivative NaN, not 0)",
     43002397: "mse_loss of float32 and float64: torch's node, no ToCopyBackward0 (gg-node)",
     43003471: "multi_margin_loss of an empty float32 batch: a float32 gradient (gg-node)",
+    60009005: "conv_transpose1d to an output of length 0: the double backward convolves the "
+    "empty grad_output and refuses it as torch (Only zero batch or zero channel inputs)",
+    50054689: "conv_transpose1d to an output of length 0, only the weight requires grad (as "
+    "60009005: the input's term of the double backward)",
+    60030370: "conv_transpose2d to an empty output: the double backward refuses (as 60009005)",
+    50016961: "conv3d of bool with a 1x1x1 kernel: torch's message names slow_conv3d_cpu",
+    60013980: "bilinear grid_sample second order with an inf input: torch's double backward "
+    "gathers off-input corners at clamped indices times the mask (NaN, not inf)",
+    60003516: "3-D grid_sample (border) second order: d coordinate / d grid is 0 where torch "
+    "clips, times an inf sum (NaN)",
+    50030452: "3-D grid_sample (reflection) second order: torch's double backward (as 60003516)",
+    50076668: "grid_sample (border) second order: torch's double backward (as 60003516)",
+    60072074: "index_reduce prod with several source zeros at one position: the source's "
+    "gradient is torch's DelayedError node (torch::autograd::Error)",
+    60007761: "cumprod with a zero, create_graph: torch's O(n^2) loop into a zeros gradient, "
+    "slice by slice in place (CopySlices)",
+    60090601: "cumprod with a zero, create_graph (as 60007761)",
+    60024908: "soft_margin_loss of float32 with a float64 target: torch's double-backward node "
+    "in self's dtype (no ToCopyBackward0)",
+    60066764: "soft_margin_loss of an empty float32 input, float64 target (as 60024908)",
 }
 
 

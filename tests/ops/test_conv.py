@@ -218,3 +218,129 @@ def test_conv1d_input_dims_error():
     with pytest.raises(RuntimeError) as ours:
         framework.conv1d(framework.tensor(x), framework.tensor(w))
     assert str(ours.value) == str(theirs.value)
+
+
+EMPTY_SPATIAL = [  # (function, input shape, weight shape, keywords); batch and channels > 0
+    ("conv1d", (2, 2, 0), (3, 2, 1), dict(padding=1)),
+    ("conv2d", (2, 2, 0, 3), (3, 2, 1, 1), dict(padding=1)),
+    ("conv3d", (2, 2, 0, 1, 1), (3, 2, 1, 1, 1), dict(padding=1)),
+    ("conv_transpose1d", (2, 2, 0), (2, 3, 1), {}),
+    ("conv_transpose1d", (2, 0), (2, 3, 1), {}),  # unbatched: torch's batch of 1
+    ("conv_transpose2d", (2, 2, 0, 3), (2, 3, 1, 1), dict(padding=4)),
+    ("conv_transpose3d", (2, 2, 0, 3, 1), (2, 3, 1, 1, 1), {}),
+    ("conv_transpose1d", (0, 2, 2), (2, 3, 1), dict(padding=1)),  # empty batch, output 0
+    ("conv_transpose1d", (0, 2, 2), (2, 3, 1), dict(padding=4)),  # empty batch, output -6
+    ("conv_transpose3d", (0, 2, 2, 2, 2), (2, 3, 1, 1, 1), dict(padding=(0, 4, 0))),
+    ("conv_transpose2d", (0, 2, 0, 3), (2, 3, 1, 1), {}),  # empty batch
+]
+
+
+@pytest.mark.parametrize("name,xs,ws,kw", EMPTY_SPATIAL)
+def test_empty_spatial_input_as_torch(name, xs, ws, kw):
+    """Fuzz seed 60009005's first-order sibling: an input with an empty spatial size (batch and
+    channels not empty) is refused before any output-size check ("Only zero batch or zero
+    channel inputs are supported", the shape as torch's kernels see it: a 1-D one as 2-D);
+    an empty batch or channels gives the empty output."""
+    res = []
+    for L in (framework, torch):
+        try:
+            y = getattr(L.nn.functional, name)(L.zeros(xs), L.zeros(ws), **kw)
+            res.append((tuple(y.shape), str(y.dtype)))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "batch,kernel,stride,groups,dtype",
+    [
+        (1, 1, 1, 1, "float32"),
+        (1, 1, 2, 1, "float32"),
+        (1, 2, 1, 1, "float32"),
+        (2, 1, 1, 1, "float32"),
+        (1, 1, 1, 2, "float32"),
+        (2, 2, 1, 1, "float64"),
+    ],
+)
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_transposed_output_of_size_zero_as_torch(nd, batch, kernel, stride, groups, dtype, threads):
+    """A transposed convolution to a spatial size 0 returns the empty output where torch runs
+    its oneDNN kernel (float32, and its use_mkldnn heuristic: batch, kernel, stride, groups,
+    thread count) and raises "Output size is too small" where it runs its own."""
+    kw = dict(stride=stride, padding=(stride + kernel) // 2, groups=groups)
+    res = []
+    before = torch.get_num_threads(), framework.get_num_threads()
+    try:
+        for L in (framework, torch):
+            L.set_num_threads(threads)
+            x = L.zeros((batch, 2) + (2,) * nd, dtype=getattr(L, dtype))
+            w = L.zeros((2, 3) + (kernel,) * nd, dtype=getattr(L, dtype))
+            try:
+                res.append(
+                    tuple(getattr(L.nn.functional, f"conv_transpose{nd}d")(x, w, **kw).shape)
+                )
+            except RuntimeError as e:
+                res.append(str(e))
+    finally:
+        torch.set_num_threads(before[0])
+        framework.set_num_threads(before[1])
+    assert res[0] == res[1]
+
+
+BOOL_KERNELS = [  # torch names the kernel that dispatches on the dtype first
+    ("conv3d", (1, 1, 2, 2, 2), (1, 1, 1, 1, 1), {}),
+    ("conv3d", (1, 1, 2, 2, 2), (1, 1, 2, 1, 1), {}),
+    ("conv3d", (1, 1, 2, 2, 2), (1, 1, 1, 1, 1), dict(stride=2)),
+    ("conv3d", (1, 1, 2, 2, 2), (1, 1, 1, 1, 1), dict(padding=1)),
+    ("conv3d", (1, 1, 2, 2, 2), (1, 1, 1, 1, 1), dict(dilation=2)),
+    ("conv3d", (1, 2, 2, 2, 2), (2, 1, 1, 1, 1), dict(groups=2)),
+    ("conv3d", (0, 1, 2, 2, 2), (1, 1, 1, 1, 1), {}),
+    ("conv2d", (1, 1, 2, 2), (1, 1, 1, 1), dict(dilation=2)),
+    ("conv2d", (1, 2, 2, 2), (2, 1, 1, 1), dict(groups=2)),
+    ("conv1d", (1, 1, 2), (1, 1, 1), dict(dilation=2)),
+    ("conv2d", (0, 1, 2, 2), (1, 1, 1, 1), {}),
+    ("conv_transpose2d", (1, 1, 2, 2), (1, 1, 1, 1), dict(dilation=2)),
+    ("conv_transpose3d", (0, 1, 2, 2, 2), (1, 1, 1, 1, 1), {}),
+]
+
+
+@pytest.mark.parametrize("name,xs,ws,kw", BOOL_KERNELS)
+def test_bool_convolution_names_torchs_kernel(name, xs, ws, kw):
+    """Fuzz seed 50016961: conv3d of bool with a 1x1x1 kernel names slow_conv3d_cpu (torch
+    builds no columns), other geometries compute_columns3d, a dilated one
+    slow_conv_dilated<>; an empty batch runs no kernel and gives an empty bool output."""
+    res = []
+    for L in (framework, torch):
+        try:
+            y = getattr(L.nn.functional, name)(
+                L.zeros(xs, dtype=L.bool), L.zeros(ws, dtype=L.bool), **kw
+            )
+            res.append((tuple(y.shape), str(y.dtype)))
+        except NotImplementedError as e:
+            res.append(str(e))
+    assert res[0] == res[1]
+
+
+GROUP_ERRORS = [
+    ("conv2d", (2, 4, 5, 5), (3, 2, 3, 3), 2),  # not divisible: torch prints [[3, 2, 3, 3]]
+    ("conv1d", (2, 4, 5), (3, 2, 3), 2),
+    ("conv3d", (2, 4, 5, 5, 5), (3, 2, 3, 3, 3), 2),
+    ("conv_transpose1d", (2, 3, 5), (3, 2, 3), 2),
+    ("conv2d", (2, 4, 5, 5), (1, 2, 3, 3), 2),  # fewer filters than groups
+    ("conv2d", (2, 2, 2, 2), (0, 2, 1, 1), 1),
+    ("conv3d", (2, 2, 2, 2, 2), (0, 2, 1, 1, 1), 1),
+    ("conv_transpose2d", (2, 0, 2, 2), (0, 3, 1, 1), 1),
+]
+
+
+@pytest.mark.parametrize("name,xs,ws,groups", GROUP_ERRORS)
+def test_weight_groups_errors_as_torch(name, xs, ws, groups):
+    """torch's check_shape_forward of the weight's first dimension: at least `groups` filters
+    (no NumPy reshape error for an empty weight), divisible by groups, in every family."""
+    res = []
+    for L in (framework, torch):
+        with pytest.raises(RuntimeError) as e:
+            getattr(L.nn.functional, name)(L.ones(xs), L.ones(ws), groups=groups)
+        res.append(str(e.value))
+    assert res[0] == res[1]

@@ -411,3 +411,44 @@ def test_scatter_reduce_forward(reduce, device):
             0, torch.tensor(idx), torch.tensor(value) if np.ndim(value) else value, reduce=reduce
         )
         assert fw.tolist() == th.tolist()
+
+
+def _scatter_reduce_prod_second(L, zeros, rg, include_self):
+    """scatter_reduce prod's create_graph gradients (requires_grad, node type, name, edges)
+    and their gradients or torch's error."""
+    r = np.random.default_rng(0)
+    xs, sv = r.standard_normal((2, 3)), r.standard_normal((3, 3))
+    for z in zeros:
+        sv[z] = 0
+    x, s = L.tensor(xs, requires_grad=rg[0]), L.tensor(sv, requires_grad=rg[1])
+    index = L.tensor(np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]]))
+    y = x.scatter_reduce(0, index, s, "prod", include_self=include_self)
+    leaves = [t for t in (x, s) if t.requires_grad]
+    gs = L.autograd.grad(y, leaves, L.ones(tuple(y.shape)), create_graph=True)
+    got = [
+        (
+            g.requires_grad,
+            type(g.grad_fn).__name__,
+            g.grad_fn.name(),
+            [(f.name() if f else None, i) for f, i in g.grad_fn.next_functions],
+        )
+        for g in gs
+    ]
+    try:
+        second = L.autograd.grad(list(gs), leaves, [L.ones(tuple(g.shape)) for g in gs])
+        got.append([np.round(g.numpy(), 9).tolist() for g in second])
+    except RuntimeError as e:
+        got.append(str(e))
+    return got
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("zeros", [[(0, 0), (1, 0)], [(0, 0), (2, 1)], [(0, 0)]])
+@pytest.mark.parametrize("rg", [(True, True), (False, True)])
+def test_scatter_reduce_prod_several_zeros_is_torchs_error_node(zeros, rg, include_self):
+    """As index_reduce's (fuzz seed 60072074): the prod gradient of a src with more than one
+    zero scattered into one slot is torch's DelayedError node (Error, one edge to the
+    where), whose backward raises "scatter_reduce(): Double backward is unsupported for src
+    when >1 zeros ..."; zeros in different slots keep the WhereBackward0 gradient."""
+    got = [_scatter_reduce_prod_second(L, zeros, rg, include_self) for L in (framework, torch)]
+    assert got[0] == got[1]

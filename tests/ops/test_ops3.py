@@ -416,3 +416,36 @@ def test_lgamma_of_tiny_negative_numbers_as_torch():
     got = framework.lgamma(framework.tensor(x)).numpy()
     want = torch.lgamma(torch.tensor(x)).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def _index_reduce_second(L, zeros, rg):
+    """index_reduce prod's create_graph gradients (requires_grad, node type and name, edges)
+    and the second derivatives or torch's error."""
+    r = np.random.default_rng(0)
+    xs, sv = r.standard_normal((2, 3)), r.standard_normal((3, 3))
+    for z in zeros:
+        sv[z] = 0
+    x, s = L.tensor(xs, requires_grad=rg[0]), L.tensor(sv, requires_grad=rg[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = x.index_reduce(0, L.tensor([0, 0, 1]), s, "prod", include_self=False)
+    leaves = [t for t in (x, s) if t.requires_grad]
+    gs = L.autograd.grad(y, leaves, L.ones(tuple(y.shape)), create_graph=True)
+    got = [(g.requires_grad, type(g.grad_fn).__name__, graph_names(g.grad_fn)) for g in gs]
+    try:
+        second = L.autograd.grad(list(gs), leaves, [L.ones(tuple(g.shape)) for g in gs])
+        got.append([np.round(g.numpy(), 9).tolist() for g in second])
+    except RuntimeError as e:
+        got.append(str(e))
+    return got
+
+
+@pytest.mark.parametrize("zeros", [[(0, 0), (1, 0)], [(0, 0), (2, 0)], [(0, 0)]])
+@pytest.mark.parametrize("rg", [(True, True), (False, True)])
+def test_index_reduce_prod_several_zeros_is_torchs_error_node(zeros, rg):
+    """Fuzz seed 60072074: the prod gradient of a source with more than one zero reduced into
+    one position is torch's DelayedError node (type Error, torch::autograd::Error, one edge
+    to the where), whose backward raises "Double backward is unsupported for source when >1
+    zeros in source are scattered to the same position"; zeros at different positions keep
+    the WhereBackward0 gradient."""
+    assert _index_reduce_second(framework, zeros, rg) == _index_reduce_second(torch, zeros, rg)

@@ -565,3 +565,109 @@ def test_pooling_backward_saved_fields_match_torch(name):
         g.sum().backward()
         res.append((before, _saved(L, node)))
     assert res[0] == res[1]
+
+
+EMPTY_OUTPUT = {  # float32 transposed convolutions to a spatial size 0 (torch's oneDNN kernel)
+    "conv_transpose1d": ((2, 3, 2), (3, 2, 1), dict(padding=1)),
+    "conv_transpose1d_groups": ((3, 4, 2), (4, 5, 1), dict(padding=1, groups=2)),
+    "conv_transpose2d": ((3, 4, 2, 2), (4, 5, 1, 1), dict(padding=1)),
+    "conv_transpose3d": ((3, 4, 2, 2, 2), (4, 5, 1, 1, 1), dict(padding=(1, 0, 0), groups=2)),
+}
+
+
+def _second_order_outcome(L, name, xs, ws, kw, need, differentiate):
+    r = np.random.default_rng(0)
+    fn = getattr(_F(L), name.split("_groups")[0])
+    ins = [
+        L.tensor(r.standard_normal(s).astype(np.float32), requires_grad=n)
+        for s, n in zip((xs, ws, (ws[1] * kw.get("groups", 1),)), need)
+    ]
+    y = fn(*ins, **kw)
+    leaves = [t for t in ins if t.requires_grad]
+    first = L.autograd.grad(y, leaves, L.ones(tuple(y.shape)), create_graph=True)
+    gs = [g for g, d in zip(first, differentiate) if d]
+    try:
+        second = L.autograd.grad(
+            gs, leaves, [L.ones(tuple(g.shape)) for g in gs], allow_unused=True
+        )
+    except RuntimeError as e:
+        return "RuntimeError", str(e)
+    return [None if g is None else (tuple(g.shape), g.detach().numpy().sum()) for g in second]
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_OUTPUT))
+def test_double_backward_of_empty_transposed_output_raises_as_torch(name):
+    """Fuzz seeds 60009005, 50054689 (conv_transpose1d/2d with an output of length 0): torch's
+    _convolution_double_backward convolves the empty grad_output again (for the weight's
+    term, with batch and channels swapped, then for the input's) and its convolution refuses
+    an empty spatial input, naming the shape; a second derivative through the bias alone
+    runs none. The same for every set of inputs that require grad and gradients
+    differentiated."""
+    xs, ws, kw = EMPTY_OUTPUT[name]
+    for need in itertools.product((False, True), repeat=3):
+        for differentiate in itertools.product((False, True), repeat=sum(need)):
+            if not any(differentiate):
+                continue
+            got = [
+                _second_order_outcome(L, name, xs, ws, kw, need, differentiate)
+                for L in (framework, torch)
+            ]
+            assert got[0] == got[1], (need, differentiate)
+
+
+def _grid_sample_second(L, x, grid, kw, rg, upstream_rg):
+    """grid_sample's create_graph gradients, then their gradients (values as arrays; None
+    where the library gives none)."""
+    ins = [L.tensor(a, requires_grad=r) for a, r in zip((x, grid), rg)]
+    out = _F(L).grid_sample(*ins, **kw)
+    r = np.random.default_rng(5)
+    up = L.tensor(r.standard_normal(tuple(out.shape)), requires_grad=upstream_rg)
+    wrt = [t for t in ins if t.requires_grad] + ([up] if upstream_rg else [])
+    gs = L.autograd.grad(out, wrt[: len(wrt) - upstream_rg], up, create_graph=True)
+    ups = [L.tensor(r.standard_normal(tuple(g.shape))) for g in gs]
+    second = L.autograd.grad(list(gs), wrt, ups, allow_unused=True)
+    first = [g.detach().numpy() for g in gs]
+    return first, [None if g is None else g.numpy() for g in second]
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_double_backward_inf_and_borders_as_torch(nd, padding, align):
+    """Fuzz seeds 60013980, 60003516, 50030452, 50076668 (NaN positions of the second order):
+    torch's grid_sampler_2d/3d_double_backward gathers every corner at clamped indices (with
+    zeros padding times the in-bounds mask, so an inf read off the input is NaN), takes the
+    mixed second derivatives only, and scales by d coordinate / d grid, 0 where border or
+    reflection clip (borders included, as the first-order gradient now does too). An input
+    with inf/NaN, grid points on the borders and off the input; every requires-grad
+    combination, an upstream that requires grad."""
+    r = np.random.default_rng(nd * 10 + len(padding) + align)
+    x = r.standard_normal((2, 2) + (3,) * nd)
+    x.reshape(-1)[[1, 7, 12]] = [np.inf, -np.inf, np.nan]
+    grid = r.uniform(-1.6, 1.6, (2,) + (3,) * nd + (nd,))
+    grid.reshape(-1)[[0, 4, 9, 15]] = [1.0, -1.0, 1 / 3, 2.0]  # borders, folds
+    kw = dict(padding_mode=padding, align_corners=align)
+    for rg in ((True, False), (False, True), (True, True)):
+        for upstream_rg in (False, True):
+            got = [_grid_sample_second(L, x, grid, kw, rg, upstream_rg) for L in (framework, torch)]
+            for f, t in zip(got[0][0] + got[0][1], got[1][0] + got[1][1]):
+                assert (f is None) == (t is None), (rg, upstream_rg)
+                if t is not None:
+                    np.testing.assert_allclose(f, t, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "nd,padding,align", [(2, "border", True), (2, "zeros", False), (3, "zeros", True)]
+)
+def test_grid_sample_bilinear_double_backward_gradgradcheck(nd, padding, align):
+    """The bilinear double backward (torch's explicit formula) against finite differences:
+    gradcheck and gradgradcheck in float64 (the latter differentiates the double backward)."""
+    r = np.random.default_rng(nd)
+    x = framework.tensor(r.standard_normal((1, 2) + (3,) * nd), requires_grad=True)
+    grid = framework.tensor(r.uniform(-0.9, 0.9, (1,) + (2,) * nd + (nd,)), requires_grad=True)
+
+    def f(a, b):
+        return _F(framework).grid_sample(a, b, padding_mode=padding, align_corners=align)
+
+    assert framework.autograd.gradcheck(f, (x, grid))
+    assert framework.autograd.gradgradcheck(f, (x, grid))

@@ -180,3 +180,20 @@ def test_multi_margin_loss_empty_batch(p):
         got.append((g.dtype.__repr__(), g.grad_fn.name(), _edges(g), str(err.value)))
     assert got[0][1:] == got[1][1:]
     assert got[0][0].split(".")[-1] == got[1][0].split(".")[-1]
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("order", ["f32_f64", "f64_f32"])
+@pytest.mark.parametrize("shape", [(4, 3, 5), (3, 1, 0, 0)])
+def test_soft_margin_loss_mixed_float_dtypes(reduction, order, shape):
+    """Fuzz seeds 60024908, 60066764, 60095976: soft_margin_loss of a float32 input and a
+    float64 target: torch's SoftMarginLossBackwardBackward0 writes self's dtype (ours was
+    the promoted float64 node behind a ToCopyBackward0); empty shapes too."""
+    a = RNG.standard_normal(shape)
+    b = np.sign(RNG.standard_normal(shape))
+    da, db = (np.float32, np.float64) if order == "f32_f64" else (np.float64, np.float32)
+
+    def build(L, x, y):
+        return L.nn.functional.soft_margin_loss(x, y, reduction=reduction)
+
+    _check(build, [(a.astype(da), True), (b.astype(db), False)], seed=9)

@@ -365,3 +365,30 @@ def test_bitwise_shifts():
         [ints],
     )
     same_error(lambda m, F, a: a << 1, [np.ones(2)], "\"lshift_cpu\" not implemented for 'Double'")
+
+
+def _cumprod_second(L, xs, d):
+    x = L.tensor(xs, requires_grad=True)
+    up = L.tensor(np.random.default_rng(1).standard_normal(xs.shape))
+    (g,) = L.autograd.grad(x.cumprod(d), x, up, create_graph=True)
+    f = g.grad_fn
+    edges = [(a.name() if a else None, i) for a, i in f.next_functions]
+    (g2,) = L.autograd.grad(g, x, L.tensor(np.random.default_rng(2).standard_normal(xs.shape)))
+    return (type(f).__name__, f.name(), edges), g.detach().numpy(), g2.numpy()
+
+
+@pytest.mark.parametrize("shape,dim", [((4, 3), -1), ((2, 4, 4), -2), ((5, 1, 4), -3), ((3,), 0)])
+def test_cumprod_create_graph_gradient_with_zeros_is_torchs_copy_slices(shape, dim):
+    """Fuzz seeds 60007761, 60043949, 60090601: with a zero in the input and create_graph,
+    torch's cumprod backward is its O(n^2) loop copying each slice's sum into a zeros
+    gradient in place (CopySlices, edges to the previous CopySlices and the slice's
+    SumBackward1); its second derivative's values as torch's."""
+    xs = np.random.default_rng(len(shape)).standard_normal(shape)
+    xs.reshape(-1)[[0, 2]] = 0
+    ours, theirs = _cumprod_second(framework, xs, dim), _cumprod_second(torch, xs, dim)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    x = framework.tensor(xs, requires_grad=True)
+    assert framework.autograd.gradcheck(lambda t: t.cumprod(dim), (x,))
+    assert framework.autograd.gradgradcheck(lambda t: t.cumprod(dim), (x,))
