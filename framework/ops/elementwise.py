@@ -3,7 +3,9 @@ comparisons, logical and bitwise ops, casts and copies."""
 
 import math as _math
 
-from .._cpu_loops import with_tail
+import numpy as _np
+
+from .._cpu_loops import tail_of, with_tail
 from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, _edges_to_given, round_half
 from ..tensor import Tensor
@@ -243,7 +245,10 @@ class Mul(Op):
             return (wrap(g * b._data, grad) if need_a else None), (
                 wrap(g * a._data, grad) if need_b else None
             )
-        return (grad * b if need_a else None), (grad * a if need_b else None)
+        # torch's generated MulBackward0 computes its derivatives.yaml keys in sorted order
+        # ("other" before "self"): the nodes' order, so the order a second backward sums in
+        grad_b = grad * a if need_b else None
+        return (grad * b if need_a else None), grad_b
 
     jvp = Op.jvp_elementwise
     jvp_reads_primal = True  # (torch's other_t * self_p term links the tangent)
@@ -303,9 +308,11 @@ class Div(Op):
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        grad_a = grad / b if need_a else None
-        # torch's div_tensor_other_backward: -grad * ((a / b) / b) (b * b would overflow)
+        # torch's div_tensor_other_backward: -grad * ((a / b) / b) (b * b would overflow),
+        # first: its generated DivBackward0 takes the derivatives.yaml keys in sorted order,
+        # which orders the nodes a second backward runs (and sums b's gradient in)
         grad_b = -grad * ((a / b) / b) if need_b else None
+        grad_a = grad / b if need_a else None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise
@@ -512,6 +519,18 @@ def neg(input):
 negative = neg
 
 
+def _float32_tail(xp, x, exponent):
+    """Whether torch's float32 pow by this Scalar exponent runs its generic kernel (not sqrt,
+    rsqrt, reciprocal or its products for +-2 and 3) over a contiguous CPU input, whose scalar
+    tail loop computes in double."""
+    return (
+        xp is _np
+        and x.flags.c_contiguous
+        and not isinstance(exponent, complex)
+        and exponent not in (0.5, -0.5, -1, -2, 2, 3)
+    )
+
+
 class Pow(Op):
     """tensor ** number."""
 
@@ -543,7 +562,12 @@ class Pow(Op):
                 return 1 / x if exponent == -1 else 1 / (x * x)
         if target.kind == "b":  # bool ** bool: x ** False is all True, x ** True is x
             return x.copy() if exponent else self.xp.ones_like(x)
-        return x ** self.xp.asarray(exponent, dtype=target)
+        out = x ** self.xp.asarray(exponent, dtype=target)
+        if target == _np.float32 and self.half is None and _float32_tail(self.xp, x, exponent):
+            # torch's scalar tail loop: std::pow(float, double), in double then rounded
+            # (lp_pool's (x ** p) ** (1 / p) second derivatives cancel to that last bit)
+            out = tail_of(out, x, lambda v: v.astype(_np.float64) ** exponent, 16)
+        return out
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -551,7 +575,10 @@ class Pow(Op):
         if e == 0 and type(e) is not bool:  # torch's Scalar(False).equal(0.0) is false:
             return _zeros(grad)  # x ** False differentiates as 0 * x ** -1 (NaN at 0)
         e = float(e) if type(e) is bool else e
-        return grad * e * x ** (e - 1)
+        # torch's pow_backward: grad * (exponent * self.pow(exponent - 1)), the Scalar
+        # product first (MulBackward1): its float32 rounding reaches second derivatives that
+        # cancel (lp_pool's (x ** p) ** (1 / p))
+        return grad * MulScalar.apply(x ** (e - 1), other=e)
 
     jvp = Op.jvp_elementwise
 
