@@ -553,6 +553,8 @@ class Pow(Op):
                 return with_tail(out, 1 / round_half(self.xp.sqrt(x), self.half))
         if exponent == 2:
             return x * x
+        if exponent == -0.5 and target.kind == "f":  # torch's rsqrt kernel, 1 / sqrt(x): NaN
+            return 1 / self.xp.sqrt(x)  # at -inf, where pow(-inf, -0.5) is 0 (seed 50017884)
         if target.kind in "iu" or target.kind == "f" and target.itemsize >= 4:
             # torch's kernel multiplies for these exponents, as here (half precision computes in
             # float32 there); NumPy's float power is far slower (40x on negative float32 bases)

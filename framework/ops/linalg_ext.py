@@ -372,7 +372,12 @@ class LinalgSolveEx(Op):
         LU: of A^T when A is contiguous (a plain solve with A^T: NumPy factorizes that
         matrix too), else of A, solved adjoint (small matrices replayed: the pivots of A)."""
         a = A._data
-        if a.flags.c_contiguous or a.shape[-1] > _ADJOINT_MAX or self.xp is not _np:
+        if (
+            is_grad_enabled()  # create_graph: torch's graph, linalg_solve(A^H, grad)
+            or a.flags.c_contiguous
+            or a.shape[-1] > _ADJOINT_MAX
+            or self.xp is not _np
+        ):
             return solve(_mT(A), grad)
         g = grad._data[..., None] if self.vector else grad._data
         out = _lu_solve_adjoint(self.xp, a, g)
