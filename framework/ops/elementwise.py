@@ -612,15 +612,16 @@ class PowTensor(Op):
         # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf (the
         # incoming gradient inside the where: an inf gradient gives 0 there too)
         # (a ZeroTensor gradient stays zero through the product, then where materializes it)
-        prod = grad if is_zero_tensor(grad) else grad * (b * a ** (b - 1))
-        grad_a = where(b == 0, 0.0, prod) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
-        # (torch: result * log(self.to(promoted dtype)))
+        # (torch: result * log(self.to(promoted dtype))); first, as torch's generated
+        # PowBackward1 takes its derivatives.yaml keys sorted (exponent, self)
         if need_b:
             p = a**b
             grad_b = grad * where((a == 0) & (b >= 0), 0.0, p * log(a.to(p.dtype)))
         else:
             grad_b = None
+        prod = grad if is_zero_tensor(grad) else grad * (b * a ** (b - 1))
+        grad_a = where(b == 0, 0.0, prod) if need_a else None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise
