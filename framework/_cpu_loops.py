@@ -5,8 +5,10 @@ elements, else splits the range into min(threads, ceil(n / 32768)) equal chunks.
 runs its vectorized loop two vectors (32 half values on AVX2) at a time and leaves the last
 `len % 32` elements to a scalar loop. For half types some kernels round differently there:
 `add`/`sub` with alpha round `alpha * y` before adding (the vectorized body rounds once), and
-bfloat16 `rsqrt` rounds the square root. `with_tail(fast, slow)` puts `slow`'s values at those
-positions of `fast`.
+bfloat16 `rsqrt` rounds the square root; float32 `pow` by a Scalar exponent computes
+`std::pow(float, double)` there (in double, then rounded), two `Vectorized<float>` (16 values)
+at a time in the body. `with_tail(fast, slow)` puts `slow`'s values at those positions of
+`fast`; `tail_of(fast, fn, width)` recomputes them with `fn` of the flat input's slices.
 
 Example:
     >>> tail_ranges(40)
@@ -26,15 +28,16 @@ def _threads():
         return os.cpu_count() or 1
 
 
-def tail_ranges(n, threads=None):
-    """(start, stop) ranges of the scalar-loop elements of a contiguous n-element kernel."""
+def tail_ranges(n, threads=None, width=WIDTH):
+    """(start, stop) ranges of the scalar-loop elements of a contiguous n-element kernel whose
+    vectorized loop takes `width` elements at a time."""
     if n < GRAIN:
         chunks = [(0, n)]
     else:
         tasks = min(threads or _threads(), -(-n // GRAIN))
         size = -(-n // tasks)
         chunks = [(s, min(s + size, n)) for s in range(0, n, size)]
-    return [(s + (e - s) // WIDTH * WIDTH, e) for s, e in chunks if (e - s) % WIDTH]
+    return [(s + (e - s) // width * width, e) for s, e in chunks if (e - s) % width]
 
 
 def with_tail(fast, slow):
@@ -46,3 +49,14 @@ def with_tail(fast, slow):
     for s, e in ranges:
         out[s:e] = alt[s:e]
     return fast
+
+
+def tail_of(out, x, fn, width):
+    """`out` (C-contiguous, the vectorized result of an elementwise kernel of the C-contiguous
+    `x`) with the scalar-loop elements replaced by `fn(x's flat slice)` (cast to out's dtype)."""
+    ranges = tail_ranges(out.size, width=width)
+    if ranges:
+        flat, src = out.reshape(-1), x.reshape(-1)
+        for s, e in ranges:
+            flat[s:e] = fn(src[s:e])
+    return out

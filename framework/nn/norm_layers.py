@@ -130,7 +130,10 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     window = padded[..., 0:c]
     for o in range(1, size):
         window = window + padded[..., o : o + c]
-    div = (window / size).movedim(-1, 1)
+    # torch's avg_pool of an integer tensor divides in its dtype, truncating (seed 50018692)
+    integer = sq._data.dtype.kind in "iu"
+    mean = window.div(size, rounding_mode="trunc") if integer else window / size
+    div = mean.movedim(-1, 1)
     return input / (div * alpha + k) ** beta
 
 

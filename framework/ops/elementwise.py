@@ -3,10 +3,10 @@ comparisons, logical and bitwise ops, casts and copies."""
 
 import math as _math
 
-import numpy as np
+import numpy as _np
 
 from .._fma import add_scaled
-from .._cpu_loops import with_tail
+from .._cpu_loops import tail_of, with_tail
 from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, _edges_to_given, round_half
 from ..tensor import Tensor
@@ -120,7 +120,7 @@ def _fusable(op, a, b):
 
 def _add_scaled(a, b, alpha):
     out = add_scaled(a, b, alpha)
-    return out if isinstance(out, np.ndarray) else np.asarray(out)
+    return out if isinstance(out, _np.ndarray) else _np.asarray(out)
 
 
 def _half_add(op, a, b, alpha):
@@ -269,7 +269,10 @@ class Mul(Op):
             return (wrap(g * b._data, grad) if need_a else None), (
                 wrap(g * a._data, grad) if need_b else None
             )
-        return (grad * b if need_a else None), (grad * a if need_b else None)
+        # torch's generated MulBackward0 computes its derivatives.yaml keys in sorted order
+        # ("other" before "self"): the nodes' order, so the order a second backward sums in
+        grad_b = grad * a if need_b else None
+        return (grad * b if need_a else None), grad_b
 
     jvp = Op.jvp_elementwise
     jvp_reads_primal = True  # (torch's other_t * self_p term links the tangent)
@@ -329,9 +332,11 @@ class Div(Op):
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        grad_a = grad / b if need_a else None
-        # torch's div_tensor_other_backward: -grad * ((a / b) / b) (b * b would overflow)
+        # torch's div_tensor_other_backward: -grad * ((a / b) / b) (b * b would overflow),
+        # first: its generated DivBackward0 takes the derivatives.yaml keys in sorted order,
+        # which orders the nodes a second backward runs (and sums b's gradient in)
         grad_b = -grad * ((a / b) / b) if need_b else None
+        grad_a = grad / b if need_a else None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise
@@ -538,6 +543,18 @@ def neg(input):
 negative = neg
 
 
+def _float32_tail(xp, x, exponent):
+    """Whether torch's float32 pow by this Scalar exponent runs its generic kernel (not sqrt,
+    rsqrt, reciprocal or its products for +-2 and 3) over a contiguous CPU input, whose scalar
+    tail loop computes in double."""
+    return (
+        xp is _np
+        and x.flags.c_contiguous
+        and not isinstance(exponent, complex)
+        and exponent not in (0.5, -0.5, -1, -2, 2, 3)
+    )
+
+
 class Pow(Op):
     """tensor ** number."""
 
@@ -560,6 +577,8 @@ class Pow(Op):
                 return with_tail(out, 1 / round_half(self.xp.sqrt(x), self.half))
         if exponent == 2:
             return x * x
+        if exponent == -0.5 and target.kind == "f":  # torch's rsqrt kernel, 1 / sqrt(x): NaN
+            return 1 / self.xp.sqrt(x)  # at -inf, where pow(-inf, -0.5) is 0 (seed 50017884)
         if target.kind in "iu" or target.kind == "f" and target.itemsize >= 4:
             # torch's kernel multiplies for these exponents, as here (half precision computes in
             # float32 there); NumPy's float power is far slower (40x on negative float32 bases)
@@ -569,7 +588,12 @@ class Pow(Op):
                 return 1 / x if exponent == -1 else 1 / (x * x)
         if target.kind == "b":  # bool ** bool: x ** False is all True, x ** True is x
             return x.copy() if exponent else self.xp.ones_like(x)
-        return x ** self.xp.asarray(exponent, dtype=target)
+        out = x ** self.xp.asarray(exponent, dtype=target)
+        if target == _np.float32 and self.half is None and _float32_tail(self.xp, x, exponent):
+            # torch's scalar tail loop: std::pow(float, double), in double then rounded
+            # (lp_pool's (x ** p) ** (1 / p) second derivatives cancel to that last bit)
+            out = tail_of(out, x, lambda v: v.astype(_np.float64) ** exponent, 16)
+        return out
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -577,7 +601,10 @@ class Pow(Op):
         if e == 0 and type(e) is not bool:  # torch's Scalar(False).equal(0.0) is false:
             return _zeros(grad)  # x ** False differentiates as 0 * x ** -1 (NaN at 0)
         e = float(e) if type(e) is bool else e
-        return grad * e * x ** (e - 1)
+        # torch's pow_backward: grad * (exponent * self.pow(exponent - 1)), the Scalar
+        # product first (MulBackward1): its float32 rounding reaches second derivatives that
+        # cancel (lp_pool's (x ** p) ** (1 / p))
+        return grad * MulScalar.apply(x ** (e - 1), other=e)
 
     jvp = Op.jvp_elementwise
 
@@ -609,15 +636,16 @@ class PowTensor(Op):
         # torch zeroes the exponent == 0 case, where b * a**(b-1) would be 0 * inf (the
         # incoming gradient inside the where: an inf gradient gives 0 there too)
         # (a ZeroTensor gradient stays zero through the product, then where materializes it)
-        prod = grad if is_zero_tensor(grad) else grad * (b * a ** (b - 1))
-        grad_a = where(b == 0, 0.0, prod) if need_a else None
         # d/db a**b = a**b * log(a); torch masks a == 0 (b >= 0) to 0
-        # (torch: result * log(self.to(promoted dtype)))
+        # (torch: result * log(self.to(promoted dtype))); first, as torch's generated
+        # PowBackward1 takes its derivatives.yaml keys sorted (exponent, self)
         if need_b:
             p = a**b
             grad_b = grad * where((a == 0) & (b >= 0), 0.0, p * log(a.to(p.dtype)))
         else:
             grad_b = None
+        prod = grad if is_zero_tensor(grad) else grad * (b * a ** (b - 1))
+        grad_a = where(b == 0, 0.0, prod) if need_a else None
         return grad_a, grad_b
 
     jvp = Op.jvp_elementwise

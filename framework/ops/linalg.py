@@ -85,9 +85,10 @@ class Mm(Op):
         need_a, need_b = self.needs_input_grad
         if plain(grad) and a._data.dtype == grad._data.dtype:  # no graph: the same products
             return _mm_grads(grad, a._data, b._data, need_a, need_b)  # on the arrays
-        return (_mat1_grad(grad, b, a) if need_a else None), (
-            _mat2_grad(a, grad, b) if need_b else None
-        )
+        # torch's generated MmBackward0 takes its derivatives.yaml keys sorted: mat2 first
+        # (the order a second backward runs the nodes and sums in)
+        g2 = _mat2_grad(a, grad, b) if need_b else None
+        return (_mat1_grad(grad, b, a) if need_a else None), g2
 
     jvp = Op.jvp_multilinear
 

@@ -3,6 +3,8 @@
 Forward runs LAPACK through xp.linalg; every backward is written with Tensor ops (so second
 derivatives work), following torch's formulas in FunctionsManual.cpp for real inputs."""
 
+import numpy as _np
+
 from ..amp.autocast_mode import entry as _amp_entry
 from .. import dtypes
 from .._errors import float_input, refuse
@@ -112,6 +114,67 @@ def _lu_solve(xp, A, B):
     return b
 
 
+_ADJOINT_MAX = 32  # the largest n whose LU solves are replayed (a Python loop per entry)
+
+
+def _getrs(xp, LU, perm, B, adjoint):
+    """X with M X = B (or M^T X = B when `adjoint`) from getrf's packed factors of M (P M =
+    L U, `perm` the rows of P M), as LAPACK's getrs substitutes: L then U, or U^T then the
+    unit L^T and the row interchanges undone. B is overwritten (a float copy)."""
+    n = LU.shape[-1]
+    w = B
+    with _quiet(xp):
+        if not adjoint:
+            w = xp.take_along_axis(w, perm[..., None], axis=-2)
+            for j in range(n):
+                w[..., j + 1 :, :] -= LU[..., j + 1 :, j : j + 1] * w[..., j : j + 1, :]
+            for j in range(n - 1, -1, -1):
+                w[..., j : j + 1, :] /= LU[..., j : j + 1, j : j + 1]
+                w[..., :j, :] -= LU[..., :j, j : j + 1] * w[..., j : j + 1, :]
+            return w
+        for j in range(n):  # U^T w = b, row j after the earlier ones
+            for i in range(j):
+                w[..., j, :] -= LU[..., i, j, None] * w[..., i, :]
+            w[..., j, :] /= LU[..., j, j, None]
+        for j in range(n - 1, -1, -1):  # L^T v = w (unit diagonal)
+            for i in range(j + 1, n):
+                w[..., j, :] -= LU[..., i, j, None] * w[..., i, :]
+    x = xp.empty_like(w)
+    xp.put_along_axis(x, perm[..., None], w, axis=-2)  # x[perm] = v: P^T v
+    return x
+
+
+def _lu_solve_adjoint(xp, M, B):
+    """X with M^T X = B by torch's route for a solve's backward over a non-contiguous A
+    (`linalg_lu_solve(LU, pivots, gX, adjoint=True)` with the forward's LU of M). For an
+    ill-conditioned M the pivots of M, not of M^T, decide the values."""
+    from .linalg_lu import _getrf
+
+    batch = xp.broadcast_shapes(M.shape[:-2], B.shape[:-2])
+    LU, _, perm, _ = _getrf(xp, xp.broadcast_to(M, batch + M.shape[-2:]))
+    w = xp.broadcast_to(B, batch + B.shape[-2:]).astype(LU.dtype, copy=True)
+    return _getrs(xp, LU, perm, w, True)
+
+
+def _det_gradient(xp, A, c):
+    """torch's linalg_det_backward without a graph: c A^{-T} as linalg_lu_solve of the
+    forward's LU (of A^T for a contiguous A, solved plainly; else of A, solved adjoint), a
+    zero pivot replaced by the dtype's epsilon (a singular A gets a finite gradient). Seed
+    60092855: det's second derivative at an entry of 1e30 (A^{-T} through inv's LU of A was
+    4.8e12 off)."""
+    from .linalg_lu import _getrf
+
+    n = A.shape[-1]
+    contiguous = A.flags.c_contiguous
+    M = xp.swapaxes(A, -1, -2) if contiguous else A
+    LU, _, perm, _ = _getrf(xp, M)
+    diag = xp.diagonal(LU, axis1=-2, axis2=-1)
+    eps = _np.finfo(A.dtype).eps
+    LU = LU + (xp.eye(n, dtype=A.dtype) * xp.where(diag == 0, eps, 0)[..., None, :])
+    D = c[..., None, None] * xp.eye(n, dtype=A.dtype)
+    return _getrs(xp, LU, perm, D.astype(A.dtype, copy=True), not contiguous)
+
+
 class LinalgInvEx(Op):
     no_bfloat16 = "linalg.inv: Low precision dtypes not supported. Got BFloat16"
     saves_output = True
@@ -188,6 +251,8 @@ class LinalgDet(Op):
         d = self.output
         if is_grad_enabled():  # create_graph: torch's graph, a solve with A^T
             return _solve_adjoint(A, grad * d)
+        if self.xp is _np and A.shape[-1] <= _ADJOINT_MAX and A.dtype.is_floating_point:
+            return Tensor._make(_det_gradient(_np, A._data, (grad * d)._data), grad.device)
         return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
     def jvp(self, t):
@@ -313,12 +378,28 @@ class LinalgSolveEx(Op):
             gB_ = solve(_mT(A), grad.unsqueeze(-1))  # solve, squeezed; gA a product, negated)
             gB, gA = gB_.squeeze(-1), -(gB_ @ _mT(X.unsqueeze(-1)))
         elif self.vector:
-            gB = solve(_mT(A), grad)
+            gB = self._adjoint_solve(A, grad)
             gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
         else:
-            gB = solve(_mT(A), grad)
+            gB = self._adjoint_solve(A, grad)
             gA = -(gB @ _mT(X))
         return gA if need_a else None, gB if need_b else None
+
+    def _adjoint_solve(self, A, grad):
+        """A^H gB = grad without a graph, as torch's backward solves it with the forward's
+        LU: of A^T when A is contiguous (a plain solve with A^T: NumPy factorizes that
+        matrix too), else of A, solved adjoint (small matrices replayed: the pivots of A)."""
+        a = A._data
+        if (
+            is_grad_enabled()  # create_graph: torch's graph, linalg_solve(A^H, grad)
+            or a.flags.c_contiguous
+            or a.shape[-1] > _ADJOINT_MAX
+            or self.xp is not _np
+        ):
+            return solve(_mT(A), grad)
+        g = grad._data[..., None] if self.vector else grad._data
+        out = _lu_solve_adjoint(self.xp, a, g)
+        return Tensor._make(out[..., 0] if self.vector else out, grad.device)
 
     def jvp(self, tA, tB):
         A, _ = self.primals

@@ -116,7 +116,10 @@ class Mish(Op):
 
     def backward(self, grad):
         (x,) = self.inputs
-        t = softplus(x).tanh()
+        # torch's infinitely_differentiable_mish_backward (and its kernel): the softplus as
+        # log1p(exp(x)), without softplus's threshold, so that exp's overflow reaches the
+        # second derivative (0 * inf: NaN at x = 1e30 as torch's)
+        t = x.exp().log1p().tanh()
         return grad * (t + x * x.sigmoid() * (1 - t * t))
 
     jvp = Op.jvp_elementwise

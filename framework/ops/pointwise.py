@@ -47,7 +47,8 @@ class Lerp(Op):
         return a + w * (b - a) if abs(weight) < 0.5 else b - (b - a) * (1 - w)
 
     def backward(self, grad):
-        return grad * (1 - self.weight), grad * self.weight
+        g_end = grad * self.weight  # (torch's sorted derivatives.yaml keys: end first)
+        return grad * (1 - self.weight), g_end
 
     jvp = Op.jvp_elementwise
 
@@ -72,7 +73,9 @@ class LerpTensor(Op):
     def backward(self, grad):
         a, b, w = self.inputs
         _, _, need_w = self.needs_input_grad
-        return grad * (1 - w), grad * w, grad * (b - a) if need_w else None
+        g_end = grad * w  # torch's sorted derivatives.yaml keys: end, self, weight
+        g_self = grad * (1 - w)
+        return g_self, g_end, grad * (b - a) if need_w else None
 
     jvp = Op.jvp_elementwise
     jvp_reads_primal = True  # (torch's weight_t * (end_p - self_p) term links the tangent)
@@ -288,13 +291,16 @@ def _atan2_grads(grad, a, b):
 
 def _hypot_grads(grad, a, b):
     h = Hypot.apply(a, b)  # torch divides by the result (a * a + b * b overflows)
-    return grad * a / h, grad * b / h
+    g_other = grad * b / h  # (torch's sorted derivatives.yaml keys: other first)
+    return grad * a / h, g_other
 
 
 def _xlogy_grads(grad, x, y):
-    # torch: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)
+    # torch: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.), after
+    # other's grad * self / other (its sorted derivatives.yaml keys)
+    gy = grad * x / y
     gx = xlogy(grad, y).masked_fill((x == 0) & (y <= 0), 0.0)
-    return gx, grad * x / y
+    return gx, gy
 
 
 def _logaddexp_grads(grad, a, b):

@@ -29,6 +29,21 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    60015158: "mish's create_graph gradient: torch's log1p(exp(x)) (NaN second order at 1e30)",
+    50039914: "mish's create_graph gradient: torch's log1p(exp(x)) (float32)",
+    50000386: "lp_pool1d float32: pow's scalar tail in double, pow_backward's Scalar product "
+    "first (second derivative cancels to torch's bits)",
+    60099455: "lp_pool2d float32: pow's scalar tail in double, pow_backward's Scalar product first",
+    50049633: "cosine_similarity float32: Mul/Div backward build other's gradient first "
+    "(torch's summation order in the second backward)",
+    60062373: "cosine_similarity float32, broadcast: norm_backward's masked_fill, float32 "
+    "2-norm of short rows as torch's AVX2 kernel rounds",
+    60013533: "linalg_cond float32 1 x 1, p = -2: second order as torch",
+    60092855: "det of a matrix with a 1e30 entry: its no-graph backward by torch's LU solve",
+    50021817: "special_i1 float32: torch's float Chebyshev tables (17 and 7 coefficients)",
+    50017884: "float_power(x, 0.5) gradient: pow by -0.5 is torch's rsqrt (NaN at -inf)",
+    50018692: "local_response_norm of int64: torch's integer avg_pool truncates, then tan",
+    50046116: "linalg_eigh float32 second order at eigengaps of 0.013: a known LAPACK rounding",
     50077103: "interpolate(area) of int64 to an empty size: empty, no dtype refusal (torch)",
     34001593: "gelu of a 0-dim float32 tensor, create_graph: the small ufunc's scalar result",
     33000537: "gelu of a 0-dim float32 tensor, create_graph: the small ufunc's scalar result",
