@@ -302,7 +302,7 @@ class Distribution:
             )
 
         actual_shape = value.size()
-        expected_shape = self._batch_shape + self._event_shape
+        expected_shape = framework.Size(self._batch_shape + self._event_shape)
         for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
             if i != 1 and j != 1 and i != j:
                 raise ValueError(

@@ -66,13 +66,13 @@ class MixtureSameFamily(Distribution):
         if not isinstance(self._mixture_distribution, Categorical):
             raise ValueError(
                 " The Mixture distribution needs to be an "
-                " instance of framework.distributions.Categorical"
+                " instance of torch.distributions.Categorical"
             )
 
         if not isinstance(self._component_distribution, Distribution):
             raise ValueError(
                 "The Component distribution needs to be an "
-                "instance of framework.distributions.Distribution"
+                "instance of torch.distributions.Distribution"
             )
 
         # Check that batch size matches
