@@ -12,29 +12,6 @@ def _unsupported(kernel, why, used_by):
     )
 
 
-def _standard_gamma(concentration):
-    """torch._standard_gamma: Marsaglia-Tsang rejection sampling (not reproduced)."""
-    _unsupported(
-        "_standard_gamma",
-        "its Marsaglia-Tsang rejection sampler draws a data-dependent number of values",
-        "sampling Gamma (and Chi2, StudentT, Beta, Dirichlet, InverseGamma, Wishart, ...)",
-    )
-
-
-def _sample_dirichlet(concentration):
-    """torch._sample_dirichlet: normalised _standard_gamma draws (not reproduced)."""
-    _unsupported(
-        "_sample_dirichlet",
-        "it normalises torch._standard_gamma draws",
-        "sampling Dirichlet/Beta/LKJCholesky",
-    )
-
-
-def _dirichlet_grad(x, concentration, total):
-    """torch._dirichlet_grad (not reproduced)."""
-    _unsupported("_dirichlet_grad", "its series approximations", "Dirichlet.rsample's gradient")
-
-
 def binomial(count, prob):
     """torch.binomial: BTRS rejection sampling (not reproduced)."""
     _unsupported(

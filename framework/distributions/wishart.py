@@ -40,7 +40,9 @@ class Wishart(ExponentialFamily):
     Example:
         >>> # xdoctest: +SKIP("FIXME: scale_tril must be at least two-dimensional")
         >>> m = Wishart(framework.Tensor([2]), covariance_matrix=framework.eye(2))
-        >>> m.sample()  # Wishart distributed with mean=`df * I` and  # doctest: +SKIP
+        >>> m.sample()  # Wishart distributed with mean=`df * I` and
+        tensor([[[0.5680, 0.8039],
+                 [0.8039, 1.4556]]])
         >>> # variance(x_ij)=`df` for i != j and variance(x_ij)=`2 * df` for i == j
 
     Args:

@@ -113,20 +113,8 @@ def test_base_class_raises_not_implemented():
         assert _torch_names(str(got.value)) == str(want.value)
 
 
-@pytest.mark.parametrize(
-    "name, kernel",
-    [
-        ("Gamma", "torch._standard_gamma"),
-        ("Beta", "torch._sample_dirichlet"),
-        ("Dirichlet", "torch._sample_dirichlet"),
-        ("StudentT", "torch._standard_gamma"),
-        ("Chi2", "torch._standard_gamma"),
-        ("Binomial", "torch.binomial"),
-    ],
-)
-def test_samplers_framework_does_not_reproduce_say_so(name, kernel):
-    d, _ = build(name, params(name), framework)
-    with pytest.raises(NotImplementedError, match=re.escape(kernel)):
+def test_binomial_sampler_is_not_reproduced_and_says_so():
+    d, _ = build("Binomial", params("Binomial"), framework)
+    with pytest.raises(NotImplementedError, match=re.escape("torch.binomial")):
         d.sample()
-    x = d.mean.round() if name == "Binomial" else d.mean
-    assert np.isfinite(d.log_prob(x).detach().numpy()).all()
+    assert np.isfinite(d.log_prob(d.mean.round()).detach().numpy()).all()
