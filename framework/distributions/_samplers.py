@@ -342,3 +342,100 @@ def dirichlet_grad(x, concentration, total):
     ]
     out = np.array(out).astype(xs.dtype).reshape(xs.shape)
     return Tensor._make(backend.move(out, x.device), x.device)
+
+
+_TAIL = (
+    0.0810614667953272,
+    0.0413406959554092,
+    0.0276779256849983,
+    0.02079067210376509,
+    0.0166446911898211,
+    0.0138761288230707,
+    0.0118967099458917,
+    0.0104112652619720,
+    0.00925546218271273,
+    0.00833056343336287,
+)
+
+
+def _stirling_tail(k):
+    """log(k!) minus its Stirling approximation (a table up to 9)."""
+    if k <= 9:
+        return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, gen, f):
+    """Geometric waiting times until their sum passes count (small count * prob)."""
+    logprob = float(f(math.log1p(-prob)))  # log1p of a scalar_t: float's in float32
+    geom_sum, num_geom = 0.0, 0.0
+    while True:
+        geom_sum += math.ceil(math.log(_uniform(gen)) / logprob)
+        if geom_sum > count:
+            return num_geom
+        num_geom += 1
+
+
+def _btrs(count, prob, gen, f):
+    """Hormann's BTRS transformed rejection (ATen's btrs; ``f`` rounds scalar_t steps)."""
+    n_p = float(f(f(count) * f(prob)))
+    stddev = math.sqrt(float(f(n_p * float(f(1 - prob)))))
+    stddev = float(f(stddev))  # sqrt of a float is a float
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = n_p + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(f(f(prob) / f(1 - prob)))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(float(f(f(count + 1) * f(prob))))
+    while True:
+        u = _uniform(gen) - 0.5
+        v = _uniform(gen)
+        us = 0.5 - abs(u)
+        k = float(f(math.floor((2 * a / us + b) * u + c)))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        upper = (
+            (m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+            + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+            + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+            + _stirling_tail(m)
+            + _stirling_tail(count - m)
+            - _stirling_tail(k)
+            - _stirling_tail(count - k)
+        )
+        if v <= upper:
+            return k
+
+
+def _sample_binomial(count, prob, gen, f):
+    """ATen's sample_binomial: BTRS when the mean (of the rarer outcome) is 10 or more, else
+    inversion; ``f`` is float32 for float32 tensors (scalar_t steps), else float."""
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if float(f(count) * f(prob)) >= 10.0:
+            return _btrs(count, prob, gen, f)
+        return _binomial_inversion(count, prob, gen, f)
+    if prob > 0.5:
+        q = float(f(1.0 - prob))
+        if float(f(count) * f(q)) >= 10.0:
+            return float(f(count - _btrs(count, q, gen, f)))
+        return float(f(count - _binomial_inversion(count, q, gen, f)))
+    return math.nan
+
+
+def binomial(count, prob):
+    """torch.binomial(count, prob): one draw per element (count and prob of one shape)."""
+    c, p = (backend.to_numpy(t._data) for t in (count, prob))
+    f = np.float32 if p.dtype == np.float32 else float
+    gen = _generator_for(None, count.device)
+    out = [_sample_binomial(float(a), float(b), gen, f) for a, b in zip(c.ravel(), p.ravel())]
+    out = np.array(out).astype(p.dtype).reshape(p.shape)
+    return Tensor._make(backend.move(out, count.device), count.device)

@@ -1,6 +1,6 @@
 import framework
 from framework import Tensor
-from framework.distributions import _missing, constraints
+from framework.distributions import _samplers, constraints
 from framework.distributions.distribution import Distribution
 from framework.distributions.utils import (
     _new,
@@ -29,13 +29,13 @@ class Binomial(Distribution):
 
         >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = Binomial(100, framework.tensor([0 , .2, .8, 1]))
-        >>> x = m.sample()  # doctest: +SKIP
-        tensor([   0.,   22.,   71.,  100.])
+        >>> m.sample()
+        tensor([  0.,  20.,  78., 100.])
 
         >>> m = Binomial(framework.tensor([[5.], [10.]]), framework.tensor([0.5, 0.8]))
-        >>> x = m.sample()  # doctest: +SKIP
-        tensor([[ 4.,  5.],
-                [ 7.,  6.]])
+        >>> m.sample()
+        tensor([[2., 5.],
+                [5., 9.]])
 
     Args:
         total_count (int or Tensor): number of Bernoulli trials
@@ -130,7 +130,7 @@ class Binomial(Distribution):
     def sample(self, sample_shape=framework.Size()):
         shape = self._extended_shape(sample_shape)
         with framework.no_grad():
-            return _missing.binomial(self.total_count.expand(shape), self.probs.expand(shape))
+            return _samplers.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
