@@ -124,6 +124,7 @@ from .ops.linalg_ext import pinverse
 from . import special  # (before func: its ops get batching rules)
 from .func import vmap
 from . import _dynamo, compiler
+from . import distributions
 from ._memory_format import (
     channels_last,
     channels_last_3d,
