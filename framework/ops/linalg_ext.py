@@ -283,7 +283,7 @@ def _solve_adjoint(A, c):
     return solve(_mT(A), _mT(diag_embed(c.unsqueeze(-1).expand(*c.shape, n))))
 
 
-def _lu_solve_adjoint(A, c):
+def _slogdet_lu_grad(A, c):
     """c A^{-T} as torch's slogdet backward computes it without create_graph: linalg_lu_solve
     with the LU factors of A^T (its forward's) and diag_embed(c); a singular A gives inf/NaN
     where the zero pivot divides, no error."""
@@ -318,7 +318,7 @@ class LinalgSlogdet(Op):
         try:  # (float32: NumPy's inverse is the closer to float64 than an LU solve)
             inverse = inv(A)
         except RuntimeError:  # singular: torch's LU solve gives inf/NaN, no error
-            return _lu_solve_adjoint(A, g_logabs)
+            return _slogdet_lu_grad(A, g_logabs)
         return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inverse)
 
     def jvp(self, t):
