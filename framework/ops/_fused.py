@@ -74,18 +74,19 @@ def phi32_main(v, c):
     return p + c[1]
 
 
-def gelu32_loop(x, c, cof, cdf, out):
+def gelu32_loop(x, c, cof, cdf, out, tail):
     """Phi(x) into cdf and x * Phi(x) + 0 into out, for flat float32 x: phi32_main, then
-    _phi32_tail's erfc where -5.5430408 < x < -3 (cof = (-1/sqrt 2, then
-    special._ERFC_COF)). The tail is a second loop: a test for it inside the first one stops
-    that loop's vectorisation."""
+    (where `tail`: the caller saw an x below -3) _phi32_tail's erfc where -5.5430408 < x < -3
+    (cof = (-1/sqrt 2, then special._ERFC_COF)). The tail is a second loop: a test for it
+    inside the first one stops that loop's vectorisation."""
     zero = c[2]
     for j in range(x.size):
         v = x[j]
         p = _phi32_main(v, c)
         cdf[j] = p
         out[j] = v * p + zero
-    _gelu32_tail(x, c[14], c[15], zero, cof, cdf, out)
+    if tail:
+        _gelu32_tail(x, c[14], c[15], zero, cof, cdf, out)
 
 
 def gelu32_tail(x, hi, lo, zero, cof, cdf, out):
@@ -223,10 +224,12 @@ def ln_forward_loop(rows, c, w, b, affine, mean, var, invstd, out):
     return far
 
 
-def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
+def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b, td):
     """LayerNorm's input gradient (gw - mean(gw) - xhat mean(gw xhat)) invstd with gw = g w,
-    row by row (the two row means accumulated in float64), and the column sums of g xhat and
-    g into the float64 grad_w and grad_b."""
+    row by row (the two row means accumulated in float64 into the (rows, 2) float64 td), and
+    the column sums of g xhat and g into the float64 grad_w and grad_b. Three passes over all
+    rows (the row means, the input gradient, the column sums): a quarter faster than one
+    pass per row doing all three, whose loops LLVM vectorises less."""
     r, n = rows.shape
     for i in range(r):
         m, s = mean[i], invstd[i]
@@ -234,18 +237,26 @@ def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b):
         d = 0.0
         for j in range(n):
             xh = (rows[i, j] - m) * s
-            gv = g[i, j]
-            grad_w[j] += gv * xh
-            grad_b[j] += gv
-            gw = gv * w[j] if has_w else gv
+            gw = g[i, j] * w[j] if has_w else g[i, j]
             t += gw
             d += gw * xh
-        t = t / n
-        d = d / n
+        td[i, 0] = t / n
+        td[i, 1] = d / n
+    for i in range(r):
+        m, s = mean[i], invstd[i]
+        t = td[i, 0]
+        d = td[i, 1]
         for j in range(n):
             xh = (rows[i, j] - m) * s
             gw = g[i, j] * w[j] if has_w else g[i, j]
             grad_x[i, j] = (gw - t - xh * d) * s
+    for i in range(r):
+        m, s = mean[i], invstd[i]
+        for j in range(n):
+            xh = (rows[i, j] - m) * s
+            gv = g[i, j]
+            grad_w[j] += gv * xh
+            grad_b[j] += gv
 
 
 def row_max(rows, i):

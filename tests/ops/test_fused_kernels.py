@@ -76,6 +76,21 @@ def test_gelu_loops_bitwise_numpy_path(dtype):
         _bitwise(a, b)
 
 
+@pytest.mark.parametrize("low", [None, -3.5, -3.0, -5.6, np.nan])
+def test_gelu_loops_tail_scan_gated_bitwise(low):
+    """The erfc tail runs only where the array's NaN-ignoring minimum is below -3: arrays
+    with nothing below it (the tail skipped), one element in the tail (among NaN too), one
+    at its end points, all give the NumPy path's bits."""
+    x = (RNG.standard_normal((8, 64, 64)) * 0.5).clip(-2.9, None).astype("float32")
+    if low is not None:
+        x.reshape(-1)[1000] = low
+        x.reshape(-1)[7] = np.nan
+    g = RNG.standard_normal(x.shape).astype("float32")
+    on, off = _run(F.gelu, [x, g], True), _run(F.gelu, [x, g], False)
+    for a, b in zip(on, off):
+        _bitwise(a, b)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gelu_loops_match_torch(dtype, fused_everywhere):
     rtol, atol = TOL[dtype]
