@@ -11,8 +11,9 @@ exceptions are row sums (LayerNorm's statistics and backward, the attention soft
 denominators): accumulated in float64 (in any order, so they vectorise), they differ from the
 NumPy path's float32 sums in the last bits, as both differ from torch's. Used by: exact GELU
 (float32 forward, backward's tail), LayerNorm forward and backward, the softmax inside
-scaled_dot_product_attention. The loops run on the calling thread only (no thread pool), and
-numba caches the compiled code on disk (``cache=True``) so later processes skip compiling.
+scaled_dot_product_attention, the embedding's backward scatter-add. The loops run on the
+calling thread only (no thread pool), and numba caches the compiled code on disk
+(``cache=True``) so later processes skip compiling.
 
 Example:
     >>> k = kernels()  # None without numba
@@ -257,6 +258,22 @@ def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b, td
             gv = g[i, j]
             grad_w[j] += gv * xh
             grad_b[j] += gv
+
+
+def rows_add_loop(target, indices, values):
+    """target[indices[k]] += values[k] row by row in k's order (np.add.at's order: the same
+    sums, bit for bit), for a 2-D target and values and 1-D integer indices. Returns False
+    (target untouched) where an index is outside [0, rows): the caller's add.at words the
+    error or wraps."""
+    n = target.shape[0]
+    for k in range(indices.size):
+        if indices[k] < 0 or indices[k] >= n:
+            return False
+    for k in range(indices.size):
+        r = indices[k]
+        for j in range(values.shape[1]):
+            target[r, j] += values[k, j]
+    return True
 
 
 def row_max(rows, i):
@@ -527,6 +544,7 @@ def _build(numba, cache):
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
         ln_forward=jit(ln_forward_loop, sums=True),
         ln_backward=jit(ln_backward_loop, sums=True),
+        rows_add=jit(rows_add_loop),
     )
 
 

@@ -319,6 +319,37 @@ def _recurrent_layer(kind, dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("options", [{}, {"padding_idx": 3}, {"scale_grad_by_freq": True}])
+def test_embedding_rows_add_loop_bitwise_numpy_path(dtype, options):
+    """The embedding's backward scatter-add by the compiled loop gives add.at's bits (rows
+    summed in the same order; -0.0 gradients and the special values among them)."""
+    weight = RNG.standard_normal((50, 33)).astype(dtype)
+    idx = RNG.integers(0, 50, (16, 40))
+    g = _big((16, 40, 33), dtype)
+    g[0, 1] = -0.0
+
+    def fn(w):
+        return F.embedding(framework.from_numpy(idx), w, **options)
+
+    on, off = _run(fn, [weight, g], True), _run(fn, [weight, g], False)
+    for a, b in zip(on, off):
+        _bitwise(a, b)
+
+
+def test_embedding_rows_add_loop_matches_torch(fused_everywhere):
+    import torch
+
+    weight = RNG.standard_normal((7, 5))
+    idx = RNG.integers(0, 7, (4, 6))
+    g = RNG.standard_normal((4, 6, 5))
+    w = framework.tensor(weight, requires_grad=True)
+    tw = torch.tensor(weight, requires_grad=True)
+    F.embedding(framework.from_numpy(idx), w).backward(framework.tensor(g))
+    TF.embedding(torch.from_numpy(idx), tw).backward(torch.tensor(g))
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_lstm_grads_loop_bitwise_numpy_path(dtype):
     """The LSTM layer's and fused cell's backward through _fused.lstm_grads_loop: outputs and
     every gradient bitwise the NumPy path's (loops off), with and without an upstream c
