@@ -349,6 +349,35 @@ def softmax_scale_loop(rows, one, sums):
             rows[i, j] = rows[i, j] * r
 
 
+def lstm_cap_loop(gates, cap, e):
+    """e = min(-gates, cap[0]) elementwise (NaN stays NaN, as np.minimum): the argument of
+    the exp in _Arrays.sigmoid, for all 4H columns at once."""
+    n, w = gates.shape
+    c = cap[0]
+    for r in range(n):
+        for j in range(w):
+            v = -gates[r, j]
+            e[r, j] = c if v > c else v
+
+
+def lstm_gates_loop(e, g, c, one, i, f, o, cn):
+    """rnn_fused.lstm_gates after NumPy's exp into e (N, 4H) and tanh into g (N, H): i, f,
+    o = 1 / (1 + e) of their column blocks, cn = f * c + i * g (each product rounded, as
+    NumPy's), written into the (N, H) arrays i, f, o, cn; one = (1,) in the dtype."""
+    n, h = c.shape
+    u = one[0]
+    for r in range(n):
+        for j in range(h):
+            iv = u / (u + e[r, j])
+            fv = u / (u + e[r, h + j])
+            i[r, j] = iv
+            f[r, j] = fv
+            o[r, j] = u / (u + e[r, 3 * h + j])
+            a = fv * c[r, j]
+            b = iv * g[r, j]
+            cn[r, j] = a + b
+
+
 def lstm_grads_loop(i, f, g, o, tc, c, gh, gc, has_gc, out, dcf):
     """rnn_fused._lstm_grads on (N, H) arrays: dc = gh * o * (1 - tc^2) [+ gc], the gate
     gradients dc g i (1 - i), dc c f (1 - f), dc i (1 - g^2), gh tc o (1 - o) into the
@@ -535,6 +564,8 @@ def _build(numba, cache):
         ufunc=_Ufuncs(numba, cache),
         gelu32=jit(gelu32_loop),
         lstm_grads=jit(lstm_grads_loop),
+        lstm_cap=jit(lstm_cap_loop),
+        lstm_gates=jit(lstm_gates_loop),
         gru_grads=jit(gru_grads_loop),
         gelu_grad_tail=jit(gelu_grad_tail_loop),
         softmax_shift=jit(softmax_shift_loop),

@@ -48,11 +48,35 @@ class _Tensors:
 
 def lstm_gates(k, gates, c):
     """(i, f, g, o, c', tanh(c')) from pre-activation gates (N, 4H) in torch's i, f, g, o order."""
+    if isinstance(k, _Arrays):
+        fused = _fused_lstm_gates(k.xp, gates, c)
+        if fused is not None:
+            return fused
     n = gates.shape[1] // 4
     i, f = k.sigmoid(gates[:, :n]), k.sigmoid(gates[:, n : 2 * n])
     g, o = k.tanh(gates[:, 2 * n : 3 * n]), k.sigmoid(gates[:, 3 * n :])
     c_new = f * c + i * g
     return i, f, g, o, c_new, k.tanh(c_new)
+
+
+def _fused_lstm_gates(xp, gates, c):
+    """lstm_gates on arrays with _fused's loops around NumPy's exp and tanh (the same
+    operations in the same order: the same values; one exp over all four blocks, the g
+    block's unused), or None where they do not run."""
+    k = _fused_kernels_for((c,))
+    if k is None or gates.dtype != c.dtype or not gates.flags.c_contiguous:
+        return None
+    n, h = c.shape
+    if gates.shape != (n, 4 * h):
+        return None
+    dt = c.dtype
+    e = xp.empty_like(gates)
+    k.lstm_cap(gates, xp.asarray([88.0 if dt.itemsize == 4 else 700.0], dt), e)
+    xp.exp(e, out=e)
+    g = xp.tanh(gates[:, 2 * h : 3 * h])
+    i, f, o, cn = (xp.empty_like(c) for _ in range(4))
+    k.lstm_gates(e, g, c, xp.ones(1, dt), i, f, o, cn)
+    return i, f, g, o, cn, xp.tanh(cn)
 
 
 def _lstm_grads(k, acts, c, grad_h, grad_c):

@@ -373,6 +373,23 @@ def test_lstm_grads_loop_bitwise_numpy_path(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_gates_loops_bitwise_numpy_path(dtype):
+    """rnn_fused.lstm_gates through _fused's cap and gate loops (NumPy's exp and tanh
+    between them): i, f, g, o, c', tanh(c') bitwise the NumPy path's, specials included
+    (NaN, infinities, gates past exp's cap)."""
+    from framework.ops.rnn_fused import _Arrays, lstm_gates
+
+    gates = _big((5, 4 * 7), dtype, scale=40.0)
+    c = _big((5, 7), dtype)
+    got = lstm_gates(_Arrays(np), gates, c)
+    with _fused.disabled():
+        want = lstm_gates(_Arrays(np), gates, c)
+    assert len(got) == len(want) == 6
+    for a, b in zip(got, want):
+        _bitwise(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gru_grads_loop_bitwise_numpy_path(dtype):
     """The GRU layer's backward (ThnnFusedGruCell per step) through _fused.gru_grads_loop,
     its hidden n-gate part a strided view: outputs and every gradient bitwise the NumPy
