@@ -79,12 +79,14 @@ def _fused_lstm_gates(xp, gates, c):
     return i, f, g, o, cn, xp.tanh(cn)
 
 
-def _lstm_grads(k, acts, c, grad_h, grad_c):
+def _lstm_grads(k, acts, c, grad_h, grad_c, out=None):
+    """(gate gradients (N, 4H), c's gradient) of one step; on arrays the compiled loop writes
+    the gate gradients into `out` where given (the caller checks what came back)."""
     i, f, g, o, _, tc = acts
     if grad_h is None:
         grad_h = k.zeros_like(tc)
     if isinstance(k, _Arrays):
-        fused = _fused_lstm_grads(k.xp, (i, f, g, o, tc, c, grad_h), grad_c)
+        fused = _fused_lstm_grads(k.xp, (i, f, g, o, tc, c, grad_h), grad_c, out)
         if fused is not None:
             return fused
     dc = grad_h * o * (1 - tc * tc)  # through h' = o tanh(c')
@@ -129,16 +131,19 @@ def _fused_gru_grads(xp, arrays):
     return gx, gh, gz
 
 
-def _fused_lstm_grads(xp, arrays, grad_c):
+def _fused_lstm_grads(xp, arrays, grad_c, out=None):
     """_lstm_grads' formulas in one compiled loop (_fused: the same operations in the same
     order, so the same values), for C-contiguous NumPy arrays of one float32/float64 dtype and
-    shape; None where it does not run (no numba, other arrays)."""
+    shape; None where it does not run (no numba, other arrays). The gate gradients go into
+    `out` where given (C-contiguous, (N, 4H), their dtype)."""
     k = _fused_kernels_for(arrays + (() if grad_c is None else (grad_c,)))
     if k is None:
         return None
     first = arrays[0]
     n, h = first.shape
-    out, dcf = xp.empty((n, 4 * h), first.dtype), xp.empty_like(first)
+    if out is None or out.shape != (n, 4 * h) or out.dtype != first.dtype:
+        out = xp.empty((n, 4 * h), first.dtype)
+    dcf = xp.empty_like(first)
     k.lstm_grads(*arrays, arrays[-1] if grad_c is None else grad_c, grad_c is not None, out, dcf)
     return out, dcf
 

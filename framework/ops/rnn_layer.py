@@ -31,6 +31,11 @@ class _ArrayLinalg(_Arrays):
     def stack(self, xs):
         return self.xp.stack(xs)
 
+    def steps_out(self, n, like, width):
+        """An empty (n, rows of like, width) array in like's dtype: backward's gate gradients
+        are written into it step by step (no stack of the steps' arrays afterwards)."""
+        return self.xp.empty((n, like.shape[0], width), like.dtype)
+
 
 class _TensorLinalg(_Tensors):
     mm = staticmethod(matmul)
@@ -44,6 +49,10 @@ class _TensorLinalg(_Tensors):
     @staticmethod
     def stack(xs):
         return stack(xs, 0)
+
+    @staticmethod
+    def steps_out(n, like, width):
+        return None  # (a graph: the steps' gradients are stacked)
 
 
 def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
@@ -70,13 +79,17 @@ def _backward(k, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
     n = len(saved)
     dh, dc = g_h, g_c
     d_gates = [None] * n
+    buf = k.steps_out(n, saved[0][2][0], w_hh.shape[0]) if n else None
     for t in range(n) if reverse else range(n - 1, -1, -1):
         if g_out is not None:
             dh = g_out[t] if dh is None else dh + g_out[t]
         h_prev, c_prev, acts = saved[t]
-        d_gates[t], dc = _lstm_grads(k, acts, c_prev, dh, dc)
+        out = None if buf is None else buf[t]
+        d_gates[t], dc = _lstm_grads(k, acts, c_prev, dh, dc, out)
+        if out is not None and d_gates[t] is not out:  # (not the compiled loop's)
+            out[...] = d_gates[t]
         dh = k.mm(d_gates[t], w_hh)
-    dg = k.stack(d_gates)
+    dg = buf if buf is not None else k.stack(d_gates)
     flat = dg.reshape(-1, dg.shape[-1])
     h_prev = k.stack([s[0] for s in saved])
     grad_x = k.mm(flat, w_ih).reshape(x.shape)
