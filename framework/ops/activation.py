@@ -690,15 +690,19 @@ def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None):
     if not _is_array(xp, a) or g.dtype != a.dtype:
         pdf = xp.exp(a * a * dt(-0.5)) * dt(1 / math.sqrt(2 * math.pi))
         return g * (cdf + a * pdf)
+    k = _fused.kernels() if a.size >= _fused.MIN_SIZE else None
+    arrays = _fused.flat(a, cdf, g) if k is not None else None
+    if arrays is not None:  # the passes below in two compiled loops around NumPy's exp
+        d = xp.empty_like(a)
+        flat_d = d.reshape(-1)
+        k.gelu_grad_head(arrays[0], xp.asarray([-0.5], dtype=a.dtype), flat_d)
+        xp.exp(d, out=d)
+        scale = xp.asarray([1 / math.sqrt(2 * math.pi)], dtype=a.dtype)
+        k.gelu_grad_tail(*arrays, scale, flat_d)
+        return d
     d = a * a  # the same formula, in place on one temporary (same values)
     d *= dt(-0.5)
     xp.exp(d, out=d)
-    k = _fused.kernels() if a.size >= _fused.MIN_SIZE else None
-    arrays = _fused.flat(a, cdf, g, d) if k is not None else None
-    if arrays is not None:  # the four passes below in one compiled loop
-        scale = xp.asarray([1 / math.sqrt(2 * math.pi)], dtype=a.dtype)
-        k.gelu_grad_tail(*arrays[:3], scale, arrays[3])
-        return d
     d *= dt(1 / math.sqrt(2 * math.pi))
     d *= a
     d += cdf
