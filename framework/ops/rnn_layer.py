@@ -31,6 +31,14 @@ class _ArrayLinalg(_Arrays):
     def stack(self, xs):
         return self.xp.stack(xs)
 
+    @staticmethod
+    def add_(a, b):
+        """a + b, into a (a fresh product: no other holder) where the dtypes agree."""
+        if a.dtype != b.dtype:
+            return a + b
+        a += b
+        return a
+
     def steps_out(self, n, like, width):
         """An empty (n, rows of like, width) array in like's dtype: backward's gate gradients
         are written into it step by step (no stack of the steps' arrays afterwards)."""
@@ -51,6 +59,10 @@ class _TensorLinalg(_Tensors):
         return stack(xs, 0)
 
     @staticmethod
+    def add_(a, b):
+        return a + b  # (recorded: AddBackward0)
+
+    @staticmethod
     def steps_out(n, like, width):
         return None  # (a graph: the steps' gradients are stacked)
 
@@ -59,14 +71,14 @@ def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts))."""
     x_proj = k.mm(x.reshape(-1, x.shape[-1]), k.t(w_ih)).reshape(x.shape[:2] + (-1,))
     if b_ih is not None:
-        x_proj = x_proj + b_ih
+        x_proj = k.add_(x_proj, b_ih)
     steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
     outs, saved = [None] * x.shape[0], [None] * x.shape[0]
     w_hh_t = k.t_packed(w_hh)
     for t in steps:
-        gates = k.mm(h, w_hh_t) + x_proj[t]
+        gates = k.add_(k.mm(h, w_hh_t), x_proj[t])
         if b_hh is not None:
-            gates = gates + b_hh
+            gates = k.add_(gates, b_hh)
         acts = lstm_gates(k, gates, c)
         saved[t] = (h, c, acts)
         h, c = acts[3] * acts[5], acts[4]
