@@ -104,10 +104,11 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         scores = q @ xp.swapaxes(k, -1, -2)  # a fresh array: the rest works in place
         sc = xp.asarray(scale, dtype=q.dtype)
         self.probs, self.lse = _probs_(xp, scores, sc, mask)
-        out = self.probs @ v
-        if q.strides[1] < q.strides[2]:  # torch's kernel writes the output in the query's
-            # layout: heads inside sequence (q a transposed view of (B, L, H, E)) stays so,
-            # and out.transpose(1, 2) is then contiguous (no CloneBackward0 in .contiguous())
+        # torch's kernel writes the output in the query's layout: heads inside sequence (q a
+        # transposed view of (B, L, H, E)) stays so, and out.transpose(1, 2) is then
+        # contiguous (no CloneBackward0 in .contiguous())
+        out = _product_like(xp, self.probs, v, q)
+        if _heads_inside(q) and not _heads_inside(out):  # (a broadcast batch)
             out = xp.ascontiguousarray(out.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
         return out
 
@@ -134,7 +135,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     def _grads(self, grad, q, k, v):
         """(grad_q, grad_k, grad_v) from the saved probabilities, on arrays."""
         xp, p, g = self.xp, self.probs, grad._data
-        grad_v = xp.swapaxes(p, -1, -2) @ g
+        grad_v = _product_like(xp, xp.swapaxes(p, -1, -2), g, v._data)
         grad_s = g @ xp.swapaxes(v._data, -1, -2)  # d softmax: p * (g_p - sum(g_p * p))
         # the row term sum_j p_ij g_p_ij over the keys, as torch's math backward (flash's
         # g_i . out_i over the head width is the same in exact arithmetic but cancels
@@ -143,11 +144,30 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         grad_s -= row
         grad_s *= p
         grad_s *= xp.asarray(self.scale, dtype=g.dtype)
-        out = (grad_s @ k._data, xp.swapaxes(grad_s, -1, -2) @ q._data, grad_v)
-        return tuple(Tensor._make(a, grad.device) for a in out)
+        grad_q = _product_like(xp, grad_s, k._data, q._data)
+        grad_k = _product_like(xp, xp.swapaxes(grad_s, -1, -2), q._data, k._data)
+        return tuple(Tensor._make(a, grad.device) for a in (grad_q, grad_k, grad_v))
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "_scaled_dot_product_flash_attention_for_cpu"
+
+
+def _heads_inside(a):
+    """Whether a 4-D (B, H, L, E) array is laid out heads inside sequence (a transposed view
+    of (B, L, H, E), as the split of a fused qkv projection is)."""
+    return a.ndim == 4 and a.strides[1] < a.strides[2]
+
+
+def _product_like(xp, a, b, like):
+    """a @ b of 4-D arrays, laid out heads inside sequence where like's are (torch's flash
+    kernels make their output and gradients so: empty_like of the query or input; the view
+    of it copies nothing then), written by matmul's out (no copy); else the plain product."""
+    if not (_heads_inside(like) and a.ndim == b.ndim == 4 and a.dtype == b.dtype == like.dtype):
+        return a @ b
+    if a.shape[:2] != b.shape[:2]:  # a broadcast batch: the plain product
+        return a @ b
+    n, h, m, e = a.shape[:3] + b.shape[3:]
+    return xp.matmul(a, b, out=xp.empty((n, m, h, e), a.dtype).transpose(0, 2, 1, 3))
 
 
 def _composed_probs(q, k, mask, scale):

@@ -598,6 +598,7 @@ class NativeLayerNorm(Op):
             grad_x,
             sums[0],
             sums[1],
+            xp.empty((rows.shape[0], 2), xp.float64),
         )
         sums = sums.astype(dt)
         return grad_x, sums[0] if need_w else None, sums[1] if need_b else None

@@ -48,6 +48,10 @@ class _Tensors:
 
 def lstm_gates(k, gates, c):
     """(i, f, g, o, c', tanh(c')) from pre-activation gates (N, 4H) in torch's i, f, g, o order."""
+    if isinstance(k, _Arrays):
+        fused = _fused_lstm_gates(k.xp, gates, c)
+        if fused is not None:
+            return fused
     n = gates.shape[1] // 4
     i, f = k.sigmoid(gates[:, :n]), k.sigmoid(gates[:, n : 2 * n])
     g, o = k.tanh(gates[:, 2 * n : 3 * n]), k.sigmoid(gates[:, 3 * n :])
@@ -55,12 +59,34 @@ def lstm_gates(k, gates, c):
     return i, f, g, o, c_new, k.tanh(c_new)
 
 
-def _lstm_grads(k, acts, c, grad_h, grad_c):
+def _fused_lstm_gates(xp, gates, c):
+    """lstm_gates on arrays with _fused's loops around NumPy's exp and tanh (the same
+    operations in the same order: the same values; one exp over all four blocks, the g
+    block's unused), or None where they do not run."""
+    k = _fused_kernels_for((c,))
+    if k is None or gates.dtype != c.dtype or not gates.flags.c_contiguous:
+        return None
+    n, h = c.shape
+    if gates.shape != (n, 4 * h):
+        return None
+    dt = c.dtype
+    e = xp.empty_like(gates)
+    k.lstm_cap(gates, xp.asarray([88.0 if dt.itemsize == 4 else 700.0], dt), e)
+    xp.exp(e, out=e)
+    g = xp.tanh(gates[:, 2 * h : 3 * h])
+    i, f, o, cn = (xp.empty_like(c) for _ in range(4))
+    k.lstm_gates(e, g, c, xp.ones(1, dt), i, f, o, cn)
+    return i, f, g, o, cn, xp.tanh(cn)
+
+
+def _lstm_grads(k, acts, c, grad_h, grad_c, out=None):
+    """(gate gradients (N, 4H), c's gradient) of one step; on arrays the compiled loop writes
+    the gate gradients into `out` where given (the caller checks what came back)."""
     i, f, g, o, _, tc = acts
     if grad_h is None:
         grad_h = k.zeros_like(tc)
     if isinstance(k, _Arrays):
-        fused = _fused_lstm_grads(k.xp, (i, f, g, o, tc, c, grad_h), grad_c)
+        fused = _fused_lstm_grads(k.xp, (i, f, g, o, tc, c, grad_h), grad_c, out)
         if fused is not None:
             return fused
     dc = grad_h * o * (1 - tc * tc)  # through h' = o tanh(c')
@@ -105,16 +131,19 @@ def _fused_gru_grads(xp, arrays):
     return gx, gh, gz
 
 
-def _fused_lstm_grads(xp, arrays, grad_c):
+def _fused_lstm_grads(xp, arrays, grad_c, out=None):
     """_lstm_grads' formulas in one compiled loop (_fused: the same operations in the same
     order, so the same values), for C-contiguous NumPy arrays of one float32/float64 dtype and
-    shape; None where it does not run (no numba, other arrays)."""
+    shape; None where it does not run (no numba, other arrays). The gate gradients go into
+    `out` where given (C-contiguous, (N, 4H), their dtype)."""
     k = _fused_kernels_for(arrays + (() if grad_c is None else (grad_c,)))
     if k is None:
         return None
     first = arrays[0]
     n, h = first.shape
-    out, dcf = xp.empty((n, 4 * h), first.dtype), xp.empty_like(first)
+    if out is None or out.shape != (n, 4 * h) or out.dtype != first.dtype:
+        out = xp.empty((n, 4 * h), first.dtype)
+    dcf = xp.empty_like(first)
     k.lstm_grads(*arrays, arrays[-1] if grad_c is None else grad_c, grad_c is not None, out, dcf)
     return out, dcf
 

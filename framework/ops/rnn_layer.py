@@ -22,8 +22,27 @@ class _ArrayLinalg(_Arrays):
     def t(self, a):
         return a.T
 
+    def t_packed(self, a):
+        """a.T, C-contiguous: the B operand of every step's product. OpenBLAS multiplies a few
+        rows by a C-contiguous B a third faster than by the transposed view (same bits: only
+        its packing of B differs)."""
+        return self.xp.ascontiguousarray(a.T)
+
     def stack(self, xs):
         return self.xp.stack(xs)
+
+    @staticmethod
+    def add_(a, b):
+        """a + b, into a (a fresh product: no other holder) where the dtypes agree."""
+        if a.dtype != b.dtype:
+            return a + b
+        a += b
+        return a
+
+    def steps_out(self, n, like, width):
+        """An empty (n, rows of like, width) array in like's dtype: backward's gate gradients
+        are written into it step by step (no stack of the steps' arrays afterwards)."""
+        return self.xp.empty((n, like.shape[0], width), like.dtype)
 
 
 class _TensorLinalg(_Tensors):
@@ -33,22 +52,33 @@ class _TensorLinalg(_Tensors):
     def t(a):
         return a.t()
 
+    t_packed = t  # (the graph records the transpose torch's math path records)
+
     @staticmethod
     def stack(xs):
         return stack(xs, 0)
+
+    @staticmethod
+    def add_(a, b):
+        return a + b  # (recorded: AddBackward0)
+
+    @staticmethod
+    def steps_out(n, like, width):
+        return None  # (a graph: the steps' gradients are stacked)
 
 
 def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts))."""
     x_proj = k.mm(x.reshape(-1, x.shape[-1]), k.t(w_ih)).reshape(x.shape[:2] + (-1,))
     if b_ih is not None:
-        x_proj = x_proj + b_ih
+        x_proj = k.add_(x_proj, b_ih)
     steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
     outs, saved = [None] * x.shape[0], [None] * x.shape[0]
+    w_hh_t = k.t_packed(w_hh)
     for t in steps:
-        gates = k.mm(h, k.t(w_hh)) + x_proj[t]
+        gates = k.add_(k.mm(h, w_hh_t), x_proj[t])
         if b_hh is not None:
-            gates = gates + b_hh
+            gates = k.add_(gates, b_hh)
         acts = lstm_gates(k, gates, c)
         saved[t] = (h, c, acts)
         h, c = acts[3] * acts[5], acts[4]
@@ -61,13 +91,17 @@ def _backward(k, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
     n = len(saved)
     dh, dc = g_h, g_c
     d_gates = [None] * n
+    buf = k.steps_out(n, saved[0][2][0], w_hh.shape[0]) if n else None
     for t in range(n) if reverse else range(n - 1, -1, -1):
         if g_out is not None:
             dh = g_out[t] if dh is None else dh + g_out[t]
         h_prev, c_prev, acts = saved[t]
-        d_gates[t], dc = _lstm_grads(k, acts, c_prev, dh, dc)
+        out = None if buf is None else buf[t]
+        d_gates[t], dc = _lstm_grads(k, acts, c_prev, dh, dc, out)
+        if out is not None and d_gates[t] is not out:  # (not the compiled loop's)
+            out[...] = d_gates[t]
         dh = k.mm(d_gates[t], w_hh)
-    dg = k.stack(d_gates)
+    dg = buf if buf is not None else k.stack(d_gates)
     flat = dg.reshape(-1, dg.shape[-1])
     h_prev = k.stack([s[0] for s in saved])
     grad_x = k.mm(flat, w_ih).reshape(x.shape)

@@ -358,3 +358,35 @@ def test_sdpa_no_grad_has_no_node():
     assert F.scaled_dot_product_attention(q, q, q).grad_fn is None
     th = to_torch(randn(1, 1, 3, 4))
     assert TF.scaled_dot_product_attention(th, th, th).grad_fn is None
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dims", [(2, 5, 3, 4, 4), (3, 7, 2, 4, 6), (2, 4, 1, 3, 3)])
+def test_sdpa_split_qkv_layout_of_output_and_gradients(causal, dims):
+    """q, k, v split from one fused projection and viewed heads inside sequence (nanoGPT):
+    the output and the gradients reaching q, k, v have torch's strides (its flash kernels
+    write them in the inputs' layout) and values, with a random upstream gradient."""
+    b, n, h, e, ev = dims
+    x = RNG.standard_normal((b, n, h * (2 * e + ev)))
+    g = RNG.standard_normal((b, h, n, ev))
+    seen = {}
+
+    def run(lib, tensor):
+        xt = tensor(x)
+        xt.requires_grad_(True)
+        q, k, v = xt.split([h * e, h * e, h * ev], dim=2)
+        q, k, v = (t.view(b, n, h, -1).transpose(1, 2) for t in (q, k, v))
+        strides = []
+        for t in (q, k, v):
+            t.register_hook(lambda grad: strides.append(tuple(grad.stride())))
+        attn = lib.nn.functional.scaled_dot_product_attention
+        y = attn(q, k, v, is_causal=causal)
+        y.backward(tensor(g))
+        seen[lib.__name__] = (tuple(y.stride()), sorted(strides))
+        return y.detach().numpy(), xt.grad.numpy()
+
+    ours = run(framework, lambda a: framework.tensor(a, dtype=framework.float64))
+    theirs = run(torch, lambda a: torch.tensor(a, dtype=torch.float64))
+    assert seen["framework"] == seen["torch"]
+    for a, t in zip(ours, theirs):
+        np.testing.assert_allclose(a, t, rtol=1e-10, atol=1e-12)

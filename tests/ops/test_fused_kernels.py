@@ -76,6 +76,21 @@ def test_gelu_loops_bitwise_numpy_path(dtype):
         _bitwise(a, b)
 
 
+@pytest.mark.parametrize("low", [None, -3.5, -3.0, -5.6, np.nan])
+def test_gelu_loops_tail_scan_gated_bitwise(low):
+    """The erfc tail runs only where the array's NaN-ignoring minimum is below -3: arrays
+    with nothing below it (the tail skipped), one element in the tail (among NaN too), one
+    at its end points, all give the NumPy path's bits."""
+    x = (RNG.standard_normal((8, 64, 64)) * 0.5).clip(-2.9, None).astype("float32")
+    if low is not None:
+        x.reshape(-1)[1000] = low
+        x.reshape(-1)[7] = np.nan
+    g = RNG.standard_normal(x.shape).astype("float32")
+    on, off = _run(F.gelu, [x, g], True), _run(F.gelu, [x, g], False)
+    for a, b in zip(on, off):
+        _bitwise(a, b)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gelu_loops_match_torch(dtype, fused_everywhere):
     rtol, atol = TOL[dtype]
@@ -304,6 +319,37 @@ def _recurrent_layer(kind, dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("options", [{}, {"padding_idx": 3}, {"scale_grad_by_freq": True}])
+def test_embedding_rows_add_loop_bitwise_numpy_path(dtype, options):
+    """The embedding's backward scatter-add by the compiled loop gives add.at's bits (rows
+    summed in the same order; -0.0 gradients and the special values among them)."""
+    weight = RNG.standard_normal((50, 33)).astype(dtype)
+    idx = RNG.integers(0, 50, (16, 40))
+    g = _big((16, 40, 33), dtype)
+    g[0, 1] = -0.0
+
+    def fn(w):
+        return F.embedding(framework.from_numpy(idx), w, **options)
+
+    on, off = _run(fn, [weight, g], True), _run(fn, [weight, g], False)
+    for a, b in zip(on, off):
+        _bitwise(a, b)
+
+
+def test_embedding_rows_add_loop_matches_torch(fused_everywhere):
+    import torch
+
+    weight = RNG.standard_normal((7, 5))
+    idx = RNG.integers(0, 7, (4, 6))
+    g = RNG.standard_normal((4, 6, 5))
+    w = framework.tensor(weight, requires_grad=True)
+    tw = torch.tensor(weight, requires_grad=True)
+    F.embedding(framework.from_numpy(idx), w).backward(framework.tensor(g))
+    TF.embedding(torch.from_numpy(idx), tw).backward(torch.tensor(g))
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_lstm_grads_loop_bitwise_numpy_path(dtype):
     """The LSTM layer's and fused cell's backward through _fused.lstm_grads_loop: outputs and
     every gradient bitwise the NumPy path's (loops off), with and without an upstream c
@@ -323,6 +369,23 @@ def test_lstm_grads_loop_bitwise_numpy_path(dtype):
             return out + [h1.detach().numpy()] + [t.grad.numpy() for t in cell_in]
 
     for a, b in zip(run(True), run(False)):
+        _bitwise(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_gates_loops_bitwise_numpy_path(dtype):
+    """rnn_fused.lstm_gates through _fused's cap and gate loops (NumPy's exp and tanh
+    between them): i, f, g, o, c', tanh(c') bitwise the NumPy path's, specials included
+    (NaN, infinities, gates past exp's cap)."""
+    from framework.ops.rnn_fused import _Arrays, lstm_gates
+
+    gates = _big((5, 4 * 7), dtype, scale=40.0)
+    c = _big((5, 7), dtype)
+    got = lstm_gates(_Arrays(np), gates, c)
+    with _fused.disabled():
+        want = lstm_gates(_Arrays(np), gates, c)
+    assert len(got) == len(want) == 6
+    for a, b in zip(got, want):
         _bitwise(a, b)
 
 
