@@ -77,14 +77,32 @@ def fused(a, b, c, out=None):
     """``a * b + c`` with one rounding, elementwise with broadcasting, for float32/float64
     NumPy arrays of one dtype (``b`` may be a scalar of that dtype): torch's CPU kernels
     that call ``vec::fmadd`` (add/sub with alpha, lerp, addcmul) and whose scalar loops are
-    compiled with FMA contraction. A compiled FMA ufunc where numba is installed (the
-    ``fast`` extra), else the exact emulation above. ``out``: write the result there."""
-    from .ops._fused import kernels
-
-    k = kernels()
-    fma = k.ufunc.fma if k is not None else None
-    if fma is not None:
-        return fma(a, b, c) if out is None else fma(a, b, c, out=out)
+    compiled with FMA contraction. Compiled FMA loops where numba is installed (the ``fast``
+    extra; checked at first use to round once), else the exact emulation above. ``out``:
+    write the result there."""
+    loops = _LOOPS[0]
+    if loops is None:
+        loops = _LOOPS[0] = _load_loops()
+    if loops:
+        scalar, array, ufunc = loops
+        if (
+            type(a) is np.ndarray
+            and type(c) is np.ndarray
+            and a.shape == c.shape
+            and a.flags.c_contiguous
+            and c.flags.c_contiguous
+            and (out is None or out.shape == c.shape and out.flags.c_contiguous)
+        ):
+            target = np.empty_like(c) if out is None else out
+            if type(b) is np.ndarray:
+                if b.shape == c.shape and b.flags.c_contiguous and array is not None:
+                    array(a.reshape(-1), b.reshape(-1), c.reshape(-1), target.reshape(-1))
+                    return target
+            elif scalar is not None:
+                scalar(a.reshape(-1), b, c.reshape(-1), target.reshape(-1))
+                return target
+        if ufunc is not None:
+            return ufunc(a, b, c) if out is None else ufunc(a, b, c, out=out)
     dt = np.result_type(a, b, c)
     res = fma32(a, b, c) if dt == _F32 else fma64(a, b, c)
     res = res.reshape(np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c)))
@@ -92,6 +110,18 @@ def fused(a, b, c, out=None):
         return res
     out[...] = res
     return out
+
+
+_LOOPS = [None]  # (flat scalar loop, flat array loop, broadcasting ufunc), or False
+
+
+def _load_loops():
+    from .ops._fused import kernels
+
+    k = kernels()
+    if k is None:
+        return False
+    return k.fma_scalar, k.fma_array, k.ufunc.fma
 
 
 def add_scaled(a, b, alpha):

@@ -538,8 +538,12 @@ def _fit(g, shape, dtype):
             )
             if a.dtype.itemsize == 2:  # float16/bfloat16: torch sums in float, rounds once
                 s = a.sum(axis=axes, keepdims=True, dtype="float32").astype(a.dtype)
-            else:
-                s = a.sum(axis=axes, keepdims=True)
+            else:  # torch's sum_to_size: one sum over those dims, in its order where
+                from ..ops._sum_kernel import torch_sum  # reproduced (ops/_sum_kernel.py)
+
+                s = torch_sum(a, axes)
+                if s is None:
+                    s = a.sum(axis=axes, keepdims=True)
             g = Tensor._make(g.xp.asarray(s.reshape(shape)), g._device)
         else:
             g = g.sum_to_size(shape)

@@ -489,6 +489,19 @@ def fma_ufunc(b, alpha, a):
     return b * alpha + a
 
 
+def fma_scalar_loop(a, alpha, c, out):
+    """out = a * alpha + c over flat arrays, one rounding each (compiled with ``contract``:
+    LLVM vectorises it into FMA instructions)."""
+    for i in range(a.size):
+        out[i] = a[i] * alpha + c[i]
+
+
+def fma_array_loop(a, b, c, out):
+    """out = a * b + c over flat arrays of one size, one rounding each (see fma_scalar_loop)."""
+    for i in range(a.size):
+        out[i] = a[i] * b[i] + c[i]
+
+
 def _fused_once(fma, t):
     """True where ``fma`` rounds once: (1 + e)^2 - (1 + 2e) is e^2 exactly, 0 when the
     product is rounded first (e = 2^-12 in float32, 2^-27 in float64)."""
@@ -613,10 +626,30 @@ def _build(numba, cache):
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
         ln_forward=jit(ln_forward_loop, sums=True),
         ln_backward=jit(ln_backward_loop, sums=True),
+        fma_scalar=_contracted(numba, cache, fma_scalar_loop),
+        fma_array=_contracted(numba, cache, fma_array_loop),
         torch_inner_sum=jit(sk.inner_sum_loop),
         torch_outer_sum=jit(sk.outer_sum_loop),
         rows_add=jit(rows_add_loop),
     )
+
+
+def _contracted(numba, cache, fn):
+    """fn compiled with LLVM's ``contract`` flag alone (a * b + c as one FMA), or None where
+    the result does not round once (no FMA instruction): callers then take the ufunc or the
+    emulation (framework._fma.fused)."""
+    import numpy
+
+    loop = numba.njit(cache=cache, nogil=True, fastmath={"contract"})(fn)
+    for t in (numpy.float32, numpy.float64):
+        e = t(2.0 ** (-12 if t == numpy.float32 else -27))
+        a = numpy.full(3, 1 + e, t)
+        out = numpy.empty(3, t)
+        b = a if fn is fma_array_loop else t(1 + e)
+        loop(a, b, numpy.full(3, -(1 + e + e), t), out)
+        if not (out == e * e).all():
+            return None
+    return loop
 
 
 def flat(*arrays):

@@ -6,6 +6,7 @@ from .._errors import broadcast_shapes, check_empty_sum_scale, refuse
 from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op
 from ..dtypes import cpp_type_name, scalar_type_name
+from ._sum_kernel import torch_sum
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
 from .batch_products import _scaled
@@ -347,8 +348,10 @@ class Addmm(Op):
         if self.alpha == 1 and plain(grad) and m1._data.dtype == grad._data.dtype:
             g = grad._data
             if need_b and self.beta == 1 and self._in_meta[0][0] == g.shape[1:]:  # a Linear's
-                grad_b = wrap(self.xp.add.reduce(g, 0), grad)  # bias: summed over the rows
-                #                                     here (the engine's reduction, one call)
+                summed = torch_sum(g, (0,))  # bias: summed over the rows in torch's
+                if summed is None:  # order (its sum_to_size), else NumPy's: the engine's
+                    summed = self.xp.add.reduce(g, 0)  # reduction, one call
+                grad_b = wrap(summed, grad)
             return (grad_b,) + _mm_grads(grad, m1._data, m2._data, need_1, need_2)
         if need_1:
             grad_1 = _mat1_grad(grad, m2, m1)

@@ -48,11 +48,13 @@ def _fusable(*arrays):
     """float32/float64 NumPy arrays of one dtype: torch's kernels for add_(alpha=), lerp_ and
     addcmul_ fuse the multiply-add there (framework._fma.fused gives the same bits)."""
     first = arrays[0]
-    return (
-        type(first).__module__ == "numpy"
-        and first.dtype.char in "fd"
-        and all(getattr(a, "dtype", None) == first.dtype for a in arrays)
-    )
+    if type(first) is not np.ndarray or first.dtype.char not in "fd":
+        return False
+    dt = first.dtype
+    for a in arrays[1:]:
+        if type(a) is not np.ndarray or a.dtype != dt:
+            return False
+    return True
 
 
 def _axpy_(xp, out, alpha, g):
@@ -60,7 +62,10 @@ def _axpy_(xp, out, alpha, g):
     multiply-add per element (alpha rounded to out's dtype) on float32/float64 CPU arrays;
     elsewhere the product made a block at a time (no whole-size temporary: it would raise a
     step's peak memory by a parameter)."""
-    if _fusable(out, g) and out.shape == g.shape:
+    if alpha == 1 and out.shape == g.shape:
+        out += g  # (g * 1 is exact: the fused sum's rounding)
+        return
+    if type(out) is np.ndarray and out.dtype.char in "fd" and g.dtype == out.dtype:
         fused(g, out.dtype.type(alpha), out, out=out)
         return
     n = g.size

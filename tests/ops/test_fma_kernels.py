@@ -22,12 +22,16 @@ DTYPES = [np.float32, np.float64]
 SIZES = [1, 3, 5, 8, 17, 40, 1000]
 
 
-@pytest.fixture(params=["compiled", "emulated"])
+from framework import _fma
+
+# the compiled loops where numba is installed (the test extra has it), the emulation always
+PATHS = ["emulated"] + (["compiled"] if _fused.kernels() is not None else [])
+
+
+@pytest.fixture(params=PATHS)
 def fma_path(request, monkeypatch):
     if request.param == "emulated":
-        monkeypatch.setattr(_fused, "_state", [False])
-    elif _fused.kernels() is None:
-        pytest.skip("numba is not installed: the emulated path is the one in use")
+        monkeypatch.setattr(_fma, "_LOOPS", [False])
     return request.param
 
 
