@@ -222,3 +222,27 @@ def test_dtype_queries(dtype):
     (ka, va), (kb, vb) = _run(framework, fn), _run(torch, fn)
     assert ka == kb == "ok" and va[:7] == vb[:7]
     assert va[7] is False  # documented: inference_mode makes ordinary tensors here
+
+
+def test_conj_physical():
+    """Real tensors: conj_physical returns the input itself; conj_physical_ bumps the version
+    and records ConjPhysicalBackward1 (the gradient passes through)."""
+
+    def fn(L):
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        z = x * 1
+        assert L.conj_physical_(z) is z and z.conj_physical_() is z
+        i = L.tensor([1, 2])
+        i.conj_physical_()
+        (g,) = L.autograd.grad(z, x, L.tensor([1.0, 3.0]))
+        return [
+            L.conj_physical(x) is x,
+            x.conj_physical() is x,
+            z.grad_fn.name(),
+            z._version,
+            i._version,
+            _v(g),
+        ]
+
+    _same(fn)
+    _same(lambda L: [_v(L.ones(2, requires_grad=True).conj_physical_())])  # the leaf error
