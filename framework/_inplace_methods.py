@@ -515,6 +515,9 @@ def _install():
             setattr(Tensor, op, _alias(method, op, f"``self.{method}(other)``."))
     namespace = sys.modules["framework"]
     namespace.conj_physical = conj_physical
+    from .ops.embedding import embedding_renorm_
+
+    namespace.embedding_renorm_ = embedding_renorm_
     for name in FUNCTIONS:
         if not hasattr(namespace, name):
             setattr(namespace, name, _function(name))

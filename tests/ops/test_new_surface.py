@@ -246,3 +246,46 @@ def test_conj_physical():
 
     _same(fn)
     _same(lambda L: [_v(L.ones(2, requires_grad=True).conj_physical_())])  # the leaf error
+
+
+RENORM = {
+    "rows": lambda L: L.embedding_renorm_(
+        L.tensor([[3.0, 4.0], [1.0, 0.0], [0.0, 6.0]]), L.tensor([0, 2, 0]), 2.0, 2.0
+    ),
+    "int32_p1": lambda L: L.embedding_renorm_(
+        L.tensor([[3.0, 4.0], [1.0, 0.0]]), L.tensor([0, 1], dtype=L.int32), 1.0, 1.0
+    ),
+    "p3": lambda L: L.embedding_renorm_(
+        L.tensor(np.random.default_rng(0).standard_normal((6, 5)), dtype=L.float32),
+        L.tensor([0, 1, 3, 5]),
+        1.3,
+        3.0,
+    ),
+    "leaf": lambda L: L.embedding_renorm_(
+        L.ones(2, 2, requires_grad=True), L.tensor([0]), 1.0, 2.0
+    ),
+    "float_indices": lambda L: L.embedding_renorm_(L.ones(2, 2), L.tensor([0.0]), 1.0, 2.0),
+}
+
+
+@pytest.mark.parametrize("case", list(RENORM))
+def test_embedding_renorm_(case):
+    def fn(L):
+        w = RENORM[case](L)
+        return [_v(w), w._version]
+
+    _same(fn, rtol=1e-6)
+
+
+def test_embedding_renorm_records_a_node_without_derivative():
+    def fn(L):
+        v = L.tensor([[3.0, 4.0], [1.0, 0.0]], requires_grad=True) * 1
+        assert L.embedding_renorm_(v, L.tensor([0]), 2.0, 2.0) is v
+        res = [v.grad_fn.name(), len(v.grad_fn.next_functions), v._version]
+        try:
+            v.sum().backward()
+        except NotImplementedError as e:
+            res.append(str(e))
+        return res
+
+    _same(fn)
