@@ -104,7 +104,7 @@ def _inplace_method(name, base):
     operands = base in OPERANDS
 
     def op(src, *args, **kwargs):
-        if missing is not None and state.enabled and src.requires_grad:
+        if missing is not None and ((state.enabled and src.requires_grad) or src._fw is not None):
             with no_grad():
                 values = getattr(Tensor, base)(src, *args, **kwargs)
             return InplaceNotImplemented.apply(src, values=values._data, name=missing)
@@ -303,6 +303,14 @@ class InplaceNotImplemented(Op):
             f"the derivative for 'inplace version of {self.name}' is not implemented."
         )
 
+    def jvp(self, *tangents):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {self.name}_ that does not support it because it "
+            "has not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation."
+        )
+
 
 class InplaceCompare(Op):
     """``self.lt_(other)`` and friends with autograd: the comparison in self's dtype; torch
@@ -321,6 +329,9 @@ class InplaceCompare(Op):
 
         return tuple(zeros(s, dtype=grad.dtype, device=grad.device) for s in self.shapes)
 
+    def jvp(self, *tangents):
+        return self.result.detach() * 0  # (forward AD: a zero tangent, as torch's)
+
 
 _COMPARE = {
     "Eq": lambda a, b: a == b,
@@ -335,7 +346,8 @@ _COMPARE = {
 def _compare_method(name, base, cmp):
     def method(self, other):
         tensor = isinstance(other, Tensor)
-        if state.enabled and (self.requires_grad or (tensor and other.requires_grad)):
+        dual = self._fw is not None or (tensor and other._fw is not None)
+        if dual or (state.enabled and (self.requires_grad or (tensor and other.requires_grad))):
             if _grad_leaf(self):
                 raise RuntimeError(LEAF_INPLACE)
             return self._inplace(
@@ -477,6 +489,10 @@ def _view_method(name):
             fn._as(VIEW_NODES[fn.name()])
             self.grad_fn, self._output_nr = fn, out._output_nr
         self._data = out._data
+        if out._fw is not None:  # forward AD: self's tangent restrided the same way
+            from .tensor import _fw_copy
+
+            _fw_copy(self, out)
         self._vc[0] += 1
         if type(self) is View:
             self._vattr = self._vc[0]  # its node is the one just recorded, not regenerated
