@@ -104,7 +104,7 @@ def _inplace_method(name, base):
     operands = base in OPERANDS
 
     def op(src, *args, **kwargs):
-        if missing is not None and state.enabled and src.requires_grad:
+        if missing is not None and ((state.enabled and src.requires_grad) or src._fw is not None):
             with no_grad():
                 values = getattr(Tensor, base)(src, *args, **kwargs)
             return InplaceNotImplemented.apply(src, values=values._data, name=missing)
@@ -247,6 +247,48 @@ def _float_power_(self, exponent):
     return self._inplace(Tensor.float_power, exponent)
 
 
+class ConjPhysicalInplace(Op):
+    """``x.conj_physical_()`` of a real tensor: its values unchanged, torch's node
+    ConjPhysicalBackward1 (the gradient passes through)."""
+
+    node_name = "ConjPhysicalBackward1"
+
+    def forward(self, x):
+        return x
+
+    def backward(self, grad):
+        return grad
+
+    jvp = Op.jvp_linear
+
+
+def _conj_physical(self):
+    """See :func:`framework.conj_physical`."""
+    return self
+
+
+def _conj_physical_(self):
+    """In-place version of :meth:`~Tensor.conj_physical`."""
+    return self._inplace(ConjPhysicalInplace.apply)
+
+
+def conj_physical(input):
+    """conj_physical(input) -> Tensor
+
+    The elementwise complex conjugate, computed: for the real tensors of this framework,
+    ``input`` itself (as torch returns it for a real tensor).
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example:
+        >>> x = framework.tensor([1.0, -2.0])
+        >>> framework.conj_physical(x) is x
+        True
+    """
+    return input
+
+
 class InplaceNotImplemented(Op):
     """``x.asinh_()`` (acosh_, atanh_) with autograd: torch records ``AsinhBackward1``, whose
     backward raises NotImplementedError."""
@@ -259,6 +301,14 @@ class InplaceNotImplemented(Op):
     def backward(self, grad):
         raise NotImplementedError(
             f"the derivative for 'inplace version of {self.name}' is not implemented."
+        )
+
+    def jvp(self, *tangents):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {self.name}_ that does not support it because it "
+            "has not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation."
         )
 
 
@@ -279,6 +329,9 @@ class InplaceCompare(Op):
 
         return tuple(zeros(s, dtype=grad.dtype, device=grad.device) for s in self.shapes)
 
+    def jvp(self, *tangents):
+        return self.result.detach() * 0  # (forward AD: a zero tangent, as torch's)
+
 
 _COMPARE = {
     "Eq": lambda a, b: a == b,
@@ -293,7 +346,8 @@ _COMPARE = {
 def _compare_method(name, base, cmp):
     def method(self, other):
         tensor = isinstance(other, Tensor)
-        if state.enabled and (self.requires_grad or (tensor and other.requires_grad)):
+        dual = self._fw is not None or (tensor and other._fw is not None)
+        if dual or (state.enabled and (self.requires_grad or (tensor and other.requires_grad))):
             if _grad_leaf(self):
                 raise RuntimeError(LEAF_INPLACE)
             return self._inplace(
@@ -322,7 +376,8 @@ def _logical_method(name, base):
 # the in-place functions torch exposes as ``torch.<op>_(input, ...)``: ``input.<op>_(...)``
 FUNCTIONS = (
     "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ as_strided_ "
-    "asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ "
+    "asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ cos_ cosh_ "
+    "deg2rad_ "
     "detach_ erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ "
     "ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ "
     "relu_ resize_as_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ "
@@ -434,6 +489,10 @@ def _view_method(name):
             fn._as(VIEW_NODES[fn.name()])
             self.grad_fn, self._output_nr = fn, out._output_nr
         self._data = out._data
+        if out._fw is not None:  # forward AD: self's tangent restrided the same way
+            from .tensor import _fw_copy
+
+            _fw_copy(self, out)
         self._vc[0] += 1
         if type(self) is View:
             self._vattr = self._vc[0]  # its node is the one just recorded, not regenerated
@@ -463,6 +522,7 @@ def _install():
         setattr(Tensor, base + "_", _logical_method(base + "_", base))
     Tensor.float_power_ = _float_power_
     Tensor.put, Tensor.put_ = _put, _put_
+    Tensor.conj_physical, Tensor.conj_physical_ = _conj_physical, _conj_physical_
     Tensor.resize_, Tensor.resize_as_ = _resize_, _resize_as_
     for name in VIEW_METHODS:
         setattr(Tensor, name, _view_method(name))
@@ -470,6 +530,10 @@ def _install():
         if op not in vars(Tensor):
             setattr(Tensor, op, _alias(method, op, f"``self.{method}(other)``."))
     namespace = sys.modules["framework"]
+    namespace.conj_physical = conj_physical
+    from .ops.embedding import embedding_renorm_
+
+    namespace.embedding_renorm_ = embedding_renorm_
     for name in FUNCTIONS:
         if not hasattr(namespace, name):
             setattr(namespace, name, _function(name))

@@ -93,13 +93,69 @@ def _fused_rows_add(target, indices, rows):
 
 def _renorm_(weight, indices, max_norm, norm_type):
     """Rows looked up with a norm above max_norm are rescaled in place (embedding_renorm_)."""
-    xp = weight.xp
-    rows = xp.unique(indices.reshape(-1))
-    w = weight._data[rows]
-    norms = (xp.abs(w) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
-    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
-    weight._data[rows] = w * scale[:, None]
+    _renorm_rows(weight.xp, weight._data, indices, max_norm, norm_type)
     weight._vc[0] += 1
+
+
+def _renorm_rows(xp, data, indices, max_norm, norm_type):
+    """The rows of array `data` that `indices` names, rescaled in place to norm max_norm where
+    their norm exceeds it."""
+    rows = xp.unique(indices.reshape(-1))
+    w = data[rows]
+    norms = (xp.abs(w) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    # torch: the norm read as a double, max_norm / (norm + 1e-7) in double, then the multiply
+    norms = norms.astype("float64")
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+    data[rows] = w * scale[:, None]
+
+
+class EmbeddingRenorm(Op):
+    """``embedding_renorm_`` with autograd: the renormalized weight, torch's node
+    EmbeddingRenormBackward0 whose backward raises (torch has no derivative)."""
+
+    no_edge = (1,)  # indices
+
+    def forward(self, weight, indices, max_norm, norm_type):
+        out = weight.copy()
+        _renorm_rows(self.xp, out, indices, max_norm, norm_type)
+        return out
+
+    def backward(self, grad):
+        raise NotImplementedError("the derivative for 'embedding_renorm' is not implemented.")
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """embedding_renorm_(input, indices, max_norm, norm_type) -> Tensor
+
+    Rescales in place the rows of ``input`` that ``indices`` names and whose ``norm_type``-norm
+    exceeds ``max_norm`` to that norm (what :func:`~framework.nn.functional.embedding` does
+    with ``max_norm``), and returns ``input``.
+
+    Args:
+        input (Tensor): the embedding matrix ``(V, D)``, written in place.
+        indices (LongTensor): the rows to consider (int64 or int32).
+        max_norm (float): the largest norm a row keeps.
+        norm_type (float): the p of the p-norm.
+
+    Example:
+        >>> w = framework.tensor([[3.0, 4.0], [1.0, 0.0]])
+        >>> framework.embedding_renorm_(w, framework.tensor([0]), 2.0, 2.0)
+        tensor([[1.2000, 1.6000],
+                [1.0000, 0.0000]])
+    """
+    kind = indices._data.dtype.name
+    if kind not in ("int64", "int32"):
+        raise RuntimeError(
+            "Expected tensor for argument #2 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {type_string(kind)} instead (while checking arguments "
+            "for embedding_renorm_)"
+        )
+    return input._inplace(
+        EmbeddingRenorm.apply,
+        Tensor._make(indices._data, indices.device),
+        max_norm=max_norm,
+        norm_type=norm_type,
+    )
 
 
 def embedding(

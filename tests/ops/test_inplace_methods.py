@@ -486,3 +486,44 @@ def test_leaf_refused_before_shape_and_dtype(name):
         return [_values(x)]
 
     _same(_run(framework, fn), _run(torch, fn))
+
+
+FORWARD_AD = {
+    "sin_": lambda L: (),
+    "atan2_": lambda L: (L.tensor([[1.0, 2.0, 3.0]], dtype=L.float64),),
+    "lt_": lambda L: (0.4,),
+    "lt_:tensor": lambda L: (L.tensor([[0.3, 0.3, 0.3]], dtype=L.float64),),
+    "logical_not_": lambda L: (),
+    "clamp_min_": lambda L: (0.4,),
+    "polygamma_": lambda L: (1,),
+    "asinh_": lambda L: (),
+    "acosh_": lambda L: (),
+    "conj_physical_": lambda L: (),
+    "put_": lambda L: (L.tensor([0]), L.tensor([5.0], dtype=L.float64)),
+    "unsqueeze_": lambda L: (0,),
+    "t_": lambda L: (),
+    "squeeze_": lambda L: (),
+    "transpose_": lambda L: (0, 1),
+    "as_strided_": lambda L: ((2,), (1,)),
+}
+
+
+@pytest.mark.parametrize("rg", [False, True], ids=["dual", "dual_requires_grad"])
+@pytest.mark.parametrize("case", list(FORWARD_AD))
+def test_forward_ad(case, rg):
+    """Forward mode through the in-place method: the tangent's values, shape and strides (the
+    view-changing ones restride it), a zero tangent after a comparison, torch's refusal for
+    asinh_/acosh_, and a later op's tangent."""
+
+    def fn(lib):
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            primal = lib.tensor([[0.2, 0.5, 0.9]], dtype=lib.float64, requires_grad=rg)
+            x = fwad.make_dual(primal, lib.tensor([[1.0, 2.0, 3.0]], dtype=lib.float64))
+            y = x * 1
+            getattr(y, _method(case))(*FORWARD_AD[case](lib))
+            t = fwad.unpack_dual(y).tangent
+            after = fwad.unpack_dual((y * 2).sum()).tangent
+            return [_values(t), t.stride(), _values(after)]
+
+    _same(_run(framework, fn), _run(torch, fn))

@@ -222,3 +222,70 @@ def test_dtype_queries(dtype):
     (ka, va), (kb, vb) = _run(framework, fn), _run(torch, fn)
     assert ka == kb == "ok" and va[:7] == vb[:7]
     assert va[7] is False  # documented: inference_mode makes ordinary tensors here
+
+
+def test_conj_physical():
+    """Real tensors: conj_physical returns the input itself; conj_physical_ bumps the version
+    and records ConjPhysicalBackward1 (the gradient passes through)."""
+
+    def fn(L):
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        z = x * 1
+        assert L.conj_physical_(z) is z and z.conj_physical_() is z
+        i = L.tensor([1, 2])
+        i.conj_physical_()
+        (g,) = L.autograd.grad(z, x, L.tensor([1.0, 3.0]))
+        return [
+            L.conj_physical(x) is x,
+            x.conj_physical() is x,
+            z.grad_fn.name(),
+            z._version,
+            i._version,
+            _v(g),
+        ]
+
+    _same(fn)
+    _same(lambda L: [_v(L.ones(2, requires_grad=True).conj_physical_())])  # the leaf error
+
+
+RENORM = {
+    "rows": lambda L: L.embedding_renorm_(
+        L.tensor([[3.0, 4.0], [1.0, 0.0], [0.0, 6.0]]), L.tensor([0, 2, 0]), 2.0, 2.0
+    ),
+    "int32_p1": lambda L: L.embedding_renorm_(
+        L.tensor([[3.0, 4.0], [1.0, 0.0]]), L.tensor([0, 1], dtype=L.int32), 1.0, 1.0
+    ),
+    "p3": lambda L: L.embedding_renorm_(
+        L.tensor(np.random.default_rng(0).standard_normal((6, 5)), dtype=L.float32),
+        L.tensor([0, 1, 3, 5]),
+        1.3,
+        3.0,
+    ),
+    "leaf": lambda L: L.embedding_renorm_(
+        L.ones(2, 2, requires_grad=True), L.tensor([0]), 1.0, 2.0
+    ),
+    "float_indices": lambda L: L.embedding_renorm_(L.ones(2, 2), L.tensor([0.0]), 1.0, 2.0),
+}
+
+
+@pytest.mark.parametrize("case", list(RENORM))
+def test_embedding_renorm_(case):
+    def fn(L):
+        w = RENORM[case](L)
+        return [_v(w), w._version]
+
+    _same(fn, rtol=1e-6)
+
+
+def test_embedding_renorm_records_a_node_without_derivative():
+    def fn(L):
+        v = L.tensor([[3.0, 4.0], [1.0, 0.0]], requires_grad=True) * 1
+        assert L.embedding_renorm_(v, L.tensor([0]), 2.0, 2.0) is v
+        res = [v.grad_fn.name(), len(v.grad_fn.next_functions), v._version]
+        try:
+            v.sum().backward()
+        except NotImplementedError as e:
+            res.append(str(e))
+        return res
+
+    _same(fn)
