@@ -16,13 +16,12 @@ import pytest
 import torch
 
 import framework
+from framework import _fma
 from framework.ops import _fused
 
 DTYPES = [np.float32, np.float64]
 SIZES = [1, 3, 5, 8, 17, 40, 1000]
 
-
-from framework import _fma
 
 # the compiled loops where numba is installed (the test extra has it), the emulation always
 PATHS = ["emulated"] + (["compiled"] if _fused.kernels() is not None else [])
