@@ -77,7 +77,7 @@ class MixtureSameFamily(Distribution):
 
         # Check that batch size matches
         mdbs = self._mixture_distribution.batch_shape
-        cdbs = self._component_distribution.batch_shape[:-1]
+        cdbs = framework.Size(self._component_distribution.batch_shape[:-1])
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
                 raise ValueError(

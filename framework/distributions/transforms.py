@@ -486,6 +486,12 @@ class IndependentTransform(Transform):
         return self.base_transform.inverse_shape(shape)
 
 
+def _size_slice(shape, cut):
+    """``shape[cut:]``, a Size when ``shape`` is one (framework.Size slices are tuples)."""
+    tail = shape[cut:]
+    return framework.Size(tail) if isinstance(shape, framework.Size) else tail
+
+
 class ReshapeTransform(Transform):
     """
     Unit Jacobian transform to reshape the rightmost part of a tensor.
@@ -546,16 +552,20 @@ class ReshapeTransform(Transform):
             raise ValueError("Too few dimensions on input")
         cut = len(shape) - len(self.in_shape)
         if shape[cut:] != self.in_shape:
-            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {self.in_shape}")
-        return shape[:cut] + self.out_shape
+            raise ValueError(
+                f"Shape mismatch: expected {_size_slice(shape, cut)} but got {self.in_shape}"
+            )
+        return framework.Size(shape[:cut] + self.out_shape)
 
     def inverse_shape(self, shape):
         if len(shape) < len(self.out_shape):
             raise ValueError("Too few dimensions on input")
         cut = len(shape) - len(self.out_shape)
         if shape[cut:] != self.out_shape:
-            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {self.out_shape}")
-        return shape[:cut] + self.in_shape
+            raise ValueError(
+                f"Shape mismatch: expected {_size_slice(shape, cut)} but got {self.out_shape}"
+            )
+        return framework.Size(shape[:cut] + self.in_shape)
 
 
 class ExpTransform(Transform):

@@ -230,3 +230,21 @@ def test_torch_dtype_of_default_scalars():
     t = torch.distributions.Normal(torch.zeros(2, dtype=torch.float64), 1.0)
     f = framework.distributions.Normal(framework.zeros(2, dtype=framework.float64), 1.0)
     assert str(f.scale.dtype) == str(t.scale.dtype) == "torch.float64"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_node_names(name):
+    """The graph's last node (log_prob, entropy, mean, rsample) is torch's."""
+    (td, _), (fd, _) = _both(name, requires_grad=True)
+    torch.manual_seed(0)
+    x = td.sample()
+    for method, args in [("log_prob", (x,)), ("entropy", ()), ("mean", None)]:
+        want = _call(td, method, *(args or ()))
+        if isinstance(want, type):
+            continue
+        got = _call(fd, method, *[framework.tensor(_np(v)) for v in args or ()])
+        assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__, method
+    if td.has_rsample:
+        torch.manual_seed(0)
+        framework.manual_seed(0)
+        assert type(fd.rsample().grad_fn).__name__ == type(td.rsample().grad_fn).__name__

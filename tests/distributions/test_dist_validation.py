@@ -55,6 +55,22 @@ BAD_ARGS = {
         D.Normal(t.zeros(2), t.ones(2)), D.Normal(t.zeros(2), t.ones(2))
     ),
     "tanh_not_transform": lambda D, t: D.TransformedDistribution(D.Normal(0.0, 1.0), [1]),
+    "mixture_batch": lambda D, t: D.MixtureSameFamily(
+        D.Categorical(t.ones(3, 2)), D.Normal(t.zeros(4, 2), t.ones(4, 2))
+    ),
+    "lowrank_diag": lambda D, t: D.LowRankMultivariateNormal(t.zeros(3), t.ones(3, 1), t.ones(2)),
+    "lowrank_factor": lambda D, t: D.LowRankMultivariateNormal(t.zeros(3), t.ones(2, 1), t.ones(3)),
+    "transformed_event_dim": lambda D, t: D.TransformedDistribution(
+        D.Normal(0.0, 1.0), D.transforms.SoftmaxTransform()
+    ),
+    "reshape_mismatch": lambda D, t: D.transforms.ReshapeTransform((2, 3), (6,)).forward_shape(
+        t.Size([4, 3, 2])
+    ),
+    "reshape_inverse": lambda D, t: D.transforms.ReshapeTransform((2, 3), (6,)).inverse_shape(
+        (4, 5)
+    ),
+    "wishart_df": lambda D, t: D.Wishart(t.tensor(0.5), t.eye(3)),
+    "independent_reinterpreted": lambda D, t: D.Independent(D.Normal(t.zeros(2), t.ones(2)), 3),
 }
 
 
@@ -79,6 +95,14 @@ BAD_VALUES = {
 @pytest.mark.parametrize("case", BAD_VALUES)
 def test_invalid_values(case):
     _same_error(BAD_VALUES[case])
+
+
+def test_shapes_computed_by_transforms_are_sizes():
+    t = FD.transforms.ReshapeTransform((2, 3), (6,))
+    got = t.forward_shape(framework.Size([4, 2, 3]))
+    want = TD.transforms.ReshapeTransform((2, 3), (6,)).forward_shape(torch.Size([4, 2, 3]))
+    assert repr(got) == repr(want) == "torch.Size([4, 6])"
+    assert repr(t.inverse_shape((4, 6))) == "torch.Size([4, 2, 3])"
 
 
 def test_validation_off_per_instance_and_by_default():
