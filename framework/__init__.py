@@ -118,7 +118,7 @@ from . import _inplace_methods
 from . import _more_methods
 from . import _docs
 from ._foreach import functions as _foreach_functions
-from ._errors import broadcast_shapes
+from ._broadcast_shapes import broadcast_shapes
 from ._finfo import finfo, iinfo
 from .ops.linalg_ext import pinverse
 from . import special  # (before func: its ops get batching rules)

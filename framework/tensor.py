@@ -20,6 +20,23 @@ class Size(tuple):
     def __repr__(self):
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
 
+    def __getitem__(self, index):  # a slice of a Size is a Size, as torch's
+        out = tuple.__getitem__(self, index)
+        return Size(out) if type(index) is slice else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
     def numel(self):
         """Returns the number of elements a tensor of this size holds (the product of the sizes)."""
         n = 1
