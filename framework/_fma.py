@@ -82,7 +82,7 @@ def fused(a, b, c, out=None):
     write the result there."""
     loops = _LOOPS[0]
     if loops is None:
-        loops = _LOOPS[0] = _load_loops()
+        loops = _load_loops()
     if loops:
         scalar, array, ufunc = loops
         if (
@@ -116,12 +116,15 @@ _LOOPS = [None]  # (flat scalar loop, flat array loop, broadcasting ufunc), or F
 
 
 def _load_loops():
+    """The compiled FMA loops, kept once built (torch's single rounding is a numerical fact,
+    so they stay on inside ``_fused.disabled()``); False (the emulation) until then."""
     from .ops._fused import kernels
 
     k = kernels()
     if k is None:
         return False
-    return k.fma_scalar, k.fma_array, k.ufunc.fma
+    _LOOPS[0] = loops = (k.fma_scalar, k.fma_array, k.ufunc.fma)
+    return loops
 
 
 def add_scaled(a, b, alpha):

@@ -33,7 +33,7 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
         noise = empty(shape, dtype=input.dtype, device=input.device)
     else:  # empty_like: a transposed input gets transposed noise, drawn in memory order
         noise = empty_like(input)
-    noise.bernoulli_(1 - p)
+    noise = noise.bernoulli_(1 - p)  # (under vmap, the batched noise it returns)
     if alpha:
         a_const = 1.7580993408473766
         a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))

@@ -141,7 +141,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 def dropout_(input, p, train):
     """dropout_(input, p, train) -> Tensor
 
-    torch.dropout_: :func:`~framework.nn.functional.dropout` in place.
+    ``torch.dropout_``: :func:`~framework.nn.functional.dropout` in place.
 
     Args:
         input (Tensor): the tensor written in place.
@@ -158,7 +158,7 @@ def dropout_(input, p, train):
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(input, p, train) -> Tensor
 
-    torch.alpha_dropout_: :func:`~framework.nn.functional.alpha_dropout` in place.
+    ``torch.alpha_dropout_``: :func:`~framework.nn.functional.alpha_dropout` in place.
 
     Args:
         input (Tensor): the tensor written in place.
@@ -175,7 +175,7 @@ def alpha_dropout_(input, p, train):
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(input, p, train) -> Tensor
 
-    torch.feature_alpha_dropout_: :func:`~framework.nn.functional.feature_alpha_dropout` in
+    ``torch.feature_alpha_dropout_``: :func:`~framework.nn.functional.feature_alpha_dropout` in
     place.
 
     Args:

@@ -182,6 +182,19 @@ def _torch_vector_bytes():
 
 
 _VECTOR_BYTES = _torch_vector_bytes()
+_KERNELS = [None]  # the compiled namespace, kept once built
+
+
+def _kernels():
+    """The compiled loops, kept once built: torch's summation order is a numerical fact, not
+    an accelerated path, so it stays on inside ``_fused.disabled()`` (which tests use to
+    compare the compiled loops with their NumPy compositions)."""
+    from ._fused import kernels
+
+    k = kernels()
+    if k is not None:
+        _KERNELS[0] = k
+    return k
 
 
 def torch_sum(x, axes):
@@ -196,9 +209,7 @@ def torch_sum(x, axes):
         or x.size == 0
     ):
         return None
-    from ._fused import kernels
-
-    k = kernels()
+    k = _KERNELS[0] or _kernels()
     if k is None:
         return None
     dims = [(n, d in axes) for d, n in enumerate(x.shape) if n != 1]

@@ -57,8 +57,10 @@ def test_sum_dim_forward_and_backward_are_torchs(dim, keepdim):
     b = torch.tensor(x, requires_grad=True)
     ya, yb = a.sum(dim, keepdim=keepdim), b.sum(dim, keepdim=keepdim)
     assert type(ya.grad_fn).__name__ == type(yb.grad_fn).__name__ == "SumBackward1"
-    np.testing.assert_array_equal(ya.detach().numpy(), x.sum(dim, keepdims=keepdim))
+    # torch's summation order (tests/ops/test_sum_order.py): its bits where reproduced
     np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), atol=1e-6)
+    if ya.detach().numpy().flags.c_contiguous and framework.ops._fused.kernels() is not None:
+        np.testing.assert_array_equal(ya.detach().numpy(), yb.detach().numpy())
     up = np.random.default_rng(4).standard_normal(tuple(yb.shape)).astype(np.float32)
     ya.backward(framework.tensor(up))
     yb.backward(torch.tensor(up))
