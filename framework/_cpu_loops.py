@@ -54,7 +54,13 @@ def with_tail(fast, slow):
 def tail_of(out, x, fn, width):
     """`out` (C-contiguous, the vectorized result of an elementwise kernel of the C-contiguous
     `x`) with the scalar-loop elements replaced by `fn(x's flat slice)` (cast to out's dtype)."""
-    ranges = tail_ranges(out.size, width=width)
+    n = out.size
+    if n < GRAIN:  # one chunk (the common case, without the ranges' list)
+        start = n - n % width
+        if start < n:
+            out.reshape(-1)[start:] = fn(x.reshape(-1)[start:])
+        return out
+    ranges = tail_ranges(n, width=width)
     if ranges:
         flat, src = out.reshape(-1), x.reshape(-1)
         for s, e in ranges:

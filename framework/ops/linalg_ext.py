@@ -161,7 +161,8 @@ def _det_gradient(xp, A, c):
     forward's LU (of A^T for a contiguous A, solved plainly; else of A, solved adjoint), a
     zero pivot replaced by the dtype's epsilon (a singular A gets a finite gradient). Seed
     60092855: det's second derivative at an entry of 1e30 (A^{-T} through inv's LU of A was
-    4.8e12 off)."""
+    4.8e12 off). float64 only: float32's LAPACK fuses the multiply-adds this loop rounds twice,
+    which a cancelling determinant magnifies (seed 50002071), so float32 keeps the inverse."""
     from .linalg_lu import _getrf
 
     n = A.shape[-1]
@@ -251,7 +252,7 @@ class LinalgDet(Op):
         d = self.output
         if is_grad_enabled():  # create_graph: torch's graph, a solve with A^T
             return _solve_adjoint(A, grad * d)
-        if self.xp is _np and A.shape[-1] <= _ADJOINT_MAX and A.dtype.is_floating_point:
+        if self.xp is _np and A.shape[-1] <= _ADJOINT_MAX and A.dtype == dtypes.float64:
             return Tensor._make(_det_gradient(_np, A._data, (grad * d)._data), grad.device)
         return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
 
@@ -395,6 +396,7 @@ class LinalgSolveEx(Op):
             or a.flags.c_contiguous
             or a.shape[-1] > _ADJOINT_MAX
             or self.xp is not _np
+            or a.dtype != _np.float64  # (float32: LAPACK's fused multiply-adds, not replayed)
         ):
             return solve(_mT(A), grad)
         g = grad._data[..., None] if self.vector else grad._data

@@ -97,7 +97,7 @@ class LinalgVectorNorm(Op):
         elif ord == 1:
             out = a.sum(axis=axes, keepdims=True)
         elif ord == 2:
-            out = _lastdim_norm2_f32(xp, x, axes)
+            out = _lastdim_norm2_f32(xp, x, axes) if self.half is None else None
             if out is None:
                 out = xp.sqrt((a * a).sum(axis=axes, keepdims=True))
         else:

@@ -40,6 +40,8 @@ REGRESSION_SEEDS = {
     "2-norm of short rows as torch's AVX2 kernel rounds",
     60013533: "linalg_cond float32 1 x 1, p = -2: second order as torch",
     60092855: "det of a matrix with a 1e30 entry: its no-graph backward by torch's LU solve",
+    50002071: "float32 det near singular: its no-graph backward keeps the inverse (the LU "
+    "replay rounds the multiply-adds LAPACK fuses)",
     50021817: "special_i1 float32: torch's float Chebyshev tables (17 and 7 coefficients)",
     50017884: "float_power(x, 0.5) gradient: pow by -0.5 is torch's rsqrt (NaN at -inf)",
     50018692: "local_response_norm of int64: torch's integer avg_pool truncates, then tan",
