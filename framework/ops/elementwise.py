@@ -409,9 +409,7 @@ def floor_divide(input, other):
         >>> framework.floor_divide(framework.tensor([7.0, -7.0]), 2)
         tensor([ 3., -4.])
     """
-    return NotImplementedBackward.apply(
-        *_promoted(input, other), fn=_floor_div, aten="floor_divide"
-    )
+    return _not_implemented_binary(input, other, _floor_div, "floor_divide")
 
 
 def _floor_div(xp, a, b):
@@ -438,8 +436,10 @@ def _check_int_zero(a, b):
         raise zero_division()
 
 
-def _promoted(a, b):
-    """Cast a and b (tensors or scalars) to torch's result dtype, as promoting ops do."""
+def _not_implemented_binary(a, b, fn, aten):
+    """A promoting op torch gives no derivative (NotImplemented node) of a and b (tensors or
+    scalars), computed in torch's result dtype: the casts happen inside the node, so its
+    edges lead to the inputs as given (no ToCopyBackward0), as torch's."""
     ts = [t for t in (a, b) if isinstance(t, Tensor)]
     target = dtypes.result_type(
         [t._data for t in ts],
@@ -447,14 +447,15 @@ def _promoted(a, b):
         [s for s in (a, b) if not isinstance(s, Tensor)],
     )
     dev, xp = ts[0].device, ts[0].xp
-    return tuple(
-        t._cast(target)
-        if isinstance(t, Tensor) and t._data.dtype != target
-        else t
-        if isinstance(t, Tensor)
-        else Tensor._make(xp.asarray(t, dtype=target), dev)
+    args = [
+        t if isinstance(t, Tensor) else Tensor._make(xp.asarray(t, dtype=target), dev)
         for t in (a, b)
-    )
+    ]
+
+    def kernel(xp, x, y):
+        return fn(xp, x.astype(target, copy=False), y.astype(target, copy=False))
+
+    return NotImplementedBackward.apply(*args, fn=kernel, aten=aten)
 
 
 class Remainder(Op):
@@ -505,9 +506,7 @@ def remainder(input, other):
         tensor([1., 1.])
     """
     if not isinstance(input, Tensor):
-        return NotImplementedBackward.apply(
-            *_promoted(input, other), fn=_remainder, aten="remainder"
-        )
+        return _not_implemented_binary(input, other, _remainder, "remainder")
     if not isinstance(other, Tensor):
         return RemainderScalar.apply(input, other)
     return Remainder.apply(input, other)

@@ -161,3 +161,32 @@ def test_setitem_value_keeps_its_edge_across_dtypes(index, vshape, dtypes):
     and a value of another shape is viewed without its leading 1s and expanded, as torch's
     copy_to."""
     _same(_setitem(index, *dtypes, vshape))
+
+
+FLOOR_REMAINDER = [
+    lambda L: (
+        L.tensor([1.5, 2.5, -3.0], requires_grad=True)
+        // L.tensor([[1.0, 2.0, 2.0]], dtype=L.float32, requires_grad=True)
+    ),  # seed 40000004
+    lambda L: L.floor_divide(
+        L.tensor([3.0, 4.0], dtype=L.float32, requires_grad=True),
+        L.tensor([2.0], requires_grad=True),
+    ),
+    lambda L: L.tensor([1.5, 2.5], dtype=L.float32, requires_grad=True) // L.tensor([1, 2]),
+    lambda L: 7.0 // L.tensor([1.5, 2.5], dtype=L.float32, requires_grad=True),
+    lambda L: 5.5 % L.tensor([1.5, -2.5], dtype=L.float32, requires_grad=True),
+    lambda L: True % L.tensor([1.5, 2.5], requires_grad=True),
+]
+
+
+@pytest.mark.parametrize("make", FLOOR_REMAINDER)
+def test_not_implemented_binary_edges_lead_to_the_inputs_as_given(make):
+    """Edges survey seed 40000004: floor_divide (and Scalar % Tensor) of mixed dtypes is
+    torch's NotImplemented node with edges to the inputs themselves (the promotion happens
+    inside, no ToCopyBackward0); the values in the promoted dtype."""
+    res = []
+    for L in (framework, torch):
+        y = make(L)
+        edges = [None if f is None else f.name() for f, _ in y.grad_fn.next_functions]
+        res.append((y.grad_fn.name(), edges, str(y.dtype), y.detach().numpy().tolist()))
+    assert res[0] == res[1]
