@@ -9,6 +9,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import device_of
 from ..tensor import Tensor
+from ._sum_kernel import torch_sum
 
 
 def _first_grads(fwd, g, shapes):
@@ -22,8 +23,10 @@ def _first_grads(fwd, g, shapes):
             out.append(g.reshape(-1)[:0])
             continue
         a = a._data
-        if a.shape != shape:
-            a = a.sum(axis=tuple(range(a.ndim - len(shape)))).reshape(shape)
+        if a.shape != shape:  # as the engine's _fit sums it (torch's order where reproduced)
+            axes = tuple(range(a.ndim - len(shape)))
+            summed = torch_sum(a, axes)
+            a = (a.sum(axis=axes) if summed is None else summed).reshape(shape)
         out.append(a)
     return tuple(out)
 
