@@ -251,6 +251,11 @@ class MultilabelMarginLoss(Op):
             refuse(x, "biu", "multilabel_margin_loss_forward_out_frame")
         else:  # (whatever the target's dtype: it is not read)
             t = t.astype("int64")
+            if reduction != "none":  # torch's output is of the input's dtype, a bool one too
+                self.reduction = reduction  # (its value is uninitialised memory: zero here)
+                c = x.shape[-1] if x.ndim else 1
+                self.active = xp.zeros((0, c, c), dtype=x.dtype)  # (an empty gradient)
+                return xp.zeros((), dtype=x.dtype)
         self.reduction = reduction
         c = x.shape[-1] if x.ndim else 1  # a 0-dim input is one score
         x2, t2 = x.reshape(-1, c), t.reshape(-1, c)

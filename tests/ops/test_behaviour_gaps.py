@@ -144,3 +144,17 @@ def test_mode_keepdim_and_rows_beyond_the_limit_are_consistent():
     finally:
         sorting._MODE_REPLAY_LIMIT = limit
     assert v.item() == torch.mode(torch.tensor(big)).values.item() and big[i.item()] == v.item()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["bool", "float32", "int64"])
+def test_multilabel_margin_loss_empty_batch_keeps_input_dtype(dtype, reduction):
+    """torch returns before its kernel on an empty batch: an output of the input's dtype
+    (fresh fuzz seed 80087014: bool, then softplus refused it where ours had float64)."""
+    out = []
+    for L in (torch, framework):
+        x = L.zeros(0, 3, dtype=getattr(L, dtype))
+        y = L.zeros(0, 3, dtype=L.int64)
+        r = L.nn.functional.multilabel_margin_loss(x, y, reduction=reduction)
+        out.append((str(r.dtype), tuple(r.shape)))
+    assert out[1] == out[0]
