@@ -367,3 +367,32 @@ def test_program_under_compat_matches_torch(tmp_path):
             np.testing.assert_allclose(float(b.split()[1]), float(a.split()[1]), rtol=1e-4)
         else:
             assert a == b
+
+
+def _custom_method(lib):
+    class FooBarPruningMethod(lib.BasePruningMethod):
+        """The tutorial's custom method: prunes every other entry of the flattened tensor."""
+
+        PRUNING_TYPE = "unstructured"
+
+        def compute_mask(self, t, default_mask):
+            mask = default_mask.clone()
+            mask.view(-1)[::2] = 0
+            return mask
+
+    return FooBarPruningMethod
+
+
+def test_custom_subclass_as_in_torch_tutorial():
+    fw, th = _pair("conv")
+    fprune.l1_unstructured(fw, "weight", amount=3)
+    tprune.l1_unstructured(th, "weight", amount=3)
+    _custom_method(fprune).apply(fw, "weight")
+    _custom_method(tprune).apply(th, "weight")
+    _same_state(fw, th)
+    _same_forward_backward(fw, th, "conv")
+    with pytest.raises(TypeError) as te:
+        tprune.BasePruningMethod()
+    with pytest.raises(TypeError) as fe:
+        fprune.BasePruningMethod()
+    assert str(fe.value) == str(te.value)
