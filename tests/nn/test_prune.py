@@ -189,8 +189,12 @@ def test_method_objects_compute_mask_and_prune():
         assert fm.PRUNING_TYPE == tm.PRUNING_TYPE
 
 
+def _L(lib):
+    return framework if lib is fprune else torch
+
+
 def lib_ones(lib, n):
-    return (framework if lib is fprune else torch).ones(n)
+    return _L(lib).ones(n)
 
 
 def _err(fn_fw, fn_th):
@@ -218,6 +222,7 @@ def _err(fn_fw, fn_th):
         lambda lib, m: lib.custom_from_mask(m, "weight", lib_ones(lib, 3)),
         lambda lib, m: lib.L1Unstructured(0.5).prune(lib_ones(lib, 3), None, lib_ones(lib, 2)),
         lambda lib, m: lib.l1_unstructured(m, "nope", amount=0.5),
+        lambda lib, m: lib.l1_unstructured(_L(lib).nn.BatchNorm1d(3), "running_mean", 1),
         lambda lib, m: lib.remove(m, "weight"),
         lambda lib, m: lib.global_unstructured([(m, "weight")], lib.LnStructured, amount=0.5),
         lambda lib, m: lib.global_unstructured(5, lib.L1Unstructured, amount=0.5),
