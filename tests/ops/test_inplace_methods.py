@@ -186,13 +186,14 @@ def _cases(kind):
     return [c for c, spec in CASES.items() if kind in spec[3]]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int64"])
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(
+    "case,dtype",
+    [(c, d) for c in CASES for d in ("float32", "int64") if d[0] in CASES[c][3]],
+)
 def test_values_dtype_version(case, dtype):
     """No autograd: the values written into self, its dtype, version, and that self returns;
-    for integers, the value or torch's error (can't be cast, not implemented)."""
-    if dtype[0] not in CASES[case][3]:
-        pytest.skip("not a dtype torch's kernel takes")
+    for integers, the value or torch's error (can't be cast, not implemented). (Only the
+    dtypes torch's kernel takes are listed.)"""
 
     def fn(lib):
         x = _self(lib, case, dtype)
@@ -224,13 +225,15 @@ def _grad_program(case, view):
     return fn
 
 
-@pytest.mark.parametrize("view", [False, True], ids=["nonleaf", "view"])
-@pytest.mark.parametrize("case", _cases("g"))
+@pytest.mark.parametrize(
+    "case,view",
+    [(c, v) for c in _cases("g") for v in (False, True) if not v or CASES[c][0] == (3,)],
+    ids=lambda p: {False: "nonleaf", True: "view"}.get(p, p) if isinstance(p, bool) else p,
+)
 def test_autograd(case, view):
     """Through a non-leaf and a view of one: node names (CopySlices on the base), the version,
-    and the gradients of the leaf and of tensor arguments for a random upstream gradient."""
-    if view and CASES[case][0] != (3,):
-        pytest.skip("a row view changes the shape these arguments need")
+    and the gradients of the leaf and of tensor arguments for a random upstream gradient.
+    (A row view only where the arguments' shapes allow it.)"""
     fn = _grad_program(case, view)
     _same(_run(framework, fn), _run(torch, fn))
 
