@@ -124,7 +124,6 @@ from .ops.linalg_ext import pinverse
 from . import special  # (before func: its ops get batching rules)
 from .func import vmap
 from . import _dynamo, compiler
-from . import distributions
 from ._memory_format import (
     channels_last,
     channels_last_3d,
@@ -144,3 +143,13 @@ from . import _malloc
 
 _malloc.tune()
 globals().update(_foreach_functions())  # torch._foreach_add, _foreach_mul_, ...
+
+
+def __getattr__(name):
+    """framework.distributions loads on first use (torch imports it eagerly; here its ~4,500
+    objects would lengthen every full garbage-collection pass of a training loop)."""
+    if name == "distributions":
+        import importlib
+
+        return importlib.import_module(".distributions", __name__)
+    raise AttributeError(f"module 'framework' has no attribute '{name}'")
