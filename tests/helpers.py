@@ -86,3 +86,27 @@ def compare_with_torch(
                 if t.grad is not None:
                     assert_close(f.grad, t.grad, rtol, atol)
     return fw_out, th_out
+
+
+def outcome(lib, fn):
+    """("ok", fn(lib)), or (exception type name, message) where fn raises."""
+    try:
+        return "ok", fn(lib)
+    except Exception as e:
+        return type(e).__name__, str(e)
+
+
+def same_outcome(fn, rtol=1e-6, atol=1e-12):
+    """fn(framework) and fn(torch) raise alike (type and message) or return sequences that
+    agree item by item: arrays to rtol/atol (NaN where NaN), other items exactly."""
+    (ka, va), (kb, vb) = outcome(framework, fn), outcome(torch, fn)
+    assert ka == kb, (va, vb)
+    if ka != "ok":
+        assert va == vb
+        return
+    assert len(va) == len(vb)
+    for x, y in zip(va, vb):
+        if isinstance(x, np.ndarray):
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            assert x == y, (x, y)

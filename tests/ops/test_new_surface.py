@@ -7,30 +7,14 @@ import pytest
 import torch
 
 import framework
+from helpers import outcome as _run, same_outcome
 
 LIBS = (framework, torch)
 NAN, INF = float("nan"), float("inf")
 
 
-def _run(lib, fn):
-    try:
-        return "ok", fn(lib)
-    except Exception as e:
-        return type(e).__name__, str(e)
-
-
 def _same(fn, rtol=2e-7):
-    (ka, va), (kb, vb) = _run(framework, fn), _run(torch, fn)
-    assert ka == kb, (va, vb)
-    if ka != "ok":
-        assert va == vb
-        return
-    assert len(va) == len(vb)
-    for x, y in zip(va, vb):
-        if isinstance(x, np.ndarray):
-            np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-30, equal_nan=True)
-        else:
-            assert x == y
+    same_outcome(fn, rtol=rtol, atol=1e-30)
 
 
 def _v(t):
