@@ -326,7 +326,8 @@ Hypot = _binary("Hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_grads, kernel="
 
 def _xlogy(xp, x, y, half):
     log = xp.log(y) if half is None else round_half(xp.log(y), half)  # torch's half kernel
-    return xp.where((x == 0) & ~xp.isnan(y), x * 0, x * log)  # rounds log(y), then multiplies
+    out = x * log  # rounds log(y), then multiplies; torch returns 0 (+0, even for x = -0)
+    return xp.where((x == 0) & ~xp.isnan(y), xp.zeros((), out.dtype), out)
 
 
 Xlogy = _binary("Xlogy", _xlogy, _xlogy_grads, half=True)
@@ -392,7 +393,8 @@ Logaddexp2 = _binary(
 def _xlog1py(xp, x, y):
     """torch's kernel: NaN where y is NaN, 0 where x is 0, else x * log1p(y)."""
     with xp.errstate(divide="ignore", invalid="ignore"):
-        return xp.where(xp.isnan(y), y * 0 + xp.nan, xp.where(x == 0, x * 0, x * xp.log1p(y)))
+        out = x * xp.log1p(y)  # torch's 0 is +0, even for x = -0
+        return xp.where(xp.isnan(y), y * 0 + xp.nan, xp.where(x == 0, xp.zeros((), out.dtype), out))
 
 
 def _xlog1py_self_grad(grad, x, y):
