@@ -127,6 +127,19 @@ def _load_loops():
     return loops
 
 
+def fusable(first, *others):
+    """True for NumPy float32/float64 arrays (``others``: arrays or scalars) of one dtype:
+    where torch's CPU kernels fuse the multiply-add and ``fused`` gives the same bits (the one
+    test the ops and the optimizers share)."""
+    if type(first) is not np.ndarray or first.dtype.char not in "fd":
+        return False
+    dt = first.dtype
+    for o in others:
+        if getattr(o, "dtype", None) != dt:
+            return False
+    return True
+
+
 def add_scaled(a, b, alpha):
     """``a + alpha * b`` as torch's CPU ``add``/``sub`` with ``alpha`` on float32/float64:
     ``vec::fmadd(other, alpha, self)``, one rounding, alpha first rounded to the arrays'

@@ -525,6 +525,17 @@ def _sum(slot, nr, g, create_graph):
     return Tensor._make(old.xp.asarray(a + b), old._device)  # 0-dim: an array, no scalar
 
 
+def _load_torch_sum(a, axes):
+    """First call: bind ops._sum_kernel.torch_sum (ops import the engine, so not at import)."""
+    from ..ops._sum_kernel import torch_sum
+
+    _torch_sum[0] = torch_sum
+    return torch_sum(a, axes)
+
+
+_torch_sum = [_load_torch_sum]
+
+
 def _fit(g, shape, dtype):
     """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype.
     Without create_graph a float gradient is summed as an array (the same NumPy reduction
@@ -539,9 +550,7 @@ def _fit(g, shape, dtype):
             if a.dtype.itemsize == 2:  # float16/bfloat16: torch sums in float, rounds once
                 s = a.sum(axis=axes, keepdims=True, dtype="float32").astype(a.dtype)
             else:  # torch's sum_to_size: one sum over those dims, in its order where
-                from ..ops._sum_kernel import torch_sum  # reproduced (ops/_sum_kernel.py)
-
-                s = torch_sum(a, axes)
+                s = _torch_sum[0](a, axes)  # reproduced (ops/_sum_kernel.py)
                 if s is None:
                     s = a.sum(axis=axes, keepdims=True)
             g = Tensor._make(g.xp.asarray(s.reshape(shape)), g._device)

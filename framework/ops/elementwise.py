@@ -5,7 +5,7 @@ import math as _math
 
 import numpy as _np
 
-from .._fma import add_scaled
+from .._fma import add_scaled, fusable
 from .._cpu_loops import tail_of, with_tail
 from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, _edges_to_given, round_half
@@ -113,9 +113,7 @@ def _fusable(op, a, b):
     0-dim or innermost-broadcast one, torch's compiled tail loop rounds ``alpha * other``
     first at a few positions of the last vector width: those elements may differ in the last
     bit; README, Known differences.)"""
-    return (
-        op.xp.__name__ == "numpy" and a.dtype.char in "fd" and getattr(b, "dtype", None) == a.dtype
-    )
+    return fusable(a, b)
 
 
 def _add_scaled(a, b, alpha):

@@ -3,7 +3,7 @@ logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 
 import math
 
-from .._fma import fma32, fused
+from .._fma import fma32, fusable, fused
 from .._errors import (
     bool_negation,
     bool_subtraction,
@@ -26,7 +26,7 @@ def _fma_kernel(op, a):
     """torch's float32/float64 CPU lerp/addcmul kernels fuse their multiply-add (one
     rounding: ``vec::fmadd``, the scalar loop contracted alike); NumPy arrays of those dtypes
     take framework._fma.fused."""
-    return op.half is None and op.xp.__name__ == "numpy" and a.dtype.char in "fd"
+    return op.half is None and fusable(a)
 
 
 class Lerp(Op):

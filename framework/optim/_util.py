@@ -5,7 +5,7 @@ from copy import deepcopy
 import numpy as np  # host-side step counters only; parameter math uses each array's xp
 
 from .. import dtypes
-from .._fma import add_scaled, fused
+from .._fma import add_scaled, fusable, fused
 from ..backend import CPU
 from ..tensor import Tensor
 
@@ -44,19 +44,6 @@ def _bump(p):
 _BLOCK = 16384  # elements per temporary in _sub_scaled_
 
 
-def _fusable(*arrays):
-    """float32/float64 NumPy arrays of one dtype: torch's kernels for add_(alpha=), lerp_ and
-    addcmul_ fuse the multiply-add there (framework._fma.fused gives the same bits)."""
-    first = arrays[0]
-    if type(first) is not np.ndarray or first.dtype.char not in "fd":
-        return False
-    dt = first.dtype
-    for a in arrays[1:]:
-        if type(a) is not np.ndarray or a.dtype != dt:
-            return False
-    return True
-
-
 def _axpy_(xp, out, alpha, g):
     """out += alpha * g in place, as torch's ``out.add_(g, alpha=alpha)``: one fused
     multiply-add per element (alpha rounded to out's dtype) on float32/float64 CPU arrays;
@@ -65,7 +52,7 @@ def _axpy_(xp, out, alpha, g):
     if alpha == 1 and out.shape == g.shape:
         out += g  # (g * 1 is exact: the fused sum's rounding)
         return
-    if type(out) is np.ndarray and out.dtype.char in "fd" and g.dtype == out.dtype:
+    if fusable(out, g):
         fused(g, out.dtype.type(alpha), out, out=out)
         return
     n = g.size
@@ -86,7 +73,7 @@ def _sub_scaled_(xp, out, alpha, g):
 
 def _added(a, b, alpha):
     """a + alpha * b, a new array: torch's ``a.add(b, alpha=alpha)`` (fused as _axpy_)."""
-    if _fusable(a, b):
+    if fusable(a, b):
         return add_scaled(a, b, alpha)
     return a + alpha * b
 
@@ -95,7 +82,7 @@ def _lerp_(xp, start, end, weight):
     """start += weight * (end - start) in place, with torch's two-sided formula for accuracy
     (its lerp_vec: one fused multiply-add on float32/float64 CPU arrays)."""
     diff = end - start
-    if _fusable(start, end):
+    if fusable(start, end):
         w = start.dtype.type(weight)
         if abs(weight) < 0.5:
             fused(diff, w, start, out=start)
@@ -113,7 +100,7 @@ def _lerp_(xp, start, end, weight):
 def _addcmul_(xp, out, t1, t2, value):
     """out += value * t1 * t2 in place, as torch's ``addcmul_``: ``value * t1`` rounded, then
     one fused multiply-add on float32/float64 CPU arrays."""
-    if _fusable(out, t1, t2):
+    if fusable(out, t1, t2):
         fused(out.dtype.type(value) * t1, t2, out, out=out)
     else:
         out += value * t1 * t2
@@ -132,7 +119,7 @@ def _addcmul(xp, a, b, c, value):
     """a + value * b * c, a new array, as torch's addcmul: ``value * b`` rounded, then one
     fused multiply-add (float32/float64 CPU arrays; elsewhere through float64 for float32,
     where the variance estimate of RMSprop's centered form cancels)."""
-    if _fusable(a, b, c):
+    if fusable(a, b, c):
         return fused(a.dtype.type(value) * b, c, a)
     if a.dtype.itemsize < 8:
         wide = (value * b).astype(xp.float64)
