@@ -1,5 +1,7 @@
 """Activation functions and modules (the primitives live in ops/activation.py)."""
 
+import warnings
+
 from .. import ops as _ops
 from ..ops.activation import Gelu, LeakyRelu, NormalCdf, gelu, leaky_relu  # noqa: F401
 from .module import Module
@@ -72,8 +74,13 @@ def tanh(input):
     return _ops.tanh(input)
 
 
-def _softmax_dim(ndim):
-    """torch's legacy choice when dim is None."""
+def _softmax_dim(name, ndim, stacklevel):
+    """torch's legacy choice when dim is None, with its deprecation warning."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -103,7 +110,9 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
         tensor([[0.0900, 0.2447, 0.6652],
                 [0.3333, 0.3333, 0.3333]])
     """
-    return _ops.softmax(input, _softmax_dim(input.dim()) if dim is None else dim, dtype=dtype)
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _ops.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -128,7 +137,9 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         >>> F.log_softmax(framework.tensor([-1.0, 0.0, 2.0]), dim=0)
         tensor([-3.1698, -2.1698, -0.1698])
     """
-    return _ops.log_softmax(input, _softmax_dim(input.dim()) if dim is None else dim, dtype=dtype)
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _ops.log_softmax(input, dim, dtype=dtype)
 
 
 class ReLU(Module):
@@ -307,7 +318,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return softmax(input, self.dim)
+        return softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -339,7 +350,7 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return log_softmax(input, self.dim)
+        return log_softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"

@@ -625,9 +625,7 @@ class Softmin(Module):
         self.dim = dim
 
     def forward(self, input):
-        from .activation import _softmax_dim
-
-        return softmax(-input, _softmax_dim(input.dim()) if self.dim is None else self.dim)
+        return softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -680,5 +678,6 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """
     from .activation import _softmax_dim
 
-    x = input if dtype is None else input.to(dtype)
-    return softmax(-x, _softmax_dim(input.dim()) if dim is None else dim)
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return softmax(-input, dim, dtype=dtype)
