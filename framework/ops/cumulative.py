@@ -15,7 +15,10 @@ def _scan_dtype(x, dtype):
 
 
 def _acc(dtype):
-    """The accumulation dtype of torch's CPU scans: double for every float type."""
+    """The accumulation dtype of torch's CPU scans of `dtype` (its acc_type): float for
+    float16 and bfloat16, double for the other floats."""
+    if dtype.itemsize == 2 and dtype.kind in "fV":
+        return "float32"
     return "float64" if dtype.kind == "f" else dtype
 
 
@@ -25,9 +28,9 @@ def _reverse_cumsum(t, dim):
 
 class Cumsum(Op):
     def forward(self, x, dim=0, dtype=None):
-        self.dim, self.in_dtype = dim, x.dtype
+        self.dim, self.in_dtype = dim, (x.dtype if self.half is None else self.half)
         out = x.astype(dtype, copy=False).reshape(x.shape or (1,))
-        out = self.xp.cumsum(out, axis=dim, dtype=_acc(dtype))  # torch accumulates in double
+        out = self.xp.cumsum(out, axis=dim, dtype=_acc(dtype))  # torch's acc_type
         if x.ndim and out.dtype.kind == "f":
             out += 0.0  # from an accumulator of +0: a leading -0 sums to +0 (not for 0-dim)
         return out.astype(dtype, copy=False).reshape(x.shape)

@@ -722,6 +722,9 @@ def dist(input, other, p=2):
     return Dist.apply(input, other, ord=float(p))
 
 
+_CUM_ACC = {"float32": "float64"}
+
+
 class LogcumsumexpOp(Op):
     """log(cumsum(exp(x), dim)) computed stably (node LogcumsumexpBackward0)."""
 
@@ -737,7 +740,13 @@ class LogcumsumexpOp(Op):
         if x.ndim == 0:
             return x.copy()
         if hasattr(xp.logaddexp, "accumulate"):  # + 0: torch's first step adds log1p(0)
-            out = xp.logaddexp.accumulate(x, axis=dim)  # to it, so a -0 comes out as +0
+            # torch accumulates in acc_type: double for float, float for the half types
+            # (which arrive here in float32), rounding each output once
+            acc = None if self.half is not None else _CUM_ACC.get(x.dtype.name)
+            if acc is None:
+                out = xp.logaddexp.accumulate(x, axis=dim)  # to it, so a -0 comes out as +0
+            else:
+                out = xp.logaddexp.accumulate(x.astype(acc), axis=dim).astype(x.dtype)
             out += out.dtype.type(0)
             return out
         m = xp.max(x, axis=dim, keepdims=True)
