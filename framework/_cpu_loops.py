@@ -40,9 +40,9 @@ def tail_ranges(n, threads=None, width=WIDTH):
     return [(s + (e - s) // width * width, e) for s, e in chunks if (e - s) % width]
 
 
-def with_tail(fast, slow):
+def with_tail(fast, slow, width=WIDTH):
     """`fast` (C-contiguous) with the scalar-loop elements taken from `slow` (same shape)."""
-    ranges = tail_ranges(fast.size)
+    ranges = tail_ranges(fast.size, width=width)
     if not ranges:
         return fast
     out, alt = fast.reshape(-1), slow.reshape(-1)

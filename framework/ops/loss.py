@@ -24,6 +24,7 @@ from .loss_backward import (
     bce_logits_input_backward,
     bce_logits_target_backward,
     bce_target_backward,
+    kernel,
     loss_double_backward,
 )
 from .nll_backward import nll_double_backward
@@ -59,6 +60,13 @@ def _reduce(xp, loss, reduction):
     if reduction == "mean":  # no NumPy warning for an empty loss: nan, as torch
         return loss.sum() / loss.dtype.type(loss.size)
     return loss.sum()
+
+
+def _wrap_kernel(node_cls, grad, x, y, **params):
+    """A pointwise loss's first gradient as a tensor: the node's array kernel (loss_backward's
+    `kernel`), the values its create_graph node gives."""
+    out = kernel(node_cls, grad._data, x._data, y._data, **params)
+    return Tensor._make(out.astype(x._data.dtype, copy=False), x.device)
 
 
 def _scale(grad, reduction, numel):
@@ -129,8 +137,13 @@ class MseLoss(Op):
             params = {"reduction": self.reduction, "numel": self.numel}
             needs = self.needs_input_grad
             return loss_double_backward(MseLossBackward, grad, x, y, needs, **params)
-        g = _scale(grad, self.reduction, self.numel) * 2 * (x - y)  # d/dx (x-y)^2
-        return g, -g
+        if vmap_hook[0]:  # a batched upstream gradient: composed (the same formula)
+            g = _scale(grad, self.reduction, self.numel) * 2 * (x - y)
+        else:
+            g = _wrap_kernel(
+                MseLossBackward, grad, x, y, reduction=self.reduction, numel=self.numel
+            )
+        return g, -g  # (the target's: the kernel with the two swapped, exactly -g)
 
     jvp = Op.jvp_reduction
 
@@ -269,11 +282,14 @@ class SmoothL1Loss(Op):
             params = {"reduction": self.reduction, "numel": self.numel}
             params.update(beta=self.beta, scale=self.scale)
             return loss_double_backward(node, grad, x, y, self.needs_input_grad, **params)
-        d = x - y
-        slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan
-        g = _scale(grad, self.reduction, self.numel) * slope
-        if self.scale != 1.0:
-            g = g * self.scale
+        if vmap_hook[0]:  # a batched upstream gradient: composed (the same formula)
+            d = x - y
+            slope = d.sign().where(d.abs() >= self.beta, d / self.beta)  # nan stays nan
+            g = _scale(grad, self.reduction, self.numel) * slope
+            return (g * self.scale if self.scale != 1.0 else g), -g * self.scale
+        node = HuberLossBackward if isinstance(self, HuberLoss) else SmoothL1LossBackward
+        params = {"reduction": self.reduction, "numel": self.numel, "beta": self.beta}
+        g = _wrap_kernel(node, grad, x, y, **params)
         return g, -g
 
     jvp = Op.jvp_reduction
@@ -410,12 +426,16 @@ class BinaryCrossEntropy(Op):
             gx = BinaryCrossEntropyBackward.apply(grad, x, y, **params) if need_x else None
             gy = bce_target_backward(grad, x, w, self.reduction, self.numel) if need_y else None
             return gx, gy, None
-        g = _scale(grad, self.reduction, self.numel)
-        if w is not None:
-            g = g * w
         need_x, need_y = self.needs_input_grad[:2]
-        # torch divides by max(x (1 - x), 1e-12) to stay finite at 0 and 1
-        grad_x = g * (x - y) / (x * (1 - x)).clamp(min=1e-12) if need_x else None
+        params = {"reduction": self.reduction, "numel": self.numel, "weight": w}
+        if not need_x:
+            grad_x = None
+        elif vmap_hook[0]:  # a batched upstream gradient: composed (the same formula)
+            g = _scale(grad, self.reduction, self.numel)
+            g = g * w if w is not None else g
+            grad_x = g * (x - y) / (x * (1 - x)).clamp(min=1e-12)
+        else:
+            grad_x = _wrap_kernel(BinaryCrossEntropyBackward, grad, x, y, **params)
         grad_y = bce_target_backward(grad, x, w, self.reduction, self.numel) if need_y else None
         return grad_x, grad_y, None
 
@@ -511,22 +531,10 @@ class BinaryCrossEntropyWithLogits(Op):
             gx = bce_logits_input_backward(*args) if need_x else None
             gy = bce_logits_target_backward(*args) if need_y else None
             return gx, gy, None, None
-        g = _scale(grad, self.reduction, self.numel)
-        if w is not None:
-            g = g * w
-        need_x, need_y = self.needs_input_grad[:2]
-        grad_x = grad_y = None
-        if pw is None:
-            if need_x:
-                grad_x = g * (x.sigmoid() - y)
-            if need_y:
-                grad_y = g * -x
-        else:
-            if need_x:  # (1 + (pw-1) y) sigmoid(x) - pw y
-                grad_x = g * ((1 + (pw - 1) * y) * x.sigmoid() - pw * y)
-            if need_y:  # -x + (pw - 1) softplus(-x)
-                softplus_neg = (-x).relu() + ((-x.abs()).exp() + 1).log()
-                grad_y = g * (-x + (pw - 1) * softplus_neg)
+        need_x, need_y = self.needs_input_grad[:2]  # torch's formulas in torch's order
+        args = (grad, x, y, w, pw, self.reduction, self.numel)
+        grad_x = bce_logits_input_backward(*args) if need_x else None
+        grad_y = bce_logits_target_backward(*args) if need_y else None
         return grad_x, grad_y, None, None
 
     jvp = Op.jvp_reduction

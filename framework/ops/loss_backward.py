@@ -4,14 +4,28 @@ SoftMarginLossBackwardBackward0 and BinaryCrossEntropyBackwardBackward0. Each co
 first gradient of one input with the loss's own formula (the same values as a plain backward)
 and differentiates it with torch's double-backward formulas (FunctionsManual.cpp)."""
 
+from .._cpu_loops import tail_ranges
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
-from ..backend import device_of
+from ..backend import CPU, device_of, xp_for
 from ..tensor import Tensor
 
 
 def _t(a):
     return Tensor._make(a, device_of(a))
+
+
+def _norm(value, reduction, numel):
+    """The kernels' scale: value / numel for a mean (a double, as torch's `norm`), else value."""
+    if reduction != "mean":
+        return value
+    return value / numel if numel else float("inf")  # (an empty input: no element reads it)
+
+
+def kernel(node_cls, g, x, y, **params):
+    """The first gradient of a pointwise loss, `node_cls.first` on the arrays (g, x, y): the
+    plain backward's values and the create_graph node's forward, the same bits."""
+    return xp_for(device_of(x)).asarray(node_cls.first(g, x, y, **params))
 
 
 def _per_element(g, reduction, numel):
@@ -34,9 +48,8 @@ class _LossBackward(Op):
 
     def forward(self, g, x, y, **params):
         self.kernel_params = params
-        with no_grad():
-            out = self.first(_t(g), _t(x), _t(y), **params)._data
-        return out.astype(x.dtype, copy=False)  # self's dtype, as torch's (mixed mse_loss)
+        return kernel(self, g, x, y, **params).astype(x.dtype, copy=False)  # self's dtype,
+        #  as torch's (mixed mse_loss)
 
     def backward(self, gg):
         go, x, y = self.inputs
@@ -62,8 +75,10 @@ class MseLossBackward(_LossBackward):
 
     @staticmethod
     def first(g, x, y, reduction="mean", numel=1):
-        """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
-        return _per_element(g, reduction, numel) * 2 * (x - y)  # d/dx (x-y)^2
+        """The first-order gradient: torch's mse_backward kernel, (norm (x - y)) g with
+        norm = 2 [/ numel] in the computation's dtype."""
+        d = x - y
+        return d.dtype.type(_norm(2.0, reduction, numel)) * d * g
 
     @staticmethod
     def double(g, x, y, reduction="mean", numel=1):
@@ -76,13 +91,43 @@ class SmoothL1LossBackward(_LossBackward):
 
     node_name = "SmoothL1LossBackwardBackward0"
 
-    @staticmethod
-    def first(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
-        """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
+    huber = False
+
+    @classmethod
+    def first(cls, g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+        """The first-order gradient: torch's smooth_l1_backward (huber_backward) kernel,
+        its vectorized body `norm * out * g` (out: x / beta or +-1; huber: x or +-delta) and
+        its scalar tail's own order for the last elements (see framework/_cpu_loops.py)."""
         d = x - y
-        slope = d.sign().where(d.abs() >= beta, d / beta)  # nan stays nan
-        g = _per_element(g, reduction, numel) * slope
-        return g * scale if scale != 1.0 else g
+        t, dev = d.dtype.type, device_of(d)
+        xp = xp_for(dev)
+        norm, b = t(_norm(1.0, reduction, numel)), t(beta)
+        sign = xp.where(d > 0, t(1), t(-1))
+        if cls.huber:
+            body = norm * xp.where(xp.abs(d) >= b, sign * b, d) * g
+        else:
+            body = norm * xp.where(xp.abs(d) >= b, sign, d / b) * g
+        body = xp.asarray(body, dtype=d.dtype)
+        g = xp.asarray(g, dtype=d.dtype)
+        contiguous = d.flags.c_contiguous and (g.size == 1 or g.shape == d.shape)
+        if dev is not CPU or not contiguous or not d.size:  # (a broadcast input: most
+            return body  # elements go through the vectorized body)
+        width = 64 // d.dtype.itemsize  # torch's AVX2 loop: two vectors per step
+        flat, df, gf = body.reshape(-1), d.reshape(-1), g.reshape(-1)
+        for s, e in tail_ranges(d.size, width=width):  # the scalar lambda: beta (delta) a
+            dd, gg = df[s:e], (gf if g.size == 1 else gf[s:e])  # double, as it is captured
+            if cls.huber:
+                inside, outside = (
+                    norm * dd * gg,
+                    ((norm * gg).astype(xp.float64) * beta).astype(d.dtype),
+                )
+            else:
+                inside, outside = (
+                    ((norm * dd * gg).astype(xp.float64) / beta).astype(d.dtype),
+                    norm * gg,
+                )
+            flat[s:e] = xp.where(dd <= -beta, -outside, xp.where(dd >= beta, outside, inside))
+        return body
 
     @staticmethod
     def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
@@ -98,6 +143,7 @@ class HuberLossBackward(SmoothL1LossBackward):
     against the incoming gradient (torch's huber_loss_double_backward_grad_output)."""
 
     node_name = "HuberLossBackwardBackward0"
+    huber = True
     jvp = Op.jvp_not_implemented  # as torch 2.13
     jvp_name = "huber_loss_backward"
 
@@ -160,12 +206,15 @@ class BinaryCrossEntropyBackward(_LossBackward):
 
     @staticmethod
     def first(g, x, y, reduction="mean", numel=1, weight=None):
-        """The first-order gradient, in Tensor ops (the kernel's formula, differentiable)."""
-        g = _per_element(g, reduction, numel)
+        """The first-order gradient: torch's kernel g (x - y) / max((1 - x) x, 1e-12), then
+        times the weight, then / numel for a mean (each rounded, in torch's order)."""
+        t = x.dtype.type
+        denom = (t(1) - x) * x
+        xp = xp_for(device_of(x))
+        out = g * (x - y) / xp.where(denom < t(1e-12), t(1e-12), denom)  # std::max (NaN kept)
         if weight is not None:
-            g = g * weight
-        # torch divides by max(x (1 - x), 1e-12) to stay finite at 0 and 1
-        return g * (x - y) / (x * (1 - x)).clamp(min=1e-12)
+            out = out * (weight._data if isinstance(weight, Tensor) else weight)
+        return out / t(numel) if reduction == "mean" else out
 
     def backward(self, gg):
         go, x, y = self.inputs
