@@ -17,6 +17,7 @@ from ..autograd.grad_mode import _State, fw_in_use, hooks_in_use, state
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from . import activation as _act  # (partly initialised here: read at call time)
+from ._sum_kernel import nll_sums
 
 _new = object.__new__
 _ndarray = _np.ndarray
@@ -77,7 +78,8 @@ def _nll(nll_op, input, logp, target, t):
     dt = logp.dtype
     rows, ones, keep = _consts(n, dt)
     total = dt.type(n)  # the sum of the per-row weights (all 1): -sum(x[n, t[n]]) / N
-    out = _np.asarray(_np.add.reduce(logp[rows, t]) / dt.type(-n))
+    sums = nll_sums(logp[rows, t], ones, keep)  # torch's cascaded sum, else NumPy's
+    out = _np.asarray(sums[0] / total if sums else _np.add.reduce(logp[rows, t]) / dt.type(-n))
     if not (input._rg and state.enabled):
         return Tensor._make(out, input._device)
     fn = _new(nll_op._node_cls)

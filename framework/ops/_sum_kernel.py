@@ -159,6 +159,38 @@ def outer_sum_loop(x, blocks, n, cols, width, out):
             j += 1
 
 
+def nll_sums_loop(vals, wts, keep, out):
+    """ATen's nll_loss / nll_loss2d forward sums (nll_loss_out_frame): over the elements in
+    order, skipping ignored ones, ``loss -= value * weight`` and ``total += weight`` into
+    eight partial sums, level j folded into level j + 1 after element b whenever b's 4-bit
+    digit j is 0 (level_power 4 below 2**40 elements), then added up from level 0; the two
+    results go to ``out``."""
+    n = vals.shape[0]
+    lp = max(4, _ceil_log2(n) // 8)
+    mask = (1 << lp) - 1
+    loss = np.zeros(8, vals.dtype)
+    weight = np.zeros(8, vals.dtype)
+    for b in range(n):
+        if not keep[b]:
+            continue
+        loss[0] -= vals[b] * wts[b]
+        weight[0] += wts[b]
+        for j in range(7):
+            if b & (mask << (j * lp)):
+                break
+            loss[j + 1] += loss[j]
+            weight[j + 1] += weight[j]
+            loss[j] = 0
+            weight[j] = 0
+    total_loss = vals.dtype.type(0)
+    total_weight = vals.dtype.type(0)
+    for j in range(8):
+        total_loss += loss[j]
+        total_weight += weight[j]
+    out[0] = total_loss
+    out[1] = total_weight
+
+
 # the compiled helpers once framework.ops._fused built them (the loops call them by name)
 _ceil_log2, _multi_row_sum, _row_sum = ceil_log2, multi_row_sum, row_sum
 
@@ -236,3 +268,22 @@ def torch_sum(x, axes):
     out = np.empty(blocks * cols, x.dtype)
     k.torch_outer_sum(flat, blocks, n, cols, width, out)
     return out
+
+
+def nll_sums(vals, wts, keep):
+    """(the summed loss, the total weight) of nll_loss over flat arrays of the picked values,
+    their weights and the kept (not ignored) mask, in torch's order (``nll_sums_loop``); None
+    without the compiled loops or for other than float32/float64 NumPy arrays."""
+    if type(vals) is not np.ndarray or vals.dtype.char not in "fd":
+        return None
+    k = _KERNELS[0] or _kernels()
+    if k is None:
+        return None
+    out = np.empty(2, vals.dtype)
+    k.torch_nll_sums(
+        np.ascontiguousarray(vals).reshape(-1),
+        np.ascontiguousarray(wts, dtype=vals.dtype).reshape(-1),
+        np.ascontiguousarray(keep).reshape(-1),
+        out,
+    )
+    return out[0], out[1]

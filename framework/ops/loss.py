@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from .. import dtypes
 from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
+from ._sum_kernel import nll_sums
 from . import _loss_fast as _fast
 from .loss_backward import (
     BinaryCrossEntropyBackward,
@@ -703,6 +704,15 @@ class NllLoss(Op):
             loss = xp.where(ignored, 0, loss)
         if reduction == "none":
             return loss.reshape(t.shape)
+        sums = nll_sums(picked, wt, self.keep) if self.half is None else None
+        if sums is not None:  # torch's cascaded sums (its total weight too)
+            summed, total = sums
+            self.total_weight = xp.asarray(total)
+            if reduction == "sum":
+                return xp.asarray(summed)
+            self.denom = total
+            with _quiet(xp):  # every target ignored: 0/0 = nan, silently, as in torch
+                return xp.asarray(summed / total)
         if reduction == "sum":
             return loss.sum()
         self.denom = total
