@@ -122,16 +122,10 @@ def _zero_as_sorted(xp, flat, vals):
     signs = xp.signbit(flat[zero])
     if not (signs.any() and not signs.all()):
         return vals
-    from ._stdsort import _std_sort
+    from ._stdsort import ASC, sort_order
 
     values = flat.tolist()
-
-    def less(a, b):
-        """std::sort's comparison of positions a and b: value order, NaN last."""
-        va, vb = values[a], values[b]
-        return va < vb or (vb != vb and va == va)
-
-    order = _std_sort(list(range(len(values))), less)
+    order = sort_order(values, 1, ASC)  # std::sort's comparator: value order, NaN last
     first = next(values[i] for i in order if values[i] == 0)
     vals = vals.copy()
     vals[vals == 0] = first
