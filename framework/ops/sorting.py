@@ -67,7 +67,9 @@ class _Select(Op):
 
 def _rows(a, axis):
     """a with `axis` moved last, as a 2-D (rows, n) array (a copy where it must be)."""
-    return np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+    if axis != a.ndim - 1:
+        a = np.moveaxis(a, axis, -1)
+    return a.reshape(-1, a.shape[-1])
 
 
 def _put_rows(idx, axis, which, rows):
@@ -90,24 +92,29 @@ def _tied_rows(s, axis, descending):
 
 
 def _sort_order(xp, x, axis, descending, stable):
-    """torch's CPU sort of x along axis: (indices, sorted values). Stable sort (std::
-    stable_sort's order) first; a row with ties is replayed with std::sort unless the sort is
-    stable, has at most 16 elements (insertion sort, stable), is fbgemm's radix sort (1-D
-    integers from 32,768 elements, ascending: stable) or x has stride 0 along the dim (torch
-    skips the sort: indices 0..n-1)."""
-    idx = _argsort(xp, x, axis, descending)
+    """torch's CPU sort of x along axis: (indices, the sorted values or None). Where nothing
+    ties every sort gives the one order, so NumPy's fastest gives it; a row with ties is
+    replayed with std::sort. A stable sort (std::stable_sort: NumPy's stable sort), up to 16
+    elements (std::sort's insertion sort, stable too), fbgemm's radix sort (1-D integers from
+    32,768 elements, ascending: stable) and a stride-0 dim (torch skips the sort: indices
+    0..n-1) take no replay."""
     n = x.shape[axis]
     radix = x.ndim == 1 and x.dtype.kind in "iu" and not descending and n >= 32768
     if xp is not np or stable or n <= 16 or radix or x.size == 0:
-        return idx, None
+        return _argsort(xp, x, axis, descending), None
     if x.strides[axis] == 0:
         shape = [1] * x.ndim
         shape[axis] = n
         return np.broadcast_to(np.arange(n).reshape(shape), x.shape).copy(), None
+    idx = np.argsort(x, axis=axis)  # NaN last; reversed: first, as torch's descending order
+    if descending:
+        idx = np.flip(idx, axis=axis)
     s = np.take_along_axis(x, idx, axis=axis)
     tied = _tied_rows(s, axis, descending)
     if not tied.any():
         return idx, s
+    if not _stdsort.can_replay(int(tied.sum()) * n):  # Python steps only: the stable order
+        return _argsort(xp, x, axis, descending), None
     mode = _stdsort.DESC if descending else _stdsort.ASC
     order = _stdsort.sort_rows(_rows(x, axis)[tied], mode)
     return _put_rows(idx, axis, tied, order), None
@@ -215,37 +222,47 @@ class Topk(_Select):
 
 
 def _topk_order(xp, x, k, axis, largest, sorted):
-    """torch's CPU topk indices along axis: the k largest (smallest) in stable order first,
-    by a partition and a sort of the k picked (a full sort for k >= n / 2); a row where ties
-    (equal values among the k or across the k-th place, two NaNs) could change them, and every
-    row where torch leaves nth_element's order (sorted=False with k * 64 > n), replayed."""
+    """torch's CPU topk indices along axis. Without ties the k largest (smallest) in order
+    are one answer, found by NumPy (a partition and a sort of the k picked; a full sort for k
+    >= n / 2); a row where ties (equal values among the k or across the k-th place, two NaNs)
+    could change them, and every row where torch leaves nth_element's order (sorted=False
+    with k * 64 > n), is replayed."""
     n = x.shape[axis]
-    if 0 < k < n // 2:  # partition (NaN sorts last: the largest, as in torch), then sort the k
-        part = xp.argpartition(x, n - k if largest else k - 1, axis=axis)
-        part = xp.take(part, xp.arange(n - k, n) if largest else xp.arange(k), axis=axis)
-        picked = xp.take_along_axis(x, part, axis=axis)
-        order = _argsort(xp, picked, axis, largest)
-        idx = xp.take_along_axis(part, order, axis=axis)
-    else:
+    if xp is not np or k == 0 or n <= 1:  # CuPy: stable order
         idx = xp.take(_argsort(xp, x, axis, largest), xp.arange(k), axis=axis)
-    if xp is not np or k == 0 or n <= 1:
         return idx
     rows = _rows(x, axis)
+    r = np.arange(rows.shape[0])[:, None]
+    if k < n // 2:  # partition (NaN sorts last: the largest, as in torch), then sort the k
+        part = np.argpartition(rows, n - k if largest else k - 1, axis=1)
+        part = part[:, n - k :] if largest else part[:, :k]
+        top = rows[r, part]
+        order = np.argsort(top, axis=1)
+        if largest:
+            order = order[:, ::-1]
+        idx, top = part[r, order], top[r, order]
+    else:
+        idx = np.argsort(rows, axis=1)
+        idx = idx[:, ::-1][:, :k] if largest else idx[:, :k]
+        top = rows[r, idx]
     if not sorted and k * 64 > n and k > 1 and n > 3:  # nth_element's order, not sorted
         replay = np.ones(rows.shape[0], dtype=bool)
     else:
-        top = _rows(np.take_along_axis(x, idx, axis=axis), axis)
         replay = (top[:, 1:] == top[:, :-1]).any(-1)  # a tie among the k
         if k < n:  # a tie across the k-th place: the k-th value also outside the k
             last = top[:, -1:]
             replay |= (rows == last).sum(-1) > (top == last).sum(-1)
         if rows.dtype.kind not in "iub":  # two NaNs
             replay |= (rows != rows).sum(-1) > 1
-    if not replay.any():
-        return idx
-    mode = _stdsort.DESC if largest else _stdsort.ASC
-    order = _stdsort.topk_rows(rows[replay], k, mode, bool(sorted))
-    return _put_rows(idx, axis, replay, order)
+    if replay.any() and not _stdsort.can_replay(int(replay.sum()) * n):
+        return xp.take(_argsort(xp, x, axis, largest), xp.arange(k), axis=axis)
+    if replay.any():
+        mode = _stdsort.DESC if largest else _stdsort.ASC
+        idx = idx.copy()
+        idx[replay] = _stdsort.topk_rows(rows[replay], k, mode, bool(sorted))
+    shape = list(x.shape)
+    del shape[axis]
+    return np.moveaxis(idx.reshape(shape + [k]), -1, axis)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -313,7 +330,7 @@ class _Pick(_Select):
             return idx
         rows = _rows(x, dim)
         replay = (rows != rows).all(-1)
-        if not replay.any():
+        if not replay.any() or not _stdsort.can_replay(int(replay.sum()) * n):
             return idx
         picked = _stdsort.select_rows(rows[replay], 0, _stdsort.LEX, quick=False)
         return _put_rows(idx, dim, replay, picked[:, None])
@@ -330,7 +347,7 @@ class Kthvalue(_Pick):
         replay = (rows == val).sum(-1) > 1
         if rows.dtype.kind not in "iub":
             replay |= (val[:, 0] != val[:, 0]) & ((rows != rows).sum(-1) > 1)
-        if not replay.any():
+        if not replay.any() or not _stdsort.can_replay(int(replay.sum()) * x.shape[dim]):
             return idx
         picked = _stdsort.select_rows(rows[replay], pos, _stdsort.DESC, quick=True)
         return _put_rows(idx, dim, replay, picked[:, None])
@@ -367,7 +384,28 @@ class Median(Op):
         pos = xp.maximum(k - 1, 0) // 2
         out = xp.take_along_axis(s, pos[..., None], axis=-1)[..., 0]
         bad = (k == 0) if self.skip_nan else nan.any(-1)
-        return xp.where(bad, xp.asarray(xp.nan, dtype=x.dtype), out).astype(x.dtype)
+        out = xp.where(bad, xp.asarray(xp.nan, dtype=x.dtype), out).astype(x.dtype)
+        if xp is np:
+            out = self._zero_sign(x, flat, out, pos)
+        return out
+
+    def _zero_sign(self, x, flat, out, pos):
+        """out with a zero median signed as torch's: std::nth_element over the clone (memory
+        order) leaves -0 or +0 at the median's place where zeros of both signs tie there."""
+        zero = out.reshape(-1) == 0
+        if not zero.any():
+            return out
+        rows = (x.ravel(order="K") if self.lead == 0 else flat).reshape(zero.size, -1)
+        neg = np.signbit(rows) & (rows == 0)
+        zero &= neg.any(-1) & ((rows == 0) & ~neg).any(-1)
+        if not zero.any() or not _stdsort.can_replay(int(zero.sum()) * rows.shape[1]):
+            return out
+        mode = _stdsort.ASC if self.skip_nan else _stdsort.LEX  # a < b (NaN last)
+        out, pos = out.copy().reshape(-1), pos.reshape(-1)
+        for r in np.nonzero(zero)[0].tolist():
+            (i,) = _stdsort.select_rows(rows[r : r + 1], int(pos[r]), mode, quick=False)
+            out[r] = rows[r, i]
+        return out.reshape(flat.shape[:-1])
 
     def backward(self, grad):
         (x,) = self.inputs

@@ -25,20 +25,7 @@ from ops.optable import CHAIN, OPS, OpInfo
 SILENT, EXCEPTION, WORDING, NODE, KNOWN = "silent", "exception", "wording", "node", "known"
 
 # Deliberate differences (README "Known differences"): (op, predicate on the program).
-KNOWN_DIFFERENCES = {
-    # the order of tied elements is unspecified in torch (ours: their original order)
-    ("topk", "out1"): lambda p: _has_ties(p),
-    ("sort", "out1"): lambda p: _has_ties(p),
-    ("argsort", "out0"): lambda p: _has_ties(p),
-    ("kthvalue", "out1"): lambda p: _has_ties(p),
-    ("median", "out1"): lambda p: _has_ties(p),
-    ("nanmedian", "out1"): lambda p: _has_ties(p),
-    ("kthvalue", "grad"): lambda p: _has_ties(p),
-    ("median", "grad"): lambda p: _has_ties(p),
-    ("nanmedian", "grad"): lambda p: _has_ties(p),
-    ("quantile", "grad"): lambda p: _has_ties(p),  # which tied element the gather reads
-    ("nanquantile", "grad"): lambda p: _has_ties(p),
-}
+KNOWN_DIFFERENCES = {}
 
 
 def also_known(names, whats, rule):
@@ -59,11 +46,6 @@ CONVOLUTIONS = (
     "conv_transpose2d",
     "conv_transpose3d",
 )
-
-
-def _has_ties(p):
-    a = p.args[0].a
-    return a.size != np.unique(a).size
 
 
 # torch marks an integer/bool tensor that received a value requiring grad as requiring grad
