@@ -11,7 +11,10 @@ comparing elements through `less(keys, m, a, b, mode)`: element a is the m keys 
   skipped (so -0 == 0, and a NaN ties with anything: not a strict weak ordering; the unguarded
   scans then stop at the ends of the range where C++ would read past them);
 - ``ASC`` (1): ``(!isnan(a) && isnan(b)) || a < b`` (one key: sort ascending, NaN last);
-- ``DESC`` (2): ``(isnan(a) && !isnan(b)) || a > b`` (descending, NaN first; TH's gt_or_nan).
+- ``DESC`` (2): ``(isnan(a) && !isnan(b)) || a > b`` (descending, NaN first; TH's gt_or_nan);
+- ``ORDER`` (3): ``<`` on int64 order keys (``order_keys``: ASC's or DESC's order as integers,
+  -0 and 0 one key, NaNs one key), which the row functions below sort by (no NaN tests, no
+  branch on the mode in the inner loops' comparisons: a sixth faster than on floats).
 
 Compiled with numba where it is installed (``framework.ops._fused.kernels()`` is not None),
 else run as Python over lists (the same steps; about 1 us a comparison, 7.5 ms for a row of
@@ -24,12 +27,14 @@ Example:
 
 import numpy as np
 
-LEX, ASC, DESC = 0, 1, 2
+LEX, ASC, DESC, ORDER = 0, 1, 2, 3
 _THRESHOLD = 16  # libstdc++'s _S_threshold: introsort leaves runs of 16 to insertion sort
 
 
 def less(keys, m, a, b, mode):
     """torch's comparator (see the module) on elements a and b."""
+    if mode == 3:
+        return keys[a] < keys[b]
     if mode == 1:
         x = keys[a]
         y = keys[b]
@@ -398,10 +403,33 @@ def _keys(a):
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
+_SIGN = np.int64(-(2**63))
+
+
+def order_keys(a, mode):
+    """int64 keys whose `<` is `mode`'s comparator (ASC or DESC) on a's values: a float's bits
+    with the magnitude bits of negatives flipped (after -0 -> +0), NaN the largest; an
+    unsigned 64-bit value with its top bit flipped; DESC the bitwise complement (~k = -k - 1:
+    the order reversed, NaN then the smallest)."""
+    a = np.asarray(a)
+    if a.dtype == np.uint64:
+        k = a.view(np.int64) ^ _SIGN
+    elif a.dtype.kind in "iub":
+        k = a.astype(np.int64)
+    else:
+        f = a.astype(np.float64) + 0.0  # -0 -> +0
+        b = f.view(np.int64)
+        k = np.where(b < 0, b ^ np.int64(2**63 - 1), b)
+        k[f != f] = np.iinfo(np.int64).max
+    if mode == DESC:
+        k = ~k
+    return np.ascontiguousarray(k)
+
+
 def sort_rows(rows, mode):
     """std::sort's order of each row of the 2-D `rows` under `mode` (ASC or DESC): an int64
     array of rows' shape."""
-    keys = _keys(rows)
+    keys, mode = order_keys(rows, mode), ORDER
     out = np.empty(keys.shape, dtype=np.int64)
     k = _compiled()
     if k is not None:
@@ -417,7 +445,7 @@ def sort_rows(rows, mode):
 def topk_rows(rows, k, mode, sorted_):
     """torch's topk order of each row of the 2-D `rows` (mode DESC for largest, else ASC):
     the (rows, k) ids."""
-    keys = _keys(rows)
+    keys, mode = order_keys(rows, mode), ORDER
     out = np.empty(keys.shape, dtype=np.int64)
     c = _compiled()
     if c is not None:
@@ -439,7 +467,10 @@ def topk_rows(rows, k, mode, sorted_):
 def select_rows(rows, k, mode, quick):
     """The id that TH's quick select (`quick`) or std::nth_element leaves at position k of
     each row of the 2-D `rows`: an int64 array of len(rows)."""
-    keys = _keys(rows)
+    if mode in (ASC, DESC):
+        keys, mode = order_keys(rows, mode), ORDER
+    else:
+        keys = _keys(rows)
     out = np.empty(keys.shape[0], dtype=np.int64)
     c = _compiled()
     if c is not None:

@@ -80,17 +80,6 @@ def _put_rows(idx, axis, which, rows):
     return np.moveaxis(flat.reshape(moved.shape), -1, axis)
 
 
-def _tied_rows(s, axis, descending):
-    """Which rows (of _rows) of the sorted array s hold two equal neighbours: equal values,
-    zeros of both signs, or two NaNs (sorted last ascending, first descending)."""
-    r = _rows(s, axis)
-    tie = (r[:, 1:] == r[:, :-1]).any(-1)
-    if r.dtype.kind not in "iub":
-        probe = r[:, 1] if descending else r[:, -2]
-        tie |= probe != probe
-    return tie
-
-
 def _sort_order(xp, x, axis, descending, stable):
     """torch's CPU sort of x along axis: (indices, the sorted values or None). Where nothing
     ties every sort gives the one order, so NumPy's fastest gives it; a row with ties is
@@ -106,18 +95,31 @@ def _sort_order(xp, x, axis, descending, stable):
         shape = [1] * x.ndim
         shape[axis] = n
         return np.broadcast_to(np.arange(n).reshape(shape), x.shape).copy(), None
-    idx = np.argsort(x, axis=axis)  # NaN last; reversed: first, as torch's descending order
+    rows = _rows(x, axis)
+    idx = np.argsort(rows, axis=1)  # NaN last; reversed: first, as torch's descending order
     if descending:
-        idx = np.flip(idx, axis=axis)
-    s = np.take_along_axis(x, idx, axis=axis)
-    tied = _tied_rows(s, axis, descending)
-    if not tied.any():
-        return idx, s
-    if not _stdsort.can_replay(int(tied.sum()) * n):  # Python steps only: the stable order
-        return _argsort(xp, x, axis, descending), None
-    mode = _stdsort.DESC if descending else _stdsort.ASC
-    order = _stdsort.sort_rows(_rows(x, axis)[tied], mode)
-    return _put_rows(idx, axis, tied, order), None
+        idx = idx[:, ::-1]
+    r = np.arange(rows.shape[0])[:, None]
+    s = rows[r, idx]
+    tied = (s[:, 1:] == s[:, :-1]).any(-1)
+    if rows.dtype.kind not in "iub":  # two NaNs
+        probe = s[:, 1] if descending else s[:, -2]
+        tied |= probe != probe
+    if tied.any():
+        if not _stdsort.can_replay(int(tied.sum()) * n):  # Python steps only: stable order
+            return _argsort(xp, x, axis, descending), None
+        idx = idx.copy()
+        idx[tied] = _stdsort.sort_rows(rows[tied], _stdsort.DESC if descending else _stdsort.ASC)
+        s = rows[r, idx]
+    return _unrows(idx, x.shape, axis), _unrows(s, x.shape, axis)
+
+
+def _unrows(r, shape, axis):
+    """The inverse of _rows: the (rows, n) array r as an array of `shape` (n along axis)."""
+    moved = shape[:axis] + shape[axis + 1 :] + (shape[axis],)
+    if axis == len(shape) - 1:
+        return r.reshape(moved)
+    return np.moveaxis(r.reshape(moved), -1, axis)
 
 
 class Sort(_Select):
@@ -252,17 +254,20 @@ def _topk_order(xp, x, k, axis, largest, sorted):
         if k < n:  # a tie across the k-th place: the k-th value also outside the k
             last = top[:, -1:]
             replay |= (rows == last).sum(-1) > (top == last).sum(-1)
-        if rows.dtype.kind not in "iub":  # two NaNs
-            replay |= (rows != rows).sum(-1) > 1
-    if replay.any() and not _stdsort.can_replay(int(replay.sum()) * n):
-        return xp.take(_argsort(xp, x, axis, largest), xp.arange(k), axis=axis)
+        if rows.dtype.kind not in "iub":  # two NaNs, one among the k (NaN: the largest)
+            nan = (top != top).any(-1)
+            if nan.any():
+                replay |= nan & ((rows != rows).sum(-1) > 1)
     if replay.any():
+        if not _stdsort.can_replay(int(replay.sum()) * n):  # Python steps: stable order
+            return xp.take(_argsort(xp, x, axis, largest), xp.arange(k), axis=axis)
         mode = _stdsort.DESC if largest else _stdsort.ASC
         idx = idx.copy()
         idx[replay] = _stdsort.topk_rows(rows[replay], k, mode, bool(sorted))
-    shape = list(x.shape)
-    del shape[axis]
-    return np.moveaxis(idx.reshape(shape + [k]), -1, axis)
+    shape = x.shape[:axis] + x.shape[axis + 1 :] + (k,)
+    if axis == x.ndim - 1:
+        return idx.reshape(shape)
+    return np.moveaxis(idx.reshape(shape), -1, axis)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -332,7 +337,8 @@ class _Pick(_Select):
         replay = (rows != rows).all(-1)
         if not replay.any() or not _stdsort.can_replay(int(replay.sum()) * n):
             return idx
-        picked = _stdsort.select_rows(rows[replay], 0, _stdsort.LEX, quick=False)
+        # nth_element's comparator is false for two NaNs: as ASC's order of NaNs
+        picked = _stdsort.select_rows(rows[replay], 0, _stdsort.ASC, quick=False)
         return _put_rows(idx, dim, replay, picked[:, None])
 
 
@@ -400,7 +406,7 @@ class Median(Op):
         zero &= neg.any(-1) & ((rows == 0) & ~neg).any(-1)
         if not zero.any() or not _stdsort.can_replay(int(zero.sum()) * rows.shape[1]):
             return out
-        mode = _stdsort.ASC if self.skip_nan else _stdsort.LEX  # a < b (NaN last)
+        mode = _stdsort.ASC  # median: a < b (no NaN here); nanmedian's: NaN last
         out, pos = out.copy().reshape(-1), pos.reshape(-1)
         for r in np.nonzero(zero)[0].tolist():
             (i,) = _stdsort.select_rows(rows[r : r + 1], int(pos[r]), mode, quick=False)
