@@ -1,10 +1,11 @@
 """Order statistics: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode.
 
 NaN sorts last ascending, first descending, as in torch. Tied elements come in torch's CPU
-order: NumPy's stable sort gives the order wherever nothing ties; a row (a slice along the
-dim) where equal values (or NaNs, or zeros of both signs) could change it is replayed with the
-algorithm torch runs (libstdc++'s std::sort, partial_sort, nth_element, TH's quick select:
-``_stdsort``). Selected values get their gradient at the index they came from.
+order: NumPy's sorts give the order wherever nothing ties (any sort gives the one order then;
+its stable sort where torch's is stable); a row (a slice along the dim) where equal values (or
+NaNs, or zeros of both signs) could change it is replayed with the algorithm torch runs
+(libstdc++'s std::sort, partial_sort, nth_element, TH's quick select: ``_stdsort``). Selected
+values get their gradient at the index they came from.
 """
 
 import inspect
