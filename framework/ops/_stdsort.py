@@ -29,6 +29,7 @@ import numpy as np
 
 LEX, ASC, DESC, ORDER = 0, 1, 2, 3
 _THRESHOLD = 16  # libstdc++'s _S_threshold: introsort leaves runs of 16 to insertion sort
+STACK = 3 * 130  # std_sort's frames: 2 lg(n) + 1 <= 127 of 3 elements for any int64 n
 
 
 def less(keys, m, a, b, mode):
@@ -164,15 +165,16 @@ def partition_pivot(v, lo, hi, keys, m, mode):
         first += 1
 
 
-def std_sort(v, lo, hi, keys, m, mode):
+def std_sort(v, lo, hi, keys, m, mode, stack):
     """std::sort of v[lo:hi]: introsort (median-of-three quicksort down to runs of 16, heapsort
     below 2 lg(n) levels) then the final insertion sort. The ranges are independent, so a
-    stack in any order replays C++'s recursion."""
+    stack in any order replays C++'s recursion: `stack`, an int64 array of STACK (or more)
+    elements (the frames' depths decrease from its bottom up: at most 2 lg(n) + 1 frames of 3;
+    grown otherwise), passed in so that the caller allocates it once."""
     n = hi - lo
     if n < 2:
         return
     depth = 2 * _lg(n)
-    stack = np.empty((depth + 1) * (depth + 2) // 2 + 1, dtype=np.int64)
     top = 0
     stack[0] = lo
     stack[1] = hi
@@ -280,11 +282,12 @@ def quick_select(v, k, keys, m, mode):
 def sort_rows_loop(keys, out, mode):
     """out[r] = std::sort's order of row r of keys (rows of one key each)."""
     n = keys.shape[1]
+    stack = np.empty(STACK, dtype=np.int64)
     for r in range(keys.shape[0]):
         v = out[r]
         for j in range(n):
             v[j] = j
-        _std_sort(v, 0, n, keys[r], 1, mode)
+        _std_sort(v, 0, n, keys[r], 1, mode, stack)
 
 
 def topk_rows_loop(keys, out, k, mode, sorted_):
@@ -292,6 +295,7 @@ def topk_rows_loop(keys, out, k, mode, sorted_):
     result): partial_sort when k * 64 <= n, else nth_element at k - 1 and (sorted) std::sort
     of the first k - 1."""
     n = keys.shape[1]
+    stack = np.empty(STACK, dtype=np.int64)
     for r in range(keys.shape[0]):
         v = out[r]
         for j in range(n):
@@ -301,7 +305,7 @@ def topk_rows_loop(keys, out, k, mode, sorted_):
         else:
             _nth_element(v, 0, k - 1, n, keys[r], 1, mode)
             if sorted_:
-                _std_sort(v, 0, k - 1, keys[r], 1, mode)
+                _std_sort(v, 0, k - 1, keys[r], 1, mode, stack)
 
 
 def select_rows_loop(keys, out, k, mode, quick):
@@ -437,7 +441,7 @@ def sort_rows(rows, mode):
         return out
     for r, row in enumerate(keys.tolist()):
         v = list(range(len(row)))
-        _py.std_sort(v, 0, len(v), row, 1, mode)
+        _py.std_sort(v, 0, len(v), row, 1, mode, np.empty(STACK, np.int64))
         out[r] = v
     return out
 
@@ -459,7 +463,7 @@ def topk_rows(rows, k, mode, sorted_):
         else:
             _py.nth_element(v, 0, k - 1, n, row, 1, mode)
             if sorted_:
-                _py.std_sort(v, 0, k - 1, row, 1, mode)
+                _py.std_sort(v, 0, k - 1, row, 1, mode, np.empty(STACK, np.int64))
         out[r] = v
     return out[:, :k]
 
@@ -493,10 +497,11 @@ def sort_order(keys, m, mode):
     c = _compiled()
     if c is not None and n:
         v = np.arange(n, dtype=np.int64)
-        c.std_sort(v, 0, n, _keys(keys), m, mode)
+        c.std_sort(v, 0, n, _keys(keys), m, mode, np.empty(STACK, np.int64))
         return v.tolist()
     v = list(range(n))
-    _py.std_sort(v, 0, n, list(keys) if not isinstance(keys, list) else keys, m, mode)
+    keys = list(keys) if not isinstance(keys, list) else keys
+    _py.std_sort(v, 0, n, keys, m, mode, np.empty(STACK, np.int64))
     return v
 
 
