@@ -253,3 +253,79 @@ def test_mode_and_unique_dim_unchanged():
         rows = _data((n, 2), "float32", "nan")
         t, f = _pair(rows, "float32")
         _same(framework.unique(f, dim=0), torch.unique(t, dim=0))
+
+
+def _steps(less=None):
+    """_stdsort's Python steps as a namespace, with `less` (a comparator on element ids) in
+    place of the key comparison where given, and a count of the depth-limit fallbacks."""
+    from types import FunctionType, SimpleNamespace
+
+    from framework.ops import _stdsort
+
+    g = dict(vars(_stdsort))
+    for name in _stdsort._NAMES:
+        g[name] = g["_" + name] = FunctionType(getattr(_stdsort, name).__code__, g, name)
+    calls = {"heap": 0}
+    partial_sort, heap_select = g["_partial_sort"], g["_heap_select"]
+
+    def counted_partial(*a):
+        calls["heap"] += 1
+        return partial_sort(*a)
+
+    def counted_select(*a):
+        calls["heap"] += 1
+        return heap_select(*a)
+
+    g["_partial_sort"], g["_heap_select"] = counted_partial, counted_select
+    if less is not None:
+        g["_less"] = less
+    return SimpleNamespace(calls=calls, stack=np.empty(_stdsort.STACK, np.int64), **g)
+
+
+def _killer(n, run):
+    """McIlroy's adversary ("A killer adversary for quicksort", 1999): values fixed lazily as
+    the algorithm compares them, so that median-of-three quicksort degrades and introsort's
+    depth limit hands over to its heap fallback. `run(steps, v)` runs the algorithm."""
+    gas, val, state = n, [n] * n, {"solid": 0, "candidate": 0}
+
+    def less(keys, m, x, y, mode):
+        if val[x] == gas and val[y] == gas:
+            val[x if x == state["candidate"] else y] = state["solid"]
+            state["solid"] += 1
+        if val[x] == gas:
+            state["candidate"] = x
+        elif val[y] == gas:
+            state["candidate"] = y
+        return val[x] < val[y]
+
+    run(_steps(less), list(range(n)))
+    return np.array(val, dtype=np.float64)
+
+
+def test_depth_limit_fallbacks():
+    """Inputs that drive std::sort and std::nth_element to their heap fallbacks (checked by
+    counting them in the replay), with ties (values halved): torch's orders still."""
+    sort = lambda s, v: s.std_sort(v, 0, len(v), None, 1, 3, s.stack)
+    nth = lambda s, v: s.nth_element(v, 0, len(v) // 2, len(v), None, 1, 3)
+    for n in (200, 1000):
+        for run, check in ((sort, "sort"), (nth, "topk")):
+            a = _killer(n, run) // 2
+            steps, keys = _steps(), a.tolist()  # ascending (mode ASC) on the tied input
+            if check == "sort":
+                steps.std_sort(list(range(n)), 0, n, keys, 1, 1, steps.stack)
+            else:
+                steps.nth_element(list(range(n)), 0, n // 2, n, keys, 1, 1)
+            assert steps.calls["heap"] >= 1  # the fallback ran
+            t, f = (
+                torch.tensor(a, dtype=torch.float32),
+                framework.tensor(a, dtype=framework.float32),
+            )
+            if check == "sort":
+                _same(f.sort().indices, t.sort().indices)
+            else:
+                k = n // 2 + 1  # nth_element at k - 1 = n // 2, ascending
+                for srt in (True, False):
+                    _same(
+                        f.topk(k, largest=False, sorted=srt).indices,
+                        t.topk(k, largest=False, sorted=srt).indices,
+                    )
