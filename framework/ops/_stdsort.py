@@ -378,6 +378,7 @@ def _build():
             sort_rows=jit(sort_rows_loop),
             topk_rows=jit(topk_rows_loop),
             select_rows=jit(select_rows_loop),
+            float_keys=jit(float_keys_loop),
             std_sort=_std_sort,
         )
     except Exception:  # a numba that cannot compile these: the Python steps
@@ -421,13 +422,35 @@ def order_keys(a, mode):
     elif a.dtype.kind in "iub":
         k = a.astype(np.int64)
     else:
-        f = a.astype(np.float64) + 0.0  # -0 -> +0
+        f = np.ascontiguousarray(a, dtype=np.float64)
+        c = _compiled()
+        if c is not None:  # one compiled pass instead of NumPy's five
+            k = np.empty(f.shape, dtype=np.int64)
+            c.float_keys(f.reshape(-1), f.reshape(-1).view(np.int64), k.reshape(-1), mode == DESC)
+            return k
+        f = f + 0.0  # -0 -> +0
         b = f.view(np.int64)
         k = np.where(b < 0, b ^ np.int64(2**63 - 1), b)
         k[f != f] = np.iinfo(np.int64).max
     if mode == DESC:
         k = ~k
     return np.ascontiguousarray(k)
+
+
+def float_keys_loop(f, bits, out, desc):
+    """order_keys of float64 values f (bits: their int64 view) into out, in one pass."""
+    top = np.iinfo(np.int64).max
+    for j in range(f.size):
+        x = f[j]
+        if x != x:
+            k = top
+        elif x == 0:
+            k = 0
+        else:
+            k = bits[j]
+            if k < 0:
+                k = k ^ 0x7FFFFFFFFFFFFFFF
+        out[j] = ~k if desc else k
 
 
 def sort_rows(rows, mode):
