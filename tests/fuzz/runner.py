@@ -441,18 +441,6 @@ KNOWN_DIFFERENCES[("corrcoef", "grad")] = lambda p: (
     KNOWN_DIFFERENCES[("corrcoef", "out0")](p) or p.args[0].a.shape[-1:] == (2,)
 )
 
-# unique sorts the flattened input with torch's unstable CPU sort (torch.sort(stable=False):
-# its vectorised or std::sort path, by build and CPU): the NaNs (each its own entry) come out in
-# an order of the sort's internals, so the inverse index of each NaN is not reproducible
-# (torch.sort(stable=True) keeps input order, as ours; seed 15039495: NaNs at
-# 2, 33, 48 get 48, 49, 47); ours numbers them in input order. (Which of +0 and -0 becomes the
-# unique zero is the same sort's choice.)
-KNOWN_DIFFERENCES[("unique", "out1")] = lambda p: (
-    p.kwargs.get("dim") is None
-    and p.args[0].a.dtype.kind == "f"
-    and int(np.isnan(p.args[0].a).sum()) > 1
-)
-
 # float32 matrix products: torch's BLAS (MKL) and ours (NumPy's OpenBLAS) sum in other orders,
 # an ulp or a few of the result apart (within the tolerance); a chained rounding op makes that
 # a unit (floor/ceil/round) or frac's absolute error on a large product (seed 15043017:

@@ -329,3 +329,18 @@ def test_depth_limit_fallbacks():
                         f.topk(k, largest=False, sorted=srt).indices,
                         t.topk(k, largest=False, sorted=srt).indices,
                     )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_unique_numbers_nans_and_signs_zero_as_its_sort(dtype):
+    """unique() keeps every NaN (numbered in std::sort's order of them) and one zero (the
+    first in that order): torch's, beyond insertion sort's 16 elements too."""
+    for n in (3, 16, 17, 30, 100, 1000):
+        a = _data((2, n), dtype, "ints")
+        a[a == 3], a[a == 2] = np.nan, -0.0
+        t, f = _pair(a, dtype)
+        for fr, tr in zip(
+            framework.unique(f, return_inverse=True, return_counts=True),
+            torch.unique(t, return_inverse=True, return_counts=True),
+        ):
+            _same(fr, tr)
