@@ -109,33 +109,33 @@ def _pick(out, return_inverse, return_counts):
 
 
 # torch's unique sorts the flattened input with std::sort (unstable beyond insertion sort's
-# 16 elements) and keeps the first of each run of equal values: which zero (+0 or -0)
-# represents the zeros is the sort's choice, replayed up to _REPLAY_LIMIT elements (about
-# 5 us each); beyond it, and up to 16, the first zero in input order (NumPy's stable sort)
-_ZERO_SIGNS_FROM_SORT, _REPLAY_LIMIT = 16, 1 << 16
+# 16 elements) and keeps the first of each run of equal values (NaN != NaN: each NaN its own
+# entry): which zero (+0 or -0) represents the zeros, and in which order the NaNs are numbered,
+# is the sort's doing, replayed (``_stdsort``; up to its Python limit without numba); up to 16
+# elements, the input order (NumPy's stable sort)
+_ZERO_SIGNS_FROM_SORT = 16
 
 
-def _zero_as_sorted(xp, flat, vals):
-    """vals (np.unique's sorted distinct values) with its zero signed as the first zero in
-    torch's std::sort order of `flat` (its comparator: a < b, NaN last)."""
+def _as_sorted(xp, flat, vals, inv):
+    """vals and inv (np.unique's sorted distinct values and inverse, NaNs each distinct) as
+    torch's std::sort of `flat` (comparator: a < b, NaN last) leaves them: the zero signed as
+    the first zero in that order, the NaNs numbered in that order."""
+    from ._stdsort import ASC, can_replay, sort_rows
+
     zero = flat == 0
     signs = xp.signbit(flat[zero])
-    if not (signs.any() and not signs.all()):
-        return vals
-    from ._stdsort import _std_sort
-
-    values = flat.tolist()
-
-    def less(a, b):
-        """std::sort's comparison of positions a and b: value order, NaN last."""
-        va, vb = values[a], values[b]
-        return va < vb or (vb != vb and va == va)
-
-    order = _std_sort(list(range(len(values))), less)
-    first = next(values[i] for i in order if values[i] == 0)
-    vals = vals.copy()
-    vals[vals == 0] = first
-    return vals
+    mixed = bool(signs.any() and not signs.all())
+    nan = int(xp.isnan(flat).sum())
+    if not (mixed or nan > 1) or xp.__name__ != "numpy" or not can_replay(flat.size):
+        return vals, inv
+    order = sort_rows(flat[None], ASC)[0]
+    if mixed:
+        vals = vals.copy()
+        vals[vals == 0] = flat[order[xp.argmax(flat[order] == 0)]]
+    if nan > 1:
+        inv = inv.reshape(-1).copy()
+        inv[order[flat.size - nan :]] = vals.size - nan + xp.arange(nan)
+    return vals, inv
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -155,14 +155,14 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if dim is not None:
         return _unique_dim(input, dim, return_inverse, return_counts, False)
     data = _wide(input._data)
-    # torch's sort-then-compare keeps every NaN distinct (NaN != NaN), in input order (a
-    # stable sort: return_index makes NumPy's one mergesort)
+    # torch's sort-then-compare keeps every NaN distinct (NaN != NaN), numbered in its sort's
+    # order (_as_sorted; NumPy's: input order, return_index making its sort a mergesort)
     nan_kw = {"equal_nan": False} if data.dtype.kind in "fc" else {}
     vals, _, inv, counts = input.xp.unique(
         data, return_index=True, return_inverse=True, return_counts=True, **nan_kw
     )
-    if data.dtype.kind == "f" and _ZERO_SIGNS_FROM_SORT < data.size <= _REPLAY_LIMIT:
-        vals = _zero_as_sorted(input.xp, data.reshape(-1), vals)
+    if data.dtype.kind == "f" and data.size > _ZERO_SIGNS_FROM_SORT:
+        vals, inv = _as_sorted(input.xp, data.reshape(-1), vals, inv)
     return _pick(
         Unique2.apply(
             input, result=(vals, inv.reshape(input.shape).astype("int64"), counts.astype("int64"))

@@ -1,15 +1,22 @@
 """Order statistics: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode.
 
-Everything sorts stably (NaN last ascending, first descending, as torch), so ties keep their
-original order; selected values get their gradient at the index they came from.
+NaN sorts last ascending, first descending, as in torch. Tied elements come in torch's CPU
+order: NumPy's sorts give the order wherever nothing ties (any sort gives the one order then;
+its stable sort where torch's is stable); a row (a slice along the dim) where equal values (or
+NaNs, or zeros of both signs) could change it is replayed with the algorithm torch runs
+(libstdc++'s std::sort, partial_sort, nth_element, TH's quick select: ``_stdsort``). Selected
+values get their gradient at the index they came from.
 """
 
 import inspect
+
+import numpy as np
 
 from .._errors import check_keywords, refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
+from . import _stdsort
 from .shape import _dim
 
 
@@ -59,16 +66,84 @@ class _Select(Op):
         return xp.take_along_axis(x, idx, axis=dim), idx
 
 
+def _rows(a, axis):
+    """a with `axis` moved last, as a 2-D (rows, n) array (a copy where it must be)."""
+    if axis != a.ndim - 1:
+        a = np.moveaxis(a, axis, -1)
+    return a.reshape(-1, a.shape[-1])
+
+
+def _put_rows(idx, axis, which, rows):
+    """idx (int64, any shape) with the rows `which` of its _rows view set to `rows`."""
+    moved = np.moveaxis(idx, axis, -1)
+    flat = moved.reshape(-1, idx.shape[axis]).copy()
+    flat[which] = rows
+    return np.moveaxis(flat.reshape(moved.shape), -1, axis)
+
+
+def _sort_order(xp, x, axis, descending, stable):
+    """torch's CPU sort of x along axis: (indices, the sorted values or None). Where nothing
+    ties every sort gives the one order, so NumPy's fastest gives it; a row with ties is
+    replayed with std::sort. A stable sort (std::stable_sort: NumPy's stable sort), up to 16
+    elements (std::sort's insertion sort, stable too), fbgemm's radix sort (1-D integers from
+    32,768 elements, ascending: stable) and a stride-0 dim (torch skips the sort: indices
+    0..n-1) take no replay."""
+    n = x.shape[axis]
+    radix = x.ndim == 1 and x.dtype.kind in "iu" and not descending and n >= 32768
+    if xp is not np or stable or n <= 16 or radix or x.size == 0:
+        return _argsort(xp, x, axis, descending), None
+    if x.strides[axis] == 0:
+        shape = [1] * x.ndim
+        shape[axis] = n
+        return np.broadcast_to(np.arange(n).reshape(shape), x.shape).copy(), None
+    rows = _rows(x, axis)
+    idx = np.argsort(rows, axis=1)  # NaN last; reversed: first, as torch's descending order
+    if descending:
+        idx = idx[:, ::-1]
+    r = np.arange(rows.shape[0])[:, None]
+    s = rows[r, idx]
+    tied = (s[:, 1:] == s[:, :-1]).any(-1)
+    if rows.dtype.kind not in "iub":  # two NaNs
+        probe = s[:, 1] if descending else s[:, -2]
+        tied |= probe != probe
+    if tied.any():
+        if not _stdsort.can_replay(int(tied.sum()) * n):  # Python steps only: stable order
+            return _argsort(xp, x, axis, descending), None
+        idx = idx.copy()
+        idx[tied] = _stdsort.sort_rows(rows[tied], _stdsort.DESC if descending else _stdsort.ASC)
+        s = rows[r, idx]
+    return _unrows(idx, x.shape, axis), _unrows(s, x.shape, axis)
+
+
+def _unrows(r, shape, axis):
+    """The inverse of _rows: the (rows, n) array r as an array of `shape` (n along axis)."""
+    moved = shape[:axis] + shape[axis + 1 :] + (shape[axis],)
+    if axis == len(shape) - 1:
+        return r.reshape(moved)
+    return np.moveaxis(r.reshape(moved), -1, axis)
+
+
 class Sort(_Select):
+    stable = False
+
     def forward(self, x, dim=-1, descending=False):
         if x.ndim == 0:
             self.dim, self.in_shape, self.index = 0, (), self.xp.zeros((), dtype="int64")
             return x.copy(), self.index
-        return self._take(x, _argsort(self.xp, x, dim, descending), dim)
+        idx, s = _sort_order(self.xp, x, dim, descending, self.stable)
+        if s is None:
+            return self._take(x, idx, dim)
+        self.dim, self.in_shape, self.index = dim, x.shape, idx
+        return s, idx
 
 
 class SortStable(Sort):
     node_name = "SortBackward1"
+
+
+class SortStableTrue(SortStable):
+    node_name = "SortBackward1"
+    stable = True
 
 
 def sort(input, *args, **kwargs):
@@ -78,7 +153,8 @@ def sort(input, *args, **kwargs):
         input: the tensor.
         dim: the dim to sort (default last).
         descending: largest first.
-        stable: keep equal elements in their original order (always true here).
+        stable: keep equal elements in their original order (else they come in the order
+            torch's CPU std::sort leaves them in).
 
     Example:
         >>> framework.tensor([3, 1, 2]).sort()
@@ -96,7 +172,7 @@ _SORT_KW = {"dim", "descending", "stable"}  # others: torch's invalid-combinatio
 
 def _sort(input, dim=-1, descending=False, stable=None):
     d = _dim(dim, max(input.dim(), 1))
-    op = Sort if stable is None else SortStable
+    op = Sort if stable is None else (SortStableTrue if stable else SortStable)
     return return_types.sort(*op.apply(input, dim=d, descending=bool(descending)))
 
 
@@ -145,26 +221,61 @@ class Topk(_Select):
         if x.ndim == 0:
             self.dim, self.in_shape, self.index = 0, (), self.xp.zeros((), dtype="int64")
             return x.copy(), self.index
-        xp = self.xp
-        n = x.shape[dim]
-        # partition first, then sort only the k picked; a NaN (largest of all, above inf)
-        # takes the full sort (as a partition key it could only tie with inf)
-        nan = x.dtype.kind == "f" and bool(xp.isnan(x).any())
-        if 0 < k < n // 2 and not nan:
-            key = x
-            part = xp.argpartition(-key if largest else key, k - 1, axis=dim)
-            part = xp.take(part, xp.arange(k), axis=dim)
-            picked = xp.take_along_axis(x, part, axis=dim)
-            order = _argsort(xp, picked, dim, largest)
-            return self._take(x, xp.take_along_axis(part, order, axis=dim), dim)
-        idx = xp.take(_argsort(xp, x, dim, largest), xp.arange(k), axis=dim)
-        return self._take(x, idx, dim)
+        return self._take(x, _topk_order(self.xp, x, k, dim, largest, sorted), dim)
+
+
+def _topk_order(xp, x, k, axis, largest, sorted):
+    """torch's CPU topk indices along axis. Without ties the k largest (smallest) in order
+    are one answer, found by NumPy (a partition and a sort of the k picked; a full sort for k
+    >= n / 2); a row where ties (equal values among the k or across the k-th place, two NaNs)
+    could change them, and every row where torch leaves nth_element's order (sorted=False
+    with k * 64 > n), is replayed."""
+    n = x.shape[axis]
+    if xp is not np or k == 0 or n <= 1:  # CuPy: stable order
+        idx = xp.take(_argsort(xp, x, axis, largest), xp.arange(k), axis=axis)
+        return idx
+    rows = _rows(x, axis)
+    r = np.arange(rows.shape[0])[:, None]
+    if k < n // 2:  # partition (NaN sorts last: the largest, as in torch), then sort the k
+        part = np.argpartition(rows, n - k if largest else k - 1, axis=1)
+        part = part[:, n - k :] if largest else part[:, :k]
+        top = rows[r, part]
+        order = np.argsort(top, axis=1)
+        if largest:
+            order = order[:, ::-1]
+        idx, top = part[r, order], top[r, order]
+    else:
+        idx = np.argsort(rows, axis=1)
+        idx = idx[:, ::-1][:, :k] if largest else idx[:, :k]
+        top = rows[r, idx]
+    if not sorted and k * 64 > n and k > 1 and n > 3:  # nth_element's order, not sorted
+        replay = np.ones(rows.shape[0], dtype=bool)
+    else:
+        replay = (top[:, 1:] == top[:, :-1]).any(-1)  # a tie among the k
+        if k < n:  # a tie across the k-th place: the k-th value also outside the k
+            last = top[:, -1:]
+            replay |= (rows == last).sum(-1) > (top == last).sum(-1)
+        if rows.dtype.kind not in "iub":  # two NaNs, one among the k (NaN: the largest)
+            nan = (top != top).any(-1)
+            if nan.any():
+                replay |= nan & ((rows != rows).sum(-1) > 1)
+    if replay.any():
+        if not _stdsort.can_replay(int(replay.sum()) * n):  # Python steps: stable order
+            return xp.take(_argsort(xp, x, axis, largest), xp.arange(k), axis=axis)
+        mode = _stdsort.DESC if largest else _stdsort.ASC
+        idx = idx.copy()
+        idx[replay] = _stdsort.topk_rows(rows[replay], k, mode, bool(sorted))
+    shape = x.shape[:axis] + x.shape[axis + 1 :] + (k,)
+    if axis == x.ndim - 1:
+        return idx.reshape(shape)
+    return np.moveaxis(idx.reshape(shape), -1, axis)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) elements along `dim`: (values, indices).
 
-    Ties are returned in their original order (torch leaves their order unspecified).
+    Ties come in torch's CPU order (that of its partial sort or nth_element); with
+    ``sorted=False`` the k elements come in nth_element's order, as in torch.
 
     Args:
         input (Tensor): the input tensor.
@@ -207,6 +318,8 @@ class _Pick(_Select):
             nan = xp.isnan(x)
             first_nan = xp.argmax(nan, axis=dim)
             idx = xp.where(nan.any(axis=dim, keepdims=True), xp.expand_dims(first_nan, dim), idx)
+        if type(x) is np.ndarray:
+            idx = self._ties(x, idx, dim, pos, skip_nan)
         self.keepdim = keepdim
         vals, idx = self._take(x, idx, dim)
         if not keepdim:
@@ -214,9 +327,37 @@ class _Pick(_Select):
             self.index = idx
         return vals, idx
 
+    def _ties(self, x, idx, dim, pos, skip_nan):
+        """idx (keepdim) as torch's CPU kernel picks among ties: median's nth_element compares
+        (value, index), so the stable order's element is torch's, except nanmedian's all-NaN
+        rows (of more than 3), which it leaves where nth_element puts them."""
+        n = x.shape[dim]
+        if not skip_nan or n <= 3 or x.dtype.kind in "iub":
+            return idx
+        rows = _rows(x, dim)
+        replay = (rows != rows).all(-1)
+        if not replay.any() or not _stdsort.can_replay(int(replay.sum()) * n):
+            return idx
+        # nth_element's comparator is false for two NaNs: as ASC's order of NaNs
+        picked = _stdsort.select_rows(rows[replay], 0, _stdsort.ASC, quick=False)
+        return _put_rows(idx, dim, replay, picked[:, None])
+
 
 class Kthvalue(_Pick):
-    pass
+    def _ties(self, x, idx, dim, pos, skip_nan):
+        """idx (keepdim) as TH's quick select (torch's kthvalue) leaves it: replayed in the
+        rows where the k-th value occurs more than once (NaN: more than one NaN)."""
+        if x.shape[dim] <= 1:
+            return idx
+        rows = _rows(x, dim)
+        val = _rows(np.take_along_axis(x, idx, axis=dim), dim)
+        replay = (rows == val).sum(-1) > 1
+        if rows.dtype.kind not in "iub":
+            replay |= (val[:, 0] != val[:, 0]) & ((rows != rows).sum(-1) > 1)
+        if not replay.any() or not _stdsort.can_replay(int(replay.sum()) * x.shape[dim]):
+            return idx
+        picked = _stdsort.select_rows(rows[replay], pos, _stdsort.DESC, quick=True)
+        return _put_rows(idx, dim, replay, picked[:, None])
 
 
 class MedianDim(_Pick):
@@ -250,7 +391,28 @@ class Median(Op):
         pos = xp.maximum(k - 1, 0) // 2
         out = xp.take_along_axis(s, pos[..., None], axis=-1)[..., 0]
         bad = (k == 0) if self.skip_nan else nan.any(-1)
-        return xp.where(bad, xp.asarray(xp.nan, dtype=x.dtype), out).astype(x.dtype)
+        out = xp.where(bad, xp.asarray(xp.nan, dtype=x.dtype), out).astype(x.dtype)
+        if xp is np:
+            out = self._zero_sign(x, flat, out, pos)
+        return out
+
+    def _zero_sign(self, x, flat, out, pos):
+        """out with a zero median signed as torch's: std::nth_element over the clone (memory
+        order) leaves -0 or +0 at the median's place where zeros of both signs tie there."""
+        zero = out.reshape(-1) == 0
+        if not zero.any():
+            return out
+        rows = (x.ravel(order="K") if self.lead == 0 else flat).reshape(zero.size, -1)
+        neg = np.signbit(rows) & (rows == 0)
+        zero &= neg.any(-1) & ((rows == 0) & ~neg).any(-1)
+        if not zero.any() or not _stdsort.can_replay(int(zero.sum()) * rows.shape[1]):
+            return out
+        mode = _stdsort.ASC  # median: a < b (no NaN here); nanmedian's: NaN last
+        out, pos = out.copy().reshape(-1), pos.reshape(-1)
+        for r in np.nonzero(zero)[0].tolist():
+            (i,) = _stdsort.select_rows(rows[r : r + 1], int(pos[r]), mode, quick=False)
+            out[r] = rows[r, i]
+        return out.reshape(flat.shape[:-1])
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -409,12 +571,10 @@ def _mode_replay(xp, a, new_run, vals, idx):
         need |= ~new_run.reshape(-1, n).all(-1)  # a tie
     if not need.any():
         return vals, idx
-    from ._stdsort import _std_sort
-
     flat_vals, flat_idx = vals.reshape(-1).copy(), idx.reshape(-1).copy()
     for r in xp.nonzero(need)[0].tolist():
         row = rows[r].tolist()
-        order = _std_sort(list(range(n)), lambda i, j: row[i] < row[j])
+        order = _stdsort.sort_order(row, 1, _stdsort.LEX)
         best, count = 0, 0
         for k in range(n):
             count += 1

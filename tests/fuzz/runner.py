@@ -25,20 +25,7 @@ from ops.optable import CHAIN, OPS, OpInfo
 SILENT, EXCEPTION, WORDING, NODE, KNOWN = "silent", "exception", "wording", "node", "known"
 
 # Deliberate differences (README "Known differences"): (op, predicate on the program).
-KNOWN_DIFFERENCES = {
-    # the order of tied elements is unspecified in torch (ours: their original order)
-    ("topk", "out1"): lambda p: _has_ties(p),
-    ("sort", "out1"): lambda p: _has_ties(p),
-    ("argsort", "out0"): lambda p: _has_ties(p),
-    ("kthvalue", "out1"): lambda p: _has_ties(p),
-    ("median", "out1"): lambda p: _has_ties(p),
-    ("nanmedian", "out1"): lambda p: _has_ties(p),
-    ("kthvalue", "grad"): lambda p: _has_ties(p),
-    ("median", "grad"): lambda p: _has_ties(p),
-    ("nanmedian", "grad"): lambda p: _has_ties(p),
-    ("quantile", "grad"): lambda p: _has_ties(p),  # which tied element the gather reads
-    ("nanquantile", "grad"): lambda p: _has_ties(p),
-}
+KNOWN_DIFFERENCES = {}
 
 
 def also_known(names, whats, rule):
@@ -59,11 +46,6 @@ CONVOLUTIONS = (
     "conv_transpose2d",
     "conv_transpose3d",
 )
-
-
-def _has_ties(p):
-    a = p.args[0].a
-    return a.size != np.unique(a).size
 
 
 # torch marks an integer/bool tensor that received a value requiring grad as requiring grad
@@ -457,18 +439,6 @@ KNOWN_DIFFERENCES[("corrcoef", "out0")] = lambda p: (
 # has exactly -1 at two, which pass rounding noise of 1e-5)
 KNOWN_DIFFERENCES[("corrcoef", "grad")] = lambda p: (
     KNOWN_DIFFERENCES[("corrcoef", "out0")](p) or p.args[0].a.shape[-1:] == (2,)
-)
-
-# unique sorts the flattened input with torch's unstable CPU sort (torch.sort(stable=False):
-# its vectorised or std::sort path, by build and CPU): the NaNs (each its own entry) come out in
-# an order of the sort's internals, so the inverse index of each NaN is not reproducible
-# (torch.sort(stable=True) keeps input order, as ours; seed 15039495: NaNs at
-# 2, 33, 48 get 48, 49, 47); ours numbers them in input order. (Which of +0 and -0 becomes the
-# unique zero is the same sort's choice.)
-KNOWN_DIFFERENCES[("unique", "out1")] = lambda p: (
-    p.kwargs.get("dim") is None
-    and p.args[0].a.dtype.kind == "f"
-    and int(np.isnan(p.args[0].a).sum()) > 1
 )
 
 # float32 matrix products: torch's BLAS (MKL) and ours (NumPy's OpenBLAS) sum in other orders,

@@ -312,12 +312,9 @@ def test_other_modules(kind, pname, shape):
     np.testing.assert_allclose(_np(fg), _np(tg), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ties in magnitude: framework.topk breaks ties by index, torch's CPU kernel in "
-    "std::nth_element's order, so pruning equal weights (BatchNorm's ones) zeroes other units",
-)
 def test_ties_follow_torch():
+    """Pruning equal weights (BatchNorm's ones) zeroes the units torch's topk (nth_element's
+    order among ties) picks."""
     th, fw = torch.nn.BatchNorm1d(4), framework.nn.BatchNorm1d(4)
     tprune.l1_unstructured(th, "weight", 0.5)
     fprune.l1_unstructured(fw, "weight", 0.5)
