@@ -461,10 +461,13 @@ class LinalgCholeskyEx(Op):
         try:
             L = xp.linalg.cholesky(A)
         except Exception:
-            raise _LinAlgError(
-                "linalg.cholesky: The factorization could not be completed "
-                "because the input is not positive-definite (the leading minor "
-                f"of order {_failing_minor(xp, A)} is not positive-definite)."
+            b, k = _failing_minor(xp, A)
+            raise _singular_error(
+                "linalg.cholesky",
+                A,
+                (b,),
+                "The factorization could not be completed because the input is not "
+                f"positive-definite (the leading minor of order {k} is not positive-definite).",
             ) from None
         return xp.swapaxes(L, -1, -2).copy() if upper else L
 
@@ -492,14 +495,14 @@ class LinalgCholeskyEx(Op):
 
 
 def _failing_minor(xp, A):
-    """The order of the first leading minor that is not positive-definite."""
-    for m in A.reshape(-1, A.shape[-2], A.shape[-1]):
+    """(batch element, order) of the first leading minor that is not positive-definite."""
+    for b, m in enumerate(A.reshape(-1, A.shape[-2], A.shape[-1])):
         for k in range(1, m.shape[-1] + 1):
             try:
                 xp.linalg.cholesky(m[:k, :k])
             except Exception:
-                return k
-    return A.shape[-1]
+                return b, k
+    return 0, A.shape[-1]
 
 
 def cholesky(A, *, upper=False):
