@@ -71,24 +71,27 @@ def test_grid_sample_second_order_nonfinite_as_torch(mode, pad, align, dims):
                     _same_nonfinite(w, g, 1e-4 if dtype == np.float32 else 1e-10)
 
 
-@pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
-def test_grid_sample_bicubic_second_order_is_torchs_bits(pad):
-    """Bicubic's ggGrid terms are torch's ops in torch's order: with grid_sample's first
-    order out of the way (no ggI), the grid's second-order gradient has torch's bits."""
-    r = np.random.default_rng(7)
-    x = r.standard_normal((2, 3, 4, 5))
-    x[0, 1, 2, 1] = np.inf
-    g = r.standard_normal((2, 3, 2, 2)) * 0.9
-    u = r.standard_normal(g.shape)
-    res = []
-    for L in (torch, framework):
-        gt = L.tensor(g, requires_grad=True)
-        kw = dict(mode="bicubic", padding_mode=pad, align_corners=False)
-        y = L.nn.functional.grid_sample(L.tensor(x), gt, **kw)
-        (gg,) = L.autograd.grad(y, gt, L.tensor(np.ones(y.shape)), create_graph=True)
-        (h,) = L.autograd.grad(gg, gt, L.tensor(u))
-        res.append(h.numpy())
-    np.testing.assert_array_equal(res[1], res[0])
+@pytest.mark.parametrize("mode,pad,align,dims", [c for c in CLASSES if c[0] != "nearest"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_grid_sample_grid_second_order_is_torchs_bits(mode, pad, align, dims, dtype):
+    """The ggGrid terms are torch's ops in torch's order: with the first-order kernels out of
+    the way (only the grid requires grad: no ggI), the grid's second-order gradient has
+    torch's bits, an inf in the input included."""
+    for seed in range(2):
+        r = np.random.default_rng(seed)
+        x = r.standard_normal((2, 3) + (4,) * dims).astype(dtype)
+        x.reshape(-1)[r.integers(x.size)] = np.inf
+        g = (r.standard_normal((2,) + (2,) * dims + (dims,)) * 0.9).astype(dtype)
+        u, up = r.standard_normal(g.shape).astype(dtype), r.standard_normal((2, 3) + (2,) * dims)
+        kw = dict(mode=mode, padding_mode=pad, align_corners=align)
+        res = []
+        for L in (torch, framework):
+            gt = L.tensor(g, requires_grad=True)
+            y = L.nn.functional.grid_sample(L.tensor(x), gt, **kw)
+            (gg,) = L.autograd.grad(y, gt, L.tensor(up.astype(dtype)), create_graph=True)
+            (h,) = L.autograd.grad(gg, gt, L.tensor(u))
+            res.append(h.numpy())
+        np.testing.assert_array_equal(res[1], res[0])
 
 
 @pytest.mark.parametrize("seed", [100005644, 100014800, 100057964])
