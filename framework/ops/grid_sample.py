@@ -17,8 +17,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from ._fastgrad import plain
-from ._regrad import regrad
-from .grid_sample_double import bilinear_double_backward, source_set_grad
+from .grid_sample_double import double_backward, source_set_grad
 
 
 def _unnormalize(g, size, align):
@@ -212,16 +211,15 @@ def _input_grads(grad, inp, grid, args, need, skips_taps):
                 gis.append(sum((grad * d).sum(1) for d, _ in taps))
         gg = _chain(grid, gis, spatial, mode, padding, align)
     elif need_g:  # nearest: piecewise constant in the grid
-        gg = grid.detach() * 0
+        gg = grid.new_zeros(tuple(grid.shape))
     return gx, gg
 
 
 class GridSampler2DBackward(Op):
     """grid_sample's gradients (input, grid) as one node, torch's grid_sampler_2d_backward(
     grad_output, input, grid): each requires grad whenever one of the three does. Its own
-    derivative differentiates the Tensor formula above (recomputed with the graph on);
-    outputs outside `mask` are empty placeholders (torch's undefined tensors). Bilinear
-    sampling's derivative is torch's explicit formula (grid_sample_double.py)."""
+    derivative is torch's explicit formula (grid_sample_double.py); outputs outside `mask` are
+    empty placeholders (torch's undefined tensors)."""
 
     saves_inputs = True
     skips_taps = False
@@ -251,25 +249,17 @@ class GridSampler2DBackward(Op):
 
     def backward(self, ggx, gggrid):
         mask, args, skips = self.mask, self.args, self.skips_taps
-        nearest = args[0] == "nearest"  # the grid's gradient is zeros: no derivative
-        ups = (ggx if mask[0] else None, gggrid if mask[1] and not nearest else None)
-        if args[0] == "bilinear":  # torch's grid_sampler_2d/3d_double_backward, op by op
-            fwd = GridSampler3D if skips else GridSampler2D
-            mode, padding, align = args
-            return bilinear_double_backward(
-                *ups,
-                *self.inputs,
-                args,
-                self.needs_input_grad,
-                lambda x, grid: fwd.apply(x, grid, mode=mode, padding=padding, align=align),
-                lambda g, x, grid: type(self).apply(g, x, grid, args=args, mask=(False, True))[1],
-            )
-        need = [u is not None for u in ups]
-        return regrad(
-            lambda g, x, grid: _input_grads(g, x, grid, args, need, skips),
-            self.inputs,
+        ups = (ggx if mask[0] else None, gggrid if mask[1] else None)
+        fwd = GridSampler3D if skips else GridSampler2D
+        mode, padding, align = args
+        # torch's grid_sampler_2d/3d_double_backward, op by op (grid_sample_double.py)
+        return double_backward(
+            *ups,
+            *self.inputs,
+            args,
             self.needs_input_grad,
-            ups,
+            lambda x, grid: fwd.apply(x, grid, mode=mode, padding=padding, align=align),
+            lambda g, x, grid: type(self).apply(g, x, grid, args=args, mask=(False, True))[1],
         )
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative

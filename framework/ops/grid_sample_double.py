@@ -1,4 +1,5 @@
-"""torch's grid_sampler_2d/3d_double_backward for bilinear (trilinear) sampling, op by op.
+"""torch's grid_sampler_2d/3d_double_backward, op by op (bicubic's ggGrid terms:
+grid_sample_bicubic_double.py).
 
 The derivative of grid_sample's backward node (GridSampler2DBackwardBackward0) for upstream
 gradients ggI (of the input's gradient) and ggGrid (of the grid's), as torch composes it:
@@ -114,24 +115,40 @@ def _mixed(v, t):
     if len(t) == 2:
         return [c[0] - c[1] - c[2] + c[3]]
     tx, ty, tz = (a.unsqueeze(1) for a in t)
+    # torch: xy's two planes by mul and add, xz's and yz's by addcmul
     xy = (1 - tz) * (c[0] - c[1] - c[2] + c[3]) + tz * (c[4] - c[5] - c[6] + c[7])
-    xz = (1 - ty) * (c[0] - c[1] - c[4] + c[5]) + ty * (c[2] - c[3] - c[6] + c[7])
-    yz = (1 - tx) * (c[0] - c[2] - c[4] + c[6]) + tx * (c[1] - c[3] - c[5] + c[7])
+    xz = ((1 - ty) * (c[0] - c[1] - c[4] + c[5])).addcmul(ty, c[2] - c[3] - c[6] + c[7])
+    yz = ((1 - tx) * (c[0] - c[2] - c[4] + c[6])).addcmul(tx, c[1] - c[3] - c[5] + c[7])
     return [xy, xz, yz]
 
 
-def bilinear_double_backward(ggi, gggrid, go, inp, grid, args, need, sample, sample_grad):
+def double_backward(ggi, gggrid, go, inp, grid, args, need, sample, sample_grad):
     """(d grad_output, d input, d grid) of grid_sample's backward for upstream gradients ggi
-    and gggrid (either None), None where not needed or not reached. `sample(x, grid)` and
-    `sample_grad(go, x, grid)` (the grid's gradient) are the first-order ops."""
+    and gggrid (either None), None where not needed or not reached, as torch's
+    grid_sampler_2d/3d_double_backward. `sample(x, grid)` and `sample_grad(go, x, grid)` (the
+    grid's gradient) are the first-order ops; nearest sampling has no ggGrid terms (its grid
+    gradient is zeros) and so no input term."""
+    from .grid_sample_bicubic_double import bicubic_grid_terms
+
+    mode = args[0]
+    need_go, _, need_grid = need
+    d_go = sample(ggi, grid) if need_go and ggi is not None else None
+    d_grid = sample_grad(go, ggi, grid) if need_grid and ggi is not None else None
+    if gggrid is None or mode == "nearest":
+        return d_go, None, d_grid
+    terms = bicubic_grid_terms if mode == "bicubic" else _bilinear_grid_terms
+    t_go, d_x, t_grid = terms(gggrid, go, inp, grid, args, need)
+    d_go = t_go if d_go is None else (d_go if t_go is None else d_go + t_go)
+    d_grid = t_grid if d_grid is None else (d_grid if t_grid is None else d_grid + t_grid)
+    return d_go, d_x, d_grid
+
+
+def _bilinear_grid_terms(gggrid, go, inp, grid, args, need):
+    """The ggGrid terms of bilinear (trilinear) sampling: (d grad_output, d input, d grid)."""
     from .join import stack
 
     _, padding, align = args
     need_go, need_x, need_grid = need
-    d_go = sample(ggi, grid) if need_go and ggi is not None else None
-    d_grid = sample_grad(go, ggi, grid) if need_grid and ggi is not None else None
-    if gggrid is None:
-        return d_go, None, d_grid
     sizes = tuple(inp.shape[2:])[::-1]
     coords, mults = zip(
         *[source_set_grad(grid[..., k], n, padding, align) for k, n in enumerate(sizes)]
@@ -141,41 +158,37 @@ def bilinear_double_backward(ggi, gggrid, go, inp, grid, args, need, sample, sam
     t = [c - lo.to(c.dtype) for c, lo in zip(coords, lows)]
     u = [1 - a for a in t]
     dws = _weight_grads(t, u)
-    if need_go:
-        term = None
+    d_go = d_x = d_grid = None
+    if need_go:  # torch: the first axis's product, then addcmul for each further axis
         for dw, s in zip(dws, scaled):
-            part = (v * dw.unsqueeze(1)).sum(-1) * s.unsqueeze(1)
-            term = part if term is None else term + part
-        d_go = term if d_go is None else d_go + term
+            part = (v * dw.unsqueeze(1)).sum(-1)
+            d_go = part * s.unsqueeze(1) if d_go is None else d_go.addcmul(part, s.unsqueeze(1))
     if need_x:
         coef = None
         for dw, s in zip(dws, scaled):
-            part = s.unsqueeze(-1) * dw
-            coef = part if coef is None else coef + part
+            s = s.unsqueeze(-1)
+            coef = s * dw if coef is None else coef.addcmul(s, dw)
         contrib = go.unsqueeze(-1) * coef.unsqueeze(1)
         if mask is not None:
             contrib = contrib * mask
         n, c = inp.shape[0], inp.shape[1]
         d_x = inp.new_zeros((n, c, math.prod(sizes)))
         d_x = d_x.scatter_add(2, flat, contrib.reshape(flat.shape)).reshape(inp.shape)
-    else:
-        d_x = None
     if need_grid:
         sums = [(go * m).sum(1) for m in _mixed(v, t)]
         if len(sizes) == 2:
             (s,) = sums
             gx, gy = scaled
-            term = stack([(mults[0] * gy) * s, (mults[1] * gx) * s], -1)
+            d_grid = stack([(mults[0] * gy) * s, (mults[1] * gx) * s], -1)
         else:
             sxy, sxz, syz = sums
             gx, gy, gz = scaled
-            term = stack(
+            d_grid = stack(
                 [
-                    (gy * sxy + gz * sxz) * mults[0],
-                    (gx * sxy + gz * syz) * mults[1],
-                    (gx * sxz + gy * syz) * mults[2],
+                    (gy * sxy).addcmul(gz, sxz) * mults[0],
+                    (gx * sxy).addcmul(gz, syz) * mults[1],
+                    (gx * sxz).addcmul(gy, syz) * mults[2],
                 ],
                 -1,
             )
-        d_grid = term if d_grid is None else d_grid + term
     return d_go, d_x, d_grid
