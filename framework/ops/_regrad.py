@@ -1,5 +1,5 @@
 """The derivative of a backward op whose first-order formula is written in Tensor ops
-(grid_sample's, cdist's): the op's forward runs the formula without a graph (one node, named
+(cdist's): the op's forward runs the formula without a graph (one node, named
 as torch's XBackwardBackward0, whose outputs require grad whenever an input does); its
 backward records the formula again on the same inputs and differentiates it, so gradients of
 every order still work."""
