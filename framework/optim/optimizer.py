@@ -13,11 +13,14 @@ import warnings
 from collections import defaultdict
 from itertools import chain
 
+import numpy as np  # the host-side 'step' counters
+
 from ..autograd.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
 from ..autograd.op import RemovableHandle
 from ..autograd.zero_grad import check_mutable
+from ..backend import CPU
 from ..tensor import Tensor
-from . import _flat, _half
+from . import _flat, _half, _kernels
 from ._util import (  # noqa: F401
     _bump,
     _added,
@@ -205,7 +208,10 @@ class Optimizer:
 
     @staticmethod
     def _new_step(p, group, value=0.0):
-        """The 'step' state tensor: on the CPU, or on p's device when capturable."""
+        """The 'step' state tensor: on the CPU, or on p's device when capturable; float32
+        with fused=True whatever the default dtype (torch's _get_scalar_dtype(is_fused))."""
+        if group.get("fused"):
+            return Tensor._make(np.array(value, dtype=np.float32), CPU).to(p.device)
         return _step_tensor(value, p.device if group.get("capturable") else None)
 
     @staticmethod
@@ -263,7 +269,10 @@ class Optimizer:
                         f"If capturable=True, {what} must be on supported devices: {devices}."
                     )
         fresh = None
-        if h.get("foreach") is not False and self._elementwise and len(params) > 1:
+        k = _kernels.get() if self._compiled else None  # one compiled loop per parameter
+        # (fused=True: torch's fused kernels round each tensor's last elements apart)
+        flat = h.get("foreach") is not False and not (k is not None and h.get("fused"))
+        if flat and self._elementwise and len(params) > 1:
             fresh = [p for p in params if p not in self.state]
             params = _flat.step_buckets(self, group, params, h, self._prepare)
         for p in params:
@@ -271,7 +280,8 @@ class Optimizer:
             if state is None:
                 state = {}
                 self._init_state(p, state, group)
-            self._update(p, self._prepare(p, p.grad._data, h), state, h)
+            if k is None or not self._compiled_update(k, p, p.grad._data, state, h):
+                self._update(p, self._prepare(p, p.grad._data, h), state, h)
             if state:
                 self.state[p] = state
             _bump(p)
@@ -295,6 +305,14 @@ class Optimizer:
             else:  # a new array: p.grad itself is left untouched
                 g = _half.add(g, p._data, wd) if half else _added(g, p._data, wd)
         return g
+
+    _compiled = False  # the subclass has a `_compiled_update` (framework.optim._kernels)
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The whole step of p as one compiled loop from the raw gradient g (maximize and
+        weight decay included; `prepared`: g already has them): True when done, False where
+        the loops do not apply (the caller then runs `_prepare` and `_update`)."""
+        return False
 
     def _init_state(self, p, state, group):
         """Fill a parameter's state before its first update (nothing by default)."""

@@ -278,7 +278,9 @@ FLAT_CASES = [
 def test_group_at_once_equals_per_parameter_bit_for_bit(name, kwargs, flag):
     """foreach/fused run the same rule over the flattened group: identical numbers, the same
     state_dict layout, and a mid-run state_dict round trip keeps them identical."""
-    if flag == "fused" and name not in ("SGD", "Adam", "AdamW", "Adagrad"):
+    if flag == "fused" and name not in ("Adagrad",):
+        # no fused kernel (foreach instead); SGD/Adam/AdamW's fused=True has torch's fused
+        # kernels' bits, which differ in each tensor's last elements (test_fused_kernels.py)
         flag = "foreach"
     init, grads = _flat_problem()
     runs = []

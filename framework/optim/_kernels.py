@@ -1,0 +1,259 @@
+"""One compiled loop per optimizer step and parameter (numba), bit for bit the NumPy path.
+
+The NumPy composition of a step (``_util``'s ``_lerp_``, ``_addcmul_``, ``_axpy_``: torch's
+single-tensor code op by op) makes several passes and temporaries per parameter; here each
+element is read once, updated in registers and written back. The loops are compiled without
+fastmath (no contraction, no reassociation): every operation rounds separately, in the order
+of the NumPy path, and the fused multiply-adds torch's kernels perform (``vec::fmadd`` in
+``add(alpha=)``, ``lerp``, ``addcmul``) are emitted explicitly as ``llvm.fma`` (``_fma``
+below, one rounding whatever the CPU). The scalars come in rounded to the arrays' dtype, as
+NumPy rounds a Python float against a float32 array. ``sqrt`` is the correctly rounded one,
+as ``np.sqrt``.
+
+Two families: ``adam``/``sgd`` mirror torch's single-tensor (and foreach: same operations)
+code, which our NumPy path reproduces; ``adam_fused``/``sgd_fused`` mirror torch's fused CPU
+kernels (``FusedAdamKernel.cpp``, ``FusedSGDKernel.cpp``, ``fused=True``), whose vectorized
+body and scalar tail round differently from each other (the tail's multiply-adds are
+contracted by the compiler) and from the single-tensor code.
+
+Used where numba is installed and ``FRAMEWORK_NUMBA`` is not 0 (``framework.ops._fused``
+decides); ``get()`` is None otherwise and the optimizers keep their NumPy path.
+"""
+
+import numpy as np
+
+_state = [None]  # the compiled namespace, False where unavailable, None before the first call
+
+
+def get():
+    """The compiled step loops (a namespace), or None (no numba, FRAMEWORK_NUMBA=0, inside
+    ``framework.ops._fused.disabled()``, or a numba that cannot build them)."""
+    from ..ops import _fused
+
+    if _fused.kernels() is None:
+        return None
+    k = _state[0]
+    if k is None:
+        k = _state[0] = _build()
+    return k or None
+
+
+def usable(*arrays):
+    """The arrays as flat 1-D views when all are plain NumPy float32/float64 arrays of one
+    dtype, shape and memory order (C or Fortran contiguous, native byte order) and all but
+    the second (the gradient: only read) writeable; else None (the caller keeps its NumPy
+    path)."""
+    first = arrays[0]
+    if type(first) is not np.ndarray:
+        return None
+    dt, shape, strides = first.dtype, first.shape, first.strides
+    if dt.char not in "fd" or not dt.isnative:
+        return None
+    flags = first.flags
+    if not (flags.c_contiguous or flags.f_contiguous):
+        return None
+    for i, a in enumerate(arrays):
+        if i and (
+            type(a) is not np.ndarray or a.dtype != dt or a.shape != shape or a.strides != strides
+        ):
+            return None
+        if i != 1 and not a.flags.writeable:
+            return None
+    return [a.ravel("K") for a in arrays]  # views, in memory order (one for all)
+
+
+def _fma_py(a, b, c):
+    return a * b + c  # replaced by the llvm.fma intrinsic in _build
+
+
+_fma = _fma_py
+
+
+def adam_loop(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, nb, nv):
+    """Adam on flat arrays: torch's _single_tensor_adam (optim/adam.py's NumPy path) with
+    nb = nv = p.size, its fused CPU kernel (``fused=True``) with nb, nv = the ends of its
+    vectorized body and of the compiler's vectorized part of the scalar loop (`fused_split`).
+    k = (weight_decay, 1 - lr * weight_decay, w = 1 - beta1, 1 - w, beta2, 1 - beta2,
+    bias_correction2_sqrt, eps, -step_size) in the arrays' dtype; wd_mode 0 none, 1 L2
+    (grad.add(param, alpha=wd)), 2 decoupled (param.mul_); low: |w| < 0.5 (lerp's side)."""
+    n = p.size
+    _adam_range(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, 0, nb, False, False)
+    _adam_range(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, nb, nv, True, False)
+    _adam_range(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, nv, n, True, True)
+
+
+def adam_range(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, start, stop, smax, first):
+    """adam_loop's elements start..stop. smax: amsgrad's maximum is std::max(vmax, v) (the
+    fused kernel's scalar loop), else NaN-propagating (torch.maximum, its vector body).
+    first: exp_avg_sq * beta2 + (1 - beta2) * g * g fuses the first product (the scalar
+    loop's contraction), else the second (addcmul_, the vector body)."""
+    wd, decay, w, omw, beta2, c2, bc2, eps, nss = (
+        k[0],
+        k[1],
+        k[2],
+        k[3],
+        k[4],
+        k[5],
+        k[6],
+        k[7],
+        k[8],
+    )
+    for i in range(start, stop):
+        gi = g[i]
+        if maximize:
+            gi = -gi
+        pi = p[i]
+        if wd_mode == 1:
+            gi = _fma(pi, wd, gi)
+        elif wd_mode == 2:
+            pi = pi * decay
+        mi = m[i]
+        diff = gi - mi
+        if low:
+            mi = _fma(diff, w, mi)
+        else:
+            mi = _fma(-diff, omw, gi)
+        m[i] = mi
+        if first:
+            vi = _fma(v[i], beta2, (c2 * gi) * gi)
+        else:
+            vi = v[i] * beta2
+            vi = _fma(c2 * gi, gi, vi)
+        v[i] = vi
+        if amsgrad:
+            a = vmax[i]
+            if smax:
+                if a < vi:
+                    a = vi
+            elif not (a >= vi or a != a):  # the first unless the second is larger or NaN
+                a = vi
+            vmax[i] = a
+            vi = a
+        d = np.sqrt(vi) / bc2
+        d = d + eps
+        p[i] = pi + (mi * nss) / d
+
+
+def sgd_loop(p, g, buf, k, maximize, l2, mode, nesterov, nv):
+    """SGD on flat arrays: torch's _single_tensor_sgd (optim/sgd.py's NumPy path) with
+    nv = p.size, its fused CPU kernel with nv = the end of its vectorized part (`fused_split`;
+    after it, the scalar loop's momentum update fuses its first product).
+    k = (weight_decay, momentum, 1 - dampening, -lr) in the arrays' dtype; mode 0 no
+    momentum, 1 the first step (buf starts as the gradient), 2 later steps."""
+    _sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, 0, nv, False)
+    _sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, nv, p.size, True)
+
+
+def sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, start, stop, first):
+    """sgd_loop's elements start..stop; first: buf * momentum + g * (1 - dampening) fuses
+    the first product, else the second (add_(alpha=), the vector body)."""
+    wd, mom, omd, nlr = k[0], k[1], k[2], k[3]
+    for i in range(start, stop):
+        gi = g[i]
+        if maximize:
+            gi = -gi
+        if l2:
+            gi = _fma(p[i], wd, gi)
+        if mode != 0:
+            if mode == 1:
+                b = gi
+            elif first:
+                b = _fma(buf[i], mom, gi * omd)
+            else:
+                b = buf[i] * mom
+                b = _fma(gi, omd, b)
+            buf[i] = b
+            if nesterov:
+                gi = _fma(b, mom, gi)
+            else:
+                gi = b
+        p[i] = _fma(gi, nlr, p[i])
+
+
+def adagrad_loop(p, g, acc, k, maximize, l2):
+    """Adagrad on flat arrays: torch's _single_tensor_adagrad (optim/adagrad.py's NumPy
+    path) and its fused CPU kernel alike (both fuse g * g + sum; the fused scalar loop has
+    no second product to contract). k = (weight_decay, eps, -clr) in the arrays' dtype."""
+    wd, eps, nclr = k[0], k[1], k[2]
+    for i in range(p.size):
+        gi = g[i]
+        if maximize:
+            gi = -gi
+        pi = p[i]
+        if l2:
+            gi = _fma(pi, wd, gi)
+        s = _fma(gi, gi, acc[i])
+        acc[i] = s
+        d = np.sqrt(s) + eps
+        p[i] = pi + (gi * nclr) / d
+
+
+def fused_split(n, itemsize):
+    """(nb, nv) for torch's fused CPU kernels on n elements: the end of the Vectorized body
+    (64-byte vectors where torch runs its AVX-512 kernels, else 32), and of the part of the
+    scalar loop GCC vectorized with 32-byte vectors in the AVX-512 build (measured: a tail of
+    15 float32 values runs 8 vectorized, 7 scalar; none under ATEN_CPU_CAPABILITY=avx2)."""
+    from ..ops._sum_kernel import _VECTOR_BYTES
+
+    body = (_VECTOR_BYTES or 64) // itemsize
+    nb = n - n % body
+    if _VECTOR_BYTES is not None:
+        return nb, nb
+    half = 32 // itemsize
+    return nb, nb + (n - nb) // half * half
+
+
+_adam_range, _sgd_range = adam_range, sgd_range  # the compiled helpers once _build ran
+
+
+def _build():
+    try:
+        import numba
+        from numba import types
+        from numba.extending import intrinsic
+    except Exception:  # not importable with this NumPy: the NumPy paths
+        return False
+
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        """llvm.fma: a * b + c rounded once (an FMA instruction, or libm's fma)."""
+        if not (isinstance(a, types.Float) and a == b == c):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.fma(*args)
+
+        return a(a, b, c), codegen
+
+    global _fma
+    _fma = fma
+    from types import SimpleNamespace
+
+    for cache in (True, False):  # no writable cache directory: compile in memory
+        try:
+
+            def jit(fn, cache=cache):
+                return numba.njit(cache=cache, nogil=True, error_model="numpy")(fn)
+
+            global _adam_range, _sgd_range
+            _adam_range, _sgd_range = jit(adam_range), jit(sgd_range)
+            k = SimpleNamespace(adam=jit(adam_loop), sgd=jit(sgd_loop), adagrad=jit(adagrad_loop))
+            if _rounds_once(k):
+                return k
+            return False
+        except Exception:  # a numba that cannot compile these loops: the NumPy paths
+            continue
+    _fma, _adam_range, _sgd_range = _fma_py, adam_range, sgd_range
+    return False
+
+
+def _rounds_once(k):
+    """SGD's p + (-lr) * g on (1 + e)^2 - (1 + 2e): e^2 exactly only with one rounding."""
+    for t in (np.float32, np.float64):
+        e = t(2.0 ** (-12 if t == np.float32 else -27))
+        p = np.full(3, -(1 + e + e), t)
+        g = np.full(3, 1 + e, t)
+        k.sgd(p, g, p, np.array([0, 0, 0, 1 + e], t), False, False, 0, False, 3)
+        if not (p == e * e).all():
+            return False
+    return True
