@@ -188,6 +188,67 @@ def adagrad_loop(p, g, acc, k, maximize, l2):
         p[i] = pi + (gi * nclr) / d
 
 
+def lerp(start, end, w, omw, low):
+    """torch's lerp_vec for one element: start + w * (end - start) fused on the side of 0.5
+    where it is accurate (omw = 1 - w in the dtype; low: |weight| < 0.5)."""
+    diff = end - start
+    if low:
+        return _fma(diff, w, start)
+    return _fma(-diff, omw, end)
+
+
+def rmsprop_loop(p, g, sq, ga, buf, k, maximize, l2, centered, momentum, low):
+    """RMSprop on flat arrays: torch's _single_tensor_rmsprop (optim/rmsprop.py's NumPy
+    path). k = (weight_decay, alpha, 1 - alpha, w = 1 - alpha for the lerp, 1 - w, eps,
+    momentum, -lr) in the arrays' dtype (ga, buf: any array when unused)."""
+    wd, alpha, c, w, omw, eps, mom, nlr = k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]
+    for i in range(p.size):
+        gi = g[i]
+        if maximize:
+            gi = -gi
+        pi = p[i]
+        if l2:
+            gi = _fma(pi, wd, gi)
+        s = sq[i] * alpha
+        s = _fma(c * gi, gi, s)
+        sq[i] = s
+        if centered:
+            a = _lerp(ga[i], gi, w, omw, low)
+            ga[i] = a
+            avg = np.sqrt(_fma(-a, a, s))  # addcmul(value=-1): (-1 * a) rounded, then fused
+        else:
+            avg = np.sqrt(s)
+        avg = avg + eps
+        if momentum:
+            b = buf[i] * mom
+            b = b + gi / avg
+            buf[i] = b
+            p[i] = _fma(b, nlr, pi)
+        else:
+            p[i] = pi + (gi * nlr) / avg
+
+
+def adamax_loop(p, g, m, u, k, maximize, l2, low):
+    """Adamax on flat arrays: torch's _single_tensor_adamax (optim/adamax.py's NumPy path).
+    k = (weight_decay, w = 1 - beta1, 1 - w, beta2, eps, -clr) in the arrays' dtype."""
+    wd, w, omw, beta2, eps, nclr = k[0], k[1], k[2], k[3], k[4], k[5]
+    for i in range(p.size):
+        gi = g[i]
+        if maximize:
+            gi = -gi
+        pi = p[i]
+        if l2:
+            gi = _fma(pi, wd, gi)
+        mi = _lerp(m[i], gi, w, omw, low)
+        m[i] = mi
+        a = u[i] * beta2
+        b = abs(gi) + eps
+        if not (a >= b or a != a):  # np.maximum: NaN-propagating
+            a = b
+        u[i] = a
+        p[i] = pi + (mi * nclr) / a
+
+
 def fused_split(n, itemsize):
     """(nb, nv) for torch's fused CPU kernels on n elements: the end of the Vectorized body
     (64-byte vectors where torch runs its AVX-512 kernels, else 32), and of the part of the
@@ -203,7 +264,7 @@ def fused_split(n, itemsize):
     return nb, nb + (n - nb) // half * half
 
 
-_adam_range, _sgd_range = adam_range, sgd_range  # the compiled helpers once _build ran
+_adam_range, _sgd_range, _lerp = adam_range, sgd_range, lerp  # compiled once _build ran
 
 
 def _build():
@@ -235,15 +296,21 @@ def _build():
             def jit(fn, cache=cache):
                 return numba.njit(cache=cache, nogil=True, error_model="numpy")(fn)
 
-            global _adam_range, _sgd_range
-            _adam_range, _sgd_range = jit(adam_range), jit(sgd_range)
-            k = SimpleNamespace(adam=jit(adam_loop), sgd=jit(sgd_loop), adagrad=jit(adagrad_loop))
+            global _adam_range, _sgd_range, _lerp
+            _adam_range, _sgd_range, _lerp = jit(adam_range), jit(sgd_range), jit(lerp)
+            k = SimpleNamespace(
+                adam=jit(adam_loop),
+                sgd=jit(sgd_loop),
+                adagrad=jit(adagrad_loop),
+                rmsprop=jit(rmsprop_loop),
+                adamax=jit(adamax_loop),
+            )
             if _rounds_once(k):
                 return k
             return False
         except Exception:  # a numba that cannot compile these loops: the NumPy paths
             continue
-    _fma, _adam_range, _sgd_range = _fma_py, adam_range, sgd_range
+    _fma, _adam_range, _sgd_range, _lerp = _fma_py, adam_range, sgd_range, lerp
     return False
 
 
