@@ -52,14 +52,17 @@ def usable(*arrays):
     flags = first.flags
     if not (flags.c_contiguous or flags.f_contiguous):
         return None
-    for i, a in enumerate(arrays):
-        if i and (
-            type(a) is not np.ndarray or a.dtype != dt or a.shape != shape or a.strides != strides
-        ):
+    out = []
+    for a in arrays:
+        if type(a) is not np.ndarray or a.shape != shape or a.strides != strides:
             return None
-        if i != 1 and not a.flags.writeable:
+        if a.dtype is not dt and a.dtype != dt:
             return None
-    return [a.ravel("K") for a in arrays]  # views, in memory order (one for all)
+        out.append(a.ravel("K"))  # views, in memory order (one for all)
+    for a in out[:1] + out[2:]:
+        if not a.flags.writeable:
+            return None
+    return out
 
 
 def _fma_py(a, b, c):

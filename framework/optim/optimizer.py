@@ -272,9 +272,10 @@ class Optimizer:
         k = _kernels.get() if self._compiled else None  # one compiled loop per parameter
         # (fused=True: torch's fused kernels round each tensor's last elements apart)
         flat = h.get("foreach") is not False and not (k is not None and h.get("fused"))
-        if flat and self._elementwise and len(params) > 1:
+        least = _flat.MIN_FLAT if k is None else _flat.MIN_FLAT_COMPILED  # for a bucket
+        if flat and self._elementwise and len(params) >= least:
             fresh = [p for p in params if p not in self.state]
-            params = _flat.step_buckets(self, group, params, h, self._prepare)
+            params = _flat.step_buckets(self, group, params, h, self._prepare, least)
         for p in params:
             state = self.state.get(p)
             if state is None:

@@ -95,7 +95,11 @@ class SGD(Optimizer):
         if flat is None:
             return False
         wd = 0 if prepared else h["weight_decay"]
-        consts = np.array([wd, momentum, 1 - h["dampening"], -h["lr"]], p._data.dtype)
+        key = (p._data.dtype.char, prepared)  # the group's parameters share them
+        consts = h["_consts"].get(key) if "_consts" in h else None
+        if consts is None:
+            values = [wd, momentum, 1 - h["dampening"], -h["lr"]]
+            consts = h.setdefault("_consts", {})[key] = np.array(values, p._data.dtype)
         maximize = not prepared and h["maximize"]
         n = flat[0].size
         nv = _kernels.fused_split(n, flat[0].itemsize)[1] if h.get("fused") else n
