@@ -252,6 +252,63 @@ def adamax_loop(p, g, m, u, k, maximize, l2, low):
         p[i] = pi + (mi * nclr) / a
 
 
+def moments(p, g, m, v, i, k, maximize, wd_mode, low):
+    """The prologue NAdam and RAdam share with Adam for element i: the gradient (maximize, L2
+    or decoupled decay: k[0], k[1]), exp_avg's lerp (k[2], k[3]), exp_avg_sq * beta2 +
+    (1 - beta2) g^2 (k[4], k[5]); returns (param, grad, exp_avg, exp_avg_sq)."""
+    gi = g[i]
+    if maximize:
+        gi = -gi
+    pi = p[i]
+    if wd_mode == 1:
+        gi = _fma(pi, k[0], gi)
+    elif wd_mode == 2:
+        pi = pi * k[1]
+    mi = _lerp(m[i], gi, k[2], k[3], low)
+    m[i] = mi
+    vi = v[i] * k[4]
+    vi = _fma(k[5] * gi, gi, vi)
+    v[i] = vi
+    return pi, gi, mi, vi
+
+
+def nadam_loop(p, g, m, v, k, maximize, wd_mode, low, foreach):
+    """NAdam on flat arrays: torch's _single_tensor_nadam, or with `foreach` its
+    _multi_tensor_nadam, which divides the root by sqrt(bias_correction2) instead of taking
+    the root of the quotient (optim/nadam.py's NumPy path). k = moments' six, then
+    bias_correction2 (its root with `foreach`), eps, the gradient's and exp_avg's addcdiv
+    values."""
+    bc2, eps, a1, a2 = k[6], k[7], k[8], k[9]
+    for i in range(p.size):
+        pi, gi, mi, vi = _moments(p, g, m, v, i, k, maximize, wd_mode, low)
+        if foreach:
+            d = np.sqrt(vi) / bc2 + eps
+        else:
+            d = np.sqrt(vi / bc2) + eps
+        pi = pi + (gi * a1) / d
+        p[i] = pi + (mi * a2) / d
+
+
+def radam_loop(p, g, m, v, k, maximize, wd_mode, low, rectify, foreach):
+    """RAdam on flat arrays: torch's _single_tensor_radam, or its _multi_tensor_radam with
+    `foreach` (optim/radam.py's NumPy path). k = moments' six, then bias_correction1, lr,
+    sqrt(bias_correction2), eps, rect, 1, and the multi-tensor code's two step sizes."""
+    bc1, lr, bc2s, eps, rect, one, size, unrect = k[6], k[7], k[8], k[9], k[10], k[11], k[12], k[13]
+    for i in range(p.size):
+        pi, gi, mi, vi = _moments(p, g, m, v, i, k, maximize, wd_mode, low)
+        if foreach:
+            b = (np.sqrt(vi) + eps) / size
+            b = one / b
+            p[i] = _fma(mi, b + unrect, pi)
+            continue
+        u = (mi / bc1) * lr
+        if rectify:
+            a = one / (np.sqrt(vi) + eps)  # torch's number / tensor: reciprocal() * number
+            u = u * (a * bc2s)
+            u = u * rect
+        p[i] = pi - u
+
+
 def fused_split(n, itemsize):
     """(nb, nv) for torch's fused CPU kernels on n elements: the end of the Vectorized body
     (64-byte vectors where torch runs its AVX-512 kernels, else 32), and of the part of the
@@ -267,7 +324,8 @@ def fused_split(n, itemsize):
     return nb, nb + (n - nb) // half * half
 
 
-_adam_range, _sgd_range, _lerp = adam_range, sgd_range, lerp  # compiled once _build ran
+_adam_range, _sgd_range, _lerp, _moments = adam_range, sgd_range, lerp, moments  # compiled
+#                                                                       once _build ran
 
 
 def _build():
@@ -299,21 +357,24 @@ def _build():
             def jit(fn, cache=cache):
                 return numba.njit(cache=cache, nogil=True, error_model="numpy")(fn)
 
-            global _adam_range, _sgd_range, _lerp
+            global _adam_range, _sgd_range, _lerp, _moments
             _adam_range, _sgd_range, _lerp = jit(adam_range), jit(sgd_range), jit(lerp)
+            _moments = jit(moments)
             k = SimpleNamespace(
                 adam=jit(adam_loop),
                 sgd=jit(sgd_loop),
                 adagrad=jit(adagrad_loop),
                 rmsprop=jit(rmsprop_loop),
                 adamax=jit(adamax_loop),
+                nadam=jit(nadam_loop),
+                radam=jit(radam_loop),
             )
             if _rounds_once(k):
                 return k
             return False
         except Exception:  # a numba that cannot compile these loops: the NumPy paths
             continue
-    _fma, _adam_range, _sgd_range, _lerp = _fma_py, adam_range, sgd_range, lerp
+    _fma, _adam_range, _sgd_range, _lerp, _moments = _fma_py, adam_range, sgd_range, lerp, moments
     return False
 
 

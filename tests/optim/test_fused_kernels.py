@@ -63,7 +63,28 @@ FUSED_CASES = (
     + [("SGD", kw) for kw in SGD]
     + [("Adagrad", kw) for kw in ADAGRAD]
 )
-CASES = FUSED_CASES + [("RMSprop", kw) for kw in RMSPROP] + [("Adamax", kw) for kw in ADAMAX]
+NADAM = [
+    dict(weight_decay=wd, decoupled_weight_decay=d, maximize=mx, momentum_decay=md, betas=b)
+    for wd, d, mx, md, b in itertools.product(
+        (0.0, 0.1), (False, True), (False, True), (4e-3, 0.1), ((0.9, 0.999), (0.3, 0.99))
+    )
+    if wd or not d
+]
+RADAM = [  # beta2 = 0.8: the rectified update from step 8 on
+    dict(weight_decay=wd, decoupled_weight_decay=d, maximize=mx, betas=b)
+    for wd, d, mx, b in itertools.product(
+        (0.0, 0.1), (False, True), (False, True), ((0.9, 0.999), (0.3, 0.8))
+    )
+    if wd or not d
+]
+CASES = (
+    FUSED_CASES
+    + [("RMSprop", kw) for kw in RMSPROP]
+    + [("Adamax", kw) for kw in ADAMAX]
+    + [("NAdam", kw) for kw in NADAM]
+    + [("RAdam", kw) for kw in RADAM]
+)
+STEPS = {"RAdam": 10}  # (4 otherwise)
 
 
 def _ids(cases):
@@ -72,7 +93,7 @@ def _ids(cases):
 
 def _make(L, name, kw, params, **extra):
     lr = 0.05 if name in ("SGD", "Adamax") else 1e-2
-    if name == "AdamW" or kw.get("decoupled_weight_decay"):
+    if name == "Adam" and kw.get("decoupled_weight_decay"):  # as AdamW
         kw = {k: v for k, v in kw.items() if k != "decoupled_weight_decay"}
         return L.optim.AdamW(params, lr=lr, **kw, **extra)
     return getattr(L.optim, name)(params, lr=lr, **kw, **extra)
@@ -90,11 +111,11 @@ def _grad(L, base, p, i):
     return L.tensor(base) * (i + 1) - p.detach() * 0.5
 
 
-def _run_framework(name, kw, dt, sizes, steps=4, **extra):
+def _run_framework(name, kw, dt, sizes, **extra):
     w, g = _start(dt, sizes)
     ps = [framework.tensor(x).requires_grad_(True) for x in w]
     opt = _make(framework, name, kw, ps, **extra)
-    for i in range(steps):
+    for i in range(STEPS.get(name, 4)):
         for p, b in zip(ps, g):
             p.grad = _grad(framework, b, p, i)
         if i == 1:  # a parameter without a gradient: its step count falls behind
@@ -138,6 +159,14 @@ def _sqrt_differs(t_opt, tp, name, kw):
         v = st["square_avg"]
         if kw["centered"]:
             v = torch.addcmul(v, st["grad_avg"], st["grad_avg"], value=-1)
+    elif name == "NAdam":  # the root of exp_avg_sq / bias_correction2 (foreach: of exp_avg_sq)
+        v = st["exp_avg_sq"]
+        q = v / (1 - kw["betas"][1] ** st["step"].item())
+        return (torch.sqrt(v).numpy() != np.sqrt(v.numpy())) | (
+            torch.sqrt(q).numpy() != np.sqrt(q.numpy())
+        )
+    elif name == "RAdam":
+        v = st["exp_avg_sq"]
     else:
         v = st["max_exp_avg_sq" if kw["amsgrad"] else "exp_avg_sq"]
     return torch.sqrt(v).numpy() != np.sqrt(v.numpy())
@@ -155,7 +184,7 @@ def test_steps_match_torch(name, kw, dt, foreach):
     fps = [framework.tensor(x).requires_grad_(True) for x in w]
     t_opt = _make(torch, name, kw, tps, foreach=foreach)
     f_opt = _make(framework, name, kw, fps, foreach=foreach)
-    for i in range(4):
+    for i in range(STEPS.get(name, 4)):
         for tp, fp, b in zip(tps, fps, g):
             tp.grad = _grad(torch, b, tp, i)
             fp.grad = framework.tensor(tp.grad.numpy())
