@@ -10,11 +10,14 @@ below, one rounding whatever the CPU). The scalars come in rounded to the arrays
 NumPy rounds a Python float against a float32 array. ``sqrt`` is the correctly rounded one,
 as ``np.sqrt``.
 
-Two families: ``adam``/``sgd`` mirror torch's single-tensor (and foreach: same operations)
-code, which our NumPy path reproduces; ``adam_fused``/``sgd_fused`` mirror torch's fused CPU
-kernels (``FusedAdamKernel.cpp``, ``FusedSGDKernel.cpp``, ``fused=True``), whose vectorized
-body and scalar tail round differently from each other (the tail's multiply-adds are
-contracted by the compiler) and from the single-tensor code.
+Loops: SGD, Adam/AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam, each from the raw gradient
+(maximize and weight decay folded in) or from a prepared one (the flat buckets of ``_flat``).
+They follow torch's single-tensor code, and its multi-tensor code where that rounds otherwise
+(NAdam's and RAdam's ``foreach=True``). ``adam_loop``/``sgd_loop`` also give torch's fused CPU
+kernels (``FusedAdamKernel.cpp``, ``FusedSGDKernel.cpp``, ``fused=True``): their vectorized
+body rounds as the single-tensor code, and `fused_split` says where the compiler's scalar
+tail begins, whose contraction fuses the other product of a two-product sum (Adagrad's fused
+kernel has no such sum: its single-tensor loop serves).
 
 Used where numba is installed and ``FRAMEWORK_NUMBA`` is not 0 (``framework.ops._fused``
 decides); ``get()`` is None otherwise and the optimizers keep their NumPy path.
