@@ -77,12 +77,17 @@ RADAM = [  # beta2 = 0.8: the rectified update from step 8 on
     )
     if wd or not d
 ]
+ASGD = [  # (no compiled loop: the NumPy path against torch; t0=1: mu < 1 from step 3)
+    dict(weight_decay=wd, maximize=mx, t0=t0, lambd=la)
+    for wd, mx, t0, la in itertools.product((0.0, 0.1), (False, True), (1.0, 1e6), (1e-4, 0.1))
+]
 CASES = (
     FUSED_CASES
     + [("RMSprop", kw) for kw in RMSPROP]
     + [("Adamax", kw) for kw in ADAMAX]
     + [("NAdam", kw) for kw in NADAM]
     + [("RAdam", kw) for kw in RADAM]
+    + [("ASGD", kw) for kw in ASGD]
 )
 STEPS = {"RAdam": 10}  # (4 otherwise)
 
@@ -92,7 +97,7 @@ def _ids(cases):
 
 
 def _make(L, name, kw, params, **extra):
-    lr = 0.05 if name in ("SGD", "Adamax") else 1e-2
+    lr = 0.05 if name in ("SGD", "Adamax", "ASGD") else 1e-2
     if name == "Adam" and kw.get("decoupled_weight_decay"):  # as AdamW
         kw = {k: v for k, v in kw.items() if k != "decoupled_weight_decay"}
         return L.optim.AdamW(params, lr=lr, **kw, **extra)
@@ -150,7 +155,7 @@ def test_compiled_equals_numpy_path(name, kw, dt):
 def _sqrt_differs(t_opt, tp, name, kw):
     """Elements where torch's root of the step's second moment is not the correctly
     rounded one (its MKL sqrt): the parameter may differ there."""
-    if name in ("SGD", "Adamax"):
+    if name in ("SGD", "Adamax", "ASGD"):
         return np.zeros(tp.shape, bool)
     st = t_opt.state[tp]
     if name == "Adagrad":

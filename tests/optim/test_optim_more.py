@@ -285,7 +285,7 @@ def test_group_at_once_equals_per_parameter_bit_for_bit(name, kwargs, flag):
     init, grads = _flat_problem()
     runs = []
     options = {False: {}, True: {flag: True}}
-    if name in ("NAdam", "RAdam"):  # foreach=True is torch's multi-tensor rounding there
+    if name in ("NAdam", "RAdam", "ASGD"):  # foreach=True: torch's multi-tensor rounding
         options = {False: {"foreach": False}, True: {}}  # (test_fused_kernels.py): buckets
     for fast in (False, True):
         params = [framework.tensor(x.copy(), requires_grad=True) for x in init]
