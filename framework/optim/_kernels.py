@@ -10,7 +10,7 @@ below, one rounding whatever the CPU). The scalars come in rounded to the arrays
 NumPy rounds a Python float against a float32 array. ``sqrt`` is the correctly rounded one,
 as ``np.sqrt``.
 
-Loops: SGD, Adam/AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam, each from the raw gradient
+Loops: SGD, Adam/AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam, Adadelta, each from the raw gradient
 (maximize and weight decay folded in) or from a prepared one (the flat buckets of ``_flat``).
 They follow torch's single-tensor code, and its multi-tensor code where that rounds otherwise
 (NAdam's and RAdam's ``foreach=True``). ``adam_loop``/``sgd_loop`` also give torch's fused CPU
@@ -312,6 +312,28 @@ def radam_loop(p, g, m, v, k, maximize, wd_mode, low, rectify, foreach):
         p[i] = pi - u
 
 
+def adadelta_loop(p, g, sq, acc, k, maximize, l2):
+    """Adadelta on flat arrays: torch's _single_tensor_adadelta (optim/adadelta.py's NumPy
+    path). k = (weight_decay, rho, 1 - rho, eps, -lr) in the arrays' dtype."""
+    wd, rho, c, eps, nlr = k[0], k[1], k[2], k[3], k[4]
+    for i in range(p.size):
+        gi = g[i]
+        if maximize:
+            gi = -gi
+        pi = p[i]
+        if l2:
+            gi = _fma(pi, wd, gi)
+        s = sq[i] * rho
+        s = _fma(c * gi, gi, s)
+        sq[i] = s
+        a = acc[i]
+        d = np.sqrt(a + eps) / np.sqrt(s + eps)
+        d = d * gi
+        a = a * rho
+        acc[i] = _fma(c * d, d, a)
+        p[i] = _fma(d, nlr, pi)
+
+
 def fused_split(n, itemsize):
     """(nb, nv) for torch's fused CPU kernels on n elements: the end of the Vectorized body
     (64-byte vectors where torch runs its AVX-512 kernels, else 32), and of the part of the
@@ -371,6 +393,7 @@ def _build():
                 adamax=jit(adamax_loop),
                 nadam=jit(nadam_loop),
                 radam=jit(radam_loop),
+                adadelta=jit(adadelta_loop),
             )
             if _rounds_once(k):
                 return k

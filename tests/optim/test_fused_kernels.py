@@ -77,6 +77,10 @@ RADAM = [  # beta2 = 0.8: the rectified update from step 8 on
     )
     if wd or not d
 ]
+ADADELTA = [
+    dict(weight_decay=wd, maximize=mx, rho=r)
+    for wd, mx, r in itertools.product((0.0, 0.1), (False, True), (0.9, 0.3))
+]
 ASGD = [  # (no compiled loop: the NumPy path against torch; t0=1: mu < 1 from step 3)
     dict(weight_decay=wd, maximize=mx, t0=t0, lambd=la)
     for wd, mx, t0, la in itertools.product((0.0, 0.1), (False, True), (1.0, 1e6), (1e-4, 0.1))
@@ -87,6 +91,7 @@ CASES = (
     + [("Adamax", kw) for kw in ADAMAX]
     + [("NAdam", kw) for kw in NADAM]
     + [("RAdam", kw) for kw in RADAM]
+    + [("Adadelta", kw) for kw in ADADELTA]
     + [("ASGD", kw) for kw in ASGD]
 )
 STEPS = {"RAdam": 10}  # (4 otherwise)
@@ -152,12 +157,19 @@ def test_compiled_equals_numpy_path(name, kw, dt):
             np.testing.assert_array_equal(s[k], r[k], err_msg=k)
 
 
-def _sqrt_differs(t_opt, tp, name, kw):
+def _sqrt_differs(t_opt, tp, name, kw, pre=None):
     """Elements where torch's root of the step's second moment is not the correctly
-    rounded one (its MKL sqrt): the parameter may differ there."""
+    rounded one (its MKL sqrt): the parameter may differ there (`pre`: torch's state before
+    the step)."""
     if name in ("SGD", "Adamax", "ASGD"):
         return np.zeros(tp.shape, bool)
     st = t_opt.state[tp]
+    if name == "Adadelta":  # the roots of square_avg + eps and of the previous acc_delta + eps
+        out = np.zeros(tp.shape, bool)
+        before = pre.get("acc_delta", torch.zeros_like(st["acc_delta"]))  # (first step: none)
+        for v in (st["square_avg"] + kw.get("eps", 1e-6), before + kw.get("eps", 1e-6)):
+            out |= torch.sqrt(v).numpy() != np.sqrt(v.numpy())
+        return out
     if name == "Adagrad":
         v = st["sum"]
     elif name == "RMSprop":
@@ -193,13 +205,15 @@ def test_steps_match_torch(name, kw, dt, foreach):
         for tp, fp, b in zip(tps, fps, g):
             tp.grad = _grad(torch, b, tp, i)
             fp.grad = framework.tensor(tp.grad.numpy())
+        pre = {tp: {k: v.clone() for k, v in t_opt.state[tp].items()} for tp in tps}
         t_opt.step()
         f_opt.step()
         for tp, fp in zip(tps, fps):
-            keep = ~_sqrt_differs(t_opt, tp, name, kw)
+            keep = ~_sqrt_differs(t_opt, tp, name, kw, pre.get(tp))
             for k, tv in t_opt.state[tp].items():
                 fv = f_opt.state[fp][k].numpy()
-                if k == "momentum_buffer" and name == "RMSprop":  # g / root: after the root
+                if (name, k) in (("RMSprop", "momentum_buffer"), ("Adadelta", "acc_delta")):
+                    # (these divide by a root: compared after it, as the parameter)
                     np.testing.assert_array_equal(fv[keep], tv.numpy()[keep], err_msg=k)
                     fv[...] = tv.numpy()
                 else:
