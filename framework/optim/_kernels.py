@@ -55,17 +55,17 @@ def usable(*arrays):
     flags = first.flags
     if not (flags.c_contiguous or flags.f_contiguous):
         return None
-    out = []
+    g = arrays[1]
     for a in arrays:
-        if type(a) is not np.ndarray or a.shape != shape or a.strides != strides:
+        if (
+            type(a) is not np.ndarray
+            or a.shape != shape
+            or a.strides != strides
+            or (a.dtype is not dt and a.dtype != dt)
+            or not (a is g or a.flags.writeable)
+        ):
             return None
-        if a.dtype is not dt and a.dtype != dt:
-            return None
-        out.append(a.ravel("K"))  # views, in memory order (one for all)
-    for a in out[:1] + out[2:]:
-        if not a.flags.writeable:
-            return None
-    return out
+    return [a.ravel("K") for a in arrays]  # views, in memory order (one for all)
 
 
 def _fma_py(a, b, c):

@@ -322,6 +322,28 @@ def test_non_contiguous_parameters(name):
             fp.detach().numpy()[...] = tp.detach().numpy()
 
 
+def test_usable_takes_only_what_the_loops_index_safely():
+    """Flat views only for one dtype, shape and memory order, writeable but for the
+    gradient (the loops index without bounds checks)."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ro = a.copy()
+    ro.setflags(write=False)
+    assert [x.shape for x in _kernels.usable(a, ro, a.copy())] == [(12,)] * 3
+    flat = _kernels.usable(a.T, np.asfortranarray(a.T))  # memory order, views
+    assert flat is not None and np.shares_memory(flat[0], a)
+    for bad in (
+        (ro, a.copy()),  # a read-only parameter
+        (a, a.copy(), ro),  # a read-only state
+        (a, a.T.copy().T),  # another memory order
+        (a, a.astype(np.float64)),
+        (a, a[:, :3].copy()),
+        (a[:, ::2], a[:, ::2].copy()),  # not contiguous
+        (a.astype(np.float16), a.astype(np.float16)),
+        (a.astype(">f4"), a.astype(">f4")),
+    ):
+        assert _kernels.usable(*bad) is None
+
+
 @needs_numba
 def test_fused_split():
     """The fused kernels' vector body and vectorized tail ends, from torch's vector width."""
