@@ -142,6 +142,8 @@ class Optimizer:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "_update" in cls.__dict__ and "_compiled_update" not in cls.__dict__:
+            cls._compiled = False  # a subclass with its own rule: not the inherited loop
         if "step" in cls.__dict__ and not getattr(cls.__dict__["step"], "hooked", False):
             cls.step = _hooked_step(cls.__dict__["step"])
 

@@ -322,6 +322,20 @@ def test_non_contiguous_parameters(name):
             fp.detach().numpy()[...] = tp.detach().numpy()
 
 
+def test_subclass_with_its_own_rule_is_not_compiled():
+    """A subclass that overrides `_update` keeps its rule (the inherited loop is off)."""
+
+    class Halving(framework.optim.SGD):
+        def _update(self, p, g, state, h):
+            p._data *= 0.5
+
+    p = framework.ones(3, requires_grad=True)
+    p.grad = framework.ones(3)
+    Halving([p], lr=0.1).step()
+    np.testing.assert_array_equal(p.detach().numpy(), [0.5, 0.5, 0.5])
+    assert framework.optim.AdamW._compiled  # (AdamW inherits Adam's rule and loop)
+
+
 def test_usable_takes_only_what_the_loops_index_safely():
     """Flat views only for one dtype, shape and memory order, writeable but for the
     gradient (the loops index without bounds checks)."""
