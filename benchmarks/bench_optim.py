@@ -2,8 +2,9 @@
 
     python benchmarks/bench_optim.py [--only Adam SGD ...] [--foreach none|true|false]
 
-Two parameter sets: the MLP of benchmarks/workloads.py (784-512-512-10: six tensors,
-670k values) and a "many small" set (64 tensors of 32x32 plus 64 biases of 32). Gradients are
+Four parameter sets: the MLP of benchmarks/workloads.py (784-512-512-10: six tensors,
+670k values), a "many small" set (64 tensors of 32x32 plus 64 biases of 32), the digits MLP
+of digits_epoch (64-128-10: four tensors) and one tensor of 1M values. Gradients are
 fixed random arrays; the time is the fastest of `--reps` runs of `optimizer.step()` alone
 (the minimum is the least disturbed by other processes on a shared machine).
 """
@@ -34,6 +35,8 @@ CASES = {
 SETS = {
     "mlp": [(512, 784), (512,), (512, 512), (512,), (10, 512), (10,)],
     "many_small": [(32, 32), (32,)] * 64,
+    "digits": [(128, 64), (128,), (10, 128), (10,)],  # digits_epoch's MLP: per-call overhead
+    "one_1m": [(1_000_000,)],  # one large tensor: the loop's arithmetic
 }
 
 

@@ -1,6 +1,8 @@
 """Adadelta (torch.optim.Adadelta)."""
 
-from . import _half
+import numpy as np  # the compiled loop's constants (CPU arrays only)
+
+from . import _half, _kernels
 from .optimizer import Optimizer, _zeros_like
 from ._util import _addcmul_, _sub_scaled_
 
@@ -74,8 +76,26 @@ class Adadelta(Optimizer):
         state["square_avg"] = _zeros_like(p)
         state["acc_delta"] = _zeros_like(p)
 
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.adadelta_loop), bit for bit
+        `_update`."""
+        sq, acc = state["square_avg"]._data, state["acc_delta"]._data
+        flat = _kernels.usable(p._data, g, sq, acc)
+        if flat is None:
+            return False
+        self._count(state)
+        rho, wd = h["rho"], 0 if prepared else h["weight_decay"]
+        consts = np.array([wd, rho, 1 - rho, h["eps"], -h["lr"]], p._data.dtype)
+        k.adadelta(*flat, consts, not prepared and h["maximize"], wd != 0)
+        return True
+
     def _update(self, p, g, state, h):
         rho, eps, xp = h["rho"], h["eps"], p.xp
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
         self._count(state)
         v, u = state["square_avg"]._data, state["acc_delta"]._data
         if _half.is_half(v):  # torch's single-tensor rule, op by op (see _half)

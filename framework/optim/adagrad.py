@@ -1,6 +1,8 @@
 """Adagrad (torch.optim.Adagrad): lr_decay, weight decay, initial accumulator, maximize."""
 
-from . import _half
+import numpy as np  # the compiled loop's constants (CPU arrays only)
+
+from . import _half, _kernels
 from .optimizer import Optimizer, _zeros_like
 from ._util import _addcmul_
 
@@ -76,8 +78,26 @@ class Adagrad(Optimizer):
         state["step"] = self._new_step(p, group)  # torch fills from the constructor's value
         state["sum"] = _zeros_like(p, self.defaults["initial_accumulator_value"])
 
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.adagrad_loop), bit for bit
+        `_update`."""
+        flat = _kernels.usable(p._data, g, state["sum"]._data)
+        if flat is None:
+            return False
+        step = self._count(state)
+        clr = h["lr"] / (1 + (step - 1) * h["lr_decay"])
+        wd = 0 if prepared else h["weight_decay"]
+        consts = np.array([wd, h["eps"], -clr], p._data.dtype)
+        k.adagrad(*flat, consts, not prepared and h["maximize"], wd != 0)
+        return True
+
     def _update(self, p, g, state, h):
         xp = p.xp
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
         step = self._count(state)
         clr = h["lr"] / (1 + (step - 1) * h["lr_decay"])
         acc = state["sum"]._data

@@ -1,7 +1,9 @@
 """Adam (torch.optim.Adam): bias correction, amsgrad, L2 or decoupled weight decay."""
 
+import numpy as np  # the compiled loop's constants (CPU arrays only)
+
 from ..tensor import Tensor
-from . import _half
+from . import _half, _kernels
 from ._util import _adam_moments
 from .optimizer import Optimizer, _zeros_like
 
@@ -110,11 +112,53 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = _zeros_like(p)
 
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.adam_loop), bit for bit `_update`."""
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        amsgrad = h["amsgrad"]
+        flat = _kernels.usable(p._data, g, m, v, state["max_exp_avg_sq"]._data if amsgrad else v)
+        if flat is None:
+            return False
+        step = self._count(state)
+        key = (step, p._data.dtype.char, prepared)  # the group's parameters share them
+        consts = h["_consts"].get(key) if "_consts" in h else None
+        if consts is None:
+            consts = h.setdefault("_consts", {})[key] = self._constants(h, step, key[1], prepared)
+        wd = 0 if prepared else h["weight_decay"]
+        mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
+        maximize = not prepared and h["maximize"]
+        n = flat[0].size
+        beta1 = h["betas"][0]
+        if h.get("fused"):  # torch's fused kernel: its lerp side is chosen in the dtype
+            nb, nv = _kernels.fused_split(n, flat[0].itemsize)
+            low = abs(consts[2]) < 0.5
+        else:
+            nb = nv = n
+            low = abs(1 - beta1) < 0.5
+        k.adam(*flat, consts, maximize, mode, amsgrad, low, nb, nv)
+        return True
+
+    @staticmethod
+    def _constants(h, step, dtype, prepared):
+        """adam_loop's k in the parameters' dtype (NumPy rounds the Python floats so)."""
+        lr, eps, (beta1, beta2) = h["lr"], h["eps"], h["betas"]
+        wd = 0 if prepared else h["weight_decay"]
+        w = np.dtype(dtype).type(1 - beta1)
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        step_size = lr / (1 - beta1**step)
+        values = [wd, 1 - lr * wd, w, 1 - w, beta2, 1 - beta2, bias_correction2_sqrt, eps]
+        return np.array(values + [-step_size], dtype)
+
     def _update(self, p, g, state, h):
         lr, eps, (beta1, beta2) = h["lr"], h["eps"], h["betas"]
         xp = p.xp
         if _half.is_half(p._data):
             return self._update_half(p, g, state, h)
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
         step = self._count(state)
         m, v = _adam_moments(xp, state, g, beta1, beta2)
         bias_correction1 = 1 - beta1**step

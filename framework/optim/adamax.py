@@ -1,6 +1,8 @@
 """Adamax (torch.optim.Adamax): Adam with an infinity-norm second moment."""
 
-from . import _half
+import numpy as np  # the compiled loop's constants (CPU arrays only)
+
+from . import _half, _kernels
 from .optimizer import Optimizer, _lerp_, _zeros_like
 
 
@@ -70,8 +72,29 @@ class Adamax(Optimizer):
         state["exp_avg"] = _zeros_like(p)
         state["exp_inf"] = _zeros_like(p)
 
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.adamax_loop), bit for bit
+        `_update`."""
+        flat = _kernels.usable(p._data, g, state["exp_avg"]._data, state["exp_inf"]._data)
+        if flat is None:
+            return False
+        beta1, beta2 = h["betas"]
+        step = self._count(state)
+        wd = 0 if prepared else h["weight_decay"]
+        w = p._data.dtype.type(1 - beta1)
+        clr = h["lr"] / (1 - beta1**step)
+        consts = np.array([wd, w, 1 - w, beta2, h["eps"], -clr], w.dtype)
+        maximize = not prepared and h["maximize"]
+        k.adamax(*flat, consts, maximize, wd != 0, abs(1 - beta1) < 0.5)
+        return True
+
     def _update(self, p, g, state, h):
         (beta1, beta2), xp = h["betas"], p.xp
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
         step = self._count(state)
         m, u = state["exp_avg"]._data, state["exp_inf"]._data
         if _half.is_half(m):  # torch's single-tensor rule, op by op (see _half)

@@ -1,8 +1,11 @@
 """ASGD (torch.optim.ASGD): averaged stochastic gradient descent."""
 
+import numpy as np  # the host-side 0-dim eta of foreach=True
+
 from . import _half
 from .optimizer import Optimizer, _step_tensor, _to_scalar, _zeros_like
-from ._util import _sub_scaled_
+from .._fma import fusable, fused
+from ._util import _added, _sub_scaled_
 
 
 class ASGD(Optimizer):
@@ -93,6 +96,10 @@ class ASGD(Optimizer):
                 ax[...] = _half.add(ax, _half.mul(_half.sub_tensor(x, ax), mu_value))
             else:
                 ax[...] = x
+        elif h.get("foreach") and fusable(x, g):  # torch's _multi_tensor_asgd: another
+            dt = x.dtype.type  # composition: p - eta * (g + lambd * p), ax + mu * (p - ax)
+            fused(-_added(g, x, lambd), dt(eta_value), x, out=x)  # addcmul(value=-1)
+            fused(x - ax, dt(mu_value), ax, out=ax)
         else:
             x *= 1 - lambd * eta_value
             _sub_scaled_(p.xp, x, eta_value, g)  # param.add_(grad, alpha=-eta)
@@ -100,5 +107,11 @@ class ASGD(Optimizer):
                 ax += (x - ax) * mu._data.astype(x.dtype)
             else:
                 ax[...] = x
-        eta._data[...] = lr / ((1 + lambd * lr * step) ** h["alpha"])
+        if h.get("foreach"):  # torch's multi-tensor code: tensor ops on the step counter
+            count = state["step"]._data  # (its dtype), and lr / tensor as reciprocal() * lr
+            dt = count.dtype.type
+            base = dt(lambd * lr) * count[()] + 1
+            eta._data[...] = (dt(1) / np.power(base, dt(h["alpha"]))) * dt(lr)
+        else:
+            eta._data[...] = lr / ((1 + lambd * lr * step) ** h["alpha"])
         mu._data[...] = 1 / max(1, step - h["t0"])

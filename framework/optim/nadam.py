@@ -2,7 +2,7 @@
 
 import numpy as np  # the 0-dim float32 mu_product counter lives on the host
 
-from . import _half
+from . import _half, _kernels
 from ._util import _adam_moments
 from .optimizer import Optimizer, _zeros_like, _step_tensor
 
@@ -97,15 +97,45 @@ class NAdam(Optimizer):
         state["exp_avg"] = _zeros_like(p)
         state["exp_avg_sq"] = _zeros_like(p)
 
-    def _update(self, p, g, state, h):
-        lr, eps, (beta1, beta2), psi, xp = h["lr"], h["eps"], h["betas"], h["momentum_decay"], p.xp
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.nadam_loop), bit for bit
+        `_update`."""
+        flat = _kernels.usable(p._data, g, state["exp_avg"]._data, state["exp_avg_sq"]._data)
+        if flat is None:
+            return False
+        lr, eps, (beta1, beta2) = h["lr"], h["eps"], h["betas"]
+        bias_correction2, mu, mu_next, mu_product = self._momentum(state, h)
+        wd = 0 if prepared else h["weight_decay"]
+        w = p._data.dtype.type(1 - beta1)
+        foreach = bool(h.get("foreach"))
+        bc2 = bias_correction2**0.5 if foreach else bias_correction2
+        values = [wd, 1 - lr * wd, w, 1 - w, beta2, 1 - beta2, bc2, eps]
+        values += [-lr * (1.0 - mu) / (1.0 - mu_product)]
+        values += [(-lr * mu_next) / (1.0 - mu_product * mu_next)]
+        mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
+        maximize = not prepared and h["maximize"]
+        k.nadam(*flat, np.array(values, w.dtype), maximize, mode, abs(1 - beta1) < 0.5, foreach)
+        return True
+
+    def _momentum(self, state, h):
+        """Count the step; (bias_correction2, mu, mu_next, mu_product) with the float32
+        mu_product counter advanced."""
+        (beta1, beta2), psi = h["betas"], h["momentum_decay"]
         step = self._count(state)
-        bias_correction2 = 1 - beta2**step
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
         mp = state["mu_product"]._data
         mp *= np.asarray(mu, mp.dtype)  # a float32 counter, multiplied in float32 as torch's
-        mu_product = float(mp)
+        return 1 - beta2**step, mu, mu_next, float(mp)
+
+    def _update(self, p, g, state, h):
+        lr, eps, (beta1, beta2), xp = h["lr"], h["eps"], h["betas"], p.xp
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
+        bias_correction2, mu, mu_next, mu_product = self._momentum(state, h)
         x = p._data
         if _half.is_half(x):  # torch's single-tensor rule, op by op (see _half)
             m, v = _half.adam_moments(state, g, beta1, beta2)
@@ -115,7 +145,11 @@ class NAdam(Optimizer):
             x[...] = _half.addcdiv(x, m, denom, value)
             return
         m, v = _adam_moments(xp, state, g, beta1, beta2)
-        denom = xp.sqrt(v / bias_correction2)
+        if h.get("foreach"):  # torch's _multi_tensor_nadam: the root, then the division
+            denom = xp.sqrt(v)
+            denom /= bias_correction2**0.5
+        else:
+            denom = xp.sqrt(v / bias_correction2)
         denom += eps
         upd = g * (-lr * (1.0 - mu) / (1.0 - mu_product))
         upd /= denom

@@ -13,11 +13,14 @@ import warnings
 from collections import defaultdict
 from itertools import chain
 
+import numpy as np  # the host-side 'step' counters
+
 from ..autograd.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
 from ..autograd.op import RemovableHandle
 from ..autograd.zero_grad import check_mutable
+from ..backend import CPU
 from ..tensor import Tensor
-from . import _flat, _half
+from . import _flat, _half, _kernels
 from ._util import (  # noqa: F401
     _bump,
     _added,
@@ -139,6 +142,8 @@ class Optimizer:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "_update" in cls.__dict__ and "_compiled_update" not in cls.__dict__:
+            cls._compiled = False  # a subclass with its own rule: not the inherited loop
         if "step" in cls.__dict__ and not getattr(cls.__dict__["step"], "hooked", False):
             cls.step = _hooked_step(cls.__dict__["step"])
 
@@ -205,15 +210,18 @@ class Optimizer:
 
     @staticmethod
     def _new_step(p, group, value=0.0):
-        """The 'step' state tensor: on the CPU, or on p's device when capturable."""
+        """The 'step' state tensor: on the CPU, or on p's device when capturable; float32
+        with fused=True whatever the default dtype (torch's _get_scalar_dtype(is_fused))."""
+        if group.get("fused"):
+            return Tensor._make(np.array(value, dtype=np.float32), CPU).to(p.device)
         return _step_tensor(value, p.device if group.get("capturable") else None)
 
     @staticmethod
     def _count(state):
         """Advance state['step'] by one and return the new count as a number."""
-        step = state["step"]
-        step._data += 1
-        return float(step._data)
+        count = state["step"]._data
+        count[()] = count.item() + 1.0  # (the sum rounds as in the counter's dtype: one
+        return count.item()  #             rounding of an exact double; 9x a 0-dim `+= 1`)
 
     @_hooked_step
     def step(self, closure=None):
@@ -263,15 +271,20 @@ class Optimizer:
                         f"If capturable=True, {what} must be on supported devices: {devices}."
                     )
         fresh = None
-        if h.get("foreach") is not False and self._elementwise and len(params) > 1:
+        k = _kernels.get() if self._compiled else None  # one compiled loop per parameter
+        # (fused=True: torch's fused kernels round each tensor's last elements apart)
+        flat = h.get("foreach") is not False and not (k is not None and h.get("fused"))
+        least = _flat.MIN_FLAT if k is None else _flat.MIN_FLAT_COMPILED  # for a bucket
+        if flat and self._elementwise and len(params) >= least:
             fresh = [p for p in params if p not in self.state]
-            params = _flat.step_buckets(self, group, params, h, self._prepare)
+            params = _flat.step_buckets(self, group, params, h, self._prepare, least)
         for p in params:
             state = self.state.get(p)
             if state is None:
                 state = {}
                 self._init_state(p, state, group)
-            self._update(p, self._prepare(p, p.grad._data, h), state, h)
+            if k is None or not self._compiled_update(k, p, p.grad._data, state, h):
+                self._update(p, self._prepare(p, p.grad._data, h), state, h)
             if state:
                 self.state[p] = state
             _bump(p)
@@ -295,6 +308,14 @@ class Optimizer:
             else:  # a new array: p.grad itself is left untouched
                 g = _half.add(g, p._data, wd) if half else _added(g, p._data, wd)
         return g
+
+    _compiled = False  # the subclass has a `_compiled_update` (framework.optim._kernels)
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The whole step of p as one compiled loop from the raw gradient g (maximize and
+        weight decay included; `prepared`: g already has them): True when done, False where
+        the loops do not apply (the caller then runs `_prepare` and `_update`)."""
+        return False
 
     def _init_state(self, p, state, group):
         """Fill a parameter's state before its first update (nothing by default)."""

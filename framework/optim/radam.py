@@ -1,7 +1,9 @@
 """RAdam (torch.optim.RAdam): Adam with a rectified adaptive learning rate."""
 
-from . import _half
-from ._util import _adam_moments
+import numpy as np  # the compiled loop's constants (CPU arrays only)
+
+from . import _half, _kernels
+from ._util import _adam_moments, _addcmul_
 from .optimizer import Optimizer, _zeros_like
 
 
@@ -88,14 +90,33 @@ class RAdam(Optimizer):
         state["exp_avg"] = _zeros_like(p)
         state["exp_avg_sq"] = _zeros_like(p)
 
-    def _update(self, p, g, state, h):
-        lr, eps, (beta1, beta2), xp = h["lr"], h["eps"], h["betas"], p.xp
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.radam_loop), bit for bit
+        `_update`."""
+        flat = _kernels.usable(p._data, g, state["exp_avg"]._data, state["exp_avg_sq"]._data)
+        if flat is None:
+            return False
+        lr, eps, (beta1, beta2) = h["lr"], h["eps"], h["betas"]
         step = self._count(state)
-        half = _half.is_half(p._data)
-        if half:  # torch's single-tensor rule, op by op (see _half)
-            m, v = _half.adam_moments(state, g, beta1, beta2)
-        else:
-            m, v = _adam_moments(xp, state, g, beta1, beta2)
+        bias_correction1, bias_correction2, rect = self._rectification(step, beta1, beta2)
+        wd = 0 if prepared else h["weight_decay"]
+        w = p._data.dtype.type(1 - beta1)
+        values = [wd, 1 - lr * wd, w, 1 - w, beta2, 1 - beta2, bias_correction1, lr]
+        values += [bias_correction2**0.5, eps, 0.0 if rect is None else rect, 1.0]
+        values += self._foreach_sizes(lr, bias_correction1, bias_correction2, rect)
+        mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
+        maximize = not prepared and h["maximize"]
+        low = abs(1 - beta1) < 0.5
+        foreach = bool(h.get("foreach"))
+        consts = np.array(values, w.dtype)
+        k.radam(*flat, consts, maximize, mode, low, rect is not None, foreach)
+        return True
+
+    @staticmethod
+    def _rectification(step, beta1, beta2):
+        """(bias_correction1, bias_correction2, rect or None while rho_t <= 5)."""
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
         rho_inf = 2 / (1 - beta2) - 1
@@ -105,6 +126,20 @@ class RAdam(Optimizer):
             if rho_t > 5.0
             else None
         )
+        return bias_correction1, bias_correction2, rect
+
+    def _update(self, p, g, state, h):
+        lr, eps, (beta1, beta2), xp = h["lr"], h["eps"], h["betas"], p.xp
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
+        step = self._count(state)
+        half = _half.is_half(p._data)
+        if half:  # torch's single-tensor rule, op by op (see _half)
+            m, v = _half.adam_moments(state, g, beta1, beta2)
+        else:
+            m, v = _adam_moments(xp, state, g, beta1, beta2)
+        bias_correction1, bias_correction2, rect = self._rectification(step, beta1, beta2)
         if half:
             upd = _half.mul(_half.div(m, bias_correction1), lr)
             if rect is not None:
@@ -112,11 +147,31 @@ class RAdam(Optimizer):
                 upd = _half.mul(_half.mul_tensor(upd, adaptive), rect)
             p._data[...] = _half.add(p._data, upd, -1.0)
             return
+        if h.get("foreach"):  # torch's _multi_tensor_radam: another composition
+            size, unrect = self._foreach_sizes(lr, bias_correction1, bias_correction2, rect)
+            buf = xp.sqrt(v)
+            buf += eps
+            buf /= size  # -0.0 when not rectified: -inf, whose reciprocal adds nothing
+            xp.reciprocal(buf, out=buf)
+            buf += unrect
+            _addcmul_(xp, p._data, m, buf, 1)
+            return
         upd = m / bias_correction1
         upd *= lr
         if rect is not None:
             adaptive = xp.sqrt(v)
             adaptive += eps
-            upd *= (bias_correction2**0.5) / adaptive  # torch: m_hat * lr * adaptive * rect
+            xp.reciprocal(adaptive, out=adaptive)  # torch's number / tensor: reciprocal() *
+            adaptive *= bias_correction2**0.5
+            upd *= adaptive  # torch: m_hat * lr * adaptive * rect
             upd *= rect
         p._data -= upd
+
+    @staticmethod
+    def _foreach_sizes(lr, bias_correction1, bias_correction2, rect):
+        """_multi_tensor_radam's two step sizes: the rectified one (times the root of
+        bias_correction2) and the unrectified one, each -0.0 where the other applies."""
+        rect = rect or 0
+        unrect = 0 if rect > 0 else 1.0
+        size = (bias_correction2**0.5) * (lr * rect / bias_correction1) * -1
+        return size, (lr * unrect / bias_correction1) * -1

@@ -1,6 +1,8 @@
 """RMSprop (torch.optim.RMSprop): alpha, eps, weight decay, momentum, centered, maximize."""
 
-from . import _half
+import numpy as np  # the compiled loop's constants (CPU arrays only)
+
+from . import _half, _kernels
 from .optimizer import Optimizer, _lerp_, _zeros_like
 from ._util import _addcmul, _addcmul_, _sub_scaled_
 
@@ -89,9 +91,34 @@ class RMSprop(Optimizer):
         if group["centered"]:
             state["grad_avg"] = _zeros_like(p)
 
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.rmsprop_loop), bit for bit
+        `_update`."""
+        sq = state["square_avg"]._data
+        centered, momentum = h["centered"], h["momentum"] > 0
+        ga = state["grad_avg"]._data if centered else sq
+        buf = state["momentum_buffer"]._data if momentum else sq
+        flat = _kernels.usable(p._data, g, sq, ga, buf)
+        if flat is None:
+            return False
+        self._count(state)
+        alpha = h["alpha"]
+        wd = 0 if prepared else h["weight_decay"]
+        dt = p._data.dtype.type
+        w = dt(1 - alpha)
+        consts = np.array([wd, alpha, w, w, 1 - w, h["eps"], h["momentum"], -h["lr"]], w.dtype)
+        maximize = not prepared and h["maximize"]
+        k.rmsprop(*flat, consts, maximize, wd != 0, centered, momentum, abs(1 - alpha) < 0.5)
+        return True
+
     def _update(self, p, g, state, h):
         lr, alpha, eps, momentum = h["lr"], h["alpha"], h["eps"], h["momentum"]
         xp, x = p.xp, p._data
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
         self._count(state)
         sq = state["square_avg"]._data
         if _half.is_half(sq):

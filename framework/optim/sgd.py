@@ -1,7 +1,9 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize (torch.optim.SGD)."""
 
+import numpy as np  # the compiled loop's constants (CPU arrays only)
+
 from ..tensor import Tensor
-from . import _half
+from . import _half, _kernels
 from ._util import _added, _axpy_, _sub_scaled_
 from .optimizer import Optimizer, _bump
 
@@ -81,10 +83,40 @@ class SGD(Optimizer):
         if defaults["nesterov"] and (defaults["momentum"] <= 0 or defaults["dampening"] != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
 
+    _compiled = True
+
+    def _compiled_update(self, k, p, g, state, h, prepared=False):
+        """The step as one loop (framework.optim._kernels.sgd_loop), bit for bit `_update`."""
+        momentum = h["momentum"]
+        buf = state.get("momentum_buffer") if momentum != 0 else None
+        mode = 0 if momentum == 0 else 1 if buf is None else 2
+        b = p._data if mode == 0 else buf._data if mode == 2 else np.empty_like(p._data)
+        flat = _kernels.usable(p._data, g, b)
+        if flat is None:
+            return False
+        wd = 0 if prepared else h["weight_decay"]
+        key = (p._data.dtype.char, prepared)  # the group's parameters share them
+        consts = h["_consts"].get(key) if "_consts" in h else None
+        if consts is None:
+            values = [wd, momentum, 1 - h["dampening"], -h["lr"]]
+            consts = h.setdefault("_consts", {})[key] = np.array(values, p._data.dtype)
+        maximize = not prepared and h["maximize"]
+        n = flat[0].size
+        nv = _kernels.fused_split(n, flat[0].itemsize)[1] if h.get("fused") else n
+        k.sgd(*flat, consts, maximize, wd != 0, mode, h["nesterov"], nv)
+        if mode == 1:  # torch starts the buffer from the gradient itself
+            state["momentum_buffer"] = Tensor._make(b, p._device)
+        elif mode == 2:
+            _bump(buf)
+        return True
+
     def _update(self, p, g, state, h):
         momentum, dampening = h["momentum"], h["dampening"]
         if _half.is_half(p._data):
             return self._update_half(p, g, state, h)
+        k = _kernels.get()
+        if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
+            return
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:  # torch starts the buffer from the gradient itself

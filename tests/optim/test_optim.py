@@ -210,7 +210,8 @@ def test_steps_match_torch(name, kwargs, dtype):
 @pytest.mark.parametrize("flag", ["foreach", "fused"])
 @pytest.mark.parametrize("name,kwargs", DEFAULT_CASES)
 def test_foreach_and_fused_flags(name, kwargs, flag):
-    """foreach=True runs torch's multi-tensor code; ours is the same rule (see README)."""
+    """foreach=True runs torch's multi-tensor code, fused=True its fused kernels; ours follow
+    them (their bits: tests/optim/test_fused_kernels.py)."""
     import inspect
 
     if flag not in inspect.signature(getattr(torch.optim, name)).parameters:
