@@ -386,6 +386,12 @@ def _rows(x):
 
 def sigmoid(x):
     """torch's CPU sigmoid of a float32/float64 NumPy array (see the module docstring)."""
+    if x.ndim and x.flags.c_contiguous:
+        j = _JIT[0] if _JIT[0] is not None else _jit()
+        if j:  # the hot path: one ufunc call without a scalar tail, else one loop
+            if x.size % (64 // x.itemsize):
+                return j.sigmoid_contiguous(x, _CONSTS[x.dtype])
+            return j.sigmoid_body(x)
     if x.size == 0:
         return np.empty_like(x)
     x2, vec, back = _rows(x)

@@ -9,7 +9,7 @@ which numba lowers to the C library's ``exp``/``expf``: glibc's, as torch's ``st
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, types, vectorize
 from numba.extending import intrinsic, overload
 
 _OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
@@ -466,3 +466,26 @@ def log_array(x, out):
     """Sleef's log of each element of the flat x."""
     for i in range(x.size):
         out[i] = vlog(x[i])
+
+
+@vectorize(["float32(float32)", "float64(float64)"], cache=True)
+def sigmoid_body(x):
+    """torch's vectorized sigmoid of one element, 1 / (exp(0 - x) + 1) with Sleef's exp (a
+    ufunc: one call for a small tensor; the float32 constants are exact in float64)."""
+    return F(1.0) / (vexp(F(0.0) - x) + F(1.0))
+
+
+@njit(**_OPTS)
+def sigmoid_contiguous(x, c):
+    """sigmoid_rows of a C-contiguous array of any shape as one row, into a new array (one
+    call for the small tensors' hot path); c = (0, 1) in x's dtype."""
+    out = np.empty_like(x)
+    xf, of = x.reshape(x.size), out.reshape(out.size)
+    n = xf.size
+    zero, one = c[0], c[1]
+    nv = n - n % (64 // x.itemsize)
+    for i in range(nv):
+        of[i] = one / (vexp(zero - xf[i]) + one)
+    for i in range(nv, n):
+        of[i] = one / (one + np.exp(-xf[i]))
+    return out
