@@ -276,14 +276,27 @@ def _reduce(x, add, tail=None):
     return _tree(acc, add)
 
 
-def _sigmoid_np(x2, out2, vec):
+def _sigmoid_np(x2, out2, vec, silu=False):
     n = x2.shape[1]
     step = 64 // x2.itemsize
     nv = n - n % step if vec else 0
     one, zero = x2.dtype.type(1), x2.dtype.type(0)
     with np.errstate(all="ignore"):
-        out2[:, :nv] = one / (exp_np(zero - x2[:, :nv]) + one)
-        out2[:, nv:] = one / (one + libm_exp(-x2[:, nv:]))
+        xv, xs = x2[:, :nv], x2[:, nv:]
+        e = exp_np(zero - xv)
+        out2[:, :nv] = xv / (one + e) if silu else one / (e + one)
+        out2[:, nv:] = (xs if silu else one) / (one + libm_exp(-xs))
+
+
+def _silu_backward_np(g, x, fused):
+    n = g.size
+    nv = n - n % (64 // g.itemsize)
+    one = g.dtype.type(1)
+    with np.errstate(all="ignore"):
+        e = np.concatenate([exp_np(g.dtype.type(0) - x[:nv]), libm_exp(-x[nv:])])
+        s = one / (one + e)
+        t = _fma(x, one - s, np.full_like(x, one)) if fused else one + x * (one - s)
+        return g * s * t
 
 
 def _softmax_lastdim_np(x, out, log):
@@ -384,13 +397,14 @@ def _rows(x):
     return xt.reshape(-1, max(inner, 1)), vec, lambda r: r.reshape(xt.shape).transpose(back)
 
 
-def sigmoid(x):
-    """torch's CPU sigmoid of a float32/float64 NumPy array (see the module docstring)."""
+def sigmoid(x, silu=False):
+    """torch's CPU sigmoid (silu where silu) of a float32/float64 NumPy array (see the
+    module docstring)."""
     if x.ndim and x.flags.c_contiguous:
         j = _JIT[0] if _JIT[0] is not None else _jit()
         if j:  # the hot path: one ufunc call without a scalar tail, else one loop
-            if x.size % (64 // x.itemsize):
-                return j.sigmoid_contiguous(x, _CONSTS[x.dtype])
+            if silu or x.size % (64 // x.itemsize):
+                return j.sigmoid_contiguous(x, silu, _CONSTS[x.dtype])
             return j.sigmoid_body(x)
     if x.size == 0:
         return np.empty_like(x)
@@ -398,10 +412,27 @@ def sigmoid(x):
     out = np.empty(x2.shape, x.dtype)
     j = _jit()
     if j is not None:
-        j.sigmoid_rows(x2, out, vec, _CONSTS[x.dtype])
+        j.sigmoid_rows(x2, out, vec, silu, _CONSTS[x.dtype])
     else:
-        _sigmoid_np(x2, out, vec)
+        _sigmoid_np(x2, out, vec, silu)
     return back(out)
+
+
+SILU_FUSED = True  # torch 2.13 contracts 1 + x (1 - s) into one FMA (measured, both loops)
+
+
+def silu_backward(g, x):
+    """torch's CPU silu_backward(grad, x) for C-contiguous float32/float64 arrays of one
+    shape (its two-vector body with Sleef's exp, the scalar tail), or None elsewhere."""
+    if g.shape != x.shape or not (g.flags.c_contiguous and x.flags.c_contiguous):
+        return None
+    gf, xf = g.reshape(-1), x.reshape(-1)
+    j = _jit()
+    if j is None:
+        return _silu_backward_np(gf, xf, SILU_FUSED).reshape(x.shape)
+    out = np.empty_like(gf)
+    j.silu_backward(gf, xf, out, SILU_FUSED, _CONSTS[x.dtype])
+    return out.reshape(x.shape)
 
 
 def _split(shape, axis):

@@ -333,20 +333,43 @@ def dot_sum(g, y, acc):
 
 
 @njit(**_OPTS)
-def sigmoid_rows(x, out, vec, c):
-    """torch's CPU sigmoid over the rows of the 2-D x (its TensorIterator's inner loop):
-    two vectors at a time 1 / (1 + exp(0 - x)) with Sleef's exp where vec (contiguous rows),
-    the rest 1 / (1 + std::exp(-x)); c = (0, 1) in x's dtype."""
+def unary(v, vec, silu, zero, one):
+    """torch's sigmoid (silu where silu) of one element: the vector body with Sleef's exp
+    where vec, else the scalar code with the C library's exp."""
+    if vec:
+        e = vexp(zero - v)
+        return v / (one + e) if silu else one / (e + one)
+    return (v if silu else one) / (one + np.exp(-v))
+
+
+@njit(**_OPTS)
+def sigmoid_rows(x, out, vec, silu, c):
+    """torch's CPU sigmoid (silu where silu) over the rows of the 2-D x (its
+    TensorIterator's inner loop): two vectors at a time with Sleef's exp where vec
+    (contiguous rows), the rest in the scalar code; c = (0, 1) in x's dtype."""
     rows, n = x.shape
     step = 64 // x.itemsize
     zero, one = c[0], c[1]
     nv = n - n % step if vec else 0
     for r in range(rows):
-        for i in range(nv):
-            e = vexp(zero - x[r, i])
-            out[r, i] = one / (e + one)
-        for i in range(nv, n):
-            out[r, i] = one / (one + np.exp(-x[r, i]))
+        for i in range(n):
+            out[r, i] = unary(x[r, i], i < nv, silu, zero, one)
+
+
+@njit(**_OPTS)
+def silu_backward(g, x, out, fused, c):
+    """torch's CPU silu_backward over flat contiguous g and x: dy s (1 + x (1 - s)) with
+    s = 1 / (1 + exp(-x)) (Sleef's exp in the two-vector body, the C library's in the
+    tail); fused: 1 + x (1 - s) contracted."""
+    n = g.size
+    zero, one = c[0], c[1]
+    nv = n - n % (64 // g.itemsize)
+    for i in range(n):
+        v = x[i]
+        e = vexp(zero - v) if i < nv else np.exp(-v)
+        s = one / (one + e)
+        t = fma(v, one - s, one) if fused else one + v * (one - s)
+        out[i] = g[i] * s * t
 
 
 @njit(**_OPTS)
@@ -476,7 +499,7 @@ def sigmoid_body(x):
 
 
 @njit(**_OPTS)
-def sigmoid_contiguous(x, c):
+def sigmoid_contiguous(x, silu, c):
     """sigmoid_rows of a C-contiguous array of any shape as one row, into a new array (one
     call for the small tensors' hot path); c = (0, 1) in x's dtype."""
     out = np.empty_like(x)
@@ -484,8 +507,6 @@ def sigmoid_contiguous(x, c):
     n = xf.size
     zero, one = c[0], c[1]
     nv = n - n % (64 // x.itemsize)
-    for i in range(nv):
-        of[i] = one / (vexp(zero - xf[i]) + one)
-    for i in range(nv, n):
-        of[i] = one / (one + np.exp(-xf[i]))
+    for i in range(n):
+        of[i] = unary(xf[i], i < nv, silu, zero, one)
     return out

@@ -234,3 +234,34 @@ def test_half_softmax_keeps_its_float32_math():
     out = framework.softmax(framework.tensor(x).half(), 1)
     ref = torch.softmax(torch.from_numpy(x).half(), 1)
     np.testing.assert_allclose(out.float().numpy(), ref.float().numpy(), atol=1e-3)
+
+
+@pytest.mark.parametrize("numba", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 1000, 20011])
+def test_silu_bits_and_gradient(n, dtype, numba):
+    """silu: x / (1 + exp(-x)) with Sleef's exp in torch's two-vector body, the C library's
+    in its tail; its backward dy s (1 + x (1 - s)) with the multiply-add contracted."""
+    x = _data(n, dtype, 14, 10.0)
+    x[: min(n, 6)] = [0.0, -0.0, -104.0, 100.0, 88.7, -745.2][: min(n, 6)]
+    g = _data(n, dtype, 15, 1.0, special=False)
+    xt = torch.from_numpy(x).requires_grad_()
+    yt = torch.nn.functional.silu(xt)
+    yt.backward(torch.from_numpy(g))
+    with _replay(numba):
+        xf = framework.tensor(x, requires_grad=True)
+        yf = F.silu(xf)
+        yf.backward(framework.tensor(g))
+    _same(yf.detach().numpy(), yt.detach().numpy())
+    _same(xf.grad.numpy(), xt.grad.numpy())
+    assert type(yf.grad_fn).__name__ == "SiluBackward0"
+
+
+@pytest.mark.parametrize("numba", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("view", range(len(VIEWS)))
+def test_silu_strided_inputs(view, dtype, numba):
+    a = _data((100, 200), dtype, 16, 20.0)
+    fv, tv = VIEWS[view](framework.tensor(a)), VIEWS[view](torch.from_numpy(a))
+    with _replay(numba):
+        _same(F.silu(fv).numpy(), torch.nn.functional.silu(tv).numpy())
