@@ -400,17 +400,16 @@ def _rows(x):
 def sigmoid(x, silu=False):
     """torch's CPU sigmoid (silu where silu) of a float32/float64 NumPy array (see the
     module docstring)."""
-    if x.ndim and x.flags.c_contiguous:
-        j = _JIT[0] if _JIT[0] is not None else _jit()
-        if j:  # the hot path: one ufunc call without a scalar tail, else one loop
-            if silu or x.size % (64 // x.itemsize):
-                return j.sigmoid_contiguous(x, silu, _CONSTS[x.dtype])
-            return j.sigmoid_body(x)
+    j = _JIT[0]
+    if j and x.flags.c_contiguous and x.ndim:  # the hot path: one compiled call
+        if silu or x.size % (64 // x.itemsize):
+            return j.sigmoid_contiguous(x, silu, _CONSTS[x.dtype])
+        return j.sigmoid_body(x)  # (no scalar tail: the ufunc)
     if x.size == 0:
         return np.empty_like(x)
     x2, vec, back = _rows(x)
     out = np.empty(x2.shape, x.dtype)
-    j = _jit()
+    j = _jit()  # (the first call builds it)
     if j is not None:
         j.sigmoid_rows(x2, out, vec, silu, _CONSTS[x.dtype])
     else:

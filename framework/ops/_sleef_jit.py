@@ -491,11 +491,13 @@ def log_array(x, out):
         out[i] = vlog(x[i])
 
 
-@vectorize(["float32(float32)", "float64(float64)"], cache=True)
-def sigmoid_body(x):
+def _sigmoid_body(x):
     """torch's vectorized sigmoid of one element, 1 / (exp(0 - x) + 1) with Sleef's exp (a
     ufunc: one call for a small tensor; the float32 constants are exact in float64)."""
     return F(1.0) / (vexp(F(0.0) - x) + F(1.0))
+
+
+sigmoid_body = vectorize(["float32(float32)", "float64(float64)"], cache=True)(_sigmoid_body).ufunc
 
 
 @njit(**_OPTS)
