@@ -5,7 +5,7 @@ import math
 from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
-from . import _fused
+from . import _fused, _sleef
 from ..backend import np as _np  # (relu's float32 fast path)
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap, zero_where
@@ -83,6 +83,8 @@ class Sigmoid(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
+        if self.half is None and type(x) is _ndarray and (x.dtype is _F32 or x.dtype is _F64):
+            return _sleef.sigmoid(x)  # torch's kernel: Sleef's exp, its scalar tail
         return sigmoid_array(self.xp, _float(x))
 
     def backward(self, grad):
@@ -192,6 +194,8 @@ def _const(xp, dtype, value=0):
 
 
 _F32 = _np.dtype("float32")
+_F64 = _np.dtype("float64")
+_ndarray = _np.ndarray
 _Z32 = _const(_np, _F32)  # relu's zero for float32 NumPy arrays (the same cached constant)
 
 
@@ -272,6 +276,8 @@ class Softmax(Op):
             return xp.exp(x - x)
         if x.size == 0:
             return x.copy()
+        if self.half is None and _sleef.applies(x):  # torch's CPU kernel, bit for bit
+            return _sleef.softmax(x, self.axis, False)
         e = xp.exp(x - x.max(axis=self.axis, keepdims=True))  # shifted: no overflow
         e /= row_sum(xp, e, self.axis)
         return e
@@ -284,8 +290,11 @@ class Softmax(Op):
     jvp = Op.jvp_elementwise
 
 
-def softmax_grad(xp, g, y, axis):
-    """torch's _softmax_backward_data(grad, result, dim): J^T g = y * (g - sum(g * y))."""
+def softmax_grad(xp, g, y, axis, exact=True):
+    """torch's _softmax_backward_data(grad, result, dim): J^T g = y * (g - sum(g * y));
+    exact: float32/float64 NumPy arrays run torch's kernel (not a half op's float32 math)."""
+    if exact and g.shape == y.shape and _sleef.applies(g, y):  # torch's CPU kernel, bit for bit
+        return _sleef.softmax_backward(g, y, axis, False)
     if not y.ndim:  # the formula on one element (NaN stays NaN)
         return y * (g - g * y)
     d = g - row_dot(xp, g, y, axis)
@@ -355,6 +364,8 @@ class LogSoftmax(Op):
             return x - x
         if x.size == 0:
             return x.copy()
+        if self.half is None and _sleef.applies(x):  # torch's CPU kernel, bit for bit
+            return _sleef.softmax(x, self.axis, True)
         fused = _fused_log_softmax(xp, x, self.axis)
         if fused is not None:
             return fused
@@ -374,9 +385,11 @@ class LogSoftmax(Op):
         return t - (exp(y) * t).sum(self.axis, keepdim=True)  # t - <softmax, t>
 
 
-def log_softmax_grad(xp, g, y, axis):
+def log_softmax_grad(xp, g, y, axis, exact=True):
     """torch's _log_softmax_backward_data(grad, result, dim): d/dx log_softmax is g -
-    softmax(x) * sum(g)."""
+    softmax(x) * sum(g); exact: as softmax_grad's."""
+    if exact and g.shape == y.shape and _sleef.applies(g, y):  # torch's CPU kernel, bit for bit
+        return _sleef.softmax_backward(g, y, axis, True)
     if not y.ndim:
         return g - xp.exp(y) * g
     d = xp.exp(y)

@@ -108,7 +108,7 @@ class SoftmaxBackwardData(Op):
 
     def forward(self, g, y, dim):
         self.dim = dim
-        return softmax_grad(self.xp, g, y, dim)
+        return softmax_grad(self.xp, g, y, dim, self.half is None)
 
     def backward(self, gg):
         g, y = self.inputs
@@ -138,7 +138,7 @@ class LogSoftmaxBackwardData(Op):
 
     def forward(self, g, y, dim):
         self.dim = dim
-        return log_softmax_grad(self.xp, g, y, dim)
+        return log_softmax_grad(self.xp, g, y, dim, self.half is None)
 
     def backward(self, gg):
         g, y = self.inputs

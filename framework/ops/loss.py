@@ -17,6 +17,7 @@ from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
 from ._sum_kernel import nll_sums
 from . import _loss_fast as _fast
+from . import _sleef
 from .loss_backward import (
     BinaryCrossEntropyBackward,
     HuberLossBackward,
@@ -801,6 +802,8 @@ class CrossEntropy(Op):
         e = xp.exp(z)
         s = e.sum(axis=1, keepdims=True)
         logp = z - xp.log(s)
+        if _sleef.applies(x):  # torch's log_softmax kernel, bit for bit (its composition)
+            logp = _sleef.softmax(x, 1, True)
         self.p = e / s  # softmax, reused by backward
         self.logp = logp if probs else None
         if probs:

@@ -11,6 +11,7 @@ from ..autograd.op import Op, vmap_hook
 from .activation import ThresholdBackward
 from ._fastgrad import wrap
 from .activation import plain32
+from . import _sleef
 from .elementwise import NotImplementedBackward
 from .nonlinear_grad import (
     EluBackward,
@@ -95,10 +96,16 @@ class Silu(Op):
 
     def forward(self, x):
         refuse(x, "biu", "silu_cpu")
+        if self.half is None and _sleef.applies(x):  # torch's CPU kernel, bit for bit
+            return _sleef.sigmoid(x, silu=True)
         return x / (1 + self.xp.exp(-x))
 
     def backward(self, grad):
         (x,) = self.inputs
+        if plain32(grad) and _sleef.applies(grad._data, x._data):  # no graph: the kernel
+            d = _sleef.silu_backward(grad._data, x._data)
+            if d is not None:
+                return wrap(d, grad)
         s = x.sigmoid()
         return grad * s * (1 + x * (1 - s))
 
