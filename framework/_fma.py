@@ -46,6 +46,10 @@ def _split(x):
     return hi, x - hi
 
 
+def _finite_big(x):
+    return (np.abs(x) > _BIG) & np.isfinite(x)
+
+
 def fma64(a, b, c):
     """``a * b + c`` in float64 with a single rounding (no overflow in the partial products).
 
@@ -54,7 +58,8 @@ def fma64(a, b, c):
     a = np.asarray(a, dtype=_F64)
     b = np.asarray(b, dtype=_F64)
     c = np.asarray(c, dtype=_F64)
-    big = (np.abs(a) > _BIG) | (np.abs(b) > _BIG) | (np.abs(c) > _BIG)
+    with np.errstate(invalid="ignore"):  # (inf and nan are not big: they pass through)
+        big = (_finite_big(a) | _finite_big(b)) | _finite_big(c)
     if big.any():  # Veltkamp's split overflows near the maximum: scale by 2**-128 (exact for
         # such magnitudes) the larger factor and the addend, then scale the result back
         a, b = np.broadcast_arrays(a, b)
@@ -70,7 +75,8 @@ def fma64(a, b, c):
     v, e = _two_sum(tl, pl)
     v = _round_to_odd(np.asarray(v, dtype=_F64), np.asarray(e))
     out = th + v
-    return np.where(np.isfinite(ph), out, ph + c)  # inf/nan as plain arithmetic gives them
+    finite = np.isfinite(ph) & np.isfinite(c)  # inf/nan as plain arithmetic gives them
+    return np.where(finite, out, ph + c)
 
 
 def fused(a, b, c, out=None):

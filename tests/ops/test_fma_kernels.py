@@ -166,3 +166,16 @@ def test_lbfgs_reaches_torchs_point():
         res.append((w.detach().numpy(), opt.state[w]["n_iter"], opt.state[w]["func_evals"]))
     np.testing.assert_array_equal(res[1][0], res[0][0])
     assert res[1][1:] == res[0][1:]
+
+
+def test_fma64_emulation_with_infinities():
+    """The exact float64 emulation passes inf/NaN through as IEEE arithmetic does (it rescaled
+    an infinite operand forever: a recursion error, found by the sleef branch)."""
+    from framework._fma import fma64
+
+    a = np.array([np.inf, 2.0, np.nan, 3.0, -np.inf, 1e300])
+    b = np.array([2.0, 3.0, 1.0, 2.0, 0.0, 1e10])
+    c = np.array([1.0, np.inf, 0.0, -np.inf, 1.0, 1.0])
+    with np.errstate(all="ignore"):
+        expected = a * b + c
+    np.testing.assert_array_equal(fma64(a, b, c), expected)
