@@ -7,6 +7,8 @@ from .._errors import broadcast_shapes, refuse
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, vmap_hook
 from ..backend import device_of
+from ..backend import np as _np
+from .._fma import fused
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .einsum import einsum
@@ -288,11 +290,39 @@ class Cdist(Op):
             return xp.minimum(xp.ceil(diff), 1).sum(-1).astype(x1.dtype)
         if p == float("inf"):  # torch's std::max(agg, d) from 0: a NaN difference is skipped
             return xp.where(xp.isnan(diff), 0, diff).max(-1, initial=0).astype(x1.dtype)
+        if xp is _np and diff.dtype.char in "fd" and not mm:
+            return _cdist_sequential(diff, p)
         if p == 1:
             return diff.sum(-1)
         if p == 2:
             return xp.sqrt((diff * diff).sum(-1))
         return (diff**p).sum(-1) ** (1.0 / p)
+
+
+def _cdist_sequential(diff, p):
+    """torch's run_parallel_cdist (DistanceOpsKernel.cpp) on |x1 - x2| (.., P, R, M): one
+    accumulator per pair from 0, added in column order (``agg + |d|``, ``agg + d * d`` with two
+    roundings, ``agg + pow(|d|, p)`` with p in the dtype), then ``sqrt(agg)`` or
+    ``pow(agg, 1.0 / p)`` in double (std::pow of a float and a double), rounded to the dtype;
+    measured bit-equal to torch 2.13 for p = 1, 2, 2.5, 3, 0.7 and 0 to 103 columns."""
+    dt = diff.dtype.type
+    if diff.shape[-1] == 0:
+        return _np.zeros(diff.shape[:-1], diff.dtype)
+    if p == 1:
+        return _np.add.accumulate(diff, axis=-1)[..., -1]
+    if p == 2:  # (the compiler's in-order vector loop: squares of 4 float32 / 2 float64
+        # rounded, then added; the last m % 4 (m % 2) fused-multiply-added one by one)
+        m = diff.shape[-1]
+        body = m - m % (16 // diff.itemsize)
+        acc = _np.add.accumulate(diff[..., :body] ** 2, axis=-1)[..., -1] if body else None
+        acc = _np.zeros(diff.shape[:-1], diff.dtype) if acc is None else acc
+        for k in range(body, m):
+            v = _np.ascontiguousarray(diff[..., k])
+            acc = fused(v, v, acc)
+        return _np.sqrt(acc)
+    with _np.errstate(all="ignore"):
+        agg = _np.add.accumulate(_np.power(diff, dt(p)), axis=-1)[..., -1]
+        return _np.power(agg.astype(_np.float64), 1.0 / float(dt(p))).astype(diff.dtype)
 
     def backward(self, grad):
         x1, x2 = self.inputs
