@@ -298,6 +298,20 @@ class Cdist(Op):
             return xp.sqrt((diff * diff).sum(-1))
         return (diff**p).sum(-1) ** (1.0 / p)
 
+    def backward(self, grad):
+        x1, x2 = self.inputs
+        need1, need2 = self.needs_input_grad
+        if plain(grad) or vmap_hook[0]:  # no graph to record (or batched): the formula
+            return _cdist_grads(grad, x1, x2, self.output, self.p, (need1, need2))
+        d, p = self.output, self.p  # torch: one _cdist_backward node per input
+        mm = self.mm
+        g1 = CdistBackward.apply(grad, x1, x2, d, p=p, second=False, mm=mm) if need1 else None
+        g2 = CdistBackward.apply(grad, x2, x1, d, p=p, second=True, mm=mm) if need2 else None
+        return g1, g2
+
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
+    jvp_name = "_cdist_forward"
+
 
 def _cdist_sequential(diff, p):
     """torch's run_parallel_cdist (DistanceOpsKernel.cpp) on |x1 - x2| (.., P, R, M): one
@@ -323,20 +337,6 @@ def _cdist_sequential(diff, p):
     with _np.errstate(all="ignore"):
         agg = _np.add.accumulate(_np.power(diff, dt(p)), axis=-1)[..., -1]
         return _np.power(agg.astype(_np.float64), 1.0 / float(dt(p))).astype(diff.dtype)
-
-    def backward(self, grad):
-        x1, x2 = self.inputs
-        need1, need2 = self.needs_input_grad
-        if plain(grad) or vmap_hook[0]:  # no graph to record (or batched): the formula
-            return _cdist_grads(grad, x1, x2, self.output, self.p, (need1, need2))
-        d, p = self.output, self.p  # torch: one _cdist_backward node per input
-        mm = self.mm
-        g1 = CdistBackward.apply(grad, x1, x2, d, p=p, second=False, mm=mm) if need1 else None
-        g2 = CdistBackward.apply(grad, x2, x1, d, p=p, second=True, mm=mm) if need2 else None
-        return g1, g2
-
-    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
-    jvp_name = "_cdist_forward"
 
 
 def _cdist_grads(grad, x1, x2, out, p, need=(True, True)):
