@@ -5,11 +5,13 @@ Forward: each window (rows ``start_index`` to ``end_index``, the same for column
 from 0 in row-major order (one accumulator in the dtype), then divided by its height and then
 by its width (``sum / kh / kw``). Backward: each output gradient divided the same way is
 added into its window's input positions, windows visited row by row, onto a zero-filled
-gradient. Both are gathers followed by ``np.add.accumulate`` (each partial sum rounded), so
-the arrays are exact as torch's loops, with or without numba.
+gradient. Both gather the window positions and fold them in order (each partial sum rounded
+in the dtype), so the arrays are exact as torch's loops, with or without numba.
 """
 
 import numpy as np
+
+from ._norm_kernel import down
 
 
 def windows(size, out):
@@ -30,10 +32,13 @@ def _padded(lists, fill):
     return out
 
 
-def _sequential_from_zero(v):
-    """Sums over the last axis of ``v`` added left to right onto 0."""
-    zero = np.zeros(v.shape[:-1] + (1,), v.dtype)
-    return np.add.accumulate(np.concatenate([zero, v], axis=-1), axis=-1)[..., -1]
+def _window_sums(flat, idx):
+    """Each output's sum from 0 of ``flat[..., idx[o, k]]`` for k in order (an index to a zero
+    pads a short window). The positions are folded row by row (``down``); adding +0 at the
+    end gives what a sum started from +0 gives (they differ only in the sign of a zero)."""
+    picked = flat[..., idx]  # lead + (outputs..., K)
+    cols = np.moveaxis(picked, -1, 0).reshape(idx.shape[-1], -1)
+    return (down(cols) + flat.dtype.type(0)).reshape(picked.shape[:-1])
 
 
 def forward(x, oh, ow):
@@ -41,18 +46,21 @@ def forward(x, oh, ow):
     h, w = x.shape[-2:]
     hs, he = windows(h, oh)
     ws, we = windows(w, ow)
+    kh = (he - hs).astype(x.dtype)[:, None]
+    kw = (we - ws).astype(x.dtype)[None, :]
+    lead = x.shape[:-2]
+    if h % oh == 0 and w % ow == 0:  # equal windows: a view, the positions in row order
+        v = x.reshape(lead + (oh, h // oh, ow, w // ow))
+        v = np.moveaxis(v, (-3, -1), (0, 1)).reshape((h // oh) * (w // ow), -1)
+        total = (down(v) + x.dtype.type(0)).reshape(lead + (oh, ow))
+        return total / kh / kw
     rows = _padded([range(a, b) for a, b in zip(hs, he)], h)  # (oh, KH), pad: row h (zeros)
     cols = _padded([range(a, b) for a, b in zip(ws, we)], w)  # (ow, KW), pad: column w
-    lead = x.shape[:-2]
     flat = np.zeros(lead + (h + 1, w + 1), x.dtype)
     flat[..., :h, :w] = x
     flat = flat.reshape(lead + ((h + 1) * (w + 1),))
     idx = rows[:, None, :, None] * (w + 1) + cols[None, :, None, :]  # (oh, ow, KH, KW)
-    picked = flat[..., idx.reshape(oh, ow, -1)]
-    total = _sequential_from_zero(picked)
-    kh = (he - hs).astype(x.dtype)[:, None]
-    kw = (we - ws).astype(x.dtype)[None, :]
-    return total / kh / kw
+    return _window_sums(flat, idx.reshape(oh, ow, -1)) / kh / kw
 
 
 def backward(g, h, w):
@@ -71,4 +79,4 @@ def backward(g, h, w):
     flat[..., :oh, :ow] = delta
     flat = flat.reshape(lead + ((oh + 1) * (ow + 1),))
     idx = by_row[:, None, :, None] * (ow + 1) + by_col[None, :, None, :]  # (h, w, KH, KW)
-    return _sequential_from_zero(flat[..., idx.reshape(h, w, -1)])
+    return _window_sums(flat, idx.reshape(h, w, -1))

@@ -16,8 +16,8 @@ torch reduces a norm in one of two orders (measured against torch 2.13's AVX2 bu
   ``sqrt`` or ``pow(acc, 1/p)``. torch splits a reduction of 32,768 or more values across
   threads: left to NumPy's order (None).
 
-Sequential sums use ``np.add.accumulate`` (each partial sum rounded in the array's dtype), so
-the NumPy code gives the same bits with or without numba.
+Sequential sums fold rows of an (n, outputs) array one after another (``down``: each partial
+sum rounded in the array's dtype), so the NumPy code gives the same bits with or without numba.
 """
 
 import numpy as np
@@ -28,10 +28,10 @@ from ._sum_kernel import GRAIN
 _LANES = {"f": 8, "d": 4}  # a 32-byte vector (torch's AVX2 and default builds)
 
 
-def _rows(x, axes):
-    """``x`` as a C-contiguous (rows, n) array whose rows hold the reduced values in the input's
-    memory order, and whether that reduction is one unit-stride run (torch's lastdim kernel);
-    None where the order is not reproduced (a broadcast, zero-stride reduced dimension)."""
+def _layout(x, axes):
+    """(kept axes, reduced axes outermost first, the count reduced, whether the reduced
+    dimensions form one unit-stride run); None where the order is not reproduced (a
+    broadcast, zero-stride reduced dimension)."""
     red = [a for a in axes if x.shape[a] != 1]
     if any(x.strides[a] == 0 for a in red):
         return None
@@ -45,15 +45,29 @@ def _rows(x, axes):
     n = 1
     for a in red:
         n *= x.shape[a]
-    rows = np.ascontiguousarray(x.transpose(kept + red)).reshape(-1, n)
-    return rows, unit
+    return kept, red, n, unit
 
 
-def _sequential(v):
-    """The row sums of ``v`` added left to right (one accumulator from 0)."""
-    if v.shape[1] == 0:
-        return np.zeros(v.shape[0], v.dtype)
-    return np.add.accumulate(v, axis=1)[:, -1]
+def rows_of(x, kept, red, n):
+    """``x`` as a C-contiguous (outputs, n) array, each row one output's reduced values."""
+    return np.ascontiguousarray(x.transpose(kept + red)).reshape(-1, n)
+
+
+def columns_of(x, kept, red, n):
+    """``x`` as a C-contiguous (n, outputs) array, each column one output's reduced values."""
+    return np.ascontiguousarray(x.transpose(red + kept)).reshape(n, -1)
+
+
+def down(v, ufunc=np.add):
+    """``ufunc`` (add or multiply) folded down each column of the (n, columns) array ``v``,
+    one row after another: NumPy reduces an outer axis row by row (its pairwise sum runs only
+    along a contiguous reduced axis, which a single column would be: accumulated instead)."""
+    v = np.ascontiguousarray(v)  # (a product's layout follows its operands': made C order)
+    if v.shape[0] == 0:
+        return np.full(v.shape[1:], ufunc.identity, v.dtype)
+    if v.shape[1] < 2:
+        return ufunc.accumulate(v, axis=0)[-1]
+    return ufunc.reduce(v, axis=0)
 
 
 def _lastdim_norm2(rows):
@@ -61,10 +75,11 @@ def _lastdim_norm2(rows):
     width = _LANES[rows.dtype.char]
     count, n = rows.shape
     nvec = n // width
-    body = rows[:, : nvec * width]
     if nvec:
-        lanes = np.add.accumulate((body * body).reshape(count, nvec, width), axis=1)[:, -1]
-        total = _sequential(lanes)
+        body = rows[:, : nvec * width]
+        sq = (body * body).reshape(count, nvec, width).transpose(1, 0, 2)
+        lanes = down(sq.reshape(nvec, count * width)).reshape(count, width)  # vector by vector
+        total = down(lanes.T)
     else:
         total = np.zeros(count, rows.dtype)
     d = nvec * width
@@ -87,21 +102,22 @@ def torch_norm(x, ord, axes):
         return None
     if ord == 0 or ord in (float("inf"), float("-inf")) or ord != ord:
         return None
-    got = _rows(x, axes)
+    got = _layout(x, axes)
     if got is None:
         return None
-    rows, unit = got
+    kept, red, n, unit = got
     dt = x.dtype.type
     out_shape = [1 if a in axes else s for a, s in enumerate(x.shape)]
     if ord == 2 and unit:
-        return _lastdim_norm2(rows).reshape(out_shape)
-    if rows.shape[1] >= GRAIN:
+        return _lastdim_norm2(rows_of(x, kept, red, n)).reshape(out_shape)
+    if n >= GRAIN:
         return None  # torch's two-pass reduction across threads
+    cols = columns_of(x, kept, red, n)
     if ord == 1:
-        return _sequential(np.abs(rows)).reshape(out_shape)
+        return down(np.abs(cols)).reshape(out_shape)
     if ord == 2:
-        return np.sqrt(_sequential(rows * rows)).reshape(out_shape)
+        return np.sqrt(down(cols * cols)).reshape(out_shape)
     p = dt(ord)
     with np.errstate(all="ignore"):
-        acc = _sequential(np.power(np.abs(rows), p))
+        acc = down(np.power(np.abs(cols), p))
         return np.power(acc, dt(1) / p).reshape(out_shape)

@@ -17,17 +17,10 @@ Example:
 
 import numpy as np
 
-from ._norm_kernel import _rows
+from ._norm_kernel import _layout, columns_of, down, rows_of
 from ._sum_kernel import GRAIN
 
 _LANES = {"f": 8, "d": 4}
-
-
-def _sequential(v):
-    """Row products of ``v`` taken left to right."""
-    if v.shape[1] == 0:
-        return np.ones(v.shape[0], v.dtype)
-    return np.multiply.accumulate(v, axis=1)[:, -1]
 
 
 def torch_prod(x, axes):
@@ -36,21 +29,21 @@ def torch_prod(x, axes):
     reduced dimensions, a reduction of 32,768 or more values: torch may split it)."""
     if type(x) is not np.ndarray or x.dtype.char not in "fd" or x.size == 0:
         return None
-    got = _rows(x, axes)
+    got = _layout(x, axes)
     if got is None:
         return None
-    rows, unit = got
-    count, n = rows.shape
+    kept, red, n, unit = got
     if n >= GRAIN:
         return None
     out_shape = [1 if a in axes else s for a, s in enumerate(x.shape)]
     width = _LANES[x.dtype.char]
     blocks = n // (4 * width)
     if not unit or not blocks:
-        return _sequential(rows).reshape(out_shape)
-    acc = np.multiply.accumulate(
-        rows[:, : blocks * 4 * width].reshape(count, blocks, 4, width), axis=1
-    )[:, -1]
+        return down(columns_of(x, kept, red, n), np.multiply).reshape(out_shape)
+    rows = rows_of(x, kept, red, n)
+    count = rows.shape[0]
+    body = np.ascontiguousarray(rows[:, : blocks * 4 * width]).reshape(count, blocks, 4 * width)
+    acc = np.multiply.reduce(body, axis=1).reshape(count, 4, width)  # block by block (down)
     lanes = (acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3])
     rest = np.concatenate([lanes, rows[:, blocks * 4 * width :]], axis=1)
-    return _sequential(rest).reshape(out_shape)
+    return down(np.ascontiguousarray(rest.T), np.multiply).reshape(out_shape)

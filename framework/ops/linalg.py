@@ -7,6 +7,7 @@ from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op
 from ..backend import np as _np
 from ..dtypes import cpp_type_name, scalar_type_name
+from ._norm_kernel import down
 from ._sum_kernel import torch_sum
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
@@ -272,8 +273,9 @@ class Bmm(Op):
             if a.shape[2] * a.shape[1] * b.shape[2] < 400 and _small_bmm_exact(a, b):
                 # torch's baddbmm_cpu_kernel below 400 multiply-adds per matrix: each entry
                 # summed from 0 over k in order, products and sums rounded apart
-                prods = a[:, :, :, None] * b[:, None, :, :]
-                return _np.add.accumulate(prods, axis=2)[:, :, -1, :] + a.dtype.type(0)
+                prods = a.transpose(2, 0, 1)[..., None] * b.transpose(1, 0, 2)[:, :, None, :]
+                out = down(prods.reshape(a.shape[2], -1)) + a.dtype.type(0)
+                return out.reshape(a.shape[0], a.shape[1], b.shape[2])
         return _half_matmul(a, b)
 
     def backward(self, grad):

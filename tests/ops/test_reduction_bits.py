@@ -171,7 +171,14 @@ def test_einsum_and_small_bmm(dtype, k):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
-    "hw,out", [((16, 100), (5, 7)), ((7, 9), (3, 4)), ((5, 5), (7, 3)), ((17, 8), (16, 9))]
+    "hw,out",
+    [
+        ((16, 100), (5, 7)),
+        ((7, 9), (3, 4)),
+        ((5, 5), (7, 3)),
+        ((17, 8), (16, 9)),
+        ((8, 12), (4, 6)),
+    ],
 )
 def test_adaptive_avg_pool2d_and_grad(dtype, hw, out):
     """adaptive_avg_pool2d's windows and its backward (random upstream gradient)."""
