@@ -37,18 +37,22 @@ def _apply(xp, x, mats, adjoint=False):
 
 
 def _generic_linear(x, mats):
-    """torch's upsample_generic_Nd_kernel_impl with two taps per axis (linear, bilinear,
-    trilinear), float32/float64: each output is ``t0 * w0 + t1 * w1`` over the outermost axis,
-    its t's the same over the next axis, down to the input (so the last axis is interpolated
-    first), the sum contracted to ``fma(t0, w0, t1 * w1)`` by torch's build; weights in the
-    input's dtype. Measured bit-equal to torch 2.13 (upsampling and downsampling, both
-    align_corners)."""
+    """torch's upsample_generic_Nd_kernel_impl (linear, bilinear, trilinear, bicubic),
+    float32/float64: each output is the sum of its taps times their weights over the
+    outermost axis, its t's the same over the next axis, down to the input (so the last axis
+    is interpolated first), as torch's build rounds it: ``fma(t0, w0, t1 * w1)``, then each
+    further tap fused in (``fma(t2, w2, acc)``, ...); weights in the input's dtype. Measured
+    bit-equal to torch 2.13 (upsampling and downsampling, both align_corners)."""
     for a, _, idx, w in reversed(mats):
         x = _np.moveaxis(x, a, -1)
         w = w.astype(x.dtype)
         t0, t1 = x[..., idx[:, 0]], x[..., idx[:, 1]]
         w0 = _np.ascontiguousarray(_np.broadcast_to(w[:, 0], t0.shape))
-        x = _np.moveaxis(fused(t0, w0, t1 * w[:, 1]), -1, a)
+        acc = fused(t0, w0, t1 * w[:, 1])
+        for k in range(2, idx.shape[1]):
+            tk = x[..., idx[:, k]]
+            acc = fused(tk, _np.ascontiguousarray(_np.broadcast_to(w[:, k], tk.shape)), acc)
+        x = _np.moveaxis(acc, -1, a)
     return _np.ascontiguousarray(x)
 
 
@@ -210,7 +214,9 @@ def _taps(xp, mode, n_in, n_out, align_corners, scale, dtype="float64"):
         lam = lam.astype("float32")
     if mode == "bicubic":
         idx = xp.stack([xp.clip(i0 - 1 + k, 0, n_in - 1) for k in range(4)], 1)
-        w = xp.stack((_cc2(lam + 1), _cc1(lam), _cc1(1 - lam), _cc2((1 - lam) + 1)), 1)
+        one = lam.dtype.type(1)
+        cc1, cc2 = (_cc1_fused, _cc2_fused) if xp is _np else (_cc1, _cc2)
+        w = xp.stack((cc2(lam + one), cc1(lam), cc1(one - lam), cc2((one - lam) + one)), 1)
         return idx, w.astype("float64")
     lam = lam.astype("float64")
     # torch's second tap is the next input, or (at the edge) itself
@@ -224,6 +230,23 @@ def _cc1(x):
 
 def _cc2(x):
     return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+
+
+def _cc1_fused(x):
+    """torch's cubic_convolution1 as its build rounds it (measured on one-hot inputs: 354 of
+    354 weight rows): ``fma(A + 2, x, -(A + 3)) * x * x + 1``, the rest unfused."""
+    dt = x.dtype.type
+    r = fused(x, dt(_A + 2), _np.full_like(x, -(_A + 3)))
+    return r * x * x + dt(1)
+
+
+def _cc2_fused(x):
+    """torch's cubic_convolution2 as its build rounds it: ``fma(fma(A, x, -5A), x, 8A) * x -
+    4A`` (the last step unfused)."""
+    dt = x.dtype.type
+    r = fused(x, dt(_A), _np.full_like(x, -5 * _A))
+    r = fused(r, x, _np.full_like(x, 8 * _A))
+    return r * x - dt(4 * _A)
 
 
 _MODES_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
@@ -345,11 +368,11 @@ def interpolate(
         for i, (n_in, n_out, sc) in enumerate(zip(in_sizes, out_sizes, scales))
     )
     same = mode == "bicubic" and in_sizes == out_sizes
-    # torch's generic kernel (replayed by _generic_linear): linear and trilinear (contiguous
-    # input), bilinear to outputs larger than 128 (height + width) of other than 3 channels;
-    # bilinear's vectorized kernel (smaller outputs; 3 channels on one thread) is not
-    # replayed (README, Known differences): the matrices
-    generic = mode in ("linear", "trilinear") or (
+    # torch's generic kernel (replayed by _generic_linear): linear, trilinear and bicubic
+    # (contiguous input), bilinear to outputs larger than 128 (height + width) of other
+    # than 3 channels; bilinear's vectorized kernel (smaller outputs; 3 channels on one
+    # thread) is not replayed (README, Known differences): the matrices
+    generic = mode in ("linear", "trilinear", "bicubic") or (
         mode == "bilinear" and sum(out_sizes) > 128 and input.shape[1] != 3
     )
     return _NODES[(mode, nd)].apply(input, mats=mats, copy_back=same, generic=generic)

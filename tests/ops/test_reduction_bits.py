@@ -1,7 +1,7 @@
 """Bit-for-bit float32/float64 parity with torch's CPU kernels (issue 9): the losses'
 reductions, vector norms (p = 1, 2, 3, inf, 2.5) and what composes them (normalize,
 cosine_similarity, pairwise_distance), prod, cdist, einsum's and bmm's small
-products, adaptive_avg_pool2d (forward and backward) and linear/bilinear/trilinear
+products, adaptive_avg_pool2d (forward and backward) and linear/bilinear/trilinear/bicubic
 interpolation (torch's generic kernel). Every comparison is of the raw bytes."""
 
 import numpy as np
@@ -203,10 +203,13 @@ def test_adaptive_avg_pool2d_and_grad(dtype, hw, out):
         ("bilinear", (1, 2, 64, 100)),
         ("bilinear", (2, 4, 9, 130)),
         ("trilinear", (1, 2, 3, 5, 7)),
+        ("bicubic", (1, 2, 64, 100)),
+        ("bicubic", (2, 3, 5, 7)),
     ],
 )
 def test_interpolate_generic_kernel(dtype, align_corners, mode, shape):
-    """Linear modes through torch's generic kernel (bilinear: outputs over 128 rows + cols)."""
+    """Linear modes and bicubic through torch's generic kernel (bilinear: outputs over 128
+    rows + cols)."""
     rng = np.random.default_rng(900)
     x = _data(rng, shape, dtype)
     t, o = _pair(x)
