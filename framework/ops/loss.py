@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from .. import dtypes
 from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
-from ._sum_kernel import nll_sums
+from ._sum_kernel import nll_sums, torch_sum
 from . import _loss_fast as _fast
 from . import _sleef
 from .loss_backward import (
@@ -57,11 +57,15 @@ def _reduction(reduction, size_average=None, reduce=None):
 
 
 def _reduce(xp, loss, reduction):
+    """torch's apply_loss_reduction on the per-element loss array: its sum (ATen's cascade
+    order where ``_sum_kernel`` replays it, else NumPy's), divided by the count for 'mean'."""
     if reduction == "none":
         return loss
+    total = torch_sum(loss, tuple(range(loss.ndim))) if loss.ndim else None
+    total = loss.sum() if total is None else total.reshape(())
     if reduction == "mean":  # no NumPy warning for an empty loss: nan, as torch
-        return loss.sum() / loss.dtype.type(loss.size)
-    return loss.sum()
+        return total / loss.dtype.type(loss.size)
+    return total
 
 
 def _wrap_kernel(node_cls, grad, x, y, **params):

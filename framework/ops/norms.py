@@ -2,11 +2,11 @@
 
 import math
 
-import numpy as _np
 
 from .. import dtypes
 from .._errors import float_input
 from ..autograd.op import Op
+from ._norm_kernel import torch_norm
 from .loss import _quiet
 from .reduction import _axis
 from .shape import _dim
@@ -19,55 +19,6 @@ def _kept(t, axes, keepdim):
     for a in sorted(axes):
         t = t.unsqueeze(a)
     return t
-
-
-_SHORT = 23  # the longest rows replayed (measured to the bit up to 23 values; torch's longer
-#               rows take another unrolling), the fuzzer's and small layers' sizes
-
-
-def _fma32(acc, v):
-    """A float32 fused multiply-add acc + v * v (the float64 square is exact)."""
-    return (acc + v.astype(_np.float64) ** 2).astype(_np.float32)
-
-
-def _lastdim_norm2_f32(xp, x, axes):
-    """torch's float32 2-norm over trailing, contiguous dims (its `is_reduce_lastdim` kernel,
-    AVX2) for rows of at most _SHORT values, rounded as that kernel rounds (measured on 5,000
-    random rows per length): two 8-lane fused multiply-add accumulators over a first 16
-    values, one over the next 8, the two added lane by lane and the 8 lanes summed in order;
-    then a 4-value block's squares added one by one, and the last values fused-multiply-added
-    one by one; the square root of that (keepdims). None where torch runs another kernel or
-    the row is longer (left to the pairwise sum)."""
-    n = math.prod(x.shape[i] for i in axes)
-    kept = [i for i in range(x.ndim) if x.shape[i] != 1]  # (size-1 dims: no stride to sort)
-    red = [k for k, i in enumerate(kept) if i in axes]
-    trailing = red == list(range(len(kept) - len(red), len(kept)))
-    if not (xp is _np and x.dtype == _np.float32 and trailing and x.flags.c_contiguous):
-        return None
-    if not 1 < n <= _SHORT:
-        return None
-    rows = x.reshape(-1, n)
-    lanes = _np.zeros((2, rows.shape[0], 8), _np.float32)
-    d = 0
-    if n >= 16:
-        lanes = _fma32(lanes, rows[:, :16].reshape(-1, 2, 8).transpose(1, 0, 2))
-        d = 16
-    if n - d >= 8:
-        lanes[0] = _fma32(lanes[0], rows[:, d : d + 8])
-        d += 8
-    acc = lanes[0] + lanes[1]
-    total = acc[:, 0].copy()
-    for j in range(1, 8):
-        total += acc[:, j]
-    if n - d >= 4:
-        sq = rows[:, d : d + 4] * rows[:, d : d + 4]
-        for j in range(4):
-            total += sq[:, j]
-        d += 4
-    for k in range(d, n):
-        total = _fma32(total, rows[:, k])
-    shape = [1 if i in axes else m for i, m in enumerate(x.shape)]
-    return _np.sqrt(total).reshape(shape)
 
 
 class LinalgVectorNorm(Op):
@@ -94,12 +45,12 @@ class LinalgVectorNorm(Op):
             out = a.min(axis=axes, keepdims=True)
         elif ord == 0:
             out = (a != 0).sum(axis=axes, keepdims=True).astype(x.dtype)
+        elif (out := torch_norm(x, ord, axes) if self.half is None else None) is not None:
+            pass  # torch's own order (_norm_kernel)
         elif ord == 1:
             out = a.sum(axis=axes, keepdims=True)
         elif ord == 2:
-            out = _lastdim_norm2_f32(xp, x, axes) if self.half is None else None
-            if out is None:
-                out = xp.sqrt((a * a).sum(axis=axes, keepdims=True))
+            out = xp.sqrt((a * a).sum(axis=axes, keepdims=True))
         else:
             with _quiet(xp):
                 out = (a**ord).sum(axis=axes, keepdims=True) ** (1.0 / ord)

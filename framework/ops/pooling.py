@@ -14,6 +14,8 @@ from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
 from ..backend import scatter_add
+from ..backend import np as _np
+from . import _adaptive_avg
 from ._fastgrad import plain, wrap
 from ._pool_grad import jvp_grad_only, max_pool_double_backward, self_arg, self_zeros
 from ._pool_args import adaptive_size, avg_divisor, pool_params, pool_windows
@@ -612,6 +614,8 @@ class AdaptiveAvgPool2D(Op):
         xp, (h, w), (oh, ow) = self.xp, x.shape[-2:], out_hw
         self.a_h = _averaging_matrix(xp, h, oh, x.dtype)
         self.a_w = _averaging_matrix(xp, w, ow, x.dtype)
+        if type(x) is _np.ndarray and x.dtype.char in "fd" and x.size and oh and ow:
+            return _adaptive_avg.forward(x, oh, ow)  # torch's order (float32/float64)
         if oh and ow and h % oh == 0 and w % ow == 0:  # equal windows: a reshape and one mean
             return x.reshape(x.shape[:-2] + (oh, h // oh, ow, w // ow)).mean(axis=(-3, -1))
         if not xp.isfinite(x).all():  # the matmuls would spread inf * 0 = nan over windows
@@ -664,7 +668,10 @@ class AdaptiveAvgPool2DBackward(Op):
     @staticmethod
     def kernel(xp, g, a_h, a_w):
         """A_h^T @ g @ A_w: two matmuls; a non-finite gradient one window at a time instead (it
-        reaches only its own window, as in torch's kernel, not inf * 0 = nan elsewhere)."""
+        reaches only its own window, as in torch's kernel, not inf * 0 = nan elsewhere); torch's
+        own order for float32/float64 NumPy arrays."""
+        if type(g) is _np.ndarray and g.dtype.char in "fd" and g.size:
+            return _adaptive_avg.backward(g, a_h.shape[1], a_w.shape[1])
         if xp.isfinite(g).all():
             a_h, a_w = a_h.astype(g.dtype, copy=False), a_w.astype(g.dtype, copy=False)
             return xp.matmul(xp.matmul(a_h.T, g), a_w)

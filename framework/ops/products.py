@@ -7,6 +7,9 @@ from .._errors import broadcast_shapes, refuse
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, vmap_hook
 from ..backend import device_of
+from ..backend import np as _np
+from .._fma import fused
+from ._norm_kernel import down
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .einsum import einsum
@@ -288,6 +291,8 @@ class Cdist(Op):
             return xp.minimum(xp.ceil(diff), 1).sum(-1).astype(x1.dtype)
         if p == float("inf"):  # torch's std::max(agg, d) from 0: a NaN difference is skipped
             return xp.where(xp.isnan(diff), 0, diff).max(-1, initial=0).astype(x1.dtype)
+        if xp is _np and diff.dtype.char in "fd" and not mm:
+            return _cdist_sequential(diff, p)
         if p == 1:
             return diff.sum(-1)
         if p == 2:
@@ -307,6 +312,32 @@ class Cdist(Op):
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "_cdist_forward"
+
+
+def _cdist_sequential(diff, p):
+    """torch's run_parallel_cdist (DistanceOpsKernel.cpp) on |x1 - x2| (.., P, R, M): one
+    accumulator per pair from 0, added in column order (``agg + |d|``, ``agg + d * d`` with two
+    roundings, ``agg + pow(|d|, p)`` with p in the dtype), then ``sqrt(agg)`` or
+    ``pow(agg, 1.0 / p)`` in double (std::pow of a float and a double), rounded to the dtype;
+    measured bit-equal to torch 2.13 for p = 1, 2, 2.5, 3, 0.7 and 0 to 103 columns."""
+    dt = diff.dtype.type
+    m = diff.shape[-1]
+    if m == 0 or diff.size == 0:
+        return _np.zeros(diff.shape[:-1], diff.dtype)
+    cols = _np.ascontiguousarray(_np.moveaxis(diff, -1, 0)).reshape(m, -1)  # (M, pairs)
+    if p == 1:
+        return down(cols).reshape(diff.shape[:-1])
+    if p == 2:  # (the compiler's in-order vector loop: squares of 4 float32 / 2 float64
+        # rounded, then added; the last m % 4 (m % 2) fused-multiply-added one by one)
+        body = m - m % (16 // diff.itemsize)
+        acc = down(cols[:body] ** 2) if body else _np.zeros(cols.shape[1], diff.dtype)
+        for k in range(body, m):
+            acc = fused(cols[k], cols[k], acc)
+        return _np.sqrt(acc).reshape(diff.shape[:-1])
+    with _np.errstate(all="ignore"):
+        agg = down(_np.power(cols, dt(p)))
+        out = _np.power(agg.astype(_np.float64), 1.0 / float(dt(p))).astype(diff.dtype)
+        return out.reshape(diff.shape[:-1])
 
 
 def _cdist_grads(grad, x1, x2, out, p, need=(True, True)):

@@ -7,6 +7,7 @@ import functools
 from .._errors import NOT_GIVEN, describe_args, invalid_args
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
+from ._prod_kernel import torch_prod
 from ._sum_kernel import torch_sum
 from ._fastgrad import plain, wrap
 from .. import dtypes
@@ -296,6 +297,9 @@ class Prod(_Reduce):
         axes = self._setup(x, dim, keepdim)
         if dtype is None and x.dtype.kind in "biu":
             dtype = "int64"
+        out = torch_prod(x, axes) if dtype is None and self.xp is _numpy else None
+        if out is not None:  # torch's multiplication order (float32/float64)
+            return out.reshape(self.out_shape)
         return x.prod(axis=axes, dtype=dtype).reshape(self.out_shape)
 
     def backward(self, grad):
@@ -561,7 +565,10 @@ class Logsumexp(_Reduce):
         xp = self.xp
         m = x.max(axis=axes, keepdims=True) if x.size else xp.zeros(self.kept_shape, x.dtype)
         m = xp.where(xp.isinf(m), 0, m).astype(x.dtype, copy=False)  # all -inf: keep -inf
-        out = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
+        e = xp.exp(x - m)  # torch: sum_out(exp(self - maxes)) in its cascade order, log_, add_
+        total = torch_sum(e, tuple(sorted(axes))) if xp is _numpy else None
+        total = e.sum(axis=axes, keepdims=True) if total is None else total.reshape(m.shape)
+        out = xp.log(total) + m
         return out.reshape(self.out_shape)
 
     def backward(self, grad):
