@@ -231,6 +231,44 @@ def sq_dev_sum_loop(x, mean):
     return acc
 
 
+def bn_stats_loop(x, Nb, C, S, mean, vsum, tmp):
+    """batch_norm_cpu_collect_stats (one thread) of the flat (Nb, C, S) x: with S > 1 (its
+    contiguous kernel) the channel's sum in float64, mean = sum / N rounded to the dtype, the
+    float64 sum of the dtype's (x - mean)^2; with S == 1 (its channels-last kernel, a 2-D
+    input) both sums in the dtype, the squares fused (vectorised fmadd)."""
+    N = Nb * S
+    for c in range(C):
+        if S > 1:
+            s = 0.0
+            for n in range(Nb):
+                o = (n * C + c) * S
+                for i in range(S):
+                    s += x[o + i]
+            tmp[0] = s / N
+            m = tmp[0]
+            acc = 0.0
+            for n in range(Nb):
+                o = (n * C + c) * S
+                for i in range(S):
+                    d = x[o + i] - m
+                    acc += d * d
+            mean[c] = m
+            vsum[c] = acc
+        else:
+            tmp[1] = 0
+            s = tmp[1]
+            for n in range(Nb):
+                s = s + x[n * C + c]
+            tmp[0] = float(s) / N
+            m = tmp[0]
+            acc = tmp[1]
+            for n in range(Nb):
+                d = x[n * C + c] - m
+                acc = _fma(d, d, acc)
+            mean[c] = m
+            vsum[c] = acc
+
+
 _ceil_log2, _moments_row, _add_vec, _fma = ceil_log2, moments_row, add_vec, fma
 _LOOPS = [None]
 
@@ -277,6 +315,7 @@ def _build():
         gn_forward=jit(gn_forward_loop),
         welford=jit(welford_loop),
         sq_dev_sum=jit(sq_dev_sum_loop),
+        bn_stats=jit(bn_stats_loop),
     )
 
 
@@ -534,3 +573,48 @@ def var_all(x, correction, root):
                 s += v
         v = np.float64(s) / np.float64(max(0.0, flat.size - correction))
         return np.asarray(np.sqrt(v) if root else v).astype(x.dtype)
+
+
+def _bn_stats_np(x3):
+    """bn_stats_loop on a (Nb, C, S) array (the NumPy replay: channels at once)."""
+    Nb, C, S = x3.shape
+    dt = x3.dtype
+    N = Nb * S
+    with np.errstate(all="ignore"):
+        if S > 1:
+            s = np.zeros(C)
+            for n in range(Nb):
+                for i in range(S):
+                    s = s + x3[n, :, i]
+            mean = (s / N).astype(dt)
+            acc = np.zeros(C)
+            for n in range(Nb):
+                for i in range(S):
+                    d = x3[n, :, i] - mean
+                    acc = acc + d * d
+            return mean, acc.astype(dt)
+        s = np.zeros(C, dt)
+        for n in range(Nb):
+            s = s + x3[n, :, 0]
+        mean = (s.astype(np.float64) / N).astype(dt)
+        acc = np.zeros(C, dt)
+        for n in range(Nb):
+            d = x3[n, :, 0] - mean
+            acc = _f(d, d, acc)
+        return mean, acc
+
+
+def batch_norm_stats(x):
+    """(mean, var_sum) per channel of a C-contiguous (N, C, *) float32/float64 NumPy array
+    with elements, as torch's batch_norm_cpu_collect_stats (one thread); None otherwise."""
+    if not replayable(x) or not x.size or x.ndim < 2 or not x.flags.c_contiguous:
+        return None
+    Nb, C = x.shape[:2]
+    S = math.prod(x.shape[2:])
+    k = loops()
+    if k is None:
+        return _bn_stats_np(x.reshape(Nb, C, S))
+    mean = np.empty(C, x.dtype)
+    vsum = np.empty(C, x.dtype)
+    k.bn_stats(x.reshape(-1), Nb, C, S, mean, vsum, np.empty(2, x.dtype))
+    return mean, vsum

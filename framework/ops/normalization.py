@@ -10,6 +10,7 @@ from ..autograd.saved import Attr
 from ..tensor import Tensor
 from . import _fused
 from . import _moments
+from .._fma import fused
 from .norm_backward import NativeBatchNormBackward, NativeLayerNormBackward, group_norm_double
 from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
@@ -254,6 +255,9 @@ class NativeBatchNorm(Op):
             x = x.astype(xp.float32)
         else:
             half = None
+        replay = _bn_replay(x, training, weight, bias, running_mean, running_var)
+        if replay is not None:
+            return self._replayed(x, weight, bias, momentum, eps, replay)
         if training:
             mean = array_mean(x, self.axes)
             xc = x - mean.reshape(self.shape)
@@ -279,6 +283,41 @@ class NativeBatchNorm(Op):
             beta = bias + beta
         y = x * alpha.reshape(self.shape) + beta.reshape(self.shape)
         return y if half is None else y.astype(half)
+
+    def _replayed(self, x, weight, bias, momentum, eps, stats):
+        """forward as torch's contiguous CPU kernels: the statistics (training) or the running
+        ones, invstd = 1 / sqrt(var + eps) in float64 (training: var = var_sum / N in the
+        dtype) or in the dtype (eval), the running stats' update, then y = fma(x, alpha, beta)
+        with alpha = invstd * weight, beta = fma(-mean, alpha, bias)."""
+        xp, dt = self.xp, x.dtype
+        c = x.shape[1]
+        n = x.size // c
+        rm, rv = self.running_mean, self.running_var
+        with xp.errstate(all="ignore"):
+            if self.training:
+                mean, vsum = stats
+                var = vsum / dt.type(n)
+                invstd = (1.0 / xp.sqrt(var.astype(xp.float64) + eps)).astype(dt)
+                if eps == 0:
+                    invstd[var == 0] = 0  # (torch's InvStd)
+                m = dt.type(momentum)
+                if rm is not None:
+                    rm[...] = m * mean + (1 - m) * rm  # (not contracted: measured)
+                if rv is not None:
+                    unbiased = (vsum / dt.type(n - 1)).astype(xp.float64)
+                    m64 = xp.float64(m)
+                    old = ((1 - m) * rv).astype(xp.float64)  # a product in the dtype
+                    rv[...] = (m64 * unbiased + old).astype(dt)
+            else:
+                mean = rm
+                invstd = dt.type(1) / xp.sqrt(rv + dt.type(eps))
+            self.mean, self.invstd = mean, invstd
+            alpha = invstd if weight is None else invstd * weight
+            zero = xp.zeros(c, dt)
+            beta = fused(-mean, alpha, zero if bias is None else bias)
+            shape = (1, c) + (1,) * (x.ndim - 2)
+            a, b = (xp.broadcast_to(v.reshape(shape), x.shape) for v in (alpha, beta))
+            return fused(x, xp.ascontiguousarray(a), xp.ascontiguousarray(b))
 
     def backward(self, grad):
         x, weight, _ = self.inputs
@@ -329,6 +368,20 @@ class NativeBatchNorm(Op):
             )
         xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps, stats)
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.shape)
+
+
+def _bn_replay(x, training, weight, bias, running_mean, running_var):
+    """The training statistics of torch's contiguous batch_norm kernels (True in eval) where
+    its kernels are replayed: a C-contiguous float32/float64 NumPy input, parameters and
+    running stats of its dtype; else None."""
+    dt = x.dtype
+    if not _moments.replayable(x) or not x.size or not x.flags.c_contiguous or x.ndim < 2:
+        return None
+    if any(a is not None and a.dtype != dt for a in (weight, bias, running_mean, running_var)):
+        return None
+    if training:
+        return _moments.batch_norm_stats(x)
+    return True
 
 
 def _same_float(grad, x, weight):
