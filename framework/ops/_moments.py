@@ -28,6 +28,7 @@ from .._fma import fused
 from ._sum_kernel import ceil_log2
 
 _CHUNK = 16
+_GRAIN = 32768  # at::internal::GRAIN_SIZE
 _STACK = 64  # kMaxDepth's largest value
 
 
@@ -46,12 +47,17 @@ def fma(a, b, c):
 
 def moments_row(x, base, N, L, stk, out, i):
     """RowwiseMomentsImpl over x[base:base + N] (L lanes) into out[i, 0] (mean), out[i, 1]
-    (m2 / N); stk: a (2 * _STACK + 4, L) scratch array of x's dtype (its last row converts
-    counts to the dtype: numba would promote a float32 with an integer to float64)."""
+    (m2 / N); stk: a (2 * _STACK + 5, _CHUNK) scratch array of x's dtype (the level stack,
+    the chunk's vectors, then rows converting counts to the dtype: numba would promote a
+    float32 with an integer to float64, and the factors 1 / (j + 1))."""
     n = N // L
     m = (n + _CHUNK - 1) // _CHUNK
     depth = _ceil_log2(m)
     cv = stk[2 * _STACK + 2]
+    for j in range(_CHUNK):
+        cv[0] = 1
+        cv[1] = j + 1
+        stk[2 * _STACK + 3, j] = cv[0] / cv[1]
     cv[0] = 0
     zero = cv[0]
     m0s = np.zeros(_STACK, np.int64)
@@ -63,21 +69,10 @@ def moments_row(x, base, N, L, stk, out, i):
     v2 = v1 + 1
     for ci in range(m):
         cnt = min(_CHUNK, n - ci * _CHUNK)
-        for lane in range(L):
-            stk[v1, lane] = zero
-            stk[v2, lane] = zero
-        for j in range(cnt):
-            cv[0] = 1
-            cv[1] = j + 1
-            cv[0] = cv[0] / cv[1]
-            cj = cv[0]
-            o = base + (ci * _CHUNK + j) * L
-            for lane in range(L):
-                xv = x[o + lane]
-                d = xv - stk[v1, lane]
-                m1 = _fma(cj, d, stk[v1, lane])
-                stk[v1, lane] = m1
-                stk[v2, lane] = _fma(d, xv - m1, stk[v2, lane])
+        if L == 8:
+            _chunk8(x, base + ci * _CHUNK * L, cnt, stk[2 * _STACK + 3], stk[v1], stk[v2])
+        else:
+            _chunk4(x, base + ci * _CHUNK * L, cnt, stk[2 * _STACK + 3], stk[v1], stk[v2])
         _add_vec(cnt, stk, v1, v2, m0s, 0, L)
         mask = ci + 1
         j = 1
@@ -116,9 +111,77 @@ def moments_row(x, base, N, L, stk, out, i):
     out[i, 1] = m2 / cv[1]
 
 
+def chunk(x, o, cnt, fac, m1v, m2v, L):
+    """UpdateMomentsVec: a Welford pass of each of the L lanes over cnt vectors from x[o]
+    (m1 = fmadd(1 / (j + 1), x - m1, m1), m2 = fmadd(x - m1_old, x - m1, m2); the factors
+    fac[j] in x's dtype) from zero, into m1v and m2v. Under numba an intrinsic emitting
+    the same operations on LLVM vectors of L lanes (_vector_chunk: numba does not vectorise
+    this loop by itself)."""
+    for lane in range(L):
+        m1 = m2 = fac[0] * 0
+        for j in range(cnt):
+            xv = x[o + j * L + lane]
+            d = xv - m1
+            m1 = fma(fac[j], d, m1)
+            m2 = fma(d, xv - m1, m2)
+        m1v[lane] = m1
+        m2v[lane] = m2
+
+
+def _vector_chunk(L):
+    """chunk for L lanes as a numba intrinsic over LLVM vectors (one vector FMA per step)."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def chunk_vec(typingctx, x, o, cnt, fac, m1v, m2v):
+        def codegen(context, builder, sig, args):
+            x, o, cnt, fac, m1v, m2v = (
+                context.make_array(t)(context, builder, v) if isinstance(t, types.Array) else v
+                for v, t in zip(args, sig.args)
+            )
+            ety = context.get_data_type(sig.args[0].dtype)
+            vty = ir.VectorType(ety, L)
+            name = f"llvm.fma.v{L}f{ety.get_abi_size(context.target_data) * 8}"
+            fma = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(vty, [vty] * 3), name
+            )
+            m1p = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
+            m2p = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
+            lane0 = ir.Constant(ir.VectorType(ir.IntType(32), L), [0] * L)
+            with cgutils.for_range(builder, cnt) as loop:
+                j = loop.index
+                at = builder.add(o, builder.mul(j, ir.Constant(j.type, L)))
+                xv = builder.load(
+                    builder.bitcast(builder.gep(x.data, [at]), vty.as_pointer()), align=1
+                )
+                c = builder.load(builder.gep(fac.data, [j]))
+                c = builder.insert_element(
+                    ir.Constant(vty, ir.Undefined), c, ir.Constant(ir.IntType(32), 0)
+                )
+                c = builder.shuffle_vector(c, ir.Constant(vty, ir.Undefined), lane0)
+                m1 = builder.load(m1p)
+                d = builder.fsub(xv, m1)
+                m1 = builder.call(fma, [c, d, m1])
+                m2 = builder.call(fma, [d, builder.fsub(xv, m1), builder.load(m2p)])
+                builder.store(m1, m1p)
+                builder.store(m2, m2p)
+            for src, dst in ((m1p, m1v), (m2p, m2v)):
+                builder.store(
+                    builder.load(src), builder.bitcast(dst.data, vty.as_pointer()), align=1
+                )
+            return context.get_dummy_value()
+
+        return types.void(x, o, cnt, fac, m1v, m2v), codegen
+
+    return chunk_vec
+
+
 def add_vec(m0_add, stk, r1, r2, m0s, k, L):
     """AddMomentsVec of (m0_add, stk[r1], stk[r2]) into level k (stk[k], stk[_STACK + k])."""
-    cv = stk[2 * _STACK + 3]
+    cv = stk[2 * _STACK + 4]
     m0 = m0s[k]
     n = m0 + m0_add
     cv[0] = 0
@@ -141,9 +204,12 @@ def add_vec(m0_add, stk, r1, r2, m0s, k, L):
 
 def rows_moments_loop(x, rows, N, L, out):
     """moments_row for each of the rows of the flat x (rows of N elements)."""
-    stk = np.zeros((2 * _STACK + 4, L), x.dtype)
+    stk = np.zeros((2 * _STACK + 5, _CHUNK), x.dtype)
     for i in range(rows):
-        _moments_row(x, i * N, N, L, stk, out, i)
+        if L == 8:  # (a constant lane count: the lane loops unroll)
+            _moments_row(x, i * N, N, 8, stk, out, i)
+        else:
+            _moments_row(x, i * N, N, 4, stk, out, i)
 
 
 def ln_forward_loop(x, rows, N, L, eps, w, b, flags, stats, out):
@@ -151,12 +217,16 @@ def ln_forward_loop(x, rows, N, L, eps, w, b, flags, stats, out):
     eps)), then out = (x - mean) * rstd, * w + b fused where both are given (its vectorised
     map3), fma(x - mean, rstd, b) with the bias alone, (x - mean) * rstd * w with the weight
     alone (its scalar loop, as contracted)."""
-    stk = np.zeros((2 * _STACK + 4, L), x.dtype)
+    stk = np.zeros((2 * _STACK + 5, _CHUNK), x.dtype)
     for i in range(rows):
         base = i * N
-        _moments_row(x, base, N, L, stk, stats, i)
+        if L == 8:  # (a constant lane count: the lane loops unroll)
+            _moments_row(x, base, N, 8, stk, stats, i)
+        else:
+            _moments_row(x, base, N, 4, stk, stats, i)
         mean = stats[i, 0]
         r = eps[1] / np.sqrt(stats[i, 1] + eps[0])
+        zero = eps[2]  # (+0: the loop's `* gamma + beta` with beta 0 gives no -0)
         stats[i, 1] = r
         bias = -mean
         if flags[0] and flags[1]:
@@ -167,10 +237,10 @@ def ln_forward_loop(x, rows, N, L, eps, w, b, flags, stats, out):
                 out[base + j] = _fma(x[base + j] + bias, r, b[j])
         elif flags[0]:
             for j in range(N):
-                out[base + j] = (x[base + j] + bias) * r * w[j]
+                out[base + j] = (x[base + j] + bias) * r * w[j] + zero
         else:
             for j in range(N):
-                out[base + j] = (x[base + j] + bias) * r
+                out[base + j] = (x[base + j] + bias) * r + zero
 
 
 def gn_forward_loop(x, groups, G, D, S, L, eps, w, b, flags, stats, out, tmp):
@@ -178,11 +248,14 @@ def gn_forward_loop(x, groups, G, D, S, L, eps, w, b, flags, stats, out, tmp):
     1 / sqrt(max(var, 0) + eps) in float64 (eps a double), rounded to the dtype; without
     weight and bias out = (x - mean) * rstd, else per channel scale = rstd * w, bias =
     fma(-scale, mean, b), out = fma(scale, x, bias). tmp: a 1-element array of x's dtype."""
-    stk = np.zeros((2 * _STACK + 4, L), x.dtype)
+    stk = np.zeros((2 * _STACK + 5, _CHUNK), x.dtype)
     N = D * S
     for i in range(groups):
         base = i * N
-        _moments_row(x, base, N, L, stk, stats, i)
+        if L == 8:  # (a constant lane count: the lane loops unroll)
+            _moments_row(x, base, N, 8, stk, stats, i)
+        else:
+            _moments_row(x, base, N, 4, stk, stats, i)
         mean = stats[i, 0]
         v = stats[i, 1]
         v = v if v > 0 else v - v
@@ -231,45 +304,70 @@ def sq_dev_sum_loop(x, mean):
     return acc
 
 
-def bn_stats_loop(x, Nb, C, S, mean, vsum, tmp):
-    """batch_norm_cpu_collect_stats (one thread) of the flat (Nb, C, S) x: with S > 1 (its
-    contiguous kernel) the channel's sum in float64, mean = sum / N rounded to the dtype, the
-    float64 sum of the dtype's (x - mean)^2; with S == 1 (its channels-last kernel, a 2-D
-    input) both sums in the dtype, the squares fused (vectorised fmadd)."""
+def bn_stats_loop(x, Nb, C, S, T, mean, vsum, tmp, buf):
+    """batch_norm_cpu_collect_stats of the flat (Nb, C, S) x: with S > 1 (its contiguous
+    kernel, one channel per task) the channel's sum in float64, mean = sum / N rounded to the
+    dtype, the float64 sum of the dtype's (x - mean)^2; with S == 1 (its channels-last kernel,
+    a 2-D input) the rows split into T chunks as at::parallel_for splits them over T threads,
+    each chunk's sums in the dtype (the squares fused: vectorised fmadd) into buf (T, C), the
+    chunks then added in float64."""
     N = Nb * S
-    for c in range(C):
-        if S > 1:
+    if S == 1:
+        chunk = (Nb + T - 1) // T
+        for t in range(T):
+            for c in range(C):
+                buf[t, c] = 0
+        for t in range(T):
+            for n in range(t * chunk, min(Nb, (t + 1) * chunk)):
+                for c in range(C):
+                    buf[t, c] = buf[t, c] + x[n * C + c]
+        for c in range(C):
             s = 0.0
-            for n in range(Nb):
-                o = (n * C + c) * S
-                for i in range(S):
-                    s += x[o + i]
-            tmp[0] = s / N
-            m = tmp[0]
-            acc = 0.0
-            for n in range(Nb):
-                o = (n * C + c) * S
-                for i in range(S):
-                    d = x[o + i] - m
-                    acc += d * d
-            mean[c] = m
-            vsum[c] = acc
-        else:
-            tmp[1] = 0
-            s = tmp[1]
-            for n in range(Nb):
-                s = s + x[n * C + c]
-            tmp[0] = float(s) / N
-            m = tmp[0]
-            acc = tmp[1]
-            for n in range(Nb):
-                d = x[n * C + c] - m
-                acc = _fma(d, d, acc)
-            mean[c] = m
-            vsum[c] = acc
+            for t in range(T):
+                s += buf[t, c]
+            mean[c] = s / N
+            for t in range(T):
+                buf[t, c] = 0
+        for t in range(T):
+            for n in range(t * chunk, min(Nb, (t + 1) * chunk)):
+                for c in range(C):
+                    d = x[n * C + c] - mean[c]
+                    buf[t, c] = _fma(d, d, buf[t, c])
+        for c in range(C):
+            s = 0.0
+            for t in range(T):
+                s += buf[t, c]
+            vsum[c] = s
+        return
+    for c in range(C):
+        s = 0.0
+        for n in range(Nb):
+            o = (n * C + c) * S
+            for i in range(S):
+                s += x[o + i]
+        tmp[0] = s / N
+        m = tmp[0]
+        acc = 0.0
+        for n in range(Nb):
+            o = (n * C + c) * S
+            for i in range(S):
+                d = x[o + i] - m
+                acc += d * d
+        mean[c] = m
+        vsum[c] = acc
 
 
 _ceil_log2, _moments_row, _add_vec, _fma = ceil_log2, moments_row, add_vec, fma
+
+
+def _chunk8(x, o, cnt, fac, m1v, m2v):
+    chunk(x, o, cnt, fac, m1v, m2v, 8)
+
+
+def _chunk4(x, o, cnt, fac, m1v, m2v):
+    chunk(x, o, cnt, fac, m1v, m2v, 4)
+
+
 _LOOPS = [None]
 
 
@@ -305,8 +403,10 @@ def _build():
     g = globals()
     g["_fma"] = fma_intrinsic
     g["_ceil_log2"] = jit(ceil_log2)
-    g["_add_vec"] = jit(add_vec)
-    g["_moments_row"] = jit(moments_row)
+    inline = numba.njit(cache=False, nogil=True, error_model="numpy", inline="always")
+    g["_chunk8"], g["_chunk4"] = _vector_chunk(8), _vector_chunk(4)
+    g["_add_vec"] = inline(add_vec)
+    g["_moments_row"] = inline(moments_row)
     from types import SimpleNamespace
 
     return SimpleNamespace(
@@ -425,7 +525,7 @@ def layer_norm(rows, eps, weight, bias):
         out = np.empty_like(rows)
         stats = np.empty((R, 2), dt)
         flags = np.array([w is not None, b is not None], np.uint8)
-        e = np.array([eps, 1], dt)
+        e = np.array([eps, 1, 0], dt)
         k.ln_forward(
             rows.reshape(-1),
             R,
@@ -447,10 +547,11 @@ def layer_norm(rows, eps, weight, bias):
             out = _f(xc * rstd[:, None], w, b)
         elif b is not None:
             out = _f(xc, rstd[:, None], b)
-        else:
+        else:  # (times 1 or the weight, plus 0: a zero's sign as torch's loop)
             out = xc * rstd[:, None]
             if w is not None:
                 out = out * w
+            out += dt.type(0)
     return out, mean, rstd
 
 
@@ -528,9 +629,12 @@ def _reduced_last(x, axes):
 def welford(x, axes, correction, root):
     """(var or std, mean) of x over axes as torch's WelfordOps (float64 accumulation, one
     thread), as flat arrays of x's dtype in the kept axes' order; None where not replayed
-    (not a float32/float64 NumPy array, or no element)."""
+    (not a float32/float64 NumPy array, or no element, or one output of GRAIN_SIZE elements
+    or more with more than one thread: torch splits that one and merges the parts)."""
     if not replayable(x) or not x.size:
         return None
+    if x.size >= _GRAIN and x.size == math.prod(x.shape[a] for a in axes) and torch_threads() > 1:
+        return None  # one output of 32,768 elements or more: torch splits it over threads
     rows = _reduced_last(x, tuple(axes))
     k = loops()
     if k is not None:
@@ -575,7 +679,7 @@ def var_all(x, correction, root):
         return np.asarray(np.sqrt(v) if root else v).astype(x.dtype)
 
 
-def _bn_stats_np(x3):
+def _bn_stats_np(x3, T):
     """bn_stats_loop on a (Nb, C, S) array (the NumPy replay: channels at once)."""
     Nb, C, S = x3.shape
     dt = x3.dtype
@@ -593,28 +697,55 @@ def _bn_stats_np(x3):
                     d = x3[n, :, i] - mean
                     acc = acc + d * d
             return mean, acc.astype(dt)
-        s = np.zeros(C, dt)
-        for n in range(Nb):
-            s = s + x3[n, :, 0]
-        mean = (s.astype(np.float64) / N).astype(dt)
-        acc = np.zeros(C, dt)
-        for n in range(Nb):
-            d = x3[n, :, 0] - mean
-            acc = _f(d, d, acc)
-        return mean, acc
+        chunk = -(-Nb // T)
+        parts = range(0, Nb, chunk)
+        s = np.zeros(C)
+        for p in parts:
+            b = np.zeros(C, dt)
+            for n in range(p, min(Nb, p + chunk)):
+                b = b + x3[n, :, 0]
+            s = s + b
+        mean = (s / N).astype(dt)
+        acc = np.zeros(C)
+        for p in parts:
+            b = np.zeros(C, dt)
+            for n in range(p, min(Nb, p + chunk)):
+                d = x3[n, :, 0] - mean
+                b = _f(d, d, b)
+            acc = acc + b
+        return mean, acc.astype(dt)
+
+
+def torch_threads():
+    """The thread count torch's CPU kernels split work over: what framework.set_num_threads
+    set, else OMP_NUM_THREADS, else the CPU count (torch's default)."""
+    import os
+
+    from .._namespace import _threads
+
+    if _threads["n"] is not None:
+        return _threads["n"]
+    try:
+        return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
+    except ValueError:
+        return os.cpu_count() or 1
 
 
 def batch_norm_stats(x):
     """(mean, var_sum) per channel of a C-contiguous (N, C, *) float32/float64 NumPy array
-    with elements, as torch's batch_norm_cpu_collect_stats (one thread); None otherwise."""
+    with elements, as torch's batch_norm_cpu_collect_stats; None otherwise."""
     if not replayable(x) or not x.size or x.ndim < 2 or not x.flags.c_contiguous:
         return None
     Nb, C = x.shape[:2]
     S = math.prod(x.shape[2:])
+    # the rows' split over threads (2-D input): measured with 2 threads, a batch of 2 runs
+    # as one chunk
+    T = 1 if Nb <= 2 else min(torch_threads(), Nb)
     k = loops()
     if k is None:
-        return _bn_stats_np(x.reshape(Nb, C, S))
+        return _bn_stats_np(x.reshape(Nb, C, S), T)
     mean = np.empty(C, x.dtype)
     vsum = np.empty(C, x.dtype)
-    k.bn_stats(x.reshape(-1), Nb, C, S, mean, vsum, np.empty(2, x.dtype))
+    buf = np.empty((T, C) if S == 1 else (1, 1), x.dtype)
+    k.bn_stats(x.reshape(-1), Nb, C, S, T, mean, vsum, np.empty(2, x.dtype), buf)
     return mean, vsum

@@ -390,7 +390,9 @@ class Var(_Reduce):
         return self.var(x, axes)
 
     def var(self, x, axes):
-        if self.xp is _numpy and x.size:  # torch's kernels, replayed
+        if not x.size:  # torch fills a quiet (positive) NaN
+            return self.xp.full(self.out_shape, self.xp.nan, x.dtype)
+        if self.xp is _numpy:  # torch's kernels, replayed
             if _moments.full_reduction(x, axes):
                 got = _moments.var_all(x, self.correction, self.root)
                 if got is not None:

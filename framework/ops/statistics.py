@@ -48,6 +48,8 @@ class _WithMean:
     def var(self, x, axes):
         """torch's WelfordOps (both outputs at once) where replayed, else Var's."""
         got = _moments.welford(x, axes, self.correction, self.root)
+        if got is None and not x.size:  # torch fills both with a quiet (positive) NaN
+            self._mean = self.xp.full(self.out_shape, self.xp.nan, x.dtype)
         if got is None:
             return super().var(x, axes)
         self._mean = got[1].reshape(self.out_shape)
