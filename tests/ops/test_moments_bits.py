@@ -230,3 +230,59 @@ def test_instance_and_rms_norm(loops, dtype, shape):
     n = shape[-1]
     g = _data(n, dtype)
     _bits(F.rms_norm(f, (n,), framework.tensor(g)), TF.rms_norm(t, (n,), torch.tensor(g)))
+
+
+def _grads(fn_ours, fn_theirs, arrays, dtype):
+    """The inputs' gradients of fn under a random upstream gradient, ours and torch's."""
+    ours = [framework.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = fn_theirs(*theirs)
+    g = _data(tuple(out.shape), dtype)
+    fn_ours(*ours).backward(framework.tensor(g))
+    out.backward(torch.tensor(g))
+    return [(o.grad, t.grad) for o, t in zip(ours, theirs)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_var_family_gradients(dtype, dim):
+    """var/std/var_mean/std_mean backward: torch's values (bitwise in a plain process as
+    measured, not under this suite: README, Known differences, Moments)."""
+    tol = {"float32": 1e-5, "float64": 1e-13}[dtype]
+    a = _data((17, 9), dtype)
+    for fw_fn, th_fn in (
+        (lambda x: x.var(dim), lambda x: x.var(dim)),
+        (lambda x: x.std(dim, correction=0), lambda x: x.std(dim, correction=0)),
+        (lambda x: sum(framework.var_mean(x, dim)), lambda x: sum(torch.var_mean(x, dim))),
+        (lambda x: sum(framework.std_mean(x, dim)), lambda x: sum(torch.std_mean(x, dim))),
+    ):
+        for ours, theirs in _grads(fw_fn, th_fn, [a], dtype):
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_norm_gradients_close(dtype):
+    """layer_norm/group_norm/batch_norm backward: torch's values (not its bits: their own
+    reductions are not replayed; README, Known differences)."""
+    tol = {"float32": 1e-4, "float64": 1e-10}[dtype]
+    cases = [
+        (
+            lambda x, w, b: F.layer_norm(x, (100,), w, b),
+            lambda x, w, b: TF.layer_norm(x, (100,), w, b),
+            [(16, 100), (100,), (100,)],
+        ),
+        (
+            lambda x, w, b: F.group_norm(x, 2, w, b),
+            lambda x, w, b: TF.group_norm(x, 2, w, b),
+            [(8, 4, 30), (4,), (4,)],
+        ),
+        (
+            lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+            lambda x, w, b: TF.batch_norm(x, None, None, w, b, True),
+            [(8, 4, 30), (4,), (4,)],
+        ),
+    ]
+    for fw_fn, th_fn, shapes in cases:
+        arrays = [_data(s, dtype) for s in shapes]
+        for ours, theirs in _grads(fw_fn, th_fn, arrays, dtype):
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
