@@ -45,23 +45,20 @@ def fma(a, b, c):
     return fused(np.asarray([a]), np.asarray([b], np.asarray(a).dtype), np.asarray([c]))[0]
 
 
-def moments_row(x, base, N, L, stk, out, i):
+def moments_row(x, base, N, L, stk, m0s, out, i):
     """RowwiseMomentsImpl over x[base:base + N] (L lanes) into out[i, 0] (mean), out[i, 1]
     (m2 / N); stk: a (2 * _STACK + 5, _CHUNK) scratch array of x's dtype (the level stack,
     the chunk's vectors, then rows converting counts to the dtype: numba would promote a
-    float32 with an integer to float64, and the factors 1 / (j + 1))."""
+    float32 with an integer to float64, and the factors 1 / (j + 1): _scratch); m0s: the
+    levels' counts (_STACK integers)."""
     n = N // L
     m = (n + _CHUNK - 1) // _CHUNK
     depth = _ceil_log2(m)
     cv = stk[2 * _STACK + 2]
-    for j in range(_CHUNK):
-        cv[0] = 1
-        cv[1] = j + 1
-        stk[2 * _STACK + 3, j] = cv[0] / cv[1]
     cv[0] = 0
     zero = cv[0]
-    m0s = np.zeros(_STACK, np.int64)
     for d in range(depth):
+        m0s[d] = 0
         for lane in range(L):
             stk[d, lane] = zero
             stk[_STACK + d, lane] = zero
@@ -179,6 +176,17 @@ def _vector_chunk(L):
     return chunk_vec
 
 
+def scratch(x):
+    """moments_row's scratch arrays for rows of x's dtype, the factors 1 / (j + 1) filled in."""
+    stk = np.zeros((2 * _STACK + 5, _CHUNK), x.dtype)
+    cv = stk[2 * _STACK + 2]
+    for j in range(_CHUNK):
+        cv[0] = 1
+        cv[1] = j + 1
+        stk[2 * _STACK + 3, j] = cv[0] / cv[1]
+    return stk, np.zeros(_STACK, np.int64)
+
+
 def add_vec(m0_add, stk, r1, r2, m0s, k, L):
     """AddMomentsVec of (m0_add, stk[r1], stk[r2]) into level k (stk[k], stk[_STACK + k])."""
     cv = stk[2 * _STACK + 4]
@@ -204,12 +212,12 @@ def add_vec(m0_add, stk, r1, r2, m0s, k, L):
 
 def rows_moments_loop(x, rows, N, L, out):
     """moments_row for each of the rows of the flat x (rows of N elements)."""
-    stk = np.zeros((2 * _STACK + 5, _CHUNK), x.dtype)
+    stk, m0s = _scratch(x)
     for i in range(rows):
         if L == 8:  # (a constant lane count: the lane loops unroll)
-            _moments_row(x, i * N, N, 8, stk, out, i)
+            _moments_row(x, i * N, N, 8, stk, m0s, out, i)
         else:
-            _moments_row(x, i * N, N, 4, stk, out, i)
+            _moments_row(x, i * N, N, 4, stk, m0s, out, i)
 
 
 def ln_forward_loop(x, rows, N, L, eps, w, b, flags, stats, out):
@@ -217,13 +225,13 @@ def ln_forward_loop(x, rows, N, L, eps, w, b, flags, stats, out):
     eps)), then out = (x - mean) * rstd, * w + b fused where both are given (its vectorised
     map3), fma(x - mean, rstd, b) with the bias alone, (x - mean) * rstd * w with the weight
     alone (its scalar loop, as contracted)."""
-    stk = np.zeros((2 * _STACK + 5, _CHUNK), x.dtype)
+    stk, m0s = _scratch(x)
     for i in range(rows):
         base = i * N
         if L == 8:  # (a constant lane count: the lane loops unroll)
-            _moments_row(x, base, N, 8, stk, stats, i)
+            _moments_row(x, base, N, 8, stk, m0s, stats, i)
         else:
-            _moments_row(x, base, N, 4, stk, stats, i)
+            _moments_row(x, base, N, 4, stk, m0s, stats, i)
         mean = stats[i, 0]
         r = eps[1] / np.sqrt(stats[i, 1] + eps[0])
         zero = eps[2]  # (+0: the loop's `* gamma + beta` with beta 0 gives no -0)
@@ -248,14 +256,14 @@ def gn_forward_loop(x, groups, G, D, S, L, eps, w, b, flags, stats, out, tmp):
     1 / sqrt(max(var, 0) + eps) in float64 (eps a double), rounded to the dtype; without
     weight and bias out = (x - mean) * rstd, else per channel scale = rstd * w, bias =
     fma(-scale, mean, b), out = fma(scale, x, bias). tmp: a 1-element array of x's dtype."""
-    stk = np.zeros((2 * _STACK + 5, _CHUNK), x.dtype)
+    stk, m0s = _scratch(x)
     N = D * S
     for i in range(groups):
         base = i * N
         if L == 8:  # (a constant lane count: the lane loops unroll)
-            _moments_row(x, base, N, 8, stk, stats, i)
+            _moments_row(x, base, N, 8, stk, m0s, stats, i)
         else:
-            _moments_row(x, base, N, 4, stk, stats, i)
+            _moments_row(x, base, N, 4, stk, m0s, stats, i)
         mean = stats[i, 0]
         v = stats[i, 1]
         v = v if v > 0 else v - v
@@ -357,7 +365,7 @@ def bn_stats_loop(x, Nb, C, S, T, mean, vsum, tmp, buf):
         vsum[c] = acc
 
 
-_ceil_log2, _moments_row, _add_vec, _fma = ceil_log2, moments_row, add_vec, fma
+_ceil_log2, _moments_row, _add_vec, _fma, _scratch = ceil_log2, moments_row, add_vec, fma, scratch
 
 
 def _chunk8(x, o, cnt, fac, m1v, m2v):
@@ -406,6 +414,7 @@ def _build():
     inline = numba.njit(cache=False, nogil=True, error_model="numpy", inline="always")
     g["_chunk8"], g["_chunk4"] = _vector_chunk(8), _vector_chunk(4)
     g["_add_vec"] = inline(add_vec)
+    g["_scratch"] = jit(scratch)
     g["_moments_row"] = inline(moments_row)
     from types import SimpleNamespace
 
