@@ -11,11 +11,14 @@ import torch.nn.functional as TF
 
 import framework
 import framework.nn.functional as F
-from framework.ops import _moments
+from framework.ops import _fused, _moments
 
 RNG = np.random.default_rng(909)
 SIZES = [1, 2, 7, 8, 9, 16, 17, 100, 1000, 5000]
 DTYPES = ["float32", "float64"]
+# torch's sum order (nansum, rms_norm's mean, a full var, instance_norm's running stats) is
+# replayed with numba only (README, Known differences: sums)
+SUMS = pytest.mark.skipif(_fused.kernels() is None, reason="torch's sum order needs numba")
 
 
 @pytest.fixture(params=["compiled", "numpy"])
@@ -73,14 +76,20 @@ VAR_CASES = (
 def test_var_std_and_means(loops, dtype, shape, dim, correction, keepdim):
     f, t = _pair(_data(shape, dtype))
     kw = dict(correction=correction, keepdim=keepdim)
+    full = dim is None and _fused.kernels() is None  # torch's mean needs the sum order's loops
     for name in ("var", "std"):
-        _bits(getattr(framework, name)(f, dim, **kw), getattr(torch, name)(t, dim, **kw))
+        got, want = getattr(framework, name)(f, dim, **kw), getattr(torch, name)(t, dim, **kw)
+        if full:  # (README, Known differences: sums without numba)
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        else:
+            _bits(got, want)
     for name in ("var_mean", "std_mean"):
         got, want = getattr(framework, name)(f, dim, **kw), getattr(torch, name)(t, dim, **kw)
         _bits(got[0], want[0])
         _bits(got[1], want[1])
 
 
+@SUMS
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [0, 1, (0, 1), None])
 def test_var_noncontiguous(loops, dtype, dim):
@@ -92,6 +101,7 @@ def test_var_noncontiguous(loops, dtype, dim):
     _bits(got[1], want[1])
 
 
+@SUMS
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape,dim", [((5, n), 1) for n in SIZES] + [((33, 6), 0), ((9, 7), None)])
 @pytest.mark.parametrize("keepdim", [False, True])
@@ -134,7 +144,7 @@ def test_layer_norm_overflow(loops):
     a = np.array([[3e38, -3e38, 1.0] * 6, [1e20] * 17 + [1.0], [2e19, -2e19] * 9], np.float32)
     f, t = _pair(a)
     got, want = F.layer_norm(f, (18,)), TF.layer_norm(t, (18,))
-    if loops == "compiled":
+    if loops == "compiled" and _moments.loops() is not None:
         _bits(got, want)
     else:  # the emulated fma's NaN has the other sign (README, Known differences)
         np.testing.assert_array_equal(got.numpy(), want.numpy())
@@ -207,6 +217,7 @@ def test_batch_norm_module_cumulative(loops, dtype):
         _bn_bits(fm.running_var, tm.running_var, dtype, True)
 
 
+@SUMS
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(3, 4, 9), (2, 3, 5, 7), (4, 2, 100)])
 def test_instance_and_rms_norm(loops, dtype, shape):
