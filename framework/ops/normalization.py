@@ -611,8 +611,8 @@ class NativeLayerNorm(Op):
         return grad_x, sums[0] if need_w else None, sums[1] if need_b else None
 
     def _plain_backward(self, grad, x, weight, need_x, need_w, need_b):
-        """backward's formula evaluated on arrays, row by row (see _rows_forward); the weight
-        and bias gradients come out summed over the rows, in their own shapes."""
+        """backward's formula evaluated on arrays, row by row (row sums by row_sum, row_dot);
+        the weight and bias gradients come out summed over the rows, in their own shapes."""
         xp, width = grad.xp, math.prod(self.normalized_shape)
         if not _row_kernel_ok(x._data) or not width:
             return self._axes_backward(grad, x, weight, need_x, need_w, need_b)
