@@ -9,7 +9,8 @@ from ..autograd.op import Op, vmap_hook
 from ..autograd.saved import Attr
 from ..tensor import Tensor
 from . import _fused
-from ._moments import kernel_moments
+from . import _moments
+from .._fma import fused
 from .norm_backward import NativeBatchNormBackward, NativeLayerNormBackward, group_norm_double
 from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
@@ -55,14 +56,15 @@ class NativeGroupNorm(Op):
         n, c = x.shape[0], x.shape[1]
         self.groups, self.eps = num_groups, eps
         self.wshape = (1, c) + (1,) * (x.ndim - 2)
+        if x.size and _moments.replayable(x):
+            if all(a is None or a.dtype == x.dtype for a in (weight, bias)):
+                out, mean, rstd = _moments.group_norm(x, num_groups, eps, weight, bias)
+                self.mean, self.invstd = mean[..., None], rstd[..., None]
+                return out
         g = x.reshape(n, num_groups, _group_size(x.shape, num_groups))  # (-1 fails at N = 0)
         mean = array_mean(g, 2, keepdims=True)  # an empty group: nan, silently (as torch)
         gc = g - mean
         var = array_mean(gc * gc, 2, keepdims=True)
-        if g.size and kernel_moments(
-            xp, g.reshape(-1, g.shape[2]), mean.reshape(-1), var.reshape(-1)
-        ):
-            gc = g - mean
         invstd = 1.0 / xp.sqrt(var + eps)
         self.mean, self.invstd = mean, invstd
         if weight is None and bias is None:
@@ -253,6 +255,9 @@ class NativeBatchNorm(Op):
             x = x.astype(xp.float32)
         else:
             half = None
+        replay = _bn_replay(x, training, weight, bias, running_mean, running_var)
+        if replay is not None:
+            return self._replayed(x, weight, bias, momentum, eps, replay)
         if training:
             mean = array_mean(x, self.axes)
             xc = x - mean.reshape(self.shape)
@@ -278,6 +283,41 @@ class NativeBatchNorm(Op):
             beta = bias + beta
         y = x * alpha.reshape(self.shape) + beta.reshape(self.shape)
         return y if half is None else y.astype(half)
+
+    def _replayed(self, x, weight, bias, momentum, eps, stats):
+        """forward as torch's contiguous CPU kernels: the statistics (training) or the running
+        ones, invstd = 1 / sqrt(var + eps) in float64 (training: var = var_sum / N in the
+        dtype) or in the dtype (eval), the running stats' update, then y = fma(x, alpha, beta)
+        with alpha = invstd * weight, beta = fma(-mean, alpha, bias)."""
+        xp, dt = self.xp, x.dtype
+        c = x.shape[1]
+        n = x.size // c
+        rm, rv = self.running_mean, self.running_var
+        with xp.errstate(all="ignore"):
+            if self.training:
+                mean, vsum = stats
+                var = vsum / dt.type(n)
+                invstd = (1.0 / xp.sqrt(var.astype(xp.float64) + eps)).astype(dt)
+                if eps == 0:
+                    invstd[var == 0] = 0  # (torch's InvStd)
+                m = dt.type(momentum)
+                if rm is not None:
+                    rm[...] = m * mean + (1 - m) * rm  # (not contracted: measured)
+                if rv is not None:
+                    unbiased = (vsum / dt.type(n - 1)).astype(xp.float64)
+                    m64 = xp.float64(m)
+                    old = ((1 - m) * rv).astype(xp.float64)  # a product in the dtype
+                    rv[...] = (m64 * unbiased + old).astype(dt)
+            else:
+                mean = rm
+                invstd = dt.type(1) / xp.sqrt(rv + dt.type(eps))
+            self.mean, self.invstd = mean, invstd
+            alpha = invstd if weight is None else invstd * weight
+            zero = xp.zeros(c, dt)
+            beta = fused(-mean, alpha, zero if bias is None else bias)
+            shape = (1, c) + (1,) * (x.ndim - 2)
+            a, b = (xp.broadcast_to(v.reshape(shape), x.shape) for v in (alpha, beta))
+            return fused(x, xp.ascontiguousarray(a), xp.ascontiguousarray(b))
 
     def backward(self, grad):
         x, weight, _ = self.inputs
@@ -328,6 +368,20 @@ class NativeBatchNorm(Op):
             )
         xhat, dxhat = _normalized_jvp(x, tx, self.axes, self.eps, stats)
         return _affine_jvp(xhat, dxhat, weight, tw, tb, self.shape)
+
+
+def _bn_replay(x, training, weight, bias, running_mean, running_var):
+    """The training statistics of torch's contiguous batch_norm kernels (True in eval) where
+    its kernels are replayed: a C-contiguous float32/float64 NumPy input, parameters and
+    running stats of its dtype; else None."""
+    dt = x.dtype
+    if not _moments.replayable(x) or not x.size or not x.flags.c_contiguous or x.ndim < 2:
+        return None
+    if any(a is not None and a.dtype != dt for a in (weight, bias, running_mean, running_var)):
+        return None
+    if training:
+        return _moments.batch_norm_stats(x)
+    return True
 
 
 def _same_float(grad, x, weight):
@@ -464,14 +518,17 @@ class NativeLayerNorm(Op):
         refuse(x, "biu", "LayerNormKernelImpl")
         self.axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
         self.eps, self.normalized_shape = eps, tuple(normalized_shape)
-        if _row_kernel_ok(x):
-            return self._rows_forward(x, weight, bias, math.prod(normalized_shape))
+        width = math.prod(normalized_shape)
+        kept = x.shape[: x.ndim - len(self.axes)] + (1,) * len(self.axes)
+        same = all(a is None or a.dtype == x.dtype for a in (weight, bias))
+        if x.size and _moments.replayable(x) and same:
+            # torch's kernel (RowwiseMoments, its output formula), replayed
+            out, mean, rstd = _moments.layer_norm(x.reshape(-1, width), eps, weight, bias)
+            self.mean, self.invstd = mean.reshape(kept), rstd.reshape(kept)
+            return out.reshape(x.shape)
         mean = array_mean(x, self.axes, keepdims=True)
         xc = x - mean
         var = array_mean(xc * xc, self.axes, keepdims=True)
-        width = math.prod(normalized_shape)
-        if x.size and kernel_moments(xp, x.reshape(-1, width), mean.reshape(-1), var.reshape(-1)):
-            xc = x - mean
         self.mean = mean
         self.invstd = 1.0 / xp.sqrt(var + eps)
         y = xc * self.invstd
@@ -524,56 +581,6 @@ class NativeLayerNorm(Op):
         # the engine sums these over the leading (batch) dims down to the weight's shape
         return grad_x, (grad * xhat if need_w else None), (grad if need_b else None)
 
-    def _rows_forward(self, x, weight, bias, width):
-        """forward on the rows of a float32/float64 input: row sums as matrix-vector products
-        and squares summed by einsum (NumPy's reduction over a short last axis is 3-5x slower),
-        every other pass in place."""
-        xp = self.xp
-        rows = x.reshape(-1, width)
-        fused = self._fused_forward(rows, weight, bias, x.shape)
-        if fused is not None:
-            return fused.reshape(x.shape)
-        mean = row_sum(xp, rows, 1)
-        mean /= width
-        xc = rows - mean
-        var = row_dot(xp, xc, xc, 1)
-        var /= width
-        if kernel_moments(xp, rows, mean.reshape(-1), var.reshape(-1)):
-            xc = rows - mean
-        kept = x.shape[: x.ndim - len(self.axes)] + (1,) * len(self.axes)
-        self.mean = mean.reshape(kept)
-        var += self.eps
-        self.invstd = (1.0 / xp.sqrt(var)).reshape(kept)
-        xc *= self.invstd.reshape(-1, 1)
-        if weight is not None:
-            xc *= weight.reshape(-1)
-        if bias is not None:
-            xc += bias.reshape(-1)
-        return xc.reshape(x.shape)
-
-    def _fused_forward(self, rows, weight, bias, shape):
-        """_rows_forward in one compiled loop (_fused: statistics accumulated in float64, then
-        the normalisation in _rows_forward's order), or None where it does not run."""
-        k = _fused.kernels() if rows.size >= _fused.MIN_SIZE else None
-        if k is None or _fused.flat(rows) is None:
-            return None
-        xp, dt = self.xp, rows.dtype
-        affine = [a.reshape(-1) if a is not None else None for a in (weight, bias)]
-        if any(a is not None and not _fused_vector(a, dt) for a in affine):
-            return None
-        mean, var, invstd = (xp.empty(rows.shape[0], dt) for _ in range(3))
-        out = xp.empty_like(rows)
-        limit = math.sqrt(float(xp.finfo(dt).max)) / 8  # half kernel_moments' first test
-        c = xp.asarray([self.eps, 1.0, limit], dtype=dt)
-        flags = xp.asarray([a is not None for a in affine], dtype=xp.uint8)
-        w, b = (a if a is not None else mean for a in affine)
-        far = k.ln_forward(rows, c, w, b, flags, mean, var, invstd, out)
-        if far and kernel_moments(xp, rows, mean, var):  # rows past torch's Welford range
-            return None
-        kept = shape[: len(shape) - len(self.axes)] + (1,) * len(self.axes)
-        self.mean, self.invstd = mean.reshape(kept), invstd.reshape(kept)
-        return out
-
     def _fused_backward(self, g, rows, weight, need_w, need_b):
         """(grad_x, grad_w, grad_b) arrays from _fused's compiled loop, or None."""
         k = _fused.kernels() if rows.size >= _fused.MIN_SIZE else None
@@ -604,8 +611,8 @@ class NativeLayerNorm(Op):
         return grad_x, sums[0] if need_w else None, sums[1] if need_b else None
 
     def _plain_backward(self, grad, x, weight, need_x, need_w, need_b):
-        """backward's formula evaluated on arrays, row by row (see _rows_forward); the weight
-        and bias gradients come out summed over the rows, in their own shapes."""
+        """backward's formula evaluated on arrays, row by row (row sums by row_sum, row_dot);
+        the weight and bias gradients come out summed over the rows, in their own shapes."""
         xp, width = grad.xp, math.prod(self.normalized_shape)
         if not _row_kernel_ok(x._data) or not width:
             return self._axes_backward(grad, x, weight, need_x, need_w, need_b)

@@ -9,6 +9,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ._prod_kernel import torch_prod
 from ._sum_kernel import torch_sum
+from . import _moments
 from ._fastgrad import plain, wrap
 from .. import dtypes
 from ..backend import np as _numpy  # (identity checks only: kernels use self.xp)
@@ -393,6 +394,16 @@ class Var(_Reduce):
         return self.var(x, axes)
 
     def var(self, x, axes):
+        if not x.size:  # torch fills a quiet (positive) NaN
+            return self.xp.full(self.out_shape, self.xp.nan, x.dtype)
+        if self.xp is _numpy:  # torch's kernels, replayed
+            if _moments.full_reduction(x, axes):
+                got = _moments.var_all(x, self.correction, self.root)
+                if got is not None:
+                    return got.reshape(self.out_shape)
+            got = _moments.welford(x, axes, self.correction, self.root)
+            if got is not None:
+                return got[0].reshape(self.out_shape)
         n = _prod([x.shape[a] for a in axes])
         acc = x.astype("float64") if x.dtype.itemsize < 8 else x  # torch accumulates in double
         d = acc - acc.sum(axis=axes, keepdims=True) / n

@@ -7,6 +7,8 @@ from ..amp.autocast_mode import entry as _amp_entry
 from ..autograd.op import Op, per_sample_under_vmap
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
+from . import _moments
+from ._sum_kernel import torch_sum
 from .extrema import return_types
 from .reduction import Std, Var, _axis, _described_call, _kept, _var_args, array_mean
 from .shape import TransposeInplace, UnsqueezeInplace, _squeeze_inplace_dim
@@ -37,8 +39,21 @@ class _WithMean:
 
     def forward(self, x, dim=None, correction=1, keepdim=False):
         """The statistic of ``x`` and its mean over ``dim``."""
+        self._mean = None
         out = super().forward(x, dim, correction, keepdim)
+        if self._mean is not None:
+            return out, self._mean
         return out, _welford_mean(self.xp, x, self.axes).reshape(self.out_shape)
+
+    def var(self, x, axes):
+        """torch's WelfordOps (both outputs at once) where replayed, else Var's."""
+        got = _moments.welford(x, axes, self.correction, self.root)
+        if got is None and not x.size:  # torch fills both with a quiet (positive) NaN
+            self._mean = self.xp.full(self.out_shape, self.xp.nan, x.dtype)
+        if got is None:
+            return super().var(x, axes)
+        self._mean = got[1].reshape(self.out_shape)
+        return got[0].reshape(self.out_shape)
 
     def backward(self, grad, g_mean=None):
         """The statistic's gradient plus the mean's (either may be absent)."""
@@ -190,6 +205,17 @@ class Nansum(Op):
     def forward(self, x, dim=None, keepdim=False):
         self.axes = None if dim is None else dim
         self.keepdim = keepdim
+        if _moments.replayable(x) and x.size:
+            # torch's cascade_sum<ignore_nan=true>: its sum order, NaN read as 0
+            axes = tuple(range(x.ndim)) if dim is None else tuple(sorted(dim))
+            if axes:
+                total = torch_sum(self.xp.where(self.xp.isnan(x), x.dtype.type(0), x), axes)
+                if total is not None:
+                    shape = [1 if a in axes else n for a, n in enumerate(x.shape)]
+                    shape = (
+                        shape if keepdim else [n for a, n in enumerate(x.shape) if a not in axes]
+                    )
+                    return total.reshape(shape)
         return self.xp.nansum(x, axis=self.axes, keepdims=keepdim)
 
     def backward(self, grad):
