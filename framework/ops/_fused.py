@@ -10,7 +10,7 @@ bitwise the NumPy path's; transcendental functions (exp) stay in NumPy for that 
 exceptions are row sums (LayerNorm's statistics and backward, the attention softmax's
 denominators): accumulated in float64 (in any order, so they vectorise), they differ from the
 NumPy path's float32 sums in the last bits, as both differ from torch's. Used by: exact GELU
-(float32 forward, backward's tail), LayerNorm forward and backward, the softmax inside
+(float32 forward, backward's tail), LayerNorm's backward, the softmax inside
 scaled_dot_product_attention, the embedding's backward scatter-add. The loops run on the
 calling thread only (no thread pool), and numba caches the compiled code on disk
 (``cache=True``) so later processes skip compiling.
@@ -194,44 +194,6 @@ def log_softmax_grad_loop(g, d, tmp):
         s = tmp[0]
         for j in range(n):
             d[i, j] = g[i, j] - d[i, j] * s
-
-
-def ln_forward_loop(rows, c, w, b, affine, mean, var, invstd, out):
-    """LayerNorm's forward row by row: the mean and biased variance (two passes accumulated
-    in float64, rounded to the dtype into mean and var), invstd = 1 / sqrt(var + eps) in the
-    dtype, then out = (x - mean) * invstd [* w] [+ b] in that order; c = (eps, 1, bound) in
-    the dtype, affine = (has weight, has bias). Returns how many rows have |mean| +
-    sqrt(n var) over the bound (maybe past torch's Welford range: the caller checks those)."""
-    n = rows.shape[1]
-    eps, one, bound = c[0], c[1], c[2]
-    far = 0
-    for i in range(rows.shape[0]):
-        acc = 0.0
-        for j in range(n):
-            acc += rows[i, j]
-        m = acc / n
-        acc = 0.0
-        for j in range(n):
-            d = rows[i, j] - m
-            acc += d * d
-        mean[i] = m
-        var[i] = acc / n
-        v = var[i]
-        if abs(mean[i]) + math.sqrt(v * n) > bound:
-            far += 1
-        invstd[i] = math.sqrt(v + eps)  # rounded once: the dtype's own square root
-        s = invstd[i]
-        invstd[i] = one / s
-        s = invstd[i]
-        mi = mean[i]
-        for j in range(n):
-            y = (rows[i, j] - mi) * s
-            if affine[0]:
-                y = y * w[j]
-            if affine[1]:
-                y = y + b[j]
-            out[i, j] = y
-    return far
 
 
 def ln_backward_loop(g, rows, mean, invstd, w, has_w, grad_x, grad_w, grad_b, td):
@@ -624,7 +586,6 @@ def _build(numba, cache):
         log_softmax_shift=jit(log_softmax_shift_loop),
         log_softmax_finish=jit(log_softmax_finish_loop, sums=True),
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
-        ln_forward=jit(ln_forward_loop, sums=True),
         ln_backward=jit(ln_backward_loop, sums=True),
         fma_scalar=_contracted(numba, cache, fma_scalar_loop),
         fma_array=_contracted(numba, cache, fma_array_loop),

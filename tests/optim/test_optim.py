@@ -211,7 +211,7 @@ def test_steps_match_torch(name, kwargs, dtype):
 @pytest.mark.parametrize("name,kwargs", DEFAULT_CASES)
 def test_foreach_and_fused_flags(name, kwargs, flag):
     """foreach=True runs torch's multi-tensor code, fused=True its fused kernels; ours follow
-    them (their bits: tests/optim/test_fused_kernels.py)."""
+    them (their bits: tests/optim/test_optim_kernels.py)."""
     import inspect
 
     if flag not in inspect.signature(getattr(torch.optim, name)).parameters:

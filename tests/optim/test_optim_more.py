@@ -280,13 +280,13 @@ def test_group_at_once_equals_per_parameter_bit_for_bit(name, kwargs, flag):
     state_dict layout, and a mid-run state_dict round trip keeps them identical."""
     if flag == "fused" and name not in ("Adagrad",):
         # no fused kernel (foreach instead); SGD/Adam/AdamW's fused=True has torch's fused
-        # kernels' bits, which differ in each tensor's last elements (test_fused_kernels.py)
+        # kernels' bits, which differ in each tensor's last elements (test_optim_kernels.py)
         flag = "foreach"
     init, grads = _flat_problem()
     runs = []
     options = {False: {}, True: {flag: True}}
     if name in ("NAdam", "RAdam", "ASGD"):  # foreach=True: torch's multi-tensor rounding
-        options = {False: {"foreach": False}, True: {}}  # (test_fused_kernels.py): buckets
+        options = {False: {"foreach": False}, True: {}}  # (test_optim_kernels.py): buckets
     for fast in (False, True):
         params = [framework.tensor(x.copy(), requires_grad=True) for x in init]
         opt = getattr(optim, name)(params, **kwargs, **options[fast])
