@@ -255,7 +255,9 @@ class NativeBatchNorm(Op):
             x = x.astype(xp.float32)
         else:
             half = None
-        replay = _bn_replay(x, training, weight, bias, running_mean, running_var)
+        replay = None  # (the mixed kernel above is not replayed: its own float32 math)
+        if half is None:
+            replay = _bn_replay(x, training, weight, bias, running_mean, running_var)
         if replay is not None:
             return self._replayed(x, weight, bias, momentum, eps, replay)
         if training:
