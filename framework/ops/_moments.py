@@ -386,24 +386,8 @@ def _build():
     if _fused.kernels() is None:
         return None
     import numba
-    from llvmlite import ir
-    from numba.extending import intrinsic
 
-    @intrinsic
-    def fma_intrinsic(typingctx, a, b, c):
-        """llvm.fma: a * b + c rounded once (an FMA instruction where the CPU has one)."""
-
-        def codegen(context, builder, signature, args):
-            a, b, c = (
-                context.cast(builder, v, t, signature.return_type)
-                for v, t in zip(args, signature.args)
-            )
-            ty = a.type
-            fnty = ir.FunctionType(ty, [ty, ty, ty])
-            fn = builder.module.declare_intrinsic("llvm.fma", [ty], fnty)
-            return builder.call(fn, [a, b, c])
-
-        return a(a, b, c), codegen
+    from .._numba_fma import fma as fma_intrinsic
 
     def jit(fn):
         return numba.njit(cache=False, nogil=True, error_model="numpy")(fn)

@@ -12,19 +12,9 @@ from llvmlite import ir
 from numba import njit, types, vectorize
 from numba.extending import intrinsic, overload
 
+from .._numba_fma import fma
+
 _OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
-
-
-@intrinsic
-def fma(typingctx, a, b, c):
-    """a * b + c rounded once (float32 or float64, all three of one type)."""
-    if isinstance(a, types.Float) and a == b == c:
-
-        def codegen(context, builder, sig, args):
-            return builder.fma(*args)
-
-        return a(a, b, c), codegen
-    return None
 
 
 @intrinsic

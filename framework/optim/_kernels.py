@@ -356,21 +356,10 @@ _adam_range, _sgd_range, _lerp, _moments = adam_range, sgd_range, lerp, moments 
 def _build():
     try:
         import numba
-        from numba import types
-        from numba.extending import intrinsic
     except Exception:  # not importable with this NumPy: the NumPy paths
         return False
 
-    @intrinsic
-    def fma(typingctx, a, b, c):
-        """llvm.fma: a * b + c rounded once (an FMA instruction, or libm's fma)."""
-        if not (isinstance(a, types.Float) and a == b == c):
-            return None
-
-        def codegen(context, builder, signature, args):
-            return builder.fma(*args)
-
-        return a(a, b, c), codegen
+    from .._numba_fma import fma
 
     global _fma
     _fma = fma

@@ -1,0 +1,22 @@
+"""``fma``, a numba intrinsic for LLVM's ``llvm.fma``: ``a * b + c`` rounded once (an FMA
+instruction where the CPU has one, else the C library's ``fma``), for compiled loops that must
+round exactly where torch's build has a fused multiply-add and nowhere else (they compile
+without fastmath flags). Imported only where numba is (the optimizer steps, the Sleef replay,
+the moment kernels)."""
+
+from numba import types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a * b + c rounded once; float32 or float64 operands, computed in ``a``'s type."""
+    if not all(isinstance(t, types.Float) for t in (a, b, c)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ty = signature.return_type
+        x, y, z = (context.cast(builder, v, t, ty) for v, t in zip(args, signature.args))
+        return builder.fma(x, y, z)
+
+    return a(a, b, c), codegen
