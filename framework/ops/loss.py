@@ -287,6 +287,7 @@ class SmoothL1Loss(Op):
             node = HuberLossBackward if isinstance(self, HuberLoss) else SmoothL1LossBackward
             params = {"reduction": self.reduction, "numel": self.numel}
             params.update(beta=self.beta, scale=self.scale)
+            params["bool_target"] = self.target_dtype is not None and self.target_dtype.kind == "b"
             return loss_double_backward(node, grad, x, y, self.needs_input_grad, **params)
         if vmap_hook[0]:  # a batched upstream gradient: composed (the same formula)
             d = x - y
@@ -346,7 +347,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # torch falls back to l1_loss
         return l1_loss(input, target, reduction=reduction)
-    return SmoothL1Loss.apply(input, target, reduction=reduction, beta=float(beta))
+    return SmoothL1Loss.apply(
+        input, target, reduction=reduction, beta=float(beta), target_dtype=target._data.dtype
+    )
 
 
 @_amp_entry("huber_loss")

@@ -22,6 +22,15 @@ def _norm(value, reduction, numel):
     return value / numel if numel else float("inf")  # (an empty input: no element reads it)
 
 
+def _refuse_bool_target(bool_target):
+    """torch's double backward subtracts the target itself: a bool target raises there (ours
+    was promoted by the forward)."""
+    if bool_target:
+        from .._errors import bool_subtraction
+
+        raise bool_subtraction(False)
+
+
 def kernel(node_cls, g, x, y, **params):
     """The first gradient of a pointwise loss, `node_cls.first` on the arrays (g, x, y): the
     plain backward's values and the create_graph node's forward, the same bits."""
@@ -94,7 +103,7 @@ class SmoothL1LossBackward(_LossBackward):
     huber = False
 
     @classmethod
-    def first(cls, g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+    def first(cls, g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0, bool_target=False):
         """The first-order gradient: torch's smooth_l1_backward (huber_backward) kernel,
         its vectorized body `norm * out * g` (out: x / beta or +-1; huber: x or +-delta) and
         its scalar tail's own order for the last elements (see framework/_cpu_loops.py)."""
@@ -130,9 +139,11 @@ class SmoothL1LossBackward(_LossBackward):
         return body
 
     @staticmethod
-    def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+    def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0, bool_target=False):
         """`first` differentiated in x, times the incoming gradient (torch's formula)."""
         from .extras2 import DivScalar
+
+        _refuse_bool_target(bool_target)
 
         inside = ((x - y).abs() < beta).to(g.dtype)
         return _mean_of(DivScalar.apply(g * inside, other=beta), reduction, numel)
@@ -148,8 +159,9 @@ class HuberLossBackward(SmoothL1LossBackward):
     jvp_name = "huber_loss_backward"
 
     @staticmethod
-    def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0):
+    def double(g, x, y, reduction="mean", numel=1, beta=1.0, scale=1.0, bool_target=False):
         """`first` differentiated in x, times the incoming gradient (torch's formula)."""
+        _refuse_bool_target(bool_target)
         return _mean_of(g * ((x - y).abs() < beta).to(g.dtype), reduction, numel)
 
     def grad_output(self, gg, go, x, y, **p):
