@@ -915,6 +915,10 @@ def _huge_product_then_periodic(p):
 also_known(
     ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"), ["out0"], _huge_product_then_periodic
 )
+# ... and the triangular solves behind cholesky_solve (torch's MKL trsm, ours through NumPy's
+# LAPACK): seed 340076822, an entry 1e30 in B gives 6.45e29 in the solution, ulps 1.4e14
+# apart, then tan
+also_known(("cholesky_solve",), ["out0"], _huge_product_then_periodic)
 
 
 # ----- fidexc: layer_norm over one huge element -----
