@@ -261,10 +261,19 @@ class SmoothL1Loss(Op):
     out_dtype = None
 
     def forward(
-        self, x, y, reduction="mean", beta=1.0, scale=1.0, out_dtype=None, target_dtype=None
+        self,
+        x,
+        y,
+        reduction="mean",
+        beta=1.0,
+        scale=1.0,
+        out_dtype=None,
+        target_dtype=None,
+        bool_operand=False,
     ):
         refuse(x, "biu", self.kernel)
         self.reduction, self.beta, self.scale = reduction, beta, scale
+        self.bool_operand = bool_operand  # (promoted here; torch's double backward refuses it)
         d = x - y
         self.numel = d.size
         ad = self.xp.abs(d)
@@ -287,7 +296,7 @@ class SmoothL1Loss(Op):
             node = HuberLossBackward if isinstance(self, HuberLoss) else SmoothL1LossBackward
             params = {"reduction": self.reduction, "numel": self.numel}
             params.update(beta=self.beta, scale=self.scale)
-            params["bool_target"] = self.target_dtype is not None and self.target_dtype.kind == "b"
+            params["bool_target"] = self.bool_operand
             return loss_double_backward(node, grad, x, y, self.needs_input_grad, **params)
         if vmap_hook[0]:  # a batched upstream gradient: composed (the same formula)
             d = x - y
@@ -347,8 +356,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # torch falls back to l1_loss
         return l1_loss(input, target, reduction=reduction)
+    bools = input._data.dtype.kind == "b" or target._data.dtype.kind == "b"
     return SmoothL1Loss.apply(
-        input, target, reduction=reduction, beta=float(beta), target_dtype=target._data.dtype
+        input, target, reduction=reduction, beta=float(beta), bool_operand=bools
     )
 
 
@@ -404,6 +414,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         scale=float(delta),
         out_dtype=input._data.dtype,  # input's dtype
         target_dtype=target._data.dtype,
+        bool_operand=input._data.dtype.kind == "b" or target._data.dtype.kind == "b",
     )
 
 

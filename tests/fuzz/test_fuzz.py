@@ -29,6 +29,7 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    350091151: "smooth_l1_loss of a bool input: the target's double backward refuses it too",
     340057483: "smooth_l1_loss with a bool target: its double backward refuses the bool target "
     "(torch subtracts it there)",
     90089790: "xlogy(-0, y) is +0 as torch's kernel returns 0 (then reciprocal: +inf, not -inf)",
