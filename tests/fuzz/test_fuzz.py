@@ -189,6 +189,8 @@ def test_regression_seed(seed):
 # Long-run finds that are torch's CPU internals, not reproduced: each still differs and the
 # runner classifies it known (runner.KNOWN_DIFFERENCES gives the reason)
 KNOWN_SEEDS = {
+    350060880: "float32 digamma near a pole then lgamma: torch's float calc_digamma, ours "
+    "the closer to float64",
     340008459: "float32 corrcoef of one variable: the clip at 1 is decided by torch's MKL sqrt "
     "ulp (second order)",
     340076822: "cholesky_solve of a 1e30 right-hand side then tan: the solution's last ulp "
