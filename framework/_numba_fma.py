@@ -15,6 +15,7 @@ def fma(typingctx, a, b, c):
         return None
 
     def codegen(context, builder, signature, args):
+        """The LLVM: the three operands cast to the result type, then one llvm.fma call."""
         ty = signature.return_type
         x, y, z = (context.cast(builder, v, t, ty) for v, t in zip(args, signature.args))
         return builder.fma(x, y, z)

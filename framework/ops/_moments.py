@@ -134,7 +134,10 @@ def _vector_chunk(L):
 
     @intrinsic
     def chunk_vec(typingctx, x, o, cnt, fac, m1v, m2v):
+        """The chunk pass on LLVM vectors of L lanes (one vector FMA per Welford step)."""
+
         def codegen(context, builder, sig, args):
+            """The LLVM of chunk_vec: the lanes' Welford updates as vector fmas."""
             x, o, cnt, fac, m1v, m2v = (
                 context.make_array(t)(context, builder, v) if isinstance(t, types.Array) else v
                 for v, t in zip(args, sig.args)
@@ -390,6 +393,7 @@ def _build():
     from .._numba_fma import fma as fma_intrinsic
 
     def jit(fn):
+        """fn compiled by numba without fastmath (every rounding as written)."""
         return numba.njit(cache=False, nogil=True, error_model="numpy")(fn)
 
     g = globals()

@@ -116,6 +116,7 @@ def exp_np(d):
             s8 = s4 * s4
 
             def p2(a, b):
+                """One Horner step of the polynomial, a fused multiply-add (Sleef's vmla)."""
                 return _fma(s, np.full_like(s, a), np.full_like(s, b))
 
             hi_ = _fma(
@@ -182,6 +183,7 @@ def log_np(d):
             x8 = x4 * x4
 
             def p2(x, a, b):
+                """One Horner step of the polynomial, a fused multiply-add (Sleef's vmla)."""
                 return _fma(x, np.full_like(x, a), np.full_like(x, b))
 
             tt = _fma(
@@ -347,6 +349,7 @@ def _backward_lastdim_np(g, y, out, log):
         if w == 8:  # the partial vector's products contracted into the sums (float32)
 
             def tail(acc, start):
+                """The partial vector's products fused into the sums (float32)."""
                 return _fma(g[:, start:], y[:, start:], acc)
 
         s = _reduce(g * y, True, tail)[:, None]

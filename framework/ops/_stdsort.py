@@ -367,6 +367,7 @@ def _build():
     import numba
 
     def jit(fn):
+        """fn compiled by numba (cached on disk), no fastmath."""
         return numba.njit(cache=True, nogil=True)(fn)
 
     try:

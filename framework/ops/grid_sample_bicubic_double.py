@@ -20,15 +20,19 @@ def _weights(t):
     a, b, c = t + 1.0, 1.0 - t, 2.0 - t
 
     def far(x):
+        """The cubic convolution weight of an outer tap (1 < |x| < 2), torch's operation order."""
         return ((x * _A - 5 * _A) * x + 8 * _A) * x - 4 * _A
 
     def near(x):
+        """The cubic convolution weight of an inner tap (|x| <= 1), torch's operation order."""
         return (x * (_A + 2) - (_A + 3)) * x.pow(2) + 1
 
     def dfar(x):
+        """far's derivative in torch's operation order."""
         return (x * (3 * _A) - 10 * _A) * x + 8 * _A
 
     def dnear(x):
+        """near's derivative in torch's operation order."""
         return (x * (3 * (_A + 2)) - 2 * (_A + 3)) * x
 
     w = stack([far(a), near(t), near(b), far(c)], -1)

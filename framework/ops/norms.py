@@ -21,6 +21,16 @@ def _kept(t, axes, keepdim):
     return t
 
 
+def _numpy_p_norm(xp, a, ord, axes):
+    """The p-norm of |x| = `a` over `axes` (kept) in NumPy's summation order."""
+    if ord == 1:
+        return a.sum(axis=axes, keepdims=True)
+    if ord == 2:
+        return xp.sqrt((a * a).sum(axis=axes, keepdims=True))
+    with _quiet(xp):
+        return (a**ord).sum(axis=axes, keepdims=True) ** (1.0 / ord)
+
+
 class LinalgVectorNorm(Op):
     saves_inputs = True
     saves_output = True
@@ -45,15 +55,10 @@ class LinalgVectorNorm(Op):
             out = a.min(axis=axes, keepdims=True)
         elif ord == 0:
             out = (a != 0).sum(axis=axes, keepdims=True).astype(x.dtype)
-        elif (out := torch_norm(x, ord, axes) if self.half is None else None) is not None:
-            pass  # torch's own order (_norm_kernel)
-        elif ord == 1:
-            out = a.sum(axis=axes, keepdims=True)
-        elif ord == 2:
-            out = xp.sqrt((a * a).sum(axis=axes, keepdims=True))
-        else:
-            with _quiet(xp):
-                out = (a**ord).sum(axis=axes, keepdims=True) ** (1.0 / ord)
+        else:  # a p-norm: torch's own order (_norm_kernel), else NumPy's
+            out = torch_norm(x, ord, axes) if self.half is None else None
+            if out is None:
+                out = _numpy_p_norm(xp, a, ord, axes)
         return (
             out if keepdim else out.reshape([n for i, n in enumerate(out.shape) if i not in axes])
         )

@@ -91,6 +91,7 @@ class _AxisMaps(Op):
     adjoint = False
 
     def forward(self, x, mats=(), copy_back=False, generic=False):
+        """x with mats[i] applied along axis i (generic: torch's generic linear kernel)."""
         self.mats, self.copy_back = mats, copy_back
         if generic and type(x) is _np.ndarray and x.dtype.char in "fd":
             return _generic_linear(x, mats)
@@ -379,6 +380,7 @@ def interpolate(
 
 class PixelShuffle(Op):
     def forward(self, x, r=1):
+        """(N, C r^2, H, W) -> (N, C, H r, W r) on arrays."""
         self.r = r
         *lead, c, h, w = x.shape
         y = x.reshape(*lead, c // (r * r), r, r, h, w)
@@ -394,6 +396,7 @@ class PixelShuffle(Op):
 
 class PixelUnshuffle(Op):
     def forward(self, x, r=1):
+        """(N, C, H r, W r) -> (N, C r^2, H, W) on arrays."""
         self.r = r
         *lead, c, h, w = x.shape
         k = len(lead)
@@ -475,6 +478,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 class ChannelShuffle(Op):
     def forward(self, x, groups=1):
+        """The channels as (groups, C / groups), transposed (arrays)."""
         self.groups = groups
         n, c = x.shape[:2]
         y = x.reshape(n, groups, c // groups, *x.shape[2:]).swapaxes(1, 2)

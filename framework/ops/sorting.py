@@ -142,6 +142,8 @@ class SortStable(Sort):
 
 
 class SortStableTrue(SortStable):
+    """sort(stable=True): torch's SortBackward1 node, ties kept in input order (stable_sort)."""
+
     node_name = "SortBackward1"
     stable = True
 

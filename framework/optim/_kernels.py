@@ -369,6 +369,7 @@ def _build():
         try:
 
             def jit(fn, cache=cache):
+                """fn compiled by numba without fastmath (cached on disk if writable)."""
                 return numba.njit(cache=cache, nogil=True, error_model="numpy")(fn)
 
             global _adam_range, _sgd_range, _lerp, _moments
