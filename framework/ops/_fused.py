@@ -391,6 +391,16 @@ def gru_grads_loop(r, z, nn, hn, h, g, gx, gh, gz):
             gz[i, j] = gv * zv
 
 
+def erf_ufunc(x):
+    """The C library's erf (``special.libm_erf``'s compiled loop)."""
+    return math.erf(x)
+
+
+def erfc_ufunc(x):
+    """The C library's erfc (``special.libm_erfc``'s compiled loop)."""
+    return math.erfc(x)
+
+
 def sigmoid_ufunc(x):
     """e / (e + 1) with e = exp(min(x, 709.7)) in float64 (NaN stays NaN), rounded once to
     x's dtype: the float64 NumPy path's operations, a correctly rounded float32 result."""
@@ -497,6 +507,8 @@ class _Ufuncs:
         "gelu32_square": (gelu32_square_ufunc, 1),
         "gelu32_grad": (gelu32_grad_ufunc, 3),
         "fma": (fma_ufunc, 3),
+        "erf": (erf_ufunc, 1),
+        "erfc": (erfc_ufunc, 1),
     }
 
     def __init__(self, numba, cache):
