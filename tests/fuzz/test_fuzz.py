@@ -191,6 +191,10 @@ def test_regression_seed(seed):
 # Long-run finds that are torch's CPU internals, not reproduced: each still differs and the
 # runner classifies it known (runner.KNOWN_DIFFERENCES gives the reason)
 KNOWN_SEEDS = {
+    350076020: "float32 inverse then sign: an entry next to zero (exact 1.3e-29) is LAPACK "
+    "rounding of the matrix's scale, torch's 3.1e-8, ours 0",
+    350016353: "float32 conv3d then logit: a cancelling sum (6.5e-4 of terms ~5) 2 ulps of the "
+    "terms apart (oneDNN vs im2col + OpenBLAS), logit's 1 / x(1 - x) magnifies it",
     350060880: "float32 digamma near a pole then lgamma: torch's float calc_digamma, ours "
     "the closer to float64",
     340008459: "float32 corrcoef of one variable: the clip at 1 is decided by torch's MKL sqrt "
