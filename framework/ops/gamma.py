@@ -134,7 +134,7 @@ class SpecialI1E(_Special):
 def _log_ndtr(xp, x):
     """log of the standard normal CDF: log1p(-erfc(x/sqrt2)/2) above -1, log(erfc(-x/sqrt2)/2)
     below, and the asymptotic series far in the lower tail (where erfc underflows)."""
-    from .special import _erfc
+    from .special import _erfc64 as _erfc
 
     x = xp.asarray(x, xp.float64)
     t = x * math.sqrt(0.5)
