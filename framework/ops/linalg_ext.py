@@ -396,8 +396,11 @@ class LinalgSolveEx(Op):
             or a.flags.c_contiguous
             or a.shape[-1] > _ADJOINT_MAX
             or self.xp is not _np
-            or a.dtype != _np.float64  # (float32: LAPACK's fused multiply-adds, not replayed)
-        ):
+            or a.dtype != _np.float64
+            and (a.dtype != _np.float32 or bool(_np.isfinite(grad._data).all()))
+        ):  # float32: LAPACK's fused multiply-adds are not replayed, so only a gradient with
+            # inf/NaN takes the replay, whose substitution order puts the NaN where torch's
+            # does (seed 370066186: NaN in both columns, NumPy's fresh solve had +-inf)
             return solve(_mT(A), grad)
         g = grad._data[..., None] if self.vector else grad._data
         out = _lu_solve_adjoint(self.xp, a, g)

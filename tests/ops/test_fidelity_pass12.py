@@ -80,3 +80,26 @@ def test_log_ndtr_upper_branch_uses_the_c_librarys_erfc():
     ours = framework.special.log_ndtr(framework.tensor(x)).numpy()
     theirs = torch.special.log_ndtr(torch.tensor(x)).numpy()
     assert _ulps(ours, theirs).max() <= 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solve_backward_nonfinite_gradient_float32(seed):
+    """fuzz seed 370066186 (second order): the backward of solve over a transposed A is
+    torch's adjoint LU solve with the forward's factors; with inf/NaN in the incoming gradient
+    its substitution order decides where NaN lands (NumPy's fresh solve of A^T gave +-inf
+    where torch has NaN). float32 now takes the replay there too."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((4, 3, 3)).astype(np.float32)
+    b = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    up = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    up[rng.random(up.shape) < 0.3] = -np.inf
+    grads = []
+    for lib in (framework, torch):
+        A = lib.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2))).mT.requires_grad_(True)
+        x = lib.linalg.solve(A, lib.tensor(b))
+        (g,) = lib.autograd.grad(x, A, lib.tensor(up))
+        grads.append(g.numpy())
+    ours, theirs = grads
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_array_equal(np.isinf(ours), np.isinf(theirs))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
