@@ -980,6 +980,48 @@ also_known(
 # LAPACK): seed 340076822, an entry 1e30 in B gives 6.45e29 in the solution, ulps 1.4e14
 # apart, then tan
 also_known(("cholesky_solve",), ["out0"], _huge_product_then_periodic)
+# ... and every other product whose sum runs in BLAS's order, for the value and for the
+# gradient, which the chained op's derivative at that value (any number) scales: seed
+# 370027646, mv of a vector holding 1e30 gives -6.3e28 (ulp 8e21), then sinc: its
+# derivative there is cos(pi x) / x of an arbitrary phase, times 1e30 in the matrix's grad.
+also_known(
+    ("mv", "addmv", "dot", "inner", "tensordot", "addmm", "addbmm", "baddbmm", "einsum"),
+    ["out0", "grad"],
+    _huge_product_then_periodic,
+)
+also_known(
+    ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"), ["grad"], _huge_product_then_periodic
+)
+
+
+# ----- MKL's trsm and the sign of a zero in a triangular solve -----
+# Where a component of the solution is exactly zero, MKL's kernels (torch) give +0 or -0 by
+# their own blocking: 3,000 random solves with 60 % of B zero (either sign): torch returned a
+# -0 in 1,889; ours (substitution in trsm's order) has the other sign on some zero in 1,054,
+# 25 of the 1,602 single-column ones (trsv's order, which ours follows) and 1,029 of the 1,398
+# with several columns (MKL's trsm kernels). Only a chained op that sees the sign of zero
+# (reciprocal: +-inf) shows it (seed 370077980: X A = B with B[0, 1] = -0, torch +0).
+def _zero_sign_through_chain(p):
+    """The chained op's result changes when the op's (torch) exact zeros change sign."""
+    if p.then is None:
+        return False
+    out = _unchained_torch_output(p)
+    if not isinstance(out, torch.Tensor) or not out.is_floating_point() or not out.numel():
+        return False
+    a = _numpy(out)
+    if not (a == 0).any():
+        return False
+    flipped = torch.from_numpy(np.where(a == 0, -a, a))
+    with torch.no_grad():
+        y0, y1 = p.then.fn(torch, out.detach()), p.then.fn(torch, flipped)
+    return compare_arrays(_numpy(y1), _numpy(y0)) is not None
+
+
+also_known(
+    ("linalg_solve_triangular", "triangular_solve", "cholesky_solve", "linalg_lu_solve"),
+    ["out0", "grad"],
+    _zero_sign_through_chain,
+)
 
 
 # ----- fidexc: layer_norm over one huge element -----
