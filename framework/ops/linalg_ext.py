@@ -76,6 +76,16 @@ def _mT(t):
     return t.transpose(-2, -1)
 
 
+def lapack_layout(xp, a):
+    """``a`` with each matrix (its last two dims) stored column by column and the batches in
+    C order: LAPACK's layout, which torch's linalg results keep (a (2, 4, 2) solution has
+    strides (8, 1, 4), so ``is_contiguous()`` is False and ``view`` refuses as torch's). A
+    1-D array is returned as is."""
+    if a.ndim < 2:
+        return a
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+
+
 def _eye_like(t, n):
     return Tensor._make(t.xp.eye(n, dtype=t._data.dtype), t.device)
 
@@ -192,8 +202,9 @@ class LinalgInvEx(Op):
                 "could not be completed because the input matrix is singular.",
             )
         if not bool(xp.isfinite(A).all()):  # torch's inv is solve(A, I)
-            return _lu_solve(xp, A, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape))
-        return xp.linalg.inv(A)
+            eye = xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape)
+            return lapack_layout(xp, _lu_solve(xp, A, eye))
+        return lapack_layout(xp, xp.linalg.inv(A))
 
     def backward(self, grad):
         Y = self.output
@@ -355,6 +366,11 @@ class LinalgSolveEx(Op):
     def forward(self, A, B, vector=False, ex=False):
         xp = self.xp
         self.vector = vector
+        return lapack_layout(xp, self._solve(xp, A, B, vector, ex))  # (a batch of vectors
+        # too: torch's (2, 3, 4) solution has strides (12, 1, 3))
+
+    def _solve(self, xp, A, B, vector, ex):
+        """The solution array (C order)."""
         bad = _singular(xp, A) if A.size else None
         if bad is not None and ex:  # solve_ex: torch's LU solve, inf/NaN past a zero pivot
             return _lu_solve(xp, A, B[..., None])[..., 0] if vector else _lu_solve(xp, A, B)
@@ -472,7 +488,7 @@ class LinalgCholeskyEx(Op):
                 "The factorization could not be completed because the input is not "
                 f"positive-definite (the leading minor of order {k} is not positive-definite).",
             ) from None
-        return xp.swapaxes(L, -1, -2).copy() if upper else L
+        return lapack_layout(xp, xp.swapaxes(L, -1, -2) if upper else L)
 
     def backward(self, grad):
         from .linalg_solvers import solve_triangular
@@ -533,6 +549,7 @@ class LinalgQr(Op):
         xp = self.xp
         self.mode = mode
         Q, R = xp.linalg.qr(A, mode="complete" if mode == "complete" else "reduced")
+        Q, R = lapack_layout(xp, Q), lapack_layout(xp, R)
         self.R = R
         return Q, R
 
@@ -617,6 +634,7 @@ class LinalgEigh(Op):
 
     def forward(self, A, UPLO="L"):
         w, V = self.xp.linalg.eigh(A, UPLO=UPLO)
+        V = lapack_layout(self.xp, V)
         self.V = V
         return w, V
 
@@ -704,6 +722,7 @@ class LinalgSvd(Op):
                 xp.where(inf[..., None], xp.nan, S),
                 xp.where(inf[..., None, None], xp.nan, Vh),
             )
+        U, Vh = lapack_layout(xp, U), lapack_layout(xp, Vh)
         self.U, self.S, self.Vh = U, S, Vh
         return U, S, Vh
 

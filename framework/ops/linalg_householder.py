@@ -7,7 +7,7 @@ from .._errors import refuse
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
-from .linalg_ext import _mT
+from .linalg_ext import _mT, lapack_layout
 from .unary import _zeros
 
 
@@ -37,7 +37,7 @@ class LinalgHouseholderProduct(Op):
         for i in range(k - 1, -1, -1):  # Q = H_i (H_i+1 ... E)
             v = V[..., :, i : i + 1]
             Q = Q - tau[..., i, None, None] * (v @ (xp.swapaxes(v, -1, -2) @ Q))
-        return Q
+        return lapack_layout(xp, Q)
 
     def backward(self, grad):
         """torch's householder_product_backward: K = Q grad^T, brought from factor to factor

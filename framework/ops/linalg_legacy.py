@@ -14,6 +14,7 @@ from .linalg_ext import (
     _LinAlgError,
     _mT,
     _phi,
+    lapack_layout,
     qr as _linalg_qr,
     svd as _linalg_svd,
     svdvals,
@@ -200,7 +201,7 @@ class CholeskyEx(LinalgCholeskyEx):
         xp = self.xp
         self.upper = upper
         L, info = _per_matrix(xp, A, xp.linalg.cholesky, lambda m: _potf2(xp, m))
-        return (xp.swapaxes(L, -1, -2).copy() if upper else L), info
+        return lapack_layout(xp, xp.swapaxes(L, -1, -2) if upper else L), info
 
     def backward(self, grad, _g_info=None):
         """linalg.cholesky's backward for L (info has no gradient)."""
@@ -281,7 +282,8 @@ class InvEx(LinalgInvEx):
         """(inverse, info): info is the first zero pivot (1-based) of a singular matrix, else 0."""
         xp = self.xp
         with xp.errstate(all="ignore"):
-            return _per_matrix(xp, A, xp.linalg.inv, lambda m: _lu_inverse(xp, m))
+            inverse, info = _per_matrix(xp, A, xp.linalg.inv, lambda m: _lu_inverse(xp, m))
+        return lapack_layout(xp, inverse), info
 
     def backward(self, grad, _g_info=None):
         """linalg.inv's backward for the inverse (info has no gradient)."""

@@ -10,7 +10,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import _return_type, return_types
 from .join import cat
-from .linalg_ext import _mT, _out, solve
+from .linalg_ext import _mT, _out, lapack_layout, solve
 
 return_types.linalg_lu_factor = _return_type("linalg_lu_factor", ("LU", "pivots"))
 return_types.linalg_lu_factor_ex = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
@@ -94,7 +94,7 @@ class LinalgLuFactorEx(Op):
     def forward(self, A):
         """The packed LU factors of ``A``, the pivots and LAPACK's info."""
         LU, piv, self.perm, info = _getrf(self.xp, _empty_any_dtype(A))
-        LU = LU.astype(A.dtype, copy=False)
+        LU = lapack_layout(self.xp, LU.astype(A.dtype, copy=False))
         self.LU = LU
         return LU, piv, info
 
@@ -125,7 +125,7 @@ class LinalgLu(Op):
     def forward(self, A):
         """P, L, U with A = P L U (partial pivoting)."""
         LU, _, perm, _ = _getrf(self.xp, _empty_any_dtype(A))
-        P, L, U = _unpack(self.xp, LU, perm, A.dtype)
+        P, L, U = (self.xp.ascontiguousarray(a) for a in _unpack(self.xp, LU, perm, A.dtype))
         self.P_, self.L_, self.U_ = P, L.astype(A.dtype, copy=False), U.astype(A.dtype, copy=False)
         return self.P_, self.L_, self.U_
 

@@ -9,7 +9,7 @@ from .._errors import float_input
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
-from .linalg_ext import _mT
+from .linalg_ext import _mT, lapack_layout
 from .linalg_lu import _unpack
 from .linalg_solvers import _deprecated, tri_solve
 from .padding import pad
@@ -66,7 +66,9 @@ class LinalgLuSolve(Op):
             Y = tri_solve(xp, LUt, tri_solve(xp, LUt, B, False), True, unit=True)
             X = xp.empty_like(Y)
             xp.put_along_axis(X, perm[..., :, None], Y, axis=-2)
-        return xp.swapaxes(X, -1, -2) if not left else X
+        if not left:  # torch's X A = B result: C order (the transpose of a LAPACK solution)
+            return xp.ascontiguousarray(xp.swapaxes(X, -1, -2))
+        return lapack_layout(xp, X)
 
     def backward(self, grad):
         """torch's linalg_lu_solve gradients for LU and B (pivots: none)."""
@@ -183,7 +185,7 @@ class LuUnpack(Op):
         m, n = LU.shape[-2:]
         self.m, self.n = m, n
         perm = perm_from_pivots(xp, pivots, m)
-        P, L, U = _unpack(xp, LU, perm, LU.dtype)
+        P, L, U = (xp.ascontiguousarray(a) for a in _unpack(xp, LU, perm, LU.dtype))
         empty = xp.empty((0,), dtype=LU.dtype)
         self.L_, self.U_ = (L, U) if unpack_data else (empty, empty)
         return (P if unpack_pivots else empty), self.L_, self.U_

@@ -7,7 +7,7 @@ from ..autograd.op import Op
 from .extrema import _return_type, return_types
 from .elementwise import MulScalar
 from .linalg import Dot, _check_dot
-from .linalg_ext import LinalgSvd, _mT, _out, eigvalsh, pinv
+from .linalg_ext import LinalgSvd, _mT, _out, eigvalsh, lapack_layout, pinv
 
 return_types.linalg_lstsq = _return_type(
     "linalg_lstsq", ("solution", "residuals", "rank", "singular_values")
@@ -149,7 +149,7 @@ class LinalgLstsq(Op):
         keep = S > rcond * big
         inv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
         sol = xp.swapaxes(Vh, -1, -2) @ (inv[..., :, None] * (xp.swapaxes(U, -1, -2) @ B))
-        self.sol = sol.astype(A.dtype, copy=False)
+        self.sol = lapack_layout(xp, sol.astype(A.dtype, copy=False))
         rank = keep.sum(-1).astype("int64")
         empty = xp.zeros((0,), A.dtype)
         full = m > n and bool((rank == n).all())

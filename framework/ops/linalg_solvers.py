@@ -10,7 +10,7 @@ from .. import dtypes
 from .._errors import refuse
 from ..autograd.op import Op
 from .extrema import _return_type, return_types
-from .linalg_ext import _check_square, _mT
+from .linalg_ext import _check_square, _mT, lapack_layout
 
 return_types.triangular_solve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 return_types.lu_unpack = _return_type("lu_unpack", ("P", "L", "U"))
@@ -107,7 +107,7 @@ class LinalgSolveTriangular(Op):
     def forward(self, A, B, upper=False, left=True, unitriangular=False):
         """X by a triangular solve of each matrix in the batch."""
         self.upper, self.left, self.unit = upper, left, unitriangular
-        return tri_solve(self.xp, A, B, upper, left, unitriangular)
+        return lapack_layout(self.xp, tri_solve(self.xp, A, B, upper, left, unitriangular))
 
     def backward(self, grad):
         """torch's linalg_solve_triangular_backward: gradients for A (its triangle) and B."""
@@ -162,9 +162,10 @@ class TriangularSolve(Op):
         xp = self.xp
         self.upper, self.transpose, self.unit = upper, transpose, unitriangular
         T = xp.swapaxes(A, -1, -2) if transpose else A
-        self.X = tri_solve(xp, T, b, upper != transpose, True, unitriangular)
+        self.X = lapack_layout(xp, tri_solve(xp, T, b, upper != transpose, True, unitriangular))
         shape = xp.broadcast_shapes(A.shape[:-2], b.shape[:-2]) + A.shape[-2:]
-        return self.X, xp.array(xp.broadcast_to(A, shape))
+        clone = xp.swapaxes(xp.swapaxes(xp.broadcast_to(A, shape), -1, -2).copy(), -1, -2)
+        return self.X, clone  # (a copy in LAPACK's layout, as torch's)
 
     def backward(self, g_x, g_m):
         """torch's triangular_solve_backward: gradients for b and A's triangle."""
@@ -264,7 +265,7 @@ class CholeskySolve(Op):
     def forward(self, B, L, upper=False):
         """X by two triangular solves with the factor."""
         self.upper = upper
-        return _cho_solve(self.xp, _triangle(self.xp, L, upper), B, upper)
+        return lapack_layout(self.xp, _cho_solve(self.xp, _triangle(self.xp, L, upper), B, upper))
 
     def backward(self, grad):
         """torch's cholesky_solve_backward: gradients for B and the factor."""
@@ -320,7 +321,7 @@ class CholeskyInverse(Op):
         self.upper = upper
         n = L.shape[-1]
         eye = xp.broadcast_to(xp.eye(n, dtype=L.dtype), L.shape)
-        return _cho_solve(xp, _triangle(xp, L, upper), eye, upper)
+        return lapack_layout(xp, _cho_solve(xp, _triangle(xp, L, upper), eye, upper))
 
     def backward(self, grad):
         """torch's cholesky_inverse_backward: the factor's gradient."""
