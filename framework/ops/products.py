@@ -10,6 +10,7 @@ from ..backend import device_of
 from ..backend import np as _np
 from .._fma import fused
 from ._norm_kernel import down
+from ._replay_jit import loops
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .einsum import einsum
@@ -286,6 +287,10 @@ class Cdist(Op):
     def forward(self, x1, x2, p=2.0, mm=False):
         xp = self.xp
         self.p, self.mm = p, mm
+        if xp is _np and p in (1, 2) and x1.dtype.char in "fd" and x1.dtype == x2.dtype:
+            out = None if mm else _cdist_compiled(x1, x2, p)
+            if out is not None:
+                return out
         diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
         if p == 0:  # torch counts min(ceil(|d|), 1): NaN stays NaN
             return xp.minimum(xp.ceil(diff), 1).sum(-1).astype(x1.dtype)
@@ -312,6 +317,24 @@ class Cdist(Op):
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "_cdist_forward"
+
+
+def _cdist_compiled(x1, x2, p):
+    """``_cdist_sequential`` for p = 1 or 2 by the compiled loop (``_replay_jit``: the same
+    operations per pair, without the (.., P, R, M) differences); None without numba."""
+    k = loops()
+    if k is None or type(x1) is not _np.ndarray or type(x2) is not _np.ndarray:
+        return None
+    if not x1.size or not x2.size:
+        return None  # (the NumPy path's empty results)
+    batch = _np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    (np1, m), nr = x1.shape[-2:], x2.shape[-2]
+    a = _np.ascontiguousarray(_np.broadcast_to(x1, batch + x1.shape[-2:])).reshape(-1, np1, m)
+    b = _np.ascontiguousarray(_np.broadcast_to(x2, batch + x2.shape[-2:])).reshape(-1, nr, m)
+    out = _np.empty(batch + (np1, nr), x1.dtype)
+    body = m - m % (16 // x1.itemsize)
+    k.cdist_pairs(a, b, p == 2, body, out.reshape(-1, np1, nr))
+    return out
 
 
 def _cdist_sequential(diff, p):

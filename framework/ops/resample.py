@@ -9,6 +9,7 @@ from ..autograd.op import Op
 from .._fma import fused
 from ..backend import np as _np
 from ..backend import scatter_add
+from ._replay_jit import loops
 
 _A = -0.75  # torch's bicubic convolution coefficient
 
@@ -42,9 +43,20 @@ def _generic_linear(x, mats):
     outermost axis, its t's the same over the next axis, down to the input (so the last axis
     is interpolated first), as torch's build rounds it: ``fma(t0, w0, t1 * w1)``, then each
     further tap fused in (``fma(t2, w2, acc)``, ...); weights in the input's dtype. Measured
-    bit-equal to torch 2.13 (upsampling and downsampling, both align_corners)."""
+    bit-equal to torch 2.13 (upsampling and downsampling, both align_corners). Compiled
+    where numba is (``_replay_jit.axis_taps``: the same fused steps, no tap copies)."""
+    jit = loops()
     for a, _, idx, w in reversed(mats):
         w = w.astype(x.dtype)
+        if jit is not None and idx.shape[1] >= 2 and x.size and idx.shape[0]:
+            x = _np.ascontiguousarray(x)
+            outer = math.prod(x.shape[:a])
+            out = _np.empty(x.shape[:a] + (idx.shape[0],) + x.shape[a + 1 :], x.dtype)
+            x3 = x.reshape(outer, x.shape[a], -1)
+            idx2 = _np.ascontiguousarray(idx, dtype=_np.intp)
+            jit.axis_taps(x3, idx2, _np.ascontiguousarray(w), out.reshape(outer, idx.shape[0], -1))
+            x = out
+            continue
         taps = [_np.take(x, idx[:, k], axis=a) for k in range(idx.shape[1])]  # C order
         wshape = [1] * x.ndim
         wshape[a] = idx.shape[0]

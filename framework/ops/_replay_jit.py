@@ -1,0 +1,265 @@
+"""Compiled loops (numba) for the exact-bits replays of torch's CPU reductions and resampling:
+vector norms and products (``_norm_kernel``, ``_prod_kernel``), adaptive average pooling
+(``_adaptive_avg``), cdist and small bmm (``products``, ``linalg``) and the generic
+interpolation kernel (``resample``).
+
+Each loop performs the IEEE operations of the NumPy replay beside it in the same order
+(compiled without fastmath: no contraction, no reassociation; a fused multiply-add only where
+written, as ``fma``: LLVM's ``llvm.fma``), so the two give the same bits; the NumPy replays stay
+the reference and the path without numba (or with ``FRAMEWORK_NUMBA=0``, or inside
+``_fused.disabled()``, which the tests use to compare both). Accumulators are typed from the
+arrays (``out[o] = 0`` then read back): a Python float literal would promote a float32 sum to
+float64. Powers (``pow``) stay in NumPy around the loops.
+
+Example:
+    >>> import numpy as np
+    >>> k = loops()
+    >>> out = np.empty(1, np.float32)
+    >>> k is None or k.fold_rows(np.ones((1, 3), np.float32), ADD, out) is None and bool(out[0] == 3)
+    True
+"""
+
+import numpy as np
+
+from .._fma import fused
+
+ADD_ABS, ADD_SQUARE, ADD, MULTIPLY = 0, 1, 2, 3  # fold_rows' step: acc + |v|, + v*v, + v, * v
+
+
+def fma(a, b, c):
+    """``a * b + c`` rounded once (numba: the llvm.fma intrinsic, swapped in by ``_build``)."""
+    return fused(np.asarray([a]), b, np.asarray([c]))[0]
+
+
+def _step(acc, v, mode):
+    """One fold step of ``fold_rows`` (two roundings for a square: multiply, then add)."""
+    if mode == ADD_ABS:
+        return acc + abs(v)
+    if mode == ADD_SQUARE:
+        return acc + v * v
+    if mode == ADD:
+        return acc + v
+    return acc * v
+
+
+def fold_rows(rows, mode, out):
+    """``out[o]``: row o of ``rows`` (outputs, n; any strides) folded in order from 0 (from 1
+    for MULTIPLY) with ``_step``: binary_kernel_reduce's one accumulator per output. Rows
+    along memory are read row by row, strided ones column by column (the same steps)."""
+    count, n = rows.shape
+    for o in range(count):
+        out[o] = 1 if mode == MULTIPLY else 0
+    if rows.strides[1] <= rows.strides[0]:
+        for o in range(count):
+            acc = out[o]
+            for k in range(n):
+                acc = _step(acc, rows[o, k], mode)
+            out[o] = acc
+    else:
+        for k in range(n):
+            for o in range(count):
+                out[o] = _step(out[o], rows[o, k], mode)
+
+
+def lastdim_norm2(rows, width, four, out):
+    """``_norm_kernel._lastdim_norm2`` on contiguous rows: squares of ``width``-lane vectors
+    added lane-wise, the lanes added in order, then (``four``: float32) a block of four
+    squares added one by one, the rest fused-multiply-added; the square root."""
+    count, n = rows.shape
+    nvec = n // width
+    lanes = np.empty(width, rows.dtype)
+    for o in range(count):
+        out[o] = 0
+        total = out[o]
+        if nvec:
+            for lane in range(width):
+                v = rows[o, lane]
+                lanes[lane] = v * v
+            for j in range(1, nvec):
+                b = j * width
+                for lane in range(width):
+                    v = rows[o, b + lane]
+                    lanes[lane] = lanes[lane] + v * v
+            total = lanes[0]
+            for lane in range(1, width):
+                total = total + lanes[lane]
+        d = nvec * width
+        if four and n - d >= 4:
+            for k in range(d, d + 4):
+                v = rows[o, k]
+                total = total + v * v
+            d += 4
+        for k in range(d, n):
+            v = rows[o, k]
+            total = fma(v, v, total)
+        out[o] = np.sqrt(total)
+
+
+def prod_blocks(rows, width, out):
+    """``_prod_kernel.torch_prod`` on contiguous rows of at least one block: four ``width``
+    -lane accumulators from the first block times each later block, combined as
+    ``(a0 * a1) * (a2 * a3)``, the lanes multiplied in order, then the tail one by one."""
+    count, n = rows.shape
+    w4 = 4 * width
+    blocks = n // w4
+    acc = np.empty(w4, rows.dtype)
+    for o in range(count):
+        for lane in range(w4):
+            acc[lane] = rows[o, lane]
+        for b in range(1, blocks):
+            base = b * w4
+            for lane in range(w4):
+                acc[lane] = acc[lane] * rows[o, base + lane]
+        res = (acc[0] * acc[width]) * (acc[2 * width] * acc[3 * width])
+        for lane in range(1, width):
+            res = res * (
+                (acc[lane] * acc[width + lane]) * (acc[2 * width + lane] * acc[3 * width + lane])
+            )
+        for k in range(blocks * w4, n):
+            res = res * rows[o, k]
+        out[o] = res
+
+
+def cdist_pairs(x1, x2, p2, body, out):
+    """``products._cdist_sequential`` for p = 1 (``p2`` False) or 2 on x1 (B, P, M) and x2
+    (B, R, M): per pair |x1 - x2| summed from 0 in column order (p = 2: the first ``body``
+    squares rounded then added, the rest fused; the square root)."""
+    nb, np_, m = x1.shape
+    nr = x2.shape[1]
+    for b in range(nb):
+        for i in range(np_):
+            for j in range(nr):
+                out[b, i, j] = 0
+                acc = out[b, i, j]
+                if p2:
+                    for k in range(m):
+                        d = abs(x1[b, i, k] - x2[b, j, k])
+                        acc = acc + d * d if k < body else fma(d, d, acc)
+                    out[b, i, j] = np.sqrt(acc)
+                else:
+                    for k in range(m):
+                        acc = acc + abs(x1[b, i, k] - x2[b, j, k])
+                    out[b, i, j] = acc
+
+
+def small_bmm(a, b, out):
+    """torch's baddbmm_cpu_kernel: each entry summed from 0 over k in order, products and
+    sums rounded apart; a (B, N, K), b (B, K, P), out (B, N, P)."""
+    nb, n, kk = a.shape
+    pp = b.shape[2]
+    for q in range(nb):
+        for i in range(n):
+            for j in range(pp):
+                out[q, i, j] = 0
+                acc = out[q, i, j]
+                for k in range(kk):
+                    acc = acc + a[q, i, k] * b[q, k, j]
+                out[q, i, j] = acc
+
+
+def aap_forward(x, hs, he, ws, we, kh, kw, out):
+    """``_adaptive_avg.forward`` on x (N, H, W): each window summed from 0 in row-major
+    order, then divided by its height and then by its width."""
+    for c in range(x.shape[0]):
+        for i in range(hs.shape[0]):
+            for j in range(ws.shape[0]):
+                out[c, i, j] = 0
+                acc = out[c, i, j]
+                for r in range(hs[i], he[i]):
+                    for q in range(ws[j], we[j]):
+                        acc = acc + x[c, r, q]
+                out[c, i, j] = acc / kh[i] / kw[j]
+
+
+def aap_backward(g, hs, he, ws, we, kh, kw, out):
+    """``_adaptive_avg.backward``: each g (N, oh, ow) divided by its window's height and width
+    added into the window's positions of the zero-filled ``out`` (N, H, W), windows row by
+    row."""
+    for c in range(g.shape[0]):
+        for i in range(hs.shape[0]):
+            for j in range(ws.shape[0]):
+                delta = g[c, i, j] / kh[i] / kw[j]
+                for r in range(hs[i], he[i]):
+                    for q in range(ws[j], we[j]):
+                        out[c, r, q] = out[c, r, q] + delta
+
+
+def axis_taps(x, idx, w, out):
+    """One axis of ``resample._generic_linear``: x (outer, n_in, inner) to out (outer, n_out,
+    inner), each output ``fma(t0, w0, t1 * w1)`` then ``fma(tk, wk, acc)`` for its further
+    taps (idx, w: (n_out, taps), at least two taps)."""
+    outer, _, inner = x.shape
+    n_out, taps = idx.shape
+    for a in range(outer):
+        for i in range(n_out):
+            i0, i1 = idx[i, 0], idx[i, 1]
+            w0, w1 = w[i, 0], w[i, 1]
+            for q in range(inner):
+                acc = fma(x[a, i0, q], w0, x[a, i1, q] * w1)
+                for k in range(2, taps):
+                    acc = fma(x[a, idx[i, k], q], w[i, k], acc)
+                out[a, i, q] = acc
+
+
+_LOOPS = [None]  # the compiled namespace once built, False where it cannot be
+
+
+def _build():
+    """The loops compiled by numba (False where numba cannot build them)."""
+    try:
+        import numba
+
+        from .._numba_fma import fma as fma_intrinsic
+    except Exception:
+        return False
+    from types import SimpleNamespace
+
+    g = globals()
+    for cache in (True, False):  # no writable cache directory: compile in memory
+        try:
+            opts = {"cache": cache, "nogil": True, "error_model": "numpy"}
+            g["fma"] = fma_intrinsic
+            g["_step"] = numba.njit(inline="always", **opts)(_STEP)
+            names = (
+                "fold_rows",
+                "lastdim_norm2",
+                "prod_blocks",
+                "cdist_pairs",
+                "small_bmm",
+                "aap_forward",
+                "aap_backward",
+                "axis_taps",
+            )
+            return SimpleNamespace(**{n: numba.njit(**opts)(_PLAIN[n]) for n in names})
+        except Exception:
+            continue
+    return False
+
+
+_STEP = _step
+_PLAIN = {
+    f.__name__: f
+    for f in (
+        fold_rows,
+        lastdim_norm2,
+        prod_blocks,
+        cdist_pairs,
+        small_bmm,
+        aap_forward,
+        aap_backward,
+        axis_taps,
+    )
+}
+
+
+def loops():
+    """The compiled loops (a namespace), or None without numba, with FRAMEWORK_NUMBA=0 or
+    inside ``_fused.disabled()`` (the NumPy replays then run: the same bits)."""
+    from ._fused import kernels
+
+    if kernels() is None:
+        return None
+    k = _LOOPS[0]
+    if k is None:
+        k = _LOOPS[0] = _build()
+    return k or None
