@@ -10,18 +10,22 @@ in the dtype), so the arrays are exact as torch's loops, with or without numba; 
 is, compiled loops (``_replay_jit``) run the same additions and divisions in the same order.
 """
 
+import functools
+
 import numpy as np
 
 from ._norm_kernel import down
 from ._replay_jit import loops
 
 
+@functools.lru_cache(maxsize=128)
 def windows(size, out):
     """torch's start_index/end_index of each of the ``out`` windows over ``size`` values, as
-    (starts, ends) int64 arrays."""
+    (starts, ends) int64 arrays (read-only, kept per size pair)."""
     i = np.arange(out, dtype=np.int64)
     start = (i // out) * size + ((i % out) * size) // out
     end = 1 + ((i + 1) * size - 1) // out
+    start.flags.writeable = end.flags.writeable = False
     return start, end
 
 

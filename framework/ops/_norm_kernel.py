@@ -133,7 +133,7 @@ def torch_norm(x, ord, axes):
         if k is None:
             return _lastdim_norm2(rows).reshape(out_shape)
         out = np.empty(rows.shape[0], x.dtype)
-        k.lastdim_norm2(rows, _LANES[x.dtype.char], x.dtype.char == "f", out)
+        k.lastdim_norm2(rows.reshape(-1), n, _LANES[x.dtype.char], x.dtype.char == "f", out)
         return out.reshape(out_shape)
     if n >= GRAIN:
         return None  # torch's two-pass reduction across threads

@@ -46,7 +46,7 @@ def torch_prod(x, axes):
         if not unit or not blocks:
             k.fold_rows(x.transpose(kept + red).reshape(-1, n), MULTIPLY, out)
         else:
-            k.prod_blocks(rows_of(x, kept, red, n), width, out)
+            k.prod_blocks(rows_of(x, kept, red, n).reshape(-1), n, width, out)
         return out.reshape(out_shape)
     if not unit or not blocks:
         return down(columns_of(x, kept, red, n), np.multiply).reshape(out_shape)

@@ -2,6 +2,7 @@
 bicubic, trilinear) applies one (out, in) weight matrix per spatial axis; the gradient applies
 the transposes. Also pixel_shuffle/unshuffle and channel_shuffle (pure rearrangements)."""
 
+import functools
 import math
 
 from .._errors import refuse
@@ -163,6 +164,29 @@ def _matrix(xp, mode, n_in, n_out, align_corners, scale, dtype="float64"):
     for k in range(idx.shape[1]):
         scatter_add(xp, m, (rows, idx[:, k]), w[:, k])
     return m
+
+
+def _axis_map(xp, mode, n_in, n_out, align_corners, scale, dtype):
+    """(matrix, taps' indices, taps' weights) of one axis (``_matrix``, ``_taps``); for NumPy
+    kept per argument set (read-only arrays: a training loop resamples the same shapes)."""
+    if xp is not _np:
+        return _axis_map_of(xp, mode, n_in, n_out, align_corners, scale, dtype)
+    return _cached_axis_map(mode, n_in, n_out, align_corners, scale, dtype)
+
+
+def _axis_map_of(xp, mode, n_in, n_out, align_corners, scale, dtype):
+    """``_axis_map`` computed."""
+    m = _matrix(xp, mode, n_in, n_out, align_corners, scale, dtype)
+    return (m, *_taps(xp, mode, n_in, n_out, align_corners, scale, dtype))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_axis_map(mode, n_in, n_out, align_corners, scale, dtype):
+    """``_axis_map`` for NumPy, kept."""
+    out = _axis_map_of(_np, mode, n_in, n_out, align_corners, scale, dtype)
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def _fma(xp, a, b, c):
@@ -371,12 +395,9 @@ def interpolate(
     refuse(input._data, "biu", _KERNELS.get((mode, nd)) or _KERNELS[mode])
     xp = input.xp
     ac = bool(align_corners)
+    dt = str(input._data.dtype)
     mats = tuple(
-        (
-            2 + i,
-            _matrix(xp, mode, n_in, n_out, ac, sc, input._data.dtype),
-            *_taps(xp, mode, n_in, n_out, ac, sc, input._data.dtype),
-        )
+        (2 + i, *_axis_map(xp, mode, n_in, n_out, ac, sc, dt))
         for i, (n_in, n_out, sc) in enumerate(zip(in_sizes, out_sizes, scales))
     )
     same = mode == "bicubic" and in_sizes == out_sizes
