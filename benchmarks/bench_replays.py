@@ -1,7 +1,7 @@
 """Per-call cost of the ops whose CPU results replay torch's loops bit for bit (issue 9's
 exact bits, issue 17's cost): framework beside torch, median microseconds per call.
 
-    python benchmarks/bench_replays.py [--repeat 200] [--only NAME ...]
+    python benchmarks/bench_replays.py [--repeat 200] [--only NAME ...] [--clock cpu]
 
 Run it pinned to torch's AVX2 kernels and one thread, as the bit tests measure them:
 
@@ -161,15 +161,15 @@ def _cases():
     return out
 
 
-def _time(fn, repeat):
+def _time(fn, repeat, clock=time.perf_counter):
     fn()
     fn()
     times = []
     budget = time.perf_counter() + 2.0
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
         if time.perf_counter() > budget and len(times) >= 5:
             break
     return statistics.median(times) * 1e6
@@ -180,7 +180,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=200)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="wall time, or the process's CPU time (a loaded machine: waits not counted)",
+    )
     args = ap.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     import framework
     import torch
 
@@ -198,7 +205,7 @@ def main():
             fn = build(lib, rng)
             ctx = lib.no_grad() if not name.endswith(".bwd") else _null()
             with ctx:
-                res[label] = _time(fn, args.repeat)
+                res[label] = _time(fn, args.repeat, clock)
         ours, theirs = res["ours"], res.get("torch", float("nan"))
         print(f"{name:40s} {ours:10.1f} {theirs:10.1f} {ours / theirs:7.2f}", flush=True)
 

@@ -210,9 +210,12 @@ def cdist_pairs(x1, x2, p2, body, out):
                 out[b, i, j] = 0
                 acc = out[b, i, j]
                 if p2:
-                    for k in range(m):
+                    for k in range(body):
                         d = abs(x1[b, i, k] - x2[b, j, k])
-                        acc = acc + d * d if k < body else fma(d, d, acc)
+                        acc = acc + d * d
+                    for k in range(body, m):
+                        d = abs(x1[b, i, k] - x2[b, j, k])
+                        acc = fma(d, d, acc)
                     out[b, i, j] = np.sqrt(acc)
                 else:
                     for k in range(m):

@@ -327,10 +327,14 @@ def _cdist_compiled(x1, x2, p):
         return None
     if not x1.size or not x2.size:
         return None  # (the NumPy path's empty results)
-    batch = _np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     (np1, m), nr = x1.shape[-2:], x2.shape[-2]
-    a = _np.ascontiguousarray(_np.broadcast_to(x1, batch + x1.shape[-2:])).reshape(-1, np1, m)
-    b = _np.ascontiguousarray(_np.broadcast_to(x2, batch + x2.shape[-2:])).reshape(-1, nr, m)
+    batch = x1.shape[:-2]
+    if batch == x2.shape[:-2]:  # (any strides: the loop reads them)
+        a, b = x1.reshape(-1, np1, m), x2.reshape(-1, nr, m)
+    else:
+        batch = _np.broadcast_shapes(batch, x2.shape[:-2])
+        a = _np.ascontiguousarray(_np.broadcast_to(x1, batch + (np1, m))).reshape(-1, np1, m)
+        b = _np.ascontiguousarray(_np.broadcast_to(x2, batch + (nr, m))).reshape(-1, nr, m)
     out = _np.empty(batch + (np1, nr), x1.dtype)
     body = m - m % (16 // x1.itemsize)
     k.cdist_pairs(a, b, p == 2, body, out.reshape(-1, np1, nr))
