@@ -223,6 +223,38 @@ def cdist_pairs(x1, x2, p2, body, out):
                     out[b, i, j] = acc
 
 
+def cdist_backward(x, other, g, d, p2, consts, out):
+    """torch's run_backward_parallel_cdist for p = 1 (``p2`` False) or 2: out (B, N, M), from
+    0, adds for each row j of ``other`` (B, R, M) in order ``g * sign(x - other_j)`` (sign:
+    1, -1, +0 at a zero, NaN at NaN) or ``(g * (x - other_j)) / d`` (+0 where d == 0), with
+    g and d (B, N, R) at (i, j); ``consts``: 0, 1, -1 in the dtype."""
+    nb, n, m = x.shape
+    r = other.shape[1]
+    zero, one, minus = consts[0], consts[1], consts[2]
+    for b in range(nb):
+        for i in range(n):
+            acc = out[b, i]
+            for c in range(m):
+                acc[c] = zero
+            for j in range(r):
+                gij = g[b, i, j]
+                dij = d[b, i, j]
+                if p2 and dij == zero:
+                    for c in range(m):
+                        acc[c] = acc[c] + zero
+                    continue
+                for c in range(m):
+                    diff = x[b, i, c] - other[b, j, c]
+                    if p2:
+                        t = gij * diff / dij
+                    else:
+                        s = one if diff > zero else (minus if diff < zero else zero)
+                        if diff != diff:
+                            s = diff
+                        t = gij * s
+                    acc[c] = acc[c] + t
+
+
 def small_bmm(a, b, out):
     """torch's baddbmm_cpu_kernel: each entry summed from 0 over k in order, products and
     sums rounded apart; a (B, N, K), b (B, K, P), out (B, N, P)."""
@@ -316,6 +348,7 @@ def _build():
                 "lastdim_norm2",
                 "prod_blocks",
                 "cdist_pairs",
+                "cdist_backward",
                 "small_bmm",
                 "aap_forward",
                 "aap_backward",
@@ -335,6 +368,7 @@ _PLAIN = {
         lastdim_norm2,
         prod_blocks,
         cdist_pairs,
+        cdist_backward,
         small_bmm,
         aap_forward,
         aap_backward,

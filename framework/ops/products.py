@@ -15,7 +15,7 @@ from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .einsum import einsum
 from .shape import _dim, _unsafe_view
-from ._fastgrad import plain
+from ._fastgrad import plain, wrap
 from ._regrad import regrad
 
 
@@ -307,6 +307,16 @@ class Cdist(Op):
     def backward(self, grad):
         x1, x2 = self.inputs
         need1, need2 = self.needs_input_grad
+        if plain(grad) and not self.mm:  # torch's kernel on the arrays, where replayed
+            g, d = grad._data, self.output._data
+            a, b = x1._data, x2._data
+            g1 = _cdist_backward_replay(g, a, b, d, self.p) if need1 else None
+            g2 = None
+            if need2:
+                gt, dt = _np.swapaxes(g, -1, -2), _np.swapaxes(d, -1, -2)
+                g2 = _cdist_backward_replay(gt, b, a, dt, self.p)
+            if (g1 is not None or not need1) and (g2 is not None or not need2):
+                return (wrap(g1, grad) if need1 else None), (wrap(g2, grad) if need2 else None)
         if plain(grad) or vmap_hook[0]:  # no graph to record (or batched): the formula
             return _cdist_grads(grad, x1, x2, self.output, self.p, (need1, need2))
         d, p = self.output, self.p  # torch: one _cdist_backward node per input
@@ -367,6 +377,41 @@ def _cdist_sequential(diff, p):
         return out.reshape(diff.shape[:-1])
 
 
+def _cdist_backward_replay(g, x, other, d, p):
+    """torch's _cdist_backward(g, x, other, p, d) for p = 1 or 2 on NumPy float32/float64
+    arrays of one batch shape (run_backward_parallel_cdist: each row's gradient from 0, the
+    rows of ``other`` added in order, ``g * sign(x - other_j)`` or ``(g * (x - other_j)) / d``,
+    0 where d is 0); x2's gradient is the call with x1 and x2 swapped and g, d transposed.
+    None elsewhere (the formula: other p, broadcast batches, the matrix-product path)."""
+    if p not in (1, 2) or any(type(a) is not _np.ndarray for a in (g, x, other, d)):
+        return None
+    if x.dtype.char not in "fd" or not all(a.dtype == x.dtype for a in (g, other, d)):
+        return None
+    (n, m), r, batch = x.shape[-2:], other.shape[-2], x.shape[:-2]
+    if other.shape[:-2] != batch or g.shape != batch + (n, r) or not x.size:
+        return None
+    a, b = x.reshape(-1, n, m), other.reshape(-1, r, m)
+    g3, d3 = g.reshape(-1, n, r), d.reshape(-1, n, r)
+    out = _np.empty(x.shape, x.dtype)
+    k = loops()
+    if k is not None:
+        consts = _np.array([0, 1, -1], x.dtype)
+        k.cdist_backward(a, b, g3, d3, p == 2, consts, out.reshape(-1, n, m))
+        return out
+    acc = _np.zeros(a.shape, x.dtype)
+    with _np.errstate(all="ignore"):
+        for j in range(r):
+            diff = a - b[:, j : j + 1]
+            gj, dj = g3[:, :, j : j + 1], d3[:, :, j : j + 1]
+            if p == 2:
+                t = _np.where(dj == 0, x.dtype.type(0), gj * diff / dj)
+            else:
+                t = gj * _np.sign(diff)
+            acc = acc + t
+    out[...] = acc.reshape(x.shape)
+    return out
+
+
 def _cdist_grads(grad, x1, x2, out, p, need=(True, True)):
     """cdist's gradients (x1, x2) for `grad`, in Tensor ops, from its output `out`."""
     d = out.unsqueeze(-1)
@@ -400,6 +445,12 @@ class CdistBackward(Op):
 
     def forward(self, g, x, other, d, p=2.0, second=False, mm=False):
         self.p, self.second, self.mm = p, second, mm
+        if not mm:  # torch's kernel, where replayed (for x2: x1 and x2 swapped, g and d
+            # transposed, as torch calls it)
+            gt, dt = (_np.swapaxes(a, -1, -2) if second else a for a in (g, d))
+            out = _cdist_backward_replay(gt, x, other, dt, p)
+            if out is not None:
+                return out
         dev = device_of(x)
         t = [Tensor._make(a, dev) for a in (g, x, other, d)]
         with no_grad():

@@ -1,10 +1,10 @@
 """The compiled replays (framework/ops/_replay_jit.py) and the NumPy replays beside them give
-the same bits: vector norms, prod, adaptive_avg_pool2d (forward and backward), cdist, small
-bmm and the generic interpolation kernel, float32/float64, on contiguous and strided inputs
-and on inputs with infinities, NaN, signed zeros, subnormals and huge values. Each result is
-compared with the other path's (NaN positions alike, every other value by its bits) and, on
-finite inputs, with torch's bytes. Without numba (or with FRAMEWORK_NUMBA=0) the NumPy path is
-checked against torch alone."""
+the same bits: vector norms, prod, adaptive_avg_pool2d (forward and backward), cdist (forward
+and backward), small bmm and the generic interpolation kernel, float32/float64, on contiguous
+and strided inputs and on inputs with infinities, NaN, signed zeros, subnormals and huge
+values. Each result is compared with the other path's (NaN positions alike, every other value
+by its bits) and, on finite inputs, with torch's bytes. Without numba (or with
+FRAMEWORK_NUMBA=0) the NumPy path is checked against torch alone."""
 
 import importlib.util
 import os
@@ -208,3 +208,53 @@ def test_interpolate_paths(dtype, mode, shape, align_corners, specials):
 
         other_kernel = mode == "bilinear" and sf < 1
         _check(ours, None if specials or other_kernel else theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [1.0, 2.0])
+@pytest.mark.parametrize(
+    "s1,s2", [((2, 5, 9), (2, 6, 9)), ((5, 3), (7, 3)), ((1, 4, 17), (1, 8, 17)), ((4, 3), None)]
+)
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_cdist_backward_paths(dtype, p, s1, s2, create_graph):
+    """cdist's input gradients as torch's _cdist_backward kernel (each row's sum over the
+    other input's rows in order; x2's by the swapped call), on arrays and through the
+    recorded CdistBackward nodes; equal rows (distance 0) too (s2 None: x2 = x1)."""
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal(s1).astype(dtype)
+    b = a.copy() if s2 is None else rng.standard_normal(s2).astype(dtype)
+    g = rng.standard_normal(a.shape[:-1] + (b.shape[-2],)).astype(dtype)
+
+    def ours():
+        oa = framework.tensor(a, requires_grad=True)
+        ob = framework.tensor(b, requires_grad=True)
+        out = framework.cdist(oa, ob, p)
+        grads = framework.autograd.grad(
+            out, (oa, ob), framework.tensor(g), create_graph=create_graph
+        )
+        return [t.detach().numpy() for t in grads]
+
+    def theirs():
+        ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+        torch.cdist(ta, tb, p).backward(torch.tensor(g))
+        return [ta.grad.numpy(), tb.grad.numpy()]
+
+    _check(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [1.0, 2.0])
+def test_cdist_backward_specials(dtype, p):
+    """The backward replay with inf/NaN/signed zeros/subnormals in the inputs and gradient:
+    compiled and NumPy replays alike."""
+    a, b = _data((2, 5, 7), dtype, 11, True), _data((2, 6, 7), dtype, 12, True)
+    g = _data((2, 5, 6), dtype, 13, True)
+
+    def ours():
+        oa = framework.tensor(a, requires_grad=True)
+        ob = framework.tensor(b, requires_grad=True)
+        with np.errstate(all="ignore"):
+            framework.cdist(oa, ob, p).backward(framework.tensor(g))
+        return [oa.grad.numpy(), ob.grad.numpy()]
+
+    _check(ours)
