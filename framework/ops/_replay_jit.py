@@ -24,6 +24,7 @@ Example:
 import numpy as np
 
 from .._fma import fused
+from . import _fused
 
 ADD_ABS, ADD_SQUARE, ADD, MULTIPLY = 0, 1, 2, 3  # fold_rows' step: acc + |v|, + v*v, + v, * v
 
@@ -380,11 +381,11 @@ _PLAIN = {
 def loops():
     """The compiled loops (a namespace), or None without numba, with FRAMEWORK_NUMBA=0 or
     inside ``_fused.disabled()`` (the NumPy replays then run: the same bits)."""
-    from ._fused import kernels
-
-    if kernels() is None:
-        return None
     k = _LOOPS[0]
+    if k and _fused._state[0]:  # (built, and _fused's kernels on: the common case)
+        return k
+    if _fused.kernels() is None:
+        return None
     if k is None:
         k = _LOOPS[0] = _build()
     return k or None
