@@ -18,11 +18,14 @@ torch reduces a norm in one of two orders (measured against torch 2.13's AVX2 bu
 
 Sequential sums fold rows of an (n, outputs) array one after another (``down``: each partial
 sum rounded in the array's dtype), so the NumPy code gives the same bits with or without numba.
+Where numba is, compiled loops (``_replay_jit``: one pass, no transposed copy) perform the same
+operations in the same order.
 """
 
 import numpy as np
 
 from .._fma import fused
+from ._replay_jit import ADD, ADD_ABS, ADD_SQUARE, loops
 from ._sum_kernel import GRAIN
 
 _LANES = {"f": 8, "d": 4}  # a 32-byte vector (torch's AVX2 and default builds)
@@ -94,6 +97,22 @@ def _lastdim_norm2(rows):
     return np.sqrt(total)
 
 
+def _compiled_norm(k, rows, ord, dt):
+    """binary_kernel_reduce's norms of ``rows`` (outputs, n; a view where it can be) by the
+    compiled fold; the powers by NumPy on a C-ordered copy, as the columns' replay takes them."""
+    out = np.empty(rows.shape[0], rows.dtype)
+    if ord == 1:
+        k.fold_rows(rows, ADD_ABS, out)
+        return out
+    if ord == 2:
+        k.fold_rows(rows, ADD_SQUARE, out)
+        return np.sqrt(out)
+    p = dt(ord)
+    with np.errstate(all="ignore"):
+        k.fold_rows(np.power(np.abs(np.ascontiguousarray(rows)), p), ADD, out)
+        return np.power(out, dt(1) / p)
+
+
 def torch_norm(x, ord, axes):
     """The ``ord``-norm of the NumPy array ``x`` over ``axes`` (a tuple of non-negative axes) in
     torch's CPU order, with the reduced dimensions kept (size 1); None for other dtypes, ord
@@ -108,10 +127,18 @@ def torch_norm(x, ord, axes):
     kept, red, n, unit = got
     dt = x.dtype.type
     out_shape = [1 if a in axes else s for a, s in enumerate(x.shape)]
+    k = loops()
     if ord == 2 and unit:
-        return _lastdim_norm2(rows_of(x, kept, red, n)).reshape(out_shape)
+        rows = rows_of(x, kept, red, n)
+        if k is None:
+            return _lastdim_norm2(rows).reshape(out_shape)
+        out = np.empty(rows.shape[0], x.dtype)
+        k.lastdim_norm2(rows.reshape(-1), n, _LANES[x.dtype.char], x.dtype.char == "f", out)
+        return out.reshape(out_shape)
     if n >= GRAIN:
         return None  # torch's two-pass reduction across threads
+    if k is not None:
+        return _compiled_norm(k, x.transpose(kept + red).reshape(-1, n), ord, dt).reshape(out_shape)
     cols = columns_of(x, kept, red, n)
     if ord == 1:
         return down(np.abs(cols)).reshape(out_shape)

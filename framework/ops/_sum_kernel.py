@@ -24,6 +24,7 @@ Example:
     True
 """
 
+import math
 import os
 
 import numpy as np
@@ -252,9 +253,9 @@ def torch_sum(x, axes):
     last = len(flags) - 1 - flags[::-1].index(True)
     if not all(flags[first : last + 1]):
         return None  # reduced dimensions apart: another iteration order
-    blocks = int(np.prod([n for n, _ in dims[:first]], dtype=np.int64))
-    n = int(np.prod([n for n, _ in dims[first : last + 1]], dtype=np.int64))
-    cols = int(np.prod([n for n, _ in dims[last + 1 :]], dtype=np.int64))
+    blocks = math.prod([n for n, _ in dims[:first]])
+    n = math.prod([n for n, _ in dims[first : last + 1]])
+    cols = math.prod([n for n, _ in dims[last + 1 :]])
     width = _VECTOR_BYTES // x.itemsize
     flat = x.reshape(-1)
     if cols == 1:

@@ -8,6 +8,7 @@ from ..autograd.op import Op
 from ..backend import np as _np
 from ..dtypes import cpp_type_name, scalar_type_name
 from ._norm_kernel import down
+from ._replay_jit import loops
 from ._sum_kernel import torch_sum
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
@@ -273,6 +274,11 @@ class Bmm(Op):
             if a.shape[2] * a.shape[1] * b.shape[2] < 400 and _small_bmm_exact(a, b):
                 # torch's baddbmm_cpu_kernel below 400 multiply-adds per matrix: each entry
                 # summed from 0 over k in order, products and sums rounded apart
+                k = loops()
+                if k is not None:  # (the same steps compiled: _replay_jit.small_bmm)
+                    out = _np.empty((a.shape[0], a.shape[1], b.shape[2]), a.dtype)
+                    k.small_bmm(a, b, out)
+                    return out
                 prods = a.transpose(2, 0, 1)[..., None] * b.transpose(1, 0, 2)[:, :, None, :]
                 out = down(prods.reshape(a.shape[2], -1)) + a.dtype.type(0)
                 return out.reshape(a.shape[0], a.shape[1], b.shape[2])

@@ -31,6 +31,23 @@ def _numpy_p_norm(xp, a, ord, axes):
         return (a**ord).sum(axis=axes, keepdims=True) ** (1.0 / ord)
 
 
+def _numpy_norm(xp, x, ord, axes, single):
+    """The `ord`-norm of x over `axes` (kept) where torch's order is not replayed; `single`:
+    one element per norm, where torch returns |x| (no square to overflow)."""
+    a = xp.abs(x)
+    if single:
+        return a
+    if ord == math.inf:
+        if not a.size:
+            return xp.zeros([1 if i in axes else n for i, n in enumerate(a.shape)], dtype=a.dtype)
+        return a.max(axis=axes, keepdims=True)
+    if ord == -math.inf:
+        return a.min(axis=axes, keepdims=True)
+    if ord == 0:
+        return (a != 0).sum(axis=axes, keepdims=True).astype(x.dtype)
+    return _numpy_p_norm(xp, a, ord, axes)
+
+
 class LinalgVectorNorm(Op):
     saves_inputs = True
     saves_output = True
@@ -41,24 +58,11 @@ class LinalgVectorNorm(Op):
         xp = self.xp
         axes = tuple(range(x.ndim)) if dim is None else dim
         self.ord, self.axes, self.keepdim = ord, axes, keepdim
-        a = xp.abs(x)
-        one = ord != 0 and a.size and math.prod(a.shape[i] for i in axes) == 1
-        if one and not reduce_scalar:
-            out = a  # one element per norm: torch returns |x| (no square to overflow)
-        elif ord == math.inf:
-            out = (
-                a.max(axis=axes, keepdims=True)
-                if a.size
-                else xp.zeros([1 if i in axes else n for i, n in enumerate(a.shape)], dtype=a.dtype)
-            )
-        elif ord == -math.inf:
-            out = a.min(axis=axes, keepdims=True)
-        elif ord == 0:
-            out = (a != 0).sum(axis=axes, keepdims=True).astype(x.dtype)
-        else:  # a p-norm: torch's own order (_norm_kernel), else NumPy's
-            out = torch_norm(x, ord, axes) if self.half is None else None
-            if out is None:
-                out = _numpy_p_norm(xp, a, ord, axes)
+        one = ord != 0 and x.size and math.prod(x.shape[i] for i in axes) == 1
+        p_norm = not (one and not reduce_scalar) and ord not in (0, math.inf, -math.inf)
+        out = torch_norm(x, ord, axes) if p_norm and self.half is None else None
+        if out is None:  # |x| itself, its max, min or count, or NumPy's p-norm
+            out = _numpy_norm(xp, x, ord, axes, one and not reduce_scalar)
         return (
             out if keepdim else out.reshape([n for i, n in enumerate(out.shape) if i not in axes])
         )

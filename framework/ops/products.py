@@ -10,11 +10,12 @@ from ..backend import device_of
 from ..backend import np as _np
 from .._fma import fused
 from ._norm_kernel import down
+from ._replay_jit import loops
 from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from .einsum import einsum
 from .shape import _dim, _unsafe_view
-from ._fastgrad import plain
+from ._fastgrad import plain, wrap
 from ._regrad import regrad
 
 
@@ -286,6 +287,10 @@ class Cdist(Op):
     def forward(self, x1, x2, p=2.0, mm=False):
         xp = self.xp
         self.p, self.mm = p, mm
+        if xp is _np and p in (1, 2) and x1.dtype.char in "fd" and x1.dtype == x2.dtype:
+            out = None if mm else _cdist_compiled(x1, x2, p)
+            if out is not None:
+                return out
         diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
         if p == 0:  # torch counts min(ceil(|d|), 1): NaN stays NaN
             return xp.minimum(xp.ceil(diff), 1).sum(-1).astype(x1.dtype)
@@ -302,6 +307,16 @@ class Cdist(Op):
     def backward(self, grad):
         x1, x2 = self.inputs
         need1, need2 = self.needs_input_grad
+        if plain(grad) and not self.mm:  # torch's kernel on the arrays, where replayed
+            g, d = grad._data, self.output._data
+            a, b = x1._data, x2._data
+            g1 = _cdist_backward_replay(g, a, b, d, self.p) if need1 else None
+            g2 = None
+            if need2:
+                gt, dt = _np.swapaxes(g, -1, -2), _np.swapaxes(d, -1, -2)
+                g2 = _cdist_backward_replay(gt, b, a, dt, self.p)
+            if (g1 is not None or not need1) and (g2 is not None or not need2):
+                return (wrap(g1, grad) if need1 else None), (wrap(g2, grad) if need2 else None)
         if plain(grad) or vmap_hook[0]:  # no graph to record (or batched): the formula
             return _cdist_grads(grad, x1, x2, self.output, self.p, (need1, need2))
         d, p = self.output, self.p  # torch: one _cdist_backward node per input
@@ -312,6 +327,28 @@ class Cdist(Op):
 
     jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative yet
     jvp_name = "_cdist_forward"
+
+
+def _cdist_compiled(x1, x2, p):
+    """``_cdist_sequential`` for p = 1 or 2 by the compiled loop (``_replay_jit``: the same
+    operations per pair, without the (.., P, R, M) differences); None without numba."""
+    k = loops()
+    if k is None or type(x1) is not _np.ndarray or type(x2) is not _np.ndarray:
+        return None
+    if not x1.size or not x2.size:
+        return None  # (the NumPy path's empty results)
+    (np1, m), nr = x1.shape[-2:], x2.shape[-2]
+    batch = x1.shape[:-2]
+    if batch == x2.shape[:-2]:  # (any strides: the loop reads them)
+        a, b = x1.reshape(-1, np1, m), x2.reshape(-1, nr, m)
+    else:
+        batch = _np.broadcast_shapes(batch, x2.shape[:-2])
+        a = _np.ascontiguousarray(_np.broadcast_to(x1, batch + (np1, m))).reshape(-1, np1, m)
+        b = _np.ascontiguousarray(_np.broadcast_to(x2, batch + (nr, m))).reshape(-1, nr, m)
+    out = _np.empty(batch + (np1, nr), x1.dtype)
+    body = m - m % (16 // x1.itemsize)
+    k.cdist_pairs(a, b, p == 2, body, out.reshape(-1, np1, nr))
+    return out
 
 
 def _cdist_sequential(diff, p):
@@ -338,6 +375,41 @@ def _cdist_sequential(diff, p):
         agg = down(_np.power(cols, dt(p)))
         out = _np.power(agg.astype(_np.float64), 1.0 / float(dt(p))).astype(diff.dtype)
         return out.reshape(diff.shape[:-1])
+
+
+def _cdist_backward_replay(g, x, other, d, p):
+    """torch's _cdist_backward(g, x, other, p, d) for p = 1 or 2 on NumPy float32/float64
+    arrays of one batch shape (run_backward_parallel_cdist: each row's gradient from 0, the
+    rows of ``other`` added in order, ``g * sign(x - other_j)`` or ``(g * (x - other_j)) / d``,
+    0 where d is 0); x2's gradient is the call with x1 and x2 swapped and g, d transposed.
+    None elsewhere (the formula: other p, broadcast batches, the matrix-product path)."""
+    if p not in (1, 2) or any(type(a) is not _np.ndarray for a in (g, x, other, d)):
+        return None
+    if x.dtype.char not in "fd" or not all(a.dtype == x.dtype for a in (g, other, d)):
+        return None
+    (n, m), r, batch = x.shape[-2:], other.shape[-2], x.shape[:-2]
+    if other.shape[:-2] != batch or g.shape != batch + (n, r) or not x.size:
+        return None
+    a, b = x.reshape(-1, n, m), other.reshape(-1, r, m)
+    g3, d3 = g.reshape(-1, n, r), d.reshape(-1, n, r)
+    out = _np.empty(x.shape, x.dtype)
+    k = loops()
+    if k is not None:
+        consts = _np.array([0, 1, -1], x.dtype)
+        k.cdist_backward(a, b, g3, d3, p == 2, consts, out.reshape(-1, n, m))
+        return out
+    acc = _np.zeros(a.shape, x.dtype)
+    with _np.errstate(all="ignore"):
+        for j in range(r):
+            diff = a - b[:, j : j + 1]
+            gj, dj = g3[:, :, j : j + 1], d3[:, :, j : j + 1]
+            if p == 2:
+                t = _np.where(dj == 0, x.dtype.type(0), gj * diff / dj)
+            else:
+                t = gj * _np.sign(diff)
+            acc = acc + t
+    out[...] = acc.reshape(x.shape)
+    return out
 
 
 def _cdist_grads(grad, x1, x2, out, p, need=(True, True)):
@@ -373,6 +445,12 @@ class CdistBackward(Op):
 
     def forward(self, g, x, other, d, p=2.0, second=False, mm=False):
         self.p, self.second, self.mm = p, second, mm
+        if not mm:  # torch's kernel, where replayed (for x2: x1 and x2 swapped, g and d
+            # transposed, as torch calls it)
+            gt, dt = (_np.swapaxes(a, -1, -2) if second else a for a in (g, d))
+            out = _cdist_backward_replay(gt, x, other, dt, p)
+            if out is not None:
+                return out
         dev = device_of(x)
         t = [Tensor._make(a, dev) for a in (g, x, other, d)]
         with no_grad():

@@ -2,6 +2,7 @@
 bicubic, trilinear) applies one (out, in) weight matrix per spatial axis; the gradient applies
 the transposes. Also pixel_shuffle/unshuffle and channel_shuffle (pure rearrangements)."""
 
+import functools
 import math
 
 from .._errors import refuse
@@ -9,6 +10,7 @@ from ..autograd.op import Op
 from .._fma import fused
 from ..backend import np as _np
 from ..backend import scatter_add
+from ._replay_jit import loops
 
 _A = -0.75  # torch's bicubic convolution coefficient
 
@@ -42,9 +44,20 @@ def _generic_linear(x, mats):
     outermost axis, its t's the same over the next axis, down to the input (so the last axis
     is interpolated first), as torch's build rounds it: ``fma(t0, w0, t1 * w1)``, then each
     further tap fused in (``fma(t2, w2, acc)``, ...); weights in the input's dtype. Measured
-    bit-equal to torch 2.13 (upsampling and downsampling, both align_corners)."""
+    bit-equal to torch 2.13 (upsampling and downsampling, both align_corners). Compiled
+    where numba is (``_replay_jit.axis_taps``: the same fused steps, no tap copies)."""
+    jit = loops()
     for a, _, idx, w in reversed(mats):
         w = w.astype(x.dtype)
+        if jit is not None and idx.shape[1] >= 2 and x.size and idx.shape[0]:
+            x = _np.ascontiguousarray(x)
+            outer = math.prod(x.shape[:a])
+            out = _np.empty(x.shape[:a] + (idx.shape[0],) + x.shape[a + 1 :], x.dtype)
+            x3 = x.reshape(outer, x.shape[a], -1)
+            idx2 = _np.ascontiguousarray(idx, dtype=_np.intp)
+            jit.axis_taps(x3, idx2, _np.ascontiguousarray(w), out.reshape(outer, idx.shape[0], -1))
+            x = out
+            continue
         taps = [_np.take(x, idx[:, k], axis=a) for k in range(idx.shape[1])]  # C order
         wshape = [1] * x.ndim
         wshape[a] = idx.shape[0]
@@ -151,6 +164,29 @@ def _matrix(xp, mode, n_in, n_out, align_corners, scale, dtype="float64"):
     for k in range(idx.shape[1]):
         scatter_add(xp, m, (rows, idx[:, k]), w[:, k])
     return m
+
+
+def _axis_map(xp, mode, n_in, n_out, align_corners, scale, dtype):
+    """(matrix, taps' indices, taps' weights) of one axis (``_matrix``, ``_taps``); for NumPy
+    kept per argument set (read-only arrays: a training loop resamples the same shapes)."""
+    if xp is not _np:
+        return _axis_map_of(xp, mode, n_in, n_out, align_corners, scale, dtype)
+    return _cached_axis_map(mode, n_in, n_out, align_corners, scale, dtype)
+
+
+def _axis_map_of(xp, mode, n_in, n_out, align_corners, scale, dtype):
+    """``_axis_map`` computed."""
+    m = _matrix(xp, mode, n_in, n_out, align_corners, scale, dtype)
+    return (m, *_taps(xp, mode, n_in, n_out, align_corners, scale, dtype))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_axis_map(mode, n_in, n_out, align_corners, scale, dtype):
+    """``_axis_map`` for NumPy, kept."""
+    out = _axis_map_of(_np, mode, n_in, n_out, align_corners, scale, dtype)
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def _fma(xp, a, b, c):
@@ -359,12 +395,9 @@ def interpolate(
     refuse(input._data, "biu", _KERNELS.get((mode, nd)) or _KERNELS[mode])
     xp = input.xp
     ac = bool(align_corners)
+    dt = str(input._data.dtype)
     mats = tuple(
-        (
-            2 + i,
-            _matrix(xp, mode, n_in, n_out, ac, sc, input._data.dtype),
-            *_taps(xp, mode, n_in, n_out, ac, sc, input._data.dtype),
-        )
+        (2 + i, *_axis_map(xp, mode, n_in, n_out, ac, sc, dt))
         for i, (n_in, n_out, sc) in enumerate(zip(in_sizes, out_sizes, scales))
     )
     same = mode == "bicubic" and in_sizes == out_sizes
