@@ -158,7 +158,7 @@ def _register():
             register(table[name])(index_ops)
     for rule, names in (
         (solve, ["LinalgSolveEx"]),
-        (cdist, ["Cdist"]),
+        (cdist, ["Cdist", "EuclideanDist"]),
         (median, ["Median"]),
         (gather, ["ScatterReduceTwo"]),
         (

@@ -470,6 +470,56 @@ class CdistBackward(Op):
     jvp_name = "_cdist_backward"
 
 
+class EuclideanDist(Op):
+    """torch's _euclidean_dist(x1, x2), cdist's matrix-product path for p = 2: the distances
+    as sqrt(clamp_min([-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, 0)), rounding like one product
+    (a self-distance is rounding noise, not 0, as torch's). Its backward is torch's
+    _euclidean_dist_backward in Tensor ops (so it has a second derivative)."""
+
+    saves_inputs = True
+    saves_output = True
+
+    def forward(self, x1, x2):
+        xp = self.xp
+        with no_grad():  # (torch's ops: the squares summed in its order)
+            n1, n2 = (Tensor._make(a, device_of(a)).pow(2).sum(-1, True)._data for a in (x1, x2))
+        a = xp.concatenate([x1 * x1.dtype.type(-2), n1, xp.ones_like(n1)], -1)
+        b = xp.concatenate([x2, xp.ones_like(n2), n2], -1)
+        out = xp.matmul(a, xp.swapaxes(b, -1, -2))
+        xp.maximum(out, 0, out=out, where=~xp.isnan(out))  # clamp_min_ (NaN stays)
+        return xp.sqrt(out, out=out)
+
+    def backward(self, grad):
+        x1, x2 = self.inputs
+        res = self.output
+        ratio = (grad / res).masked_fill(res == 0, 0)  # a subgradient of 0 at distance 0
+        g1 = x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2)
+        g2 = x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1)
+        return g1, g2
+
+    jvp = Op.jvp_not_implemented  # as torch 2.13: no forward derivative
+    jvp_name = "_euclidean_dist"
+
+
+def _euclidean_cdist(x1, x2):
+    """cdist_impl's matrix-product path: _euclidean_dist of the inputs (of their batches
+    expanded and flattened where the batch has more than one element), viewed as the output
+    shape (ViewBackward0 over EuclideanDistBackward0, as torch's)."""
+    from .shape import reshape
+
+    r1, r2, c = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    shape = batch + (r1, r2)
+    if c == 0:  # torch: at::zeros, no graph
+        return Tensor._make(x1.xp.zeros(shape, x1._data.dtype), x1.device)
+    n = math.prod(batch)
+    if n == 1:
+        return EuclideanDist.apply(x1, x2).view(shape)
+    a = reshape(x1.expand(batch + (r1, c)), (n, r1, c))
+    b = reshape(x2.expand(batch + (r2, c)), (n, r2, c))
+    return EuclideanDist.apply(a, b).view(shape)
+
+
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Distances between each row of x1 and each row of x2 (batched), p-norm.
 
@@ -505,6 +555,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         compute_mode == "use_mm_for_euclid_dist"
         or (compute_mode == "use_mm_for_euclid_dist_if_necessary" and rows > 25)
     )
+    if mm and x1.numel() and x2.numel():  # (empty inputs: torch's _cdist_forward node)
+        return _euclidean_cdist(x1, x2)
     return Cdist.apply(x1, x2, p=float(p), mm=mm)
 
 

@@ -103,3 +103,73 @@ def test_solve_backward_nonfinite_gradient_float32(seed):
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
     np.testing.assert_array_equal(np.isinf(ours), np.isinf(theirs))
     np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "s1, s2, mode",
+    [
+        ((30, 5), (20, 5), None),
+        ((3, 30, 5), (20, 5), None),
+        ((1, 30, 5), (20, 5), None),
+        ((2, 1, 30, 4), (3, 20, 4), None),
+        ((4, 5), (3, 5), "use_mm_for_euclid_dist"),
+        ((30, 0), (20, 0), None),
+    ],
+)
+def test_cdist_matrix_product_path(s1, s2, mode):
+    """cdist with p = 2 and more than 25 rows (or compute_mode asking for it) is torch's
+    _euclidean_dist viewed to the output shape: ViewBackward0 over EuclideanDistBackward0
+    (was CdistBackward0), values by the product formula (a self-distance is rounding noise as
+    torch's), gradients by _euclidean_dist_backward; no inner dim: zeros with no graph."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(s1).astype(np.float32)
+    b = rng.standard_normal(s2).astype(np.float32)
+    kw = {} if mode is None else {"compute_mode": mode}
+    res = []
+    for lib in (framework, torch):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        d = lib.cdist(x, y, **kw)
+        node = d.grad_fn
+        names = [] if node is None else [node.name()] + [f.name() for f, _ in node.next_functions]
+        up = lib.tensor(np.random.default_rng(1).standard_normal(tuple(d.shape)), dtype=d.dtype)
+        grads = lib.autograd.grad(d, (x, y), up, allow_unused=True) if d.requires_grad else ()
+        res.append((d.detach().numpy(), names, d.stride(), d.requires_grad, grads))
+    (ov, on, os_, org, og), (tv, tn, ts, trg, tg) = res
+    assert on == tn and ov.shape == tv.shape and org == trg
+    if tv.size:
+        assert os_ == ts
+    np.testing.assert_allclose(ov, tv, rtol=1e-5, atol=1e-5)
+    for o, t in zip(og, tg):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_cdist_matrix_product_path_second_order():
+    """EuclideanDist's backward is Tensor ops: gradcheck and gradgradcheck in float64, and
+    torch's second-order gradients (SubBackward0 on the first-order gradient)."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((30, 3)), rng.standard_normal((26, 3))
+    x = framework.tensor(a, requires_grad=True)
+    y = framework.tensor(b, requires_grad=True)
+    assert framework.autograd.gradcheck(framework.cdist, (x, y))
+    assert framework.autograd.gradgradcheck(framework.cdist, (x, y))
+    out = []
+    for lib in (framework, torch):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.cdist(x, y).sum(), x, create_graph=True)
+        out.append((g.grad_fn.name(), lib.autograd.grad((g * g).sum(), (x, y))))
+    assert out[0][0] == out[1][0] == "SubBackward0"
+    for o, t in zip(out[0][1], out[1][1]):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-9, atol=1e-9)
+
+
+def test_cdist_matrix_product_path_has_no_forward_derivative():
+    """torch 2.13 has no forward AD for _euclidean_dist: both refuse with its name."""
+    a = np.random.default_rng(3).standard_normal((30, 3))
+    msgs = []
+    for lib in (framework, torch):
+        x2 = lib.tensor(a[:20])
+        try:
+            lib.func.jvp(lambda v: lib.cdist(v, x2), (lib.tensor(a),), (lib.tensor(a),))
+        except NotImplementedError as e:
+            msgs.append(str(e).split("\n")[0])
+    assert len(msgs) == 2 and msgs[0] == msgs[1]
