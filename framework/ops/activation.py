@@ -5,7 +5,7 @@ import math
 from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
-from . import _fused, _sleef
+from . import _fused, _sleef, _sleef_act
 from ..backend import np as _np  # (relu's float32 fast path)
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap, zero_where
@@ -615,6 +615,8 @@ class Gelu(Op):
         self.approximate = approximate
         xp, dt = self.xp, x.dtype.type
         if approximate == "tanh":
+            if self.half is None and _sleef_act.applies(x):  # torch's kernel, bit for bit
+                return _sleef_act.gelu_tanh(x)
             if _is_array(xp, x) and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
                 self.tanh1 = _one_plus_tanh(xp, x)  # kept for backward
                 out = x * self.tanh1
@@ -666,11 +668,16 @@ def _gelu_cdf(xp, x):
     return 0.5 * (1.0 + cdf)
 
 
-def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None):
+def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None, exact=True):
     """torch's gelu_backward(grad, x, approximate) on arrays: grad * d/dx gelu(x). `cdf` is
-    forward's Phi(x) and `tanh1` its 1 + tanh(...) where kept (else recomputed)."""
+    forward's Phi(x) and `tanh1` its 1 + tanh(...) where kept (else recomputed); exact:
+    float32/float64 NumPy arrays run torch's kernel where replayed (not a half op's)."""
     dt = a.dtype.type
     if approximate == "tanh":
+        if exact and _sleef_act.applies(g, a):  # torch's CPU kernel, bit for bit
+            d = _sleef_act.gelu_tanh_backward(g, a)
+            if d is not None:
+                return d
         if tanh1 is None and _is_array(xp, a) and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
             tanh1 = _one_plus_tanh(xp, a)  # as forward
         if tanh1 is not None and g.dtype == tanh1.dtype:

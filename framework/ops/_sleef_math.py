@@ -1,0 +1,439 @@
+"""Sleef's u10 expm1, log1p and tanh (float32 and float64), as torch's AVX2 build computes
+them in ``Vectorized<T>::expm1()/log1p()/tanh()`` (``Sleef_expm1f8_u10``,
+``Sleef_log1pd4_u10``, ``Sleef_tanhf8_u10`` ...): Sleef's double-float arithmetic with the
+fused multiply-adds of its FMA build (``vmla``, ``vfmapn``, ``vfmanp``) rounding once.
+
+The functions below are written once, in terms of a few helpers (``fma``, ``sel``, the
+exponent-bit tricks ``ldexp2``/``ldexp3``/``ilogb``, the constants' type ``T``, Sleef's
+u10 log ``logf_big`` from ``_sleef``), and bound
+twice: to NumPy array helpers here (``numpy_funcs``), to numba scalar helpers in
+``_sleef_act_jit`` (one compiled loop per kernel). Each name follows Sleef's: ``df_add2_22``
+is ``dfadd2_vf2_vf2_vf2`` (two double-floats in), ``df_mul_21`` ``dfmul_vf2_vf2_vf`` ...; a
+double-float is a pair (x, y).
+
+Example:
+    >>> import numpy as np
+    >>> float(numpy_funcs(np.float32)["expm1"](np.float32([0.0]))[0])
+    0.0
+"""
+
+import types
+
+import numpy as np
+
+from .._fma import fma32, fma64
+from . import _sleef
+
+# The helpers the generic functions call, bound per type and per array kind by ``bind``
+# (these module-level names are placeholders: the unbound functions are never called).
+T = fma = sel = abs_ = ldexp2 = ldexp3 = ilogb2k = rint_f = rint_i = None
+to_float = mulsign = is_negzero = logf_big = None
+
+# ---- double-float (double-double) arithmetic: Sleef's df.h / dd.h, FMA build --------------
+
+
+def df_add_11(x, y):
+    """dfadd: x + y as a pair (|x| >= |y|)."""
+    rx = x + y
+    return rx, (x - rx) + y
+
+
+def df_add_21(x, xy, y):
+    """dfadd_vf2_vf2_vf: (x, xy) + y (|x| >= |y|)."""
+    rx = x + y
+    return rx, ((x - rx) + y) + xy
+
+
+def df_add_12(x, y, yy):
+    """dfadd_vf2_vf_vf2: x + (y, yy) (|x| >= |y|)."""
+    rx = x + y
+    return rx, ((x - rx) + y) + yy
+
+
+def df_add_22(x, xy, y, yy):
+    """dfadd_vf2_vf2_vf2: (x, xy) + (y, yy) (|x| >= |y|)."""
+    rx = x + y
+    return rx, (((x - rx) + y) + xy) + yy
+
+
+def df_add2_11(x, y):
+    """dfadd2_vf2_vf_vf: x + y as a pair, any magnitudes."""
+    rx = x + y
+    v = rx - x
+    return rx, (x - (rx - v)) + (y - v)
+
+
+def df_add2_21(x, xy, y):
+    """dfadd2_vf2_vf2_vf: (x, xy) + y, any magnitudes."""
+    rx = x + y
+    v = rx - x
+    return rx, ((x - (rx - v)) + (y - v)) + xy
+
+
+def df_add2_22(x, xy, y, yy):
+    """dfadd2_vf2_vf2_vf2: (x, xy) + (y, yy), any magnitudes."""
+    rx = x + y
+    v = rx - x
+    return rx, ((x - (rx - v)) + (y - v)) + (xy + yy)
+
+
+def df_mul_11(x, y):
+    """dfmul_vf2_vf_vf: x y as a pair."""
+    rx = x * y
+    return rx, fma(x, y, -rx)
+
+
+def df_mul_21(x, xy, y):
+    """dfmul_vf2_vf2_vf: (x, xy) y."""
+    rx = x * y
+    return rx, fma(xy, y, fma(x, y, -rx))
+
+
+def df_mul_22(x, xy, y, yy):
+    """dfmul_vf2_vf2_vf2: (x, xy) (y, yy)."""
+    rx = x * y
+    return rx, fma(x, yy, fma(xy, y, fma(x, y, -rx)))
+
+
+def df_squ(x, xy):
+    """dfsqu_vf2_vf2: (x, xy) squared."""
+    rx = x * x
+    return rx, fma(x + x, xy, fma(x, x, -rx))
+
+
+def df_rec_2(x, xy):
+    """dfrec_vf2_vf2: 1 / (x, xy)."""
+    qx = T(1) / x
+    return qx, qx * fma(-xy, qx, fma(-x, qx, T(1)))
+
+
+def df_div(nx, ny, dx, dy):
+    """dfdiv_vf2_vf2_vf2: (nx, ny) / (dx, dy)."""
+    t = T(1) / dx
+    qx = nx * t
+    u = fma(t, nx, -qx)
+    qy = fma(-dy, t, fma(-dx, t, T(1)))
+    return qx, fma(qx, qy, fma(ny, t, u))
+
+
+# ---- float32: Sleef's sleefsimdsp.c ----------------------------------------------------------
+
+
+def expk2f(dx, dy):
+    """expk2f: exp of the pair (dx, dy) as a pair."""
+    u = (dx + dy) * T(1.442695040888963407359924681001892137426645954152985934135449406931)
+    q = rint_i(u)
+    qf = to_float(q)
+    sx, sy = df_add2_21(dx, dy, qf * T(-0.693145751953125))
+    sx, sy = df_add2_21(sx, sy, qf * T(-1.428606765330187045e-06))
+    u = fma(T(0.1980960224e-3), sx, T(0.1394256484e-2))
+    u = fma(u, sx, T(0.8333456703e-2))
+    u = fma(u, sx, T(0.4166637361e-1))
+    tx, ty = df_mul_21(sx, sy, u)
+    tx, ty = df_add2_21(tx, ty, T(0.166666659414234244790680580464e0))
+    tx, ty = df_mul_22(sx, sy, tx, ty)
+    tx, ty = df_add2_21(tx, ty, T(0.5))
+    qx, qy = df_squ(sx, sy)
+    tx, ty = df_mul_22(qx, qy, tx, ty)
+    tx, ty = df_add2_22(sx, sy, tx, ty)
+    tx, ty = df_add_12(T(1), tx, ty)
+    tx, ty = ldexp2(tx, q), ldexp2(ty, q)
+    under = dx < T(-104)
+    return sel(under, T(0), tx), sel(under, T(0), ty)
+
+
+def expm1f(a):
+    """Sleef_expm1f8_u10 (xexpm1f)."""
+    ex, ey = expk2f(a, T(0))
+    dx, dy = df_add2_21(ex, ey, T(-1.0))
+    x = dx + dy
+    x = sel(a > T(88.72283172607421875), T(np.inf), x)
+    x = sel(a < T(-16.635532333438687426013570), T(-1), x)
+    return sel(is_negzero(a), T(-0.0), x)
+
+
+def tanhf(x):
+    """Sleef_tanhf8_u10 (xtanhf)."""
+    y = abs_(x)
+    dx, dy = expk2f(y, T(0))
+    ex, ey = df_rec_2(dx, dy)
+    nx, ny = df_add_22(dx, dy, -ex, -ey)
+    mx, my = df_add_22(dx, dy, ex, ey)
+    qx, qy = df_div(nx, ny, mx, my)
+    y = qx + qy
+    y = sel((abs_(x) > T(8.664339742)) | (y != y), T(1.0), y)
+    y = mulsign(y, x)
+    return sel(x != x, T(np.nan), y)
+
+
+def log1pf(d):
+    """Sleef_log1pf8_u10 (xlog1pf: its fast path; Sleef's u10 log above its 1e23 cutoff,
+    ``logf_big``, as measured on torch's build)."""
+    dp1 = d + T(1)
+    o = dp1 < T(1.17549435e-38)
+    dp1 = sel(o, dp1 * T(18446744073709551616.0), dp1)
+    e = ilogb2k(dp1 * T(1.0 / 0.75))
+    t = ldexp3(T(1), -e)
+    m = fma(d, t, t - T(1))
+    e = sel(o, e - 64, e)
+    sx, sy = df_mul_21(T(0.69314718246459960938), T(-1.904654323148236017e-09), to_float(e))
+    ax, ay = df_add_11(T(2), m)
+    xx, xy = df_div(m, T(0), ax, ay)
+    x2 = xx * xx
+    t = fma(T(0.3027294874), x2, T(0.3996108174))
+    t = fma(t, x2, T(0.6666694880))
+    sx, sy = df_add_22(sx, sy, xx * T(2), xy * T(2))
+    sx, sy = df_add_21(sx, sy, (x2 * xx) * t)
+    r = sx + sy
+    r = sel(d > T(1e38), T(np.inf), r)
+    r = sel((d < T(-1)) | (d != d), T(np.nan), r)
+    r = sel(d == T(-1), T(-np.inf), r)
+    r = sel(is_negzero(d), T(-0.0), r)
+    return sel(d > T(1e23), logf_big(d), r)
+
+
+# ---- float64: Sleef's sleefsimddp.c ----------------------------------------------------------
+
+
+def poly2(x, c1, c0):
+    """POLY2: c1 x + c0 (one vmla)."""
+    return fma(x, T(c1), T(c0))
+
+
+def poly4(x, x2, c3, c2, c1, c0):
+    """POLY4: Estrin's scheme on four coefficients."""
+    return fma(x2, poly2(x, c3, c2), poly2(x, c1, c0))
+
+
+def expk2d(dx, dy):
+    """expk2: exp of the pair (dx, dy) as a pair (float64)."""
+    u = (dx + dy) * T(1.442695040888963407359924681001892137426645954152985934135449406931)
+    dq = rint_f(u)
+    q = rint_i(dq)
+    sx, sy = df_add2_21(dx, dy, dq * T(-0.69314718055966295651160180568695068359375))
+    sx, sy = df_add2_21(sx, sy, dq * T(-0.28235290563031577122588448175013436025525412068e-12))
+    s2x, s2y = df_squ(sx, sy)
+    s4x, s4y = df_squ(s2x, s2y)
+    s8 = s4x * s4x
+    u = fma(
+        s8,
+        poly2(sx, 0.1602472219709932072e-9, 0.2092255183563157007e-8),
+        fma(
+            s4x,
+            poly4(
+                sx,
+                s2x,
+                0.2505230023782644465e-7,
+                0.2755724800902135303e-6,
+                0.2755731892386044373e-5,
+                0.2480158735605815065e-4,
+            ),
+            poly4(
+                sx,
+                s2x,
+                0.1984126984148071858e-3,
+                0.1388888888886763255e-2,
+                0.8333333333333347095e-2,
+                0.4166666666666669905e-1,
+            ),
+        ),
+    )
+    tx, ty = df_mul_21(sx, sy, T(0.1666666666666666574e0))
+    tx, ty = df_add_12(T(0.5), tx, ty)
+    tx, ty = df_mul_22(tx, ty, sx, sy)
+    tx, ty = df_add_12(T(1.0), tx, ty)
+    tx, ty = df_mul_22(tx, ty, sx, sy)
+    tx, ty = df_add_12(T(1.0), tx, ty)
+    px, py = df_mul_21(s4x, s4y, u)
+    tx, ty = df_add_22(tx, ty, px, py)
+    tx, ty = ldexp2(tx, q), ldexp2(ty, q)
+    under = dx < T(-1000)
+    return sel(under, T(0), tx), sel(under, T(0), ty)
+
+
+def expm1d(a):
+    """Sleef_expm1d4_u10 (xexpm1)."""
+    ex, ey = expk2d(a, T(0))
+    dx, dy = df_add2_21(ex, ey, T(-1.0))
+    x = dx + dy
+    x = sel(a > T(709.782712893383996732223), T(np.inf), x)
+    x = sel(a < T(-36.736800569677101399113302437), T(-1), x)
+    return sel(is_negzero(a), T(-0.0), x)
+
+
+def tanhd(x):
+    """Sleef_tanhd4_u10 (xtanh)."""
+    y = abs_(x)
+    dx, dy = expk2d(y, T(0))
+    ex, ey = df_rec_2(dx, dy)
+    nx, ny = df_add2_22(dx, dy, -ex, -ey)
+    mx, my = df_add2_22(dx, dy, ex, ey)
+    qx, qy = df_div(nx, ny, mx, my)
+    y = qx + qy
+    y = sel((abs_(x) > T(18.714973875)) | (y != y), T(1.0), y)
+    y = mulsign(y, x)
+    return sel(x != x, T(np.nan), y)
+
+
+def log1pd(d):
+    """Sleef_log1pd4_u10 (xlog1p)."""
+    dp1 = d + T(1)
+    o = dp1 < T(2.2250738585072014e-308)
+    dp1 = sel(o, dp1 * T(18446744073709551616.0), dp1)
+    e = ilogb2k(dp1 * T(1.0 / 0.75))
+    t = ldexp3(T(1), -e)
+    m = fma(d, t, t - T(1))
+    e = sel(o, e - 64, e)
+    sx, sy = df_mul_21(
+        T(0.693147180559945286226764), T(2.319046813846299558417771e-17), to_float(e)
+    )
+    ax, ay = df_add_11(T(2), m)
+    xx, xy = df_div(m, T(0), ax, ay)
+    x2 = xx * xx
+    x4 = x2 * x2
+    x8 = x4 * x4
+    t = fma(
+        x8,
+        fma(x4, T(0.1532076988502701353), poly2(x2, 0.1525629051003428716, 0.1818605932937785996)),
+        poly4(
+            x2,
+            x4,
+            0.2222214519839380009,
+            0.2857142932794299317,
+            0.3999999999635251990,
+            0.6666666666667333541,
+        ),
+    )
+    sx, sy = df_add_22(sx, sy, xx * T(2), xy * T(2))
+    sx, sy = df_add_21(sx, sy, (x2 * xx) * t)
+    r = sx + sy
+    r = sel(d > T(1e307), T(np.inf), r)
+    r = sel((d < T(-1)) | (d != d), T(np.nan), r)
+    r = sel(d == T(-1), T(-np.inf), r)
+    return sel(is_negzero(d), T(-0.0), r)
+
+
+GENERIC = (
+    df_add_11,
+    df_add_21,
+    df_add_12,
+    df_add_22,
+    df_add2_11,
+    df_add2_21,
+    df_add2_22,
+    df_mul_11,
+    df_mul_21,
+    df_mul_22,
+    df_squ,
+    df_rec_2,
+    df_div,
+    poly2,
+    poly4,
+)
+FLOAT = (expk2f, expm1f, tanhf, log1pf)
+DOUBLE = (expk2d, expm1d, tanhd, log1pd)
+PUBLIC = ("expm1", "tanh", "log1p")
+
+
+def bind(funcs, namespace):
+    """Copies of `funcs` whose global names resolve in `namespace` (updated with them)."""
+    for f in funcs:
+        namespace[f.__name__] = types.FunctionType(f.__code__, namespace, f.__name__)
+    return namespace
+
+
+# ---- the NumPy helpers ----------------------------------------------------------------------
+
+
+def _numpy_helpers(t):
+    """The helpers of the generic functions for NumPy arrays of the float type t."""
+    f32 = t is np.float32
+    ib, ub, sh, bias, mask = (
+        (np.int32, np.uint32, 23, 127, 0xFF) if f32 else (np.int64, np.uint64, 52, 1023, 0x7FF)
+    )
+    sign = ib(np.iinfo(ib).min)
+
+    def fma(a, b, c):
+        """a b + c rounded once (framework._fma's exact emulation; inf and NaN as the
+        hardware FMA gives them)."""
+        a, b, c = (np.asarray(v, t) for v in (a, b, c))
+        if f32:
+            return fma32(a, b, c)
+        a, b, c = np.broadcast_arrays(a, b, c)
+        ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
+        z = t(0)
+        with np.errstate(all="ignore"):
+            r = fma64(np.where(ok, a, z), np.where(ok, b, z), np.where(ok, c, z))
+            return np.where(ok, r, a * b + c)
+
+    def bits(x):
+        return np.asarray(x, t).view(ib)
+
+    def pow2i(q):
+        return ((q.astype(ib) + ib(bias)) << ib(sh)).view(t)
+
+    def ldexp2(d, e):
+        h = e >> 1
+        return (d * pow2i(h)) * pow2i(e - h)
+
+    def ldexp3(d, q):
+        return (bits(d) + (q.astype(ib) << ib(sh))).view(t)
+
+    def ilogb2k(d):
+        return (((bits(d) >> ib(sh)) & ib(mask)) - ib(bias - 0)).astype(ib)
+
+    def rint_f(u):
+        return np.rint(u)
+
+    def rint_i(u):
+        big = ~(np.abs(u) < t(2147483520.0))
+        r = np.where(big, t(0), np.rint(u)).astype(np.int64)
+        return np.where(big, np.int64(-(2**31)), r)
+
+    def to_float(q):
+        return q.astype(t)
+
+    def mulsign(x, y):
+        return (bits(x) ^ (bits(y) & sign)).view(t)
+
+    def is_negzero(x):
+        return bits(x) == sign
+
+    return {
+        "np": np,
+        "T": t,
+        "fma": fma,
+        "sel": np.where,
+        "abs_": np.abs,
+        "ldexp2": ldexp2,
+        "ldexp3": ldexp3,
+        "ilogb2k": ilogb2k,
+        "rint_f": rint_f,
+        "rint_i": rint_i,
+        "to_float": to_float,
+        "mulsign": mulsign,
+        "is_negzero": is_negzero,
+        "logf_big": _sleef.log_np,
+    }
+
+
+_NUMPY = {}
+
+
+def numpy_funcs(t):
+    """{'expm1', 'tanh', 'log1p'} -> Sleef's function on NumPy arrays of the float type t."""
+    t = np.dtype(t).type
+    fs = _NUMPY.get(t)
+    if fs is None:
+        ns = bind(GENERIC + (FLOAT if t is np.float32 else DOUBLE), _numpy_helpers(t))
+        suffix = "f" if t is np.float32 else "d"
+
+        def wrap(f):
+            def run(x):
+                with np.errstate(all="ignore"):
+                    return np.asarray(f(np.asarray(x, t)), t)
+
+            return run
+
+        fs = _NUMPY[t] = {name: wrap(ns[name + suffix]) for name in PUBLIC}
+    return fs
