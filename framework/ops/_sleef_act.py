@@ -25,6 +25,7 @@ import ctypes
 import ctypes.util
 import math
 import os
+from fractions import Fraction
 
 import numpy as np
 
@@ -413,3 +414,55 @@ def gelu_tanh_backward(g, x):
         _gelu_tanh_backward_np,
         c,
     )
+
+
+_SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2 (1 / math.sqrt(2) is an ulp below it)
+_ERF_BETA = 1.12837916709551257390 * _SQRT1_2 * 0.5  # M_2_SQRTPI * M_SQRT1_2 * 0.5
+
+
+def _gelu_erf_np(x2, vec, c):
+    alpha, half, one = c
+
+    def body(erf):
+        return lambda a: a * half * (one + erf(a * alpha))
+
+    f = _libm("erf", np.dtype(np.float64))
+    erf_tail = lambda a: f(np.asarray(a).ravel()).reshape(np.shape(a))
+    return _two_ways(x2, vec, body(M.numpy_funcs(np.float64)["erf"]), body(erf_tail))
+
+
+def _gelu_erf_backward_np(g, x, vec, c):
+    alpha, beta, half, one, mhalf = c
+    nv = _split(x.size, x.itemsize, vec)
+    with np.errstate(all="ignore"):
+        erf = np.concatenate(
+            [
+                M.numpy_funcs(np.float64)["erf"](x[:nv] * alpha),
+                _libm("erf", x.dtype)(x[nv:] * alpha),
+            ]
+        )
+        e = np.concatenate(
+            [_sleef.exp_np(x[:nv] * x[:nv] * mhalf), _libm("exp", x.dtype)(x[nv:] * x[nv:] * mhalf)]
+        )
+        cdf = half * (one + erf)
+        pdf = beta * e
+        fused = _sleef._fma(x[:nv], pdf[:nv], cdf[:nv])
+        for i in np.flatnonzero(np.abs(pdf[:nv]) < 2.0**-969):  # the emulation's splits
+            a, p, q = x[i], pdf[i], cdf[i]  # underflow there: exact rationals instead
+            if np.isfinite(a) and np.isfinite(p) and np.isfinite(q):
+                fused[i] = float(Fraction(float(a)) * Fraction(float(p)) + Fraction(float(q)))
+        return g * np.concatenate([fused, cdf[nv:] + x[nv:] * pdf[nv:]])
+
+
+def gelu_erf(x):
+    """torch's CPU gelu(approximate='none') of a float64 NumPy array (its float32 kernel is
+    oneDNN's, not replayed)."""
+    c = _consts(x.dtype, _SQRT1_2, 0.5, 1)
+    return _unary(x, "gelu_erf", lambda x2, vec, c: _gelu_erf_np(x2, vec, tuple(c)), c)
+
+
+def gelu_erf_backward(g, x):
+    """torch's CPU gelu_backward(grad, x, approximate='none') for float64 NumPy arrays."""
+    c = _consts(x.dtype, _SQRT1_2, _ERF_BETA, 0.5, 1, -0.5)
+    np_kernel = lambda g, x, v, c: _gelu_erf_backward_np(g, x, v, tuple(c))
+    return _binary(g, x, "gelu_erf_backward", np_kernel, c)

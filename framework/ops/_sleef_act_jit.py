@@ -16,6 +16,8 @@ torch 2.13). numba caches the compiled loops on disk by this file's timestamp on
 this file too when ``_sleef_math`` changes.
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -31,7 +33,7 @@ _INLINE = {"inline": "always", "error_model": "numpy"}
 # Placeholders for the names ``_instantiate`` and ``kernels`` bind per dtype (the functions
 # here are templates: only their bound copies run).
 T = IB = SH = BIAS = MASK = SIGN = None
-vexp = vexpm1 = vlog1p = vtanh = None
+vexp = vexpm1 = vlog1p = vtanh = verf = None
 
 
 def sel(m, a, b):
@@ -111,6 +113,7 @@ def _instantiate(t, funcs):
     f32 = t is np.float32
     ns = {"np": np, "T": t, "fma": fma, "bits": bits, "from_bits": from_bits, "abs": abs}
     ns["logf_big"] = _logf
+    ns["EXPK_NEW"] = M.EXPK_NEW
     ns.update(IB=np.int32 if f32 else np.int64, SH=23 if f32 else 52)
     ns.update(BIAS=127 if f32 else 1023, MASK=0xFF if f32 else 0x7FF)
     ns.update(SIGN=-(2**31) if f32 else -(2**63))
@@ -149,6 +152,7 @@ def kernels(dt):
         ns = dict(globals())
         ns.update(vexp=_expf if f32 else _exp64, vexpm1=fs["expm1" + sfx])
         ns.update(vlog1p=fs["log1p" + sfx], vtanh=fs["tanh" + sfx])
+        ns.update(verf=None if f32 else _D["erfd"])  # (float32 gelu runs oneDNN in torch)
         for f in _KERNELS:
             g = M.bind([f], ns)[f.__name__]
             g.__qualname__ = f"{f.__name__}_{dt.name}"  # (numba's cache index: one each)
@@ -363,3 +367,38 @@ def gelu_tanh_backward(g, x, out, vec, c):
         a = x[i]
         t = np.tanh(_gelu_inner(a, beta, kappa))
         out[i] = _gelu_tanh_grad(g[i], a, t, c)
+
+
+@kernel
+def gelu_erf(x, out, vec, c):
+    """torch's gelu(approximate='none') kernel for float64 over flat contiguous x: x / 2
+    (1 + erf(x sqrt(1/2))) (Sleef's erf_u1 in the vector body, the C library's erf in the
+    tail); c = (sqrt(1/2), 1/2, 1)."""
+    nv = _tail(x.size, x.itemsize, vec)
+    alpha, half, one = c[0], c[1], c[2]
+    for i in range(nv):
+        a = x[i]
+        out[i] = a * half * (one + verf(a * alpha))
+    for i in range(nv, x.size):
+        a = x[i]
+        out[i] = a * half * (one + math.erf(a * alpha))
+
+
+@kernel
+def gelu_erf_backward(g, x, out, vec, c):
+    """torch's gelu_backward(approximate='none') for float64 over flat contiguous g and x:
+    g (cdf + x pdf), cdf = 1/2 (1 + erf(x sqrt(1/2))), pdf = beta exp(-x^2 / 2); the vector
+    body's cdf + x pdf contracted (GCC), the scalar code's not; c = (sqrt(1/2), beta, 1/2,
+    1, -1/2)."""
+    nv = _tail(x.size, x.itemsize, vec)
+    alpha, beta, half, one, mhalf = c[0], c[1], c[2], c[3], c[4]
+    for i in range(nv):
+        a = x[i]
+        cdf = half * (one + verf(a * alpha))
+        pdf = beta * vexp(a * a * mhalf)
+        out[i] = g[i] * fma(a, pdf, cdf)
+    for i in range(nv, x.size):
+        a = x[i]
+        cdf = half * (one + math.erf(a * alpha))
+        pdf = beta * np.exp(a * a * mhalf)
+        out[i] = g[i] * (cdf + a * pdf)

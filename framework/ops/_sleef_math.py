@@ -28,6 +28,7 @@ from . import _sleef
 # (these module-level names are placeholders: the unbound functions are never called).
 T = fma = sel = abs_ = ldexp2 = ldexp3 = ilogb2k = rint_f = rint_i = None
 to_float = mulsign = is_negzero = logf_big = None
+EXPK_NEW = True  # Sleef 3.6+'s expk: 1 + s first, then the s^2 polynomial term
 
 # ---- double-float (double-double) arithmetic: Sleef's df.h / dd.h, FMA build --------------
 
@@ -75,6 +76,12 @@ def df_add2_22(x, xy, y, yy):
     rx = x + y
     v = rx - x
     return rx, ((x - (rx - v)) + (y - v)) + (xy + yy)
+
+
+def df_normalize(x, y):
+    """dfnormalize: the pair renormalized."""
+    sx = x + y
+    return sx, (x - sx) + y
 
 
 def df_mul_11(x, y):
@@ -313,6 +320,125 @@ def log1pd(d):
     return sel(is_negzero(d), T(-0.0), r)
 
 
+def poly4v(x, x2, c3, c2, c1, c0):
+    """POLY4 on per-element coefficients."""
+    return fma(x2, fma(x, c3, c2), fma(x, c1, c0))
+
+
+def expkd(dx, dy):
+    """expk: exp of the pair (dx, dy) as one double (float64)."""
+    u = (dx + dy) * T(1.442695040888963407359924681001892137426645954152985934135449406931)
+    dq = rint_f(u)
+    q = rint_i(dq)
+    sx, sy = df_add2_21(dx, dy, dq * T(-0.69314718055966295651160180568695068359375))
+    sx, sy = df_add2_21(sx, sy, dq * T(-0.28235290563031577122588448175013436025525412068e-12))
+    sx, sy = df_normalize(sx, sy)
+    s2 = sx * sx
+    s4 = s2 * s2
+    s8 = s4 * s4
+    u = fma(
+        s8,
+        poly2(sx, 2.51069683420950419527139e-08, 2.76286166770270649116855e-07),
+        fma(
+            s4,
+            poly4(
+                sx,
+                s2,
+                2.75572496725023574143864e-06,
+                2.48014973989819794114153e-05,
+                0.000198412698809069797676111,
+                0.0013888888939977128960529,
+            ),
+            poly4(
+                sx,
+                s2,
+                0.00833333333332371417601081,
+                0.0416666666665409524128449,
+                0.166666666666666740681535,
+                0.500000000000000999200722,
+            ),
+        ),
+    )
+    if EXPK_NEW:
+        tx, ty = df_add_12(T(1), sx, sy)
+        qx, qy = df_squ(sx, sy)
+        px, py = df_mul_21(qx, qy, u)
+        tx, ty = df_add_22(tx, ty, px, py)
+    else:
+        qx, qy = df_squ(sx, sy)
+        px, py = df_mul_21(qx, qy, u)
+        tx, ty = df_add_22(sx, sy, px, py)
+        tx, ty = df_add_12(T(1), tx, ty)
+    u = ldexp2(tx + ty, q)
+    return sel(dx < T(-1000), T(0), u)
+
+
+def erfd(a):
+    """Sleef_erfd4_u10 (xerf_u1)."""
+    x = abs_(a)
+    x2 = x * x
+    x4 = x2 * x2
+    x8 = x4 * x4
+    x16 = x8 * x8
+    o25 = x <= T(2.5)
+    c20 = sel(o25, T(-0.2083271002525222097e-14), T(-0.4024015130752621932e-18))
+    c19 = sel(o25, T(+0.7151909970790897009e-13), T(+0.3847193332817048172e-16))
+    c18 = sel(o25, T(-0.1162238220110999364e-11), T(-0.1749316241455644088e-14))
+    c17 = sel(o25, T(+0.1186474230821585259e-10), T(+0.5029618322872872715e-13))
+    c16 = sel(o25, T(-0.8499973178354613440e-10), T(-0.1025221466851463164e-11))
+    c15 = sel(o25, T(+0.4507647462598841629e-9), T(+0.1573695559331945583e-10))
+    c14 = sel(o25, T(-0.1808044474288848915e-8), T(-0.1884658558040203709e-9))
+    c13 = sel(o25, T(+0.5435081826716212389e-8), T(+0.1798167853032159309e-8))
+    c12 = sel(o25, T(-0.1143939895758628484e-7), T(-0.1380745342355033142e-7))
+    c11 = sel(o25, T(+0.1215442362680889243e-7), T(+0.8525705726469103499e-7))
+    c10 = sel(o25, T(+0.1669878756181250355e-7), T(-0.4160448058101303405e-6))
+    c9 = sel(o25, T(-0.9808074602255194288e-7), T(+0.1517272660008588485e-5))
+    c8 = sel(o25, T(+0.1389000557865837204e-6), T(-0.3341634127317201697e-5))
+    c7 = sel(o25, T(+0.2945514529987331866e-6), T(-0.2515023395879724513e-5))
+    c6 = sel(o25, T(-0.1842918273003998283e-5), T(+0.6539731269664907554e-4))
+    c5 = sel(o25, T(+0.3417987836115362136e-5), T(-0.3551065097428388658e-3))
+    c4 = sel(o25, T(+0.3860236356493129101e-5), T(+0.1210736097958368864e-2))
+    c3 = sel(o25, T(-0.3309403072749947546e-4), T(-0.2605566912579998680e-2))
+    c2 = sel(o25, T(+0.1060862922597579532e-3), T(+0.1252823202436093193e-2))
+    c1 = sel(o25, T(+0.2323253155213076174e-3), T(+0.1820191395263313222e-1))
+    c0 = sel(o25, T(+0.1490149719145544729e-3), T(-0.1021557155453465954e0))
+    p16 = fma(
+        x8,
+        fma(x4, poly4v(x, x2, c15, c14, c13, c12), poly4v(x, x2, c11, c10, c9, c8)),
+        fma(x4, poly4v(x, x2, c7, c6, c5, c4), poly4v(x, x2, c3, c2, c1, c0)),
+    )
+    t = fma(x16, fma(x4, c20, poly4v(x, x2, c19, c18, c17, c16)), p16)
+    # poly4dd(x, t, C2, C1, C0) = ddmla(x^2, poly2dd(x, t, C2), poly2dd_b(x, C1, C0))
+    c2x = sel(o25, T(0.0092877958392275604405), T(-0.63691044383641748361))
+    c2y = sel(o25, T(7.9287559463961107493e-19), T(-2.4249477526539431839e-17))
+    c1x = sel(o25, T(0.042275531758784692937), T(-1.1282926061803961737))
+    c1y = sel(o25, T(1.3785226620501016138e-19), T(-6.2970338860410996505e-17))
+    c0x = sel(o25, T(0.07052369794346953491), T(-1.2261313785184804967e-05))
+    c0y = sel(o25, T(9.5846628070792092842e-19), T(-5.5329707514490107044e-22))
+    mx, my = df_mul_21(t, T(0), x)
+    hx, hy = df_add_22(c2x, c2y, mx, my)
+    mx, my = df_mul_21(c1x, c1y, x)
+    lx, ly = df_add_22(c0x, c0y, mx, my)
+    mx, my = df_mul_21(hx, hy, x * x)
+    t2x, t2y = df_add_22(lx, ly, mx, my)
+    mx, my = df_mul_21(t2x, t2y, x)
+    sx, sy = df_add_12(T(1), mx, my)
+    sx, sy = df_squ(sx, sy)
+    sx, sy = df_squ(sx, sy)
+    sx, sy = df_squ(sx, sy)
+    sx, sy = df_squ(sx, sy)
+    sx, sy = df_rec_2(sx, sy)
+    e = expkd(t2x, t2y)
+    t2x, t2y = sel(o25, sx, e), sel(o25, sy, T(0))
+    t2x, t2y = df_add2_21(t2x, t2y, T(-1))
+    z = -(t2x + t2y)
+    z = sel(x < T(1e-8), x * T(1.12837916709551262756245475959), z)
+    z = sel(x >= T(6), T(1), z)
+    z = sel(abs_(a) == T(np.inf), T(1), z)
+    z = sel(a == T(0), T(0), z)
+    return mulsign(z, a)
+
+
 GENERIC = (
     df_add_11,
     df_add_21,
@@ -321,6 +447,7 @@ GENERIC = (
     df_add2_11,
     df_add2_21,
     df_add2_22,
+    df_normalize,
     df_mul_11,
     df_mul_21,
     df_mul_22,
@@ -331,7 +458,7 @@ GENERIC = (
     poly4,
 )
 FLOAT = (expk2f, expm1f, tanhf, log1pf)
-DOUBLE = (expk2d, expm1d, tanhd, log1pd)
+DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd)
 PUBLIC = ("expm1", "tanh", "log1p")
 
 
@@ -414,6 +541,7 @@ def _numpy_helpers(t):
         "mulsign": mulsign,
         "is_negzero": is_negzero,
         "logf_big": _sleef.log_np,
+        "EXPK_NEW": EXPK_NEW,
     }
 
 
@@ -435,5 +563,6 @@ def numpy_funcs(t):
 
             return run
 
-        fs = _NUMPY[t] = {name: wrap(ns[name + suffix]) for name in PUBLIC}
+        names = PUBLIC + (() if t is np.float32 else ("erf",))
+        fs = _NUMPY[t] = {name: wrap(ns[name + suffix]) for name in names}
     return fs

@@ -623,6 +623,9 @@ class Gelu(Op):
                 out *= dt(0.5)
                 return out
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
+        if self.half is None and x.dtype == _F64 and _sleef_act.applies(x):  # torch's kernel
+            self.cdf = None
+            return _sleef_act.gelu_erf(x)
         if x.dtype == xp.float32 and _is_array(xp, x):
             u = _small_ufunc(x, "gelu32", "f")
             if u is not None:  # the same values in one call; backward recomputes Phi
@@ -699,6 +702,10 @@ def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None, exact=True):
             a * a * dt(3 * _C) + dt(1)
         )
         return g * d
+    if exact and a.dtype == _F64 and _sleef_act.applies(g, a):  # torch's CPU kernel
+        d = _sleef_act.gelu_erf_backward(g, a)
+        if d is not None:
+            return d
     u = _small_ufunc(a, "gelu32_grad", "f") if cdf is None else None
     sq = _small_ufunc(a, "gelu32_square", "f") if u is not None else None
     if sq is not None and g.dtype == a.dtype:  # after forward's small ufunc:
