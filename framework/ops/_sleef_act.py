@@ -466,3 +466,53 @@ def gelu_erf_backward(g, x):
     c = _consts(x.dtype, _SQRT1_2, _ERF_BETA, 0.5, 1, -0.5)
     np_kernel = lambda g, x, v, c: _gelu_erf_backward_np(g, x, v, tuple(c))
     return _binary(g, x, "gelu_erf_backward", np_kernel, c)
+
+
+_SQRT1_2_F = float(np.float32(_SQRT1_2))  # float(M_SQRT1_2), torch's float32 scalar constant
+
+
+def gelu_dnnl(x):
+    """torch's CPU gelu(approximate='none') of a float32 NumPy array: oneDNN's AVX2
+    gelu_erf (``_sleef_math.gelu_dnnlf``) where torch calls it (a contiguous tensor of more
+    than one element), its scalar code (the C library's erff) for one element; None for
+    the other layouts (ATen's vector erf: not replayed)."""
+    if x.size <= 1:
+        with np.errstate(all="ignore"):
+            a = x.astype(np.float32)
+            t = np.float32
+            e = _libm("erf", np.dtype(np.float32))((a * t(_SQRT1_2_F)).reshape(-1)).reshape(a.shape)
+            return a * t(0.5) * (t(1) + e)
+    if not x.flags.c_contiguous:
+        return None
+    j = _jit()
+    if j is None:
+        return M.numpy_funcs(np.float32)["gelu_dnnl"](x)
+    out = np.empty_like(x)
+    j.kernels(x.dtype)["gelu_dnnl"](x.reshape(-1), out.reshape(-1))
+    return out
+
+
+def gelu_dnnl_backward(g, x):
+    """torch's CPU gelu_backward(grad, x) (approximate='none') for float32 NumPy arrays of
+    one shape: oneDNN's where x is contiguous with more than one element, the scalar code
+    (the C library's erff/expf, unfused) for one element; None otherwise."""
+    if g.shape != x.shape:
+        return None
+    t = np.float32
+    if x.size <= 1:
+        with np.errstate(all="ignore"):
+            erf = _libm("erf", np.dtype(t))((x * t(_SQRT1_2_F)).reshape(-1)).reshape(x.shape)
+            e = _libm("exp", np.dtype(t))((x * x * t(-0.5)).reshape(-1)).reshape(x.shape)
+            cdf = t(0.5) * (t(1) + erf)
+            pdf = t(_ERF_BETA) * e
+            return g * (cdf + x * pdf)
+    if not x.flags.c_contiguous:
+        return None
+    g = np.ascontiguousarray(g)
+    j = _jit()
+    if j is None:
+        with np.errstate(all="ignore"):
+            return M.numpy_funcs(np.float32)["gelu_dnnl_grad"](x) * g
+    out = np.empty_like(x)
+    j.kernels(x.dtype)["gelu_dnnl_backward"](g.reshape(-1), x.reshape(-1), out.reshape(-1))
+    return out

@@ -33,7 +33,7 @@ _INLINE = {"inline": "always", "error_model": "numpy"}
 # Placeholders for the names ``_instantiate`` and ``kernels`` bind per dtype (the functions
 # here are templates: only their bound copies run).
 T = IB = SH = BIAS = MASK = SIGN = None
-vexp = vexpm1 = vlog1p = vtanh = verf = None
+vexp = vexpm1 = vlog1p = vtanh = verf = gelu_dnnlf = gelu_dnnl_gradf = None
 
 
 def sel(m, a, b):
@@ -114,6 +114,7 @@ def _instantiate(t, funcs):
     ns = {"np": np, "T": t, "fma": fma, "bits": bits, "from_bits": from_bits, "abs": abs}
     ns["logf_big"] = _logf
     ns["EXPK_NEW"] = M.EXPK_NEW
+    ns.update(M.DNNL_F)
     ns.update(IB=np.int32 if f32 else np.int64, SH=23 if f32 else 52)
     ns.update(BIAS=127 if f32 else 1023, MASK=0xFF if f32 else 0x7FF)
     ns.update(SIGN=-(2**31) if f32 else -(2**63))
@@ -153,6 +154,7 @@ def kernels(dt):
         ns.update(vexp=_expf if f32 else _exp64, vexpm1=fs["expm1" + sfx])
         ns.update(vlog1p=fs["log1p" + sfx], vtanh=fs["tanh" + sfx])
         ns.update(verf=None if f32 else _D["erfd"])  # (float32 gelu runs oneDNN in torch)
+        ns.update(gelu_dnnlf=fs.get("gelu_dnnlf"), gelu_dnnl_gradf=fs.get("gelu_dnnl_gradf"))
         for f in _KERNELS:
             g = M.bind([f], ns)[f.__name__]
             g.__qualname__ = f"{f.__name__}_{dt.name}"  # (numba's cache index: one each)
@@ -402,3 +404,18 @@ def gelu_erf_backward(g, x, out, vec, c):
         cdf = half * (one + math.erf(a * alpha))
         pdf = beta * np.exp(a * a * mhalf)
         out[i] = g[i] * (cdf + a * pdf)
+
+
+@kernel
+def gelu_dnnl(x, out):
+    """oneDNN's AVX2 gelu_erf (torch's float32 gelu of a contiguous tensor) over flat x:
+    every element in its vector code."""
+    for i in range(x.size):
+        out[i] = gelu_dnnlf(x[i])
+
+
+@kernel
+def gelu_dnnl_backward(g, x, out):
+    """oneDNN's AVX2 gelu_erf backward over flat g and x: its derivative times g."""
+    for i in range(x.size):
+        out[i] = gelu_dnnl_gradf(x[i]) * g[i]

@@ -439,6 +439,71 @@ def erfd(a):
     return mulsign(z, a)
 
 
+# ---- float32 gelu(approximate='none'): oneDNN's AVX2 gelu_erf (torch's contiguous path) ------
+
+
+def _bits32(v):
+    """The float32 with IEEE bits v, as a Python float."""
+    return float(np.array([v], np.uint32).view(np.float32)[0])
+
+
+# oneDNN's table constants (the bits its JIT kernel loads)
+DN_LN_MIN, DN_LN_MAX = _bits32(0xC2AEAC50), _bits32(0x42B17218)  # ln FLT_MIN, ln FLT_MAX
+DN_LOG2E, DN_LN2 = _bits32(0x3FB8AA3B), _bits32(0x3F317218)
+DN_P1, DN_P2, DN_P3 = _bits32(0x3F7FFFFB), _bits32(0x3EFFFEE3), _bits32(0x3E2AAD40)
+DN_P4, DN_P5 = _bits32(0x3D2B9D0D), _bits32(0x3C07CFCE)  # exp's polynomial
+DN_AS_P, DN_RSQRT2, DN_RSQRTPI = _bits32(0x3EA7BA05), _bits32(0x3F3504F3), _bits32(0x3F106EBA)
+DN_A1, DN_A2, DN_A3 = _bits32(0x3E827906), _bits32(0xBE91A98E), _bits32(0x3FB5F0E3)
+DN_A4, DN_A5 = _bits32(0xBFBA00E3), _bits32(0x3F87DC22)  # Abramowitz-Stegun's polynomial
+DNNL_F = {k: v for k, v in globals().items() if k.startswith("DN_")}
+
+
+def dnnl_expf(x):
+    """oneDNN's exp_compute_vector_fwd: clipped to [ln FLT_MIN, ln FLT_MAX], 2^(n-1) exp(r) 2
+    with a degree-5 polynomial (0 below ln FLT_MIN; minps/maxps: NaN takes the bound)."""
+    zero = x < T(DN_LN_MIN)
+    x = sel(x < T(DN_LN_MAX), x, T(DN_LN_MAX))
+    x = sel(x > T(DN_LN_MIN), x, T(DN_LN_MIN))
+    fx = np.floor(x * T(DN_LOG2E) + T(0.5))
+    r = fma(-fx, T(DN_LN2), x)
+    pw = ldexp3(T(1), rint_i(fx - T(1)))
+    pw = sel(zero, T(0), pw)
+    p = fma(T(DN_P5), r, T(DN_P4))
+    p = fma(p, r, T(DN_P3))
+    p = fma(p, r, T(DN_P2))
+    p = fma(p, r, T(DN_P1))
+    p = fma(p, r, T(1))
+    return (p * pw) * T(2)
+
+
+def dnnl_erf_abs(x):
+    """oneDNN's Abramowitz-Stegun erf of |x| (1 - r(t) t exp(-x^2), t = 1 / (p |x| + 1))."""
+    t = T(1) / fma(T(DN_AS_P), abs_(x), T(1))
+    src = -dnnl_expf(-(x * x)) * t
+    r = fma(T(DN_A5), t, T(DN_A4))
+    r = fma(r, t, T(DN_A3))
+    r = fma(r, t, T(DN_A2))
+    r = fma(r, t, T(DN_A1))
+    return fma(src, r, T(1))
+
+
+def gelu_dnnlf(s):
+    """oneDNN's AVX2 gelu_erf forward: S + S erf(s / sqrt 2) fused, S = s / 2."""
+    erf = mulsign(dnnl_erf_abs(s * T(DN_RSQRT2)), s)
+    h = s * T(0.5)
+    return fma(erf, h, h)
+
+
+def gelu_dnnl_gradf(s):
+    """oneDNN's AVX2 gelu_erf backward derivative: (R / sqrt(pi) exp(-R^2) + 1/2) + erf(R) / 2
+    (fused), R = s / sqrt 2."""
+    r = s * T(DN_RSQRT2)
+    q = dnnl_expf(-(r * r))
+    t = (r * T(DN_RSQRTPI)) * q
+    erf = mulsign(dnnl_erf_abs(r), r)
+    return fma(erf, T(0.5), t + T(0.5))
+
+
 GENERIC = (
     df_add_11,
     df_add_21,
@@ -457,7 +522,7 @@ GENERIC = (
     poly2,
     poly4,
 )
-FLOAT = (expk2f, expm1f, tanhf, log1pf)
+FLOAT = (expk2f, expm1f, tanhf, log1pf, dnnl_expf, dnnl_erf_abs, gelu_dnnlf, gelu_dnnl_gradf)
 DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd)
 PUBLIC = ("expm1", "tanh", "log1p")
 
@@ -542,6 +607,7 @@ def _numpy_helpers(t):
         "is_negzero": is_negzero,
         "logf_big": _sleef.log_np,
         "EXPK_NEW": EXPK_NEW,
+        **DNNL_F,
     }
 
 
@@ -563,6 +629,6 @@ def numpy_funcs(t):
 
             return run
 
-        names = PUBLIC + (() if t is np.float32 else ("erf",))
+        names = PUBLIC + (("gelu_dnnl", "gelu_dnnl_grad") if t is np.float32 else ("erf",))
         fs = _NUMPY[t] = {name: wrap(ns[name + suffix]) for name in names}
     return fs

@@ -626,6 +626,11 @@ class Gelu(Op):
         if self.half is None and x.dtype == _F64 and _sleef_act.applies(x):  # torch's kernel
             self.cdf = None
             return _sleef_act.gelu_erf(x)
+        if self.half is None and x.dtype == _F32 and _sleef_act.applies(x):  # oneDNN's
+            out = _sleef_act.gelu_dnnl(x)
+            if out is not None:
+                self.cdf = None
+                return out
         if x.dtype == xp.float32 and _is_array(xp, x):
             u = _small_ufunc(x, "gelu32", "f")
             if u is not None:  # the same values in one call; backward recomputes Phi
@@ -704,6 +709,10 @@ def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None, exact=True):
         return g * d
     if exact and a.dtype == _F64 and _sleef_act.applies(g, a):  # torch's CPU kernel
         d = _sleef_act.gelu_erf_backward(g, a)
+        if d is not None:
+            return d
+    if exact and a.dtype == _F32 and _sleef_act.applies(g, a):  # oneDNN's (contiguous x)
+        d = _sleef_act.gelu_dnnl_backward(g, a)
         if d is not None:
             return d
     u = _small_ufunc(a, "gelu32_grad", "f") if cdf is None else None
