@@ -420,15 +420,20 @@ _SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2 (1 / math.sqrt(2) is an ulp below it)
 _ERF_BETA = 1.12837916709551257390 * _SQRT1_2 * 0.5  # M_2_SQRTPI * M_SQRT1_2 * 0.5
 
 
+def _verf(dt):
+    """Vectorized<T>::erf for dtype dt (the NumPy replay): ATen's float erf, Sleef's double."""
+    return M.numpy_funcs(dt)["erf_aten" if dt == np.float32 else "erf"]
+
+
 def _gelu_erf_np(x2, vec, c):
     alpha, half, one = c
 
     def body(erf):
         return lambda a: a * half * (one + erf(a * alpha))
 
-    f = _libm("erf", np.dtype(np.float64))
+    f = _libm("erf", x2.dtype)
     erf_tail = lambda a: f(np.asarray(a).ravel()).reshape(np.shape(a))
-    return _two_ways(x2, vec, body(M.numpy_funcs(np.float64)["erf"]), body(erf_tail))
+    return _two_ways(x2, vec, body(_verf(x2.dtype)), body(erf_tail))
 
 
 def _gelu_erf_backward_np(g, x, vec, c):
@@ -437,7 +442,7 @@ def _gelu_erf_backward_np(g, x, vec, c):
     with np.errstate(all="ignore"):
         erf = np.concatenate(
             [
-                M.numpy_funcs(np.float64)["erf"](x[:nv] * alpha),
+                _verf(x.dtype)(x[:nv] * alpha),
                 _libm("erf", x.dtype)(x[nv:] * alpha),
             ]
         )
@@ -455,14 +460,15 @@ def _gelu_erf_backward_np(g, x, vec, c):
 
 
 def gelu_erf(x):
-    """torch's CPU gelu(approximate='none') of a float64 NumPy array (its float32 kernel is
-    oneDNN's, not replayed)."""
+    """torch's CPU gelu(approximate='none') ATen kernel for a float64 NumPy array, or a
+    float32 one that torch does not hand to oneDNN (``gelu_dnnl``: strided)."""
     c = _consts(x.dtype, _SQRT1_2, 0.5, 1)
     return _unary(x, "gelu_erf", lambda x2, vec, c: _gelu_erf_np(x2, vec, tuple(c)), c)
 
 
 def gelu_erf_backward(g, x):
-    """torch's CPU gelu_backward(grad, x, approximate='none') for float64 NumPy arrays."""
+    """torch's CPU gelu_backward(grad, x, approximate='none') ATen kernel (float64; float32
+    where x is strided); the constants rounded to x's dtype."""
     c = _consts(x.dtype, _SQRT1_2, _ERF_BETA, 0.5, 1, -0.5)
     np_kernel = lambda g, x, v, c: _gelu_erf_backward_np(g, x, v, tuple(c))
     return _binary(g, x, "gelu_erf_backward", np_kernel, c)

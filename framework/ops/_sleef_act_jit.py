@@ -115,6 +115,7 @@ def _instantiate(t, funcs):
     ns["logf_big"] = _logf
     ns["EXPK_NEW"] = M.EXPK_NEW
     ns.update(M.DNNL_F)
+    ns["sleef_exp"] = _expf if f32 else _exp64
     ns.update(IB=np.int32 if f32 else np.int64, SH=23 if f32 else 52)
     ns.update(BIAS=127 if f32 else 1023, MASK=0xFF if f32 else 0x7FF)
     ns.update(SIGN=-(2**31) if f32 else -(2**63))
@@ -153,7 +154,7 @@ def kernels(dt):
         ns = dict(globals())
         ns.update(vexp=_expf if f32 else _exp64, vexpm1=fs["expm1" + sfx])
         ns.update(vlog1p=fs["log1p" + sfx], vtanh=fs["tanh" + sfx])
-        ns.update(verf=None if f32 else _D["erfd"])  # (float32 gelu runs oneDNN in torch)
+        ns.update(verf=fs["erf_atenf"] if f32 else _D["erfd"])  # ATen's float erf, Sleef's
         ns.update(gelu_dnnlf=fs.get("gelu_dnnlf"), gelu_dnnl_gradf=fs.get("gelu_dnnl_gradf"))
         for f in _KERNELS:
             g = M.bind([f], ns)[f.__name__]
@@ -373,9 +374,9 @@ def gelu_tanh_backward(g, x, out, vec, c):
 
 @kernel
 def gelu_erf(x, out, vec, c):
-    """torch's gelu(approximate='none') kernel for float64 over flat contiguous x: x / 2
-    (1 + erf(x sqrt(1/2))) (Sleef's erf_u1 in the vector body, the C library's erf in the
-    tail); c = (sqrt(1/2), 1/2, 1)."""
+    """torch's gelu(approximate='none') ATen kernel over flat contiguous x: x / 2 (1 + erf(x
+    sqrt(1/2))) (Vectorized<T>::erf in the vector body: Sleef's erf_u1 for float64, ATen's
+    own for float32; the C library's erf in the tail); c = (sqrt(1/2), 1/2, 1)."""
     nv = _tail(x.size, x.itemsize, vec)
     alpha, half, one = c[0], c[1], c[2]
     for i in range(nv):
@@ -388,7 +389,7 @@ def gelu_erf(x, out, vec, c):
 
 @kernel
 def gelu_erf_backward(g, x, out, vec, c):
-    """torch's gelu_backward(approximate='none') for float64 over flat contiguous g and x:
+    """torch's gelu_backward(approximate='none') ATen kernel over flat contiguous g and x:
     g (cdf + x pdf), cdf = 1/2 (1 + erf(x sqrt(1/2))), pdf = beta exp(-x^2 / 2); the vector
     body's cdf + x pdf contracted (GCC), the scalar code's not; c = (sqrt(1/2), beta, 1/2,
     1, -1/2)."""

@@ -27,7 +27,7 @@ from . import _sleef
 # The helpers the generic functions call, bound per type and per array kind by ``bind``
 # (these module-level names are placeholders: the unbound functions are never called).
 T = fma = sel = abs_ = ldexp2 = ldexp3 = ilogb2k = rint_f = rint_i = None
-to_float = mulsign = is_negzero = logf_big = None
+to_float = mulsign = is_negzero = logf_big = sleef_exp = None
 EXPK_NEW = True  # Sleef 3.6+'s expk: 1 + s first, then the s^2 polynomial term
 
 # ---- double-float (double-double) arithmetic: Sleef's df.h / dd.h, FMA build --------------
@@ -504,6 +504,18 @@ def gelu_dnnl_gradf(s):
     return fma(erf, T(0.5), t + T(0.5))
 
 
+def erf_atenf(x):
+    """``Vectorized<float>::erf()`` (ATen's AVX2 float erf: Abramowitz-Stegun with Sleef's
+    expf), torch's float32 gelu on strided inputs."""
+    t = T(1) / fma(T(0.3275911), abs_(x), T(1))
+    r = fma(T(1.061405429), t, T(-1.453152027))
+    r = fma(r, t, T(1.421413741))
+    r = fma(r, t, T(-0.284496736))
+    r = fma(r, t, T(0.254829592))
+    e = -sleef_exp(-(x * x))
+    return mulsign(fma(e * t, r, T(1)), x)
+
+
 GENERIC = (
     df_add_11,
     df_add_21,
@@ -522,7 +534,17 @@ GENERIC = (
     poly2,
     poly4,
 )
-FLOAT = (expk2f, expm1f, tanhf, log1pf, dnnl_expf, dnnl_erf_abs, gelu_dnnlf, gelu_dnnl_gradf)
+FLOAT = (
+    expk2f,
+    expm1f,
+    tanhf,
+    log1pf,
+    dnnl_expf,
+    dnnl_erf_abs,
+    gelu_dnnlf,
+    gelu_dnnl_gradf,
+    erf_atenf,
+)
 DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd)
 PUBLIC = ("expm1", "tanh", "log1p")
 
@@ -606,6 +628,7 @@ def _numpy_helpers(t):
         "mulsign": mulsign,
         "is_negzero": is_negzero,
         "logf_big": _sleef.log_np,
+        "sleef_exp": _sleef.exp_np,
         "EXPK_NEW": EXPK_NEW,
         **DNNL_F,
     }
@@ -629,6 +652,8 @@ def numpy_funcs(t):
 
             return run
 
-        names = PUBLIC + (("gelu_dnnl", "gelu_dnnl_grad") if t is np.float32 else ("erf",))
+        names = PUBLIC + (
+            ("gelu_dnnl", "gelu_dnnl_grad", "erf_aten") if t is np.float32 else ("erf",)
+        )
         fs = _NUMPY[t] = {name: wrap(ns[name + suffix]) for name in names}
     return fs

@@ -627,10 +627,9 @@ class Gelu(Op):
             self.cdf = None
             return _sleef_act.gelu_erf(x)
         if self.half is None and x.dtype == _F32 and _sleef_act.applies(x):  # oneDNN's
-            out = _sleef_act.gelu_dnnl(x)
-            if out is not None:
-                self.cdf = None
-                return out
+            out = _sleef_act.gelu_dnnl(x)  # (None for a strided x: ATen's kernel)
+            self.cdf = None
+            return _sleef_act.gelu_erf(x) if out is None else out
         if x.dtype == xp.float32 and _is_array(xp, x):
             u = _small_ufunc(x, "gelu32", "f")
             if u is not None:  # the same values in one call; backward recomputes Phi
@@ -713,6 +712,8 @@ def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None, exact=True):
             return d
     if exact and a.dtype == _F32 and _sleef_act.applies(g, a):  # oneDNN's (contiguous x)
         d = _sleef_act.gelu_dnnl_backward(g, a)
+        if d is None:  # a strided x: ATen's kernel
+            d = _sleef_act.gelu_erf_backward(g, a)
         if d is not None:
             return d
     u = _small_ufunc(a, "gelu32_grad", "f") if cdf is None else None

@@ -4,10 +4,9 @@ torch's AVX2 loops (_sleef_act) replayed, float32 and float64, forward and first
 (random upstream gradients), sizes around the vector loop's 16/8-element step (its scalar
 tail), values over wide ranges with the functions' cut-offs and specials, strided views;
 the numba kernels and the NumPy replay give the same bits; float32 gelu is oneDNN's AVX2
-gelu_erf (torch's path for contiguous tensors). torch runs on one thread here (a
-multi-threaded split moves the scalar tails, see _sleef_act). Not here: torch.tanh (MKL's
-vector tanh) and float32 gelu of strided views (ATen's vector erf): not replayed (README
-"Known differences")."""
+gelu_erf on contiguous tensors, ATen's kernel (its own vector erf) on strided views. torch
+runs on one thread here (a multi-threaded split moves the scalar tails, see _sleef_act).
+Not here: torch.tanh (MKL's vector tanh, not replayed; README "Known differences")."""
 
 import contextlib
 import importlib.util
@@ -43,10 +42,9 @@ OPS = {
     "mish": lambda L, x: F(L).mish(x),
     "logsigmoid": lambda L, x: F(L).logsigmoid(x),
     "gelu_tanh": lambda L, x: F(L).gelu(x, approximate="tanh"),
-    "gelu": lambda L, x: F(L).gelu(x),  # float32: oneDNN's kernel (contiguous inputs)
+    "gelu": lambda L, x: F(L).gelu(x),  # float32: oneDNN's kernel, ATen's on strided views
 }
 EXACT = [(n, d) for n in sorted(OPS) for d in DTYPES]
-STRIDED = [(n, d) for n, d in EXACT if n != "gelu" or d == "float64"]  # (ATen's float erf)
 
 
 def F(L):
@@ -129,7 +127,7 @@ VIEWS = {
 
 @pytest.mark.parametrize("numba", [True, False])
 @pytest.mark.parametrize("view", sorted(VIEWS))
-@pytest.mark.parametrize("name,dtype", STRIDED)
+@pytest.mark.parametrize("name,dtype", EXACT)
 def test_strided_views_bits(name, dtype, view, numba):
     """A transposed view walks memory in order (its vector body), a gapped inner dim runs
     the scalar code; their backward's upstream gradient has another layout (scalar code)."""
