@@ -5,7 +5,7 @@ import math
 from .._errors import refuse
 from ..autograd.op import Op
 from ..tensor import Tensor
-from . import _fused, _sleef
+from . import _fused, _sleef, _sleef_act
 from ..backend import np as _np  # (relu's float32 fast path)
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap, zero_where
@@ -615,12 +615,21 @@ class Gelu(Op):
         self.approximate = approximate
         xp, dt = self.xp, x.dtype.type
         if approximate == "tanh":
+            if self.half is None and _sleef_act.applies(x):  # torch's kernel, bit for bit
+                return _sleef_act.gelu_tanh(x)
             if _is_array(xp, x) and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
                 self.tanh1 = _one_plus_tanh(xp, x)  # kept for backward
                 out = x * self.tanh1
                 out *= dt(0.5)
                 return out
             return dt(0.5) * x * (1 + xp.tanh(dt(_K) * (x + dt(_C) * x * x * x)))
+        if self.half is None and x.dtype == _F64 and _sleef_act.applies(x):  # torch's kernel
+            self.cdf = None
+            return _sleef_act.gelu_erf(x)
+        if self.half is None and x.dtype == _F32 and _sleef_act.applies(x):  # oneDNN's
+            out = _sleef_act.gelu_dnnl(x)  # (None for a strided x: ATen's kernel)
+            self.cdf = None
+            return _sleef_act.gelu_erf(x) if out is None else out
         if x.dtype == xp.float32 and _is_array(xp, x):
             u = _small_ufunc(x, "gelu32", "f")
             if u is not None:  # the same values in one call; backward recomputes Phi
@@ -666,11 +675,16 @@ def _gelu_cdf(xp, x):
     return 0.5 * (1.0 + cdf)
 
 
-def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None):
+def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None, exact=True):
     """torch's gelu_backward(grad, x, approximate) on arrays: grad * d/dx gelu(x). `cdf` is
-    forward's Phi(x) and `tanh1` its 1 + tanh(...) where kept (else recomputed)."""
+    forward's Phi(x) and `tanh1` its 1 + tanh(...) where kept (else recomputed); exact:
+    float32/float64 NumPy arrays run torch's kernel where replayed (not a half op's)."""
     dt = a.dtype.type
     if approximate == "tanh":
+        if exact and _sleef_act.applies(g, a):  # torch's CPU kernel, bit for bit
+            d = _sleef_act.gelu_tanh_backward(g, a)
+            if d is not None:
+                return d
         if tanh1 is None and _is_array(xp, a) and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
             tanh1 = _one_plus_tanh(xp, a)  # as forward
         if tanh1 is not None and g.dtype == tanh1.dtype:
@@ -692,6 +706,16 @@ def gelu_grad(xp, g, a, approximate="none", cdf=None, tanh1=None):
             a * a * dt(3 * _C) + dt(1)
         )
         return g * d
+    if exact and a.dtype == _F64 and _sleef_act.applies(g, a):  # torch's CPU kernel
+        d = _sleef_act.gelu_erf_backward(g, a)
+        if d is not None:
+            return d
+    if exact and a.dtype == _F32 and _sleef_act.applies(g, a):  # oneDNN's (contiguous x)
+        d = _sleef_act.gelu_dnnl_backward(g, a)
+        if d is None:  # a strided x: ATen's kernel
+            d = _sleef_act.gelu_erf_backward(g, a)
+        if d is not None:
+            return d
     u = _small_ufunc(a, "gelu32_grad", "f") if cdf is None else None
     sq = _small_ufunc(a, "gelu32_square", "f") if u is not None else None
     if sq is not None and g.dtype == a.dtype:  # after forward's small ufunc:

@@ -191,7 +191,8 @@ class GeluBackward(Op):
 
     def forward(self, g, x, approximate="none"):
         self.approximate = approximate
-        return gelu_grad(self.xp, *_same_shape(self.xp, g, x), approximate)
+        gx = _same_shape(self.xp, g, x)
+        return gelu_grad(self.xp, *gx, approximate, exact=self.half is None)
 
     def backward(self, gg):
         g, x = self.inputs

@@ -11,7 +11,7 @@ from ..autograd.op import Op, vmap_hook
 from .activation import ThresholdBackward
 from ._fastgrad import wrap
 from .activation import plain32
-from . import _sleef
+from . import _sleef, _sleef_act
 from .elementwise import NotImplementedBackward
 from .nonlinear_grad import (
     EluBackward,
@@ -49,6 +49,8 @@ class Softplus(Op):
         refuse(x, "biu", "softplus_cpu")
         xp = self.xp
         self.beta, self.threshold = beta, threshold
+        if self.half is None and _sleef_act.applies(x):  # torch's CPU kernel, bit for bit
+            return _sleef_act.softplus(x, beta, threshold)
         bx = x * x.dtype.type(beta)
         soft = xp.log1p(xp.exp(xp.minimum(bx, threshold))) / x.dtype.type(beta)
         return xp.where(bx > threshold, x, soft)
@@ -69,6 +71,8 @@ class Elu(Op):
         refuse(x, "biu", "elu_cpu")
         xp, dt = self.xp, x.dtype.type
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
+        if self.half is None and _sleef_act.applies(x):  # torch's CPU kernel, bit for bit
+            return _sleef_act.elu(x, alpha, scale, input_scale)
         neg_x = xp.where(x > 0, dt(0), x)  # keeps -0 (minimum(-0, 0) is +0): elu(-0) = -0
         neg = dt(scale * alpha) * xp.expm1(neg_x * dt(input_scale))
         return xp.where(x > 0, x * dt(scale), neg)
@@ -117,12 +121,18 @@ class Mish(Op):
 
     def forward(self, x):
         refuse(x, "biu", "mish_cpu")
+        if self.half is None and _sleef_act.applies(x):  # torch's CPU kernel, bit for bit
+            return _sleef_act.mish(x)
         xp = self.xp
         sp = xp.logaddexp(x, x.dtype.type(0))
         return x * xp.tanh(sp)
 
     def backward(self, grad):
         (x,) = self.inputs
+        if plain32(grad) and _sleef_act.applies(grad._data, x._data):  # no graph: the kernel
+            d = _sleef_act.mish_backward(grad._data, x._data)
+            if d is not None:
+                return wrap(d, grad)
         # torch's infinitely_differentiable_mish_backward (and its kernel): the softplus as
         # log1p(exp(x)), without softplus's threshold, so that exp's overflow reaches the
         # second derivative (0 * inf: NaN at x = 1e30 as torch's)
@@ -191,6 +201,8 @@ class LogSigmoid(Op):
 
     def forward(self, x):
         refuse(x, "biu", "log_sigmoid_cpu")
+        if self.half is None and _sleef_act.applies(x):  # torch's CPU kernel, bit for bit
+            return _sleef_act.log_sigmoid(x)
         xp = self.xp
         return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 

@@ -11,6 +11,7 @@ import struct
 
 from ..autograd.op import Op, round_half
 from ..tensor import Tensor
+from . import _sleef_act
 from ._fastgrad import zero_where
 from .activation import sigmoid_array
 from .activation_grad import (
@@ -98,9 +99,12 @@ class _SmoothBackward(Op):
 
     saves_inputs = True
 
+    exact = False  # kernel takes exact= (False for a half op's float32 arrays)
+
     def forward(self, g, x, **consts):
         self.consts = consts
-        return self.kernel(self.xp, *_same_shape(self.xp, g, x), **consts)
+        extra = {"exact": False} if self.exact and self.half is not None else {}
+        return self.kernel(self.xp, *_same_shape(self.xp, g, x), **consts, **extra)
 
     def backward(self, gg):
         g, x = self.inputs
@@ -119,8 +123,13 @@ class _SmoothBackward(Op):
         )
 
 
-def elu_grad(xp, g, x, alpha, scale, input_scale):
-    """torch's elu_backward(grad, alpha, scale, input_scale, is_result=False, x)."""
+def elu_grad(xp, g, x, alpha, scale, input_scale, exact=True):
+    """torch's elu_backward(grad, alpha, scale, input_scale, is_result=False, x); exact:
+    float32/float64 NumPy arrays run torch's kernel (not a half op's float32 math)."""
+    if exact and _sleef_act.applies(g, x):  # torch's CPU kernel, bit for bit
+        d = _sleef_act.elu_backward(g, x, alpha, scale, input_scale)
+        if d is not None:
+            return d
     dt = x.dtype.type
     # exp of min(x, 0): no inf * 0 = nan on the positive side (x = inf)
     neg = xp.exp(xp.minimum(x, dt(0)) * dt(input_scale)) * dt(scale * alpha * input_scale)
@@ -141,6 +150,7 @@ class EluBackward(_SmoothBackward):
         "self_or_result": "input1",
     }
     kernel = staticmethod(elu_grad)
+    exact = True
 
     @staticmethod
     def double_backward(gg, g, x, alpha, scale, input_scale):
@@ -151,9 +161,13 @@ class EluBackward(_SmoothBackward):
         return gi * (x < 0)
 
 
-def softplus_grad(xp, g, x, beta, threshold):
+def softplus_grad(xp, g, x, beta, threshold, exact=True):
     """torch's softplus_backward(grad, x, beta, threshold): grad * sigmoid(beta x), grad
-    itself where beta x > threshold."""
+    itself where beta x > threshold; exact: as elu_grad's."""
+    if exact and _sleef_act.applies(g, x):  # torch's CPU kernel, bit for bit
+        d = _sleef_act.softplus_backward(g, x, beta, threshold)
+        if d is not None:
+            return d
     bx = x * x.dtype.type(beta)
     return xp.where(bx > threshold, g, g * sigmoid_array(xp, bx))
 
@@ -169,6 +183,7 @@ class SoftplusBackward(_SmoothBackward):
         "threshold": _const("threshold"),
     }
     kernel = staticmethod(softplus_grad)
+    exact = True
 
     @staticmethod
     def double_backward(gg, g, x, beta, threshold):
@@ -178,7 +193,12 @@ class SoftplusBackward(_SmoothBackward):
 
 
 def log_sigmoid_grad(xp, g, x):
-    """torch's log_sigmoid_backward(grad, x, buffer): grad * sigmoid(-x)."""
+    """torch's log_sigmoid_backward(grad, x, buffer): grad * sigmoid(-x) (torch's kernel on
+    float32/float64 NumPy arrays)."""
+    if _sleef_act.applies(g, x):  # torch's CPU kernel, bit for bit
+        d = _sleef_act.log_sigmoid_backward(g, x)
+        if d is not None:
+            return d
     return g * sigmoid_array(xp, -x)
 
 

@@ -180,8 +180,8 @@ def test_gelu_float32_cdf_against_torch_and_its_zeros():
     want = TF.gelu(torch.tensor(far)).numpy()  # 0 from -5.5430408 down (not at -5.3, -5.5)
     assert np.array_equal(out == 0, want == 0)
     assert not np.signbit(out[out == 0]).any()  # +0, as torch's fma kernel
-    big = np.array([5.3, 6.0, 100.0] * 4, np.float32)
-    assert (F.gelu(framework.tensor(big)).numpy() == big).all()
+    big = np.array([5.3, 6.0, 100.0] * 4, np.float32)  # torch's (oneDNN's) bits
+    assert np.array_equal(F.gelu(framework.tensor(big)).numpy(), TF.gelu(torch.tensor(big)).numpy())
 
 
 def test_gelu_gradchecks_and_forward_ad():
