@@ -349,24 +349,61 @@ def lstm_gates_loop(e, g, c, one, i, f, o, cn):
             cn[r, j] = a + b
 
 
-def lstm_grads_loop(i, f, g, o, tc, c, gh, gc, has_gc, out, dcf):
-    """rnn_fused._lstm_grads on (N, H) arrays: dc = gh * o * (1 - tc^2) [+ gc], the gate
-    gradients dc g i (1 - i), dc c f (1 - f), dc i (1 - g^2), gh tc o (1 - o) into the
-    column blocks of out (N, 4H), and dc * f into dcf; each product in the formula's order."""
+def lstm_pre_loop(gates, x, b, has_b, cap, e):
+    """One step of rnn_layer's forward before the exp: gates = gates + x, + b (the hidden
+    bias, a row) where has_b, in place (its two NumPy additions, in that order), and e =
+    min(-gates, cap[0]) as lstm_cap_loop, in one pass."""
+    n, w = gates.shape
+    c = cap[0]
+    for r in range(n):
+        for j in range(w):
+            v = gates[r, j] + x[r, j]
+            if has_b:
+                v = v + b[j]
+            gates[r, j] = v
+            v = -v
+            e[r, j] = c if v > c else v
+
+
+def lstm_grads_loop(i, f, g, o, tc, c, dh, go, gc, has_dh, has_go, has_gc, out, dcf):
+    """rnn_fused._lstm_grads on (N, H) arrays: with gh = dh + go (dh alone, go alone, or 0:
+    has_dh, has_go; rnn_layer's backward adds the step's output gradient go to the
+    carried dh), dc = gh * o * (1 - tc^2) [+ gc], the gate gradients dc g i (1 - i), dc c
+    f (1 - f), dc i (1 - g^2), gh tc o (1 - o) into the column blocks of out (N, 4H), and
+    dc * f into dcf; each product in the formula's order. One short loop per block and row
+    (dc kept in dcf meanwhile): loops over a few arrays vectorise (LLVM checks the arrays'
+    overlap before vectorising, and gives up on a dozen); one loop over all ran 2.7x longer."""
     n, h = i.shape
     one = _to32(1.0)  # (float32; exact and promoted in float64 arrays)
+    zero = one - one
     for r in range(n):
         for j in range(h):
-            iv, fv, gv, ov, t, ghv = i[r, j], f[r, j], g[r, j], o[r, j], tc[r, j], gh[r, j]
+            if has_dh and has_go:
+                ghv = dh[r, j] + go[r, j]
+            elif has_dh:
+                ghv = dh[r, j]
+            elif has_go:
+                ghv = go[r, j]
+            else:
+                ghv = zero
+            t, ov = tc[r, j], o[r, j]
+            out[r, 3 * h + j] = ghv * t * ov * (one - ov)
             dc = ghv * ov
             dc = dc * (one - t * t)
             if has_gc:
                 dc = dc + gc[r, j]
-            out[r, j] = dc * gv * iv * (one - iv)
-            out[r, h + j] = dc * c[r, j] * fv * (one - fv)
-            out[r, 2 * h + j] = dc * iv * (one - gv * gv)
-            out[r, 3 * h + j] = ghv * t * ov * (one - ov)
-            dcf[r, j] = dc * fv
+            dcf[r, j] = dc
+        for j in range(h):
+            iv = i[r, j]
+            out[r, j] = dcf[r, j] * g[r, j] * iv * (one - iv)
+        for j in range(h):
+            fv = f[r, j]
+            out[r, h + j] = dcf[r, j] * c[r, j] * fv * (one - fv)
+        for j in range(h):
+            gv = g[r, j]
+            out[r, 2 * h + j] = dcf[r, j] * i[r, j] * (one - gv * gv)
+        for j in range(h):
+            dcf[r, j] = dcf[r, j] * f[r, j]
 
 
 def gru_grads_loop(r, z, nn, hn, h, g, gx, gh, gz):
@@ -576,6 +613,7 @@ def _build(numba, cache):
         ufunc=_Ufuncs(numba, cache),
         gelu32=jit(gelu32_loop),
         lstm_grads=jit(lstm_grads_loop),
+        lstm_pre=jit(lstm_pre_loop),
         lstm_cap=jit(lstm_cap_loop),
         lstm_gates=jit(lstm_gates_loop),
         gru_grads=jit(gru_grads_loop),
