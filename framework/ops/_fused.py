@@ -305,6 +305,20 @@ def softmax_shift_loop(rows, m, scale, mask):
             rows[i, j] = rows[i, j] - top
 
 
+def softmax_grad_loop(gs, row, p, scale):
+    """gs = (gs - row) * p * scale[0] in place, each row of the 2-D gs and p minus its entry
+    of the 1-D row (attention's softmax backward after its row dots), each operation rounded
+    as NumPy's three in-place passes (one pass instead)."""
+    s = scale[0]
+    n = gs.shape[1]
+    for i in range(gs.shape[0]):
+        r = row[i]
+        for j in range(n):
+            v = gs[i, j] - r
+            v = v * p[i, j]
+            gs[i, j] = v * s
+
+
 def softmax_scale_loop(rows, one, sums):
     """Each row's sum (float64 accumulation, rounded) into sums, then the row times one / sum
     in place (times 1 for a zero sum: an all-masked row stays zero)."""
@@ -621,6 +635,7 @@ def _build(numba, cache):
         gelu_grad_tail=jit(gelu_grad_tail_loop),
         softmax_shift=jit(softmax_shift_loop),
         softmax_scale=jit(softmax_scale_loop, sums=True),
+        softmax_grad=jit(softmax_grad_loop),
         log_softmax_shift=jit(log_softmax_shift_loop),
         log_softmax_finish=jit(log_softmax_finish_loop, sums=True),
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),
