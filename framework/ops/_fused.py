@@ -346,10 +346,12 @@ def lstm_cap_loop(gates, cap, e):
 
 
 def lstm_gates_loop(e, g, c, one, i, f, o, cn):
-    """rnn_fused.lstm_gates after NumPy's exp into e (N, 4H) and tanh into g (N, H): i, f,
-    o = 1 / (1 + e) of their column blocks, cn = f * c + i * g (each product rounded, as
-    NumPy's), written into the (N, H) arrays i, f, o, cn; one = (1,) in the dtype."""
+    """rnn_fused.lstm_gates after NumPy's exp into e (N, 4H; or N, 3H without the g block)
+    and tanh into g (N, H): i, f, o = 1 / (1 + e) of their column blocks (o's the last),
+    cn = f * c + i * g (each product rounded, as NumPy's), written into the (N, H) arrays
+    i, f, o, cn; one = (1,) in the dtype."""
     n, h = c.shape
+    ob = e.shape[1] - h
     u = one[0]
     for r in range(n):
         for j in range(h):
@@ -357,7 +359,7 @@ def lstm_gates_loop(e, g, c, one, i, f, o, cn):
             fv = u / (u + e[r, h + j])
             i[r, j] = iv
             f[r, j] = fv
-            o[r, j] = u / (u + e[r, 3 * h + j])
+            o[r, j] = u / (u + e[r, ob + j])
             a = fv * c[r, j]
             b = iv * g[r, j]
             cn[r, j] = a + b
@@ -366,8 +368,10 @@ def lstm_gates_loop(e, g, c, one, i, f, o, cn):
 def lstm_pre_loop(gates, x, b, has_b, cap, e):
     """One step of rnn_layer's forward before the exp: gates = gates + x, + b (the hidden
     bias, a row) where has_b, in place (its two NumPy additions, in that order), and e =
-    min(-gates, cap[0]) as lstm_cap_loop, in one pass."""
+    min(-gates, cap[0]) as lstm_cap_loop, in one pass; e (N, 3H) takes the i, f and o
+    blocks only (the g block's exp was never used)."""
     n, w = gates.shape
+    h = w // 4
     c = cap[0]
     for r in range(n):
         for j in range(w):
@@ -375,8 +379,12 @@ def lstm_pre_loop(gates, x, b, has_b, cap, e):
             if has_b:
                 v = v + b[j]
             gates[r, j] = v
-            v = -v
+        for j in range(2 * h):
+            v = -gates[r, j]
             e[r, j] = c if v > c else v
+        for j in range(h):
+            v = -gates[r, 3 * h + j]
+            e[r, 2 * h + j] = c if v > c else v
 
 
 def lstm_grads_loop(i, f, g, o, tc, c, dh, go, gc, has_dh, has_go, has_gc, out, dcf):

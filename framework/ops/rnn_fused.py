@@ -165,7 +165,7 @@ class _LayerLoops:
     def gates(self, gates, x, b, c):
         """lstm_gates of gates + x (+ b), gates a fresh (N, 4H) product (overwritten)."""
         n, h = c.shape
-        e = np.empty_like(gates)
+        e = np.empty((n, 3 * h), gates.dtype)
         self.k.lstm_pre(gates, x, gates[0] if b is None else b, b is not None, self.cap, e)
         np.exp(e, out=e)
         g = np.tanh(gates[:, 2 * h : 3 * h])

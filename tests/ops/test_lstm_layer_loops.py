@@ -76,3 +76,27 @@ def test_layer_loops_only_for_one_numpy_float_dtype():
     assert rnn_fused.layer_loops(None) is None
     with _fused.disabled():
         assert rnn_fused.layer_loops(f32) is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_layer_step_gates_specials_bitwise_numpy_path(dtype, bias):
+    """One step's gates through _LayerLoops.gates (sum, cap, exp of the i/f/o blocks only)
+    against the NumPy path's additions and lstm_gates, specials included (NaN, infinities,
+    gates past exp's cap)."""
+    rng = np.random.default_rng(11)
+    special = [np.nan, np.inf, -np.inf, 0.0, -0.0, 100.0, -100.0, 800.0, -800.0, 1e-40]
+    mm = (rng.standard_normal((5, 4 * 7)) * 40).astype(dtype)
+    mm.reshape(-1)[::3][: len(special)] = special
+    x = (rng.standard_normal((5, 4 * 7)) * 3).astype(dtype)
+    b = (rng.standard_normal(4 * 7) * 3).astype(dtype) if bias else None
+    c = (rng.standard_normal((5, 7)) * 3).astype(dtype)
+    c.reshape(-1)[: len(special)] = special
+    want_gates = mm + x if b is None else (mm + x) + b
+    with _fused.disabled():
+        want = rnn_fused.lstm_gates(rnn_fused._Arrays(np), want_gates, c)
+    loops = rnn_fused.layer_loops(mm, c)
+    got = want if loops is None else loops.gates(mm.copy(), x, b, c)
+    assert len(got) == len(want) == 6
+    for a, w in zip(got, want):
+        _bitwise(a, w)
