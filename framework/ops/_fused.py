@@ -305,6 +305,20 @@ def softmax_shift_loop(rows, m, scale, mask):
             rows[i, j] = rows[i, j] - top
 
 
+def softmax_grad_loop(gs, row, p, scale):
+    """gs = (gs - row) * p * scale[0] in place, each row of the 2-D gs and p minus its entry
+    of the 1-D row (attention's softmax backward after its row dots), each operation rounded
+    as NumPy's three in-place passes (one pass instead)."""
+    s = scale[0]
+    n = gs.shape[1]
+    for i in range(gs.shape[0]):
+        r = row[i]
+        for j in range(n):
+            v = gs[i, j] - r
+            v = v * p[i, j]
+            gs[i, j] = v * s
+
+
 def softmax_scale_loop(rows, one, sums):
     """Each row's sum (float64 accumulation, rounded) into sums, then the row times one / sum
     in place (times 1 for a zero sum: an all-masked row stays zero)."""
@@ -332,10 +346,12 @@ def lstm_cap_loop(gates, cap, e):
 
 
 def lstm_gates_loop(e, g, c, one, i, f, o, cn):
-    """rnn_fused.lstm_gates after NumPy's exp into e (N, 4H) and tanh into g (N, H): i, f,
-    o = 1 / (1 + e) of their column blocks, cn = f * c + i * g (each product rounded, as
-    NumPy's), written into the (N, H) arrays i, f, o, cn; one = (1,) in the dtype."""
+    """rnn_fused.lstm_gates after NumPy's exp into e (N, 4H; or N, 3H without the g block)
+    and tanh into g (N, H): i, f, o = 1 / (1 + e) of their column blocks (o's the last),
+    cn = f * c + i * g (each product rounded, as NumPy's), written into the (N, H) arrays
+    i, f, o, cn; one = (1,) in the dtype."""
     n, h = c.shape
+    ob = e.shape[1] - h
     u = one[0]
     for r in range(n):
         for j in range(h):
@@ -343,30 +359,73 @@ def lstm_gates_loop(e, g, c, one, i, f, o, cn):
             fv = u / (u + e[r, h + j])
             i[r, j] = iv
             f[r, j] = fv
-            o[r, j] = u / (u + e[r, 3 * h + j])
+            o[r, j] = u / (u + e[r, ob + j])
             a = fv * c[r, j]
             b = iv * g[r, j]
             cn[r, j] = a + b
 
 
-def lstm_grads_loop(i, f, g, o, tc, c, gh, gc, has_gc, out, dcf):
-    """rnn_fused._lstm_grads on (N, H) arrays: dc = gh * o * (1 - tc^2) [+ gc], the gate
-    gradients dc g i (1 - i), dc c f (1 - f), dc i (1 - g^2), gh tc o (1 - o) into the
-    column blocks of out (N, 4H), and dc * f into dcf; each product in the formula's order."""
+def lstm_pre_loop(gates, x, b, has_b, cap, e):
+    """One step of rnn_layer's forward before the exp: gates = gates + x, + b (the hidden
+    bias, a row) where has_b, in place (its two NumPy additions, in that order), and e =
+    min(-gates, cap[0]) as lstm_cap_loop, in one pass; e (N, 3H) takes the i, f and o
+    blocks only (the g block's exp was never used)."""
+    n, w = gates.shape
+    h = w // 4
+    c = cap[0]
+    for r in range(n):
+        for j in range(w):
+            v = gates[r, j] + x[r, j]
+            if has_b:
+                v = v + b[j]
+            gates[r, j] = v
+        for j in range(2 * h):
+            v = -gates[r, j]
+            e[r, j] = c if v > c else v
+        for j in range(h):
+            v = -gates[r, 3 * h + j]
+            e[r, 2 * h + j] = c if v > c else v
+
+
+def lstm_grads_loop(i, f, g, o, tc, c, dh, go, gc, has_dh, has_go, has_gc, out, dcf):
+    """rnn_fused._lstm_grads on (N, H) arrays: with gh = dh + go (dh alone, go alone, or 0:
+    has_dh, has_go; rnn_layer's backward adds the step's output gradient go to the
+    carried dh), dc = gh * o * (1 - tc^2) [+ gc], the gate gradients dc g i (1 - i), dc c
+    f (1 - f), dc i (1 - g^2), gh tc o (1 - o) into the column blocks of out (N, 4H), and
+    dc * f into dcf; each product in the formula's order. One short loop per block and row
+    (dc kept in dcf meanwhile): loops over a few arrays vectorise (LLVM checks the arrays'
+    overlap before vectorising, and gives up on a dozen); one loop over all ran 2.7x longer."""
     n, h = i.shape
     one = _to32(1.0)  # (float32; exact and promoted in float64 arrays)
+    zero = one - one
     for r in range(n):
         for j in range(h):
-            iv, fv, gv, ov, t, ghv = i[r, j], f[r, j], g[r, j], o[r, j], tc[r, j], gh[r, j]
+            if has_dh and has_go:
+                ghv = dh[r, j] + go[r, j]
+            elif has_dh:
+                ghv = dh[r, j]
+            elif has_go:
+                ghv = go[r, j]
+            else:
+                ghv = zero
+            t, ov = tc[r, j], o[r, j]
+            out[r, 3 * h + j] = ghv * t * ov * (one - ov)
             dc = ghv * ov
             dc = dc * (one - t * t)
             if has_gc:
                 dc = dc + gc[r, j]
-            out[r, j] = dc * gv * iv * (one - iv)
-            out[r, h + j] = dc * c[r, j] * fv * (one - fv)
-            out[r, 2 * h + j] = dc * iv * (one - gv * gv)
-            out[r, 3 * h + j] = ghv * t * ov * (one - ov)
-            dcf[r, j] = dc * fv
+            dcf[r, j] = dc
+        for j in range(h):
+            iv = i[r, j]
+            out[r, j] = dcf[r, j] * g[r, j] * iv * (one - iv)
+        for j in range(h):
+            fv = f[r, j]
+            out[r, h + j] = dcf[r, j] * c[r, j] * fv * (one - fv)
+        for j in range(h):
+            gv = g[r, j]
+            out[r, 2 * h + j] = dcf[r, j] * i[r, j] * (one - gv * gv)
+        for j in range(h):
+            dcf[r, j] = dcf[r, j] * f[r, j]
 
 
 def gru_grads_loop(r, z, nn, hn, h, g, gx, gh, gz):
@@ -588,6 +647,7 @@ def _build(numba, cache):
         ufunc=_Ufuncs(numba, cache),
         gelu32=jit(gelu32_loop),
         lstm_grads=jit(lstm_grads_loop),
+        lstm_pre=jit(lstm_pre_loop),
         lstm_cap=jit(lstm_cap_loop),
         lstm_gates=jit(lstm_gates_loop),
         gru_grads=jit(gru_grads_loop),
@@ -595,6 +655,7 @@ def _build(numba, cache):
         gelu_grad_tail=jit(gelu_grad_tail_loop),
         softmax_shift=jit(softmax_shift_loop),
         softmax_scale=jit(softmax_scale_loop, sums=True),
+        softmax_grad=jit(softmax_grad_loop),
         log_softmax_shift=jit(log_softmax_shift_loop),
         log_softmax_finish=jit(log_softmax_finish_loop, sums=True),
         log_softmax_grad=jit(log_softmax_grad_loop, sums=True),

@@ -59,6 +59,20 @@ def _fused_probs_(xp, scores, scale, mask):
     return scores, lse.reshape(scores.shape[:-1])
 
 
+def _softmax_grad_(xp, grad_s, row, p, scale):
+    """grad_s = (grad_s - row) * p * scale in place (row: grad_s's row dots with p, keepdims):
+    _fused's one pass where it runs (the same roundings), else NumPy's three."""
+    k = _fused.kernels()
+    flat = _fused.flat(grad_s, p) if k is not None and grad_s.shape[-1] else None
+    if flat is not None and row.dtype == grad_s.dtype and row.size * grad_s.shape[-1] == p.size:
+        n = grad_s.shape[-1]
+        k.softmax_grad(grad_s.reshape(-1, n), row.reshape(-1), p.reshape(-1, n), scale.reshape(1))
+        return
+    grad_s -= row
+    grad_s *= p
+    grad_s *= scale
+
+
 def _loop_mask(mask, scores):
     """Whether _fused.softmax_shift_loop takes the mask: one C-contiguous (L, S) NumPy array
     of the scores' dtype (as the causal mask is)."""
@@ -141,9 +155,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         # g_i . out_i over the head width is the same in exact arithmetic but cancels
         # differently: fuzz seed 14000372 gave gradients 1e15 off torch's at large inputs)
         row = row_dot(xp, grad_s, p, grad_s.ndim - 1)
-        grad_s -= row
-        grad_s *= p
-        grad_s *= xp.asarray(self.scale, dtype=g.dtype)
+        _softmax_grad_(xp, grad_s, row, p, xp.asarray(self.scale, dtype=g.dtype))
         grad_q = _product_like(xp, grad_s, k._data, q._data)
         grad_k = _product_like(xp, xp.swapaxes(grad_s, -1, -2), q._data, k._data)
         return tuple(Tensor._make(a, grad.device) for a in (grad_q, grad_k, grad_v))

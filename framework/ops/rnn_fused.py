@@ -5,6 +5,8 @@ activations; the backward is a few array expressions. Under create_graph the sam
 run on Tensors rebuilt from the inputs, so higher derivatives stay exact.
 """
 
+import numpy as np
+
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -144,8 +146,70 @@ def _fused_lstm_grads(xp, arrays, grad_c, out=None):
     if out is None or out.shape != (n, 4 * h) or out.dtype != first.dtype:
         out = xp.empty((n, 4 * h), first.dtype)
     dcf = xp.empty_like(first)
-    k.lstm_grads(*arrays, arrays[-1] if grad_c is None else grad_c, grad_c is not None, out, dcf)
+    gh = arrays[-1]
+    gc = gh if grad_c is None else grad_c
+    k.lstm_grads(*arrays[:-1], gh, gh, gc, True, False, grad_c is not None, out, dcf)
     return out, dcf
+
+
+class _LayerLoops:
+    """_fused's loops over the steps of one LSTM layer (rnn_layer's arrays path), its arrays
+    checked once for the layer (NumPy, one float32/float64 dtype) and its constants made
+    once: the same operations in the same order as lstm_gates and _lstm_grads."""
+
+    def __init__(self, k, dtype):
+        self.k = k
+        self.cap = np.asarray([88.0 if dtype.itemsize == 4 else 700.0], dtype)
+        self.one = np.ones(1, dtype)
+
+    def gates(self, gates, x, b, c):
+        """lstm_gates of gates + x (+ b), gates a fresh (N, 4H) product (overwritten)."""
+        n, h = c.shape
+        e = np.empty((n, 3 * h), gates.dtype)
+        self.k.lstm_pre(gates, x, gates[0] if b is None else b, b is not None, self.cap, e)
+        np.exp(e, out=e)
+        g = np.tanh(gates[:, 2 * h : 3 * h])
+        i, f, o, cn = np.empty((4,) + c.shape, c.dtype)
+        self.k.lstm_gates(e, g, c, self.one, i, f, o, cn)
+        return i, f, g, o, cn, np.tanh(cn)
+
+    def grads(self, acts, c, dh, go, dc, out):
+        """(gate gradients into out, c's gradient) of one step; dh + go is h's gradient."""
+        i, f, g, o, _, tc = acts
+        dcf = np.empty_like(c)
+        none = dh if dh is not None else go if go is not None else c
+        self.k.lstm_grads(
+            i,
+            f,
+            g,
+            o,
+            tc,
+            c,
+            none if dh is None else dh,
+            none if go is None else go,
+            c if dc is None else dc,
+            dh is not None,
+            go is not None,
+            dc is not None,
+            out,
+            dcf,
+        )
+        return out, dcf
+
+
+def layer_loops(*arrays):
+    """A _LayerLoops where _fused's kernels run on `arrays` (None entries skipped): NumPy
+    arrays of one float32/float64 dtype; else None (the generic formulas run)."""
+    k = _fused.kernels()
+    arrays = [a for a in arrays if a is not None]
+    if k is None or not arrays:
+        return None
+    dt = arrays[0].dtype
+    if dt.char not in "fd" or not dt.isnative:
+        return None
+    if any(type(a) is not k.ndarray or a.dtype != dt for a in arrays):
+        return None
+    return _LayerLoops(k, dt)
 
 
 class ThnnFusedLstmCell(Op):

@@ -12,7 +12,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from .join import stack
 from .linalg import matmul
-from .rnn_fused import _Arrays, _Tensors, _lstm_grads, lstm_gates
+from .rnn_fused import _Arrays, _Tensors, _lstm_grads, layer_loops, lstm_gates
 
 
 class _ArrayLinalg(_Arrays):
@@ -44,6 +44,8 @@ class _ArrayLinalg(_Arrays):
         are written into it step by step (no stack of the steps' arrays afterwards)."""
         return self.xp.empty((n, like.shape[0], width), like.dtype)
 
+    layer_loops = staticmethod(layer_loops)
+
 
 class _TensorLinalg(_Tensors):
     mm = staticmethod(matmul)
@@ -66,6 +68,10 @@ class _TensorLinalg(_Tensors):
     def steps_out(n, like, width):
         return None  # (a graph: the steps' gradients are stacked)
 
+    @staticmethod
+    def layer_loops(*arrays):
+        return None  # (a graph: the formulas are recorded)
+
 
 def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts))."""
@@ -75,11 +81,15 @@ def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
     outs, saved = [None] * x.shape[0], [None] * x.shape[0]
     w_hh_t = k.t_packed(w_hh)
+    fast = k.layer_loops(x_proj, w_hh_t, b_hh, h, c)  # (compiled loops: arrays of one dtype)
     for t in steps:
-        gates = k.add_(k.mm(h, w_hh_t), x_proj[t])
-        if b_hh is not None:
-            gates = k.add_(gates, b_hh)
-        acts = lstm_gates(k, gates, c)
+        if fast is not None:
+            acts = fast.gates(k.mm(h, w_hh_t), x_proj[t], b_hh, c)
+        else:
+            gates = k.add_(k.mm(h, w_hh_t), x_proj[t])
+            if b_hh is not None:
+                gates = k.add_(gates, b_hh)
+            acts = lstm_gates(k, gates, c)
         saved[t] = (h, c, acts)
         h, c = acts[3] * acts[5], acts[4]
         outs[t] = h
@@ -92,7 +102,13 @@ def _backward(k, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
     dh, dc = g_h, g_c
     d_gates = [None] * n
     buf = k.steps_out(n, saved[0][2][0], w_hh.shape[0]) if n else None
+    fast = k.layer_loops(saved[0][2][0], w_hh, g_out, g_h, g_c) if n else None
     for t in range(n) if reverse else range(n - 1, -1, -1):
+        if fast is not None:  # (the step's output gradient added inside the loop)
+            go = None if g_out is None else g_out[t]
+            d_gates[t], dc = fast.grads(saved[t][2], saved[t][1], dh, go, dc, buf[t])
+            dh = k.mm(d_gates[t], w_hh)
+            continue
         if g_out is not None:
             dh = g_out[t] if dh is None else dh + g_out[t]
         h_prev, c_prev, acts = saved[t]
