@@ -139,10 +139,11 @@ from ._namespace import (
     set_num_threads,
     use_deterministic_algorithms,
 )
-from . import _malloc
+from . import _gc_freeze, _malloc
 
 _malloc.tune()
 globals().update(_foreach_functions())  # torch._foreach_add, _foreach_mul_, ...
+_gc_freeze.freeze_import_objects()  # last: what the import made, out of the cyclic GC's full passes
 
 
 def __getattr__(name):
