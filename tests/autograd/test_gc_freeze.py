@@ -2,6 +2,7 @@
 (framework/_gc_freeze.py): garbage present before the import is still collected, objects made
 afterwards are collected as before, and reference counting frees frozen objects as usual."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -69,3 +70,17 @@ def test_graphs_made_after_import_are_collected_and_freed():
         """
     )
     assert out == ["True", "True"]
+
+
+def test_environment_variable_turns_it_off():
+    """FRAMEWORK_GC_FREEZE=0: the import leaves the collector as it was."""
+    res = subprocess.run(
+        [sys.executable, "-c", "import gc, framework; print(gc.get_freeze_count())"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FRAMEWORK_GC_FREEZE": "0"},
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.split() == ["0"]

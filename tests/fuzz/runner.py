@@ -816,21 +816,6 @@ def _onednn_padded_nonfinite_grad(p):
 also_known(CONVOLUTIONS, ["grad"], _onednn_padded_nonfinite_grad)
 
 
-# ----- fidexc: float32 gelu's lower tail, magnified by a chained op -----
-# torch's float32 gelu is x / 2 (1 + erf(x / sqrt 2)) with its vectorised erf (a 1.5e-7
-# absolute approximation) or std::erf in the scalar tail: below x ~ -2.5 the 1 + erf cancels,
-# torch's value is 1e-5 (-2.5) to 100% (-5.5) relative off; ours takes Phi = erfc / 2 there
-# (1e-7 relative: 200,001 points in [-8, 3], against torch in float64), with torch's exact 0
-# below -5.5430408. The values agree within tolerance; a chained reciprocal/log turns torch's
-# relative error into a difference (seed 14019313: torch -1.152e5 vs the true -1.147e5 at
-# x = -4.62, ours -1.147e5).
-KNOWN_DIFFERENCES[("gelu", "out0")] = lambda p: (
-    p.then is not None
-    and p.args[0].a.dtype == np.float32
-    and bool(((p.args[0].a < -2.5) & (p.args[0].a > -5.5430408)).any())
-)
-
-
 # ----- fidexc: float32 instance_norm over two elements (as group_norm's group of two) -----
 # y = +-sqrt(var / (var + eps)) whatever x is, so the input gradient is the cancellation of
 # rstd^3-sized terms; a chained asin (y near +-1) magnifies it. Seed 21073474: against torch
@@ -1565,21 +1550,6 @@ also_known(["affine_grid"], ["out0"], _huge_product_then_periodic)
 # -275.4751 ours, -275.47499 float64, then frac).
 also_known(["special_i1", "special_i1e"], ["out0", "grad"], lambda p: _chain_amplifies(p, 10))
 
-# float32 gelu's derivative below x = -6.1514: torch's vectorised gelu_backward (cdf + x pdf
-# with its polynomial erf) cancels to exactly 0 (200,001 points in [-12, -3]: torch up to
-# 105% off the float64 derivative below -5.5, ours 3.3%; the true value at -7.27 is -9.7e-12),
-# so an inf upstream gradient from a chained log/reciprocal of gelu's 0 gives NaN there, ours
-# +-inf (seed 26091245). Torch's own scalar tail (under 16 elements) gives +-inf as ours.
-also_known(
-    ["gelu"],
-    ["grad"],
-    lambda p: (
-        p.args[0].a.dtype == np.float32
-        and bool((p.args[0].a < -6.1514).any())
-        and _nonfinite_then_grad(p)
-    ),
-)
-
 # layer_norm's backward fed a non-finite upstream gradient (a chained expm1/exp of a 1e30
 # bias, seed 26085583, float64): torch's fused formula sums dy w and dy w x_hat into two
 # coefficients (inf - inf: NaN over the whole row), ours keeps the composed x_hat form (-inf
@@ -1672,14 +1642,3 @@ def _sinc_cancellation(p):
 # the same for the second-order stage's create_graph gradient (its step-1 values are the first
 # order's: ours keeps the float64 quotient with create_graph too; seed 22015773)
 also_known(["sinc"], ["grad"], _sinc_cancellation)
-
-
-# float32 gelu in (-5.543, -2.5) then a chained op (log2): the out0 rule's cancelling 1 + erf
-# of torch also reaches the gradient through the chain's derivative at gelu's value (seed
-# 26307501: x = -3.8449, torch 1.2033814, ours 1.2036512, float64 1.2036513); known where
-# a rerun measures ours the closer to torch's float64 gradient
-also_known(
-    ["gelu"],
-    ["grad"],
-    lambda p: KNOWN_DIFFERENCES[("gelu", "out0")](p) and _f32_closer_to_float64(p),
-)
