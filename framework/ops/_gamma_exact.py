@@ -17,7 +17,7 @@ not glibc's).
 Example:
     >>> import numpy as np
     >>> float(digamma(np.ones(1, np.float32))[0])
-    -0.5772156715393066
+    -0.5772159099578857
 """
 
 import ctypes

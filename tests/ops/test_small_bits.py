@@ -114,3 +114,93 @@ def test_special_zeta_float32_bits():
     q[:3] = [-np.inf, np.inf, np.nan]
     ours = framework.special.zeta(framework.tensor(x), framework.tensor(q)).numpy()
     _same(ours, torch.special.zeta(torch.tensor(x), torch.tensor(q)).numpy())
+
+
+# cross_entropy with label smoothing or class probabilities: torch composes log_softmax,
+# nll_loss and the smoothing sums (cross_entropy_loss_label_smoothing / _prob_target); the
+# fused node's value and gradients come from that composition op by op (torch's bits)
+def _ce_case(seed, dtype, probs, weighted, extra):
+    rng = np.random.default_rng(seed)
+    n, c = int(rng.integers(1, 40)), int(rng.integers(2, 30))
+    x = (rng.standard_normal([n, c] + extra) * 3).astype(dtype)
+    if probs:
+        t = rng.random([n, c] + extra).astype(dtype)
+        t /= t.sum(1, keepdims=True)
+    else:
+        t = rng.integers(0, c, [n] + extra)
+        t[rng.random(t.shape) < 0.2] = -100
+    w = rng.uniform(0.1, 2, c).astype(dtype) if weighted else None
+    return x, t, w, float(rng.choice([0.05, 0.1, 0.25, 0.7]))
+
+
+def _ce_run(lib, x, t, w, ls, reduction, probs, g_seed):
+    xt = lib.tensor(x, requires_grad=True)
+    tt = lib.tensor(t, requires_grad=probs)
+    wt = None if w is None else lib.tensor(w, requires_grad=probs)
+    out = lib.nn.functional.cross_entropy(xt, tt, wt, reduction=reduction, label_smoothing=ls)
+    g = np.random.default_rng(g_seed).standard_normal(tuple(out.shape)).astype(x.dtype)
+    out.backward(lib.tensor(g))
+    grads = [xt.grad] + ([tt.grad] + ([] if w is None else [wt.grad]) if probs else [])
+    return [type(out.grad_fn).__name__, out.detach().numpy()] + [a.numpy() for a in grads]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("probs", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cross_entropy_smoothing_bits(dtype, weighted, probs, reduction):
+    for seed in range(4):
+        extra = [] if seed % 2 else [3]
+        x, t, w, ls = _ce_case(seed, dtype, probs, weighted, extra)
+        if probs and seed == 3:
+            ls = 0.0  # probabilities without smoothing: the same composition
+        ours = _ce_run(framework, x, t, w, ls, reduction, probs, seed + 100)
+        want = _ce_run(torch, x, t, w, ls, reduction, probs, seed + 100)
+        assert ours[0] == want[0]
+        for a, b in zip(ours[1:], want[1:]):
+            _same(a, b)
+
+
+def test_cross_entropy_smoothing_unbatched_and_all_ignored():
+    x = np.random.default_rng(7).standard_normal(6).astype(np.float32)
+    for t, red in ((np.array(2), "mean"), (np.array(-100), "mean"), (np.array(-100), "sum")):
+        ours = _ce_run(framework, x, t, None, 0.2, red, False, 8)
+        want = _ce_run(torch, x, t, None, 0.2, red, False, 8)
+        for a, b in zip(ours[1:], want[1:]):
+            _same(a, b)
+
+
+@pytest.mark.parametrize("probs", [False, True])
+def test_cross_entropy_smoothing_gradcheck(probs):
+    x, t, w, _ = _ce_case(11, "float64", probs, True, [2])
+    x, t = x[:4], t[:4]
+    xt = framework.tensor(x, requires_grad=True)
+    tt = framework.tensor(t, requires_grad=probs)
+    wt = framework.tensor(w, requires_grad=probs)
+    inputs = (xt, tt, wt) if probs else (xt,)
+
+    def f(*a):
+        target, weight = (a[1], a[2]) if probs else (tt, wt)
+        return framework.nn.functional.cross_entropy(a[0], target, weight, label_smoothing=0.3)
+
+    assert framework.autograd.gradcheck(f, inputs)
+    assert framework.autograd.gradgradcheck(f, inputs)
+
+
+@pytest.mark.parametrize("probs", [False, True])
+def test_cross_entropy_smoothing_jvp(probs):
+    import torch.autograd.forward_ad as tfw
+
+    import framework.autograd.forward_ad as ffw
+
+    x, t, w, _ = _ce_case(12, "float64", probs, True, [])
+    tangent = np.random.default_rng(13).standard_normal(x.shape)
+    res = []
+    for lib, fw in ((framework, ffw), (torch, tfw)):
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor(x), lib.tensor(tangent))
+            out = lib.nn.functional.cross_entropy(
+                d, lib.tensor(t), lib.tensor(w), label_smoothing=0.3
+            )
+            res.append(fw.unpack_dual(out).tangent.detach().numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-10, atol=1e-12)
