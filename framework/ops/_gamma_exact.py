@@ -140,6 +140,19 @@ def _sin(x):
     return _math(math.sin, x)
 
 
+def libm_log(x):
+    """The C library's log (float64) or logf (float32) of each element of a float32/float64
+    NumPy array: torch's scalar std::log (the numba loop, else per element)."""
+    j = _jit()
+    with np.errstate(all="ignore"):
+        if j is None:
+            return _log(x)
+        flat = np.ascontiguousarray(x).reshape(-1)
+        out = np.empty_like(flat)
+        j.log_array(flat, out)
+        return out.reshape(x.shape)
+
+
 def libm_pow(a, b):
     """The C library's pow (float64) or powf (float32) of each pair of elements."""
     if a.dtype == _F32:

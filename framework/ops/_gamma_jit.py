@@ -148,3 +148,10 @@ def zeta_array(x, q, out, a_coef, f32):
     """zeta of each pair of the flat, equally long x and q (float64) into out."""
     for i in range(q.size):
         out[i] = zeta(x[i], q[i], a_coef, f32)
+
+
+@njit(**_OPTS)
+def log_array(x, out):
+    """The C library's log (logf for float32) of each element of the flat x into out."""
+    for i in range(x.size):
+        out[i] = math.log(x[i])

@@ -204,3 +204,51 @@ def test_cross_entropy_smoothing_jvp(probs):
             )
             res.append(fw.unpack_dual(out).tangent.detach().numpy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-10, atol=1e-12)
+
+
+# logit: torch's CPU kernel takes MKL's vsLn/vdLn for a dense input (its last-ulp choices
+# are not replayed: float32 uses float64's log rounded, ~3e-4 of values an ulp apart) and
+# the C library's log/logf per element for a strided one (replayed exactly)
+def _logit_input(dtype):
+    x = np.random.default_rng(20).uniform(-0.1, 1.1, (60, 50)).astype(dtype)
+    x[0, :5] = [0.0, 1.0, np.nan, 0.5, -0.0]
+    return x
+
+
+@pytest.mark.parametrize("numba", [True, False])
+@pytest.mark.parametrize("eps", [None, 1e-3, 0.3])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_logit_strided_bits(dtype, eps, numba):
+    x = _logit_input(dtype)
+    with _replay(numba):
+        ours = framework.logit(framework.tensor(x)[:, ::2], eps).numpy()
+    _same(ours, torch.logit(torch.tensor(x)[:, ::2], eps).numpy())
+
+
+@pytest.mark.parametrize("eps", [None, 1e-3])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_logit_dense_close_and_gradient_bits(dtype, eps):
+    # (-0.0 and NaN: torch's vectorized backward divides, grad / (-0.0 * 1), and blends a
+    # NaN x to 0 under eps; its scalar tail multiplies, grad * inf, and gives NaN)
+    x = _logit_input(dtype)
+    x[-1, -3:] = [-0.0, np.nan, 0.5]
+    g = np.random.default_rng(21).standard_normal(x.shape).astype(dtype)
+    out = []
+    for lib in (framework, torch):
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.logit(t, eps)
+        y.backward(lib.tensor(g))
+        out.append((y.detach().numpy(), t.grad.numpy()))
+    a, b = out[0][0], out[1][0]
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    ok = ~np.isnan(a)
+    ints = np.int32 if dtype == "float32" else np.int64
+    assert (np.abs(a[ok].view(ints) - b[ok].view(ints)) <= 1).all()  # (same signs here)
+    _same(out[0][1], out[1][1])
+
+
+@pytest.mark.parametrize("eps", [None, 0.1])
+def test_logit_gradcheck(eps):
+    x = framework.tensor(np.random.default_rng(22).uniform(0.05, 0.95, (3, 4)), requires_grad=True)
+    assert framework.autograd.gradcheck(lambda t: framework.logit(t, eps), (x,))
+    assert framework.autograd.gradgradcheck(lambda t: framework.logit(t, eps), (x,))
