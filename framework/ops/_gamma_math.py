@@ -7,6 +7,18 @@ zeta, the Chebyshev series of i0e/i1e) so values agree with torch's to rounding;
 
 import math
 
+from . import _gamma_exact
+
+
+def _exact_input(xp, x):
+    """x as the float32/float64 NumPy array ``_gamma_exact`` replays (float16 widened to
+    float32, torch's float compute type), or None (CuPy, other dtypes: the float64 code)."""
+    if xp.__name__ != "numpy" or getattr(x, "dtype", None) is None:
+        return None
+    if x.dtype == xp.float16:
+        x = x.astype(xp.float32)
+    return x if _gamma_exact.applies(x) else None
+
 
 def _quiet(xp):
     from .loss import _quiet as q
@@ -15,7 +27,12 @@ def _quiet(xp):
 
 
 def digamma(xp, x):
-    """torch's calc_digamma: reflection below 0, recurrence to x >= 10, asymptotic series."""
+    """torch's calc_digamma: reflection below 0, recurrence to x >= 10, asymptotic series
+    (NumPy float32/float64: ``_gamma_exact``'s replay of torch's bits; half precision
+    through float32, as torch's)."""
+    exact = _exact_input(xp, x)
+    if exact is not None:
+        return _gamma_exact.digamma(exact)
     x = xp.asarray(x, dtype=xp.float64)
     with _quiet(xp):
         neg = x < 0
@@ -49,6 +66,9 @@ def digamma(xp, x):
 def trigamma(xp, x, dtype=None):
     """torch's trigamma: reflection below 0.5, six recurrence steps, asymptotic series (in
     float32 arithmetic for float32 input, as torch's: its value at the poles is finite)."""
+    exact = _exact_input(xp, x)
+    if exact is not None:
+        return _gamma_exact.trigamma(exact)
     dt = xp.float32 if dtype is not None and dtype == xp.float32 else xp.float64
     x = xp.asarray(x, dtype=dt)
     with _quiet(xp):
@@ -83,20 +103,32 @@ _MACHEP = 1.11022302462515654042e-16
 
 
 def zeta(xp, x, q):
-    """The Hurwitz zeta function sum_k (k + q) ** -x (Cephes' zeta as in ATen's Math.h)."""
+    """The Hurwitz zeta function sum_k (k + q) ** -x (Cephes' zeta as in ATen's Math.h: in
+    double, but for float input its first term is std::pow(float, float), powf, which
+    NumPy's float32 power is)."""
+    f32 = getattr(q, "dtype", None) == xp.float32
     x, q = xp.broadcast_arrays(xp.asarray(x, xp.float64), xp.asarray(q, xp.float64))
+    if xp.__name__ == "numpy":  # the C library's pow, as torch's (NumPy's may be SIMD)
+        fast = _gamma_exact.zeta(x, q, _ZETA_A, f32)
+        if fast is not None:
+            return fast
+        pow_ = _gamma_exact.libm_pow
+    else:
+        pow_ = xp.power
     with _quiet(xp):
-        s = q**-x
+        s = pow_(q, -x) if not f32 else pow_(q.astype(xp.float32), (-x).astype(xp.float32))
+        s = s.astype(xp.float64)
         a = q.copy()
         b = xp.zeros_like(s)
         res = xp.full_like(s, xp.nan)
         fin = xp.zeros(s.shape, dtype=bool)
-        live = xp.ones(s.shape, dtype=bool)
+        pole = (q <= 0) & ((q == xp.floor(q)) | (x != xp.floor(x)))
+        live = ~pole & (x > 1)  # torch returns before its loop for these
         i = 0
         while live.any() and i < 100000:  # the direct sum (while i < 9 or q + i <= 9)
             i += 1
             a = xp.where(live, a + 1, a)
-            b = xp.where(live, a**-x, b)
+            b = xp.where(live, pow_(xp.where(live, a, 1.0), -x), b)
             s = xp.where(live, s + b, s)
             done = live & (-_MACHEP * s < b) & (b < _MACHEP * s)
             res = xp.where(done, s, res)
@@ -131,10 +163,9 @@ def polygamma(xp, n, x, dtype=None):
         return digamma(xp, x)
     if n == 1:
         return trigamma(xp, x, dtype)
-    sign = 1.0 if n % 2 else -1.0
     dt = xp.float32 if dtype is not None and dtype == xp.float32 else xp.float64
     with _quiet(xp):
-        factor = dt(sign) * xp.exp(dt(math.lgamma(n + 1.0)))
+        factor = dt(_gamma_exact.polygamma_factor(n, xp.dtype(dt)))
         return factor * zeta(xp, float(n + 1), x).astype(dt)
 
 

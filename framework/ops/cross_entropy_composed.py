@@ -2,9 +2,11 @@
 composition (label smoothing, class probabilities): the composition is rebuilt from the
 inputs as torch's cross_entropy_loss_label_smoothing / cross_entropy_loss_prob_target
 write it and differentiated, so the second-order graph is torch's (log_softmax's backward
-over the nll_loss or product terms)."""
+over the nll_loss or product terms). On NumPy arrays the fused node's value and plain
+gradients come from the composition too: each op of it is torch's kernel bit for bit
+(log_softmax, nll_loss, the sums), so the loss and its gradients are torch's bits."""
 
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 
 
 def _composed_loss(x, t, w, reduction, ignore_index, ls, probs):
@@ -37,6 +39,32 @@ def _composed_loss(x, t, w, reduction, ignore_index, ls, probs):
     else:
         ret = smooth.sum() if reduction == "sum" else smooth
     return MulScalar.apply(nll, other=1 - ls) + MulScalar.apply(ret, other=ls / c)
+
+
+def composed_graph(arrays, reduction, ignore_index, ls, probs):
+    """(loss, leaves): torch's composition of the NumPy arrays (x, t, w) (w may be None)
+    recorded on leaf Tensors that share their data, for ``replay_backward``."""
+    from ..tensor import Tensor
+
+    leaves = tuple(
+        None if a is None else Tensor._make(a, requires_grad=a.dtype.kind == "f") for a in arrays
+    )
+    with enable_grad():
+        return _composed_loss(*leaves, reduction, ignore_index, ls, probs), leaves
+
+
+def replay_backward(composed, grad, needs):
+    """(grad_x, grad_target, grad_weight) from the graph ``composed_graph`` recorded, for
+    upstream `grad` (the graph is kept: a retained or forward-AD backward runs it again)."""
+    from ..autograd import grad as autograd_grad
+
+    loss, leaves = composed
+    wrt = [a for a, need in zip(leaves, needs) if need]
+    if tuple(loss.shape) != tuple(grad.shape):
+        with enable_grad():  # (a view recorded: the backward walk runs with grad mode off)
+            loss = loss.reshape(*grad.shape)
+    got = iter(autograd_grad(loss, wrt, grad, retain_graph=True, allow_unused=True))
+    return tuple(next(got) if need else None for need in needs)
 
 
 def composed_backward(fwd, grad):

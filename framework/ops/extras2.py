@@ -225,12 +225,15 @@ class Logit(Op):
         xp = self.xp
         self.eps = eps
         x = _float(x)
-        if eps is not None:  # torch: x < lo ? lo : x > hi ? hi : x (NaN stays)
-            x = xp.where(
-                x < eps, x.dtype.type(eps), xp.where(x > 1 - eps, x.dtype.type(1 - eps), x)
-            )
+        dense = xp.__name__ != "numpy" or _dense(x)  # (before the clamp copies it)
+        if eps is not None:  # torch: x < lo ? lo : x > hi ? hi : x (NaN stays), hi = 1 - lo
+            lo = x.dtype.type(eps)  # in the input's dtype, as torch's scalar_t
+            x = xp.where(x < lo, lo, xp.where(x > 1 - lo, 1 - lo, x))
         with _quiet(xp):
-            return xp.log(x / (1 - x))
+            q = x / (1 - x)
+            if xp.__name__ == "numpy" and q.dtype in (xp.float32, xp.float64):
+                return _logit_log(q, dense)
+            return xp.log(q)
 
     def backward(self, grad):
         """``grad / (x (1 - x))``; zero where eps clamped ``x``, NaN outside [0, 1] without eps (as
@@ -245,15 +248,71 @@ class Logit(Op):
         # inf only at the edges, 0 elsewhere: grad * inf off the edges would put 0 * inf = NaN
         # into the double backward through the unused branch
         at_edge = _zeros(x).where(~edge, _zeros(x) + math.inf)
+        vec = _vector_lanes(x, grad)  # torch's vectorized elements: a division at -0.0
+        if vec is not None:
+            vec = Tensor._make(vec & (x._data == 0) & xp_signbit(x._data), x.device)
+            at_edge = at_edge.where(~vec, -at_edge)
         if self.eps is None:  # torch: NaN outside [0, 1]
             g = (grad / (x * (1 - x))).where(~edge, grad * at_edge)
             return g.where((x >= 0) & (x <= 1), _zeros(g) + math.nan)
-        outside = (x < self.eps) | (x > 1 - self.eps)  # (a NaN x gives a NaN gradient)
+        outside = (x < self.eps) | (x > 1 - self.eps)  # (a NaN x gives a NaN gradient...
+        if vec is not None:  # ...but 0 in torch's vectorized elements: its blend mask)
+            outside = outside | (Tensor._make(_vector_lanes(x, grad), x.device) & x.isnan())
         safe = x.where(~outside & ~edge, _zeros(x) + 0.5)  # no inf in the unused branches
         g = (grad / (safe * (1 - safe))).where(~edge, grad * at_edge)
         return g.where(~outside, _zeros(grad))
 
     jvp = Op.jvp_elementwise
+
+
+def xp_signbit(a):
+    """The sign bits of a NumPy array."""
+    import numpy as np
+
+    return np.signbit(a)
+
+
+def _vector_lanes(x, grad):
+    """For C-contiguous NumPy float32/float64 x and grad of one shape: which elements torch's
+    cpu_kernel_vec runs in its vector loop (whole blocks of two 256-bit vectors: 16 floats,
+    8 doubles; the rest is its scalar loop), else None."""
+    import numpy as np
+
+    a, g = x._data, grad._data
+    if type(a) is not np.ndarray or a.dtype not in (np.float32, np.float64):
+        return None
+    if g.shape != a.shape or not (a.flags.c_contiguous and g.flags.c_contiguous):
+        return None
+    block = 64 // a.itemsize
+    n = a.size
+    return (np.arange(n) < n - n % block).reshape(a.shape)
+
+
+def _logit_log(q, dense):
+    """torch's log in its CPU logit kernel: MKL's vsLn/vdLn for a dense input (float32:
+    float64's log rounded, float64: NumPy's; MKL's own last-ulp choices are not replayed,
+    README "Known differences"), the C library's log/logf for a strided one (its scalar loop)."""
+    import numpy as np
+
+    from ._gamma_exact import libm_log
+
+    if not dense:
+        return libm_log(q)
+    return np.log(q.astype(np.float64)).astype(np.float32) if q.dtype == np.float32 else np.log(q)
+
+
+def _dense(a):
+    """Whether the array's elements fill its memory in some dim order (torch's contiguous
+    TensorIterator after it reorders the dims; a NumPy flip's negative stride counts, as
+    torch's flip copies)."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expected = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
 
 
 def _quiet(xp):

@@ -800,7 +800,7 @@ class CrossEntropy(Op):
     probability cases; this node takes the name of torch's outermost node for them."""
 
     saves_inputs = True
-    saves = ("p", "logp", "safe", "wt", "keep", "denom")
+    saves = ("p", "logp", "safe", "wt", "keep", "denom", "composed")
 
     def forward(
         self, x, t, w=None, reduction="mean", ignore_index=-100, label_smoothing=0.0, probs=False
@@ -812,6 +812,17 @@ class CrossEntropy(Op):
             label_smoothing,
             (t.shape if not probs else x.shape[:-1] if x.ndim == 1 else x.shape[:1] + x.shape[2:]),
         )
+        if xp.__name__ == "numpy":  # torch's composition op by op: its bits (see backward)
+            from .cross_entropy_composed import composed_graph
+
+            self.composed = composed_graph(
+                (x, t, w), reduction, ignore_index, label_smoothing, probs
+            )
+            xb, tb = _as_batched(x, t, probs)  # jvp's test of a 0/0 mean: the denominator
+            n_classes = xb.shape[1]
+            keep = None if probs else _class_coeffs(xp, tb, w, n_classes, ignore_index, x.dtype)
+            self.denom = xb.size // max(n_classes, 1) if probs else keep[1].sum()
+            return self.composed[0]._data
         x, t = _as_batched(x, t, probs)
         n_classes, ls = x.shape[1], label_smoothing
         self.w_shape = (1, n_classes) + (1,) * (x.ndim - 2)
@@ -862,12 +873,16 @@ class CrossEntropy(Op):
         x, t, w = self.inputs
         dev = grad.device
         need_x, need_t, need_w = self.needs_input_grad
-        if plain(grad) and not self.probs and not (need_t or need_w):
-            return self._plain_grad_x(grad), None, None
         if is_grad_enabled() and not vmap_hook[0] and _in_backward():  # create_graph:
             from .cross_entropy_composed import composed_backward  # torch's composition
 
             return composed_backward(self, grad)
+        if getattr(self, "composed", None) is not None:  # forward's composition, replayed
+            from .cross_entropy_composed import replay_backward
+
+            return replay_backward(self.composed, grad, self.needs_input_grad)
+        if plain(grad) and not self.probs and not (need_t or need_w):
+            return self._plain_grad_x(grad), None, None
         if self.reduction == "none":
             g = grad.reshape(self.loss_shape).unsqueeze(1)
         elif self.reduction == "mean":

@@ -675,20 +675,6 @@ also_known(
     ),
 )
 
-# float32 digamma: torch's calc_digamma runs in float (ours in float64, rounded once): near
-# its poles the two are ulps apart, ours the closer (seed 350060880: digamma(0.0238) torch
-# -42.564743, ours -42.56475, float64 -42.5647497), and a chained lgamma next to its own pole
-# turns that into units. Known where 2 ulps of torch's output move the chained result (a port
-# of torch's float32 calc_digamma would give its bits instead).
-also_known(["digamma"], ["out0", "grad"], lambda p: _chain_amplifies(p, 2))
-
-# polygamma(n >= 2) in float32: torch sums its zeta series in float32 (80% of polygamma(2, x)
-# correctly rounded on 600 samples in (0.01, 10), up to 1e-7 relative off), ours is float64
-# rounded (100% correctly rounded); a chained sinc/tan of values ~1e4 magnifies the ulp
-# (seed 18063345: -17754.8105 vs torch's -17754.8086, mpmath -17754.8097, then sinc).
-for _what in ("out0", "grad"):
-    KNOWN_DIFFERENCES[("polygamma", _what)] = lambda p: _chain_amplifies(p, 2)
-
 
 # attention with a huge key or query entry (1e30): the scores are ~1e30 and the softmax
 # backward's P * (dP - sum(P dP)) cancels terms of that size, so both gradients are rounding

@@ -36,6 +36,7 @@ REGRESSION_SEEDS = {
     "adjoint LU solve puts NaN in both columns (second order)",
     350057595: "float64 erfc(0) is exactly 1 (the C library's erfc; the Chebyshev series gave "
     "1 - ulp), then acosh: 0, not NaN",
+    350060880: "float32 digamma near a pole then lgamma: torch's float calc_digamma replayed",
     350091151: "smooth_l1_loss of a bool input: the target's double backward refuses it too",
     340057483: "smooth_l1_loss with a bool target: its double backward refuses the bool target "
     "(torch subtracts it there)",
@@ -204,8 +205,6 @@ KNOWN_SEEDS = {
     "rounding of the matrix's scale, torch's 3.1e-8, ours 0",
     350016353: "float32 conv3d then logit: a cancelling sum (6.5e-4 of terms ~5) 2 ulps of the "
     "terms apart (oneDNN vs im2col + OpenBLAS), logit's 1 / x(1 - x) magnifies it",
-    350060880: "float32 digamma near a pole then lgamma: torch's float calc_digamma, ours "
-    "the closer to float64",
     340008459: "float32 corrcoef of one variable: the clip at 1 is decided by torch's MKL sqrt "
     "ulp (second order)",
     340076822: "cholesky_solve of a 1e30 right-hand side then tan: the solution's last ulp "
@@ -227,7 +226,8 @@ KNOWN_SEEDS = {
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
     18053078: "conv1d then sqrt: a NaN upstream gradient meets the padding (oneDNN skips it)",
     18044082: "float32 inverse (matrix_power -1) at cond 115 then lgamma: LAPACK ulps at poles",
-    18063345: "float32 polygamma(2) then sinc: torch's float32 zeta series 1 ulp off, sinc of 1e4",
+    18063345: "float32 polygamma(2) then sinc: the float32 sinc gradient of 1e4 (polygamma's "
+    "values are torch's bits)",
     18075868: "float32 linalg_cond (SVD) then frac: torch's sgesdd 16 ulps off float64, ours 0.3",
     18079590: "float32 addbmm then lgamma: summation-order ulps next to a pole",
     18091503: "float32 pinv then frac: LAPACK ulps of entries ~100, frac's absolute error",
