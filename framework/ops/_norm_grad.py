@@ -206,15 +206,6 @@ def _vector_lanes_add(k1, k2):
 PAIRS = ((3, 5), (2, 1), (4, 6))  # layer_norm with a weight; without, group_norm; batch_norm
 
 
-def vreduce(a, b, c, s, n, pair, fuse, acc):
-    """The reductions pair (PAIRS[pair]) of reducers over n elements."""
-    if pair == 0:
-        return _red0(a, b, c, s, n, fuse, acc)
-    if pair == 1:
-        return _red1(a, b, c, s, n, fuse, acc)
-    return _red2(a, b, c, s, n, fuse, acc)
-
-
 def chunk_of(i, rows, T):
     """The thread at::parallel_for(0, rows, 1) gives row i with T threads."""
     nt = min(T, rows) if rows > 1 else 1
@@ -245,9 +236,9 @@ def ln_loop(dy, x, mean, rstd, w, flags, M, N, T, dx, buf, acc, sc):
         if not flags[1]:
             continue
         if flags[0]:
-            ds, db = _vreduce(yr, xr, w, a, N, 0, True, acc)
+            ds, db = _red0(yr, xr, w, a, N, True, acc)
         else:
-            ds, db = _vreduce(yr, xr, w, a, N, 1, True, acc)
+            ds, db = _red1(yr, xr, w, a, N, True, acc)
         b = _fma(db, m, -ds) * a * a * a * scale
         c = _fma(-b, m, -(db * a * scale))
         dxr = dx[o : o + N]
@@ -267,7 +258,7 @@ def gn_loop(dy, x, mean, rstd, w, flags, Nb, C, S, G, L, fuse, ds, db, dx, dw, d
     for i in range(Nb * C):
         yr = dy[i * S : (i + 1) * S]
         xr = x[i * S : (i + 1) * S]
-        ds[i], db[i] = _vreduce(yr, xr, xr, zero, S, 1, fuse, acc)
+        ds[i], db[i] = _red1(yr, xr, xr, zero, S, fuse, acc)
     D = C // G
     if flags[0]:
         s = sc[0]
@@ -326,7 +317,7 @@ def bn_loop(dy, x, w, mean, invstd, flags, Nb, C, S, T, dx, dw, dbias, buf, acc,
             for n in range(Nb):
                 o = (n * C + c) * S
                 yr = dy[o : o + S]
-                dp, tt = _vreduce(x[o : o + S], yr, yr, m, S, 2, True, acc)
+                dp, tt = _red2(x[o : o + S], yr, yr, m, S, True, acc)
                 total += tt
                 dotp += dp
             sc[2] = dotp
@@ -383,7 +374,7 @@ def bn_loop(dy, x, w, mean, invstd, flags, Nb, C, S, T, dx, dw, dbias, buf, acc,
         dbias[c] = buf[0, 0, c]
 
 
-_fma, _vreduce, _chunk_of, _element, _fused_on = fma, vreduce, chunk_of, element, fused_on
+_fma, _chunk_of, _element, _fused_on = fma, chunk_of, element, fused_on
 _red0, _red1, _red2 = (
     reducers(*_p, lambda f: f, lambda *a, p=_p: lanes_add(*a, *p)) for _p in PAIRS
 )
@@ -404,13 +395,12 @@ def _build():
         """fn compiled by numba without fastmath (every rounding as written)."""
         return numba.njit(cache=False, nogil=True, error_model="numpy")(fn)
 
-    inline = numba.njit(cache=False, nogil=True, error_model="numpy", inline="always")
     g = globals()
     g["_fma"] = fma_intrinsic
-    g["_element"], g["_fused_on"] = inline(element), inline(fused_on)
+    g["_element"], g["_fused_on"] = jit(element), jit(fused_on)
     for i, p in enumerate(PAIRS):
-        g[f"_red{i}"] = reducers(*p, inline, _vector_lanes_add(*p))
-    g["_vreduce"], g["_chunk_of"] = inline(vreduce), inline(chunk_of)
+        g[f"_red{i}"] = reducers(*p, jit, _vector_lanes_add(*p))
+    g["_chunk_of"] = jit(chunk_of)
     from types import SimpleNamespace
 
     return SimpleNamespace(ln=jit(ln_loop), gn=jit(gn_loop), bn=jit(bn_loop))
