@@ -4,8 +4,9 @@ and float64 bits on its AVX2 build).
 The row reductions are ATen's ``vec::reduce_all`` / ``map2_reduce_all`` / ``map3_reduce_all``:
 a row read as vectors of L lanes (8 float32, 4 float64), the first vector the accumulator, each
 later full vector added lane by lane (``acc + x * y``: not contracted, measured), the tail's
-lanes ``fma(x, y, acc)`` where the kernel's build contracts it (layer_norm's rows and
-group_norm's float64 planes: measured; group_norm's float32 planes add the product), then the
+lanes ``fma(x, y, acc)`` where the kernel's build contracts it (layer_norm's rows,
+batch_norm's planes, group_norm's float64 planes: measured; group_norm's float32 planes add
+the product), then the
 lanes added (float32: ``((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))``, AVX2's shuffles;
 float64: in order); a row shorter than L adds its products in order.
 
@@ -29,6 +30,12 @@ float64: in order); a row shorter than L adds its products in order.
 
 Compiled by numba where it is installed (``FRAMEWORK_NUMBA=0``: NumPy replays of the same
 operations, the same bits, slower).
+
+Example:
+    >>> x = np.array([[1.0, 2.0, 4.0]], np.float32)
+    >>> dx, _, _ = layer_norm_backward(x, x, x.mean(1), 1 / x.std(1), None, (True, False, False))
+    >>> dx.dtype, dx.shape
+    (dtype('float32'), (1, 3))
 """
 
 import math
