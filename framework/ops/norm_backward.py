@@ -9,7 +9,74 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
 from ..backend import device_of
 from ..tensor import Tensor
+from . import _norm_grad
 from ._sum_kernel import torch_sum
+
+
+def _tensors(got, shapes, dev):
+    """The replayed gradient arrays as tensors of the inputs' shapes (None where not wanted)."""
+    return tuple(
+        None if a is None else Tensor._make(a.reshape(shape), dev) for a, shape in zip(got, shapes)
+    )
+
+
+def _arrays(grad, x, weight):
+    """(grad, x, weight) arrays where torch's kernels are replayed (NumPy float32/float64
+    arrays of one dtype, with elements), else None."""
+    w = None if weight is None else weight._data
+    g, a = grad._data, x._data
+    if not a.size or not _norm_grad.replayable(a, g, w):
+        return None
+    return g, a, w
+
+
+def layer_norm_grads(fwd, grad, x, weight, need):
+    """(grad_x, grad_w, grad_b) of layer_norm node `fwd` by torch's backward kernel, replayed
+    (_norm_grad); None where it is not (other dtypes, CuPy, an empty input)."""
+    arrays = _arrays(grad, x, weight)
+    width = math.prod(fwd.normalized_shape)
+    if arrays is None or not width:
+        return None
+    g, a, w = arrays
+    rows = (-1, width)
+    got = _norm_grad.layer_norm_backward(
+        g.reshape(rows), a.reshape(rows), fwd.mean, fwd.invstd, w, need
+    )
+    shapes = (a.shape, fwd.normalized_shape, fwd.normalized_shape)
+    return _tensors(got, shapes, grad.device)
+
+
+def group_norm_grads(fwd, grad, x, weight, need):
+    """(grad_x, grad_w, grad_b) of group_norm node `fwd` by torch's backward kernel, replayed;
+    None where it is not."""
+    arrays = _arrays(grad, x, weight)
+    if arrays is None:
+        return None
+    g, a, w = arrays
+    got = _norm_grad.group_norm_backward(g, a, fwd.mean, fwd.invstd, w, fwd.groups, need)
+    c = (a.shape[1],)
+    return _tensors(got, (a.shape, c, c), grad.device)
+
+
+def batch_norm_grads(fwd, grad, x, weight, need):
+    """(grad_x, grad_w, grad_b) of batch_norm node `fwd` by torch's contiguous backward
+    kernels, replayed; None where they are not (torch's other kernel: a gradient or input that
+    is not C-contiguous; or no running stats in evaluation)."""
+    arrays = _arrays(grad, x, weight)
+    if arrays is None or x.dim() < 2:
+        return None
+    g, a, w = arrays
+    if not (g.flags.c_contiguous and a.flags.c_contiguous):
+        return None
+    if fwd.training:
+        stats = fwd.invstd
+    elif fwd.running_var is None:
+        return None
+    else:
+        stats = (fwd.running_var, fwd.eps)
+    got = _norm_grad.batch_norm_backward(g, a, w, fwd.mean, stats, fwd.training, need)
+    c = (a.shape[1],)
+    return _tensors(got, (a.shape, c, c), grad.device)
 
 
 def _first_grads(fwd, g, shapes):

@@ -11,6 +11,7 @@ from ..tensor import Tensor
 from . import _fused
 from . import _moments
 from .._fma import fused
+from . import norm_backward as _nb
 from .norm_backward import NativeBatchNormBackward, NativeLayerNormBackward, group_norm_double
 from ._rowwise import SMALL, row_dot, row_sum
 from .reduction import array_mean
@@ -82,14 +83,16 @@ class NativeGroupNorm(Op):
 
     def backward(self, grad):
         x, weight, bias = self.inputs
-        need_x, need_w, need_b = self.needs_input_grad
+        need_x, need_w, need_b = needs = self.needs_input_grad
         n = x.shape[0]
         if state.enabled and not vmap_hook[0] and _same_float(grad, x, weight):
             stats = {"mean": self.mean, "rstd": self.invstd}
-            needs = self.needs_input_grad
             return group_norm_double(
                 grad, x, weight, bias, groups=self.groups, needs=needs, **stats
             )
+        replayed = None if state.enabled else _nb.group_norm_grads(self, grad, x, weight, needs)
+        if replayed is not None:  # torch's kernel, replayed (its bits)
+            return replayed
         g = x.reshape(n, self.groups, _group_size(x.shape, self.groups))
         if state.enabled:  # create_graph: mean and invstd as functions of x
             gc = g - g.mean(dim=2, keepdim=True)
@@ -323,7 +326,7 @@ class NativeBatchNorm(Op):
 
     def backward(self, grad):
         x, weight, _ = self.inputs
-        need_x, need_w, need_b = self.needs_input_grad
+        need_x, need_w, need_b = needs = self.needs_input_grad
         axes, shape = self.axes, self.shape
         if state.enabled and not vmap_hook[0] and _same_float(grad, x, weight):
             # create_graph: torch's one node, over (grad, input, weight, mean, invstd)
@@ -335,6 +338,9 @@ class NativeBatchNorm(Op):
             )
             got = NativeBatchNormBackward.apply(grad, x, weight, *stats, fwd=self)
             return tuple(g if n else None for g, n in zip(got, self.needs_input_grad))
+        replayed = None if state.enabled else _nb.batch_norm_grads(self, grad, x, weight, needs)
+        if replayed is not None:  # torch's contiguous kernels, replayed (its bits)
+            return replayed
         if self.training and state.enabled:
             # create_graph: mean and invstd depend on x, so rebuild them with Tensor ops
             mean = x.mean(dim=axes, keepdim=True)
@@ -615,6 +621,9 @@ class NativeLayerNorm(Op):
     def _plain_backward(self, grad, x, weight, need_x, need_w, need_b):
         """backward's formula evaluated on arrays, row by row (row sums by row_sum, row_dot);
         the weight and bias gradients come out summed over the rows, in their own shapes."""
+        replayed = _nb.layer_norm_grads(self, grad, x, weight, (need_x, need_w, need_b))
+        if replayed is not None:  # torch's kernel, replayed (its bits)
+            return replayed
         xp, width = grad.xp, math.prod(self.normalized_shape)
         if not _row_kernel_ok(x._data) or not width:
             return self._axes_backward(grad, x, weight, need_x, need_w, need_b)
