@@ -71,6 +71,7 @@ BUDGET = {
     ],
     "benchmarks/run.py": ["--only", "op_add_tensor", "--repeat", "0.05", "--rounds", "1"],
     "benchmarks/bench_conv.py": [],  # about 20 s as it is
+    "benchmarks/bench_replays.py": ["--repeat", "2", "--only", "prod"],
     "benchmarks/bench_dataloader.py": ["--batches", "4", "--workers", "0", "1"],
     "framework.compat": ["--epochs", "1"],
     "framework.distributed.run": ["--epochs", "1"],
