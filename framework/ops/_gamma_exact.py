@@ -29,7 +29,7 @@ import numpy as np
 from . import _sleef
 
 _F32, _F64 = np.dtype("float32"), np.dtype("float64")
-_A = (
+DIGAMMA_ASYMPTOTIC = _A = (  # Cephes' psi series (torch's calc_digamma's A)
     8.33333333333333333333e-2,
     -2.10927960927960927961e-2,
     7.57575757575757575758e-3,

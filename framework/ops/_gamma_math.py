@@ -46,15 +46,7 @@ def digamma(xp, x):
             y = xp.where(small, y + 1, y)
         z = 1.0 / (y * y)
         poly = 0.0
-        for c in (
-            8.33333333333333333333e-2,
-            -2.10927960927960927961e-2,
-            7.57575757575757575758e-3,
-            -4.16666666666666666667e-3,
-            3.96825396825396825397e-3,
-            -8.33333333333333333333e-3,
-            8.33333333333333333333e-2,
-        ):
+        for c in _gamma_exact.DIGAMMA_ASYMPTOTIC:
             poly = poly * z + c
         asym = xp.log(y) - 0.5 / y - xp.where(y < 1e17, z * poly, 0.0)
         out = res + xp.where(y == 10, 2.25175258906672110764, asym) - refl

@@ -214,7 +214,18 @@ def _torch_vector_bytes():
     return 32  # not Linux: torch's x86 wheels elsewhere default to AVX2
 
 
-_VECTOR_BYTES = _torch_vector_bytes()
+_VECTOR = []  # [torch's vector bytes or None], read on first use: the environment may set
+# ATEN_CPU_CAPABILITY after `import framework` and before torch's first kernel (as the test
+# suite's pin does once pytest's plugins imported the framework)
+
+
+def vector_bytes():
+    """``_torch_vector_bytes()``, computed once, on the first call."""
+    if not _VECTOR:
+        _VECTOR.append(_torch_vector_bytes())
+    return _VECTOR[0]
+
+
 _KERNELS = [None]  # the compiled namespace, kept once built
 
 
@@ -234,8 +245,9 @@ def torch_sum(x, axes):
     """``x`` (a NumPy array) summed over ``axes`` (non-negative, sorted) in torch's CPU order,
     as a flat array of the kept elements; None where that order is not reproduced (see the
     module docstring: the caller sums with NumPy)."""
+    vb = _VECTOR[0] if _VECTOR else vector_bytes()
     if (
-        _VECTOR_BYTES is None
+        vb is None
         or type(x) is not np.ndarray
         or x.dtype.char not in "fd"
         or not x.flags.c_contiguous
@@ -256,7 +268,7 @@ def torch_sum(x, axes):
     blocks = math.prod([n for n, _ in dims[:first]])
     n = math.prod([n for n, _ in dims[first : last + 1]])
     cols = math.prod([n for n, _ in dims[last + 1 :]])
-    width = _VECTOR_BYTES // x.itemsize
+    width = vb // x.itemsize
     flat = x.reshape(-1)
     if cols == 1:
         if blocks == 1 and x.size >= GRAIN:

@@ -339,11 +339,12 @@ def fused_split(n, itemsize):
     (64-byte vectors where torch runs its AVX-512 kernels, else 32), and of the part of the
     scalar loop GCC vectorized with 32-byte vectors in the AVX-512 build (measured: a tail of
     15 float32 values runs 8 vectorized, 7 scalar; none under ATEN_CPU_CAPABILITY=avx2)."""
-    from ..ops._sum_kernel import _VECTOR_BYTES
+    from ..ops._sum_kernel import vector_bytes
 
-    body = (_VECTOR_BYTES or 64) // itemsize
+    vb = vector_bytes()
+    body = (vb or 64) // itemsize
     nb = n - n % body
-    if _VECTOR_BYTES is not None:
+    if vb is not None:
         return nb, nb
     half = 32 // itemsize
     return nb, nb + (n - nb) // half * half

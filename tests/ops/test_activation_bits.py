@@ -8,7 +8,6 @@ gelu_erf on contiguous tensors, ATen's kernel (its own vector erf) on strided vi
 runs on one thread here (a multi-threaded split moves the scalar tails, see _sleef_act).
 Not here: torch.tanh (MKL's vector tanh, not replayed; README "Known differences")."""
 
-import contextlib
 import importlib.util
 import math
 import os
@@ -20,6 +19,7 @@ import torch.autograd.forward_ad as tfwd
 import torch.nn.functional as TF
 
 import framework
+from bits import one_torch_thread, replay_path, same_bits  # noqa: F401 (fixture)
 import framework.autograd.forward_ad as ffwd
 import framework.nn.functional as FF
 from framework.ops import _sleef_act, _sleef_math
@@ -51,35 +51,12 @@ def F(L):
     return FF if L is framework else TF
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@contextlib.contextmanager
 def _replay(numba):
-    """Run the block on the numba kernels (where numba is usable) or the NumPy replay."""
-    saved = _sleef_act._JIT[0]
-    if not numba:
-        _sleef_act._JIT[0] = False
-    try:
-        yield
-    finally:
-        _sleef_act._JIT[0] = saved
+    """Run the block on the numba kernels or the NumPy replay."""
+    return replay_path(_sleef_act._JIT, numba)
 
 
-def _same(a, b):
-    """Equal bits, any NaN matching any NaN (torch's NaN payloads are not replayed)."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape
-    nan = np.isnan(a)
-    np.testing.assert_array_equal(nan, np.isnan(b))
-    ints = np.int32 if a.dtype == np.float32 else np.int64
-    bad = np.ascontiguousarray(a).view(ints) != np.ascontiguousarray(b).view(ints)
-    assert not (bad & ~nan).any(), f"{int((bad & ~nan).sum())} of {a.size} differ"
+_same = same_bits
 
 
 def _wide(n, dtype, seed):

@@ -4,8 +4,6 @@ backward (random upstream gradients), every dim, sizes around the lane counts, s
 inputs, specials; the numba kernels and the NumPy replay give the same bits. torch runs on
 one thread here (its kernels' tails move with a multi-threaded split, see _sleef)."""
 
-import contextlib
-
 import importlib.util
 import os
 
@@ -14,6 +12,7 @@ import pytest
 import torch
 
 import framework
+from bits import one_torch_thread, replay_path, same_bits  # noqa: F401 (fixture)
 import framework.nn.functional as F
 from framework.ops import _sleef
 
@@ -22,35 +21,12 @@ SIZES = [1, 7, 8, 9, 15, 16, 17, 31, 33, 1000]
 SPECIAL = [-104.0, -103.9, 100.0, 100.1, 88.7, 88.8, -87.4, -0.0, 0.0, 709.8, -745.2, 1e-40]
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@contextlib.contextmanager
 def _replay(numba):
-    """Run the block on the numba kernels (where numba is usable) or the NumPy replay."""
-    saved = _sleef._JIT[0]
-    if not numba:
-        _sleef._JIT[0] = False
-    try:
-        yield
-    finally:
-        _sleef._JIT[0] = saved
+    """Run the block on the numba kernels or the NumPy replay."""
+    return replay_path(_sleef._JIT, numba)
 
 
-def _same(a, b):
-    """Equal bits, any NaN matching any NaN (torch's NaN payloads are not replayed)."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape
-    nan = np.isnan(a)
-    np.testing.assert_array_equal(nan, np.isnan(b))
-    ints = np.int32 if a.dtype == np.float32 else np.int64
-    bad = np.ascontiguousarray(a).view(ints) != np.ascontiguousarray(b).view(ints)
-    assert not (bad & ~nan).any(), f"{int((bad & ~nan).sum())} of {a.size} differ"
+_same = same_bits
 
 
 def _data(shape, dtype, seed, scale=4.0, special=True):

@@ -3,40 +3,24 @@ scalar calc_digamma / trigamma replayed by framework/ops/_gamma_exact.py, the po
 factor from the C library's lgamma), float32 and float64, forward and gradients with a random
 upstream gradient; the numba loops and the NumPy replay give the same bits."""
 
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import framework
+from bits import replay_path, same_bits
 from framework.ops import _gamma_exact, _sleef
 
 DTYPES = ["float32", "float64"]
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, -3.0, -2.5, 10.0, 1e17, 1e30, 1e-30, -1e-30]
 
 
-@contextlib.contextmanager
 def _replay(numba):
-    """Run the block on the numba loops (where numba is usable) or the NumPy replay."""
-    saved = _sleef._JIT[0]
-    if not numba:
-        _sleef._JIT[0] = False
-    try:
-        yield
-    finally:
-        _sleef._JIT[0] = saved
+    """Run the block on the numba kernels or the NumPy replay."""
+    return replay_path(_sleef._JIT, numba)
 
 
-def _same(a, b):
-    """Equal bits, any NaN matching any NaN."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape
-    nan = np.isnan(a)
-    np.testing.assert_array_equal(nan, np.isnan(b))
-    ints = {2: np.int16, 4: np.int32, 8: np.int64}[a.itemsize]
-    bad = np.ascontiguousarray(a).view(ints) != np.ascontiguousarray(b).view(ints)
-    assert not (bad & ~nan).any(), f"{int((bad & ~nan).sum())} of {a.size} differ"
+_same = same_bits
 
 
 def _gamma_data(n, dtype, seed):
