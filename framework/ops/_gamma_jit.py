@@ -39,9 +39,9 @@ def digamma(x, c):
     refl = zero
     if x < zero:
         xd = np.float64(x)
-        if xd == math.trunc(xd):
+        if xd == np.trunc(xd):  # (math.trunc is an int64 in numba: -1e30 overflowed)
             return like(math.nan, x)
-        r = xd - math.trunc(xd)  # std::modf's fractional part
+        r = xd - np.trunc(xd)  # std::modf's fractional part
         refl = like(math.pi / math.tan(math.pi * r), x)
         x = one - x
     result = zero
@@ -106,9 +106,9 @@ def zeta(x, q, a_coef, f32):
     if x < 1.0:
         return math.nan
     if q <= 0.0:
-        if q == math.floor(q):
+        if q == np.floor(q):  # (np: math.floor is an int64 in numba)
             return math.inf
-        if x != math.floor(x):
+        if x != np.floor(x):
             return math.nan
     if f32:
         s = np.float64(math.pow(np.float32(q), np.float32(-x)))

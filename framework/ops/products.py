@@ -388,8 +388,8 @@ def _cdist_backward_replay(g, x, other, d, p):
     if x.dtype.char not in "fd" or not all(a.dtype == x.dtype for a in (g, other, d)):
         return None
     (n, m), r, batch = x.shape[-2:], other.shape[-2], x.shape[:-2]
-    if other.shape[:-2] != batch or g.shape != batch + (n, r) or not x.size:
-        return None
+    if other.shape[:-2] != batch or g.shape != batch + (n, r) or not x.size or not other.size:
+        return None  # (no rows in `other`: the formula's zeros; fuzz seed 380024835)
     a, b = x.reshape(-1, n, m), other.reshape(-1, r, m)
     g3, d3 = g.reshape(-1, n, r), d.reshape(-1, n, r)
     out = _np.empty(x.shape, x.dtype)
