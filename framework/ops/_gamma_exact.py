@@ -93,6 +93,7 @@ def _math(f, *arrays):
     where it raises (a pole, a domain error: the C library's inf or NaN instead)."""
 
     def one(*v):
+        """f of one tuple of Python floats, the C library's inf/NaN where math raises."""
         try:
             return f(*v)
         except (ValueError, OverflowError):

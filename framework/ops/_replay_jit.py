@@ -102,6 +102,7 @@ def _vector_fold(L, square):
             vty = ir.VectorType(ety, L)
 
             def load(j):
+                """The LLVM vector of lanes j*L .. j*L + L - 1 of the row."""
                 at = builder.add(o, builder.mul(j, ir.Constant(j.type, L)))
                 ptr = builder.bitcast(builder.gep(x.data, [at]), vty.as_pointer())
                 return builder.load(ptr, align=1)

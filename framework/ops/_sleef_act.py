@@ -130,6 +130,7 @@ def _tail(dt):
     """The C library's functions for dtype dt, on arrays of any shape."""
 
     def get(name):
+        """The NumPy form of the C library's function `name` (any shape)."""
         f = _libm(name, np.dtype(dt))
         return lambda a: f(np.asarray(a).ravel()).reshape(np.shape(a))
 
@@ -144,6 +145,7 @@ def _elu_np(x2, vec, c):
     dt = x2.dtype
 
     def body(fs):
+        """elu of an array given the math functions `fs`."""
         return lambda a: np.where((a >= 0) | (a != a), a * pos, fs["expm1"](a * ipt) * neg)
 
     return _two_ways(x2, vec, body(_funcs(dt)), body(_tail(dt)))
@@ -164,7 +166,10 @@ def _softplus_np(x2, vec, c):
     dt = x2.dtype
 
     def body(fs):
+        """softplus of an array given the math functions `fs`."""
+
         def f(a):
+            """torch's softplus: x above the threshold, log1p(exp(beta x)) / beta below."""
             b = a * beta
             return np.where(b > thr, a, fs["log1p"](fs["exp"](b)) / beta)
 
@@ -184,6 +189,7 @@ def _softplus_backward_np(g, x, vec, c):
 
 def _mish_np(x2, vec):
     def body(fs):
+        """mish of an array given the math functions `fs`."""
         return lambda a: a * fs["tanh"](fs["log1p"](fs["exp"](a)))
 
     return _two_ways(x2, vec, body(_funcs(x2.dtype)), body(_tail(x2.dtype)))
@@ -232,6 +238,7 @@ def _gelu_tanh_inner(a, c, fused):
 
 def _gelu_tanh_np(x2, vec, c):
     def body(fs):
+        """gelu(tanh) of an array given the math functions `fs`."""
         return lambda a: c[3] * a * (c[2] + fs["tanh"](_gelu_tanh_inner(a, c, GELU_TANH_FUSED)))
 
     return _two_ways(x2, vec, body(_funcs(x2.dtype)), body(_tail(x2.dtype)))
@@ -429,6 +436,7 @@ def _gelu_erf_np(x2, vec, c):
     alpha, half, one = c
 
     def body(erf):
+        """gelu(none) of an array given an erf."""
         return lambda a: a * half * (one + erf(a * alpha))
 
     f = _libm("erf", x2.dtype)

@@ -581,36 +581,46 @@ def _numpy_helpers(t):
             return np.where(ok, r, a * b + c)
 
     def bits(x):
+        """The bits of x as the dtype's integer."""
         return np.asarray(x, t).view(ib)
 
     def pow2i(q):
+        """2**q as the dtype (q in its exponent range)."""
         return ((q.astype(ib) + ib(bias)) << ib(sh)).view(t)
 
     def ldexp2(d, e):
+        """d * 2**e in two steps (no overflow of one power)."""
         h = e >> 1
         return (d * pow2i(h)) * pow2i(e - h)
 
     def ldexp3(d, q):
+        """d * 2**q by adding q to d's exponent bits."""
         return (bits(d) + (q.astype(ib) << ib(sh))).view(t)
 
     def ilogb2k(d):
+        """The unbiased exponent of d's bits."""
         return (((bits(d) >> ib(sh)) & ib(mask)) - ib(bias - 0)).astype(ib)
 
     def rint_f(u):
+        """Round to the nearest integer (ties to even), as a float."""
         return np.rint(u)
 
     def rint_i(u):
+        """Round to int32 as Sleef's vector conversion (out of range: INT_MIN)."""
         big = ~(np.abs(u) < t(2147483520.0))
         r = np.where(big, t(0), np.rint(u)).astype(np.int64)
         return np.where(big, np.int64(-(2**31)), r)
 
     def to_float(q):
+        """The integers as the dtype."""
         return q.astype(t)
 
     def mulsign(x, y):
+        """x with its sign flipped where y is negative (y's sign bit)."""
         return (bits(x) ^ (bits(y) & sign)).view(t)
 
     def is_negzero(x):
+        """Whether x is -0."""
         return bits(x) == sign
 
     return {

@@ -480,6 +480,7 @@ class EuclideanDist(Op):
     saves_output = True
 
     def forward(self, x1, x2):
+        """The distances between the rows of x1 (.., P, M) and x2 (.., R, M): (.., P, R)."""
         xp = self.xp
         with no_grad():  # (torch's ops: the squares summed in its order)
             n1, n2 = (Tensor._make(a, device_of(a)).pow(2).sum(-1, True)._data for a in (x1, x2))
@@ -490,6 +491,7 @@ class EuclideanDist(Op):
         return xp.sqrt(out, out=out)
 
     def backward(self, grad):
+        """torch's _euclidean_dist_backward (a 0 subgradient at distance 0)."""
         x1, x2 = self.inputs
         res = self.output
         ratio = (grad / res).masked_fill(res == 0, 0)  # a subgradient of 0 at distance 0

@@ -70,6 +70,7 @@ class _TensorLinalg(_Tensors):
 
     @staticmethod
     def layer_loops(*arrays):
+        """No compiled layer loops on the graph path (the formulas are recorded)."""
         return None  # (a graph: the formulas are recorded)
 
 
