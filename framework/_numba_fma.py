@@ -4,8 +4,15 @@ round exactly where torch's build has a fused multiply-add and nowhere else (the
 without fastmath flags). Imported only where numba is (the optimizer steps, the Sleef replay,
 the moment kernels)."""
 
+import numba
 from numba import types
 from numba.extending import intrinsic
+
+
+def exact_jit(fn, cache=False):
+    """fn compiled by numba without fastmath, so every rounding is the one written (the
+    replays of torch's loops); ``cache``: numba's on-disk cache where it is writable."""
+    return numba.njit(cache=cache, nogil=True, error_model="numpy")(fn)
 
 
 @intrinsic

@@ -397,11 +397,8 @@ def _build():
         return None
     import numba
 
+    from .._numba_fma import exact_jit as jit
     from .._numba_fma import fma as fma_intrinsic
-
-    def jit(fn):
-        """fn compiled by numba without fastmath (every rounding as written)."""
-        return numba.njit(cache=False, nogil=True, error_model="numpy")(fn)
 
     g = globals()
     g["_fma"] = fma_intrinsic

@@ -356,11 +356,11 @@ _adam_range, _sgd_range, _lerp, _moments = adam_range, sgd_range, lerp, moments 
 
 def _build():
     try:
-        import numba
+        import numba  # noqa: F401 (importable with this NumPy: the loops below need it)
     except Exception:  # not importable with this NumPy: the NumPy paths
         return False
 
-    from .._numba_fma import fma
+    from .._numba_fma import exact_jit, fma
 
     global _fma
     _fma = fma
@@ -371,7 +371,7 @@ def _build():
 
             def jit(fn, cache=cache):
                 """fn compiled by numba without fastmath (cached on disk if writable)."""
-                return numba.njit(cache=cache, nogil=True, error_model="numpy")(fn)
+                return exact_jit(fn, cache)
 
             global _adam_range, _sgd_range, _lerp, _moments
             _adam_range, _sgd_range, _lerp = jit(adam_range), jit(sgd_range), jit(lerp)
