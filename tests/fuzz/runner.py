@@ -567,6 +567,15 @@ for _name in ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"):
 KNOWN_DIFFERENCES[("linalg_cond", "grad")] = _f32_conditioned
 
 
+def _chained_value_grad(then, x):
+    """The chained op `then` (torch) at the tensor x: its value and its derivative (the
+    upstream gradient the op's backward would receive; None where it has none), as arrays."""
+    x = x.detach().clone().requires_grad_(True)
+    y = then.fn(torch, x)
+    (g,) = torch.autograd.grad(y, x, torch.ones_like(y), allow_unused=True)
+    return _numpy(y), None if g is None else _numpy(g)
+
+
 def _chain_amplifies(p, ulps, scale=None):
     """The chained op turns `ulps` ulps of the op's float32 output into a fuzzer mismatch:
     moving torch's output that far up (or down) moves the chained value or its derivative
@@ -585,10 +594,7 @@ def _chain_amplifies(p, ulps, scale=None):
         o = out.detach()
 
         def chained(x):
-            x = x.clone().requires_grad_(True)
-            y = then.fn(torch, x)
-            (g,) = torch.autograd.grad(y, x, torch.ones_like(y), allow_unused=True)
-            return y.detach().numpy(), None if g is None else g.numpy()
+            return _chained_value_grad(then, x)
 
         y0, g0 = chained(o)
         if g0 is not None:  # relative to its largest entry: the op's backward scales it
@@ -1000,11 +1006,8 @@ def _zero_sign_through_chain(p):
     if not (a == 0).any():
         return False
 
-    def chained(x):  # the chained op's value and derivative (the upstream gradient)
-        x = x.detach().clone().requires_grad_(True)
-        y = p.then.fn(torch, x)
-        (g,) = torch.autograd.grad(y, x, torch.ones_like(y), allow_unused=True)
-        return _numpy(y), None if g is None else _numpy(g)
+    def chained(x):
+        return _chained_value_grad(p.then, x)
 
     (y0, g0), (y1, g1) = chained(out), chained(torch.from_numpy(np.where(a == 0, -a, a)))
     if compare_arrays(y1, y0) is not None:
