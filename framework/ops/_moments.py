@@ -322,13 +322,15 @@ def sq_dev_sum_loop(x, mean):
     return acc
 
 
-def bn_stats_loop(x, Nb, C, S, T, mean, vsum, tmp, buf):
+def bn_stats_loop(x, Nb, C, S, T, mean, vsum, tmp, buf, odd):
     """batch_norm_cpu_collect_stats of the flat (Nb, C, S) x: with S > 1 (its contiguous
     kernel, one channel per task) the channel's sum in float64, mean = sum / N rounded to the
-    dtype, the float64 sum of the dtype's (x - mean)^2; with S == 1 (its channels-last kernel,
-    a 2-D input) the rows split into T chunks as at::parallel_for splits them over T threads,
-    each chunk's sums in the dtype (the squares fused: vectorised fmadd) into buf (T, C), the
-    chunks then added in float64."""
+    dtype, the float64 sum of the dtype's (x - mean)^2 (odd = 1 for float64 with an odd S:
+    torch's AVX2 and AVX-512 builds square a plane's elements two at a time, unfused, and fuse
+    the odd last one, fma(d, d, acc): measured); with S == 1 (its channels-last kernel, a 2-D
+    input) the rows split into T chunks as at::parallel_for splits them over T threads, each
+    chunk's sums in the dtype (the squares fused: vectorised fmadd) into buf (T, C), the chunks
+    then added in float64."""
     N = Nb * S
     if S == 1:
         chunk = (Nb + T - 1) // T
@@ -368,9 +370,12 @@ def bn_stats_loop(x, Nb, C, S, T, mean, vsum, tmp, buf):
         acc = 0.0
         for n in range(Nb):
             o = (n * C + c) * S
-            for i in range(S):
+            for i in range(S - odd):
                 d = x[o + i] - m
                 acc += d * d
+            if odd:
+                d = x[o + S - 1] - m
+                acc = _fma(d, d, acc)
         mean[c] = m
         vsum[c] = acc
 
@@ -690,6 +695,12 @@ def var_all(x, correction, root):
         return np.asarray(np.sqrt(v) if root else v).astype(x.dtype)
 
 
+def _odd(x, S):
+    """1 where torch's contiguous batch_norm statistics fuse a plane's last square (float64,
+    S odd: bn_stats_loop), else 0."""
+    return int(x.dtype == np.float64 and S % 2 == 1)
+
+
 def _bn_stats_np(x3, T):
     """bn_stats_loop on a (Nb, C, S) array (the NumPy replay: channels at once)."""
     Nb, C, S = x3.shape
@@ -703,10 +714,14 @@ def _bn_stats_np(x3, T):
                     s = s + x3[n, :, i]
             mean = (s / N).astype(dt)
             acc = np.zeros(C)
+            odd = _odd(x3, S)
             for n in range(Nb):
-                for i in range(S):
+                for i in range(S - odd):
                     d = x3[n, :, i] - mean
                     acc = acc + d * d
+                if odd:
+                    d = x3[n, :, S - 1] - mean
+                    acc = fused(d, d, acc)
             return mean, acc.astype(dt)
         chunk = -(-Nb // T)
         parts = range(0, Nb, chunk)
@@ -758,5 +773,5 @@ def batch_norm_stats(x):
     mean = np.empty(C, x.dtype)
     vsum = np.empty(C, x.dtype)
     buf = np.empty((T, C) if S == 1 else (1, 1), x.dtype)
-    k.bn_stats(x.reshape(-1), Nb, C, S, T, mean, vsum, np.empty(2, x.dtype), buf)
+    k.bn_stats(x.reshape(-1), Nb, C, S, T, mean, vsum, np.empty(2, x.dtype), buf, _odd(x, S))
     return mean, vsum
