@@ -11,13 +11,18 @@ what is alive once `import framework` finishes to the GC's permanent generation
 What that means for a program: objects alive at that moment are still freed by reference
 counting as usual; only a reference cycle among them that becomes garbage later is not
 collected (garbage present at import is collected first), and `gc.get_objects()` no longer
-lists them. Objects made later (numba's compiled kernels, which load on first use, and
-everything the program makes) are collected as before. ``FRAMEWORK_GC_FREEZE=0`` in the
-environment leaves the collector as it was.
+lists them. Objects made later are collected as before, except once: numba (the compiled
+loops load it on first use) brings ~90,000 objects of its own, and the first backward pass
+that ends with it loaded freezes what is alive then (`freeze_after_numba`).
+``FRAMEWORK_GC_FREEZE=0`` in the environment leaves the collector as it was.
 """
 
 import gc
 import os
+import sys
+
+# True until the objects alive once numba is loaded were frozen too (freeze_after_numba)
+numba_pending = [os.environ.get("FRAMEWORK_GC_FREEZE", "1") != "0"]
 
 
 def freeze_import_objects():
@@ -28,3 +33,16 @@ def freeze_import_objects():
         return
     gc.collect()
     gc.freeze()
+
+
+def freeze_after_numba():
+    """Once numba is loaded (the framework's compiled loops: optimizer steps, exact replays),
+    collect and freeze what is alive, once per process. numba and its typing registry add
+    ~90,000 tracked objects as they load and compile, which every full collection walked
+    afterwards: ~30 ms per collection while a 20,000-op graph was alive (a third of that
+    chain's time). Called by the backward engine after a backward pass (engine.run), a quiet
+    point; the caveat of `freeze_import_objects` holds for what is alive at that moment."""
+    if "numba" in sys.modules:
+        numba_pending[0] = False
+        gc.collect()
+        gc.freeze()

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as _np
 
+from .._gc_freeze import freeze_after_numba as _freeze_after_numba, numba_pending as _numba_pending
 from ..tensor import Tensor
 from . import forward_ad as _fw
 from . import zero_grad as _zero
@@ -345,6 +346,8 @@ def run(
                     push(heap, (-nxt._seq, id(nxt), nxt))
     finally:
         state.enabled, state.graph_task = prev_mode, prev_task
+    if _numba_pending[0]:  # numba's objects out of the full collections' way, once loaded
+        _freeze_after_numba()
     if capture:
         for i, g in enumerate(captured):
             if g is None and not allow_unused:

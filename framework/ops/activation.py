@@ -3,7 +3,8 @@
 import math
 
 from .._errors import refuse
-from ..autograd.op import Op
+from ..autograd.grad_mode import state
+from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from . import _fused, _sleef, _sleef_act
 from ..backend import np as _np  # (relu's float32 fast path)
@@ -13,6 +14,7 @@ from .special import _ERF32_P, _ERF32_Q, _ERFC_COF, _erf, _erfc_abs, _is_array
 from .unary import _float, exp
 from .reduction import _wrap_dim
 
+_new = object.__new__
 
 __all__ = ["log_softmax", "relu", "sigmoid", "softmax", "tanh"]
 
@@ -156,6 +158,28 @@ class Relu(Op):
 
     def backward(self, grad):
         # torch's threshold_backward(grad, result, 0): one masked select
+        g = grad._data
+        if (  # the common case, plain() and wrap() inlined (two calls less per node)
+            g.dtype is _F32
+            and self.xp is _np
+            and g.ndim
+            and g.size <= 1024
+            and not state.enabled
+            and not vmap_hook[0]
+        ):
+            r = g.copy()  # the same select as a copy and putmask: 0.6 us less on small arrays
+            _np.putmask(r, self._out <= _Z32, _Z32)
+            t = _new(Tensor)
+            t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = (
+                r,
+                grad._device,
+                False,
+                None,
+                None,
+                0,
+            )
+            t._vc = [0]
+            return t
         if plain(grad):
             g, xp = grad._data, self.xp
             z = _Z32 if g.dtype is _F32 and xp is _np else _const(xp, g.dtype)

@@ -25,6 +25,8 @@ from .._errors import (
 from ._fastgrad import plain, wrap
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
+_new = object.__new__
+
 
 __all__ = [
     "add",
@@ -262,11 +264,37 @@ class Mul(Op):
     def backward(self, grad):
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        if plain(grad) and a._data.dtype == grad._data.dtype:  # no graph: products of arrays
-            g = grad._data
-            return (wrap(g * b._data, grad) if need_a else None), (
-                wrap(g * a._data, grad) if need_b else None
-            )
+        g = grad._data
+        if plain(grad) and a._data.dtype == g.dtype:  # no graph: products of arrays
+            if not g.ndim:  # (NumPy's 0-dim products are scalars: wrap makes them arrays)
+                return (wrap(g * b._data, grad) if need_a else None), (
+                    wrap(g * a._data, grad) if need_b else None
+                )
+            dev = grad._device  # wrap(), inlined: one call less per gradient
+            ga = gb = None
+            if need_a:
+                ga = _new(Tensor)
+                ga._data, ga._device, ga._rg, ga.grad, ga.grad_fn, ga._output_nr = (
+                    g * b._data,
+                    dev,
+                    False,
+                    None,
+                    None,
+                    0,
+                )
+                ga._vc = [0]
+            if need_b:
+                gb = _new(Tensor)
+                gb._data, gb._device, gb._rg, gb.grad, gb.grad_fn, gb._output_nr = (
+                    g * a._data,
+                    dev,
+                    False,
+                    None,
+                    None,
+                    0,
+                )
+                gb._vc = [0]
+            return ga, gb
         # torch's generated MulBackward0 computes its derivatives.yaml keys in sorted order
         # ("other" before "self"): the nodes' order, so the order a second backward sums in
         grad_b = grad * a if need_b else None

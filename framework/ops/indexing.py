@@ -8,6 +8,8 @@ tensor part is IndexBackward0.
 
 import math
 
+import numpy as _np
+
 from .._errors import broadcast_shapes, check_scalar_fits
 from .. import dtypes
 from ..autograd.grad_mode import state
@@ -34,7 +36,7 @@ class _Basic(Op):
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key
-        return x[key]
+        return _gather(x, key)
 
     def backward(self, grad):
         return _Embed.apply(grad, shape=self.in_shape, key=self.key, of=type(self))
@@ -75,7 +77,7 @@ class Index(Op):
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key
-        return x[key]
+        return _gather(x, key)
 
     def backward(self, grad):
         g = grad._data
@@ -284,10 +286,23 @@ def _result_numel(cur, adv):
 
 
 def _adv_key(adv, ndim):
-    return tuple(adv.get(d, slice(None)) for d in range(max(adv) + 1)) if adv else ()
+    return tuple(adv.get(d, _ALL) for d in range(max(adv) + 1)) if adv else ()
 
 
 _ALL = slice(None)
+
+
+def _gather(x, key):
+    """x[key]. A key of full slices (`_ALL`, by identity: the keys made here) and then one
+    integer array is NumPy's take along that axis (x[:, idx] on a 4 x 4 array: 0.23 us, the
+    fancy index 0.7 us): the same elements, laid out C-contiguous as torch's result is (the
+    fancy index orders a split subspace's strides first)."""
+    n = len(key)
+    if n == 1 or (key[0] is _ALL and (n == 2 or (n == 3 and key[1] is _ALL))):
+        last = key[-1]
+        if type(x) is _np.ndarray and type(last) is _np.ndarray and last.dtype.kind in "iu":
+            return x.take(last, axis=n - 1)
+    return x[key]
 
 
 def _one_index_tensor(x, index):
@@ -312,7 +327,7 @@ def _one_index_tensor(x, index):
         _check_bounds(arr, size, 0, kernel, d)
         _kernel_bounds(kernel, x._data.shape, adv)
         idx = adv[d]
-    return items[:-1] + (idx,)
+    return (_ALL,) * d + (idx,)  # (the full slices as `_ALL`: _gather takes along d)
 
 
 def getitem(x, index):
@@ -335,7 +350,7 @@ def getitem(x, index):
     if key is not None:
         try:
             if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
-                return Tensor._make(x._data[key], x._device)
+                return Tensor._make(_gather(x._data, key), x._device)
             return Index.apply(x, key=key)
         except IndexError:  # NumPy found an index out of bounds: torch's error for it
             kernel = []

@@ -84,3 +84,50 @@ def test_environment_variable_turns_it_off():
     )
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.split() == ["0"]
+
+
+def test_first_backward_with_numba_loaded_freezes_once():
+    """numba's objects (loaded on first use of a compiled loop) are frozen after the next
+    backward pass, once: not before numba is loaded, not again after, and not at all with
+    FRAMEWORK_GC_FREEZE=0 (the import's freeze is off too then); graphs and cycles made
+    afterwards are still freed and collected."""
+    code = """
+        import gc, sys, weakref
+        import framework
+        from framework import _gc_freeze
+
+        calls, freeze = [], gc.freeze
+        gc.freeze = lambda: calls.append(gc.get_count()) or freeze()  # counts the freezes
+        x = framework.ones(3, requires_grad=True)
+        (x * 2).sum().backward()  # (its sum may load numba already, where compiled)
+        print(len(calls) == ("numba" in sys.modules and _gc_freeze.numba_pending[0] is False))
+        import numba  # (as an optimizer step's first call loads it)
+
+        (x * 2).sum().backward()
+        print(len(calls), _gc_freeze.numba_pending[0], gc.get_freeze_count() > 10000)
+        y = (x * 2).relu().sum()
+        y.backward()
+        print(len(calls))  # once only
+
+        class Box:
+            pass
+
+        a, b = Box(), Box()
+        a.other, b.other = b, a
+        a.t = x * 3
+        dead, node = weakref.ref(a), weakref.ref(y.grad_fn)
+        del a, b, y
+        gc.collect()
+        print(dead() is None, node() is None)
+        """
+    assert _run(code) == ["True", "1", "False", "True", "1", "True", "True"]
+    res = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FRAMEWORK_GC_FREEZE": "0"},
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.split()[1:] == ["0", "False", "False", "0", "True", "True"]

@@ -120,6 +120,30 @@ def test_duplicate_indices_accumulate(device):
     assert x.grad.tolist() == [[1.0, 1.0], [3.0, 3.0], [0.0, 0.0]]
 
 
+@pytest.mark.parametrize("lead", [0, 1, 2])
+@pytest.mark.parametrize("ishape", [(4,), (2, 3)])
+def test_index_tensor_gather_layout(lead, ishape):
+    """x[idx], x[:, idx], x[:, :, idx] (a take along one axis): torch's values, contiguous
+    strides and gradient, with or without grad mode, negative and repeated indices."""
+    rng = np.random.default_rng(lead * 10 + len(ishape))
+    x = rng.standard_normal((3, 4, 5))
+    idx = rng.integers(-x.shape[lead], x.shape[lead], ishape)
+    key = (slice(None),) * lead
+    g = rng.standard_normal(x.shape[:lead] + ishape + x.shape[lead + 1 :])
+    a = framework.tensor(x, requires_grad=True)
+    b = torch.tensor(x, requires_grad=True)
+    ya, yb = a[key + (framework.tensor(idx),)], b[key + (torch.tensor(idx),)]
+    assert np.array_equal(ya.detach().numpy(), yb.detach().numpy())
+    assert ya.stride() == yb.stride() and ya.is_contiguous()
+    assert ya.grad_fn.name() == yb.grad_fn.name() == "IndexBackward0"
+    ya.backward(framework.tensor(g))
+    yb.backward(torch.tensor(g))
+    assert np.array_equal(a.grad.numpy(), b.grad.numpy())
+    with framework.no_grad():
+        za = a[key + (framework.tensor(idx),)]
+    assert np.array_equal(za.numpy(), yb.detach().numpy()) and za.stride() == yb.stride()
+
+
 def test_no_grad_getitem_is_a_view():
     x = framework.zeros(3, 4)
     v = x[1]
