@@ -293,6 +293,16 @@ def nll_sums(vals, wts, keep):
     if k is None:
         return None
     out = np.empty(2, vals.dtype)
+    if (  # the common case's flat arrays (cross_entropy's fast path): as they are
+        vals.ndim == 1
+        and wts.dtype is vals.dtype
+        and vals.flags.c_contiguous
+        and wts.flags.c_contiguous
+        and keep.flags.c_contiguous
+        and keep.ndim == 1
+    ):
+        k.torch_nll_sums(vals, wts, keep, out)
+        return out[0], out[1]
     k.torch_nll_sums(
         np.ascontiguousarray(vals).reshape(-1),
         np.ascontiguousarray(wts, dtype=vals.dtype).reshape(-1),
