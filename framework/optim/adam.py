@@ -5,6 +5,7 @@ import numpy as np  # the compiled loop's constants (CPU arrays only)
 from ..tensor import Tensor
 from . import _half, _kernels
 from ._util import _adam_moments
+from . import optimizer as _optimizer
 from .optimizer import Optimizer, _zeros_like
 
 
@@ -166,7 +167,11 @@ class Adam(Optimizer):
         mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
         low = abs(1 - h["betas"][0]) < 0.5
         _, _, p_, m_, v_, vmax_ = views
-        k.adam_group(p_, tuple(gs), m_, v_, vmax_, tuple(consts), h["maximize"], mode, amsgrad, low)
+        n, step = len(params), _optimizer._GROUP_MAX
+        for i in range(0, n, step):  # (a call per _GROUP_MAX parameters: the counts compiled)
+            j = slice(i, i + step) if n > step else slice(None)
+            args = (p_[j], tuple(gs[j]), m_[j], v_[j], vmax_[j], tuple(consts[j]))
+            k.adam_group(*args, h["maximize"], mode, amsgrad, low)
         for p in params:
             p._vc[0] += 1  # (_bump)
         return True

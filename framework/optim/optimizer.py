@@ -81,7 +81,8 @@ _CHECKS = {
 }
 _CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]  # + "xla" for most
 _PLAIN = frozenset((float, int, bool, str, type(None)))  # hyperparameters _to_scalar keeps
-_GROUP_MAX = 16  # parameters in one compiled group call (numba compiles it once per count)
+_GROUP_MAX = 16  # parameters in one compiled group call (numba compiles it once per count:
+#                 a larger group is updated in calls of this many)
 
 
 def _hooked_step(step):
@@ -273,7 +274,7 @@ class Optimizer:
                     )
         fresh = None
         k = _kernels.get() if self._compiled else None  # one compiled loop per parameter
-        if k is not None and 1 < len(params) <= _GROUP_MAX and self._compiled_group(k, params, h):
+        if k is not None and len(params) > 1 < _GROUP_MAX and self._compiled_group(k, params, h):
             return  # (all of them in one compiled call)
         # (fused=True: torch's fused kernels round each tensor's last elements apart)
         flat = h.get("foreach") is not False and not (k is not None and h.get("fused"))
