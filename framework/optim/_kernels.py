@@ -175,6 +175,14 @@ def sgd_loop(p, g, buf, k, maximize, l2, mode, nesterov, nv):
     _sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, nv, p.size, True)
 
 
+def sgd_group(ps, gs, bufs, k, maximize, l2, mode, nesterov):
+    """sgd_loop (non-fused) over each parameter of a group in one call: tuples of flat
+    arrays (bufs: any arrays when mode is 0), the same elements in the same order."""
+    for j in range(len(ps)):
+        p = ps[j]
+        _sgd_range(p, gs[j], bufs[j], k, maximize, l2, mode, nesterov, 0, p.size, False)
+
+
 def sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, start, stop, first):
     """sgd_loop's elements start..stop; first: buf * momentum + g * (1 - dampening) fuses
     the first product, else the second (add_(alpha=), the vector body)."""
@@ -405,6 +413,7 @@ def _build():
                 adam=jit(adam_loop),
                 adam_group=jit(adam_group),
                 sgd=jit(sgd_loop),
+                sgd_group=jit(sgd_group),
                 adagrad=jit(adagrad_loop),
                 rmsprop=jit(rmsprop_loop),
                 adamax=jit(adamax_loop),

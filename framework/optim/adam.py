@@ -3,7 +3,7 @@
 import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from ..tensor import Tensor
-from . import _half, _kernels
+from . import _group, _half, _kernels
 from ._util import _adam_moments
 from . import optimizer as _optimizer
 from .optimizer import Optimizer, _zeros_like
@@ -147,10 +147,11 @@ class Adam(Optimizer):
         if h.get("fused"):
             return False
         amsgrad = h["amsgrad"]
-        views = _group_views(self, params, amsgrad)
+        keys = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq" if amsgrad else "exp_avg_sq")
+        views = _group.views(self, params, keys, "step")
         if views is None:
             return False
-        gs = _flat_grads(params, views[0])
+        gs = _group.flat_grads(params, views[0])
         if gs is None:
             return False
         states, consts, table = views[1], [], h.get("_consts")
@@ -224,73 +225,3 @@ class Adam(Optimizer):
             v = vmax
         denom = _half.add_number(_half.div(_half.sqrt(v), bias_correction2_sqrt), eps)
         p._data[...] = _half.addcdiv(p._data, m, denom, -(lr / bias_correction1))
-
-
-def _group_views(opt, params, amsgrad):
-    """(shapes, states, flat parameters, exp_avg, exp_avg_sq, max_exp_avg_sq) of a group whose
-    parameters all have Adam state, are C-contiguous float32/float64 arrays of one dtype and
-    whose state arrays are alike (`_kernels.usable`); cached on the optimizer while the same
-    parameters and state arrays are there. None where they do not qualify."""
-    cache = opt.__dict__.setdefault("_group_cache", {})
-    key = (len(params), amsgrad)
-    entry = cache.get(key)
-    state = opt.state
-    if entry is not None:
-        arrays, states = entry[0], entry[1][1]
-        i = 0
-        for j, p in enumerate(params):
-            s = state.get(p)
-            if (
-                s is not states[j]
-                or p._data is not arrays[i]
-                or s["exp_avg"]._data is not arrays[i + 1]
-                or s["exp_avg_sq"]._data is not arrays[i + 2]
-                or (amsgrad and s["max_exp_avg_sq"]._data is not arrays[i + 3])
-            ):
-                entry = None
-                break
-            i += 4
-        if entry is not None:
-            return entry[1]
-    arrays, states, shapes, flats = [], [], [], ([], [], [], [])
-    dt = params[0]._data.dtype
-    for p in params:
-        s = state.get(p)
-        if s is None or "exp_avg" not in s or "step" not in s:
-            return None
-        a = p._data
-        if type(a) is not np.ndarray or a.dtype != dt or not a.flags.c_contiguous:
-            return None
-        m, v = s["exp_avg"]._data, s["exp_avg_sq"]._data
-        vmax = s["max_exp_avg_sq"]._data if amsgrad else v
-        flat = _kernels.usable(a, a, m, v, vmax)  # (the gradient is checked each step)
-        if flat is None:
-            return None
-        arrays += [a, m, v, vmax]
-        states.append(s)
-        shapes.append(a.shape)
-        for lst, f in zip(flats, (flat[0], flat[2], flat[3], flat[4])):
-            lst.append(f)
-    views = (tuple(shapes), states) + tuple(tuple(f) for f in flats)
-    if len(cache) > 8:
-        cache.clear()
-    cache[key] = (arrays, views)
-    return views
-
-
-def _flat_grads(params, shapes):
-    """Each parameter's gradient as a flat view when it is a C-contiguous array of the
-    parameter's shape and dtype (what `_kernels.usable` asks of it), else None."""
-    out = []
-    for p, shape in zip(params, shapes):
-        a = p._data
-        g = p.grad._data
-        if (
-            type(g) is not np.ndarray
-            or g.shape != shape
-            or (g.dtype is not a.dtype and g.dtype != a.dtype)
-            or not g.flags.c_contiguous
-        ):
-            return None
-        out.append(g.reshape(-1))
-    return out
