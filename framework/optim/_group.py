@@ -14,7 +14,7 @@ def views(opt, params, keys, required=None):
     C-contiguous float32/float64 arrays of one dtype and whose state arrays are alike
     (`_kernels.usable`); None where they do not qualify."""
     cache = opt.__dict__.setdefault("_group_cache", {})
-    key = (len(params), keys)
+    key = (id(params[0]), len(params), keys)  # (one entry per group; checked below)
     entry = cache.get(key)
     state = opt.state
     width = len(keys) + 1
