@@ -16,7 +16,7 @@ from ..amp.autocast_mode import in_use as _amp_in_use
 from ..autograd.grad_mode import _State, fw_in_use, hooks_in_use, state
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
-from . import activation as _act  # (partly initialised here: read at call time)
+from . import _sleef, activation as _act  # (activation: partly initialised here)
 from ._sum_kernel import nll_sums
 
 _new = object.__new__
@@ -37,6 +37,15 @@ def _consts(n, dt):
         if len(_rows_ones) < 64:
             _rows_ones[(n, dt)] = c
     return c
+
+
+def common_rows(n, wt, keep):
+    """The row indices 0..n-1 when `wt` and `keep` are the shared all-1 weights and all-kept
+    flags of `_consts` (the common case's NllLoss node), else None."""
+    c = _rows_ones.get((n, wt.dtype))
+    if c is not None and wt is c[1] and keep is c[2]:
+        return c[0]
+    return None
 
 
 def _common(input, target):
@@ -105,7 +114,14 @@ def cross_entropy(input, target, nll_op):
     ls = _new(_act.LogSoftmax._node_cls)
     ls._released = False
     ls.xp = _np
-    logp = ls.forward(arrays[0], 1)  # the kernel log_softmax runs, with its values
+    x = arrays[0]
+    j = _sleef._jit()
+    if j is not None and x.flags.c_contiguous:  # LogSoftmax.forward's kernel, called as it
+        ls.axis = 1  # calls it for a float (N, C) array (no checks left to make)
+        logp = _np.empty_like(x)
+        j.softmax_lastdim(x, logp, True, _sleef._CONSTS[x.dtype])
+    else:
+        logp = ls.forward(x, 1)  # the kernel log_softmax runs, with its values
     if input._rg and state.enabled:
         lt = ls._record((input,), logp, input._device)
     else:

@@ -471,6 +471,12 @@ def softmax(x, axis, log):
 def softmax_backward(g, y, axis, log):
     """torch's CPU _softmax_backward_data (log where log) of float32/float64 NumPy arrays
     of one shape over ``axis`` (see ``softmax``)."""
+    if axis == 1 and y.ndim == 2 and y.size and g.flags.c_contiguous and y.flags.c_contiguous:
+        j = _jit()  # (N, C) rows as they are: the lastdim kernel without the reshapes below
+        if j is not None:
+            out = np.empty_like(y)
+            j.softmax_backward_lastdim(g, y, out, log)
+            return out
     shape = y.shape
     g = np.ascontiguousarray(g).reshape(shape or (1,))
     y = np.ascontiguousarray(y).reshape(shape or (1,))

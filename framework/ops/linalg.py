@@ -11,6 +11,7 @@ from ._norm_kernel import down
 from ._replay_jit import loops
 from ._sum_kernel import torch_sum
 from ._fastgrad import plain, wrap
+from . import _mkl
 from .shape import _expanded_shape, _squeeze_inplace_dim, _unsafe_view, reshape
 from .batch_products import _scaled
 
@@ -30,7 +31,12 @@ def _half_matmul(a, b):
 
 def _dot(a, b):
     """a @ b of matrices by ndarray.dot, except an inner size of 1: NumPy's dot then gives
-    inf * 0 = 0 for an (m, 1) @ (1, 1) product (matmul and torch: NaN)."""
+    inf * 0 = 0 for an (m, 1) @ (1, 1) product (matmul and torch: NaN). Large float products
+    go to MKL where it is installed (`_mkl`: torch's BLAS)."""
+    if a.shape[0] * b.shape[0] * b.shape[1] >= _mkl.MIN_MACS:
+        out = _mkl.gemm(a, b)
+        if out is not None:
+            return out
     return a.dot(b) if b.shape[0] != 1 else a @ b
 
 
@@ -38,10 +44,7 @@ def _column_major(m):
     """torch's mm backward test of a saved matrix's layout: strides (1, rows). An empty
     array's strides are NumPy's zeros; torch's empty matrix has contiguous strides
     (max(cols, 1), 1)."""
-    a = m._data
-    if not a.size:
-        return max(a.shape[1], 1) == 1 and a.shape[0] == 1
-    return a.strides[0] == a.itemsize and a.strides[1] == a.itemsize * a.shape[0]
+    return _column_major_array(m._data)
 
 
 def _mat1_grad(grad, m2, m1):
@@ -76,7 +79,7 @@ class Mm(Op):
         dt = a.dtype
         if dt.kind == "f" and dt.itemsize > 2:  # float32/64: the product itself (dot: the
             if b.shape[0] != 1:  # BLAS call of matmul; see _dot)
-                return a.dot(b)
+                return _dot(a, b)
             if a.shape[0] > 1 and b.shape[1] > 1:  # torch's gemm of an inner dim of 1 is the
                 return a * b  # outer product exactly (0 * -x = -0; BLAS adds it to +0)
             return a @ b  # (gemv for a row or column: +0 there, as torch's)
@@ -108,9 +111,17 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
             if m2.flags.f_contiguous and not m2.flags.c_contiguous
             else _half_matmul(m1.T, g)
         )
-    return (wrap(_half_matmul(g, m2.T), grad) if need_1 else None), (
-        wrap(g2, grad) if need_2 else None
-    )
+    g1 = None
+    if need_1:  # laid out like m1 (`_mat1_grad`): (m2 @ grad.T).T for a column-major m1
+        g1 = _half_matmul(m2, g.T).T if _column_major_array(m1) else _half_matmul(g, m2.T)
+    return (wrap(g1, grad) if need_1 else None), (wrap(g2, grad) if need_2 else None)
+
+
+def _column_major_array(a):
+    """`_column_major` on an array: strides (itemsize, itemsize * rows), as torch's test."""
+    if not a.size:
+        return max(a.shape[1], 1) == 1 and a.shape[0] == 1
+    return a.strides[0] == a.itemsize and a.strides[1] == a.itemsize * a.shape[0]
 
 
 def mm(a, b):
@@ -352,6 +363,11 @@ class Addmm(Op):
         half = m1.dtype if m1.dtype.itemsize == 2 and m1.dtype.kind in "fV" else None
         if half is not None:  # accumulate in float32, round once (torch's CPU kernel)
             m1, m2, bias = m1.astype("float32"), m2.astype("float32"), bias.astype("float32")
+        big = m1.shape[0] * m2.shape[0] * m2.shape[1] >= _mkl.MIN_MACS
+        if big and beta == 1 and alpha == 1 and half is None:
+            out = _mkl.gemm(m1, m2, bias)  # MKL where installed: torch's call (bias copied
+            if out is not None:  # into the result, added by the gemm with beta = 1)
+                return out
         out = _dot(m1, m2)  # matrices: matmul's BLAS product without its gufunc setup
         if alpha != 1:
             out = (out * alpha).astype(out.dtype, copy=False)  # integer matrices stay integer
@@ -373,7 +389,7 @@ class Addmm(Op):
         if self.alpha == 1 and plain(grad) and m1._data.dtype == grad._data.dtype:
             g = grad._data
             if need_b and self.beta == 1 and self._in_meta[0][0] == g.shape[1:]:  # a Linear's
-                summed = torch_sum(g, (0,))  # bias: summed over the rows in torch's
+                summed = torch_sum(g, (0,), True)  # bias: summed over the rows in torch's
                 if summed is None:  # order (its sum_to_size), else NumPy's: the engine's
                     summed = self.xp.add.reduce(g, 0)  # reduction, one call
                 grad_b = wrap(summed, grad)

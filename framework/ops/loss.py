@@ -775,6 +775,10 @@ class NllLoss(Op):
             g = g / xp.asarray(self.denom, dtype=wt.dtype)
         n, c = safe.shape[0], self.x_shape[-1]
         out = xp.zeros((n, c), dtype=g.dtype)
+        common = _fast.common_rows(n, wt, self.keep)  # (all weights 1, all rows kept)
+        if common is not None:  # -(g * 1) is -g, bit for bit
+            out[common, safe] = -g.reshape(-1)
+            return wrap(out.reshape(self.x_shape), grad)
         out[xp.arange(n), safe] = -(g.reshape(-1) * wt)
         if not self.keep.all():
             out[~self.keep] = 0

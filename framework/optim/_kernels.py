@@ -140,6 +140,31 @@ def adam_range(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, start, stop
         p[i] = pi + (mi * nss) / d
 
 
+def adam_group(ps, gs, ms, vs, vmaxs, ks, maximize, wd_mode, amsgrad, low):
+    """adam_loop (non-fused) over each parameter of a group in one call: tuples of flat
+    arrays (vmaxs: any arrays when not amsgrad) and each parameter's constants ks[j]; the
+    same elements in the same order, so the same bits as one adam_loop per parameter."""
+    for j in range(len(ps)):
+        p = ps[j]
+        n = p.size
+        _adam_range(
+            p,
+            gs[j],
+            ms[j],
+            vs[j],
+            vmaxs[j],
+            ks[j],
+            maximize,
+            wd_mode,
+            amsgrad,
+            low,
+            0,
+            n,
+            False,
+            False,
+        )
+
+
 def sgd_loop(p, g, buf, k, maximize, l2, mode, nesterov, nv):
     """SGD on flat arrays: torch's _single_tensor_sgd (optim/sgd.py's NumPy path) with
     nv = p.size, its fused CPU kernel with nv = the end of its vectorized part (`fused_split`;
@@ -148,6 +173,14 @@ def sgd_loop(p, g, buf, k, maximize, l2, mode, nesterov, nv):
     momentum, 1 the first step (buf starts as the gradient), 2 later steps."""
     _sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, 0, nv, False)
     _sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, nv, p.size, True)
+
+
+def sgd_group(ps, gs, bufs, k, maximize, l2, mode, nesterov):
+    """sgd_loop (non-fused) over each parameter of a group in one call: tuples of flat
+    arrays (bufs: any arrays when mode is 0), the same elements in the same order."""
+    for j in range(len(ps)):
+        p = ps[j]
+        _sgd_range(p, gs[j], bufs[j], k, maximize, l2, mode, nesterov, 0, p.size, False)
 
 
 def sgd_range(p, g, buf, k, maximize, l2, mode, nesterov, start, stop, first):
@@ -378,7 +411,9 @@ def _build():
             _moments = jit(moments)
             k = SimpleNamespace(
                 adam=jit(adam_loop),
+                adam_group=jit(adam_group),
                 sgd=jit(sgd_loop),
+                sgd_group=jit(sgd_group),
                 adagrad=jit(adagrad_loop),
                 rmsprop=jit(rmsprop_loop),
                 adamax=jit(adamax_loop),

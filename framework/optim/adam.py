@@ -3,8 +3,9 @@
 import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from ..tensor import Tensor
-from . import _half, _kernels
+from . import _group, _half, _kernels
 from ._util import _adam_moments
+from . import optimizer as _optimizer
 from .optimizer import Optimizer, _zeros_like
 
 
@@ -138,6 +139,42 @@ class Adam(Optimizer):
             nb = nv = n
             low = abs(1 - beta1) < 0.5
         k.adam(*flat, consts, maximize, mode, amsgrad, low, nb, nv)
+        return True
+
+    def _compiled_group(self, k, params, h):
+        """The group's step as one call of _kernels.adam_group, bit for bit the loop of
+        `_compiled_update` (non-fused, C-contiguous float32/float64 parameters with state)."""
+        if h.get("fused"):
+            return False
+        amsgrad = h["amsgrad"]
+        keys = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq" if amsgrad else "exp_avg_sq")
+        views = _group.views(self, params, keys, "step")
+        if views is None:
+            return False
+        gs = _group.flat_grads(params, views[0])
+        if gs is None:
+            return False
+        states, consts, table = views[1], [], h.get("_consts")
+        if table is None:
+            table = h["_consts"] = {}
+        dt = params[0]._data.dtype.char
+        for s in states:
+            key = (self._count(s), dt, False)
+            c = table.get(key)
+            if c is None:
+                c = table[key] = self._constants(h, key[0], dt, False)
+            consts.append(c)
+        wd = h["weight_decay"]
+        mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
+        low = abs(1 - h["betas"][0]) < 0.5
+        _, _, p_, m_, v_, vmax_ = views
+        n, step = len(params), _optimizer._GROUP_MAX
+        for i in range(0, n, step):  # (a call per _GROUP_MAX parameters: the counts compiled)
+            j = slice(i, i + step) if n > step else slice(None)
+            args = (p_[j], tuple(gs[j]), m_[j], v_[j], vmax_[j], tuple(consts[j]))
+            k.adam_group(*args, h["maximize"], mode, amsgrad, low)
+        for p in params:
+            p._vc[0] += 1  # (_bump)
         return True
 
     @staticmethod

@@ -81,6 +81,8 @@ _CHECKS = {
 }
 _CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]  # + "xla" for most
 _PLAIN = frozenset((float, int, bool, str, type(None)))  # hyperparameters _to_scalar keeps
+_GROUP_MAX = 16  # parameters in one compiled group call (numba compiles it once per count:
+#                 a larger group is updated in calls of this many)
 
 
 def _hooked_step(step):
@@ -272,6 +274,8 @@ class Optimizer:
                     )
         fresh = None
         k = _kernels.get() if self._compiled else None  # one compiled loop per parameter
+        if k is not None and len(params) > 1 < _GROUP_MAX and self._compiled_group(k, params, h):
+            return  # (all of them in one compiled call)
         # (fused=True: torch's fused kernels round each tensor's last elements apart)
         flat = h.get("foreach") is not False and not (k is not None and h.get("fused"))
         least = _flat.MIN_FLAT if k is None else _flat.MIN_FLAT_COMPILED  # for a bucket
@@ -315,6 +319,13 @@ class Optimizer:
         """The whole step of p as one compiled loop from the raw gradient g (maximize and
         weight decay included; `prepared`: g already has them): True when done, False where
         the loops do not apply (the caller then runs `_prepare` and `_update`)."""
+        return False
+
+    def _compiled_group(self, k, params, h):
+        """The step of every parameter in `params` as one compiled call, bit for bit the
+        loop of `_compiled_update`: True when done, False where it does not apply (no call
+        of its own, a parameter without state yet, an array the loop cannot take); nothing
+        is changed before it returns False."""
         return False
 
     def _init_state(self, p, state, group):

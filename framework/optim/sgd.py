@@ -3,7 +3,7 @@
 import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from ..tensor import Tensor
-from . import _half, _kernels
+from . import _group, _half, _kernels, optimizer as _optimizer
 from ._util import _added, _axpy_, _sub_scaled_
 from .optimizer import Optimizer, _bump
 
@@ -108,6 +108,43 @@ class SGD(Optimizer):
             state["momentum_buffer"] = Tensor._make(b, p._device)
         elif mode == 2:
             _bump(buf)
+        return True
+
+    def _compiled_group(self, k, params, h):
+        """The group's step as calls of _kernels.sgd_group, bit for bit the loop of
+        `_compiled_update` (non-fused, C-contiguous float32/float64 parameters, momentum
+        buffers already there)."""
+        if h.get("fused"):
+            return False
+        momentum = h["momentum"]
+        views = _group.views(self, params, ("momentum_buffer",) if momentum != 0 else ())
+        if views is None:
+            return False
+        gs = _group.flat_grads(params, views[0])
+        if gs is None:
+            return False
+        dt = params[0]._data.dtype
+        wd = h["weight_decay"]
+        key = (dt.char, False)
+        table = h.get("_consts")
+        if table is None:
+            table = h["_consts"] = {}
+        consts = table.get(key)
+        if consts is None:
+            values = [wd, momentum, 1 - h["dampening"], -h["lr"]]
+            consts = table[key] = np.array(values, dt)
+        mode = 0 if momentum == 0 else 2
+        p_ = views[2]
+        b_ = views[3] if mode else p_
+        n, step = len(params), _optimizer._GROUP_MAX
+        for i in range(0, n, step):  # (a call per _GROUP_MAX parameters: the counts compiled)
+            j = slice(i, i + step) if n > step else slice(None)
+            args = (p_[j], tuple(gs[j]), b_[j], consts, h["maximize"], wd != 0, mode)
+            k.sgd_group(*args, h["nesterov"])
+        for p, s in zip(params, views[1]):
+            p._vc[0] += 1  # (_bump)
+            if mode:
+                s["momentum_buffer"]._vc[0] += 1
         return True
 
     def _update(self, p, g, state, h):

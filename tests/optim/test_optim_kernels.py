@@ -409,3 +409,100 @@ def test_fused_matches_torch_avx512():
         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
     )
     assert res.returncode == 0 and "ok" in res.stdout, res.stderr[-2000:]
+
+
+@needs_numba
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_group_call_equals_per_parameter_loop(monkeypatch, amsgrad):
+    """Adam's whole-group compiled calls (`_kernels.adam_group`, here two parameters a call)
+    against one compiled loop per parameter: every bit of parameters and state, through a parameter whose step count falls
+    behind, a non-contiguous gradient (the group call declines) and a state_dict reload (the
+    cached views are rebuilt)."""
+    from framework.optim import adam as adam_mod, optimizer as opt_mod
+
+    calls = []
+    real = adam_mod.Adam._compiled_group
+
+    def counted(self, k, params, h):
+        done = real(self, k, params, h)
+        calls.append(done)
+        return done
+
+    def run(group_max):
+        monkeypatch.setattr(opt_mod, "_GROUP_MAX", group_max)
+        w, g = _start(np.float32, (6, 40, 1, 300, 12))
+        ps = [framework.tensor(x).requires_grad_(True) for x in w]
+        opt = framework.optim.Adam(ps, lr=1e-2, amsgrad=amsgrad, weight_decay=0.1)
+        for i in range(6):
+            for p, b in zip(ps, g):
+                p.grad = _grad(framework, b, p, i)
+            if i == 1:
+                ps[2].grad = None
+            if i == 2:
+                ps[3].grad = framework.tensor(np.repeat(g[3], 2))[::2]  # strided
+            if i == 4:
+                opt.load_state_dict(opt.state_dict())
+            opt.step()
+        return ps, opt
+
+    monkeypatch.setattr(adam_mod.Adam, "_compiled_group", counted)
+    ps, opt = run(2)  # (five parameters: calls of 2, 2 and 1)
+    assert calls.count(True) >= 3 and False in calls
+    ref_ps, ref_opt = run(1)
+    for p, r in zip(ps, ref_ps):
+        np.testing.assert_array_equal(p.detach().numpy(), r.detach().numpy())
+    for s, r in zip(_states(opt, ps), _states(ref_opt, ref_ps)):
+        assert s.keys() == r.keys()
+        for k in s:
+            np.testing.assert_array_equal(s[k], r[k], err_msg=k)
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(momentum=0.9),
+        dict(momentum=0.9, nesterov=True, weight_decay=0.01, maximize=True),
+        dict(momentum=0.0),
+        dict(momentum=0.5, dampening=0.3),
+    ],
+)
+def test_sgd_group_call_equals_per_parameter_loop(monkeypatch, kw):
+    """SGD's whole-group compiled calls (`_kernels.sgd_group`, two parameters a call) against
+    one compiled loop per parameter: every bit of parameters and momentum buffers, through a
+    parameter without a gradient for a step and a strided gradient (the group call declines)."""
+    from framework.optim import optimizer as opt_mod, sgd as sgd_mod
+
+    calls = []
+    real = sgd_mod.SGD._compiled_group
+
+    def counted(self, k, params, h):
+        done = real(self, k, params, h)
+        calls.append(done)
+        return done
+
+    def run(group_max):
+        monkeypatch.setattr(opt_mod, "_GROUP_MAX", group_max)
+        w, g = _start(np.float32, (6, 40, 1, 300, 12))
+        ps = [framework.tensor(x).requires_grad_(True) for x in w]
+        opt = framework.optim.SGD(ps, lr=0.05, **kw)
+        for i in range(5):
+            for p, b in zip(ps, g):
+                p.grad = _grad(framework, b, p, i)
+            if i == 1:
+                ps[2].grad = None
+            if i == 2:
+                ps[3].grad = framework.tensor(np.repeat(g[3], 2))[::2]  # strided
+            opt.step()
+        return ps, opt
+
+    monkeypatch.setattr(sgd_mod.SGD, "_compiled_group", counted)
+    ps, opt = run(2)
+    assert calls.count(True) >= 2 and False in calls
+    ref_ps, ref_opt = run(1)
+    for p, r in zip(ps, ref_ps):
+        np.testing.assert_array_equal(p.detach().numpy(), r.detach().numpy())
+    for s, r in zip(_states(opt, ps), _states(ref_opt, ref_ps)):
+        assert s.keys() == r.keys()
+        for k in s:
+            np.testing.assert_array_equal(s[k], r[k], err_msg=k)
