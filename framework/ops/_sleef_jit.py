@@ -517,6 +517,38 @@ def softmax_backward_inner(g, y, out, log, c):
 
 
 @njit(**_OPTS)
+def attention_shift(rows, m, scale, mask, c):
+    """_fused.softmax_shift_loop's values (the attention's scores times scale[0] plus row
+    i % L of the (L, n) mask, rounded after each operation, or neither where scale is empty;
+    each row's maximum into m, 0 where it is not finite; the row minus it in place) in three
+    passes over all rows, the maxima on lane vectors (``reduce_row``). A row holding a NaN
+    (m 0 there) may get another m here, but its exp sum is NaN either way: every probability
+    and the logsumexp of that row are NaN in both. c = (0, 1, -inf)."""
+    count, n = rows.shape
+    flat = rows.reshape(rows.size)
+    zero = c[0]
+    nm = mask.shape[0]
+    if scale.size:
+        s = scale[0]
+        for i in range(count):
+            if nm:
+                mi = i % nm
+                for j in range(n):
+                    v = rows[i, j] * s
+                    rows[i, j] = v + mask[mi, j]
+            else:
+                for j in range(n):
+                    rows[i, j] = rows[i, j] * s
+    for i in range(count):
+        top = reduce_row(flat, flat, i * n, n, MAX)
+        m[i] = top if top - top == zero else zero
+    for i in range(count):
+        mi = m[i]
+        for j in range(n):
+            rows[i, j] = rows[i, j] - mi
+
+
+@njit(**_OPTS)
 def exp_array(x, out):
     """Sleef's exp of each element of the flat x."""
     for i in range(x.size):
