@@ -1,14 +1,14 @@
 """cross_entropy and nll_loss in their common case, without the general Op path.
 
-The common case: float32/float64 (N, C) input, int64 (N,) class indices all in [0, C), no
-class weight, an ignore_index outside [0, C) (-100, the GPT examples' -1: no target can equal
-it), reduction 'mean', no label smoothing, on the CPU, with no
-vmap, forward AD, autocast, anomaly mode or saved-tensor hooks about. There the argument
-checks have nothing to refuse and every per-row weight is 1, so the loss is computed straight
-on the arrays and torch's two nodes (LogSoftmaxBackward0 -> NllLossBackward0) are recorded as
-the general path records them: same classes, saved data, values and backward (double backward
-included). Anything else returns None and the caller takes its general path, which raises
-torch's errors.
+The common case: float32/float64 (N, C) input, int64 (N,) class indices all in [0, C) (plain
+tensors or views, as the GPT's ``logits.view(-1, C)``), no class weight, an ignore_index
+outside [0, C) (-100, the GPT examples' -1: no target can equal it), reduction 'mean', no
+label smoothing, on the CPU, with no vmap, forward AD, autocast, anomaly mode or saved-tensor
+hooks about. There the argument checks have nothing to refuse and every per-row weight is 1,
+so the loss is computed straight on the arrays and torch's two nodes (LogSoftmaxBackward0 ->
+NllLossBackward0) are recorded as the general path records them: same classes, saved data,
+values and backward (double backward included). Anything else returns None and the caller
+takes its general path, which raises torch's errors.
 """
 
 import numpy as _np
@@ -16,7 +16,7 @@ import numpy as _np
 from ..amp.autocast_mode import in_use as _amp_in_use
 from ..autograd.grad_mode import _State, fw_in_use, hooks_in_use, state
 from ..autograd.op import Op, vmap_hook
-from ..tensor import Tensor
+from ..tensor import Tensor, View
 from . import activation as _act  # (partly initialised here: read at call time)
 from ._sum_kernel import nll_sums
 
@@ -45,8 +45,8 @@ def _common(input, target, ignore_index):
     None."""
     if (
         type(ignore_index) is not int
-        or type(input) is not Tensor
-        or type(target) is not Tensor
+        or (type(input) is not Tensor and type(input) is not View)
+        or (type(target) is not Tensor and type(target) is not View)
         or vmap_hook[0]
         or fw_in_use[0]
         or _amp_in_use[0]

@@ -210,3 +210,28 @@ def test_module_form_and_other_cases_keep_torch_results():
     with pytest.raises(RuntimeError) as ours:
         F.cross_entropy(to_fw(x), to_fw(t.astype(np.int32)))
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("which", ["cross_entropy", "nll_loss"])
+def test_views_take_the_fast_path(which, monkeypatch):
+    """A view input and target (the GPT's logits.view(-1, C), targets.view(-1)): the general
+    path's bits, torch's graph, gradients into the base."""
+    x = randn(4, 8, 6, dtype=np.float32)
+    t = RNG.integers(0, 6, (4, 8)).astype(np.int64)
+    up = randn(dtype=np.float32)
+    res = []
+    for general in (False, True):
+        if general:
+            monkeypatch.setattr(F._fast, "_common", lambda *args: None)
+        fx = to_fw(x, requires_grad=True)
+        loss = getattr(F, which)(fx.view(-1, 6), to_fw(t).view(-1), ignore_index=-1)
+        names = _graph_names(loss.grad_fn)
+        loss.backward(to_fw(up))
+        res.append((loss.detach().numpy(), fx.grad.numpy(), names))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+    tx = to_torch(x, requires_grad=True)
+    tl = getattr(TF, which)(tx.view(-1, 6), to_torch(t).view(-1), ignore_index=-1)
+    assert res[0][2] == res[1][2] == _graph_names(tl.grad_fn)
+    tl.backward(to_torch(up))
+    assert_close(to_fw(res[0][1]), tx.grad, rtol=1e-5, atol=1e-7)
