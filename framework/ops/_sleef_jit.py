@@ -476,12 +476,9 @@ def softmax_backward_lastdim(g, y, out, log):
         for r in range(rows):
             s[r] = reduce_row(gf, gf, r * n, n, SUM)
         for r in range(rows):
-            for j in range(n):
-                out[r, j] = vexp(y[r, j])
-        for r in range(rows):
             sr = s[r]
             for j in range(n):
-                out[r, j] = fma(-out[r, j], sr, g[r, j])
+                out[r, j] = fma(-vexp(y[r, j]), sr, g[r, j])
     else:
         for r in range(rows):
             s[r] = reduce_row(gf, yf, r * n, n, DOT)
