@@ -1,13 +1,14 @@
 """cross_entropy and nll_loss in their common case, without the general Op path.
 
-The common case: float32/float64 (N, C) input, int64 (N,) class indices all in [0, C), no
-class weight, ignore_index -100, reduction 'mean', no label smoothing, on the CPU, with no
-vmap, forward AD, autocast, anomaly mode or saved-tensor hooks about. There the argument
-checks have nothing to refuse and every per-row weight is 1, so the loss is computed straight
-on the arrays and torch's two nodes (LogSoftmaxBackward0 -> NllLossBackward0) are recorded as
-the general path records them: same classes, saved data, values and backward (double backward
-included). Anything else returns None and the caller takes its general path, which raises
-torch's errors.
+The common case: float32/float64 (N, C) input, int64 (N,) class indices all in [0, C) (plain
+tensors or views, as the GPT's ``logits.view(-1, C)``), no class weight, an ignore_index
+outside [0, C) (-100, the GPT examples' -1: no target can equal it), reduction 'mean', no
+label smoothing, on the CPU, with no vmap, forward AD, autocast, anomaly mode or saved-tensor
+hooks about. There the argument checks have nothing to refuse and every per-row weight is 1,
+so the loss is computed straight on the arrays and torch's two nodes (LogSoftmaxBackward0 ->
+NllLossBackward0) are recorded as the general path records them: same classes, saved data,
+values and backward (double backward included). Anything else returns None and the caller
+takes its general path, which raises torch's errors.
 """
 
 import numpy as _np
@@ -15,7 +16,7 @@ import numpy as _np
 from ..amp.autocast_mode import in_use as _amp_in_use
 from ..autograd.grad_mode import _State, fw_in_use, hooks_in_use, state
 from ..autograd.op import Op, vmap_hook
-from ..tensor import Tensor
+from ..tensor import Tensor, View
 from . import _sleef, activation as _act  # (activation: partly initialised here)
 from ._sum_kernel import nll_sums
 
@@ -48,12 +49,13 @@ def common_rows(n, wt, keep):
     return None
 
 
-def _common(input, target):
+def _common(input, target, ignore_index):
     """input's and target's arrays when the call is the common case (see the module), else
     None."""
     if (
-        type(input) is not Tensor
-        or type(target) is not Tensor
+        type(ignore_index) is not int
+        or (type(input) is not Tensor and type(input) is not View)
+        or (type(target) is not Tensor and type(target) is not View)
         or vmap_hook[0]
         or fw_in_use[0]
         or _amp_in_use[0]
@@ -74,15 +76,18 @@ def _common(input, target):
     ):  # (an ndarray is on the CPU)
         return None
     n, c = x.shape
+    if not n or not c or t.shape[0] != n or 0 <= ignore_index < c:
+        return None
     # every index in [0, C): as uint64 a negative one is huge, so one max checks both ends
-    if not n or not c or t.shape[0] != n or _np.maximum.reduce(t.view(_U64)) >= c:
+    if _np.maximum.reduce(t.view(_U64)) >= c:
         return None
     return x, t
 
 
-def _nll(nll_op, input, logp, target, t):
+def _nll(nll_op, input, logp, target, t, ignore_index):
     """NllLoss's 'mean' node (or its value without grad) over log-probabilities `logp` (the
-    array of Tensor `input`) and in-range class indices `t` (target's array)."""
+    array of Tensor `input`) and in-range class indices `t` (target's array), none of them
+    ignore_index."""
     n = logp.shape[0]
     dt = logp.dtype
     rows, ones, keep = _consts(n, dt)
@@ -94,7 +99,8 @@ def _nll(nll_op, input, logp, target, t):
     fn = _new(nll_op._node_cls)
     fn._released = False
     fn.xp = _np
-    fn.x_shape, fn.reduction, fn.ignore_index, fn.out_shape = logp.shape, "mean", -100, t.shape
+    fn.x_shape, fn.reduction, fn.out_shape = logp.shape, "mean", t.shape
+    fn.ignore_index = ignore_index
     fn.safe, fn.wt, fn.keep, fn.total_weight, fn.denom = t, ones, keep, _np.asarray(total), total
     loss = Op._record(
         fn, (input,), out, input._device
@@ -105,10 +111,10 @@ def _nll(nll_op, input, logp, target, t):
     return loss
 
 
-def cross_entropy(input, target, nll_op):
-    """F.cross_entropy(input, target) in the common case, or None (see the module); `nll_op`
-    is loss.NllLoss."""
-    arrays = _common(input, target)
+def cross_entropy(input, target, nll_op, ignore_index=-100):
+    """F.cross_entropy(input, target, ignore_index=ignore_index) in the common case, or None
+    (see the module); `nll_op` is loss.NllLoss."""
+    arrays = _common(input, target, ignore_index)
     if arrays is None:
         return None
     ls = _new(_act.LogSoftmax._node_cls)
@@ -126,12 +132,13 @@ def cross_entropy(input, target, nll_op):
         lt = ls._record((input,), logp, input._device)
     else:
         lt = Tensor._make(logp, input._device)
-    return _nll(nll_op, lt, logp, target, arrays[1])
+    return _nll(nll_op, lt, logp, target, arrays[1], ignore_index)
 
 
-def nll_loss(input, target, nll_op):
-    """F.nll_loss(input, target) in the common case, or None (see the module)."""
-    arrays = _common(input, target)
+def nll_loss(input, target, nll_op, ignore_index=-100):
+    """F.nll_loss(input, target, ignore_index=ignore_index) in the common case, or None (see
+    the module)."""
+    arrays = _common(input, target, ignore_index)
     if arrays is None:
         return None
-    return _nll(nll_op, input, arrays[0], target, arrays[1])
+    return _nll(nll_op, input, arrays[0], target, arrays[1], ignore_index)

@@ -10,6 +10,7 @@ which numba lowers to the C library's ``exp``/``expf``: glibc's, as torch's ``st
 import numpy as np
 from llvmlite import ir
 from numba import njit, types, vectorize
+from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .._numba_fma import fma
@@ -236,90 +237,116 @@ def vmax(a, b):
     return b
 
 
-@njit(**_OPTS)
-def lanes_done(acc, add):
-    """vec_reduce_all of the lane accumulators (+ where add, else maximum): AVX2's shuffle
-    tree for 8 float lanes, lane by lane in order for 4 double lanes."""
-    if acc.size == 8:
-        if add:
-            return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]))
-        return vmax(
-            vmax(vmax(acc[0], acc[4]), vmax(acc[2], acc[6])),
-            vmax(vmax(acc[1], acc[5]), vmax(acc[3], acc[7])),
-        )
-    r = acc[0]
-    for k in range(1, acc.size):
-        r = r + acc[k] if add else vmax(r, acc[k])
-    return r
+SUM, MAX, DOT = 0, 1, 2  # the row reductions of ``reduce_row``
 
 
-@njit(**_OPTS)
-def reduce_all(x, add, acc):
-    """vec::reduce_all over the 1-D x (+ where add, else vec::maximum), torch's lane order;
-    acc: scratch of the vector's lane count."""
-    n, w = x.size, acc.size
-    if n < w:
-        r = x[0]
-        for k in range(1, n):
-            r = r + x[k] if add else vmax(r, x[k])
+def _lanes_reduce(op):
+    """An intrinsic reduce(x, y, o, n) of the n >= lanes elements from flat offset o of the
+    C-contiguous 1-D x (and y) on LLVM vectors of torch's AVX2 lane count (8 float32, 4
+    float64; numba does not vectorise the lanes by itself): see ``reduce_row``."""
+
+    @intrinsic
+    def reduce(typingctx, x, y, o, n):
+        lanes = 8 if x.dtype == types.float32 else 4
+
+        def codegen(context, builder, sig, args):
+            """The LLVM: a vector accumulator from the first vector, one vector operation per
+            further vector (DOT: the products rounded, then added), the partial vector's
+            elements into the first lanes one by one (float32 DOT: each contracted, as
+            torch's build), then the lanes combined."""
+            xa, ya = (
+                context.make_array(t)(context, builder, v) for v, t in zip(args[:2], sig.args[:2])
+            )
+            o, n = args[2], args[3]
+            ety = context.get_data_type(sig.args[0].dtype)
+            vty = ir.VectorType(ety, lanes)
+            size = ir.Constant(n.type, lanes)
+
+            def load(arr, at, ty):
+                """The ty (element or vector) at flat index ``at`` of arr."""
+                ptr = builder.bitcast(builder.gep(arr.data, [at]), ty.as_pointer())
+                return builder.load(ptr, align=1)  # (rows start anywhere)
+
+            def combine(a, v, at, ty):
+                """a op v, v the value (vector or element) at index ``at``."""
+                if op == MAX:
+                    return builder.select(builder.fcmp_ordered(">", a, v), a, v)
+                if op == DOT:
+                    w = load(ya, at, ty)
+                    if ty is ety and lanes == 8:
+                        return builder.fma(v, w, a)
+                    v = builder.fmul(v, w)
+                return builder.fadd(a, v)
+
+            nv = builder.sdiv(n, size)
+            first = load(xa, o, vty)
+            if op == DOT:
+                first = builder.fmul(first, load(ya, o, vty))
+            accp = cgutils.alloca_once_value(builder, first)
+            one = ir.Constant(n.type, 1)
+            with cgutils.for_range(builder, builder.sub(nv, one)) as loop:
+                at = builder.add(o, builder.mul(builder.add(loop.index, one), size))
+                builder.store(combine(builder.load(accp), load(xa, at, vty), at, vty), accp)
+            acc = builder.load(accp)
+            lane = [
+                cgutils.alloca_once_value(
+                    builder, builder.extract_element(acc, ir.Constant(ir.IntType(32), k))
+                )
+                for k in range(lanes)
+            ]
+            d = builder.add(o, builder.mul(nv, size))
+            rest = builder.sub(builder.add(o, n), d)
+            for k in range(lanes - 1):  # the partial vector (Vec::set keeps the other lanes)
+                with builder.if_then(builder.icmp_signed(">", rest, ir.Constant(n.type, k))):
+                    at = builder.add(d, ir.Constant(n.type, k))
+                    v = combine(builder.load(lane[k]), load(xa, at, ety), at, ety)
+                    builder.store(v, lane[k])
+            v = [builder.load(p) for p in lane]
+
+            def join(a, b):
+                """Two lanes combined."""
+                if op == MAX:
+                    return builder.select(builder.fcmp_ordered(">", a, b), a, b)
+                return builder.fadd(a, b)
+
+            if lanes == 8:  # AVX2's shuffle tree
+                return join(
+                    join(join(v[0], v[4]), join(v[2], v[6])),
+                    join(join(v[1], v[5]), join(v[3], v[7])),
+                )
+            return join(join(join(v[0], v[1]), v[2]), v[3])  # 4 double lanes in order
+
+        return x.dtype(x, y, o, n), codegen
+
+    return reduce
+
+
+_reduce_sum, _reduce_max, _reduce_dot = (_lanes_reduce(op) for op in (SUM, MAX, DOT))
+
+
+@njit(inline="always")
+def reduce_row(x, y, o, n, op):
+    """vec::reduce_all (SUM, MAX) or map2_reduce_all of x * y (DOT) over the n elements from
+    flat offset o of the C-contiguous 1-D x (and y), in torch's lane order: the full vectors
+    lane-wise, the partial vector into its first lanes (Vec::set), the lanes by AVX2's shuffle
+    tree for 8 float lanes, in order for 4 double lanes; fewer elements than a vector one by
+    one. MAX takes a > b ? a : b where torch's vec::maximum gives NaN for a NaN: the maximum
+    may then differ, but a row holding a NaN has a NaN exp sum either way, so every softmax /
+    log_softmax output of that row is NaN, as torch's."""
+    if n < 32 // x.itemsize:
+        r = x[o] if op != DOT else x[o] * y[o]
+        for k in range(o + 1, o + n):
+            v = x[k] if op != DOT else x[k] * y[k]
+            if op == MAX:
+                r = r if r > v else v
+            else:
+                r = r + v
         return r
-    for k in range(w):
-        acc[k] = x[k]
-    d = w
-    stop = n - n % w
-    while d < stop:
-        for k in range(w):
-            acc[k] = acc[k] + x[d + k] if add else vmax(acc[k], x[d + k])
-        d += w
-    for k in range(n - d):  # the partial vector (Vec::set keeps the other lanes)
-        acc[k] = acc[k] + x[d + k] if add else vmax(acc[k], x[d + k])
-    return lanes_done(acc, add)
-
-
-@njit(**_OPTS)
-def exp_sum(x, m, acc):
-    """vec::map_reduce_all of exp(x - m) with +, torch's lane order (log_softmax's sum)."""
-    n, w = x.size, acc.size
-    if n < w:
-        r = vexp(x[0] - m)
-        for k in range(1, n):
-            r = r + vexp(x[k] - m)
-        return r
-    for k in range(w):
-        acc[k] = vexp(x[k] - m)
-    d = w
-    stop = n - n % w
-    while d < stop:
-        for k in range(w):
-            acc[k] = acc[k] + vexp(x[d + k] - m)
-        d += w
-    for k in range(n - d):
-        acc[k] = acc[k] + vexp(x[d + k] - m)
-    return lanes_done(acc, True)
-
-
-@njit(**_OPTS)
-def dot_sum(g, y, acc):
-    """vec::map2_reduce_all of g * y with + (softmax's backward), torch's lane order: the
-    full vectors' products rounded before the sum, the partial vector's contracted into it
-    (one rounding) for float32 only, as measured on torch 2.13's AVX2 build."""
-    n, w = g.size, acc.size
-    if n < w:
-        r = g[0] * y[0]
-        for k in range(1, n):
-            r = r + g[k] * y[k]
-        return r
-    for k in range(w):
-        acc[k] = g[k] * y[k]
-    d = w
-    stop = n - n % w
-    while d < stop:
-        for k in range(w):
-            acc[k] = acc[k] + g[d + k] * y[d + k]
-        d += w
-    for k in range(n - d):
-        acc[k] = fma(g[d + k], y[d + k], acc[k]) if w == 8 else acc[k] + g[d + k] * y[d + k]
-    return lanes_done(acc, True)
+    if op == SUM:
+        return _reduce_sum(x, y, o, n)
+    if op == MAX:
+        return _reduce_max(x, y, o, n)
+    return _reduce_dot(x, y, o, n)
 
 
 @njit(**_OPTS)
@@ -364,23 +391,35 @@ def silu_backward(g, x, out, fused, c):
 
 @njit(**_OPTS)
 def softmax_lastdim(x, out, log, c):
-    """_vec_softmax_lastdim / _vec_log_softmax_lastdim over the rows of the 2-D x: the
-    maximum and the sums in torch's lane order, Sleef's exp and log; c = (0, 1)."""
-    acc = np.empty(32 // x.itemsize, x.dtype)
-    one = c[1]
-    for r in range(x.shape[0]):
-        row, o = x[r], out[r]
-        m = reduce_all(row, False, acc)
-        if log:
-            ls = vlog(exp_sum(row, m, acc))
-            for j in range(row.size):
-                o[j] = (row[j] - m) - ls
-        else:
-            for j in range(row.size):
-                o[j] = vexp(row[j] - m)
-            s = one / reduce_all(o, True, acc)
-            for j in range(row.size):
-                o[j] = o[j] * s
+    """_vec_softmax_lastdim / _vec_log_softmax_lastdim over the rows of the C-contiguous 2-D
+    x: the maxima and the sums in torch's lane order (``reduce_row``), Sleef's exp and log,
+    each a pass over all rows (the exp and output loops vectorise); c = (0, 1)."""
+    rows, n = x.shape
+    xf, of = x.reshape(x.size), out.reshape(out.size)
+    m = np.empty(rows, x.dtype)
+    s = np.empty(rows, x.dtype)
+    for r in range(rows):
+        m[r] = reduce_row(xf, xf, r * n, n, MAX)
+    for r in range(rows):
+        mr = m[r]
+        for j in range(n):
+            out[r, j] = vexp(x[r, j] - mr)
+    for r in range(rows):
+        s[r] = reduce_row(of, of, r * n, n, SUM)
+    if log:
+        for r in range(rows):
+            s[r] = vlog(s[r])
+        for r in range(rows):
+            mr, lr = m[r], s[r]
+            for j in range(n):
+                out[r, j] = (x[r, j] - mr) - lr
+    else:
+        for r in range(rows):
+            s[r] = c[1] / s[r]
+        for r in range(rows):
+            sr = s[r]
+            for j in range(n):
+                out[r, j] = out[r, j] * sr
 
 
 @njit(**_OPTS)
@@ -426,20 +465,27 @@ def softmax_inner(x, out, log, c):
 
 @njit(**_OPTS)
 def softmax_backward_lastdim(g, y, out, log):
-    """_vec_host_softmax_backward_lastdim over the rows of the 2-D g and y: softmax's
-    (g - sum(g y)) y, log_softmax's g - exp(y) sum(g) with exp(y) sum(g) contracted into
-    the difference (one rounding), as torch's compiled kernel."""
-    acc = np.empty(32 // g.itemsize, g.dtype)
-    for r in range(g.shape[0]):
-        gr, yr, o = g[r], y[r], out[r]
-        if log:
-            s = reduce_all(gr, True, acc)
-            for j in range(gr.size):
-                o[j] = fma(-vexp(yr[j]), s, gr[j])
-        else:
-            s = dot_sum(gr, yr, acc)
-            for j in range(gr.size):
-                o[j] = (gr[j] - s) * yr[j]
+    """_vec_host_softmax_backward_lastdim over the rows of the C-contiguous 2-D g and y:
+    softmax's (g - sum(g y)) y, log_softmax's g - exp(y) sum(g) with exp(y) sum(g)
+    contracted into the difference (one rounding), as torch's compiled kernel; the row sums
+    in torch's lane order (``reduce_row``), each step a pass over all rows."""
+    rows, n = g.shape
+    gf, yf = g.reshape(g.size), y.reshape(y.size)
+    s = np.empty(rows, g.dtype)
+    if log:
+        for r in range(rows):
+            s[r] = reduce_row(gf, gf, r * n, n, SUM)
+        for r in range(rows):
+            sr = s[r]
+            for j in range(n):
+                out[r, j] = fma(-vexp(y[r, j]), sr, g[r, j])
+    else:
+        for r in range(rows):
+            s[r] = reduce_row(gf, yf, r * n, n, DOT)
+        for r in range(rows):
+            sr = s[r]
+            for j in range(n):
+                out[r, j] = (g[r, j] - sr) * y[r, j]
 
 
 @njit(**_OPTS)
@@ -465,6 +511,38 @@ def softmax_backward_inner(g, y, out, log, c):
                     out[a, d, j] = fma(-e, s, gv)
                 else:
                     out[a, d, j] = y[a, d, j] * (g[a, d, j] - s)
+
+
+@njit(**_OPTS)
+def attention_shift(rows, m, scale, mask, c):
+    """_fused.softmax_shift_loop's values (the attention's scores times scale[0] plus row
+    i % L of the (L, n) mask, rounded after each operation, or neither where scale is empty;
+    each row's maximum into m, 0 where it is not finite; the row minus it in place) in three
+    passes over all rows, the maxima on lane vectors (``reduce_row``). A row holding a NaN
+    (m 0 there) may get another m here, but its exp sum is NaN either way: every probability
+    and the logsumexp of that row are NaN in both. c = (0, 1, -inf)."""
+    count, n = rows.shape
+    flat = rows.reshape(rows.size)
+    zero = c[0]
+    nm = mask.shape[0]
+    if scale.size:
+        s = scale[0]
+        for i in range(count):
+            if nm:
+                mi = i % nm
+                for j in range(n):
+                    v = rows[i, j] * s
+                    rows[i, j] = v + mask[mi, j]
+            else:
+                for j in range(n):
+                    rows[i, j] = rows[i, j] * s
+    for i in range(count):
+        top = reduce_row(flat, flat, i * n, n, MAX)
+        m[i] = top if top - top == zero else zero
+    for i in range(count):
+        mi = m[i]
+        for j in range(n):
+            rows[i, j] = rows[i, j] - mi
 
 
 @njit(**_OPTS)

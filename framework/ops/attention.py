@@ -5,7 +5,7 @@ import math
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
-from . import _fused
+from . import _fused, _sleef
 from ._rowwise import row_dot, row_sum
 from ._double_backward import not_implemented
 from .activation import softmax
@@ -49,7 +49,11 @@ def _fused_probs_(xp, scores, scale, mask):
     m = xp.empty(rows.shape[0], scores.dtype)
     sc = xp.empty(0, scores.dtype) if scale is None else scale.reshape(1)
     add = xp.empty((0, rows.shape[1]), scores.dtype) if mask is None else mask
-    k.softmax_shift(rows, m, sc, add)
+    j = _sleef._jit()
+    if j is not None:  # the same values in three passes, the maxima on lane vectors
+        j.attention_shift(rows, m, sc, add, _sleef._CONSTS[rows.dtype])
+    else:
+        k.softmax_shift(rows, m, sc, add)
     xp.exp(scores, out=scores)
     s = xp.empty_like(m)
     k.softmax_scale(rows, xp.ones(1, scores.dtype), s)

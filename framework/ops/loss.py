@@ -1002,14 +1002,9 @@ def _check_input(x, nll=False):
 
 
 def _defaults(weight, size_average, ignore_index, reduce, reduction):
-    """Whether nll_loss's/cross_entropy's options are their defaults (see _loss_fast)."""
-    return (
-        weight is None
-        and size_average is None
-        and reduce is None
-        and reduction == "mean"
-        and ignore_index == -100
-    )
+    """Whether nll_loss's/cross_entropy's options are their defaults (see _loss_fast; it
+    checks ignore_index against the classes)."""
+    return weight is None and size_average is None and reduce is None and reduction == "mean"
 
 
 @_amp_entry("nll_loss")
@@ -1051,7 +1046,7 @@ def nll_loss(
         tensor(0.2796)
     """
     if _defaults(weight, size_average, ignore_index, reduce, reduction):
-        out = _fast.nll_loss(input, target, NllLoss)
+        out = _fast.nll_loss(input, target, NllLoss, ignore_index)
         if out is not None:
             return out
     reduction = _reduction(reduction, size_average, reduce)
@@ -1120,7 +1115,7 @@ def cross_entropy(
     if (label_smoothing == 0.0) is True and _defaults(
         weight, size_average, ignore_index, reduce, reduction
     ):
-        out = _fast.cross_entropy(input, target, NllLoss)
+        out = _fast.cross_entropy(input, target, NllLoss, ignore_index)
         if out is not None:
             return out
     reduction = _reduction(reduction, size_average, reduce)

@@ -57,18 +57,45 @@ def test_fast_path_matches_torch(which, shape, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("which", ["cross_entropy", "nll_loss"])
-def test_fast_path_is_bitwise_the_general_path(which, dtype):
-    """ignore_index=-101 (no target equals it) takes the general path: same bits."""
+@pytest.mark.parametrize("ignore", [-100, -1, 10, 1000])
+def test_fast_path_is_bitwise_the_general_path(which, dtype, ignore, monkeypatch):
+    """Any ignore_index outside [0, C) (no target can equal it: the GPT examples pass -1)
+    takes the fast path: the general path's bits, and its saved ignore_index."""
     x, t = _case((32, 10), dtype)
     up = randn(dtype=dtype)
     res = []
-    for kw in ({}, {"ignore_index": -101}):
+    for general in (False, True):
+        if general:
+            monkeypatch.setattr(F._fast, "_common", lambda *args: None)
         fx = to_fw(x, requires_grad=True)
-        loss = getattr(F, which)(fx, to_fw(t), **kw)
+        loss = getattr(F, which)(fx, to_fw(t), ignore_index=ignore)
+        saved = loss.grad_fn._saved_ignore_index
         loss.backward(to_fw(up))
-        res.append((loss.detach().numpy(), fx.grad.numpy()))
+        res.append((loss.detach().numpy(), fx.grad.numpy(), saved))
+    theirs = getattr(TF, which)(to_torch(x, requires_grad=True), to_torch(t), ignore_index=ignore)
+    assert res[0][2] == res[1][2] == theirs.grad_fn._saved_ignore_index
     np.testing.assert_array_equal(res[0][0], res[1][0])
     np.testing.assert_array_equal(res[0][1], res[1][1])
+
+
+@pytest.mark.parametrize("which", ["cross_entropy", "nll_loss"])
+@pytest.mark.parametrize("ignore", [-1, 3])
+def test_ignore_index_matches_torch(which, ignore):
+    """ignore_index=-1 (outside the classes: the fast path) and 3 (a class some targets
+    take: the general path, those rows left out) as torch, values, saved fields, gradient."""
+    x, t = _case((16, 7), np.float64)
+    t[::3] = 3
+    fx, tx = to_fw(x, requires_grad=True), to_torch(x, requires_grad=True)
+    fl = getattr(F, which)(fx, to_fw(t), ignore_index=ignore)
+    tl = getattr(TF, which)(tx, to_torch(t), ignore_index=ignore)
+    assert_close(fl, tl, rtol=1e-12)
+    assert _graph_names(fl.grad_fn) == _graph_names(tl.grad_fn)
+    assert fl.grad_fn._saved_ignore_index == tl.grad_fn._saved_ignore_index
+    assert_close(fl.grad_fn._saved_total_weight, tl.grad_fn._saved_total_weight, rtol=0)
+    up = randn(dtype=np.float64)
+    fl.backward(to_fw(up))
+    tl.backward(to_torch(up))
+    assert_close(fx.grad, tx.grad, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("which", ["cross_entropy", "nll_loss"])
@@ -183,3 +210,28 @@ def test_module_form_and_other_cases_keep_torch_results():
     with pytest.raises(RuntimeError) as ours:
         F.cross_entropy(to_fw(x), to_fw(t.astype(np.int32)))
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("which", ["cross_entropy", "nll_loss"])
+def test_views_take_the_fast_path(which, monkeypatch):
+    """A view input and target (the GPT's logits.view(-1, C), targets.view(-1)): the general
+    path's bits, torch's graph, gradients into the base."""
+    x = randn(4, 8, 6, dtype=np.float32)
+    t = RNG.integers(0, 6, (4, 8)).astype(np.int64)
+    up = randn(dtype=np.float32)
+    res = []
+    for general in (False, True):
+        if general:
+            monkeypatch.setattr(F._fast, "_common", lambda *args: None)
+        fx = to_fw(x, requires_grad=True)
+        loss = getattr(F, which)(fx.view(-1, 6), to_fw(t).view(-1), ignore_index=-1)
+        names = _graph_names(loss.grad_fn)
+        loss.backward(to_fw(up))
+        res.append((loss.detach().numpy(), fx.grad.numpy(), names))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+    tx = to_torch(x, requires_grad=True)
+    tl = getattr(TF, which)(tx.view(-1, 6), to_torch(t).view(-1), ignore_index=-1)
+    assert res[0][2] == res[1][2] == _graph_names(tl.grad_fn)
+    tl.backward(to_torch(up))
+    assert_close(to_fw(res[0][1]), tx.grad, rtol=1e-5, atol=1e-7)
