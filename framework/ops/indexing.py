@@ -471,6 +471,10 @@ def setitem(x, index, value):
     scalar = not isinstance(value, Tensor)
     if scalar:  # torch converts the value first (valueToTensor), then reads the index
         value = check_scalar_fits(value, x._data.dtype, reduced_float=False)
+    if type(index) is bool:  # torch's setitem: a lone False writes nothing and checks
+        if not index:  # nothing more; a lone True is a lone None (copy_to into
+            return x  # x.unsqueeze(0))
+        index = None
     if state.enabled and x.requires_grad:  # torch refuses a leaf before looking at the index
         _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype
@@ -484,14 +488,13 @@ def setitem(x, index, value):
         _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
     if scalar:
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
-    elif value._data.dtype != x._data.dtype:
-        items = index if isinstance(index, tuple) else (index,)
-        tensors = [i for i in items if isinstance(i, Tensor)]
+    elif value._data.dtype != x._data.dtype and adv:
         # a mask with one value is a masked_fill (which casts); anything else is index_put
-        if any(i.dtype.name != "bool" for i in tensors) or (tensors and value.numel() != 1):
+        if value.numel() != 1 or not _one_mask(index, x.xp):
             _check_put_shape(x, key, adv, value)
             raise _dtype_mismatch(x, value)  # index_put does not cast (slice or mask copy do,
             # inside the node: the value keeps its own edge, as torch's)
+        check_scalar_fits(value.item(), x._data.dtype)  # masked_fill_(mask, value.item())
     if deferred:
         _check_put_shape(x, key, adv, value)
         raise deferred[0]
@@ -534,6 +537,24 @@ def setitem(x, index, value):
         kind = "FillBackward3" if scalar else "torch::autograd::CopyBackwards"
     x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
     return x
+
+
+def _one_mask(index, xp):
+    """Whether torch's index_put_ runs as masked_fill_ (canDispatchToMaskedFill): its only
+    index tensor is a boolean mask with dims. A Python or 0-dim bool is an index tensor of
+    int64 there (boolToIndexingTensor), as are integer arrays and lists; a 0-dim integer
+    tensor is a select."""
+    masks = others = 0
+    for it in _items(index):
+        if isinstance(it, bool):
+            others += 1
+        elif isinstance(it, (Tensor, list, range)) or hasattr(it, "__array__") and not _is_int(it):
+            arr = _as_index_array(it, xp)
+            if arr.dtype.kind == "b" and arr.ndim:
+                masks += 1
+            elif arr.ndim or arr.dtype.kind == "b":
+                others += 1
+    return masks == 1 and not others
 
 
 def _check_put_shape(x, key, adv, value):
