@@ -539,6 +539,23 @@ def setitem(x, index, value):
     return x
 
 
+def check_index_tuple(indices, name, method):
+    """torch's argument parser for index_put(_)'s ``indices``: a tuple or list of tensors
+    (TypeError naming the first other element; its position counts self for the function
+    form only)."""
+    arg = 0 if method else 1
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'indices' (position {arg + 1}) must be tuple of Tensors, "
+            f"not {type(indices).__name__}"
+        )
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument {arg}, but got {type(t).__name__}"
+            )
+
+
 def _one_mask(index, xp):
     """Whether torch's index_put_ runs as masked_fill_ (canDispatchToMaskedFill): its only
     index tensor is a boolean mask with dims. A Python or 0-dim bool is an index tensor of
@@ -600,6 +617,7 @@ def index_put(x, indices, values, accumulate=False):
         >>> framework.index_put(x, (framework.tensor([0, 0, 2]),), framework.ones(3), True)
         tensor([2., 0., 1.])
     """
+    check_index_tuple(indices, "index_put", method=False)
     if vmap_hook[0]:  # under vmap the index values differ per sample
         from ..func._paths import loop_if_batched
 
@@ -618,8 +636,11 @@ def index_put(x, indices, values, accumulate=False):
             f"be broadcast to indexing result of shape {_fmt(shape)}"
         )
     if values._data.dtype != x._data.dtype:
-        _check_put_shape(x, (), adv, values)
-        raise _dtype_mismatch(x, values)
+        if accumulate or values.numel() != 1 or not _one_mask(tuple(indices), x.xp):
+            _check_put_shape(x, (), adv, values)
+            raise _dtype_mismatch(x, values)
+        check_scalar_fits(values.item(), x._data.dtype)  # masked_fill_(mask, values.item())
+        values = values.to(x.dtype)
     if deferred:
         _check_put_shape(x, (), adv, values)
         raise deferred[0]

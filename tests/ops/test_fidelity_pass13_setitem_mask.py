@@ -91,3 +91,51 @@ def test_lone_bool_index(index, leaf, value):
         except Exception as e:
             res.append((type(e), str(e)))
     assert res[1] == res[0]
+
+
+def _put(L, form, x, indices, values):
+    if form == "function":
+        return L.index_put(x, indices, values)
+    return getattr(x, form)(indices, values)
+
+
+BAD_INDICES = [
+    lambda L: (None, L.tensor([0])),
+    lambda L: ([0],),
+    lambda L: (0,),
+    lambda L: (L.tensor([0]), 1.5),
+    lambda L: L.tensor([0]),
+    lambda L: [L.tensor([0])],  # a list of tensors is accepted
+]
+
+
+@pytest.mark.parametrize("form", ["index_put", "index_put_", "function"])
+@pytest.mark.parametrize("case", range(len(BAD_INDICES)))
+def test_index_put_indices_are_tensors(form, case):
+    """torch's argument parser: a tuple or list of tensors, else its TypeError (the element's
+    position; `argument 0` for the methods, 1 for the function)."""
+    res = []
+    for L in (torch, framework):
+        try:
+            out = _put(L, form, L.zeros(2, 2), BAD_INDICES[case](L), L.tensor([5.0]))
+            res.append(out.tolist())
+        except Exception as e:
+            res.append((type(e), str(e)))
+    assert res[1] == res[0]
+
+
+@pytest.mark.parametrize("form", ["index_put", "index_put_", "function"])
+@pytest.mark.parametrize("case", [0, 1, 3, 4, 6, 9, 11, 12, 13])
+def test_index_put_one_mask_is_masked_fill(form, case):
+    """index_put (all forms) with one mask and a one-element value of another dtype casts it
+    through the checked conversion, as x[mask] = value."""
+    xd, vd, v, _ = CASES[case]
+    res = []
+    for L in (torch, framework):
+        x = L.zeros(2, 2, dtype=getattr(L, xd))
+        try:
+            out = _put(L, form, x, (MASK(L),), L.tensor(v, dtype=getattr(L, vd)))
+            res.append((str(out.dtype), out.tolist()))
+        except Exception as e:
+            res.append((type(e), str(e)))
+    assert res[1] == res[0]
