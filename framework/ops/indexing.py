@@ -624,9 +624,20 @@ def index_put(x, indices, values, accumulate=False):
         out = loop_if_batched(lambda a, v, *i: index_put(a, i, v, accumulate), x, values, *indices)
         if out is not NotImplemented:
             return out
+    indices = tuple(indices)
+    if (
+        not accumulate
+        and len(indices) == 1
+        and indices[0].dtype.name == "bool"
+        and not indices[0].ndim
+        and x.ndim
+        and values.numel() == 1
+    ):  # torch's masked_fill_ dispatch takes a 0-dim mask too: broadcast over all of x
+        indices, values = (indices[0].expand(tuple(x.shape)),), values.reshape(())
     deferred = []
-    _, adv, _ = _parse(x, tuple(indices), deferred=deferred)
+    _, adv, _ = _parse(x, indices, deferred=deferred)
     key = _adv_key(adv, 0)
+    fill = not accumulate and values.numel() == 1 and _one_mask(indices, x.xp)
     shape = x._data[(Ellipsis,)][
         _adv_key({d: x.xp.zeros(a.shape, "int64") for d, a in adv.items()}, 0)
     ].shape
@@ -636,7 +647,7 @@ def index_put(x, indices, values, accumulate=False):
             f"be broadcast to indexing result of shape {_fmt(shape)}"
         )
     if values._data.dtype != x._data.dtype:
-        if accumulate or values.numel() != 1 or not _one_mask(tuple(indices), x.xp):
+        if not fill:
             _check_put_shape(x, (), adv, values)
             raise _dtype_mismatch(x, values)
         check_scalar_fits(values.item(), x._data.dtype)  # masked_fill_(mask, values.item())

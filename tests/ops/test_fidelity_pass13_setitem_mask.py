@@ -139,3 +139,28 @@ def test_index_put_one_mask_is_masked_fill(form, case):
         except Exception as e:
             res.append((type(e), str(e)))
     assert res[1] == res[0]
+
+
+@pytest.mark.parametrize("flag", [True, False])
+@pytest.mark.parametrize(
+    "value,vd,xd",
+    [
+        ([5.0], "float32", "float32"),
+        ([[5.0]], "float32", "int64"),
+        ([2.5], "float64", "int64"),
+        ([math.inf], "float64", "int64"),
+        ([math.inf], "float64", "float32"),
+    ],
+)
+def test_index_put_zero_dim_mask_fills_all(flag, value, vd, xd):
+    """index_put((tensor(True),), one value) is masked_fill_ with the 0-dim mask broadcast:
+    all of x (True) or none of it (ours wrote the first row, as x[True] would)."""
+    res = []
+    for L in (torch, framework):
+        x = L.zeros(2, 2, dtype=getattr(L, xd))
+        try:
+            out = x.index_put((L.tensor(flag),), L.tensor(value, dtype=getattr(L, vd)))
+            res.append((str(out.dtype), out.tolist()))
+        except Exception as e:
+            res.append((type(e), str(e)))
+    assert res[1] == res[0]
