@@ -1614,9 +1614,11 @@ class Tensor:
         return _ops.take_along_dim(self, indices, dim)
 
     def index_put(self, indices, values, accumulate=False):
+        _ops.indexing.check_index_tuple(indices, "index_put", method=True)
         return _ops.index_put(self, indices, values, accumulate)
 
     def index_put_(self, indices, values, accumulate=False):
+        _ops.indexing.check_index_tuple(indices, "index_put_", method=True)
         if not accumulate:
             self.__setitem__(tuple(indices), values)
             return self

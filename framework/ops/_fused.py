@@ -664,6 +664,7 @@ def _build(numba, cache):
         fma_array=_contracted(numba, cache, fma_array_loop),
         torch_inner_sum=jit(sk.inner_sum_loop),
         torch_outer_sum=jit(sk.outer_sum_loop),
+        torch_strided_sum=jit(sk.strided_sum_loop),
         torch_nll_sums=jit(sk.nll_sums_loop),
         rows_add=jit(rows_add_loop),
     )

@@ -6,13 +6,16 @@ vectors four-way interleaved (``row_sum``'s ILP) into accumulators that are casc
 four levels (``multi_row_sum``: a level of 2**max(4, ceil(log2 n) / 4) additions is folded
 into the next), the vector lanes then added one by one after the scalar tail; a reduction
 over leading dimensions (``vectorized_outer_sum``) runs the cascade down the columns, 32 or 8
-at a time, ``row_sum`` on the rest. Each float32 sum differs from NumPy's in the last bits
-otherwise (12 of 16 shapes measured). The loops below replay that order exactly; compiled by
-numba (``framework.ops._fused``), else unused (NumPy's order: README, Known differences).
+at a time, ``row_sum`` on the rest. Reduced dimensions apart (a broadcast gradient's
+sum_to_size over dims 0 and 2) run torch's iterator order: the reduced dims innermost, the
+2-D loop over the first two, its sums added onto the output once per outer index
+(``strided_sum_loop``). Each float32 sum differs from NumPy's in the last bits otherwise (12
+of 16 shapes measured). The loops below replay that order exactly; compiled by numba
+(``framework.ops._fused``), else unused (NumPy's order: README, Known differences).
 
-Reproduced: C-contiguous float32/float64 input, the reduced dimensions adjacent (after
-dropping size-1 ones), a single-threaded kernel (torch splits a full reduction of 32,768
-elements or more, and may regroup the columns of a large outer reduction, across threads),
+Reproduced: C-contiguous float32/float64 input, a single-threaded kernel (torch splits a full
+reduction of 32,768 elements or more, and may regroup the columns of a large outer reduction
+or the blocks of one over dims apart, across threads: those sum in NumPy's order),
 torch's 32-byte vector kernels (an AVX-512 CPU without ``ATEN_CPU_CAPABILITY=avx2`` runs
 64-byte ones: not reproduced).
 
@@ -160,6 +163,83 @@ def outer_sum_loop(x, blocks, n, cols, width, out):
             j += 1
 
 
+def strided_sum_loop(x, sizes, ins, outs, width, out):
+    """out (zero-filled, flat kept elements) += torch's sums of the flat x over its reduction
+    iterator: dims fastest first (``sizes``, input and output strides in elements: ``outs`` 0
+    where reduced), the first two run by cascade_sum's 2-D loop (the reduced one first:
+    vectorized_inner_sum, vectorized_outer_sum, scalar_inner_sum or scalar_outer_sum, as its
+    strides pick), once per index of the others (the third dim fastest), each result added
+    onto its output element (torch's CastStoreAccumulate), so reduced outer dims add their
+    blocks' sums one after another."""
+    size0, size1, s0, s1, o1 = sizes[0], sizes[1], ins[0], ins[1], outs[1]
+    if outs[0] != 0 and o1 == 0:  # cascade_sum moves the reduction to the first dim
+        size0, size1, s0, s1, o1 = size1, size0, s1, s0, outs[0]
+    nd = sizes.shape[0]
+    idx = np.zeros(nd, np.int64)
+    res = np.zeros((4, width), x.dtype)
+    res1 = np.zeros((4, 1), x.dtype)
+    vec = np.zeros(width, x.dtype)
+    one = np.zeros(1, x.dtype)
+    zero = np.zeros(1, x.dtype)
+    count = 1
+    for d in range(2, nd):
+        count *= sizes[d]
+    for _ in range(count):
+        ib = 0
+        ob = 0
+        for d in range(2, nd):
+            ib += idx[d] * ins[d]
+            ob += idx[d] * outs[d]
+        if s0 == 1 and size0 >= width:  # vectorized_inner_sum
+            nvec = size0 // width
+            for j in range(size1):
+                b = ib + j * s1
+                _row_sum(x, b, width, nvec, width, vec)
+                acc = zero[0]
+                for k in range(nvec * width, size0):
+                    acc += x[b + k]
+                for lane in range(width):
+                    acc += vec[lane]
+                out[ob + j * o1] += acc
+        elif s1 == 1 and size1 >= width:  # vectorized_outer_sum
+            j = 0
+            while j + 4 * width <= size1:
+                _multi_row_sum(x, ib + j, s0, width, size0, 4, width, res)
+                for k in range(4):
+                    for lane in range(width):
+                        out[ob + (j + k * width + lane) * o1] += res[k, lane]
+                j += 4 * width
+            while j + width <= size1:
+                _row_sum(x, ib + j, s0, size0, width, vec)
+                for lane in range(width):
+                    out[ob + (j + lane) * o1] += vec[lane]
+                j += width
+            while j < size1:
+                _row_sum(x, ib + j, s0, size0, 1, one)
+                out[ob + j * o1] += one[0]
+                j += 1
+        elif s0 < s1:  # scalar_inner_sum
+            for j in range(size1):
+                _row_sum(x, ib + j * s1, s0, size0, 1, one)
+                out[ob + j * o1] += one[0]
+        else:  # scalar_outer_sum
+            j = 0
+            while j + 3 < size1:
+                _multi_row_sum(x, ib + j * s1, s0, s1, size0, 4, 1, res1)
+                for k in range(4):
+                    out[ob + (j + k) * o1] += res1[k, 0]
+                j += 4
+            while j < size1:
+                _row_sum(x, ib + j * s1, s0, size0, 1, one)
+                out[ob + j * o1] += one[0]
+                j += 1
+        for d in range(2, nd):
+            idx[d] += 1
+            if idx[d] < sizes[d]:
+                break
+            idx[d] = 0
+
+
 def nll_sums_loop(vals, wts, keep, out):
     """ATen's nll_loss / nll_loss2d forward sums (nll_loss_out_frame): over the elements in
     order, skipping ignored ones, ``loss -= value * weight`` and ``total += weight`` into
@@ -241,6 +321,29 @@ def _kernels():
     return k
 
 
+def _iterator_dims(shape, axes):
+    """torch's reduction TensorIterator over a C-contiguous input of ``shape`` summed over
+    ``axes``, as (sizes, input strides, output strides) in elements, fastest dim first, at
+    least two: reorder_dimensions puts the reduced dims first, each group by increasing input
+    stride (the output's strides are 0 on reduced dims), and coalesce_dimensions merges
+    neighbours whose strides continue each other in both tensors; size-1 dims vanish."""
+    ins, outs, s, o = [], [], 1, 1
+    for d in range(len(shape) - 1, -1, -1):
+        ins.append(s)
+        outs.append(0 if d in axes else o)
+        s *= shape[d]
+        o *= 1 if d in axes else shape[d]
+    dims = [(n, i, o) for n, i, o in zip(shape[::-1], ins, outs) if n != 1]
+    merged = []
+    for n, i, o in [d for d in dims if d[2] == 0] + [d for d in dims if d[2] != 0]:
+        if merged and merged[-1][0] * merged[-1][1] == i and merged[-1][0] * merged[-1][2] == o:
+            merged[-1] = (merged[-1][0] * n, merged[-1][1], merged[-1][2])
+        else:
+            merged.append((n, i, o))
+    merged += [(1, 0, 0)] * (2 - len(merged))
+    return tuple(np.array(c, np.int64) for c in zip(*merged))
+
+
 def torch_sum(x, axes, columns=False):
     """``x`` (a NumPy array) summed over ``axes`` (non-negative, sorted) in torch's CPU order,
     as a flat array of the kept elements; None where that order is not reproduced (see the
@@ -266,8 +369,13 @@ def torch_sum(x, axes, columns=False):
         return None  # nothing summed (size-1 dimensions): NumPy's copy is exact
     first = flags.index(True)
     last = len(flags) - 1 - flags[::-1].index(True)
-    if not all(flags[first : last + 1]):
-        return None  # reduced dimensions apart: another iteration order
+    if not all(flags[first : last + 1]):  # reduced dimensions apart: the iterator's order
+        if x.size >= GRAIN:
+            return None  # torch may split the iteration across threads
+        sizes, ins, outs = _iterator_dims(x.shape, axes)
+        out = np.zeros(math.prod([n for n, r in dims if not r]), x.dtype)
+        k.torch_strided_sum(x.reshape(-1), sizes, ins, outs, vb // x.itemsize, out)
+        return out
     blocks = math.prod([n for n, _ in dims[:first]])
     n = math.prod([n for n, _ in dims[first : last + 1]])
     cols = math.prod([n for n, _ in dims[last + 1 :]])

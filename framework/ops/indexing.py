@@ -486,6 +486,10 @@ def setitem(x, index, value):
     scalar = not isinstance(value, Tensor)
     if scalar:  # torch converts the value first (valueToTensor), then reads the index
         value = check_scalar_fits(value, x._data.dtype, reduced_float=False)
+    if type(index) is bool:  # torch's setitem: a lone False writes nothing and checks
+        if not index:  # nothing more; a lone True is a lone None (copy_to into
+            return x  # x.unsqueeze(0))
+        index = None
     if state.enabled and x.requires_grad:  # torch refuses a leaf before looking at the index
         _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype
@@ -499,14 +503,13 @@ def setitem(x, index, value):
         _check_copy_to(value, x._data[key + (Ellipsis,)].shape)
     if scalar:
         value = Tensor._make(x.xp.asarray(value, dtype=x._data.dtype), x._device)
-    elif value._data.dtype != x._data.dtype:
-        items = index if isinstance(index, tuple) else (index,)
-        tensors = [i for i in items if isinstance(i, Tensor)]
+    elif value._data.dtype != x._data.dtype and adv:
         # a mask with one value is a masked_fill (which casts); anything else is index_put
-        if any(i.dtype.name != "bool" for i in tensors) or (tensors and value.numel() != 1):
+        if value.numel() != 1 or not _one_mask(index, x.xp):
             _check_put_shape(x, key, adv, value)
             raise _dtype_mismatch(x, value)  # index_put does not cast (slice or mask copy do,
             # inside the node: the value keeps its own edge, as torch's)
+        check_scalar_fits(value.item(), x._data.dtype)  # masked_fill_(mask, value.item())
     if deferred:
         _check_put_shape(x, key, adv, value)
         raise deferred[0]
@@ -549,6 +552,41 @@ def setitem(x, index, value):
         kind = "FillBackward3" if scalar else "torch::autograd::CopyBackwards"
     x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
     return x
+
+
+def check_index_tuple(indices, name, method):
+    """torch's argument parser for index_put(_)'s ``indices``: a tuple or list of tensors
+    (TypeError naming the first other element; its position counts self for the function
+    form only)."""
+    arg = 0 if method else 1
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'indices' (position {arg + 1}) must be tuple of Tensors, "
+            f"not {type(indices).__name__}"
+        )
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument {arg}, but got {type(t).__name__}"
+            )
+
+
+def _one_mask(index, xp):
+    """Whether torch's index_put_ runs as masked_fill_ (canDispatchToMaskedFill): its only
+    index tensor is a boolean mask with dims. A Python or 0-dim bool is an index tensor of
+    int64 there (boolToIndexingTensor), as are integer arrays and lists; a 0-dim integer
+    tensor is a select."""
+    masks = others = 0
+    for it in _items(index):
+        if isinstance(it, bool):
+            others += 1
+        elif isinstance(it, (Tensor, list, range)) or hasattr(it, "__array__") and not _is_int(it):
+            arr = _as_index_array(it, xp)
+            if arr.dtype.kind == "b" and arr.ndim:
+                masks += 1
+            elif arr.ndim or arr.dtype.kind == "b":
+                others += 1
+    return masks == 1 and not others
 
 
 def _check_put_shape(x, key, adv, value):
@@ -594,15 +632,27 @@ def index_put(x, indices, values, accumulate=False):
         >>> framework.index_put(x, (framework.tensor([0, 0, 2]),), framework.ones(3), True)
         tensor([2., 0., 1.])
     """
+    check_index_tuple(indices, "index_put", method=False)
     if vmap_hook[0]:  # under vmap the index values differ per sample
         from ..func._paths import loop_if_batched
 
         out = loop_if_batched(lambda a, v, *i: index_put(a, i, v, accumulate), x, values, *indices)
         if out is not NotImplemented:
             return out
+    indices = tuple(indices)
+    if (
+        not accumulate
+        and len(indices) == 1
+        and indices[0].dtype.name == "bool"
+        and not indices[0].ndim
+        and x.ndim
+        and values.numel() == 1
+    ):  # torch's masked_fill_ dispatch takes a 0-dim mask too: broadcast over all of x
+        indices, values = (indices[0].expand(tuple(x.shape)),), values.reshape(())
     deferred = []
-    _, adv, _ = _parse(x, tuple(indices), deferred=deferred)
+    _, adv, _ = _parse(x, indices, deferred=deferred)
     key = _adv_key(adv, 0)
+    fill = not accumulate and values.numel() == 1 and _one_mask(indices, x.xp)
     shape = x._data[(Ellipsis,)][
         _adv_key({d: x.xp.zeros(a.shape, "int64") for d, a in adv.items()}, 0)
     ].shape
@@ -612,8 +662,11 @@ def index_put(x, indices, values, accumulate=False):
             f"be broadcast to indexing result of shape {_fmt(shape)}"
         )
     if values._data.dtype != x._data.dtype:
-        _check_put_shape(x, (), adv, values)
-        raise _dtype_mismatch(x, values)
+        if not fill:
+            _check_put_shape(x, (), adv, values)
+            raise _dtype_mismatch(x, values)
+        check_scalar_fits(values.item(), x._data.dtype)  # masked_fill_(mask, values.item())
+        values = values.to(x.dtype)
     if deferred:
         _check_put_shape(x, (), adv, values)
         raise deferred[0]

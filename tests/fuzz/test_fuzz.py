@@ -184,6 +184,14 @@ REGRESSION_SEEDS = {
     60024908: "soft_margin_loss of float32 with a float64 target: torch's double-backward node "
     "in self's dtype (no ToCopyBackward0)",
     60066764: "soft_margin_loss of an empty float32 input, float64 target (as 60024908)",
+    390007193: "float32 copysign second order: the broadcast gradient's sum_to_size over dims "
+    "0 and 2 (apart) in torch's reduction-iterator order, not NumPy's pairwise one",
+    390010605: "float32 cosine_similarity second order: sum_to_size over dims 0 and 3 (apart) "
+    "in torch's order (as 390007193)",
+    13073811: "float32 cosine_similarity with x2 constant along dim (size 1): the zero "
+    "gradient's noise is torch's bits (its known rule removed, thirteenth pass)",
+    410003195: "int64 x[bool mask] = float64 tensor [[-inf]]: torch's index_put_ is "
+    "masked_fill_(mask, value.item()), whose checked conversion refuses -inf (overflow)",
 }
 
 
