@@ -640,6 +640,7 @@ def _build(numba, cache):
     sk._ceil_log2 = jit(sk.ceil_log2)
     sk._multi_row_sum = jit(sk.multi_row_sum)
     sk._row_sum = jit(sk.row_sum)
+    sk._inner_row = jit(sk.inner_row)
     import numpy
 
     return SimpleNamespace(

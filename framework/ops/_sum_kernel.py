@@ -103,6 +103,20 @@ def row_sum(x, base, stride, size, lanes, out):
         out[lane] = part[0, lane]
 
 
+def inner_row(x, base, n, width, vec, zero):
+    """vectorized_inner_sum of one contiguous row of n >= width elements at base: its whole
+    vectors by row_sum (into vec), then the tail elements and the lanes added one by one onto
+    zero[0]."""
+    nvec = n // width
+    _row_sum(x, base, width, nvec, width, vec)
+    acc = zero[0]
+    for k in range(nvec * width, n):
+        acc += x[base + k]
+    for lane in range(width):
+        acc += vec[lane]
+    return acc
+
+
 def inner_sum_loop(x, rows, n, width, out):
     """out[j] = torch's sum of row j of the flat (rows, n) array x: vectorized_inner_sum for
     rows of at least ``width`` elements, scalar_inner_sum below; stored onto torch's zero-filled
@@ -113,13 +127,7 @@ def inner_sum_loop(x, rows, n, width, out):
     for j in range(rows):
         base = j * n
         if n >= width:
-            nvec = n // width
-            _row_sum(x, base, width, nvec, width, vec)
-            acc = zero[0]
-            for k in range(nvec * width, n):
-                acc += x[base + k]
-            for lane in range(width):
-                acc += vec[lane]
+            acc = _inner_row(x, base, n, width, vec, zero)
         else:
             _row_sum(x, base, 1, n, 1, one)
             acc = one[0]
@@ -191,16 +199,8 @@ def strided_sum_loop(x, sizes, ins, outs, width, out):
             ib += idx[d] * ins[d]
             ob += idx[d] * outs[d]
         if s0 == 1 and size0 >= width:  # vectorized_inner_sum
-            nvec = size0 // width
             for j in range(size1):
-                b = ib + j * s1
-                _row_sum(x, b, width, nvec, width, vec)
-                acc = zero[0]
-                for k in range(nvec * width, size0):
-                    acc += x[b + k]
-                for lane in range(width):
-                    acc += vec[lane]
-                out[ob + j * o1] += acc
+                out[ob + j * o1] += _inner_row(x, ib + j * s1, size0, width, vec, zero)
         elif s1 == 1 and size1 >= width:  # vectorized_outer_sum
             j = 0
             while j + 4 * width <= size1:
@@ -273,7 +273,7 @@ def nll_sums_loop(vals, wts, keep, out):
 
 
 # the compiled helpers once framework.ops._fused built them (the loops call them by name)
-_ceil_log2, _multi_row_sum, _row_sum = ceil_log2, multi_row_sum, row_sum
+_ceil_log2, _multi_row_sum, _row_sum, _inner_row = ceil_log2, multi_row_sum, row_sum, inner_row
 
 
 def _torch_vector_bytes():
