@@ -247,6 +247,7 @@ def _lanes_reduce(op):
 
     @intrinsic
     def reduce(typingctx, x, y, o, n):
+        """numba's typing of the intrinsic: (signature, codegen) for x's dtype's lanes."""
         lanes = 8 if x.dtype == types.float32 else 4
 
         def codegen(context, builder, sig, args):
