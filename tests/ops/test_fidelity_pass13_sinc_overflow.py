@@ -49,6 +49,22 @@ def test_sinc_float32_gradient_where_torchs_denominator_overflows(seed, create_g
     np.testing.assert_array_equal(_bits(grads[0]), _bits(grads[1]))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_sinc_float32_second_order_where_torchs_denominator_overflows(seed):
+    """The create_graph gradient's own gradients (by x and by the upstream gradient): the
+    quotient is swapped before the product with the upstream gradient, so that the zeros'
+    signs are torch's there too."""
+    x, g = _huge(seed)
+    u = np.random.default_rng(seed + 100).standard_normal(x.size).astype(np.float32)
+    grads = []
+    for L in (framework, torch):
+        v, w = L.tensor(x, requires_grad=True), L.tensor(g, requires_grad=True)
+        (d,) = L.autograd.grad(L.sinc(v), v, w, create_graph=True)
+        grads.append([a.numpy() for a in L.autograd.grad(d, (v, w), L.tensor(u))])
+    for ours, theirs in zip(*grads):
+        np.testing.assert_array_equal(_bits(ours), _bits(theirs))
+
+
 def test_conv_transpose3d_of_1e30_then_sinc():
     """Fuzzer seed 440018526: the weight's gradient is torch's (1.07 apart before)."""
     x = [-0.4949, -0.1771, 1.8693, 1.1372, -1.0, -1e-30, -0.2282, 0.2820, 0.5386, 1.1062]
