@@ -537,7 +537,15 @@ class Sinc(Op):
         else:
             px = wide * math.pi
             factor = (px * px.cos() - px.sin()) / (wide * wide * math.pi)
-        out = grad * (factor.to(x.dtype) if wide is not x else factor)
+        factor = factor.to(x.dtype) if wide is not x else factor
+        if wide is not x and bool(sq.isinf().any()):
+            # |x| > 1.04e19 in float32: torch's x x pi overflows and its quotient is a signed 0
+            # (NaN where pi x overflows too, |x| > 1.08e38); the float64 one, 1 / x of a phase
+            # that x's rounding has already lost, is no more exact but times a huge input
+            # (conv_transpose3d of 1e30, seed 440018526) it moved a gradient by 1.07
+            px = x * math.pi
+            factor = factor.where(~sq.isinf(), (px * px.cos() - px.sin()) / sq)
+        out = grad * factor
         return out.where(sq != 0, _zeros(out))
 
     jvp = Op.jvp_elementwise

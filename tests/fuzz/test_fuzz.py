@@ -29,6 +29,8 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    440018526: "float32 conv_transpose3d of 1e30 then sinc: where x * x * pi overflows, "
+    "sinc's gradient is torch's signed 0 (the float64 quotient moved the weight's by 1.07)",
     380024835: "cdist's backward replay with an empty x1: the gradient of x2 is zeros (it "
     "reshaped the empty array with -1)",
     380079540: "digamma(-1e30) is NaN (a negative integer); the compiled replay's math.trunc "
