@@ -346,7 +346,8 @@ def run(
                     push(heap, (-nxt._seq, id(nxt), nxt))
     finally:
         state.enabled, state.graph_task = prev_mode, prev_task
-    if _numba_pending[0]:  # numba's objects out of the full collections' way, once loaded
+    if _numba_pending[0] and "numba" in sys.modules:  # numba's objects out of the full
+        # collections' way, once loaded
         _freeze_after_numba()
     if capture:
         for i, g in enumerate(captured):

@@ -33,11 +33,10 @@ def _dot(a, b):
     """a @ b of matrices by ndarray.dot, except an inner size of 1: NumPy's dot then gives
     inf * 0 = 0 for an (m, 1) @ (1, 1) product (matmul and torch: NaN). Large float products
     go to MKL where it is installed (`_mkl`: torch's BLAS)."""
-    if a.shape[0] * b.shape[0] * b.shape[1] >= _mkl.MIN_MACS:
-        out = _mkl.gemm(a, b)
-        if out is not None:
-            return out
-    return a.dot(b) if b.shape[0] != 1 else a @ b
+    k = b.shape[0]
+    if a.shape[0] * k * b.shape[1] < _mkl.MIN_MACS or (out := _mkl.gemm(a, b)) is None:
+        return a.dot(b) if k != 1 else a @ b
+    return out
 
 
 def _column_major(m):
@@ -79,6 +78,8 @@ class Mm(Op):
         dt = a.dtype
         if dt.kind == "f" and dt.itemsize > 2:  # float32/64: the product itself (dot: the
             if b.shape[0] != 1:  # BLAS call of matmul; see _dot)
+                if a.shape[0] * b.shape[0] * b.shape[1] < _mkl.MIN_MACS:
+                    return a.dot(b)  # (small: _dot's NumPy product, one call less)
                 return _dot(a, b)
             if a.shape[0] > 1 and b.shape[1] > 1:  # torch's gemm of an inner dim of 1 is the
                 return a * b  # outer product exactly (0 * -x = -0; BLAS adds it to +0)
