@@ -75,6 +75,8 @@ def _libm(name, dt):
             g = getattr(math, name)
 
             def f(v):
+                """math.<name> of each element of the 1-D float64 v (inf on overflow, NaN on
+                a domain error), e.g. f(np.array([0.0])) -> array([...])."""
                 out = []
                 for a in v.tolist():
                     try:
@@ -93,6 +95,8 @@ def _libm(name, dt):
                 c = None
 
             def f(v):
+                """The C library's <name>f of each element of the 1-D float32 v (NumPy's
+                float64 value rounded where there is no C library)."""
                 if c is None:
                     with np.errstate(all="ignore"):
                         return getattr(np, name)(v.astype(np.float64)).astype(np.float32)

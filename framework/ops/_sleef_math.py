@@ -656,7 +656,10 @@ def numpy_funcs(t):
         suffix = "f" if t is np.float32 else "d"
 
         def wrap(f):
+            """f (a bound Sleef function) as a NumPy function of arrays of type t."""
+
             def run(x):
+                """f(x) with x as an array of type t, silent on NumPy's warnings."""
                 with np.errstate(all="ignore"):
                     return np.asarray(f(np.asarray(x, t)), t)
 

@@ -1,9 +1,10 @@
 """The optional MKL matrix products (framework/ops/_mkl.py): torch's BLAS, called as torch
 calls it, gives torch's bits for mm, addmm and F.linear and their gradients.
 
-The bit tests run where MKL is loadable (the ``mkl`` wheel in this environment, or
-FRAMEWORK_MKL naming libmkl_rt.so.2) and are skipped elsewhere; the loader and layout tests
-run everywhere."""
+The test extra installs the ``mkl`` wheel on x86-64 Linux, the platform it is published for:
+there the bit tests always run (and `test_mkl_loads_where_the_test_extra_installs_it` fails if
+MKL cannot be loaded). On other platforms there is no wheel and the products stay NumPy's; the
+loader and layout tests run everywhere."""
 
 import itertools
 
@@ -14,7 +15,20 @@ import torch
 import framework
 from framework.ops import _mkl
 
-needs_mkl = pytest.mark.skipif(not _mkl.available(), reason="MKL (the mkl wheel) not installed")
+import platform
+import sys
+
+MKL_PLATFORM = sys.platform == "linux" and platform.machine() == "x86_64"
+MKL_LOADED = _mkl.available()  # (loaded at collection, as the bit tests expect)
+needs_mkl = pytest.mark.skipif(not MKL_PLATFORM, reason="no mkl wheel for this platform")
+
+
+@needs_mkl
+def test_mkl_loads_where_the_test_extra_installs_it():
+    """x86-64 Linux: the test extra's mkl==2024.2.2 is installed and loads (so the bit tests
+    below compare MKL's products, never a silently absent library)."""
+    assert MKL_LOADED
+
 
 SHAPES = [(3, 5, 7), (32, 64, 128), (128, 784, 512), (7, 1, 3), (5, 300, 2), (64, 2, 64)]
 
