@@ -1336,9 +1336,6 @@ class Tensor:
     def __rpow__(self, base):
         return _ops.pow(base, self)
 
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
-
     def __rmatmul__(self, other):
         return _ops.matmul(other, self)
 
@@ -2051,7 +2048,9 @@ from .ops.elementwise import Add as _Add, Mul as _Mul  # noqa: E402  (operators 
 from .ops.reduction import Sum as _Sum  # noqa: E402  (sum(dim) skips framework.sum)
 
 # bound once: a classmethod binds its class on every attribute read (~30 ns per operator)
-_add_apply, _mul_apply, _sum_apply = _Add.apply, _Mul.apply, _Sum.apply
+_add_apply, _mul_apply, _sum_apply = _Add._binary, _Mul._binary, _Sum.apply  # (_binary: apply
+#                                                   with positional operands, Op.apply's fast path)
+Tensor.__matmul__ = _ops.matmul  # (a method calling it: one call more per product)
 from .ops.reduction import std as _std_fn, tensor_method as _tensor_method, var as _var_fn  # noqa: E402
 
 _var_method, _std_method = _tensor_method(_var_fn), _tensor_method(_std_fn)

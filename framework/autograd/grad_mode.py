@@ -21,7 +21,18 @@ class _State(threading.local):
     check_nan = True  # with anomaly: nan gradients raise
     fw_levels = ()  # open forward AD levels (forward_ad._Level), outermost first
 
+    def __setattr__(self, name, value):
+        if name != "enabled" or bool(value) == bool(self.enabled):  # (this thread's own)
+            return threading.local.__setattr__(self, name, value)
+        with _off_lock:  # `grad_off` counts the threads whose grad mode is off
+            threading.local.__setattr__(self, name, value)
+            grad_off[0] += -1 if value else 1
 
+
+grad_off = [0]  # threads with grad mode off now: while 0 it is on in every thread, and
+#                 Op.apply skips the per-thread read (~0.1 us; a thread that ends with it off
+#                 leaves the count above 0: the read then happens, as before)
+_off_lock = threading.Lock()
 state = _State()
 hooks_in_use = [0]  # saved_tensors_hooks contexts open in any thread: a cheap global pre-check
 fw_in_use = [0]  # forward AD levels open in any thread: Op.apply's one check when none is

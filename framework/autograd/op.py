@@ -15,7 +15,7 @@ from .._errors import broadcast_shapes
 from ..backend import CPU as _CPU, xp_for
 from ..tensor import Tensor
 from ..amp.autocast_mode import cast as _amp_cast, in_use as _amp_in_use, state as _amp
-from .grad_mode import _State, fw_in_use, hooks_in_use, state
+from .grad_mode import _State, fw_in_use, grad_off, hooks_in_use, state
 from . import forward_ad as _fw
 from .saved import install as install_saved, pack_node, unpack_node
 from .node import (
@@ -56,6 +56,15 @@ def _metas_of(dtype):
 
 
 _META32, _META64 = _metas_of(_F32), _metas_of(_F64)  # apply's fast path: the dtypes it takes
+_PAIR32, _PAIR64 = {}, {}  # its two operands of one shape and dtype: shape -> _pair_metas
+
+
+def _pair_metas(shape, dt):
+    """The (input metadata, needs_input_grad) of two operands of one shape and dtype, for
+    both, the first and the second requiring grad: keyed by the shape alone, a lookup hashes
+    one shape instead of a tuple of two shapes and two flags (~0.15 us less per node)."""
+    m = (shape, dt)
+    return (((m, m), (True, True)), ((m, None), (True, False)), ((None, m), (False, True)))
 
 
 def _meta(table, key, value):
@@ -89,7 +98,7 @@ def _record_variant(self, args, out, dev):
     return self._op_record(args, out, dev)
 
 
-_OWN_COPY = ("apply", "_apply", "_record", "check_saved", "inputs", "output")
+_OWN_COPY = ("apply", "_unary", "_binary", "_apply", "_record", "check_saved", "inputs", "output")
 
 
 def _function_of(attr):
@@ -250,6 +259,9 @@ class Op(Node):
         # the engine may inline check_saved and release (and skip the first when nothing is
         # saved) for nodes that keep Op's and Node's
         cls._plain_saved = _is_ops(cls, "check_saved") and cls.release is Node.release
+        if not _is_ops(cls, "apply"):  # an op of its own apply: the positional entries too
+            cls._unary = classmethod(lambda c, a: c.apply(a))
+            cls._binary = classmethod(lambda c, a, b: c.apply(a, b))
         for name in _OWN_COPY:  # Op's hot methods, one copy per op class (see _own_copy)
             if _is_ops(cls, name):
                 setattr(cls, name, _own_copy(Op.__dict__[name]))
@@ -291,7 +303,9 @@ class Op(Node):
                         fn.xp = _np if dev is _CPU else xp_for(dev)
                         out = fn.forward(da, **params) if params else fn.forward(da)
                         if type(out) is _ndarray:
-                            if not (a._rg and state.enabled and cls.differentiable):
+                            if not (
+                                a._rg and (not grad_off[0] or state.enabled) and cls.differentiable
+                            ):
                                 return Tensor._make(out, dev)
                             if not cls._plain_record:
                                 return fn._record(args, out, dev)
@@ -351,7 +365,11 @@ class Op(Node):
                             raise
                         ra, rb = a._rg, b._rg
                         if type(out) is _ndarray:
-                            if not ((ra or rb) and state.enabled and cls.differentiable):
+                            if not (
+                                (ra or rb)
+                                and (not grad_off[0] or state.enabled)  # (grad_mode)
+                                and cls.differentiable
+                            ):
                                 return Tensor._make(out, dev)
                             if not cls._plain_record:
                                 return fn._record(args, out, dev)
@@ -373,21 +391,26 @@ class Op(Node):
                             fn._next = (ga if ra else None, gb if rb else None)
                             na, nb = a._output_nr, b._output_nr
                             fn._nrs = _V00 if not (na or nb) else (na, nb)
-                            table = _META32 if dt is _F32 else _META64  # (no dtype hash)
-                            key = (da.shape, db.shape, ra, rb)  # (one dtype: _record's key)
-                            meta = table.get(key)
-                            if meta is None:
-                                meta = _meta(
-                                    table,
-                                    key,
-                                    (
+                            sa, sb = da.shape, db.shape
+                            if sa == sb:  # operands of one shape: one hash of it (_pair_metas)
+                                table = _PAIR32 if dt is _F32 else _PAIR64
+                                metas = table.get(sa)
+                                if metas is None:
+                                    metas = _meta(table, sa, _pair_metas(sa, dt))
+                                meta = metas[0 if ra and rb else 1 if ra else 2]
+                            else:
+                                table = _META32 if dt is _F32 else _META64  # (no dtype hash)
+                                key = (sa, sb, ra, rb)  # (one dtype: _record's key)
+                                meta = table.get(key)
+                                if meta is None:
+                                    meta = _meta(
+                                        table,
+                                        key,
                                         (
-                                            (da.shape, dt) if ra else None,
-                                            (db.shape, dt) if rb else None,
+                                            ((sa, dt) if ra else None, (sb, dt) if rb else None),
+                                            (bool(ra), bool(rb)),
                                         ),
-                                        (bool(ra), bool(rb)),
-                                    ),
-                                )
+                                    )
                             fn._in_meta, fn.needs_input_grad = meta
                             if fn.saves_inputs:
                                 fn._inputs = args
@@ -434,11 +457,169 @@ class Op(Node):
                             raise
                         requires = a._rg or b._rg or c._rg
                         if type(out) is _ndarray:
-                            if requires and state.enabled and cls.differentiable:
+                            if (
+                                requires
+                                and (not grad_off[0] or state.enabled)
+                                and cls.differentiable
+                            ):
                                 return fn._record(args, out, dev)
                             return Tensor._make(out, dev)
                         return _finish(cls, fn, args, out, dev, requires)
         return cls._apply(args, params)
+
+    @classmethod
+    def _unary(cls, a):
+        """apply(a) with one argument and no parameters: its one-tensor fast path with the
+        argument positional (no *args tuple, no **params dict: ~0.1 us less per call), for
+        the hot callers (relu); anything else takes apply's general path."""
+        if not (vmap_hook[0] or fw_in_use[0] or _amp_in_use[0]):
+            if isinstance(a, Tensor):  # (Parameters too)
+                da = a._data
+                dt = da.dtype
+                if dt is _F32 or dt is _F64:
+                    dev = a._device
+                    fn = _new(cls._node_cls)
+                    fn._released = False
+                    fn.xp = _np if dev is _CPU else xp_for(dev)
+                    out = fn.forward(da)
+                    if type(out) is _ndarray:
+                        if not (
+                            a._rg and (not grad_off[0] or state.enabled) and cls.differentiable
+                        ):
+                            return Tensor._make(out, dev)
+                        if not cls._plain_record:
+                            return fn._record((a,), out, dev)
+                        # _record's one-tensor case, inlined (one call less per node)
+                        fn._seq = next(_seq)
+                        if _State.anomaly:
+                            fn._trace = _anomaly_trace()
+                        fn.needs_input_grad = _ONE_TRUE
+                        g = a.grad_fn
+                        if g is not None:
+                            nr = a._output_nr
+                            fn._next, fn._nrs = (g,), (_V0 if not nr else (nr,))
+                        else:
+                            fn._next, fn._nrs = (a._edge()[0],), _V0
+                        table = _META32 if dt is _F32 else _META64  # (no dtype hash)
+                        shape = da.shape
+                        meta = table.get(shape)
+                        fn._in_meta = (
+                            meta if meta is not None else _meta(table, shape, ((shape, dt),))
+                        )
+                        if fn.saves_inputs:
+                            fn._inputs = (a,)
+                            v = a._vc[0]
+                            fn._versions = _V0 if not v else (v,)
+                        fn._n_out = 1
+                        t = _new(Tensor)  # Tensor._make(out, dev, True, fn, 0), inlined
+                        t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = (
+                            out,
+                            dev,
+                            True,
+                            None,
+                            fn,
+                            0,
+                        )
+                        t._vc = vc = [0]
+                        if fn.saves_output:
+                            fn._out, fn._out_vc, fn._out_version = out, vc, 0
+                        if hooks_in_use[0] and fn._freed_attrs and state.saved_hooks:
+                            fn._pack_saved()
+                        return t
+                    return _finish(cls, fn, (a,), out, dev, a._rg)
+        return cls._apply((a,), {})
+
+    @classmethod
+    def _binary(cls, a, b):
+        """apply(a, b) without parameters: its two-tensor fast path with the arguments
+        positional (no *args tuple, no **params dict: ~0.1 us less per call), for the hot
+        callers (Tensor's + and *, matmul); anything else takes apply's general path."""
+        if not (vmap_hook[0] or fw_in_use[0] or _amp_in_use[0]):
+            if isinstance(a, Tensor) and isinstance(b, Tensor):
+                da, db = a._data, b._data
+                dt = da.dtype
+                dev = a._device
+                if (dt is _F32 or dt is _F64) and db.dtype is dt and b._device is dev:
+                    fn = _new(cls._node_cls)
+                    fn._released = False
+                    fn.xp = _np if dev is _CPU else xp_for(dev)
+                    try:
+                        out = fn.forward(da, db)
+                    except Exception:  # torch checks shapes first: a broadcast error wins
+                        if cls.promote or cls.broadcasts:
+                            broadcast_shapes(da.shape, db.shape)
+                        raise
+                    ra, rb = a._rg, b._rg
+                    if type(out) is _ndarray:
+                        if not (
+                            (ra or rb)
+                            and (not grad_off[0] or state.enabled)  # (grad_mode)
+                            and cls.differentiable
+                        ):
+                            return Tensor._make(out, dev)
+                        if not cls._plain_record:
+                            return fn._record((a, b), out, dev)
+                        # _record's two-tensor case, inlined (one call less per node)
+                        fn._seq = next(_seq)
+                        if _State.anomaly:
+                            fn._trace = _anomaly_trace()
+                        ga, gb = a.grad_fn, b.grad_fn
+                        if ga is None and ra:  # a leaf: as in _record
+                            ga = a._acc
+                            ga = ga() if ga is not None else None
+                            if ga is None:
+                                ga = a._edge()[0]
+                        if gb is None and rb:
+                            gb = b._acc
+                            gb = gb() if gb is not None else None
+                            if gb is None:
+                                gb = b._edge()[0]
+                        fn._next = (ga if ra else None, gb if rb else None)
+                        na, nb = a._output_nr, b._output_nr
+                        fn._nrs = _V00 if not (na or nb) else (na, nb)
+                        sa, sb = da.shape, db.shape
+                        if sa == sb:  # operands of one shape: one hash of it (_pair_metas)
+                            table = _PAIR32 if dt is _F32 else _PAIR64
+                            metas = table.get(sa)
+                            if metas is None:
+                                metas = _meta(table, sa, _pair_metas(sa, dt))
+                            meta = metas[0 if ra and rb else 1 if ra else 2]
+                        else:
+                            table = _META32 if dt is _F32 else _META64  # (no dtype hash)
+                            key = (sa, sb, ra, rb)  # (one dtype: _record's key)
+                            meta = table.get(key)
+                            if meta is None:
+                                meta = _meta(
+                                    table,
+                                    key,
+                                    (
+                                        ((sa, dt) if ra else None, (sb, dt) if rb else None),
+                                        (bool(ra), bool(rb)),
+                                    ),
+                                )
+                        fn._in_meta, fn.needs_input_grad = meta
+                        if fn.saves_inputs:
+                            fn._inputs = (a, b)
+                            v, w = a._vc[0], b._vc[0]
+                            fn._versions = _V00 if not (v or w) else (v, w)
+                        fn._n_out = 1
+                        t = _new(Tensor)  # Tensor._make(out, dev, True, fn, 0), inlined
+                        t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = (
+                            out,
+                            dev,
+                            True,
+                            None,
+                            fn,
+                            0,
+                        )
+                        t._vc = vc = [0]
+                        if fn.saves_output:
+                            fn._out, fn._out_vc, fn._out_version = out, vc, 0
+                        if hooks_in_use[0] and fn._freed_attrs and state.saved_hooks:
+                            fn._pack_saved()
+                        return t
+                    return _finish(cls, fn, (a, b), out, dev, ra or rb)
+        return cls._apply((a, b), {})
 
     @classmethod
     def _apply(cls, args, params):
@@ -455,9 +636,9 @@ class Op(Node):
         mixed = has_scalar = False
         n = len(args)
         a = args[0] if n else None
-        if n == 1 and type(a) is Tensor:  # the common unary case
+        if n == 1 and isinstance(a, Tensor):  # the common unary case (views, Parameters too)
             dev, dtype, requires = a._device, a._data.dtype, a._rg
-        elif n == 2 and type(a) is Tensor and type(args[1]) is Tensor:  # the common binary one
+        elif n == 2 and isinstance(a, Tensor) and isinstance(args[1], Tensor):  # binary
             b = args[1]
             dev, dtype = a._device, a._data.dtype
             if b._device is not dev and b._device != dev:

@@ -193,6 +193,7 @@ class Relu(Op):
     jvp = Op.jvp_elementwise
 
 
+_relu_apply = Relu._unary  # Relu.apply(input) (a positional operand), bound once
 _consts = {}  # (xp, dtype, value) -> a 0-dim array: NumPy's ufuncs and where take it faster
 #               than a Python or NumPy scalar, and it keeps the other operand's dtype
 
@@ -235,7 +236,7 @@ def relu(input):
         >>> framework.relu(framework.tensor([-1.0, 0.5]))
         tensor([0.0000, 0.5000])
     """
-    return Relu.apply(input)
+    return _relu_apply(input)
 
 
 class ThresholdBackward(Op):
