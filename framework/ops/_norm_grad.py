@@ -53,32 +53,33 @@ def fma(a, b, c):
     return fused(np.asarray([a]), np.asarray([b], np.asarray(a).dtype), np.asarray([c]))[0]
 
 
-def element(a, b, c, s, j, kind):
-    """Element j of a map: kind 1 a, 2 a * b, 3 (a * b) * c, 4 (a - s) * b, 5 a * c, 6 b."""
+def element(a, b, c, s, o, j, kind):
+    """Element j of a map over a row of a and b from o (c from 0: the weight): kind 1 a, 2 a *
+    b, 3 (a * b) * c, 4 (a - s) * b, 5 a * c, 6 b."""
     if kind == 1:
-        return a[j]
+        return a[o + j]
     if kind == 2:
-        return a[j] * b[j]
+        return a[o + j] * b[o + j]
     if kind == 3:
-        return a[j] * b[j] * c[j]
+        return a[o + j] * b[o + j] * c[j]
     if kind == 4:
-        return (a[j] - s) * b[j]
+        return (a[o + j] - s) * b[o + j]
     if kind == 5:
-        return a[j] * c[j]
-    return b[j]
+        return a[o + j] * c[j]
+    return b[o + j]
 
 
-def fused_on(a, b, c, s, j, kind, acc):
+def fused_on(a, b, c, s, o, j, kind, acc):
     """acc + element(j), its last product fused into the addition."""
     if kind == 2:
-        return _fma(a[j], b[j], acc)
+        return _fma(a[o + j], b[o + j], acc)
     if kind == 3:
-        return _fma(a[j] * b[j], c[j], acc)
+        return _fma(a[o + j] * b[o + j], c[j], acc)
     if kind == 4:
-        return _fma(a[j] - s, b[j], acc)
+        return _fma(a[o + j] - s, b[o + j], acc)
     if kind == 5:
-        return _fma(a[j], c[j], acc)
-    return acc + _element(a, b, c, s, j, kind)
+        return _fma(a[o + j], c[j], acc)
+    return acc + _element(a, b, c, s, o, j, kind)
 
 
 def reducers(k1, k2, deco, adder):
@@ -101,43 +102,43 @@ def reducers(k1, k2, deco, adder):
         return r
 
     @deco
-    def red(a, b, c, s, n, fuse, acc):
-        """(map k1's reduction, map k2's) over n elements; acc: 2 L scratch elements."""
+    def red(a, b, c, s, o, n, fuse, acc):
+        """(map k1's reduction, map k2's) over the n elements of a row from o (indices, not
+        slices: a slice per row cost more than the row's sums); acc: 2 L scratch elements."""
         L = acc.size // 2
         if n < L:
-            r1 = _element(a, b, c, s, 0, k1)
-            r2 = _element(a, b, c, s, 0, k2)
+            r1 = _element(a, b, c, s, o, 0, k1)
+            r2 = _element(a, b, c, s, o, 0, k2)
             for j in range(1, n):
-                r1 = r1 + _element(a, b, c, s, j, k1)
-                r2 = r2 + _element(a, b, c, s, j, k2)
+                r1 = r1 + _element(a, b, c, s, o, j, k1)
+                r2 = r2 + _element(a, b, c, s, o, j, k2)
             return r1, r2
-        for lane in range(L):
-            acc[lane] = _element(a, b, c, s, lane, k1)
-            acc[L + lane] = _element(a, b, c, s, lane, k2)
         full = n - n % L
-        adder(acc, a, b, c, s, L, full)
+        adder(acc, a, b, c, s, o, full)
         for j in range(full, n):
             lane = j - full
             if fuse:
-                acc[lane] = _fused_on(a, b, c, s, j, k1, acc[lane])
-                acc[L + lane] = _fused_on(a, b, c, s, j, k2, acc[L + lane])
+                acc[lane] = _fused_on(a, b, c, s, o, j, k1, acc[lane])
+                acc[L + lane] = _fused_on(a, b, c, s, o, j, k2, acc[L + lane])
             else:
-                acc[lane] = acc[lane] + _element(a, b, c, s, j, k1)
-                acc[L + lane] = acc[L + lane] + _element(a, b, c, s, j, k2)
+                acc[lane] = acc[lane] + _element(a, b, c, s, o, j, k1)
+                acc[L + lane] = acc[L + lane] + _element(a, b, c, s, o, j, k2)
         return hsum(acc, 0, L), hsum(acc, L, L)
 
     return red
 
 
-def lanes_add(acc, a, b, c, s, start, stop, k1, k2):
-    """acc[lane] += map k1's element d + lane, acc[L + lane] += map k2's, for d from start to
-    stop by L = acc.size / 2 (under numba an intrinsic on LLVM vectors of L lanes: numba does
-    not vectorise this loop)."""
+def lanes_add(acc, a, b, c, s, o, stop, k1, k2):
+    """acc[lane] = the sum of map k1's elements d + lane, acc[L + lane] of map k2's, for d
+    from 0 to stop by L = acc.size / 2, each lane from -0 (-0 + v is v, bit for bit: the
+    first vector as the accumulator, ATen's start); under numba an intrinsic on LLVM vectors
+    of L lanes (numba does not vectorise this loop)."""
     L = acc.size // 2
-    for d in range(start, stop, L):
+    acc[:] = -0.0
+    for d in range(0, stop, L):
         for lane in range(L):
-            acc[lane] = acc[lane] + element(a, b, c, s, d + lane, k1)
-            acc[L + lane] = acc[L + lane] + element(a, b, c, s, d + lane, k2)
+            acc[lane] = acc[lane] + element(a, b, c, s, o, d + lane, k1)
+            acc[L + lane] = acc[L + lane] + element(a, b, c, s, o, d + lane, k2)
 
 
 def _vector_lanes_add(k1, k2):
@@ -148,12 +149,12 @@ def _vector_lanes_add(k1, k2):
     from numba.extending import intrinsic
 
     @intrinsic
-    def lanes_add_vec(typingctx, acc, a, b, c, s, start, stop):
+    def lanes_add_vec(typingctx, acc, a, b, c, s, o, stop):
         """lanes_add on LLVM vectors."""
 
         def codegen(context, builder, sig, args):
             """The LLVM of lanes_add_vec: a loop of vector loads, multiplies and adds."""
-            acc, a, b, c, s, start, stop = (
+            acc, a, b, c, s, o, stop = (
                 context.make_array(t)(context, builder, v) if isinstance(t, types.Array) else v
                 for v, t in zip(args, sig.args)
             )
@@ -161,29 +162,31 @@ def _vector_lanes_add(k1, k2):
             L = 32 // ety.get_abi_size(context.target_data)
             vty = ir.VectorType(ety, L)
             ptrs = [
-                builder.bitcast(
-                    builder.gep(acc.data, [ir.Constant(start.type, o)]), vty.as_pointer()
-                )
-                for o in (0, L)
+                builder.bitcast(builder.gep(acc.data, [ir.Constant(o.type, k)]), vty.as_pointer())
+                for k in (0, L)
             ]
-            accs = [cgutils.alloca_once_value(builder, builder.load(p, align=1)) for p in ptrs]
+            neg0 = ir.Constant(vty, [ir.Constant(ety, -0.0)] * L)
+            accs = [cgutils.alloca_once_value(builder, neg0) for _ in ptrs]
             sv = builder.insert_element(
                 ir.Constant(vty, ir.Undefined), s, ir.Constant(ir.IntType(32), 0)
             )
             lane0 = ir.Constant(ir.VectorType(ir.IntType(32), L), [0] * L)
             sv = builder.shuffle_vector(sv, ir.Constant(vty, ir.Undefined), lane0)
-            n = builder.sdiv(builder.sub(stop, start), ir.Constant(stop.type, L))
+            n = builder.sdiv(stop, ir.Constant(stop.type, L))
             n = builder.select(
                 builder.icmp_signed(">", n, ir.Constant(n.type, 0)), n, ir.Constant(n.type, 0)
             )
             with cgutils.for_range(builder, n) as loop:
-                at = builder.add(start, builder.mul(loop.index, ir.Constant(start.type, L)))
+                at = builder.mul(loop.index, ir.Constant(o.type, L))
+                row_at = builder.add(o, at)
                 loaded = {}
 
                 def load(arr):
-                    """The L elements of arr from `at` (loaded once)."""
+                    """The L elements of arr from o + `at` (c, the weight: from `at`), loaded
+                    once."""
                     if id(arr) not in loaded:
-                        ptr = builder.bitcast(builder.gep(arr.data, [at]), vty.as_pointer())
+                        i = at if arr is c else row_at
+                        ptr = builder.bitcast(builder.gep(arr.data, [i]), vty.as_pointer())
                         loaded[id(arr)] = builder.load(ptr, align=1)
                     return loaded[id(arr)]
 
@@ -205,7 +208,7 @@ def _vector_lanes_add(k1, k2):
                 builder.store(builder.load(q), p, align=1)
             return context.get_dummy_value()
 
-        return types.void(acc, a, b, c, s, start, stop), codegen
+        return types.void(acc, a, b, c, s, o, stop), codegen
 
     return lanes_add_vec
 
@@ -213,10 +216,15 @@ def _vector_lanes_add(k1, k2):
 PAIRS = ((3, 5), (2, 1), (4, 6))  # layer_norm with a weight; without, group_norm; batch_norm
 
 
+def chunk_rows(rows, T):
+    """The rows per thread of at::parallel_for(0, rows, 1) with T threads."""
+    nt = min(T, rows) if rows > 1 else 1
+    return (rows + nt - 1) // nt
+
+
 def chunk_of(i, rows, T):
     """The thread at::parallel_for(0, rows, 1) gives row i with T threads."""
-    nt = min(T, rows) if rows > 1 else 1
-    return i // ((rows + nt - 1) // nt)
+    return i // _chunk_rows(rows, T)
 
 
 def ln_loop(dy, x, mean, rstd, w, flags, M, N, T, dx, buf, acc, sc):
@@ -224,37 +232,58 @@ def ln_loop(dy, x, mean, rstd, w, flags, M, N, T, dx, buf, acc, sc):
     dbeta wanted); buf: (2, T, N) zeros (the threads' dgamma and dbeta rows); sc: (1 / N, 0)
     in the dtype."""
     scale = sc[0]
-    for i in range(M):
+    bg, bb = buf[0], buf[1]
+    per = _chunk_rows(M, T)
+    L = acc.size // 2
+    full = N - N % L
+    k1, k2 = (3, 5) if flags[0] else (2, 1)
+    for i in range(M):  # (indices, not row slices: a row's slices cost more than its work)
         o = i * N
-        t = _chunk_of(i, M, T)
+        t = i // per
         a = rstd[i]
         m = mean[i]
-        yr = dy[o : o + N]
-        xr = x[o : o + N]
         if flags[2]:
             b = -a * m
-            bg = buf[0, t]
             for j in range(N):
-                bg[j] = _fma(yr[j], _fma(a, xr[j], b), bg[j])
+                bg[t, j] = _fma(dy[o + j], _fma(a, x[o + j], b), bg[t, j])
         if flags[3]:
-            bb = buf[1, t]
             for j in range(N):
-                bb[j] = bb[j] + yr[j]
+                bb[t, j] = bb[t, j] + dy[o + j]
         if not flags[1]:
             continue
-        if flags[0]:
-            ds, db = _red0(yr, xr, w, a, N, True, acc)
+        if N < L:  # (_red0 / _red1 written out: as a call per row they cost 3 times the sums)
+            ds = _element(dy, x, w, a, o, 0, k1)
+            db = _element(dy, x, w, a, o, 0, k2)
+            for j in range(1, N):
+                ds = ds + _element(dy, x, w, a, o, j, k1)
+                db = db + _element(dy, x, w, a, o, j, k2)
         else:
-            ds, db = _red1(yr, xr, w, a, N, True, acc)
+            if flags[0]:
+                _lanes_w(acc, dy, x, w, a, o, full)
+            else:
+                _lanes_nw(acc, dy, x, w, a, o, full)
+            for j in range(full, N):
+                lane = j - full
+                acc[lane] = _fused_on(dy, x, w, a, o, j, k1, acc[lane])
+                acc[L + lane] = _fused_on(dy, x, w, a, o, j, k2, acc[L + lane])
+            if L == 8:
+                ds = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + (
+                    (acc[1] + acc[5]) + (acc[3] + acc[7])
+                )
+                db = ((acc[8] + acc[12]) + (acc[10] + acc[14])) + (
+                    (acc[9] + acc[13]) + (acc[11] + acc[15])
+                )
+            else:
+                ds = ((acc[0] + acc[1]) + acc[2]) + acc[3]
+                db = ((acc[4] + acc[5]) + acc[6]) + acc[7]
         b = _fma(db, m, -ds) * a * a * a * scale
         c = _fma(-b, m, -(db * a * scale))
-        dxr = dx[o : o + N]
         if flags[0]:
             for j in range(N):
-                dxr[j] = _fma(b, xr[j], a * yr[j] * w[j]) + c
+                dx[o + j] = _fma(b, x[o + j], a * dy[o + j] * w[j]) + c
         else:
             for j in range(N):
-                dxr[j] = _fma(b, xr[j], a * yr[j]) + c
+                dx[o + j] = _fma(b, x[o + j], a * dy[o + j]) + c
 
 
 def gn_loop(dy, x, mean, rstd, w, flags, Nb, C, S, G, L, fuse, ds, db, dx, dw, dbias, acc, sc):
@@ -263,9 +292,7 @@ def gn_loop(dy, x, mean, rstd, w, flags, Nb, C, S, G, L, fuse, ds, db, dx, dw, d
     Nb * C scratch; sc: (1 / (C / G * S), 0) in the dtype."""
     zero = sc[1]
     for i in range(Nb * C):
-        yr = dy[i * S : (i + 1) * S]
-        xr = x[i * S : (i + 1) * S]
-        ds[i], db[i] = _red1(yr, xr, xr, zero, S, fuse, acc)
+        ds[i], db[i] = _red1(dy, x, x, zero, i * S, S, fuse, acc)
     D = C // G
     if flags[0]:
         s = sc[0]
@@ -323,8 +350,7 @@ def bn_loop(dy, x, w, mean, invstd, flags, Nb, C, S, T, dx, dw, dbias, buf, acc,
             dotp = 0.0
             for n in range(Nb):
                 o = (n * C + c) * S
-                yr = dy[o : o + S]
-                dp, tt = _red2(x[o : o + S], yr, yr, m, S, True, acc)
+                dp, tt = _red2(x, dy, dy, m, o, S, True, acc)
                 total += tt
                 dotp += dp
             sc[2] = dotp
@@ -381,7 +407,8 @@ def bn_loop(dy, x, w, mean, invstd, flags, Nb, C, S, T, dx, dw, dbias, buf, acc,
         dbias[c] = buf[0, 0, c]
 
 
-_fma, _chunk_of, _element, _fused_on = fma, chunk_of, element, fused_on
+_fma, _chunk_of, _chunk_rows, _element, _fused_on = fma, chunk_of, chunk_rows, element, fused_on
+_lanes_w, _lanes_nw = (lambda *a, p=_p: lanes_add(*a, *p) for _p in PAIRS[:2])
 _red0, _red1, _red2 = (
     reducers(*_p, lambda f: f, lambda *a, p=_p: lanes_add(*a, *p)) for _p in PAIRS
 )
@@ -403,7 +430,8 @@ def _build():
     g["_element"], g["_fused_on"] = jit(element), jit(fused_on)
     for i, p in enumerate(PAIRS):
         g[f"_red{i}"] = reducers(*p, jit, _vector_lanes_add(*p))
-    g["_chunk_of"] = jit(chunk_of)
+    g["_lanes_w"], g["_lanes_nw"] = (_vector_lanes_add(*p) for p in PAIRS[:2])
+    g["_chunk_of"], g["_chunk_rows"] = jit(chunk_of), jit(chunk_rows)
     from types import SimpleNamespace
 
     return SimpleNamespace(ln=jit(ln_loop), gn=jit(gn_loop), bn=jit(bn_loop))

@@ -7,17 +7,24 @@ gradients with one matmul over all steps. Under create_graph the same loops run 
 rebuilt from the inputs, so higher derivatives stay exact.
 """
 
+import numpy as np
+
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .join import stack
+from . import _mkl
 from .linalg import matmul
 from .rnn_fused import _Arrays, _Tensors, _lstm_grads, layer_loops, lstm_gates
 
 
 class _ArrayLinalg(_Arrays):
     def mm(self, a, b):
-        return a @ b
+        """a @ b: MKL's gemm where loaded and the product is large enough (see _mkl: a step's
+        32 x 128 by 128 x 512 float32 product 40 us against OpenBLAS's 48, its backward's
+        32 x 512 by 512 x 128 34 against 50), else NumPy's."""
+        out = _mkl.gemm(a, b) if self.xp is np else None
+        return a @ b if out is None else out
 
     def t(self, a):
         return a.T
