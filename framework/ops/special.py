@@ -294,8 +294,10 @@ def _unary(name, forward, derivative, uses_output=False, doc=""):
 Tan = _unary("Tan", lambda xp, x: xp.tan(x), lambda y: y * y + 1, True)
 Sinh = _unary("Sinh", lambda xp, x: xp.sinh(x), lambda x: x.cosh())
 Cosh = _unary("Cosh", lambda xp, x: xp.cosh(x), lambda x: x.sinh())
-Asin = _unary("Asin", lambda xp, x: xp.arcsin(x), lambda x: (1 - x * x).rsqrt())
-Acos = _unary("Acos", lambda xp, x: xp.arccos(x), lambda x: -(1 - x * x).rsqrt())
+# torch's (-x * x + 1).rsqrt(), not 1 - x * x (the same values): on a bool x that requires
+# grad (after x.eq_(y)) torch's backward refuses the negation, not a subtraction (seed 460069856)
+Asin = _unary("Asin", lambda xp, x: xp.arcsin(x), lambda x: (-x * x + 1).rsqrt())
+Acos = _unary("Acos", lambda xp, x: xp.arccos(x), lambda x: -(-x * x + 1).rsqrt())
 
 
 class Atan(Op):

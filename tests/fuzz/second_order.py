@@ -55,10 +55,16 @@ CLASSES = (GG_SILENT, GG_EXCEPTION, GG_WORDING, GG_NODE, GG_KNOWN)
 
 def _classify(p, kind, what, detail):
     """The stage's class of one difference (see the module docstring)."""
+    if what.startswith("create_graph forward"):  # torch raised in its forward: the first-order
+        # stage's difference, classified by its rules (seed 480022814: embedding_bag's FBGEMM
+        # report, where ours, given no upstream gradient, had refused an implicit one)
+        return STAGE_CLASS[R._known(p, kind, what.replace("create_graph ", "", 1), detail)]
     if "INTERNAL ASSERT FAILED" in detail:
         kind = R.KNOWN
     elif kind == R.WORDING and detail.count("Found an invalid max index") == 2:
         kind = R.KNOWN  # torch's max_unpool threads race to name a bad index (first order's)
+    elif kind == R.WORDING and _upstream_in_torchs_known_shape(p, what, detail):
+        kind = R.KNOWN
     elif kind in (R.SILENT, R.EXCEPTION) and not what.endswith("requires_grad"):
         # step 1's gradient values are the first-order ones (its "grad" rules), its errors
         # the first-order backward's ("back"); step 2's have "gg" rules of their own
@@ -70,6 +76,20 @@ def _classify(p, kind, what, detail):
         elif key == "gg" and what.endswith("value") and f32_second_order_rounding(p):
             kind = R.KNOWN
     return STAGE_CLASS[kind]
+
+
+def _upstream_in_torchs_known_shape(p, what, detail):
+    """Ours refuses the upstream gradient, drawn in the shape of torch's output, because our
+    output's shape differs from torch's by a documented first-order difference (an "out0"
+    rule: torch's addmv with an empty matrix, seed 480009961, where torch's backward then
+    fails on its own shapes). The first-order stage stops at the shapes; this one, run on
+    every program in a survey, differentiates."""
+    if not what.startswith("create_graph") or not detail.startswith(
+        "'Mismatch in shape: grad_output["
+    ):
+        return False
+    rule = R.KNOWN_DIFFERENCES.get((p.op.name, "out0"))
+    return rule is not None and rule(p)
 
 
 def _uprandom(seed, tensors):
@@ -111,11 +131,15 @@ def second_order(p):
         ups[:] = _uprandom(p.up_seed, outs)
         return ups
 
+    def our_ups(outs):  # torch's; where torch drew none (it raised in its forward), ours
+        return ups or _uprandom(p.up_seed, outs)  # as the first-order stage draws them
+
     (t_res, te, _), (f_res, fe, fw_w) = (
         R._call(lambda: _grads(p, torch, torch_ups), False),
-        R._call(lambda: _grads(p, framework, lambda outs: ups), True),
+        R._call(lambda: _grads(p, framework, our_ups), True),
     )
-    found = R._warned(fw_w, "create_graph") + R._compare_exc(fe, te, "create_graph")
+    stage = "create_graph forward" if te is not None and not ups else "create_graph"
+    found = R._warned(fw_w, "create_graph") + R._compare_exc(fe, te, stage)
     if fe is not None or te is not None:
         return found
     (f_grads, f_leaves, f_n), (t_grads, t_leaves, t_n) = f_res, t_res
