@@ -1,6 +1,6 @@
 """Loss modules: thin wrappers over framework.ops.loss, weights registered as buffers."""
 
-from ..ops import loss as F
+from ..ops import _loss_fast as _fast, loss as F
 from .module import Module
 
 __all__ = [
@@ -276,10 +276,15 @@ class CrossEntropyLoss(_WeightedLoss):
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
+        weight = self.weight
+        if weight is None and self.reduction == "mean" and (self.label_smoothing == 0.0) is True:
+            out = _fast.cross_entropy(input, target, F.NllLoss, self.ignore_index)
+            if out is not None:  # F.cross_entropy's common case, without its keyword call
+                return out
         return F.cross_entropy(
             input,
             target,
-            weight=self.weight,
+            weight=weight,
             ignore_index=self.ignore_index,
             reduction=self.reduction,
             label_smoothing=self.label_smoothing,

@@ -478,6 +478,14 @@ def sigmoid_grad_ufunc(y, g):
     return t * y
 
 
+def relu_grad_ufunc(y, g):
+    """torch's threshold_backward(g, y, 0) for one element of ReLU's output y: +0 where
+    y <= 0, else g (a NaN y passes g, as torch's select; a NaN or inf g passes unchanged)."""
+    if y <= 0:
+        return 0.0
+    return g
+
+
 def tanh_grad_ufunc(y, g):
     """g * (1 - y * y), Tanh's backward (its NumPy path's operations, in that order)."""
     t = y * y
@@ -555,13 +563,15 @@ _GELU32_C = _GELU32_COF = None
 
 class _Ufuncs:
     """NumPy ufuncs compiled by numba on first use (float32 and float64 loops), for small
-    arrays: one ufunc call (~0.45 us) where the NumPy path makes three to thirty. An
-    attribute is None where numba could not build the ufunc."""
+    arrays: one ufunc call (~0.45 us) where the NumPy path makes three to thirty (relu_grad
+    at any size: one pass where the NumPy select makes three). An attribute is None where
+    numba could not build the ufunc."""
 
     SIGNATURES = {
         "sigmoid": (sigmoid_ufunc, 1),
         "sigmoid_grad": (sigmoid_grad_ufunc, 2),
         "tanh_grad": (tanh_grad_ufunc, 2),
+        "relu_grad": (relu_grad_ufunc, 2),
         "gelu32": (gelu32_ufunc, 1),
         "gelu32_square": (gelu32_square_ufunc, 1),
         "gelu32_grad": (gelu32_grad_ufunc, 3),

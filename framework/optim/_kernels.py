@@ -26,14 +26,17 @@ decides); ``get()`` is None otherwise and the optimizers keep their NumPy path.
 import numpy as np
 
 _state = [None]  # the compiled namespace, False where unavailable, None before the first call
+_fused = []  # framework.ops._fused once imported (ops import the optimizers' modules late)
 
 
 def get():
     """The compiled step loops (a namespace), or None (no numba, FRAMEWORK_NUMBA=0, inside
     ``framework.ops._fused.disabled()``, or a numba that cannot build them)."""
-    from ..ops import _fused
+    if not _fused:
+        from ..ops import _fused as fused
 
-    if _fused.kernels() is None:
+        _fused.append(fused)
+    if _fused[0].kernels() is None:
         return None
     k = _state[0]
     if k is None:

@@ -8,6 +8,8 @@ from ._util import _adam_moments
 from . import optimizer as _optimizer
 from .optimizer import Optimizer, _zeros_like
 
+_SCALAR_TYPES = {"f": np.float32, "d": np.float64}  # _constants' dtype chars
+
 
 class Adam(Optimizer):
     r"""Adam: adaptive moment estimation.
@@ -154,25 +156,37 @@ class Adam(Optimizer):
         gs = _group.flat_grads(params, views[0])
         if gs is None:
             return False
-        states, consts, table = views[1], [], h.get("_consts")
+        table = h.get("_consts")
         if table is None:
             table = h["_consts"] = {}
         dt = params[0]._data.dtype.char
-        for s in states:
-            key = (self._count(s), dt, False)
-            c = table.get(key)
+        counts = [self._count(s) for s in views[1]]
+        first = counts[0]
+        if counts.count(first) == len(counts):  # (the common case: one count, one array)
+            c = table.get((first, dt, False))
             if c is None:
-                c = table[key] = self._constants(h, key[0], dt, False)
-            consts.append(c)
+                c = table[(first, dt, False)] = self._constants(h, first, dt, False)
+            consts = (c,) * len(counts)
+        else:
+            consts = []
+            for count in counts:
+                c = table.get((count, dt, False))
+                if c is None:
+                    c = table[(count, dt, False)] = self._constants(h, count, dt, False)
+                consts.append(c)
+            consts = tuple(consts)
         wd = h["weight_decay"]
         mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
         low = abs(1 - h["betas"][0]) < 0.5
         _, _, p_, m_, v_, vmax_ = views
         n, step = len(params), _optimizer._GROUP_MAX
-        for i in range(0, n, step):  # (a call per _GROUP_MAX parameters: the counts compiled)
-            j = slice(i, i + step) if n > step else slice(None)
-            args = (p_[j], tuple(gs[j]), m_[j], v_[j], vmax_[j], tuple(consts[j]))
-            k.adam_group(*args, h["maximize"], mode, amsgrad, low)
+        if n <= step:  # one call
+            k.adam_group(p_, tuple(gs), m_, v_, vmax_, consts, h["maximize"], mode, amsgrad, low)
+        else:
+            for i in range(0, n, step):  # (a call per _GROUP_MAX parameters: the counts
+                j = slice(i, i + step)  # compiled)
+                args = (p_[j], tuple(gs[j]), m_[j], v_[j], vmax_[j], consts[j])
+                k.adam_group(*args, h["maximize"], mode, amsgrad, low)
         for p in params:
             p._vc[0] += 1  # (_bump)
         return True
@@ -182,7 +196,8 @@ class Adam(Optimizer):
         """adam_loop's k in the parameters' dtype (NumPy rounds the Python floats so)."""
         lr, eps, (beta1, beta2) = h["lr"], h["eps"], h["betas"]
         wd = 0 if prepared else h["weight_decay"]
-        w = np.dtype(dtype).type(1 - beta1)
+        t = _SCALAR_TYPES.get(dtype) or np.dtype(dtype).type
+        w = t(1 - beta1)
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         step_size = lr / (1 - beta1**step)
         values = [wd, 1 - lr * wd, w, 1 - w, beta2, 1 - beta2, bias_correction2_sqrt, eps]

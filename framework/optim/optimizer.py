@@ -15,7 +15,7 @@ from itertools import chain
 
 import numpy as np  # the host-side 'step' counters
 
-from ..autograd.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
+from ..autograd.grad_mode import enable_grad, state as _grad_state
 from ..autograd.op import RemovableHandle
 from ..autograd.zero_grad import check_mutable
 from ..backend import CPU
@@ -90,7 +90,8 @@ def _hooked_step(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in list(self._optimizer_step_pre_hooks.values()):
+        pre = self._optimizer_step_pre_hooks
+        for hook in list(pre.values()) if pre else ():
             result = hook(self, args, kwargs)
             if result is not None:
                 if isinstance(result, tuple) and len(result) == 2:
@@ -102,12 +103,13 @@ def _hooked_step(step):
                     )
         self._opt_called = True  # read by LRScheduler's order warning
         prev = _grad_state.enabled
-        try:
-            set_grad_enabled(self.defaults.get("differentiable", False))
+        try:  # (set_grad_enabled's effect, without making its object twice a step)
+            _grad_state.enabled = bool(self.defaults.get("differentiable", False))
             out = step(self, *args, **kwargs)
         finally:
-            set_grad_enabled(prev)
-        for hook in list(self._optimizer_step_post_hooks.values()):
+            _grad_state.enabled = prev
+        post = self._optimizer_step_post_hooks
+        for hook in list(post.values()) if post else ():
             hook(self, args, kwargs)
         return out
 

@@ -3,6 +3,8 @@
 copies (pooling._max_first). Each bitwise against torch, on random, tied, NaN, inf, -0 and
 integer inputs, with gradcheck and gradgradcheck in float64."""
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -11,6 +13,7 @@ import torch.nn.functional as TF
 import framework
 import framework.nn.functional as F
 from framework.autograd import gradcheck, gradgradcheck
+from framework.ops import _fused
 
 RNG = np.random.default_rng(1718)
 
@@ -38,6 +41,48 @@ def test_relu_threshold_backward_bits_match_torch(op, dtype):
         fn(t).backward(lib.from_numpy(g.copy()))
         grads.append(t.grad.numpy())
     _same_bits(*grads)
+
+
+def _relu_grad(x, g, loops):
+    """x's gradient through relu for upstream g, with _fused's compiled select on or off."""
+    with contextlib.nullcontext() if loops else _fused.disabled():
+        t = framework.from_numpy(x.copy()).requires_grad_()
+        F.relu(t).backward(framework.from_numpy(g.copy()))
+        return t.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1,), (16,), (1024,), (32, 128), (128, 512), (3, 5, 7)])
+def test_relu_backward_compiled_select_bits(shape, dtype):
+    """ReLU's backward as _fused's compiled ufunc (relu_grad, any size): bitwise torch's
+    threshold_backward and the NumPy select (loops off), on NaN/inf/-0/0 outputs and
+    gradients, random data from several seeds, and transposed (non-contiguous) arrays."""
+    for seed in range(4):
+        rng = np.random.default_rng([1718, seed, len(shape)])
+        x = rng.standard_normal(shape).astype(dtype)
+        g = rng.standard_normal(shape).astype(dtype)
+        flat_x, flat_g = x.reshape(-1), g.reshape(-1)
+        flat_x[: min(6, x.size)] = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-40][: min(6, x.size)]
+        flat_g[-min(4, g.size) :] = [np.nan, np.inf, -np.inf, -0.0][-min(4, g.size) :]
+        for xs, gs in ((x, g), (x.T, g.T)):
+            ref = torch.from_numpy(xs.copy()).requires_grad_()
+            TF.relu(ref).backward(torch.from_numpy(gs.copy()))
+            on, off = _relu_grad(xs, gs, True), _relu_grad(xs, gs, False)
+            _same_bits(on, ref.grad.numpy())
+            _same_bits(off, ref.grad.numpy())
+
+
+def test_relu_backward_without_compiled_select(monkeypatch):
+    """Where numba could not build relu_grad (None), the NumPy selects give the same bits."""
+    x = RNG.standard_normal((32, 128)).astype(np.float32)
+    x[0, :3] = [np.nan, -0.0, 0.0]
+    g = RNG.standard_normal(x.shape).astype(np.float32)
+    want = _relu_grad(x, g, True)
+    k = _fused.kernels()
+    if k is not None:  # (without numba the NumPy selects are all there is)
+        monkeypatch.setattr(k.ufunc, "relu_grad", None)
+    for xs, gs in ((x, g), (x[:8, :8], g[:8, :8])):  # above and below 1024 elements
+        _same_bits(_relu_grad(xs, gs, True), want[: xs.shape[0], : xs.shape[1]])
 
 
 def test_relu_backward_broadcast_gradient_and_gradcheck():
