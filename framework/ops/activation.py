@@ -6,7 +6,7 @@ from .._errors import refuse
 from ..autograd.grad_mode import state
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
-from . import _fused, _sleef, _sleef_act
+from . import _fused, _sleef, _sleef_act, _vml
 from ..backend import np as _np  # (relu's float32 fast path)
 from ._rowwise import row_dot, row_sum
 from ._fastgrad import plain, wrap, zero_where
@@ -24,7 +24,7 @@ class Tanh(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        return self.xp.tanh(_float(x))
+        return _vml.unary("tanh", _float(x), self.xp.tanh)  # torch's MKL VML tanh
 
     def backward(self, grad):
         if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from ..autograd.op import Op
-from . import _fused
+from . import _fused, _vml
 from .elementwise import MulScalar
 from .loss import _quiet
 from .unary import _float
@@ -187,9 +187,12 @@ class Erf(Op):
     saves_inputs = True
 
     def forward(self, x):
-        x = _float(x)
-        if x.dtype.itemsize <= 4:  # torch's float32 erf (MKL's) is within an ulp of the
-            # correctly rounded value (the rational fit here is not): float64, rounded once
+        return _vml.unary("erf", _float(x), self._otherwise)
+
+    def _otherwise(self, x):
+        """erf without MKL's VML: float64's C library erf (within an ulp of torch's MKL's),
+        float32's rounded once from it (the rational fit here is not)."""
+        if x.dtype.itemsize <= 4:
             return _erf64(self.xp, x.astype("float64")).astype(x.dtype)
         return _erf64(self.xp, x)
 
@@ -204,7 +207,10 @@ class Erfc(Op):
     saves_inputs = True
 
     def forward(self, x):
-        x = _float(x)
+        return _vml.unary("erfc", _float(x), self._otherwise)
+
+    def _otherwise(self, x):
+        """erfc without MKL's VML: the C library's in float64, rounded once."""
         return _erfc64(self.xp, x.astype("float64")).astype(x.dtype, copy=False)
 
     def backward(self, grad):
@@ -218,7 +224,7 @@ class Erfinv(Op):
     saves_output = True
 
     def forward(self, x):
-        return _erfinv(self.xp, _float(x))
+        return _vml.unary("erfinv", _float(x), lambda x: _erfinv(self.xp, x))
 
     def backward(self, grad):
         y = self.output
@@ -291,11 +297,13 @@ def _unary(name, forward, derivative, uses_output=False, doc=""):
     )
 
 
-Tan = _unary("Tan", lambda xp, x: xp.tan(x), lambda y: y * y + 1, True)
+Tan = _unary("Tan", lambda xp, x: _vml.unary("tan", x, xp.tan), lambda y: y * y + 1, True)
 Sinh = _unary("Sinh", lambda xp, x: xp.sinh(x), lambda x: x.cosh())
 Cosh = _unary("Cosh", lambda xp, x: xp.cosh(x), lambda x: x.sinh())
-Asin = _unary("Asin", lambda xp, x: xp.arcsin(x), lambda x: (1 - x * x).rsqrt())
-Acos = _unary("Acos", lambda xp, x: xp.arccos(x), lambda x: -(1 - x * x).rsqrt())
+Asin = _unary("Asin", lambda xp, x: _vml.unary("asin", x, xp.arcsin), lambda x: (1 - x * x).rsqrt())
+Acos = _unary(
+    "Acos", lambda xp, x: _vml.unary("acos", x, xp.arccos), lambda x: -(1 - x * x).rsqrt()
+)
 
 
 class Atan(Op):
@@ -304,7 +312,7 @@ class Atan(Op):
     saves_inputs = True
 
     def forward(self, x):
-        return self.xp.arctan(_float(x))
+        return _vml.unary("atan", _float(x), self.xp.arctan)
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -324,7 +332,7 @@ class Log10(Op):
     ln = math.log(10)
 
     def forward(self, x):
-        return self.xp.log10(_float(x))
+        return _vml.unary("log10", _float(x), self.xp.log10)
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -339,7 +347,7 @@ class Log2(Log10):
     ln = math.log(2)
 
     def forward(self, x):
-        return self.xp.log2(_float(x))
+        return _vml.unary("log2", _float(x), self.xp.log2)
 
 
 class Exp2(Op):
