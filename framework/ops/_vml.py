@@ -1,4 +1,4 @@
-"""Optional: float32/float64 exp, log, sin, tanh, erf, ... by Intel MKL's VML, as torch computes them.
+"""Optional: float32/float64 exp, log, sin, tanh, erf, ... by Intel MKL's VML, as torch has them.
 
 torch 2.13's x86-64 CPU build computes these unary ops of float32/float64 tensors with MKL's
 vector math library in High Accuracy mode (ATen/cpu/vml.h's IMPLEMENT_VML_MKL:
