@@ -44,6 +44,11 @@ TABLE = {
     "erfinv": "ErfInv",
 }
 
+# framework op -> _sleef_act_jit.map_array's function: vml.h has no MKL stub for these, so its
+# default vec::map runs Vectorized<T>'s Sleef u10 function on every element (the last partial
+# vector too), whatever the size: replayed on any platform, MKL or not.
+SLEEF = {"expm1": 0, "log1p": 1}
+
 _MODE = 0x2 | 0x00140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as torch
 _CHUNK = 1 << 30  # elements per call (MKL's n is a 32-bit int here)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -88,6 +93,59 @@ def unary(name, x, otherwise):
         flat = out.ravel(order="K")  # (a view: out is dense)
         call(code, flat, flat)
     return out
+
+
+def sleef(name, x, otherwise):
+    """`name` (a key of `SLEEF`) of each element of the array x as torch's vml.h computes it
+    (Sleef's u10 function, replayed: compiled with numba, else in NumPy), in a new array of x's
+    shape, dtype and layout; ``otherwise(x)`` for other arrays (not float32/float64 NumPy
+    arrays in native byte order)."""
+    if type(x) is not np.ndarray or x.dtype.char not in "fd" or not x.dtype.isnative:
+        return otherwise(x)
+    from . import _sleef_act, _sleef_math
+
+    j = _sleef_act._jit()
+    if j is not None:
+        kernel, which = j.kernels(x.dtype)["map_array"], SLEEF[name]
+
+        def run(src, out):
+            """The compiled loop over flat views."""
+            kernel(src.reshape(-1), out.reshape(-1), which)
+    else:
+        f = _sleef_math.numpy_funcs(x.dtype)[name]
+
+        def run(src, out):
+            """The NumPy replay."""
+            out[...] = f(src)
+
+    edges = _log1p_edges(x) if name == "log1p" else None
+    out = np.empty_like(x)  # (as in `unary`)
+    if x.flags.c_contiguous:
+        run(x, out)
+    elif x.flags.f_contiguous:
+        run(x.T, out.T)
+    else:
+        np.copyto(out, x)
+        flat = out.ravel(order="K")
+        run(flat, flat)
+    if edges is not None:
+        out[edges[0]] = edges[1]
+    return out
+
+
+_NAN32_ONES = np.array(0xFFFFFFFF, np.uint32).view(np.float32)  # Sleef's NaN: all bits set
+
+
+def _log1p_edges(x):
+    """(mask, values) where torch's log1p differs from the Sleef replay's, or None: float32
+    x < -1 is Sleef's all-ones NaN (the replay's NaN is NumPy's), float64 x > 1e307 the
+    logarithm (torch's Sleef has no overflow cutoff there: log(x), to the last bit, where the
+    replay gives inf)."""
+    if x.dtype.char == "f":
+        mask = x < -1
+        return (mask, _NAN32_ONES) if mask.any() else None
+    mask = x > 1e307
+    return (mask, np.log(x[mask])) if mask.any() else None
 
 
 def _load():

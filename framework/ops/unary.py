@@ -1,7 +1,7 @@
 """Unary math (exp, log, sqrt, trig, rounding, abs, sign) and copies/casts.
 
-exp, log, sqrt, sin and cos of float32/float64 arrays go to MKL's VML where it is loaded, as
-torch's (see `_vml`).
+exp, log, sqrt, sin and cos of float32/float64 arrays go to MKL's VML where it is loaded,
+expm1 and log1p to the replay of Sleef's, as torch's (see `_vml`).
 """
 
 from .._errors import check_scalar_fits, refuse
@@ -90,7 +90,7 @@ class Expm1(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        return self.xp.expm1(_float(x))
+        return _vml.sleef("expm1", _float(x), self.xp.expm1)
 
     def backward(self, grad):
         return grad * (self.output + 1)  # d/dx (e^x - 1) = e^x
@@ -148,7 +148,7 @@ class Log1p(Op):
     saved_fields = {"self": "input0"}
 
     def forward(self, x):
-        return self.xp.log1p(_float(x))
+        return _vml.sleef("log1p", _float(x), self.xp.log1p)
 
     def backward(self, grad):
         (x,) = self.inputs

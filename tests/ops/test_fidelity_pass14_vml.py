@@ -20,7 +20,9 @@ from framework.ops import _vml
 MKL_PLATFORM = sys.platform == "linux" and platform.machine() == "x86_64"
 needs_mkl = pytest.mark.skipif(not MKL_PLATFORM, reason="no mkl wheel for this platform")
 
-OPS = list(_vml.TABLE)
+OPS = list(_vml.TABLE)  # MKL's VML
+SLEEF = list(_vml.SLEEF)  # vml.h's default: Sleef's, replayed (no MKL needed)
+ALL = OPS + SLEEF
 DTYPES = ["float32", "float64"]
 SEEDS = range(4)
 
@@ -84,14 +86,20 @@ def test_vml_loads_and_is_used_where_the_test_extra_installs_it(monkeypatch):
     assert sorted(calls) == list(range(2 * len(OPS)))
 
 
-@needs_mkl
+def skip_without_mkl(name):
+    """Skip a VML op's bit test off the platform the mkl wheel exists for."""
+    if name in _vml.TABLE and not MKL_PLATFORM:
+        pytest.skip("no mkl wheel for this platform")
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("name", ALL)
 def test_forward_is_torchs_bits_in_every_layout_and_size(name, dt, seed):
     """Sizes 0-9, around 2048 (torch's grain and VML's blocks) and views of every layout,
     values across the whole range with the special values: bitwise torch's."""
-    rng = np.random.default_rng([seed, OPS.index(name), DTYPES.index(dt)])
+    skip_without_mkl(name)
+    rng = np.random.default_rng([seed, ALL.index(name), DTYPES.index(dt)])
     for n in [*range(10), 2047, 2048, 2049, 4099]:
         x = draw(rng, dt, n)
         ours = getattr(framework, name)(framework.from_numpy(x.copy())).numpy()
@@ -107,12 +115,12 @@ def test_forward_is_torchs_bits_in_every_layout_and_size(name, dt, seed):
         assert np.array_equal(bits(y.numpy()), bits(z.numpy()))
 
 
-@needs_mkl
 @pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("name", ALL)
 def test_inplace_variants_are_torchs_bits(name, dt):
     """x.exp_() (and the others) on a contiguous tensor and on strided views of one."""
-    rng = np.random.default_rng([7, OPS.index(name), DTYPES.index(dt)])
+    skip_without_mkl(name)
+    rng = np.random.default_rng([7, ALL.index(name), DTYPES.index(dt)])
     base = draw(rng, dt, 9 * 10).reshape(9, 10)
     for k in range(6):
         results = []
@@ -148,14 +156,14 @@ def _grads(L, name, x, g, v):
     return y.detach().numpy(), gx.detach().numpy(), ggx.numpy()
 
 
-@needs_mkl
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("name", ALL)
 def test_gradients_and_second_derivatives_are_torchs(name, dt, seed):
     """Random upstream gradients; the backward formulas call the same VML kernels where
     torch's derivatives.yaml does (sin's cos, erf's exp, ...) and round in torch's order."""
-    rng = np.random.default_rng([seed, OPS.index(name), DTYPES.index(dt), 1])
+    skip_without_mkl(name)
+    rng = np.random.default_rng([seed, ALL.index(name), DTYPES.index(dt), 1])
     for n in (1, 7, 300):
         x = draw(rng, dt, n)
         g, v = (rng.standard_normal(n).astype(dt) for _ in range(2))
@@ -174,6 +182,48 @@ def test_without_mkl_the_numpy_paths_run(monkeypatch, name, dt):
     ours = getattr(framework, name)(framework.from_numpy(x)).numpy()
     theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=4 * np.finfo(dt).eps, atol=0)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name", SLEEF)
+def test_sleef_replay_without_numba_gives_the_same_bits(monkeypatch, name, dt):
+    """expm1 and log1p without numba: the NumPy replay of Sleef's functions, torch's bits."""
+    from framework.ops import _sleef_act
+
+    rng = np.random.default_rng([11, SLEEF.index(name), DTYPES.index(dt)])
+    x = draw(rng, dt, 203)
+    monkeypatch.setattr(_sleef_act, "_JIT", [False])
+    ours = getattr(framework, name)(framework.from_numpy(x)).numpy()
+    theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    assert np.array_equal(bits(ours), bits(theirs))
+
+
+@needs_mkl
+@pytest.mark.parametrize("dt", DTYPES)
+def test_vml_by_ctypes_without_numba_gives_the_same_bits(monkeypatch, dt):
+    """The ctypes caller (no numba) computes the same elements, in every layout."""
+    rng = np.random.default_rng([12, DTYPES.index(dt)])
+    monkeypatch.setattr(_vml, "_compiled", lambda fns: None)
+    monkeypatch.setattr(_vml, "_state", [_vml._load()])
+    base = draw(rng, dt, 13 * 11).reshape(13, 11)
+    for name in OPS:
+        for ours, theirs in zip(layouts(framework, base), layouts(torch, base)):
+            y, z = getattr(framework, name)(ours), getattr(torch, name)(theirs)
+            assert np.array_equal(bits(y.numpy()), bits(z.numpy())), name
+
+
+def test_tanh_gradient_without_numba_is_torchs(monkeypatch):
+    """tanh_backward's fused 1 - y * y by the exact FMA emulation where numba is absent."""
+    from framework.ops import _fused
+
+    rng = np.random.default_rng(13)
+    for dt in DTYPES:
+        x, g = (rng.standard_normal(500).astype(dt) for _ in range(2))
+        with _fused.disabled():
+            ours = _grads(framework, "tanh", x, g, g)
+        theirs = _grads(torch, "tanh", x, g, g)
+        for a, b in zip(ours[1:], theirs[1:]):
+            values_equal(a, b)
 
 
 def test_vml_declines_arrays_it_cannot_take():
