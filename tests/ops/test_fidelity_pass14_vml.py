@@ -247,3 +247,28 @@ def test_fuzzer_seed_460038925_reciprocal_then_tanh():
         out.append((y.detach().numpy(), xt.grad.numpy()))
     for a, b in zip(*out):
         assert np.array_equal(bits(a), bits(b))
+
+
+@needs_mkl
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dt", DTYPES)
+def test_rnn_cell_tanh_is_torchs(seed, dt):
+    """RNNCell's tanh (torch's cell calls the tanh op: MKL's VML) on pre-activations that sum
+    exactly (multiples of 1/8), so that only the nonlinearity and its gradient can differ:
+    the output and the input gradient are torch's bits."""
+    rng = np.random.default_rng([seed, DTYPES.index(dt), 14])
+    x = (rng.integers(-8, 9, (3, 5)) / 8).astype(dt)
+    params = [(rng.integers(-8, 9, s) / 8).astype(dt) for s in ((7, 5), (7, 7), (7,), (7,))]
+    g = rng.standard_normal((3, 7)).astype(dt)
+    out = []
+    for L in (framework, torch):
+        cell = L.nn.RNNCell(5, 7).to(getattr(L, dt))
+        with L.no_grad():
+            for p, v in zip(cell.parameters(), params):
+                p.copy_(L.from_numpy(v.copy()))
+        xt = L.from_numpy(x.copy()).requires_grad_()
+        y = cell(xt)
+        y.backward(L.from_numpy(g.copy()))
+        out.append((y.detach().numpy(), xt.grad.numpy()))
+    for a, b in zip(*out):
+        assert np.array_equal(bits(a), bits(b))
