@@ -272,3 +272,47 @@ def test_rnn_cell_tanh_is_torchs(seed, dt):
         out.append((y.detach().numpy(), xt.grad.numpy()))
     for a, b in zip(*out):
         assert np.array_equal(bits(a), bits(b))
+
+
+def F(L):
+    """The functional namespace of library L."""
+    return L.nn.functional
+
+
+COMPOSITES = {
+    "logsumexp": lambda L, a, b: L.logsumexp(a, 1),
+    "soft_margin_loss": lambda L, a, b: F(L).soft_margin_loss(a, b.sign(), reduction="none"),
+    "bce_with_logits": lambda L, a, b: F(L).binary_cross_entropy_with_logits(
+        a, b.abs().clamp(0, 1), reduction="none"
+    ),
+    "bce_with_logits_pos_weight": lambda L, a, b: F(L).binary_cross_entropy_with_logits(
+        a, b.abs().clamp(0, 1), pos_weight=b[0].abs(), reduction="none"
+    ),
+    "poisson_nll_loss": lambda L, a, b: F(L).poisson_nll_loss(a, b.abs(), reduction="none"),
+    "kl_div_log_target": lambda L, a, b: F(L).kl_div(a, b, reduction="none", log_target=True),
+    "gaussian_nll_loss": lambda L, a, b: F(L).gaussian_nll_loss(
+        a, b, (a * b).abs() + 0.1, reduction="none"
+    ),
+}
+
+
+@needs_mkl
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name", list(COMPOSITES))
+def test_composites_of_the_vml_ops_are_torchs(name, dt, seed):
+    """Losses and reductions torch composes from exp/log/log1p tensor ops (and log_sigmoid):
+    values and input gradients (random upstream gradient) are torch's bits."""
+    rng = np.random.default_rng([seed, DTYPES.index(dt), list(COMPOSITES).index(name), 15])
+    a, b = ((rng.standard_normal((16, 24)) * 2).astype(dt) for _ in range(2))
+    g = None
+    out = []
+    for L in (framework, torch):
+        at = L.from_numpy(a.copy()).requires_grad_()
+        y = COMPOSITES[name](L, at, L.from_numpy(b.copy()))
+        if g is None:
+            g = rng.standard_normal(tuple(y.shape)).astype(dt)
+        y.backward(L.from_numpy(g.copy()))
+        out.append((y.detach().numpy(), at.grad.numpy()))
+    for u, v in zip(*out):
+        values_equal(u, v)
