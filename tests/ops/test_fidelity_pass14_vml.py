@@ -293,6 +293,9 @@ COMPOSITES = {
     "gaussian_nll_loss": lambda L, a, b: F(L).gaussian_nll_loss(
         a, b, (a * b).abs() + 0.1, reduction="none"
     ),
+    "pow_one_half": lambda L, a, b: a.abs().pow(0.5),  # torch's sqrt kernel
+    "logit": lambda L, a, b: L.logit(a.abs() / (a.abs() + 1)),  # its dense log: vsLn/vdLn
+    "logit_eps": lambda L, a, b: L.logit(a.abs() / (a.abs() + 1), 1e-3),
 }
 
 
