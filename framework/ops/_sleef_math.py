@@ -1,5 +1,5 @@
-"""Sleef's u10 expm1, log1p and tanh (float32 and float64), as torch's AVX2 build computes
-them in ``Vectorized<T>::expm1()/log1p()/tanh()`` (``Sleef_expm1f8_u10``,
+"""Sleef's u10 expm1, log1p, tanh, sinh and cosh (float32 and float64), as torch's AVX2 build
+computes them in ``Vectorized<T>::expm1()/log1p()/tanh()/...`` (``Sleef_expm1f8_u10``,
 ``Sleef_log1pd4_u10``, ``Sleef_tanhf8_u10`` ...): Sleef's double-float arithmetic with the
 fused multiply-adds of its FMA build (``vmla``, ``vfmapn``, ``vfmanp``) rounding once.
 
@@ -173,6 +173,35 @@ def tanhf(x):
     return sel(x != x, T(np.nan), y)
 
 
+def _sinh(x, e, big):
+    """xsinhf/xsinh given e = expk2(|x|) (a pair) and the overflow bound `big`."""
+    ex, ey = df_rec_2(*e)
+    dx, dy = df_add_22(e[0], e[1], -ex, -ey)  # (dfsub: the same operations)
+    y = (dx + dy) * T(0.5)
+    y = sel((abs_(x) > big) | (y != y), T(np.inf), y)
+    y = mulsign(y, x)
+    return sel(x != x, T(np.nan), y)
+
+
+def _cosh(x, e, big):
+    """xcoshf/xcosh given e = expk2(|x|) and the overflow bound `big`."""
+    ex, ey = df_rec_2(*e)
+    dx, dy = df_add_22(e[0], e[1], ex, ey)
+    y = (dx + dy) * T(0.5)
+    y = sel((abs_(x) > big) | (y != y), T(np.inf), y)
+    return sel(x != x, T(np.nan), y)
+
+
+def sinhf(x):
+    """Sleef_sinhf8_u10 (xsinhf)."""
+    return _sinh(x, expk2f(abs_(x), T(0)), T(89))
+
+
+def coshf(x):
+    """Sleef_coshf8_u10 (xcoshf)."""
+    return _cosh(x, expk2f(abs_(x), T(0)), T(89))
+
+
 def log1pf(d):
     """Sleef_log1pf8_u10 (xlog1pf: its fast path; Sleef's u10 log above its 1e23 cutoff,
     ``logf_big``, as measured on torch's build)."""
@@ -256,6 +285,16 @@ def expk2d(dx, dy):
     tx, ty = ldexp2(tx, q), ldexp2(ty, q)
     under = dx < T(-1000)
     return sel(under, T(0), tx), sel(under, T(0), ty)
+
+
+def sinhd(x):
+    """Sleef_sinhd4_u10 (xsinh): (e - 1 / e) / 2 in double-double, e = expk2(|x|)."""
+    return _sinh(x, expk2d(abs_(x), T(0)), T(710))
+
+
+def coshd(x):
+    """Sleef_coshd4_u10 (xcosh)."""
+    return _cosh(x, expk2d(abs_(x), T(0)), T(710))
 
 
 def expm1d(a):
@@ -517,6 +556,8 @@ def erf_atenf(x):
 
 
 GENERIC = (
+    _sinh,
+    _cosh,
     df_add_11,
     df_add_21,
     df_add_12,
@@ -535,6 +576,8 @@ GENERIC = (
     poly4,
 )
 FLOAT = (
+    sinhf,
+    coshf,
     expk2f,
     expm1f,
     tanhf,
@@ -545,8 +588,8 @@ FLOAT = (
     gelu_dnnl_gradf,
     erf_atenf,
 )
-DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd)
-PUBLIC = ("expm1", "tanh", "log1p")
+DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd, sinhd, coshd)
+PUBLIC = ("expm1", "tanh", "log1p", "sinh", "cosh")
 
 
 def bind(funcs, namespace):
@@ -648,7 +691,8 @@ _NUMPY = {}
 
 
 def numpy_funcs(t):
-    """{'expm1', 'tanh', 'log1p'} -> Sleef's function on NumPy arrays of the float type t."""
+    """{'expm1', 'tanh', 'log1p', 'sinh', 'cosh'} -> Sleef's function on NumPy arrays of the
+    float type t."""
     t = np.dtype(t).type
     fs = _NUMPY.get(t)
     if fs is None:

@@ -49,6 +49,11 @@ TABLE = {
 # vector too), whatever the size: replayed on any platform, MKL or not.
 SLEEF = {"expm1": 0, "log1p": 1}
 
+# Not vml.h's: cpu_kernel_vec ops whose vector body calls Vectorized<T>'s Sleef u10 function
+# (two AVX2 vectors a step) and whose scalar tail (n % 16 float, n % 8 double elements of a
+# contiguous run; every element of a strided one) the C library's: `sleef_vec`.
+SLEEF_VEC = ("sinh", "cosh")
+
 _MODE = 0x2 | 0x00140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as torch
 _CHUNK = 1 << 30  # elements per call (MKL's n is a 32-bit int here)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -131,6 +136,30 @@ def sleef(name, x, otherwise):
     if edges is not None:
         out[edges[0]] = edges[1]
     return out
+
+
+def sleef_vec(name, x, otherwise):
+    """`name` (one of `SLEEF_VEC`) of each element of the array x as torch's cpu_kernel_vec
+    walks it (Sleef's function replayed in the vector body, the C library's in the tails;
+    ``_sleef._rows``), in an array of x's shape and dtype; ``otherwise(x)`` for other arrays.
+    The NumPy replay (not compiled): ~20 array passes."""
+    if type(x) is not np.ndarray or x.dtype.char not in "fd" or not x.dtype.isnative:
+        return otherwise(x)
+    if x.size == 0:
+        return np.empty_like(x)
+    from . import _sleef, _sleef_act, _sleef_math
+
+    body = _sleef_math.numpy_funcs(x.dtype)[name]
+    libm = _sleef_act._libm(name, x.dtype)
+
+    def tail(a):
+        """The C library's function of the 2-D a (sinh's overflow signed as a's: Python's math
+        raises there, and _libm answers +inf)."""
+        r = libm(a.ravel()).reshape(a.shape)
+        return np.copysign(r, a) if name == "sinh" else r
+
+    x2, vec, back = _sleef._rows(x)
+    return back(_sleef_act._two_ways(x2, vec, body, tail))
 
 
 _NAN32_ONES = np.array(0xFFFFFFFF, np.uint32).view(np.float32)  # Sleef's NaN: all bits set

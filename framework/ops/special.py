@@ -298,8 +298,8 @@ def _unary(name, forward, derivative, uses_output=False, doc=""):
 
 
 Tan = _unary("Tan", lambda xp, x: _vml.unary("tan", x, xp.tan), lambda y: 1 + y.pow(2), True)
-Sinh = _unary("Sinh", lambda xp, x: xp.sinh(x), lambda x: x.cosh())
-Cosh = _unary("Cosh", lambda xp, x: xp.cosh(x), lambda x: x.sinh())
+Sinh = _unary("Sinh", lambda xp, x: _vml.sleef_vec("sinh", x, xp.sinh), lambda x: x.cosh())
+Cosh = _unary("Cosh", lambda xp, x: _vml.sleef_vec("cosh", x, xp.cosh), lambda x: x.sinh())
 Asin = _unary("Asin", lambda xp, x: _vml.unary("asin", x, xp.arcsin), lambda x: (1 - x * x).rsqrt())
 Acos = _unary(
     "Acos", lambda xp, x: _vml.unary("acos", x, xp.arccos), lambda x: -(1 - x * x).rsqrt()

@@ -319,3 +319,23 @@ def test_composites_of_the_vml_ops_are_torchs(name, dt, seed):
         out.append((y.detach().numpy(), at.grad.numpy()))
     for u, v in zip(*out):
         values_equal(u, v)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name", list(_vml.SLEEF_VEC))
+def test_sinh_cosh_are_torchs_in_every_layout_and_size(name, dt, seed):
+    """sinh and cosh: Sleef's u10 function in torch's vector body, the C library's in its
+    scalar tails (n % 16 float / n % 8 double of a contiguous run, all of a strided one):
+    values (NaN payloads aside) and gradients with second derivatives are torch's."""
+    rng = np.random.default_rng([seed, DTYPES.index(dt), list(_vml.SLEEF_VEC).index(name), 16])
+    for n in [*range(1, 20), 31, 33, 100, 2049]:
+        x = draw(rng, dt, n)
+        ours = getattr(framework, name)(framework.from_numpy(x.copy())).numpy()
+        values_equal(ours, getattr(torch, name)(torch.from_numpy(x.copy())).numpy())
+        g = rng.standard_normal(n).astype(dt)
+        for a, b in zip(_grads(framework, name, x, g, g), _grads(torch, name, x, g, g)):
+            values_equal(a, b)
+    base = draw(rng, dt, 13 * 11).reshape(13, 11)
+    for ours, theirs in zip(layouts(framework, base), layouts(torch, base)):
+        values_equal(getattr(framework, name)(ours).numpy(), getattr(torch, name)(theirs).numpy())
