@@ -9,11 +9,14 @@ the ``fast`` and ``test`` extras install, loaded by `_mkl.library`) on any dense
 torch's bits: 0 of 100,000 random elements apart for every op in `TABLE`, where NumPy's
 (SVML/libm) results differed from torch's in 0.1 % to 39 % of them, mostly by 1 ulp.
 
-`unary(name, x, otherwise)` is the one entry point: the result array, or ``otherwise(x)``
-(the caller's NumPy path) where MKL is not loaded or x is not a float32/float64 NumPy array
-in native byte order. With numba the call runs from a compiled
-function (~0.5 us over NumPy's ufunc on a small array; the ctypes call alone costs ~1-2 us);
-without numba by ctypes.
+`unary(name, x, otherwise)` is the entry point for those: the result array, or
+``otherwise(x)`` (the caller's NumPy path) where MKL is not loaded or x is not a
+float32/float64 NumPy array in native byte order. With numba the call runs from a compiled
+function (~0.4 us over NumPy's ufunc on a small array; the ctypes call alone costs ~1-2 us);
+without numba by ctypes. The module also holds torch's other unary-math families that NumPy
+does not round as torch: `sleef` (vml.h's default, Sleef's function on every element: expm1,
+log1p) and `sleef_vec` (cpu_kernel_vec: Sleef's in the vector body, the C library's in the
+tails: sinh, cosh).
 """
 
 import ctypes
@@ -23,9 +26,9 @@ import numpy as np
 from . import _mkl
 
 # framework op -> MKL VML function stem (vms<Stem> float32, vmd<Stem> float64): the ops torch
-# 2.13's vml.h sends to MKL. Not here, measured: sinh, cosh, expm1, log1p, atanh, exp2 (MKL's
-# results differ from torch's: torch computes them elsewhere), asinh, acosh, rsqrt,
-# reciprocal (NumPy's already match torch's).
+# 2.13's vml.h sends to MKL. Not MKL's, measured: sinh, cosh, expm1, log1p (below), atanh,
+# exp2 (cpu_kernel_vec as sinh: not replayed), asinh, acosh, rsqrt, reciprocal (NumPy's
+# already match torch's).
 TABLE = {
     "exp": "Exp",
     "log": "Ln",
