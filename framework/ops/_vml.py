@@ -20,6 +20,7 @@ tails: sinh, cosh).
 """
 
 import ctypes
+import os
 
 import numpy as np
 
@@ -213,13 +214,11 @@ def _ctypes_caller(fns):
 
 
 def _compiled(fns):
-    """The caller as a numba function, or None without numba (or FRAMEWORK_NUMBA=0).
+    """The caller as a numba function, or None without numba (or with FRAMEWORK_NUMBA=0).
     Compiled in memory (it holds the functions' addresses in this process), once per array
     rank and dtype."""
-    from . import _fused
-
-    if _fused.kernels() is None:
-        return None
+    if os.environ.get("FRAMEWORK_NUMBA", "1") == "0":  # (as _fused; not _fused.kernels(),
+        return None  # which _fused.disabled() turns off for a while: this is kept for good)
     try:
         import numba
 

@@ -44,7 +44,9 @@ def tanh_grad(xp, g, y):
         u = k.ufunc.tanh_grad if k else None
         if u is not None:  # one compiled call
             return u(y, g)
-        return fused(xp.negative(y), y, _const(xp, y.dtype, 1)) * g  # (the exact emulation)
+        t = xp.asarray(fused(xp.negative(y), y, _const(xp, y.dtype, 1)))  # (the emulation)
+        xp.copyto(t, y, where=xp.isnan(y))  # y's own NaN, as the compiled loop's (not -NaN)
+        return t * g
     if y.ndim and y.dtype == g.dtype:  # (a 0-dim constant, not the scalar 1: faster)
         t = y * y
         xp.subtract(_const(xp, y.dtype, 1), t, out=t)
