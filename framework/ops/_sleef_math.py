@@ -1,4 +1,4 @@
-"""Sleef's u10 expm1, log1p, tanh, sinh and cosh (float32 and float64), as torch's AVX2 build
+"""Sleef's u10 expm1, log1p, tanh, sinh, cosh and exp2 (float32 and float64), as torch's AVX2 build
 computes them in ``Vectorized<T>::expm1()/log1p()/tanh()/...`` (``Sleef_expm1f8_u10``,
 ``Sleef_log1pd4_u10``, ``Sleef_tanhf8_u10`` ...): Sleef's double-float arithmetic with the
 fused multiply-adds of its FMA build (``vmla``, ``vfmapn``, ``vfmanp``) rounding once.
@@ -192,6 +192,21 @@ def _cosh(x, e, big):
     return sel(x != x, T(np.nan), y)
 
 
+def exp2f(d):
+    """Sleef_exp2f8_u10 (xexp2f)."""
+    u = rint_f(d)
+    q = rint_i(u)
+    s = d - u
+    u = fma(T(0.1535920892e-3), s, T(0.1339262701e-2))
+    u = fma(u, s, T(0.9618384764e-2))
+    u = fma(u, s, T(0.5550347269e-1))
+    u = fma(u, s, T(0.2402264476e0))
+    u = fma(u, s, T(0.6931471825e0))
+    u = ldexp2(fma(u, s, T(1)), q)
+    u = sel(d >= T(128), T(np.inf), u)
+    return sel(d < T(-150), T(0), u)
+
+
 def sinhf(x):
     """Sleef_sinhf8_u10 (xsinhf)."""
     return _sinh(x, expk2f(abs_(x), T(0)), T(89))
@@ -285,6 +300,43 @@ def expk2d(dx, dy):
     tx, ty = ldexp2(tx, q), ldexp2(ty, q)
     under = dx < T(-1000)
     return sel(under, T(0), tx), sel(under, T(0), ty)
+
+
+def exp2d(d):
+    """Sleef_exp2d4_u10 (xexp2)."""
+    u = rint_f(d)
+    q = rint_i(u)
+    s = d - u
+    s2 = s * s
+    s4 = s2 * s2
+    s8 = s4 * s4
+    u = fma(
+        s8,
+        poly2(s, 0.4434359082926529454e-9, 0.7073164598085707425e-8),
+        fma(
+            s4,
+            poly4(
+                s,
+                s2,
+                0.1017819260921760451e-6,
+                0.1321543872511327615e-5,
+                0.1525273353517584730e-4,
+                0.1540353045101147808e-3,
+            ),
+            poly4(
+                s,
+                s2,
+                0.1333355814670499073e-2,
+                0.9618129107597600536e-2,
+                0.5550410866482046596e-1,
+                0.2402265069591012214e0,
+            ),
+        ),
+    )
+    u = fma(u, s, T(0.6931471805599452862e0))
+    u = ldexp2(fma(u, s, T(1)), q)
+    u = sel(d >= T(1024), T(np.inf), u)
+    return sel(d < T(-2000), T(0), u)
 
 
 def sinhd(x):
@@ -576,6 +628,7 @@ GENERIC = (
     poly4,
 )
 FLOAT = (
+    exp2f,
     sinhf,
     coshf,
     expk2f,
@@ -588,8 +641,8 @@ FLOAT = (
     gelu_dnnl_gradf,
     erf_atenf,
 )
-DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd, sinhd, coshd)
-PUBLIC = ("expm1", "tanh", "log1p", "sinh", "cosh")
+DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd, sinhd, coshd, exp2d)
+PUBLIC = ("expm1", "tanh", "log1p", "sinh", "cosh", "exp2")
 
 
 def bind(funcs, namespace):
@@ -691,7 +744,7 @@ _NUMPY = {}
 
 
 def numpy_funcs(t):
-    """{'expm1', 'tanh', 'log1p', 'sinh', 'cosh'} -> Sleef's function on NumPy arrays of the
+    """{'expm1', 'tanh', 'log1p', 'sinh', 'cosh', 'exp2'} -> Sleef's function on NumPy arrays of the
     float type t."""
     t = np.dtype(t).type
     fs = _NUMPY.get(t)

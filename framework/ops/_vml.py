@@ -16,7 +16,7 @@ function (~0.4 us over NumPy's ufunc on a small array; the ctypes call alone cos
 without numba by ctypes. The module also holds torch's other unary-math families that NumPy
 does not round as torch: `sleef` (vml.h's default, Sleef's function on every element: expm1,
 log1p) and `sleef_vec` (cpu_kernel_vec: Sleef's in the vector body, the C library's in the
-tails: sinh, cosh).
+tails: sinh, cosh, exp2).
 """
 
 import ctypes
@@ -27,8 +27,8 @@ import numpy as np
 from . import _mkl
 
 # framework op -> MKL VML function stem (vms<Stem> float32, vmd<Stem> float64): the ops torch
-# 2.13's vml.h sends to MKL. Not MKL's, measured: sinh, cosh, expm1, log1p (below), atanh,
-# exp2 (cpu_kernel_vec as sinh: not replayed), asinh, acosh, rsqrt, reciprocal (NumPy's
+# 2.13's vml.h sends to MKL. Not MKL's, measured: sinh, cosh, exp2, expm1, log1p (below),
+# atanh (cpu_kernel_vec as sinh: not replayed), asinh, acosh, rsqrt, reciprocal (NumPy's
 # already match torch's).
 TABLE = {
     "exp": "Exp",
@@ -56,7 +56,7 @@ SLEEF = {"expm1": 0, "log1p": 1}
 # Not vml.h's: cpu_kernel_vec ops whose vector body calls Vectorized<T>'s Sleef u10 function
 # (two AVX2 vectors a step) and whose scalar tail (n % 16 float, n % 8 double elements of a
 # contiguous run; every element of a strided one) the C library's: `sleef_vec`.
-SLEEF_VEC = ("sinh", "cosh")
+SLEEF_VEC = ("sinh", "cosh", "exp2")
 
 _MODE = 0x2 | 0x00140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as torch
 _CHUNK = 1 << 30  # elements per call (MKL's n is a 32-bit int here)

@@ -356,7 +356,7 @@ class Exp2(Op):
     saves_output = True
 
     def forward(self, x):
-        return self.xp.exp2(_float(x))
+        return _vml.sleef_vec("exp2", _float(x), self.xp.exp2)
 
     def backward(self, grad):
         return MulScalar.apply(grad * self.output, other=math.log(2))  # torch: grad * y * ln 2
