@@ -487,9 +487,9 @@ def relu_grad_ufunc(y, g):
 
 
 def tanh_grad_ufunc(y, g):
-    """g * (1 - y * y), Tanh's backward (its NumPy path's operations, in that order)."""
-    t = y * y
-    t = _to32(1.0) - t
+    """g * (1 - y * y), Tanh's backward as torch's tanh_backward: 1 - y * y one fused
+    multiply-add (compiled with ``contract``, checked after compiling, see _Ufuncs)."""
+    t = _to32(1.0) - y * y
     return t * g
 
 
@@ -551,6 +551,15 @@ def _fused_once(fma, t):
     return fma(one + e, one + e, -(one + e + e)) == e * e
 
 
+def _tanh_grad_fused_once(tanh_grad, t):
+    """True where ``tanh_grad``'s 1 - y * y rounds once: -(2e + e^2) exactly at y = 1 + e,
+    -2e when y * y is rounded first (e = 2^-12 in float32, 2^-27 in float64)."""
+    import numpy
+
+    e = t(2.0 ** (-12 if t == numpy.float32 else -27))
+    return tanh_grad(t(1) + e, t(1)) == -(e + e + e * e)
+
+
 def _to32(v):
     """v rounded to float32 (numba.float32 once _build ran)."""
     return v
@@ -596,7 +605,7 @@ class _Ufuncs:
             types = ("float32",)
         sigs = [f"{t}({', '.join([t] * arity)})" for t in types]
         ufunc = None  # where numba cannot build it: the callers' NumPy paths
-        opts = {"fastmath": {"contract"}} if name == "fma" else {}
+        opts = {"fastmath": {"contract"}} if name in ("fma", "tanh_grad") else {}
         for cache in dict.fromkeys((self._cache, False)):  # no writable cache: in memory
             try:
                 ufunc = self._numba.vectorize(sigs, nopython=True, cache=cache, **opts)(fn).ufunc
@@ -608,6 +617,11 @@ class _Ufuncs:
 
             if not all(_fused_once(ufunc, t) for t in (numpy.float32, numpy.float64)):
                 ufunc = None  # no FMA instruction on this CPU: the exact emulation instead
+        if name == "tanh_grad" and ufunc is not None:
+            import numpy
+
+            if not all(_tanh_grad_fused_once(ufunc, t) for t in (numpy.float32, numpy.float64)):
+                ufunc = None  # 1 - y * y rounded twice: the caller's emulation instead
         setattr(self, name, ufunc)
         return ufunc
 

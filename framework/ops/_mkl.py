@@ -30,6 +30,7 @@ MIN_MACS = 0  # M * N * K at or above which a product goes to MKL: 0 until the f
 _NEVER = 1 << 62
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _state = [None]  # (sgemm, dgemm, compiled or None) once loaded, False where unavailable
+_library = [None]  # the CDLL once loaded, False where unavailable
 
 
 def _library_path():
@@ -47,8 +48,18 @@ def _library_path():
     return None
 
 
-def _load():
-    """(sgemm, dgemm) ctypes functions of MKL's runtime library, or False."""
+def library():
+    """MKL's runtime library (a ctypes CDLL, on torch's threading layer and 32-bit ints), loaded
+    once, or None where it is unavailable (see the module). Shared by the products here and
+    `_vml`'s elementwise math."""
+    lib = _library[0]
+    if lib is None:
+        lib = _library[0] = _open()
+    return lib or None
+
+
+def _open():
+    """The CDLL of `_library_path`, set up as torch's MKL runs, or False."""
     path = _library_path()
     if path is None:
         return False
@@ -56,6 +67,17 @@ def _load():
         rt = ctypes.CDLL(path)
         rt.MKL_Set_Threading_Layer(ctypes.c_int(_threading_layer()))
         rt.MKL_Set_Interface_Layer(ctypes.c_int(0))  # MKL_INTERFACE_LP64: 32-bit ints
+    except (OSError, AttributeError):
+        return False
+    return rt
+
+
+def _load():
+    """(sgemm, dgemm, compiled caller or None) of MKL's runtime library, or False."""
+    rt = library()
+    if rt is None:
+        return False
+    try:
         out = []
         for name, real in (("cblas_sgemm", ctypes.c_float), ("cblas_dgemm", ctypes.c_double)):
             fn = getattr(rt, name)
@@ -63,7 +85,7 @@ def _load():
             fn.argtypes = [i, i, i, i, i, i, real, p, i, p, i, real, p, i]
             fn.restype = None
             out.append(fn)
-    except (OSError, AttributeError):
+    except AttributeError:
         return False
     return (*out, _compiled(*out))
 

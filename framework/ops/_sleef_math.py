@@ -1,5 +1,5 @@
-"""Sleef's u10 expm1, log1p and tanh (float32 and float64), as torch's AVX2 build computes
-them in ``Vectorized<T>::expm1()/log1p()/tanh()`` (``Sleef_expm1f8_u10``,
+"""Sleef's u10 expm1, log1p, tanh, sinh, cosh and exp2 (float32 and float64), as torch's AVX2 build
+computes them in ``Vectorized<T>::expm1()/log1p()/tanh()/...`` (``Sleef_expm1f8_u10``,
 ``Sleef_log1pd4_u10``, ``Sleef_tanhf8_u10`` ...): Sleef's double-float arithmetic with the
 fused multiply-adds of its FMA build (``vmla``, ``vfmapn``, ``vfmanp``) rounding once.
 
@@ -173,6 +173,50 @@ def tanhf(x):
     return sel(x != x, T(np.nan), y)
 
 
+def _sinh(x, e, big):
+    """xsinhf/xsinh given e = expk2(|x|) (a pair) and the overflow bound `big`."""
+    ex, ey = df_rec_2(*e)
+    dx, dy = df_add_22(e[0], e[1], -ex, -ey)  # (dfsub: the same operations)
+    y = (dx + dy) * T(0.5)
+    y = sel((abs_(x) > big) | (y != y), T(np.inf), y)
+    y = mulsign(y, x)
+    return sel(x != x, T(np.nan), y)
+
+
+def _cosh(x, e, big):
+    """xcoshf/xcosh given e = expk2(|x|) and the overflow bound `big`."""
+    ex, ey = df_rec_2(*e)
+    dx, dy = df_add_22(e[0], e[1], ex, ey)
+    y = (dx + dy) * T(0.5)
+    y = sel((abs_(x) > big) | (y != y), T(np.inf), y)
+    return sel(x != x, T(np.nan), y)
+
+
+def exp2f(d):
+    """Sleef_exp2f8_u10 (xexp2f)."""
+    u = rint_f(d)
+    q = rint_i(u)
+    s = d - u
+    u = fma(T(0.1535920892e-3), s, T(0.1339262701e-2))
+    u = fma(u, s, T(0.9618384764e-2))
+    u = fma(u, s, T(0.5550347269e-1))
+    u = fma(u, s, T(0.2402264476e0))
+    u = fma(u, s, T(0.6931471825e0))
+    u = ldexp2(fma(u, s, T(1)), q)
+    u = sel(d >= T(128), T(np.inf), u)
+    return sel(d < T(-150), T(0), u)
+
+
+def sinhf(x):
+    """Sleef_sinhf8_u10 (xsinhf)."""
+    return _sinh(x, expk2f(abs_(x), T(0)), T(89))
+
+
+def coshf(x):
+    """Sleef_coshf8_u10 (xcoshf)."""
+    return _cosh(x, expk2f(abs_(x), T(0)), T(89))
+
+
 def log1pf(d):
     """Sleef_log1pf8_u10 (xlog1pf: its fast path; Sleef's u10 log above its 1e23 cutoff,
     ``logf_big``, as measured on torch's build)."""
@@ -256,6 +300,53 @@ def expk2d(dx, dy):
     tx, ty = ldexp2(tx, q), ldexp2(ty, q)
     under = dx < T(-1000)
     return sel(under, T(0), tx), sel(under, T(0), ty)
+
+
+def exp2d(d):
+    """Sleef_exp2d4_u10 (xexp2)."""
+    u = rint_f(d)
+    q = rint_i(u)
+    s = d - u
+    s2 = s * s
+    s4 = s2 * s2
+    s8 = s4 * s4
+    u = fma(
+        s8,
+        poly2(s, 0.4434359082926529454e-9, 0.7073164598085707425e-8),
+        fma(
+            s4,
+            poly4(
+                s,
+                s2,
+                0.1017819260921760451e-6,
+                0.1321543872511327615e-5,
+                0.1525273353517584730e-4,
+                0.1540353045101147808e-3,
+            ),
+            poly4(
+                s,
+                s2,
+                0.1333355814670499073e-2,
+                0.9618129107597600536e-2,
+                0.5550410866482046596e-1,
+                0.2402265069591012214e0,
+            ),
+        ),
+    )
+    u = fma(u, s, T(0.6931471805599452862e0))
+    u = ldexp2(fma(u, s, T(1)), q)
+    u = sel(d >= T(1024), T(np.inf), u)
+    return sel(d < T(-2000), T(0), u)
+
+
+def sinhd(x):
+    """Sleef_sinhd4_u10 (xsinh): (e - 1 / e) / 2 in double-double, e = expk2(|x|)."""
+    return _sinh(x, expk2d(abs_(x), T(0)), T(710))
+
+
+def coshd(x):
+    """Sleef_coshd4_u10 (xcosh)."""
+    return _cosh(x, expk2d(abs_(x), T(0)), T(710))
 
 
 def expm1d(a):
@@ -517,6 +608,8 @@ def erf_atenf(x):
 
 
 GENERIC = (
+    _sinh,
+    _cosh,
     df_add_11,
     df_add_21,
     df_add_12,
@@ -535,6 +628,9 @@ GENERIC = (
     poly4,
 )
 FLOAT = (
+    exp2f,
+    sinhf,
+    coshf,
     expk2f,
     expm1f,
     tanhf,
@@ -545,8 +641,8 @@ FLOAT = (
     gelu_dnnl_gradf,
     erf_atenf,
 )
-DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd)
-PUBLIC = ("expm1", "tanh", "log1p")
+DOUBLE = (expk2d, expm1d, tanhd, log1pd, poly4v, expkd, erfd, sinhd, coshd, exp2d)
+PUBLIC = ("expm1", "tanh", "log1p", "sinh", "cosh", "exp2")
 
 
 def bind(funcs, namespace):
@@ -648,7 +744,8 @@ _NUMPY = {}
 
 
 def numpy_funcs(t):
-    """{'expm1', 'tanh', 'log1p'} -> Sleef's function on NumPy arrays of the float type t."""
+    """{'expm1', 'tanh', 'log1p', 'sinh', 'cosh', 'exp2'} -> Sleef's function on NumPy arrays of the
+    float type t."""
     t = np.dtype(t).type
     fs = _NUMPY.get(t)
     if fs is None:

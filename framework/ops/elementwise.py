@@ -11,6 +11,7 @@ from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, _edges_to_given, round_half
 from ..tensor import Tensor
 from .. import dtypes
+from . import _vml
 from .._errors import (
     bool_negation,
     bool_subtraction,
@@ -602,6 +603,8 @@ class Pow(Op):
                 return with_tail(out, 1 / round_half(self.xp.sqrt(x), self.half))
         if exponent == 2:
             return x * x
+        if exponent == 0.5 and self.half is None and target.kind == "f":  # torch's sqrt kernel
+            return _vml.unary("sqrt", x, lambda a: a ** self.xp.asarray(0.5, dtype=target))
         if exponent == -0.5 and target.kind == "f":  # torch's rsqrt kernel, 1 / sqrt(x): NaN
             return 1 / self.xp.sqrt(x)  # at -inf, where pow(-inf, -0.5) is 0 (seed 50017884)
         if target.kind in "iu" or target.kind == "f" and target.itemsize >= 4:

@@ -8,6 +8,7 @@ are Ops here.
 import math
 
 from .. import dtypes
+from . import _vml
 from ..autograd.engine import is_zero_tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op, per_sample_under_vmap
@@ -289,15 +290,19 @@ def _vector_lanes(x, grad):
 
 
 def _logit_log(q, dense):
-    """torch's log in its CPU logit kernel: MKL's vsLn/vdLn for a dense input (float32:
-    float64's log rounded, float64: NumPy's; MKL's own last-ulp choices are not replayed,
-    README "Known differences"), the C library's log/logf for a strided one (its scalar loop)."""
-    import numpy as np
-
+    """torch's log in its CPU logit kernel: MKL's vsLn/vdLn for a dense input (`_vml`; without
+    MKL `_log_without_mkl`), the C library's log/logf for a strided one (its scalar loop)."""
     from ._gamma_exact import libm_log
 
     if not dense:
         return libm_log(q)
+    return _vml.unary("log", q, _log_without_mkl)
+
+
+def _log_without_mkl(q):
+    """The dense log without MKL: float64's log rounded for float32, NumPy's for float64."""
+    import numpy as np
+
     return np.log(q.astype(np.float64)).astype(np.float32) if q.dtype == np.float32 else np.log(q)
 
 

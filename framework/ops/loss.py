@@ -17,7 +17,7 @@ from .._errors import bool_subtraction, broadcast_shapes, refuse
 from ._fastgrad import plain, wrap
 from ._sum_kernel import nll_sums, torch_sum
 from . import _loss_fast as _fast
-from . import _sleef
+from . import _sleef, _sleef_act
 from .loss_backward import (
     BinaryCrossEntropyBackward,
     HuberLossBackward,
@@ -534,11 +534,18 @@ class BinaryCrossEntropyWithLogits(Op):
     def forward(self, x, y, w=None, pw=None, reduction="mean", out_dtype=None):
         xp = self.xp
         self.reduction, self.numel, self.out_dtype = reduction, x.size, out_dtype
-        softplus_neg = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))  # log(1 + e^-x)
-        if pw is not None:
-            loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
+        if _sleef_act.applies(x, y) and (pw is None or _sleef_act.applies(x, pw)):
+            # torch's composition: (1 - y).mul_(x).sub_(log_sigmoid(x) [* ((pw - 1) y + 1)])
+            log_sig = _sleef_act.log_sigmoid(x)  # (torch's kernel, bit for bit)
+            if pw is not None:
+                log_sig = log_sig * ((pw - 1) * y + 1)
+            loss = (1 - y) * x - log_sig
         else:
-            loss = (1 - y) * x + softplus_neg
+            softplus_neg = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))  # log(1 + e^-x)
+            if pw is not None:
+                loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
+            else:
+                loss = (1 - y) * x + softplus_neg
         if w is not None:
             loss = loss * w
         return _reduce(xp, loss.astype(self.out_dtype, copy=False), reduction)

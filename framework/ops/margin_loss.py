@@ -5,6 +5,7 @@ and builds the rest from Tensor ops."""
 import math
 
 from .._errors import bool_negation, broadcast_shapes, inplace_shape_error, refuse
+from . import _vml
 from ..autograd import forward_ad as _fw
 from ..autograd.op import Op, vmap_hook
 from ..backend import scatter_add
@@ -55,7 +56,8 @@ class SoftMarginLoss(Op):
         if self.bool_target:
             y = y.astype(x.dtype)
         # torch's kernel: log1p(exp(-x * y)), so exp overflows (inf) where logaddexp would not
-        return _reduce(xp, xp.log1p(xp.exp(-x * y)).astype(x.dtype, copy=False), reduction)
+        e = _vml.unary("exp", -x * y, xp.exp)  # (the tensor ops: MKL's VML exp, vml.h's log1p)
+        return _reduce(xp, _vml.sleef("log1p", e, xp.log1p).astype(x.dtype, copy=False), reduction)
 
     def backward(self, grad):
         if self.bool_target:  # torch's formula negates the target

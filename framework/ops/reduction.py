@@ -9,7 +9,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ._prod_kernel import torch_prod
 from ._sum_kernel import torch_sum
-from . import _moments
+from . import _moments, _vml
 from ._fastgrad import plain, wrap
 from .. import dtypes
 from ..backend import np as _numpy  # (identity checks only: kernels use self.xp)
@@ -576,10 +576,11 @@ class Logsumexp(_Reduce):
         xp = self.xp
         m = x.max(axis=axes, keepdims=True) if x.size else xp.zeros(self.kept_shape, x.dtype)
         m = xp.where(xp.isinf(m), 0, m).astype(x.dtype, copy=False)  # all -inf: keep -inf
-        e = xp.exp(x - m)  # torch: sum_out(exp(self - maxes)) in its cascade order, log_, add_
+        e = _vml.unary("exp", x - m, xp.exp)  # torch: sum_out(exp(self - maxes)) in its
+        # cascade order, log_, add_ (exp and log the tensor ops: MKL's VML)
         total = torch_sum(e, tuple(sorted(axes))) if xp is _numpy else None
         total = e.sum(axis=axes, keepdims=True) if total is None else total.reshape(m.shape)
-        out = xp.log(total) + m
+        out = _vml.unary("log", total, xp.log) + m
         return out.reshape(self.out_shape)
 
     def backward(self, grad):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from ..autograd.op import Op
-from . import _fused
+from . import _fused, _vml
 from .elementwise import MulScalar
 from .loss import _quiet
 from .unary import _float
@@ -187,15 +187,18 @@ class Erf(Op):
     saves_inputs = True
 
     def forward(self, x):
-        x = _float(x)
-        if x.dtype.itemsize <= 4:  # torch's float32 erf (MKL's) is within an ulp of the
-            # correctly rounded value (the rational fit here is not): float64, rounded once
+        return _vml.unary("erf", _float(x), self._otherwise)
+
+    def _otherwise(self, x):
+        """erf without MKL's VML: float64's C library erf (within an ulp of torch's MKL's),
+        float32's rounded once from it (the rational fit here is not)."""
+        if x.dtype.itemsize <= 4:
             return _erf64(self.xp, x.astype("float64")).astype(x.dtype)
         return _erf64(self.xp, x)
 
     def backward(self, grad):
         (x,) = self.inputs
-        return grad * (x * x * -1).exp() * _TWO_OVER_SQRT_PI
+        return _TWO_OVER_SQRT_PI * (-x.pow(2)).exp() * grad  # torch's order of roundings
 
     jvp = Op.jvp_elementwise
 
@@ -204,12 +207,15 @@ class Erfc(Op):
     saves_inputs = True
 
     def forward(self, x):
-        x = _float(x)
+        return _vml.unary("erfc", _float(x), self._otherwise)
+
+    def _otherwise(self, x):
+        """erfc without MKL's VML: the C library's in float64, rounded once."""
         return _erfc64(self.xp, x.astype("float64")).astype(x.dtype, copy=False)
 
     def backward(self, grad):
         (x,) = self.inputs
-        return grad * (x * x * -1).exp() * -_TWO_OVER_SQRT_PI
+        return -_TWO_OVER_SQRT_PI * (-x.pow(2)).exp() * grad  # torch's order of roundings
 
     jvp = Op.jvp_elementwise
 
@@ -218,11 +224,11 @@ class Erfinv(Op):
     saves_output = True
 
     def forward(self, x):
-        return _erfinv(self.xp, _float(x))
+        return _vml.unary("erfinv", _float(x), lambda x: _erfinv(self.xp, x))
 
     def backward(self, grad):
-        y = self.output
-        return grad * (y * y).exp() * (math.sqrt(math.pi) / 2)
+        y = self.output  # (torch's self.erfinv(): the same values)
+        return 0.5 * math.sqrt(math.pi) * y.pow(2).exp() * grad  # torch's order of roundings
 
     jvp = Op.jvp_elementwise
 
@@ -291,13 +297,17 @@ def _unary(name, forward, derivative, uses_output=False, doc=""):
     )
 
 
-Tan = _unary("Tan", lambda xp, x: xp.tan(x), lambda y: y * y + 1, True)
-Sinh = _unary("Sinh", lambda xp, x: xp.sinh(x), lambda x: x.cosh())
-Cosh = _unary("Cosh", lambda xp, x: xp.cosh(x), lambda x: x.sinh())
+Tan = _unary("Tan", lambda xp, x: _vml.unary("tan", x, xp.tan), lambda y: 1 + y.pow(2), True)
+Sinh = _unary("Sinh", lambda xp, x: _vml.sleef_vec("sinh", x, xp.sinh), lambda x: x.cosh())
+Cosh = _unary("Cosh", lambda xp, x: _vml.sleef_vec("cosh", x, xp.cosh), lambda x: x.sinh())
 # torch's (-x * x + 1).rsqrt(), not 1 - x * x (the same values): on a bool x that requires
 # grad (after x.eq_(y)) torch's backward refuses the negation, not a subtraction (seed 460069856)
-Asin = _unary("Asin", lambda xp, x: xp.arcsin(x), lambda x: (-x * x + 1).rsqrt())
-Acos = _unary("Acos", lambda xp, x: xp.arccos(x), lambda x: -(-x * x + 1).rsqrt())
+Asin = _unary(
+    "Asin", lambda xp, x: _vml.unary("asin", x, xp.arcsin), lambda x: (-x * x + 1).rsqrt()
+)
+Acos = _unary(
+    "Acos", lambda xp, x: _vml.unary("acos", x, xp.arccos), lambda x: -(-x * x + 1).rsqrt()
+)
 
 
 class Atan(Op):
@@ -306,7 +316,7 @@ class Atan(Op):
     saves_inputs = True
 
     def forward(self, x):
-        return self.xp.arctan(_float(x))
+        return _vml.unary("atan", _float(x), self.xp.arctan)
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -323,10 +333,10 @@ class Log10(Op):
     """log10: a float unary op."""
 
     saves_inputs = True
-    ln = math.log(10)
+    ln = 2.3025850929940456  # derivatives.yaml's literal: 1 ulp below the double nearest ln 10
 
     def forward(self, x):
-        return self.xp.log10(_float(x))
+        return _vml.unary("log10", _float(x), self.xp.log10)
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -341,7 +351,7 @@ class Log2(Log10):
     ln = math.log(2)
 
     def forward(self, x):
-        return self.xp.log2(_float(x))
+        return _vml.unary("log2", _float(x), self.xp.log2)
 
 
 class Exp2(Op):
@@ -350,7 +360,7 @@ class Exp2(Op):
     saves_output = True
 
     def forward(self, x):
-        return self.xp.exp2(_float(x))
+        return _vml.sleef_vec("exp2", _float(x), self.xp.exp2)
 
     def backward(self, grad):
         return MulScalar.apply(grad * self.output, other=math.log(2))  # torch: grad * y * ln 2

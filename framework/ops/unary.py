@@ -1,7 +1,12 @@
-"""Unary math (exp, log, sqrt, trig, rounding, abs, sign) and copies/casts."""
+"""Unary math (exp, log, sqrt, trig, rounding, abs, sign) and copies/casts.
+
+exp, log, sqrt, sin and cos of float32/float64 arrays go to MKL's VML where it is loaded,
+expm1 and log1p to the replay of Sleef's, as torch's (see `_vml`).
+"""
 
 from .._errors import check_scalar_fits, refuse
 from ..autograd.op import Op
+from . import _vml
 from ..tensor import Tensor
 from .. import dtypes
 from .._memory_format import (
@@ -57,7 +62,7 @@ class Exp(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        return self.xp.exp(_float(x))
+        return _vml.unary("exp", _float(x), self.xp.exp)
 
     def backward(self, grad):
         return grad * self.output  # d/dx e^x = e^x
@@ -85,7 +90,7 @@ class Expm1(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        return self.xp.expm1(_float(x))
+        return _vml.sleef("expm1", _float(x), self.xp.expm1)
 
     def backward(self, grad):
         return grad * (self.output + 1)  # d/dx (e^x - 1) = e^x
@@ -113,7 +118,7 @@ class Log(Op):
     saved_fields = {"self": "input0"}
 
     def forward(self, x):
-        return self.xp.log(_float(x))
+        return _vml.unary("log", _float(x), self.xp.log)
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -143,7 +148,7 @@ class Log1p(Op):
     saved_fields = {"self": "input0"}
 
     def forward(self, x):
-        return self.xp.log1p(_float(x))
+        return _vml.sleef("log1p", _float(x), self.xp.log1p)
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -172,7 +177,7 @@ class Sqrt(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        return self.xp.sqrt(_float(x))
+        return _vml.unary("sqrt", _float(x), self.xp.sqrt)
 
     def backward(self, grad):
         return grad / (2 * self.output)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
@@ -259,7 +264,7 @@ class Sin(Op):
     saved_fields = {"self": "input0"}
 
     def forward(self, x):
-        return self.xp.sin(_float(x))
+        return _vml.unary("sin", _float(x), self.xp.sin)
 
     def backward(self, grad):
         (x,) = self.inputs
@@ -288,7 +293,7 @@ class Cos(Op):
     saved_fields = {"self": "input0"}
 
     def forward(self, x):
-        return self.xp.cos(_float(x))
+        return _vml.unary("cos", _float(x), self.xp.cos)
 
     def backward(self, grad):
         (x,) = self.inputs
