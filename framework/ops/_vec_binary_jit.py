@@ -39,17 +39,16 @@ def kernel(f):
 @kernel
 def _vmax(a, b):
     """Vectorized<T>'s maximum: NaN where either is NaN, else max_ps (b on ties)."""
-    if a != a or b != b:
-        return T(np.nan)
-    return a if a > b else b
+    m = a if a > b else b
+    return T(np.nan) if (a != a) | (b != b) else m
 
 
 @kernel
 def _lae_vec(a, b):
-    """logaddexp's vector body: max + log1p(exp(-|a - b|)), a where a == b = +-inf."""
-    if a == b and abs(a) == T(np.inf):
-        return a
-    return _vmax(a, b) + vlog1p(vexp(-abs(a - b)))
+    """logaddexp's vector body: max + log1p(exp(-|a - b|)), a where a == b = +-inf (selects,
+    no branch: the loop vectorizes)."""
+    r = _vmax(a, b) + vlog1p(vexp(-abs(a - b)))
+    return a if (a == b) & (abs(a) == T(np.inf)) else r
 
 
 @kernel
@@ -64,11 +63,10 @@ def _lae_scalar(a, b):
 @kernel
 def _lae2_vec(a, b):
     """logaddexp2's vector body: max + log1p(exp2(-|a - b|)) / ln 2."""
-    if a == b and abs(a) == T(np.inf):
-        return a
     m = _vmax(a, b)
     v = vlog1p(vexp2(-abs(a - b)))
-    return fma(v, INV_LN2, m) if LAE2_FUSED & 1 else m + v * INV_LN2
+    r = fma(v, INV_LN2, m) if LAE2_FUSED & 1 else m + v * INV_LN2
+    return a if (a == b) & (abs(a) == T(np.inf)) else r
 
 
 @kernel
@@ -110,40 +108,93 @@ def _pow_double(a, e):
 
 
 @kernel
-def run(a, b, out, rows, n, nvec, which, e64):
+def _vec2(a, b, out, which):
+    """The vector body of kernel `which` over the contiguous a, b and out (one simple loop
+    each, which LLVM vectorizes)."""
+    if which == 0:
+        for j in range(out.size):
+            out[j] = vatan2(a[j], b[j])
+    elif which == 1:
+        for j in range(out.size):
+            out[j] = _lae_vec(a[j], b[j])
+    elif which == 2:
+        for j in range(out.size):
+            out[j] = _lae2_vec(a[j], b[j])
+    else:
+        for j in range(out.size):
+            out[j] = vpow(a[j], b[j])
+
+
+@kernel
+def _vec_a(a, b, out, which):
+    """``_vec2`` with the one-element a (a Scalar broadcast: torch's stride-0 operand)."""
+    if which == 0:
+        for j in range(out.size):
+            out[j] = vatan2(a, b[j])
+    elif which == 1:
+        for j in range(out.size):
+            out[j] = _lae_vec(a, b[j])
+    elif which == 2:
+        for j in range(out.size):
+            out[j] = _lae2_vec(a, b[j])
+    else:
+        for j in range(out.size):
+            out[j] = vpow(a, b[j])
+
+
+@kernel
+def _vec_b(a, b, out, which):
+    """``_vec2`` with the one-element b."""
+    if which == 0:
+        for j in range(out.size):
+            out[j] = vatan2(a[j], b)
+    elif which == 1:
+        for j in range(out.size):
+            out[j] = _lae_vec(a[j], b)
+    elif which == 2:
+        for j in range(out.size):
+            out[j] = _lae2_vec(a[j], b)
+    else:
+        for j in range(out.size):
+            out[j] = vpow(a[j], b)
+
+
+@kernel
+def _scalar(x, y, which, e64):
+    """The scalar code of kernel `which` for one pair."""
+    if which == 0:
+        return _atan2_scalar(x, y)
+    if which == 1:
+        return _lae_scalar(x, y)
+    if which == 2:
+        return _lae2_scalar(x, y)
+    if which == 3:
+        return _xlogy_scalar(x, y)
+    if which == 4:
+        return _pow_scalar(x, y)
+    return _pow_double(x, e64)
+
+
+@kernel
+def run(a, b, out, rows, n, nvec, which, e64, sa, sb):
     """Kernel `which` (0 atan2, 1 logaddexp, 2 logaddexp2, 3 xlogy, 4 pow, 5 pow with the
-    scalar code in double, of the float64 exponent e64) over the flat (rows, n)
-    walks a and b: the vector body on each row's first nvec elements, the scalar code on
-    the rest."""
+    scalar code in double, of the float64 exponent e64) over the flat (rows, n) walks a
+    and b (sa, sb: 1, or 0 for a one-element operand read at every position): the vector
+    body on each row's first nvec elements, the scalar code on the rest."""
+    if which == 3:
+        nvec = 0  # (a cpu_kernel: no vector body)
+    vw = 3 if which >= 4 else which
     for r in range(rows):
         o = r * n
-        if which == 0:
-            for j in range(o, o + nvec):
-                out[j] = vatan2(a[j], b[j])
-            for j in range(o + nvec, o + n):
-                out[j] = _atan2_scalar(a[j], b[j])
-        elif which == 1:
-            for j in range(o, o + nvec):
-                out[j] = _lae_vec(a[j], b[j])
-            for j in range(o + nvec, o + n):
-                out[j] = _lae_scalar(a[j], b[j])
-        elif which == 2:
-            for j in range(o, o + nvec):
-                out[j] = _lae2_vec(a[j], b[j])
-            for j in range(o + nvec, o + n):
-                out[j] = _lae2_scalar(a[j], b[j])
-        elif which == 3:
-            for j in range(o, o + n):
-                out[j] = _xlogy_scalar(a[j], b[j])
-        else:
-            for j in range(o, o + nvec):
-                out[j] = vpow(a[j], b[j])
-            if which == 4:
-                for j in range(o + nvec, o + n):
-                    out[j] = _pow_scalar(a[j], b[j])
+        if nvec:
+            if sa and sb:
+                _vec2(a[o : o + nvec], b[o : o + nvec], out[o : o + nvec], vw)
+            elif sb:
+                _vec_a(a[0], b[o : o + nvec], out[o : o + nvec], vw)
             else:
-                for j in range(o + nvec, o + n):
-                    out[j] = _pow_double(a[j], e64)
+                _vec_b(a[o : o + nvec], b[0], out[o : o + nvec], vw)
+        for j in range(o + nvec, o + n):
+            out[j] = _scalar(a[j * sa], b[j * sb], which, e64)
 
 
 _COMPILED = {}

@@ -49,6 +49,8 @@ def _layouts(rng, dt, positive):
     x = _draw(rng, (7, 37), dt, positive)
     yield "transposed", x.T, _draw(rng, (37, 7), dt)
     yield "both_transposed", x.T, _draw(rng, (7, 37), dt).T
+    yield "other_transposed", x, _draw(rng, (37, 7), dt).T
+    yield "other_strided", x, _draw(rng, (7, 74), dt)[:, ::2]
     yield "row", x, _draw(rng, 37, dt)
     yield "column", x, _draw(rng, (7, 1), dt)
     yield "scalar_other", x, _draw(rng, (), dt)
