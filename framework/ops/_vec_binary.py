@@ -312,3 +312,16 @@ def pow_scalar(a, exponent):
 def xlogy(a, b):
     """torch's CPU xlogy(a, b) (see ``run``)."""
     return run(XLOGY, a, b)
+
+
+def libm(name, x):
+    """The C library's ``name`` (sin or log) of each element of the float32/float64 array x,
+    as torch's scalar kernels call it (``sinf``/``logf`` for float32: NumPy's own SIMD
+    functions round otherwise)."""
+    x = np.ascontiguousarray(x)
+    j = _jit()
+    if j is None:
+        return _libm(name, x.dtype)(x.reshape(-1)).reshape(x.shape)
+    out = np.empty_like(x)
+    j.libm_map(x.reshape(-1), out.reshape(-1), 0 if name == "sin" else 1)
+    return out

@@ -221,3 +221,15 @@ def kernels(dt, fused):
             ns[f.__name__] = njit(**(_INLINE if f.__name__.startswith("_") else _OPTS))(g)
         _COMPILED[key] = ns
     return ns
+
+
+@njit(**_OPTS)
+def libm_map(x, out, which):
+    """The C library's sin (which 0) or log (1) of each element of the flat x (numba's np
+    functions call ``sinf``/``logf`` for float32, as torch's scalar kernels' std::sin/log)."""
+    if which == 0:
+        for j in range(x.size):
+            out[j] = np.sin(x[j])
+    else:
+        for j in range(x.size):
+            out[j] = np.log(x[j])
