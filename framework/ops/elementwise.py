@@ -23,6 +23,7 @@ from .._errors import (
     refuse,
     zero_division,
 )
+from . import _vec_binary
 from ._fastgrad import plain, wrap
 from .unary import log, reciprocal, _float  # noqa: F401  (re-exported through ops)
 
@@ -616,6 +617,15 @@ class Pow(Op):
                 return 1 / x if exponent == -1 else 1 / (x * x)
         if target.kind == "b":  # bool ** bool: x ** False is all True, x ** True is x
             return x.copy() if exponent else self.xp.ones_like(x)
+        if (
+            self.half is None
+            and self.xp is _np
+            and target.kind == "f"
+            and type(x) is _np.ndarray
+            and not isinstance(exponent, complex)
+            and exponent not in (0, 1, 0.5)  # (torch: fill, copy, sqrt)
+        ):  # torch's kernel: Sleef's pow in its vector body, std::pow(x, double) elsewhere
+            return _vec_binary.pow_scalar(x, exponent)
         out = x ** self.xp.asarray(exponent, dtype=target)
         if target == _np.float32 and self.half is None and _float32_tail(self.xp, x, exponent):
             # torch's scalar tail loop: std::pow(float, double), in double then rounded
@@ -637,6 +647,11 @@ class Pow(Op):
     jvp = Op.jvp_elementwise
 
 
+def xp_is_np(xp):
+    """Whether xp is NumPy (the CPU arrays torch's CPU kernels replay on)."""
+    return xp is _np
+
+
 class PowTensor(Op):
     """tensor ** tensor."""
 
@@ -654,6 +669,8 @@ class PowTensor(Op):
             out = a ** xp.maximum(b, 0)
             neg = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b % 2), 0))
             return xp.where(b < 0, neg, out).astype(out.dtype, copy=False)
+        if self.half is None and xp_is_np(self.xp) and _vec_binary.applies(a, b):
+            return _vec_binary.pow(a, b)  # torch's kernel: Sleef's pow, std::pow in the tails
         return a**b
 
     def backward(self, grad):
@@ -698,7 +715,10 @@ class PowScalarBase(Op):
             out = xp.asarray(base, dtype=target) ** xp.maximum(x, 0)
             neg = 0 if base not in (1, -1) else xp.where(x % 2 == 0, 1, base)
             return xp.where(x < 0, neg, out).astype(target, copy=False)
-        return xp.asarray(base, dtype=target) ** x
+        b = xp.asarray(base, dtype=target)
+        if self.half is None and xp is _np and base != 1 and _vec_binary.applies(b, x):
+            return _vec_binary.pow(b, x)  # torch: pow(wrapped_scalar_tensor(base), x)
+        return b**x
 
     def backward(self, grad):
         base = self.base

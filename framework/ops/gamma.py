@@ -7,11 +7,14 @@ derivatives.yaml entries, written in Tensor ops so double backward works.
 
 import math
 
+import numpy as np
+
 from .. import dtypes
 from .._errors import bool_negation
 from ..autograd.op import Op
 from ..tensor import Tensor
 from . import _gamma_math as K
+from . import _vec_binary
 from ._lgamma import lgamma as _lgamma_kernel
 from .unary import _float, _zeros
 
@@ -167,6 +170,10 @@ class SpecialLogNdtr(_Special):
 
 
 def _entr(xp, x):
+    if xp is np and getattr(x, "dtype", None) == np.float32:  # torch: -x * logf(x) in float
+        with K._quiet(xp):
+            out = -x * _vec_binary.libm("log", np.where(x > 0, x, np.float32(1)))
+        return np.where(x < 0, np.float32(-np.inf), np.where(x == 0, np.float32(0), out))
     x = xp.asarray(x, xp.float64)
     with K._quiet(xp):
         out = -x * xp.log(xp.where(x > 0, x, 1.0))

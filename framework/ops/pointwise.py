@@ -3,6 +3,8 @@ logaddexp, nan_to_num, sgn and the float tests isnan/isinf/isfinite/isclose."""
 
 import math
 
+import numpy as np
+
 from .._fma import fma32, fusable, fused
 from .._errors import (
     bool_negation,
@@ -18,7 +20,8 @@ from ..autograd.engine import is_zero_tensor
 from ..autograd.op import Op, round_half, vmap_hook
 from ..dtypes import cpp_type_name, result_type, scalar_type_name
 from ..tensor import Tensor
-from .elementwise import MulScalar
+from . import _vec_binary
+from .elementwise import MulScalar, pow
 from .unary import Sign, _float, _zeros
 
 
@@ -314,9 +317,23 @@ def _fmod(xp, a, b):
     return xp.fmod(a, b)
 
 
+def _torch_kernel(kernel, fallback):
+    """A forward running ``_vec_binary``'s replay of torch's CPU kernel on NumPy float32/
+    float64 operands of one dtype, ``fallback(xp, a, b)`` elsewhere (CuPy, half, ...)."""
+
+    def forward(xp, a, b):
+        if xp is np:
+            a2, b2 = np.asarray(a), np.asarray(b)
+            if _vec_binary.applies(a2, b2):
+                return kernel(a2, b2)
+        return fallback(xp, a, b)
+
+    return forward
+
+
 Atan2 = _binary(
     "Atan2",
-    lambda xp, a, b: xp.arctan2(a, b),
+    _torch_kernel(_vec_binary.atan2, lambda xp, a, b: xp.arctan2(a, b)),
     _atan2_grads,
     # torch's formula negates `self` for the gradient of `other`
     bool_error=lambda bools, needs: bool_negation() if bools[0] and needs[1] else None,
@@ -325,6 +342,10 @@ Hypot = _binary("Hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_grads, kernel="
 
 
 def _xlogy(xp, x, y, half):
+    if half is None and xp is np:
+        x2, y2 = np.asarray(x), np.asarray(y)
+        if _vec_binary.applies(x2, y2):  # torch's scalar kernel: the C library's log
+            return _vec_binary.xlogy(x2, y2)
     log = xp.log(y) if half is None else round_half(xp.log(y), half)  # torch's half kernel
     out = x * log  # rounds log(y), then multiplies; torch returns 0 (+0, even for x = -0)
     return xp.where((x == 0) & ~xp.isnan(y), xp.zeros((), out.dtype), out)
@@ -362,7 +383,7 @@ XlogyScalarSelf = type(
 )
 Logaddexp = _binary(
     "Logaddexp",
-    lambda xp, a, b: xp.logaddexp(a, b),
+    _torch_kernel(_vec_binary.logaddexp, lambda xp, a, b: xp.logaddexp(a, b)),
     _logaddexp_grads,
     kernel="logaddexp_cpu",  # torch's formula subtracts the inputs
     bool_error=lambda bools, needs: bool_subtraction(False),
@@ -378,12 +399,12 @@ def _logaddexp2(xp, a, b):
 
 def _logaddexp2_grads(grad, a, b):
     # torch: grad / (1 + pow(2, other - self)) and grad / (1 + pow(2, self - other))
-    return grad / (((b - a).exp2()) + 1), grad / (((a - b).exp2()) + 1)
+    return grad / (1 + pow(2, b - a)), grad / (1 + pow(2, a - b))
 
 
 Logaddexp2 = _binary(
     "Logaddexp2",
-    _logaddexp2,
+    _torch_kernel(_vec_binary.logaddexp2, _logaddexp2),
     _logaddexp2_grads,
     kernel="logaddexp2_cpu",
     bool_error=lambda bools, needs: bool_subtraction(False),
