@@ -318,7 +318,7 @@ def libm(name, x):
     """The C library's ``name`` (sin or log) of each element of the float32/float64 array x,
     as torch's scalar kernels call it (``sinf``/``logf`` for float32: NumPy's own SIMD
     functions round otherwise)."""
-    x = np.ascontiguousarray(x)
+    x = x if x.flags.c_contiguous else x.copy()  # (ascontiguousarray makes 0-dim 1-D)
     j = _jit()
     if j is None:
         return _libm(name, x.dtype)(x.reshape(-1)).reshape(x.shape)

@@ -236,3 +236,20 @@ def test_sinc_entr_bits(op, dt, seed):
         x = _draw(rng, n, dt, positive=op == "entr" and seed == 0)
         t = getattr(torch.special, op)(_torch(x))
         _same_bits(t, getattr(framework.special, op)(_fw(x)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zero_dim_keeps_its_shape(dtype):
+    """A 0-dim input stays 0-dim through the C-library and Sleef paths (sinc's float32 glibc
+    map returned shape (1,): ascontiguousarray makes 0-dim arrays 1-D; fuzz seed 389)."""
+    x = np.array(0.7, dtype=dtype)
+    y = np.array(1.3, dtype=dtype)
+    for name in ("sinc", "xlogy", "atan2", "logaddexp", "logaddexp2", "pow"):
+        tf, ff = getattr(torch, name), getattr(framework, name)
+        two = name != "sinc"
+        t = tf(torch.tensor(x), torch.tensor(y)) if two else tf(torch.tensor(x))
+        f = ff(framework.tensor(x), framework.tensor(y)) if two else ff(framework.tensor(x))
+        assert tuple(f.shape) == tuple(t.shape) == ()
+        assert f.item() == t.item()
+    e = framework.special.entr(framework.tensor(x))
+    assert tuple(e.shape) == () and e.item() == torch.special.entr(torch.tensor(x)).item()
