@@ -384,7 +384,8 @@ KNOWN_DIFFERENCES[("embedding_bag", "forw")] = _fbgemm_bag_report
 # nll_loss with reduction='none' checks each target inside an at::parallel_for over the batch:
 # with targets out of range in two threads' chunks, the message names the one whose thread
 # threw first (a race; seed 380009039: targets [1, -100, -100, 0] with one class and
-# ignore_index 0, torch named -100 of the second chunk, ours the first, 1)
+# ignore_index 0, torch named -100 of the second chunk, ours the first, 1); cross_entropy's
+# class-index targets run the same kernel (seed 490071136: targets [4, -100], four classes)
 def _nll_racing_bad_targets(p):
     if p.kwargs.get("reduction", "mean") != "none" or len(p.args) < 2:
         return False
@@ -1363,7 +1364,11 @@ def _known(p, kind, what, detail):
         return KNOWN  # torch's max_unpool threads race to record which bad index it names
     if kind == WORDING and p.op.name == "embedding_bag" and _fbgemm_bag_report(p):
         return KNOWN  # torch's FBGEMM error report depends on the thread count (above)
-    if kind == WORDING and p.op.name == "nll_loss" and _nll_racing_bad_targets(p):
+    if (
+        kind == WORDING
+        and p.op.name in ("nll_loss", "cross_entropy")
+        and _nll_racing_bad_targets(p)
+    ):
         return KNOWN  # torch's threads race to name a bad target (above)
     if kind == WORDING and detail.count("The algorithm failed to converge") == 2:
         if _mkl_gesdd_inf(p):  # (fidexc) which batch element torch's MKL fails on first

@@ -43,25 +43,21 @@ def test_chain_matmul_with_a_zero_row_then_rsqrt():
     same(lambda L, *m: L.chain_matmul(*m).rsqrt(), t(a), t(b), t(c), t(d))
 
 
-def test_sinc_float32_gradient_is_the_exact_quotient_where_torchs_cancels():
-    """sinc_backward's (pi x cos(pi x) - sin(pi x)) / (pi x^2) cancels for small x; torch's
-    float32 evaluation is up to 1e-3 relative off, ours (the quotient in float64, rounded
-    once) is within float32 rounding of the float64 gradient, and never further from it
-    than torch's (fuzzer seed 25015574, where then sinc: 2e-5 apart)."""
+def test_sinc_float32_gradient_is_torchs_where_it_cancels():
+    """sinc_backward's (pi x cos(pi x) - sin(pi x)) / (pi x^2) cancels for small x. Since the
+    fourteenth pass ours evaluates it as torch does, in float32 with MKL's VML cos and sin, so
+    the gradient is torch's bits there too (until then ours took the quotient in float64,
+    more exact but 73 % of float32 gradients off torch's; seeds 25015574, 490015137)."""
     r = np.random.default_rng(1)
-    scales = np.repeat([1e-3, 1e-2, 0.1, 1.0, 10.0], 2000)
+    scales = np.repeat([1e-3, 1e-2, 0.1, 1.0, 10.0, 1e5], 2000)
     x = (r.standard_normal(scales.size) * scales).astype("float32")
+    up = r.standard_normal(x.size).astype("float32")
     grads = []
     for L in (framework, torch):
         v = L.tensor(x, requires_grad=True)
-        v.sinc().backward(L.ones(x.size))
-        grads.append(v.grad.numpy().astype(np.float64))
-    xd = x.astype(np.float64)
-    px = xd * math.pi
-    exact = (px * np.cos(px) - np.sin(px)) / (px * xd)
-    ours, theirs = (np.abs(g - exact) for g in grads)
-    assert ours.max() < 1e-7
-    assert (ours <= theirs + 1e-7).all()
+        v.sinc().backward(L.tensor(up))
+        grads.append(v.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
     same(
         lambda L, c, a, b: L.where(c, a, b).sinc(),
         t([[False], [True]], "bool"),
