@@ -1,6 +1,6 @@
-"""Sleef's u10 atan2 and exp2 (float32 and float64), as torch's AVX2 build computes them in
-``Vectorized<T>::atan2()`` and ``exp2()`` (``Sleef_atan2f8_u10``, ``Sleef_exp2d4_u10`` ...),
-for the binary kernels of ``_vec_binary``.
+"""Sleef's u10 atan2 and pow (float32 and float64), as torch's AVX2 build computes them in
+``Vectorized<T>::atan2()`` and ``pow()`` (``Sleef_atan2f8_u10``, ``Sleef_powd4_u10`` ...),
+for the binary kernels of ``_vec_binary`` (exp2 is ``_sleef_math``'s, bound alongside).
 
 Written once, like ``_sleef_math``'s functions, in terms of its helpers (``fma``, ``sel``,
 ``mulsign``, ``ldexp2``, ``rint_f``/``rint_i``, ``to_float``) and its double-float
@@ -136,60 +136,6 @@ def atan2d(y, x):
     cx, cy = df_mul_21(T(1.570796326794896557998982), T(6.12323399573676603586882e-17), q)
     dx, dy = df_add_22(cx, cy, tx, ty)
     return _atan2_tail(y, x, dx, dy)
-
-
-def exp2f(d):
-    """Sleef_exp2f8_u10 (xexp2f, its FMA build)."""
-    u = rint_f(d)
-    q = rint_i(u)
-    s = d - u
-    u = fma(T(0.1535920892e-3), s, T(0.1339262701e-2))
-    u = fma(u, s, T(0.9618384764e-2))
-    u = fma(u, s, T(0.5550347269e-1))
-    u = fma(u, s, T(0.2402264476e0))
-    u = fma(u, s, T(0.6931471825e0))
-    u = fma(u, s, T(1))
-    u = ldexp2(u, q)
-    u = sel(d >= T(128), T(np.inf), u)
-    return sel(d < T(-150), T(0), u)
-
-
-def exp2d(d):
-    """Sleef_exp2d4_u10 (xexp2, its FMA build)."""
-    u = rint_f(d)
-    q = rint_i(u)
-    s = d - u
-    s2 = s * s
-    s4 = s2 * s2
-    s8 = s4 * s4
-    u = fma(
-        s8,
-        poly2(s, 0.4434359082926529454e-9, 0.7073164598085707425e-8),
-        fma(
-            s4,
-            poly4(
-                s,
-                s2,
-                0.1017819260921760451e-6,
-                0.1321543872511327615e-5,
-                0.1525273353517584730e-4,
-                0.1540353045101147808e-3,
-            ),
-            poly4(
-                s,
-                s2,
-                0.1333355814670499073e-2,
-                0.9618129107597600536e-2,
-                0.5550410866482046596e-1,
-                0.2402265069591012214e0,
-            ),
-        ),
-    )
-    u = fma(u, s, T(0.6931471805599452862e0))
-    u = fma(u, s, T(1))
-    u = ldexp2(u, q)
-    u = sel(d >= T(1024), T(np.inf), u)
-    return sel(d < T(-2000), T(0), u)
 
 
 def ldexpf(x, q):
@@ -344,8 +290,8 @@ def powd(x, y):
     return sel((y == T(0)) | (x == T(1)), T(1), result)
 
 
-FLOAT = (_atan2_tail, atan2f, exp2f, ldexpf, logkf, expkf, _pow_tail, powf)
-DOUBLE = (_atan2_tail, atan2d, exp2d, M.expkd, logkd, _pow_tail, powd)
+FLOAT = (_atan2_tail, atan2f, M.exp2f, ldexpf, logkf, expkf, _pow_tail, powf)
+DOUBLE = (_atan2_tail, atan2d, M.exp2d, M.expkd, logkd, _pow_tail, powd)
 
 _NUMPY = {}
 

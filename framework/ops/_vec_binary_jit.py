@@ -25,7 +25,7 @@ _INLINE = {"inline": "always", "error_model": "numpy"}
 
 # Placeholders for the names ``kernels`` binds per dtype (the loops here are templates).
 T = INV_LN2 = LAE2_FUSED = None
-vatan2 = vexp = vexp2 = vlog1p = vpow = None
+vatan2 = vexp = vexp2 = vlog1p = vpow = None  # bound per dtype by `kernels`
 
 _KERNELS = []
 
