@@ -76,6 +76,9 @@ def _order(shape, strides):
     nd = len(shape)
 
     def swap(d0, d1):
+        """TensorIterator's reorder comparison of dims d0 and d1: -1 or 1 by the first
+        operand whose nonzero strides there differ (or, where they are equal, 1 if d0 is the
+        larger dim), else 0."""
         for st in strides:
             s0, s1 = st[d0], st[d1]
             if s0 == 0 or s1 == 0:
