@@ -30,6 +30,29 @@ SMALL = 1024  # up to this many elements a compiled ufunc beats NumPy's several 
 _state = [None]  # the compiled kernels, False where unavailable, None before the first call
 
 
+def jit_module(name, cell, svml=False):
+    """The compiled-kernel module ``framework.ops.<name>`` where numba is usable (and
+    FRAMEWORK_NUMBA is not 0), else None; remembered in ``cell[0]`` (False once refused: a
+    numba that cannot build it, or, with `svml`, one mapping the C library's functions to
+    Intel's SVML, whose vector functions would replace them in the loops' scalar tails)."""
+    j = cell[0]
+    if j is None:
+        j = False
+        if os.environ.get("FRAMEWORK_NUMBA", "1") != "0" and kernels() is not None:
+            try:
+                import importlib
+
+                import numba
+
+                j = importlib.import_module(f"{__package__}.{name}")
+                if svml and numba.config.USING_SVML:
+                    j = False
+            except Exception:  # a numba that cannot build these: the NumPy replay
+                j = False
+        cell[0] = j
+    return j or None
+
+
 def kernels():
     """The compiled kernels (a namespace), or None without numba or with FRAMEWORK_NUMBA=0.
     The first call imports numba; each loop compiles on its own first call."""

@@ -27,7 +27,6 @@ Example:
 import ctypes
 import ctypes.util
 import math
-import os
 
 import numpy as np
 
@@ -41,16 +40,7 @@ _JIT = [None]  # the numba module, False without numba (FRAMEWORK_NUMBA=0)
 
 def _jit():
     """``_sleef_jit`` where numba is usable (and FRAMEWORK_NUMBA is not 0), else None."""
-    j = _JIT[0]
-    if j is None:
-        j = False
-        if os.environ.get("FRAMEWORK_NUMBA", "1") != "0" and _fused.kernels() is not None:
-            try:
-                from . import _sleef_jit as j
-            except Exception:  # a numba that cannot build these: the NumPy replay
-                j = False
-        _JIT[0] = j
-    return j or None
+    return _fused.jit_module("_sleef_jit", _JIT)
 
 
 def applies(*arrays):

@@ -24,7 +24,6 @@ Example:
 import ctypes
 import ctypes.util
 import math
-import os
 from fractions import Fraction
 
 import numpy as np
@@ -41,21 +40,7 @@ GELU_TANH_FUSED = 7  # x + kappa x^3, 1 - t^2 and 1 + 3 kappa x^2 contracted (me
 
 def _jit():
     """``_sleef_act_jit`` where numba is usable (and FRAMEWORK_NUMBA is not 0), else None."""
-    j = _JIT[0]
-    if j is None:
-        j = False
-        if os.environ.get("FRAMEWORK_NUMBA", "1") != "0" and _fused.kernels() is not None:
-            try:
-                import numba
-
-                from . import _sleef_act_jit as j
-
-                if numba.config.USING_SVML:  # its vector exp/tanh in the loops' scalar tails
-                    j = False
-            except Exception:  # a numba that cannot build these: the NumPy replay
-                j = False
-        _JIT[0] = j
-    return j or None
+    return _fused.jit_module("_sleef_act_jit", _JIT, svml=True)
 
 
 applies = _sleef.applies

@@ -23,7 +23,6 @@ Example:
 import ctypes
 import ctypes.util
 import math
-import os
 
 import numpy as np
 
@@ -40,21 +39,7 @@ ATAN2, LOGADDEXP, LOGADDEXP2, XLOGY, POW, POW_DOUBLE = range(6)
 
 def _jit():
     """``_vec_binary_jit`` where numba is usable (and FRAMEWORK_NUMBA is not 0), else None."""
-    j = _JIT[0]
-    if j is None:
-        j = False
-        if os.environ.get("FRAMEWORK_NUMBA", "1") != "0" and _fused.kernels() is not None:
-            try:
-                import numba
-
-                from . import _vec_binary_jit as j
-
-                if numba.config.USING_SVML:  # its vector libm in the loops' scalar tails
-                    j = False
-            except Exception:  # a numba that cannot build these: the NumPy replay
-                j = False
-        _JIT[0] = j
-    return j or None
+    return _fused.jit_module("_vec_binary_jit", _JIT, svml=True)
 
 
 def applies(a, b):
