@@ -22,6 +22,7 @@ class _State(threading.local):
     fw_levels = ()  # open forward AD levels (forward_ad._Level), outermost first
 
     def __setattr__(self, name, value):
+        """Sets this thread's attribute; a change of `enabled` also moves `grad_off`."""
         if name != "enabled" or bool(value) == bool(self.enabled):  # (this thread's own)
             return threading.local.__setattr__(self, name, value)
         with _off_lock:  # `grad_off` counts the threads whose grad mode is off

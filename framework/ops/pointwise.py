@@ -322,6 +322,7 @@ def _torch_kernel(kernel, fallback):
     float64 operands of one dtype, ``fallback(xp, a, b)`` elsewhere (CuPy, half, ...)."""
 
     def forward(xp, a, b):
+        """kernel(a, b) on NumPy operands it applies to, else fallback(xp, a, b)."""
         if xp is np:
             a2, b2 = np.asarray(a), np.asarray(b)
             if _vec_binary.applies(a2, b2):
@@ -342,6 +343,8 @@ Hypot = _binary("Hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_grads, kernel="
 
 
 def _xlogy(xp, x, y, half):
+    """x * log(y), 0 where x is 0 and y is not NaN: torch's CPU kernel on NumPy float32/
+    float64 operands (`_vec_binary`), else the array expression (half: its rounding)."""
     if half is None and xp is np:
         x2, y2 = np.asarray(x), np.asarray(y)
         if _vec_binary.applies(x2, y2):  # torch's scalar kernel: the C library's log

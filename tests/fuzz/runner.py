@@ -1452,6 +1452,18 @@ KNOWN_DIFFERENCES[("instance_norm", "out0")] = lambda p: (
 also_known(["linalg_cond_norms"], ["out0"], lambda p: p.then is not None and _f32_conditioned(p))
 
 
+def _float64_copy(p):
+    """A copy of program p with its float32 tensor arguments in float64, or None if it has
+    none (the float32 rules below rerun both libraries on it)."""
+    if not any(isinstance(a, T) and a.a.dtype == np.float32 for a in p.args):
+        return None
+    wide = copy.deepcopy(p)
+    for a in wide.args:
+        if isinstance(a, T) and a.a.dtype == np.float32:
+            a.a = a.a.astype(np.float64)
+    return wide
+
+
 # float32 attention gradients: the softmax backward P * (dP - sum(P dP)) cancels, and each
 # library's float32 summation order leaves its own rounding (torch's fused kernel blocks over
 # keys). Known only when measured: both run again with the program's upstream gradient and
@@ -1459,12 +1471,9 @@ also_known(["linalg_cond_norms"], ["out0"], lambda p: p.then is not None and _f3
 # 1e-6 relative of them (seed
 # 22053648: query gradient torch 1.2e-5 off float64, ours 7.7e-6; every leaf ours as close)
 def _f32_closer_to_float64(p):
-    if not any(isinstance(a, T) and a.a.dtype == np.float32 for a in p.args):
+    wide = _float64_copy(p)
+    if wide is None:
         return False
-    wide = copy.deepcopy(p)
-    for a in wide.args:
-        if isinstance(a, T) and a.a.dtype == np.float32:
-            a.a = a.a.astype(np.float64)
     grads = []
     for lib, q in ((framework, p), (torch, p), (torch, wide)):
         try:
@@ -1510,12 +1519,9 @@ also_known(
 # math backend and is no farther from the float64 gradient than one of torch's two backends
 # (plus the 1e-6 relative slack above).
 def _f32_torch_math_backend(p):
-    if not any(isinstance(a, T) and a.a.dtype == np.float32 for a in p.args):
+    wide = _float64_copy(p)
+    if wide is None:
         return False
-    wide = copy.deepcopy(p)
-    for a in wide.args:
-        if isinstance(a, T) and a.a.dtype == np.float32:
-            a.a = a.a.astype(np.float64)
     grads = []
     for lib, q, math in (
         (framework, p, False),
