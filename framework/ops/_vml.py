@@ -11,12 +11,13 @@ torch's bits: 0 of 100,000 random elements apart for every op in `TABLE`, where 
 
 `unary(name, x, otherwise)` is the entry point for those: the result array, or
 ``otherwise(x)`` (the caller's NumPy path) where MKL is not loaded or x is not a
-float32/float64 NumPy array in native byte order. With numba the call runs from a compiled
-function (~0.4 us over NumPy's ufunc on a small array; the ctypes call alone costs ~1-2 us);
-without numba by ctypes. The module also holds torch's other unary-math families that NumPy
-does not round as torch: `sleef` (vml.h's default, Sleef's function on every element: expm1,
-log1p) and `sleef_vec` (cpu_kernel_vec: Sleef's in the vector body, the C library's in the
-tails: sinh, cosh, exp2).
+float32/float64 NumPy array in native byte order. With numba each op is a NumPy ufunc whose
+one inner loop (`_vml_ufunc`, compiled once for all ops and dtypes) calls MKL: a small array
+costs what NumPy's own ufunc costs; without numba the call goes by ctypes (~1 us more).
+The module also holds torch's other unary-math families that NumPy does not round as torch:
+`sleef` (vml.h's default, Sleef's function on every element: expm1, log1p) and `sleef_vec`
+(cpu_kernel_vec: Sleef's in the vector body, the C library's in the tails: sinh, cosh,
+exp2).
 """
 
 import ctypes
@@ -61,8 +62,8 @@ SLEEF_VEC = ("sinh", "cosh", "exp2")
 _MODE = 0x2 | 0x00140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as torch
 _CHUNK = 1 << 30  # elements per call (MKL's n is a 32-bit int here)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_CODES = {name: i for i, name in enumerate(TABLE)}  # float32's; float64's follow
-_state = [None]  # the caller(code, x, out) once loaded, False where unavailable
+_ndarray, _asarray = np.ndarray, np.asarray
+_state = [None]  # {name: caller(x)} once loaded, False where unavailable
 
 
 def available():
@@ -77,31 +78,16 @@ def unary(name, x, otherwise):
     """`name` (a key of `TABLE`) of each element of the array x by MKL's VML in torch's mode,
     in a new array of x's shape, dtype and layout (NumPy's ufunc's); ``otherwise(x)`` where
     this cannot run (no MKL; not a float32/float64 NumPy array in native byte order)."""
-    call = _state[0]
-    if call is None:
+    table = _state[0]
+    if table is None:
         available()
-        call = _state[0]
-    if not call or type(x) is not np.ndarray:
-        return otherwise(x)
-    dt = x.dtype
-    if dt is _F32:
-        code = _CODES[name]
-    elif dt is _F64:
-        code = _CODES[name] + len(TABLE)
-    elif dt.char in "fd" and dt.isnative:  # (an equal dtype object that is not NumPy's own)
-        code = _CODES[name] + len(TABLE) * (dt.char == "d")
-    else:
-        return otherwise(x)
-    out = np.empty_like(x)  # (NumPy's ufunc's layout: x's stride order, dense)
-    if x.flags.c_contiguous:  # (then out is too)
-        call(code, x, out)
-    elif x.flags.f_contiguous:
-        call(code, x.T, out.T)
-    else:  # torch copies a strided run into a buffer: the same elements, the same results
-        np.copyto(out, x)
-        flat = out.ravel(order="K")  # (a view: out is dense)
-        call(code, flat, flat)
-    return out
+        table = _state[0]
+    if table and type(x) is _ndarray:
+        dt = x.dtype
+        if dt is _F32 or dt is _F64 or (dt.char in "fd" and dt.isnative):  # (an equal dtype
+            out = table[name](x)  # object that is not NumPy's own too)
+            return out if type(out) is _ndarray else _asarray(out)  # (0-dim: a NumPy scalar)
+    return otherwise(x)
 
 
 def sleef(name, x, otherwise):
@@ -182,59 +168,76 @@ def _log1p_edges(x):
 
 
 def _load():
-    """The caller of MKL's VML functions (compiled, or by ctypes), or False without MKL."""
+    """{name: caller(x)} for every op of `TABLE` (NumPy ufuncs compiled once, or ctypes
+    callers without numba), or False without MKL."""
     lib = _mkl.library()
     if lib is None:
         return False
-    fns = []
+    fns = {}
     try:
-        for char in "sd":
-            for stem in TABLE.values():
-                fn = getattr(lib, f"vm{char}{stem}")
-                fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong]
-                fn.restype = None
-                fns.append(fn)
+        for name, stem in TABLE.items():
+            fns[name] = tuple(getattr(lib, f"vm{char}{stem}") for char in "sd")
     except AttributeError:  # an MKL without one of them: NumPy's paths throughout
         return False
-    return _compiled(tuple(fns)) or _ctypes_caller(tuple(fns))
+    for pair in fns.values():
+        for fn in pair:
+            fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong]
+            fn.restype = None
+    return _compiled(lib) or {name: _ctypes_caller(pair) for name, pair in fns.items()}
 
 
 def _ctypes_caller(fns):
-    """The caller by ctypes (without numba)."""
+    """The caller by ctypes (without numba) of one op: fns its float32 and float64 functions."""
 
-    def call(code, x, out):
-        """fns[code] over the elements of C-contiguous x into out (same shape and dtype), in
-        chunks MKL's 32-bit count can hold."""
-        fn, size = fns[code], x.itemsize
-        px, po, n = x.ctypes.data, out.ctypes.data, x.size
+    def call(x):
+        """The op of each element of x (a float32/float64 array) in a new array of x's shape
+        and layout (NumPy's ufunc's: x's stride order, dense), in chunks MKL's 32-bit count
+        can hold."""
+        out = np.empty_like(x)
+        if x.flags.c_contiguous:  # (then out is too)
+            src, dst = x.reshape(-1), out.reshape(-1)
+        elif x.flags.f_contiguous:
+            src, dst = x.T.reshape(-1), out.T.reshape(-1)
+        else:  # torch copies a strided run into a buffer: the same elements, the same results
+            np.copyto(out, x)
+            src = dst = out.ravel(order="K")  # (a view: out is dense)
+        fn, size = fns[x.dtype.char == "d"], x.itemsize
+        px, po, n = src.ctypes.data, dst.ctypes.data, src.size
         for start in range(0, n, _CHUNK):
             fn(min(n - start, _CHUNK), px + start * size, po + start * size, _MODE)
+        return out
 
     return call
 
 
-def _compiled(fns):
-    """The caller as a numba function, or None without numba (or with FRAMEWORK_NUMBA=0).
-    Compiled in memory (it holds the functions' addresses in this process), once per array
-    rank and dtype."""
+def _compiled(lib):
+    """{name: NumPy ufunc} of `_vml_ufunc` (one compiled inner loop for all), or None without
+    numba (or with FRAMEWORK_NUMBA=0), or where MKL lacks a strided variant."""
     if os.environ.get("FRAMEWORK_NUMBA", "1") == "0":  # (as _fused; not _fused.kernels(),
         return None  # which _fused.disabled() turns off for a while: this is kept for good)
     try:
-        import numba
+        from . import _vml_ufunc
 
-        chunk, mode = _CHUNK, _MODE
-
-        @numba.njit(nogil=True)
-        def call(code, x, out):
-            """fns[code] over the elements of C-contiguous x into out (same shape and
-            dtype), in chunks MKL's 32-bit count can hold."""
-            fn, size = fns[code], x.itemsize
-            px, po, n = x.ctypes.data, out.ctypes.data, x.size
-            for start in range(0, n, chunk):
-                fn(min(n - start, chunk), px + start * size, po + start * size, mode)
-
-        one = np.ones(1)
-        call(len(TABLE), one, one)  # compiled now: a failure here leaves the ctypes call
-        return call
+        addr = ctypes.c_void_p
+        loop = _vml_ufunc.compile_loop()
+        out = {}
+        for name, stem in TABLE.items():
+            records = [
+                np.array(
+                    [
+                        ctypes.cast(getattr(lib, f"vm{char}{stem}"), addr).value,
+                        ctypes.cast(getattr(lib, f"vm{char}{stem}I"), addr).value,
+                        size,
+                        _MODE,
+                    ],
+                    np.int64,
+                )
+                for char, size in (("s", 4), ("d", 8))
+            ]
+            out[name] = _vml_ufunc.make_ufunc(name, loop, records, lib)
+        one = np.ones(2)
+        if not np.array_equal(out["sqrt"](one[::-1]), one):  # a failure here: ctypes
+            return None
+        return out
     except Exception:
         return None

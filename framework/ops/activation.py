@@ -25,11 +25,38 @@ class Tanh(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        return _vml.unary("tanh", _float(x), self.xp.tanh)  # torch's MKL VML tanh
+        if x.dtype.kind in "fc":  # (not _float's call: the common case, one check)
+            return _vml.unary("tanh", x, self.xp.tanh)  # torch's MKL VML tanh
+        return _vml.unary("tanh", _float(x), self.xp.tanh)
 
     def backward(self, grad):
-        if plain(grad) and grad._data.dtype.itemsize > 2:  # no graph: the kernel on arrays
-            return wrap(tanh_grad(self.xp, grad._data, self._out), grad)
+        g = grad._data
+        if (  # the common case as Relu's: plain() and wrap() inlined, one compiled ufunc
+            (g.dtype is _F32 or g.dtype is _F64)
+            and type(g) is _ndarray
+            and g.ndim
+            and not state.enabled
+            and not vmap_hook[0]
+        ):
+            k = _fused._state[0]
+            if k is None:
+                k = _fused.kernels()
+            y = self._out
+            u = k.ufunc.tanh_grad if k and type(y) is _ndarray and y.dtype is g.dtype else None
+            if u is not None:
+                t = _new(Tensor)
+                t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = (
+                    u(y, g),
+                    grad._device,
+                    False,
+                    None,
+                    None,
+                    0,
+                )
+                t._vc = [0]
+                return t
+        if plain(grad) and g.dtype.itemsize > 2:  # no graph: the kernel on arrays
+            return wrap(tanh_grad(self.xp, g, self._out), grad)
         return _grad_ops().TanhBackward.apply(grad, self.output)
 
     jvp = Op.jvp_elementwise
@@ -39,6 +66,13 @@ def tanh_grad(xp, g, y):
     """torch's tanh_backward(grad, result): grad * (1 - y**2), with 1 - y**2 one fused
     multiply-add in float32/float64 as torch's AVX2 kernels (vectorised and scalar loops)
     compute it (two roundings put 68 % of random elements 1 ulp apart)."""
+    if type(y) is _ndarray and type(g) is _ndarray:  # the common case, checked cheaply
+        dt = y.dtype
+        if g.dtype is dt and (dt is _F32 or dt is _F64):
+            k = _fused.kernels()
+            u = k.ufunc.tanh_grad if k else None
+            if u is not None:  # one compiled call
+                return u(y, g)
     if y.dtype == g.dtype and fusable(y, g):  # NumPy float32/float64
         k = _fused.kernels()
         u = k.ufunc.tanh_grad if k else None
@@ -82,7 +116,7 @@ def tanh(input):
         >>> framework.tanh(framework.tensor([0.0, 1.0]))
         tensor([0.0000, 0.7616])
     """
-    return Tanh.apply(input)
+    return _tanh_apply(input)
 
 
 _EXP_MAX = {2: 11.08, 4: 88.7, 8: 709.7}  # by itemsize: exp stays finite below these
@@ -215,6 +249,7 @@ class Relu(Op):
 
 
 _relu_apply = Relu._unary  # Relu.apply(input) (a positional operand), bound once
+_tanh_apply = Tanh._unary  # (as relu's)
 _consts = {}  # (xp, dtype, value) -> a 0-dim array: NumPy's ufuncs and where take it faster
 #               than a Python or NumPy scalar, and it keeps the other operand's dtype
 

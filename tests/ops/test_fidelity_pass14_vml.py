@@ -74,16 +74,58 @@ def layouts(L, base):
 
 @needs_mkl
 def test_vml_loads_and_is_used_where_the_test_extra_installs_it(monkeypatch):
-    """x86-64 Linux: the test extra's MKL loads, and each op's forward calls VML (a
-    counting wrapper around the caller sees one call per op)."""
+    """x86-64 Linux: the test extra's MKL loads, and each op's forward calls VML (counting
+    wrappers around the callers see one call per op and dtype)."""
     assert _vml.available()
     calls = []
     real = _vml._state[0]
-    monkeypatch.setattr(_vml, "_state", [lambda *a: calls.append(a[0]) or real(*a)])
+
+    def counting(name):
+        return lambda x: calls.append((name, x.dtype.name)) or real[name](x)
+
+    monkeypatch.setattr(_vml, "_state", [{name: counting(name) for name in real}])
     for name in OPS:
         for dt in DTYPES:
             getattr(framework, name)(framework.tensor([0.5, 0.25], dtype=getattr(framework, dt)))
-    assert sorted(calls) == list(range(2 * len(OPS)))
+    assert sorted(calls) == sorted((name, dt) for name in OPS for dt in DTYPES)
+
+
+@needs_mkl
+def test_vml_ops_are_numpy_ufuncs_with_numba():
+    """With numba each VML op is a NumPy ufunc (one compiled inner loop for all), so a small
+    array costs what NumPy's own ufunc costs; without numba the ctypes callers."""
+    pytest.importorskip("numba")
+    assert _vml.available()
+    assert all(isinstance(_vml._state[0][name], np.ufunc) for name in OPS)
+
+
+@needs_mkl
+@pytest.mark.parametrize("dt", DTYPES)
+def test_vml_inner_loop_paths_give_the_same_bits(dt):
+    """The compiled inner loop's three paths (a contiguous run in one call; positive strides
+    by VML's strided variant; negative strides one element a call) and a run longer than
+    the loop sees at once: the bits of one contiguous call, for every op, with no NumPy
+    floating-point warning (VML leaves the status flags clear)."""
+    import warnings
+
+    assert _vml.available()
+    rng = np.random.default_rng([15, DTYPES.index(dt)])
+    x = draw(rng, dt, 3000)
+    for name in OPS:
+        ref = _vml.unary(name, x, None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            wide = np.repeat(x, 3)
+            for got, want in [
+                (_vml.unary(name, wide[::3], None), ref),  # strided
+                (_vml.unary(name, x[::-1], None), ref[::-1]),  # negative step
+                (_vml.unary(name, x.reshape(50, 60).T, None), ref.reshape(50, 60).T),
+                (_vml.unary(name, x.reshape(50, 60)[:, ::7], None), ref.reshape(50, 60)[:, ::7]),
+            ]:
+                assert np.array_equal(bits(got), bits(want)), name
+        zero_dim = _vml.unary(name, x[5:6].reshape(()), None)
+        assert type(zero_dim) is np.ndarray and zero_dim.shape == ()
+        assert np.array_equal(bits(zero_dim.reshape(1)), bits(ref[5:6]))
 
 
 def skip_without_mkl(name):
@@ -203,7 +245,7 @@ def test_sleef_replay_without_numba_gives_the_same_bits(monkeypatch, name, dt):
 def test_vml_by_ctypes_without_numba_gives_the_same_bits(monkeypatch, dt):
     """The ctypes caller (no numba) computes the same elements, in every layout."""
     rng = np.random.default_rng([12, DTYPES.index(dt)])
-    monkeypatch.setattr(_vml, "_compiled", lambda fns: None)
+    monkeypatch.setattr(_vml, "_compiled", lambda lib: None)
     monkeypatch.setattr(_vml, "_state", [_vml._load()])
     base = draw(rng, dt, 13 * 11).reshape(13, 11)
     for name in OPS:
