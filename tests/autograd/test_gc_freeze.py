@@ -135,8 +135,9 @@ def test_first_backward_with_numba_loaded_freezes_once():
 
 def test_numba_compile_after_the_freeze_rearms_it():
     """A numba compilation after the first freeze (a kernel compiled lazily on first use)
-    leaves its objects alive: the next backward pass freezes again, once, and a backward with
-    no compilation since does not; cycles made afterwards are still collected."""
+    leaves its objects alive: the next backward pass freezes again, once (not before the rate
+    limit allows it: the request stays pending), and a backward with no compilation since does
+    not; cycles made afterwards are still collected."""
     out = _run(
         """
         import gc, weakref
@@ -158,6 +159,10 @@ def test_numba_compile_after_the_freeze_rearms_it():
         twice(1.5)  # a compilation
         print(_gc_freeze.numba_pending[0])
         kept = [object() for _ in range(3)]
+        _gc_freeze._RATE = 1e9  # too soon after the last freeze: stays pending
+        (x * 2).sum().backward()
+        print(len(calls), _gc_freeze.numba_pending[0])
+        _gc_freeze._RATE = 0
         (x * 2).sum().backward()
         print(len(calls), _gc_freeze.numba_pending[0], gc.is_tracked(kept))
         print(any(o is kept for o in gc.get_objects()))  # frozen: no longer listed
@@ -176,4 +181,4 @@ def test_numba_compile_after_the_freeze_rearms_it():
         print(dead() is None)
         """
     )
-    assert out == ["0", "False", "True", "1", "False", "True", "False", "1", "True"]
+    assert out == ["0", "False", "True", "0", "True", "1", "False", "True", "False", "1", "True"]
