@@ -51,6 +51,7 @@ _SCALAR_WARNING = (
     "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
 )
 _scalar_warned = []
+_engine = [None]  # framework.autograd.engine, bound by the first backward()
 
 
 def _warn_scalar_once():
@@ -373,8 +374,11 @@ class Tensor:
             >>> x.grad
             tensor([4., 6., 8.])
         """
-        from .autograd import engine
+        engine = _engine[0]
+        if engine is None:  # (the engine imports this module: bound on first use, since an
+            from .autograd import engine  # import statement per call costs ~0.65 us)
 
+            _engine[0] = engine
         if inputs is not None:
             inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
             if not inputs:

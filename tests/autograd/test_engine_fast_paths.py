@@ -82,6 +82,25 @@ def test_implicit_root_gradient(dtype):
         assert errors[0] == errors[1]
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1)])
+def test_implicit_root_gradient_is_fresh_each_backward(shape):
+    """The implicit 1 is a new array per backward (copied from a cached one): a scalar leaf's
+    `.grad` takes it and accumulates in place, a hook changes its gradient in place, and the
+    next backward still starts from 1, as torch's."""
+    results = []
+    for lib in (framework, torch):
+        z = lib.full(shape, 2.0, requires_grad=True)
+        z.backward()
+        z.backward()  # .grad (the first backward's 1) summed in place
+        y = z * 3
+        y.register_hook(lambda g: g.mul_(5))  # changes the root gradient in place
+        y.backward()
+        (z * 1).backward()
+        results.append((z.grad.clone(), z.grad.shape))
+    assert_close(results[0][0], results[1][0])
+    assert tuple(results[0][1]) == tuple(results[1][1])
+
+
 def test_three_tensor_ops_match_torch():
     """addmm with a broadcast bias, addcmul and where: the three-tensor path of Op.apply."""
     a, b, c = (RNG.standard_normal(s) for s in ((1, 3), (2, 4), (4, 3)))

@@ -131,3 +131,54 @@ def test_first_backward_with_numba_loaded_freezes_once():
     )
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.split()[1:] == ["0", "False", "False", "0", "True", "True"]
+
+
+def test_numba_compile_after_the_freeze_rearms_it():
+    """A numba compilation after the first freeze (a kernel compiled lazily on first use)
+    leaves its objects alive: the next backward pass freezes again, once (not before the rate
+    limit allows it: the request stays pending), and a backward with no compilation since does
+    not; cycles made afterwards are still collected."""
+    out = _run(
+        """
+        import gc, weakref
+        import numba
+        import framework
+        from framework import _gc_freeze
+
+        x = framework.ones(3, requires_grad=True)
+        (x * 2).sum().backward()  # numba loaded: the first freeze
+        calls, freeze = [], gc.freeze
+        gc.freeze = lambda: calls.append(1) or freeze()  # counts the freezes
+        (x * 2).sum().backward()
+        print(len(calls), _gc_freeze.numba_pending[0])
+
+        @numba.njit
+        def twice(v):
+            return v * 2
+
+        twice(1.5)  # a compilation
+        print(_gc_freeze.numba_pending[0])
+        kept = [object() for _ in range(3)]
+        _gc_freeze._RATE = 1e9  # too soon after the last freeze: stays pending
+        (x * 2).sum().backward()
+        print(len(calls), _gc_freeze.numba_pending[0])
+        _gc_freeze._RATE = 0
+        (x * 2).sum().backward()
+        print(len(calls), _gc_freeze.numba_pending[0], gc.is_tracked(kept))
+        print(any(o is kept for o in gc.get_objects()))  # frozen: no longer listed
+        (x * 2).sum().backward()
+        print(len(calls))
+
+        class Box:
+            pass
+
+        a, b = Box(), Box()
+        a.other, b.other = b, a
+        a.t = x * 3
+        dead = weakref.ref(a)
+        del a, b
+        gc.collect()
+        print(dead() is None)
+        """
+    )
+    assert out == ["0", "False", "True", "0", "True", "1", "False", "True", "False", "1", "True"]
