@@ -12,10 +12,10 @@ float / 4 double lanes): numba loops (``_sleef_jit``, one call per kernel) where
 installed, else the same operations in NumPy, the fused multiply-adds emulated exactly
 (``framework._fma``) and the scalar tails calling the C library's ``exp``/``expf``.
 
-Reproduced: torch's single-threaded kernels (softmax's rows do not depend on the thread
-count; a sigmoid of 32,768 elements or more split across threads moves the scalar tails to
-the split points, and a non-last-dim softmax over more columns than GRAIN_SIZE / dim may
-too), torch's AVX2 or default CPU capability (AVX-512 builds run 16/8 lanes: not
+Reproduced: torch's kernels on its thread count (softmax's rows do not depend on it; a
+sigmoid of 32,768 elements or more split across threads has its scalar tails at the split
+points: `_sigmoid_split`; a non-last-dim softmax over more columns than GRAIN_SIZE / dim
+may move them too: not replayed), torch's AVX2 or default CPU capability (AVX-512 builds run 16/8 lanes: not
 reproduced, see README "Known differences").
 
 Example:
