@@ -39,7 +39,7 @@ def _mkl_orgqr(A, tau):
         return None
     m, n = A.shape[-2:]
     k = tau.shape[-1]
-    Q = np.ascontiguousarray(np.swapaxes(A, -1, -2)).reshape(-1, n, m)  # column-major
+    Q = np.array(np.swapaxes(A, -1, -2), order="C").reshape(-1, n, m)  # a copy, column-major
     taus = np.ascontiguousarray(tau).reshape(Q.shape[0], k)
     ints = [ctypes.c_int(v) for v in (m, n, k, m, -1, 0)]  # m n k lda lwork info
     ref = [ctypes.addressof(v) for v in ints]
