@@ -15,8 +15,8 @@ installed, else the same operations in NumPy, the fused multiply-adds emulated e
 Reproduced: torch's kernels on its thread count (softmax's rows do not depend on it; a
 sigmoid of 32,768 elements or more split across threads has its scalar tails at the split
 points: `_sigmoid_split`; a non-last-dim softmax over more columns than GRAIN_SIZE / dim
-may move them too: not replayed), torch's AVX2 or default CPU capability (AVX-512 builds run 16/8 lanes: not
-reproduced, see README "Known differences").
+may move them too: not replayed), torch's AVX2 or default CPU capability (AVX-512 builds
+run 16/8 lanes: not reproduced, see README "Known differences").
 
 Example:
     >>> import numpy as np
