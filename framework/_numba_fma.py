@@ -28,3 +28,33 @@ def fma(typingctx, a, b, c):
         return builder.fma(x, y, z)
 
     return a(a, b, c), codegen
+
+
+@intrinsic
+def vml_call(typingctx, address, n, x, out, mode):
+    """MKL VML's ``vm?Name(n, x, out, mode)`` at the function `address` (an int64: the
+    ctypes function's, passed in at run time, so the loop calling it caches on disk as
+    any other); x and out are the arrays' data addresses (int64)."""
+    if not all(isinstance(t, types.Integer) for t in (address, n, x, out, mode)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        """inttoptr to void(i32, i8*, i8*, i64)*, then the call."""
+        from llvmlite import ir
+
+        i8p = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(32), i8p, i8p, ir.IntType(64)])
+        a, count, px, po, m = args
+        fn = builder.inttoptr(a, fnty.as_pointer())
+        builder.call(
+            fn,
+            [
+                builder.trunc(count, ir.IntType(32)),
+                builder.inttoptr(px, i8p),
+                builder.inttoptr(po, i8p),
+                m,
+            ],
+        )
+        return context.get_dummy_value()
+
+    return types.void(types.int64, types.int64, types.int64, types.int64, types.int64), codegen

@@ -12,11 +12,11 @@ float / 4 double lanes): numba loops (``_sleef_jit``, one call per kernel) where
 installed, else the same operations in NumPy, the fused multiply-adds emulated exactly
 (``framework._fma``) and the scalar tails calling the C library's ``exp``/``expf``.
 
-Reproduced: torch's single-threaded kernels (softmax's rows do not depend on the thread
-count; a sigmoid of 32,768 elements or more split across threads moves the scalar tails to
-the split points, and a non-last-dim softmax over more columns than GRAIN_SIZE / dim may
-too), torch's AVX2 or default CPU capability (AVX-512 builds run 16/8 lanes: not
-reproduced, see README "Known differences").
+Reproduced: torch's kernels on its thread count (softmax's rows do not depend on it; a
+sigmoid of 32,768 elements or more split across threads has its scalar tails at the split
+points: `_sigmoid_split`; a non-last-dim softmax over more columns than GRAIN_SIZE / dim
+may move them too: not replayed), torch's AVX2 or default CPU capability (AVX-512 builds
+run 16/8 lanes: not reproduced, see README "Known differences").
 
 Example:
     >>> import numpy as np
@@ -393,6 +393,12 @@ def _rows(x):
 def sigmoid(x, silu=False):
     """torch's CPU sigmoid (silu where silu) of a float32/float64 NumPy array (see the
     module docstring)."""
+    if x.size >= _GRAIN:
+        from ._moments import torch_threads
+
+        tasks = min(torch_threads(), -(-x.size // _GRAIN))
+        if tasks > 1:
+            return _sigmoid_split(x, silu, tasks)
     j = _JIT[0]
     if j and x.flags.c_contiguous and x.ndim:  # the hot path: one compiled call
         if silu or x.size % (64 // x.itemsize):
@@ -408,6 +414,44 @@ def sigmoid(x, silu=False):
     else:
         _sigmoid_np(x2, out, vec, silu)
     return back(out)
+
+
+def _sigmoid_split(x, silu, tasks):
+    """sigmoid as torch's TensorIterator runs it on `tasks` threads (at::parallel_for over
+    the elements in TensorIterator order, GRAIN_SIZE a task at least: chunks of
+    ceil(n / tasks) elements, each walked row by row from its first element): every chunk's
+    part of a row is one inner loop, its vector body from the part's start and its scalar
+    tail at the part's end (fuzzer: glu of a 60 x 37 x 30 float32 tensor along dim 0, 1 of
+    33,300 elements 1 ulp apart at the first chunk's tail)."""
+    x2, vec, back = _rows(x)
+    rows, inner = x2.shape
+    out = np.empty(x2.shape, x.dtype)
+    flat_in, flat_out = x2.reshape(-1), out.reshape(-1)
+    n = x2.size
+    chunk = -(-n // tasks)
+    j = _jit()
+    for begin in range(0, n, chunk):
+        end = min(begin + chunk, n)
+        i = begin
+        while i < end:
+            r, c = divmod(i, inner)
+            if c == 0 and end - i >= inner:  # whole rows: one call
+                k = (end - i) // inner
+                seg_x, seg_o = x2[r : r + k], out[r : r + k]
+                stop = i + k * inner
+            else:
+                stop = min(end, (r + 1) * inner)
+                seg_x = flat_in[i:stop].reshape(1, -1)
+                seg_o = flat_out[i:stop].reshape(1, -1)
+            if j is not None:
+                j.sigmoid_rows(seg_x, seg_o, vec, silu, _CONSTS[x.dtype])
+            else:
+                _sigmoid_np(seg_x, seg_o, vec, silu)
+            i = stop
+    return back(out)
+
+
+_GRAIN = 32768  # at::internal::GRAIN_SIZE
 
 
 SILU_FUSED = True  # torch 2.13 contracts 1 + x (1 - s) into one FMA (measured, both loops)

@@ -90,6 +90,24 @@ def unary(name, x, otherwise):
     return otherwise(x)
 
 
+def unary_in_place(name, x):
+    """`unary` into x itself, for a C-contiguous float32/float64 NumPy array x where VML is
+    loaded (the caller checked `available`): no new array (the optimizers' roots on their
+    scratch, `framework.optim._kernels.split`). Returns x."""
+    _state[0](_CODES[name] + len(TABLE) * (x.dtype.char == "d"), x, x)
+    return x
+
+
+def address(name, dtype):
+    """(the address of VML's function for `name` on float32/float64 `dtype`, torch's mode
+    argument) for compiled loops that call it themselves (`framework._numba_fma.vml_call`),
+    or None where MKL is not loaded."""
+    if not available():
+        return None
+    fn = getattr(_mkl.library(), f"vm{'sd'[np.dtype(dtype).char == 'd']}{TABLE[name]}")
+    return ctypes.cast(fn, ctypes.c_void_p).value, _MODE
+
+
 def sleef(name, x, otherwise):
     """`name` (a key of `SLEEF`) of each element of the array x as torch's vml.h computes it
     (Sleef's u10 function, replayed: compiled with numba, else in NumPy), in a new array of x's

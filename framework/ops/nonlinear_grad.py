@@ -11,7 +11,9 @@ import struct
 
 from ..autograd.op import Op, round_half
 from ..tensor import Tensor
-from . import _sleef_act
+import numpy as np
+
+from . import _sleef, _sleef_act
 from ._fastgrad import zero_where
 from .activation import sigmoid_array
 from .activation_grad import (
@@ -257,16 +259,26 @@ class HardswishBackward(_SmoothBackward):
         return DivScalar.apply(gg * g, other=3.0).where((x > -3.0) & (x < 3.0), zero)
 
 
+def sigmoid_kernel(xp, x):
+    """torch's CPU sigmoid kernel on x (a view as torch's TensorIterator walks it): its
+    replay (`_sleef.sigmoid`: Sleef's exp in the vector body, the C library's in the tails)
+    for float32/float64 NumPy arrays, else `sigmoid_array`."""
+    if type(x) is np.ndarray and x.dtype.char in "fd" and x.dtype.isnative:
+        return _sleef.sigmoid(x)
+    return sigmoid_array(xp, x)
+
+
 def glu_grad(xp, g, x, dim, half=None):
-    """torch's glu_backward(grad, x, dim): [grad s, grad a s (1 - s)] along dim, with a, b
-    x's halves and s = sigmoid(b). For a half dtype `half` as torch's kernel: s rounded to
-    it first, then s (1 - s) a grad in float."""
+    """torch's glu_backward(grad, x, dim): [s grad, (1 - s) s a grad] along dim, with a, b
+    x's halves and s = sigmoid(b) (its sigmoid_out into the first half, then mul_(grad);
+    glu_backward_kernel's (one - s) * s * a * grad, left to right). For a half dtype `half`
+    as torch's kernel: s rounded to it first, then s (1 - s) a grad in float."""
     a, b = xp.split(x, 2, axis=dim)
-    s = sigmoid_array(xp, b)
     if half is not None:
-        s = round_half(s, half)
+        s = round_half(sigmoid_array(xp, b), half)
         return xp.concatenate([g * s, s * (1 - s) * a * g], axis=dim)
-    return xp.concatenate([g * s, g * a * s * (1 - s)], axis=dim)
+    s = sigmoid_kernel(xp, b)
+    return xp.concatenate([s * g, (1 - s) * s * a * g], axis=dim)
 
 
 def _halves(t, dim):

@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
-from . import _fused, _vml
+from . import _fused, _sleef, _vml
 from .activation import sigmoid, tanh
 from .join import cat
 
@@ -22,7 +22,15 @@ class _Arrays:
         self.xp = xp
 
     def sigmoid(self, x):
-        # 1 / (1 + e^-x) with -x capped below exp's overflow: one exp, no warnings
+        """torch's cells call sigmoid_ on the gates' chunks: its kernel's values (x a view
+        as torch's chunk: each row's vector body and tail)."""
+        if type(x) is np.ndarray and x.dtype.char in "fd" and x.dtype.isnative:
+            return _sleef.sigmoid(x)
+        return self.numpy_sigmoid(x)
+
+    def numpy_sigmoid(self, x):
+        """1 / (1 + e^-x) with -x capped below exp's overflow: one exp, no warnings (the
+        compiled layer loops' formula)."""
         cap = {2: 11.0, 4: 88.0}.get(x.dtype.itemsize, 700.0)
         return 1 / (1 + self.xp.exp(self.xp.minimum(-x, cap)))
 
@@ -50,35 +58,11 @@ class _Tensors:
 
 def lstm_gates(k, gates, c):
     """(i, f, g, o, c', tanh(c')) from pre-activation gates (N, 4H) in torch's i, f, g, o order."""
-    if isinstance(k, _Arrays):
-        fused = _fused_lstm_gates(k.xp, gates, c)
-        if fused is not None:
-            return fused
     n = gates.shape[1] // 4
     i, f = k.sigmoid(gates[:, :n]), k.sigmoid(gates[:, n : 2 * n])
     g, o = k.tanh(gates[:, 2 * n : 3 * n]), k.sigmoid(gates[:, 3 * n :])
     c_new = f * c + i * g
     return i, f, g, o, c_new, k.tanh(c_new)
-
-
-def _fused_lstm_gates(xp, gates, c):
-    """lstm_gates on arrays with _fused's loops around NumPy's exp and tanh (the same
-    operations in the same order: the same values; one exp over all four blocks, the g
-    block's unused), or None where they do not run."""
-    k = _fused_kernels_for((c,))
-    if k is None or gates.dtype != c.dtype or not gates.flags.c_contiguous:
-        return None
-    n, h = c.shape
-    if gates.shape != (n, 4 * h):
-        return None
-    dt = c.dtype
-    e = xp.empty_like(gates)
-    k.lstm_cap(gates, xp.asarray([88.0 if dt.itemsize == 4 else 700.0], dt), e)
-    xp.exp(e, out=e)
-    g = _vml.unary("tanh", gates[:, 2 * h : 3 * h], xp.tanh)
-    i, f, o, cn = (xp.empty_like(c) for _ in range(4))
-    k.lstm_gates(e, g, c, xp.ones(1, dt), i, f, o, cn)
-    return i, f, g, o, cn, _vml.unary("tanh", cn, xp.tanh)
 
 
 def _lstm_grads(k, acts, c, grad_h, grad_c, out=None):
@@ -246,8 +230,12 @@ class ThnnFusedLstmCell(Op):
 def gru_gates(k, x_gates, h_gates, h):
     """(r, z, n, h_n part, h') for input/hidden gates (N, 3H) in torch's r, z, n order."""
     m = h.shape[1]
-    r = k.sigmoid(x_gates[:, :m] + h_gates[:, :m])
-    z = k.sigmoid(x_gates[:, m : 2 * m] + h_gates[:, m : 2 * m])
+    if isinstance(k, _Arrays):  # torch adds into the hidden gates' chunks, then sigmoid_
+        s = h_gates + x_gates  # on each (N, H) view of the (N, 3H) sum: its rows' vector
+        r, z = k.sigmoid(s[:, :m]), k.sigmoid(s[:, m : 2 * m])  # bodies and tails
+    else:
+        r = k.sigmoid(x_gates[:, :m] + h_gates[:, :m])
+        z = k.sigmoid(x_gates[:, m : 2 * m] + h_gates[:, m : 2 * m])
     hn = h_gates[:, 2 * m :]
     n = k.tanh(x_gates[:, 2 * m :] + r * hn)
     return r, z, n, hn, (h - n) * z + n

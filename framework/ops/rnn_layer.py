@@ -29,6 +29,13 @@ class _ArrayLinalg(_Arrays):
     def t(self, a):
         return a.T
 
+    def sigmoid(self, x):
+        """torch's float32 layer is oneDNN's RNN primitive (not replayed): the formula of the
+        compiled layer loops (_LayerLoops), so both paths agree; float64 torch's kernel."""
+        if x.dtype == np.float32:
+            return self.numpy_sigmoid(x)
+        return super().sigmoid(x)
+
     def t_packed(self, a):
         """a.T, C-contiguous: the B operand of every step's product. OpenBLAS multiplies a few
         rows by a C-contiguous B a third faster than by the transposed view (same bits: only

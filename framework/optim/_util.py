@@ -115,6 +115,18 @@ def _adam_moments(xp, state, g, beta1, beta2):
     return m, v
 
 
+def _sqrt(xp, a, fused=False):
+    """a.sqrt() as torch's optimizers take it: Tensor.sqrt / _foreach_sqrt, MKL VML's root for
+    float32/float64 NumPy arrays where MKL is loaded (`framework.ops._vml`; not correctly
+    rounded), xp.sqrt otherwise and for a fused kernel (`fused`: Vectorized sqrt, correctly
+    rounded)."""
+    if fused:
+        return xp.sqrt(a)
+    from ..ops import _vml
+
+    return _vml.unary("sqrt", a, xp.sqrt)
+
+
 def _addcmul(xp, a, b, c, value):
     """a + value * b * c, a new array, as torch's addcmul: ``value * b`` rounded, then one
     fused multiply-add (float32/float64 CPU arrays; elsewhere through float64 for float32,

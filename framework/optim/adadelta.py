@@ -4,7 +4,7 @@ import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from . import _half, _kernels
 from .optimizer import Optimizer, _zeros_like
-from ._util import _addcmul_, _sub_scaled_
+from ._util import _addcmul_, _sub_scaled_, _sqrt
 
 
 class Adadelta(Optimizer):
@@ -88,7 +88,8 @@ class Adadelta(Optimizer):
         self._count(state)
         rho, wd = h["rho"], 0 if prepared else h["weight_decay"]
         consts = np.array([wd, rho, 1 - rho, h["eps"], -h["lr"]], p._data.dtype)
-        k.adadelta(*flat, consts, not prepared and h["maximize"], wd != 0)
+        args = (*flat, consts, not prepared and h["maximize"], wd != 0)
+        _kernels.split(lambda r, phase: k.adadelta(*args, r, phase), p._data.size, consts.dtype, 2)
         return True
 
     def _update(self, p, g, state, h):
@@ -107,8 +108,8 @@ class Adadelta(Optimizer):
             return
         v *= rho
         _addcmul_(xp, v, g, g, 1 - rho)
-        std = xp.sqrt(v + eps)
-        delta = xp.sqrt(u + eps)
+        std = _sqrt(xp, v + eps)
+        delta = _sqrt(xp, u + eps)
         delta /= std
         delta *= g
         u *= rho

@@ -4,7 +4,7 @@ import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from . import _half, _kernels
 from .optimizer import Optimizer, _zeros_like
-from ._util import _addcmul_
+from ._util import _addcmul_, _sqrt
 
 
 class Adagrad(Optimizer):
@@ -90,7 +90,11 @@ class Adagrad(Optimizer):
         clr = h["lr"] / (1 + (step - 1) * h["lr_decay"])
         wd = 0 if prepared else h["weight_decay"]
         consts = np.array([wd, h["eps"], -clr], p._data.dtype)
-        k.adagrad(*flat, consts, not prepared and h["maximize"], wd != 0)
+        args = (*flat, consts, not prepared and h["maximize"], wd != 0)
+        if h.get("fused"):  # (torch's fused kernel: the correctly rounded root)
+            k.adagrad(*args, _kernels.empty(consts.dtype), 0)
+        else:
+            _kernels.split(lambda r, phase: k.adagrad(*args, r, phase), p._data.size, consts.dtype)
         return True
 
     def _update(self, p, g, state, h):
@@ -107,7 +111,7 @@ class Adagrad(Optimizer):
             p._data[...] = _half.addcdiv(p._data, g, std, -clr)
             return
         _addcmul_(xp, acc, g, g, 1)  # state_sum.addcmul_(grad, grad, value=1)
-        std = xp.sqrt(acc)
+        std = _sqrt(xp, acc, h.get("fused"))
         std += h["eps"]
         upd = g * -clr  # addcdiv: (value * t1) / t2
         upd /= std

@@ -4,7 +4,7 @@ import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from ..tensor import Tensor
 from . import _group, _half, _kernels
-from ._util import _adam_moments
+from ._util import _adam_moments, _sqrt
 from . import optimizer as _optimizer
 from .optimizer import Optimizer, _zeros_like
 
@@ -133,6 +133,7 @@ class Adam(Optimizer):
         mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
         maximize = not prepared and h["maximize"]
         n = flat[0].size
+        dt = flat[0].dtype
         beta1 = h["betas"][0]
         if h.get("fused"):  # torch's fused kernel: its lerp side is chosen in the dtype
             nb, nv = _kernels.fused_split(n, flat[0].itemsize)
@@ -140,7 +141,11 @@ class Adam(Optimizer):
         else:
             nb = nv = n
             low = abs(1 - beta1) < 0.5
-        k.adam(*flat, consts, maximize, mode, amsgrad, low, nb, nv)
+        if h.get("fused"):  # (torch's fused kernel: the correctly rounded root)
+            r, root = _kernels.empty(dt), (0, 0)
+        else:
+            r, root = _kernels.roots(dt, n)
+        k.adam(*flat, consts, maximize, mode, amsgrad, low, nb, nv, r, root)
         return True
 
     def _compiled_group(self, k, params, h):
@@ -180,16 +185,26 @@ class Adam(Optimizer):
         low = abs(1 - h["betas"][0]) < 0.5
         _, _, p_, m_, v_, vmax_ = views
         n, step = len(params), _optimizer._GROUP_MAX
+        flags = (h["maximize"], mode, amsgrad, low)
         if n <= step:  # one call
-            k.adam_group(p_, tuple(gs), m_, v_, vmax_, consts, h["maximize"], mode, amsgrad, low)
+            self._group_call(k, p_, tuple(gs), m_, v_, vmax_, consts, flags)
         else:
             for i in range(0, n, step):  # (a call per _GROUP_MAX parameters: the counts
                 j = slice(i, i + step)  # compiled)
-                args = (p_[j], tuple(gs[j]), m_[j], v_[j], vmax_[j], consts[j])
-                k.adam_group(*args, h["maximize"], mode, amsgrad, low)
+                args = (p_[j], tuple(gs[j]), m_[j], v_[j], vmax_[j], consts[j], flags)
+                self._group_call(k, *args)
         for p in params:
             p._vc[0] += 1  # (_bump)
         return True
+
+    def _group_call(self, k, ps, gs, ms, vs, vmaxs, consts, flags):
+        """_kernels.adam_group on these parameters, with VML's roots as torch's where MKL is
+        loaded (`_kernels.roots`: a scratch kept for these parameters)."""
+        scratch = self.__dict__.get("_root_scratch")
+        if scratch is None or scratch[0] is not ps:
+            size = max(a.size for a in ps)
+            scratch = self._root_scratch = (ps, *_kernels.roots(ps[0].dtype, size))
+        k.adam_group(ps, gs, ms, vs, vmaxs, consts, *flags, scratch[1], scratch[2])
 
     @staticmethod
     def _constants(h, step, dtype, prepared):
@@ -220,7 +235,7 @@ class Adam(Optimizer):
             vmax = state["max_exp_avg_sq"]._data
             xp.maximum(vmax, v, out=vmax)
             v = vmax
-        denom = xp.sqrt(v)
+        denom = _sqrt(xp, v, h.get("fused"))
         denom /= bias_correction2_sqrt
         denom += eps
         update = m * -step_size  # torch's addcdiv: (value * t1) / t2

@@ -3,7 +3,7 @@
 import numpy as np  # the 0-dim float32 mu_product counter lives on the host
 
 from . import _half, _kernels
-from ._util import _adam_moments
+from ._util import _adam_moments, _sqrt
 from .optimizer import Optimizer, _zeros_like, _step_tensor
 
 
@@ -116,7 +116,8 @@ class NAdam(Optimizer):
         values += [(-lr * mu_next) / (1.0 - mu_product * mu_next)]
         mode = 0 if wd == 0 else 2 if h["decoupled_weight_decay"] else 1
         maximize = not prepared and h["maximize"]
-        k.nadam(*flat, np.array(values, w.dtype), maximize, mode, abs(1 - beta1) < 0.5, foreach)
+        args = (*flat, np.array(values, w.dtype), maximize, mode, abs(1 - beta1) < 0.5, foreach)
+        _kernels.split(lambda r, phase: k.nadam(*args, r, phase), p._data.size, w.dtype)
         return True
 
     def _momentum(self, state, h):
@@ -146,10 +147,10 @@ class NAdam(Optimizer):
             return
         m, v = _adam_moments(xp, state, g, beta1, beta2)
         if h.get("foreach"):  # torch's _multi_tensor_nadam: the root, then the division
-            denom = xp.sqrt(v)
+            denom = _sqrt(xp, v)
             denom /= bias_correction2**0.5
         else:
-            denom = xp.sqrt(v / bias_correction2)
+            denom = _sqrt(xp, v / bias_correction2)
         denom += eps
         upd = g * (-lr * (1.0 - mu) / (1.0 - mu_product))
         upd /= denom

@@ -3,7 +3,7 @@
 import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from . import _half, _kernels
-from ._util import _adam_moments, _addcmul_
+from ._util import _adam_moments, _addcmul_, _sqrt
 from .optimizer import Optimizer, _zeros_like
 
 
@@ -111,7 +111,11 @@ class RAdam(Optimizer):
         low = abs(1 - beta1) < 0.5
         foreach = bool(h.get("foreach"))
         consts = np.array(values, w.dtype)
-        k.radam(*flat, consts, maximize, mode, low, rect is not None, foreach)
+        args = (*flat, consts, maximize, mode, low, rect is not None, foreach)
+        if rect is None and not foreach:  # (no root this step)
+            k.radam(*args, _kernels.empty(w.dtype), 0)
+        else:
+            _kernels.split(lambda r, phase: k.radam(*args, r, phase), p._data.size, w.dtype)
         return True
 
     @staticmethod
@@ -149,7 +153,7 @@ class RAdam(Optimizer):
             return
         if h.get("foreach"):  # torch's _multi_tensor_radam: another composition
             size, unrect = self._foreach_sizes(lr, bias_correction1, bias_correction2, rect)
-            buf = xp.sqrt(v)
+            buf = _sqrt(xp, v)
             buf += eps
             buf /= size  # -0.0 when not rectified: -inf, whose reciprocal adds nothing
             xp.reciprocal(buf, out=buf)
@@ -159,7 +163,7 @@ class RAdam(Optimizer):
         upd = m / bias_correction1
         upd *= lr
         if rect is not None:
-            adaptive = xp.sqrt(v)
+            adaptive = _sqrt(xp, v)
             adaptive += eps
             xp.reciprocal(adaptive, out=adaptive)  # torch's number / tensor: reciprocal() *
             adaptive *= bias_correction2**0.5

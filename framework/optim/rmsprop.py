@@ -4,7 +4,7 @@ import numpy as np  # the compiled loop's constants (CPU arrays only)
 
 from . import _half, _kernels
 from .optimizer import Optimizer, _lerp_, _zeros_like
-from ._util import _addcmul, _addcmul_, _sub_scaled_
+from ._util import _addcmul, _addcmul_, _sub_scaled_, _sqrt
 
 
 class RMSprop(Optimizer):
@@ -110,7 +110,8 @@ class RMSprop(Optimizer):
         w = dt(1 - alpha)
         consts = np.array([wd, alpha, w, w, 1 - w, h["eps"], h["momentum"], -h["lr"]], w.dtype)
         maximize = not prepared and h["maximize"]
-        k.rmsprop(*flat, consts, maximize, wd != 0, centered, momentum, abs(1 - alpha) < 0.5)
+        args = (*flat, consts, maximize, wd != 0, centered, momentum, abs(1 - alpha) < 0.5)
+        _kernels.split(lambda r, phase: k.rmsprop(*args, r, phase), p._data.size, w.dtype)
         return True
 
     def _update(self, p, g, state, h):
@@ -129,9 +130,9 @@ class RMSprop(Optimizer):
             ga = state["grad_avg"]._data
             _lerp_(xp, ga, g, 1 - alpha)
             avg = _addcmul(xp, sq, ga, ga, -1)  # the variance estimate cancels: round once
-            xp.sqrt(avg, out=avg)
+            avg = _sqrt(xp, avg)
         else:
-            avg = xp.sqrt(sq)
+            avg = _sqrt(xp, sq)
         avg += eps
         if momentum > 0:
             buf = state["momentum_buffer"]._data

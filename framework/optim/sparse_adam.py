@@ -3,6 +3,7 @@
 import math
 
 from .optimizer import Optimizer, _zeros_like
+from ._util import _sqrt
 
 
 class SparseAdam(Optimizer):
@@ -76,7 +77,7 @@ class SparseAdam(Optimizer):
         upd_v = (g_r * g_r - old_v) * (1 - beta2)
         v[rows] += upd_v
         numer = upd_m + old_m
-        denom = xp.sqrt(upd_v + old_v)
+        denom = _sqrt(xp, upd_v + old_v)
         denom += h["eps"]
         step_size = h["lr"] * math.sqrt(1 - beta2**step) / (1 - beta1**step)
         x[rows] += -step_size * (numer / denom)

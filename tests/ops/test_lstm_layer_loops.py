@@ -78,6 +78,12 @@ def test_layer_loops_only_for_one_numpy_float_dtype():
         assert rnn_fused.layer_loops(f32) is None
 
 
+class _NumpyGates(rnn_fused._Arrays):
+    """The arrays path with the layer loops' sigmoid (the cells' is torch's kernel)."""
+
+    sigmoid = rnn_fused._Arrays.numpy_sigmoid
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("bias", [True, False])
 def test_layer_step_gates_specials_bitwise_numpy_path(dtype, bias):
@@ -93,8 +99,8 @@ def test_layer_step_gates_specials_bitwise_numpy_path(dtype, bias):
     c = (rng.standard_normal((5, 7)) * 3).astype(dtype)
     c.reshape(-1)[: len(special)] = special
     want_gates = mm + x if b is None else (mm + x) + b
-    with _fused.disabled():
-        want = rnn_fused.lstm_gates(rnn_fused._Arrays(np), want_gates, c)
+    with _fused.disabled():  # (the layer's formula: torch's float32 layer is oneDNN's)
+        want = rnn_fused.lstm_gates(_NumpyGates(np), want_gates, c)
     loops = rnn_fused.layer_loops(mm, c)
     got = want if loops is None else loops.gates(mm.copy(), x, b, c)
     assert len(got) == len(want) == 6
