@@ -94,7 +94,11 @@ def unary_in_place(name, x):
     """`unary` into x itself, for a C-contiguous float32/float64 NumPy array x where VML is
     loaded (the caller checked `available`): no new array (the optimizers' roots on their
     scratch, `framework.optim._kernels.split`). Returns x."""
-    _state[0](_CODES[name] + len(TABLE) * (x.dtype.char == "d"), x, x)
+    call = _state[0][name]
+    if isinstance(call, np.ufunc):
+        call(x, out=x)
+    else:  # the ctypes caller (no numba) makes a new array
+        np.copyto(x, call(x))
     return x
 
 
