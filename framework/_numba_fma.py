@@ -28,3 +28,13 @@ def fma(typingctx, a, b, c):
         return builder.fma(x, y, z)
 
     return a(a, b, c), codegen
+
+
+def cached_jit(fn):
+    """``exact_jit`` with numba's on-disk cache (a later process, or another pytest-xdist
+    worker, loads the loop instead of compiling it) where the cache directory is writable, in
+    memory otherwise."""
+    try:
+        return exact_jit(fn, cache=True)
+    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+        return exact_jit(fn)

@@ -402,7 +402,7 @@ def _build():
         return None
     import numba
 
-    from .._numba_fma import exact_jit as jit
+    from .._numba_fma import cached_jit as jit
     from .._numba_fma import fma as fma_intrinsic
 
     g = globals()
