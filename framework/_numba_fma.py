@@ -58,3 +58,36 @@ def vml_call(typingctx, address, n, x, out, mode):
         return context.get_dummy_value()
 
     return types.void(types.int64, types.int64, types.int64, types.int64, types.int64), codegen
+
+
+def cached_jit(fn):
+    """``exact_jit`` with numba's on-disk cache (a later process, or another pytest-xdist
+    worker, loads the loop instead of compiling it) where the cache directory is writable, in
+    memory otherwise."""
+    try:
+        return exact_jit(fn, cache=True)
+    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+        return exact_jit(fn)
+
+
+class ByDtype:
+    """fn compiled by ``cached_jit`` once per dtype of its first argument, with the explicit
+    signature ``sig(numba_dtype)`` (read-only input arrays there accept writable ones, so
+    the inputs' writability, or a layout the signature leaves 'A', compiles no variant)."""
+
+    __slots__ = ("fn", "sig", "by")
+
+    def __init__(self, fn, sig):
+        self.fn, self.sig, self.by = fn, sig, {}
+
+    def __call__(self, x, *args):
+        """fn(x, *args), compiling (or loading) x.dtype's version on its first call."""
+        f = self.by.get(x.dtype)
+        if f is None:
+            sig = self.sig(numba.from_dtype(x.dtype))
+            try:
+                f = numba.njit(sig, cache=True, nogil=True, error_model="numpy")(self.fn)
+            except RuntimeError:  # no writable cache directory: in memory
+                f = numba.njit(sig, nogil=True, error_model="numpy")(self.fn)
+            self.by[x.dtype] = f
+        return f(x, *args)

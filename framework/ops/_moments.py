@@ -402,7 +402,8 @@ def _build():
         return None
     import numba
 
-    from .._numba_fma import exact_jit as jit
+    from .._numba_fma import cached_jit as jit
+    from .._numba_fma import ByDtype
     from .._numba_fma import fma as fma_intrinsic
 
     g = globals()
@@ -417,12 +418,36 @@ def _build():
 
     return SimpleNamespace(
         rows_moments=jit(rows_moments_loop),
-        ln_forward=jit(ln_forward_loop),
-        gn_forward=jit(gn_forward_loop),
+        ln_forward=ByDtype(ln_forward_loop, _ln_sig),
+        gn_forward=ByDtype(gn_forward_loop, _gn_sig),
         welford=jit(welford_loop),
         sq_dev_sum=jit(sq_dev_sum_loop),
         bn_stats=jit(bn_stats_loop),
     )
+
+
+def _ln_sig(t):
+    """ln_forward_loop's numba signature for the float type t (one compiled version per
+    dtype whatever the inputs' writability; stats, mean and rstd as columns, any layout)."""
+    from numba import types as nt
+
+    ro = nt.Array(t, 1, "C", readonly=True)
+    i = nt.int64
+    u8 = nt.Array(nt.uint8, 1, "C", readonly=True)
+    return (ro, i, i, i, ro, ro, ro, u8, nt.Array(t, 2, "A"), nt.Array(t, 1, "C"))
+
+
+def _gn_sig(t):
+    """gn_forward_loop's numba signature for the float type t (weight and bias: per channel,
+    any layout, a column of stats where absent)."""
+    from numba import types as nt
+
+    i = nt.int64
+    ro_a = nt.Array(t, 1, "A", readonly=True)
+    u8 = nt.Array(nt.uint8, 1, "C", readonly=True)
+    c1 = nt.Array(t, 1, "C")
+    x = nt.Array(t, 1, "C", readonly=True)
+    return (x, i, i, i, i, i, nt.float64, ro_a, ro_a, u8, nt.Array(t, 2, "A"), c1, c1)
 
 
 def loops():

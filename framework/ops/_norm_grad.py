@@ -422,7 +422,7 @@ def _build():
     if _fused.kernels() is None:
         return None
 
-    from .._numba_fma import exact_jit as jit
+    from .._numba_fma import cached_jit as jit
     from .._numba_fma import fma as fma_intrinsic
 
     g = globals()

@@ -332,6 +332,7 @@ def _build():
     try:
         import numba
 
+        from .._numba_fma import ByDtype
         from .._numba_fma import fma as fma_intrinsic
     except Exception:
         return False
@@ -356,7 +357,11 @@ def _build():
                 "aap_backward",
                 "axis_taps",
             )
-            return SimpleNamespace(**{n: numba.njit(**opts)(_PLAIN[n]) for n in names})
+            ns = SimpleNamespace(**{n: numba.njit(**opts)(_PLAIN[n]) for n in names})
+            # small_bmm: one version per dtype, the operands read-only in any layout (a
+            # version per layout and writability of each compiled 64 times in a test run)
+            ns.small_bmm = ByDtype(_PLAIN["small_bmm"], _bmm_sig)
+            return ns
         except Exception:
             continue
     return False
@@ -377,6 +382,14 @@ _PLAIN = {
         axis_taps,
     )
 }
+
+
+def _bmm_sig(t):
+    """small_bmm's numba signature for the float type t: a and b read-only, any layout."""
+    from numba import types as nt
+
+    ro = nt.Array(t, 3, "A", readonly=True)
+    return (ro, ro, nt.Array(t, 3, "C"))
 
 
 def loops():

@@ -252,9 +252,10 @@ def run(which, a, b, e64=0.0):
         ):
             n = x.size
             out = np.empty_like(x)
-            k = j.kernels(a.dtype, LAE2_FUSED)["run"]
-            nvec = n - n % (64 // x.itemsize)  # (TensorIterator: contiguous, or a scalar)
-            k(a.reshape(-1), b.reshape(-1), out.reshape(-1), 1, n, nvec, which, float(e64), sa, sb)
+            k = j.kernel_for(which, a.dtype, LAE2_FUSED)
+            # (TensorIterator: contiguous, or a scalar; xlogy is a cpu_kernel: no vector body)
+            nvec = 0 if which == XLOGY else n - n % (64 // x.itemsize)
+            k(a.reshape(-1), b.reshape(-1), out.reshape(-1), 1, n, nvec, float(e64), sa, sb)
             return out
     a2, b2, nvec, back = walk(a, b)
     if a2.size == 0:
@@ -263,8 +264,9 @@ def run(which, a, b, e64=0.0):
     if j is not None:
         out = np.empty(a2.shape, a.dtype)
         rows, n = a2.shape
-        k = j.kernels(a.dtype, LAE2_FUSED)["run"]
-        k(a2.reshape(-1), b2.reshape(-1), out.reshape(-1), rows, n, nvec, which, float(e64), 1, 1)
+        k = j.kernel_for(which, a.dtype, LAE2_FUSED)
+        nvec = 0 if which == XLOGY else nvec
+        k(a2.reshape(-1), b2.reshape(-1), out.reshape(-1), rows, n, nvec, float(e64), 1, 1)
     else:
         out = _run_np(which, a2, b2, nvec, a.dtype, e64)
     return _back(out, back)
