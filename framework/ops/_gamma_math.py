@@ -336,14 +336,11 @@ def _bessel_float32(x, a, b, odd, scaled):
 
 
 def _bessel_exact(kind, xp, x):
-    """torch's bits by ``_special_exact`` (NumPy float32/float64 with numba; float16 through
-    float32, torch's compute type), or None."""
-    exact = _exact_input(xp, x)
-    if exact is None:
-        return None
+    """torch's bits by ``_special_exact`` (NumPy float32/float64 with numba), or None (half
+    precision keeps the float64 code: torch's Half loops are not replayed)."""
     from . import _special_exact
 
-    return _special_exact.bessel(kind, exact)
+    return _special_exact.bessel(kind, x) if xp.__name__ == "numpy" else None
 
 
 def _is_numpy_float32(xp, x):
