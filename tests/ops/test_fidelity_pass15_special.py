@@ -1,4 +1,5 @@
-"""torch's CPU special.ndtri, i0, special.i0e, special.i1, special.i1e and special.log_ndtr (from
+"""torch's CPU atanh (Sleef's u10 in the vector body, glibc's in the tails: `_sleef_atanh`),
+special.ndtri, i0, special.i0e, special.i1, special.i1e and special.log_ndtr (from
 -1 up) are ATen's scalar Math.h functions with GCC's fused multiply-adds and glibc's exp/log;
 framework/ops/_special_exact.py replays them with numba loops (`_special_jit`), so values and
 gradients (random upstream gradients) are torch's bits for any data and layout. Where numba
@@ -23,6 +24,7 @@ OPS = {  # name: (torch function, framework function, domain)
     "i1": (torch.special.i1, framework.special.i1, "real"),
     "i1e": (torch.special.i1e, framework.special.i1e, "real"),
     "log_ndtr": (torch.special.log_ndtr, framework.special.log_ndtr, "above -1"),
+    "atanh": (torch.atanh, framework.atanh, "open"),
 }
 DTYPES = ["float32", "float64"]
 SEEDS = range(3)
@@ -36,7 +38,10 @@ def draw(rng, dt, n, domain):
     fi = np.finfo(dt)
     lo, hi = np.log2(float(fi.smallest_subnormal)), np.log2(float(fi.max))
     wide = np.exp2(rng.uniform(lo, hi, n)) * rng.choice([-1.0, 1.0], n)
-    if domain == "unit":
+    if domain == "open":  # atanh: (-1, 1), its edges, and outside
+        near = np.exp2(rng.uniform(lo, -1, n))
+        parts = [rng.uniform(-1, 1, n), 1 - near, near - 1, near, wide]
+    elif domain == "unit":
         tiny = np.exp2(rng.uniform(lo, -1, n))
         parts = [rng.random(n), tiny, 1 - tiny, 0.1353352832 + rng.normal(0, 1e-3, n), wide]
     else:
@@ -89,6 +94,18 @@ def test_strided_views_are_torch_bits(name, dt):
         bits_equal(ff(view(ours)).numpy(), tf(view(theirs)).numpy())
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_atanh_vector_body_and_scalar_tail(dt):
+    """atanh is cpu_kernel_vec: Sleef's in the vector body, glibc's in the last n % 16 (float)
+    or n % 8 (double) elements; every length from 0 to 40 gives torch's bits."""
+    rng = np.random.default_rng([15, 11])
+    for n in range(41):
+        x = draw(rng, dt, n, "open") if n else np.zeros(0, dt)
+        bits_equal(
+            framework.atanh(framework.tensor(x)).numpy(), torch.atanh(torch.from_numpy(x)).numpy()
+        )
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("name", list(OPS))
@@ -97,7 +114,7 @@ def test_gradients_are_torch_bits(name, dt, seed):
     tf, ff, domain = OPS[name]
     rng = np.random.default_rng([15, 100 + seed])
     x = draw(rng, dt, 5000, domain)
-    x = x[np.isfinite(x) & (np.abs(x) < 700)]
+    x = x[np.isfinite(x) & (np.abs(x) < 700) & ((np.abs(x) < 1) | (domain != "open"))]
     g = rng.standard_normal(x.size).astype(dt)
     tx = torch.tensor(x, requires_grad=True)
     tf(tx).backward(torch.from_numpy(g))
@@ -111,7 +128,7 @@ def test_gradcheck_gradgradcheck_and_forward_ad(name):
     """Float64 gradcheck, gradgradcheck and the forward-mode Jacobian of each op."""
     _, ff, domain = OPS[name]
     rng = np.random.default_rng(15)
-    v = rng.uniform(0.05, 0.95, 6) if domain == "unit" else rng.uniform(-0.9, 3, 6)
+    v = rng.uniform(0.05, 0.95, 6) if domain in ("unit", "open") else rng.uniform(-0.9, 3, 6)
     x = framework.tensor(v, dtype=framework.float64, requires_grad=True)
     assert framework.autograd.gradcheck(ff, (x,))
     assert framework.autograd.gradgradcheck(ff, (x,))
