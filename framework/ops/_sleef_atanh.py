@@ -2,8 +2,9 @@
 ``Vectorized<T>::atanh()`` (``Sleef_atanhf8_u10`` / ``Sleef_atanhd4_u10``) in the vector body
 and the C library's ``atanhf``/``atanh`` in the scalar tails (TensorIterator's walk,
 ``_sleef._rows``; measured: the last n % 16 float, n % 8 double elements of a contiguous run
-match glibc, the others Sleef). Sleef's function is replayed in NumPy with `_sleef_math`'s
-double-float helpers (``xatanhf``: logk2f of (1 + |x|) / (1 - |x|) as a pair, halved).
+match glibc, the others Sleef). Sleef's function (``xatanhf``: logk2f of (1 + |x|) / (1 - |x|)
+as a pair, halved) is written once on `_sleef_math`'s double-float helpers and compiled by
+``_sleef_special_jit`` where numba is, else run in NumPy (~1000x slower).
 
 Example:
     >>> import numpy as np
@@ -13,7 +14,7 @@ Example:
 
 import numpy as np
 
-from . import _sleef, _sleef_act, _sleef_math
+from . import _fused, _sleef, _sleef_act, _sleef_math
 
 T = fma = sel = abs_ = ilogb2k = ldexp3 = to_float = mulsign = None  # (bound per type)
 df_add2_11 = df_add2_21 = df_add_22 = df_div = df_squ = df_mul_21 = df_mul_22 = None
@@ -49,12 +50,12 @@ def poly_horner(x2):
 def poly_estrin(x2):
     """logk2's polynomial (double, Sleef 3.6): POLY7 by Estrin's scheme in x^2, x^4, x^8, then
     one vmla for the last coefficient."""
-    c = [T(v) for v in LOGK2_POLY]
+    c = LOGK2_POLY
     x4 = x2 * x2
     x8 = x4 * x4
-    p3 = fma(x4, c[0], fma(x2, c[1], c[2]))
-    p4 = fma(x4, fma(x2, c[3], c[4]), fma(x2, c[5], c[6]))
-    return fma(fma(x8, p3, p4), x2, c[7])
+    p3 = fma(x4, T(c[0]), fma(x2, T(c[1]), T(c[2])))
+    p4 = fma(x4, fma(x2, T(c[3]), T(c[4])), fma(x2, T(c[5]), T(c[6])))
+    return fma(fma(x8, p3, p4), x2, T(c[7]))
 
 
 def atanh_sleef(x):
@@ -62,7 +63,8 @@ def atanh_sleef(x):
     y = abs_(x)
     ax, ay = df_add2_11(T(1), y)
     bx, by = df_add2_11(T(1), -y)
-    dx, dy = logk2(*df_div(ax, ay, bx, by))
+    qx, qy = df_div(ax, ay, bx, by)
+    dx, dy = logk2(qx, qy)
     r = sel(y > T(1), T(np.nan), sel(y == T(1), T(np.inf), (dx + dy) * T(0.5)))
     r = sel(np.isinf(x) | (r != r), T(np.nan), r)
     r = mulsign(r, x)
@@ -83,6 +85,14 @@ _CONSTS = {
     ),
 }  # fmt: skip
 _BOUND = {}
+_JIT = [None]  # the numba module, False without numba (FRAMEWORK_NUMBA=0)
+JIT_MIN = 1024  # elements from which the compiled loops run (with hypot's): each costs 2-3 s
+#                 to compile cold, ~0.1 ms of NumPy replay per small call does not
+
+
+def _jit():
+    """``_sleef_special_jit`` where numba is usable, else None (the NumPy replay)."""
+    return _fused.jit_module("_sleef_special_jit", _JIT, svml=True)
 
 
 def _body(t):
@@ -104,8 +114,15 @@ def atanh(x):
     shape and dtype."""
     if x.size == 0:
         return np.empty_like(x)
-    body, tail = _body(x.dtype.type), _sleef_act._libm("atanh", x.dtype)
     x2, vec, back = _sleef._rows(x)
+    j = _jit() if x.size >= JIT_MIN else None
+    if j is not None:
+        out = np.empty(x2.shape, x.dtype)
+        nvec = _sleef_act._split(x2.shape[1], x.itemsize, vec)
+        with np.errstate(all="ignore"):
+            j.atanh_rows(x.dtype)(x2, out, nvec)
+        return back(out)
+    body, tail = _body(x.dtype.type), _sleef_act._libm("atanh", x.dtype)
 
     def scalar(a):
         """The C library's atanh of the 2-D a (its +-inf at +-1, where Python's math raises)."""

@@ -2,8 +2,9 @@
 (``Sleef_hypotd4_u05``) in the vector body and the C library's ``hypot`` in the scalar tails,
 TensorIterator's walk of the two broadcast operands deciding which element takes which
 (``_vec_binary.walk``). Sleef's function (xhypot_u05: the quotient of the smaller by the larger
-magnitude as a double-double, sqrt(1 + t^2) by ddsqrt, times the larger) is replayed in NumPy
-with `_sleef_math`'s double-double helpers. float32 hypot is NumPy's (already torch's bits).
+magnitude as a double-double, sqrt(1 + t^2) by ddsqrt, times the larger) is written on
+`_sleef_math`'s double-double helpers, compiled by ``_sleef_special_jit`` where numba is (else
+NumPy). float32 hypot is NumPy's (already torch's bits).
 
 Example:
     >>> import numpy as np
@@ -18,14 +19,15 @@ import numpy as np
 
 from . import _sleef_math, _vec_binary
 
-T = fma = sel = None  # (bound per type)
+T = fma = sel = abs_ = None  # (bound per type)
 df_add2_21 = df_add2_22 = df_div = df_squ = df_mul_21 = df_mul_22 = df_mul_11 = None
 
 
 def dd_sqrt(x, xy):
     """ddsqrt_vd2_vd2: the square root of the pair (x, xy) as a pair."""
     t = np.sqrt(x + xy)
-    ax, ay = df_add2_22(x, xy, *df_mul_11(t, t))
+    tx, ty = df_mul_11(t, t)
+    ax, ay = df_add2_22(x, xy, tx, ty)
     r = T(1) / t
     rx, ry = r, r * fma(-t, r, T(1))  # ddrec_vd2_vd
     px, py = df_mul_22(ax, ay, rx, ry)
@@ -34,14 +36,15 @@ def dd_sqrt(x, xy):
 
 def hypot_sleef(x, y):
     """Sleef's xhypot_u05 of the arrays x, y."""
-    x, y = np.abs(x), np.abs(y)
-    lo, hi = np.minimum(x, y), np.maximum(x, y)
+    x, y = abs_(x), abs_(y)
+    lo, hi = sel(x < y, x, y), sel(x > y, x, y)  # (vmin_vd / vmax_vd: the second on NaN)
     small = hi < T(2.2250738585072014e-308)
     n = sel(small, lo * T(2.0**54), lo)
     d = sel(small, hi * T(2.0**54), hi)
     tx, ty = df_div(n, T(0), d, T(0))
     sx, sy = df_squ(tx, ty)
-    qx, qy = dd_sqrt(*df_add2_21(sx, sy, T(1)))
+    ux, uy = df_add2_21(sx, sy, T(1))
+    qx, qy = dd_sqrt(ux, uy)
     rx, ry = df_mul_21(qx, qy, hi)
     r = rx + ry
     r = sel(r != r, T(np.inf), r)
@@ -84,8 +87,14 @@ def hypot(a, b):
     """torch's hypot of the float64 NumPy arrays a and b (broadcast), in torch's layout."""
     a2, b2, nvec, back = _vec_binary.walk(a, b)
     out = np.empty(a2.shape, np.float64)
+    from . import _sleef_atanh
+
+    j = _sleef_atanh._jit() if a2.size >= _sleef_atanh.JIT_MIN else None  # (one module)
     with np.errstate(all="ignore"):
-        if nvec:
+        if j is not None:
+            if a2.size:
+                j.hypot_rows()(a2, b2, out, nvec)
+        elif nvec:
             out[:, :nvec] = _body()(a2[:, :nvec], b2[:, :nvec])
         if nvec < a2.shape[1]:
             out[:, nvec:] = _tail(a2[:, nvec:].ravel(), b2[:, nvec:].ravel()).reshape(

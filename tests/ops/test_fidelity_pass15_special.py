@@ -202,3 +202,21 @@ def test_hypot_subnormal_pairs_close():
     ours = framework.hypot(framework.tensor(a), framework.tensor(b)).numpy()
     theirs = torch.hypot(torch.from_numpy(a), torch.from_numpy(b)).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=2 * 5e-324)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_atanh_hypot_compiled_and_numpy_replays_agree(dt, monkeypatch):
+    """The compiled loops (arrays of JIT_MIN elements or more) and the NumPy replay (smaller
+    arrays, or no numba) give the same bits, both torch's."""
+    from framework.ops import _sleef_atanh
+
+    rng = np.random.default_rng([15, 12])
+    x = draw(rng, dt, 3001, "open")
+    a, b = hypot_draw(rng, (3001,)), hypot_draw(rng, (3001,))
+    compiled = framework.atanh(framework.tensor(x)).numpy()
+    h_compiled = framework.hypot(framework.tensor(a), framework.tensor(b)).numpy()
+    monkeypatch.setattr(_sleef_atanh, "JIT_MIN", 1 << 40)
+    bits_equal(framework.atanh(framework.tensor(x)).numpy(), compiled)
+    bits_equal(compiled, torch.atanh(torch.from_numpy(x)).numpy())
+    if dt == "float64":
+        bits_equal(framework.hypot(framework.tensor(a), framework.tensor(b)).numpy(), h_compiled)
