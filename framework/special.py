@@ -206,6 +206,11 @@ def _ndtri(xp, p):
     from .ops._gamma_math import _quiet
     from .ops.gamma import _log_ndtr
 
+    from .ops import _special_exact
+
+    exact = _special_exact.ndtri(p)  # torch's bits (None without numba, or not NumPy's)
+    if exact is not None:
+        return exact
     p = xp.asarray(p, xp.float64)
     with _quiet(xp):
         q = xp.where(p > 0.5, 1 - p, p)  # the lower tail, by symmetry

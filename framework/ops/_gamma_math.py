@@ -335,12 +335,23 @@ def _bessel_float32(x, a, b, odd, scaled):
         return np.where(x < 0, -out, out) if odd else out
 
 
+def _bessel_exact(kind, xp, x):
+    """torch's bits by ``_special_exact`` (NumPy float32/float64 with numba), or None (half
+    precision keeps the float64 code: torch's Half loops are not replayed)."""
+    from . import _special_exact
+
+    return _special_exact.bessel(kind, x) if xp.__name__ == "numpy" else None
+
+
 def _is_numpy_float32(xp, x):
     return getattr(x, "dtype", None) == "float32" and xp.__name__ == "numpy"
 
 
 def i0e(xp, x):
     """exp(-|x|) I0(x)."""
+    exact = _bessel_exact(1, xp, x)
+    if exact is not None:
+        return exact
     if _is_numpy_float32(xp, x):
         return _bessel_float32(x, _I0E_A, _I0E_B, False, True)
     ax, low, high = _bessel_e(xp, x, _I0E_A, _I0E_B)
@@ -349,6 +360,9 @@ def i0e(xp, x):
 
 def i0(xp, x):
     """The modified Bessel function of the first kind, order 0."""
+    exact = _bessel_exact(0, xp, x)
+    if exact is not None:
+        return exact
     if _is_numpy_float32(xp, x):
         return _bessel_float32(x, _I0E_A, _I0E_B, False, False)
     ax = xp.abs(xp.asarray(x, xp.float64))
@@ -364,6 +378,9 @@ _I1E_A32, _I1E_B32 = _I1E_A[-17:], _I1E_B[-7:]
 
 def i1e(xp, x):
     """exp(-|x|) I1(x) (odd)."""
+    exact = _bessel_exact(3, xp, x)
+    if exact is not None:
+        return exact
     if _is_numpy_float32(xp, x):
         return _bessel_float32(x, _I1E_A32, _I1E_B32, True, True)
     ax, low, high = _bessel_e(xp, x, _I1E_A, _I1E_B)
@@ -373,6 +390,9 @@ def i1e(xp, x):
 
 def i1(xp, x):
     """The modified Bessel function of the first kind, order 1."""
+    exact = _bessel_exact(2, xp, x)
+    if exact is not None:
+        return exact
     if _is_numpy_float32(xp, x):
         return _bessel_float32(x, _I1E_A32, _I1E_B32, True, False)
     ax = xp.abs(xp.asarray(x, xp.float64))

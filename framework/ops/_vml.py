@@ -29,7 +29,7 @@ from . import _mkl
 
 # framework op -> MKL VML function stem (vms<Stem> float32, vmd<Stem> float64): the ops torch
 # 2.13's vml.h sends to MKL. Not MKL's, measured: sinh, cosh, exp2, expm1, log1p (below),
-# atanh (cpu_kernel_vec as sinh: not replayed), asinh, acosh, rsqrt, reciprocal (NumPy's
+# atanh (cpu_kernel_vec as sinh: `_sleef_atanh`), asinh, acosh, rsqrt, reciprocal (NumPy's
 # already match torch's).
 TABLE = {
     "exp": "Exp",

@@ -135,8 +135,25 @@ class SpecialI1E(_Special):
 
 
 def _log_ndtr(xp, x):
-    """log of the standard normal CDF: log1p(-erfc(x/sqrt2)/2) above -1, log(erfc(-x/sqrt2)/2)
-    below, and the asymptotic series far in the lower tail (where erfc underflows)."""
+    """log of the standard normal CDF: torch's bits from -1 up by ``_special_exact`` (NumPy
+    float32/float64 with numba), else `_log_ndtr_float64`."""
+    exact = K._exact_input(xp, x)
+    if exact is not None:
+        from . import _special_exact
+
+        upper = _special_exact.log_ndtr_upper(exact)
+        if upper is not None:
+            low = exact < -1
+            if low.any():
+                upper[low] = _log_ndtr_float64(np, exact[low])
+            return upper
+    return _log_ndtr_float64(xp, x)
+
+
+def _log_ndtr_float64(xp, x):
+    """log of the standard normal CDF in float64: log1p(-erfc(x/sqrt2)/2) above -1,
+    log(erfc(-x/sqrt2)/2) below, and the asymptotic series far in the lower tail (where erfc
+    underflows)."""
     from .special import _erfc64 as _erfc
 
     x = xp.asarray(x, xp.float64)
