@@ -140,6 +140,7 @@ from ._namespace import (
     use_deterministic_algorithms,
 )
 from . import _gc_freeze, _malloc
+from ._nn_toplevel import *  # noqa: F403  (torch.dropout, torch.layer_norm, ...)
 
 _malloc.tune()
 globals().update(_foreach_functions())  # torch._foreach_add, _foreach_mul_, ...

@@ -73,3 +73,4 @@ from .parameter_containers import ParameterDict, ParameterList
 from . import modules
 from .linear import LazyLinear
 from .parameter import UninitializedParameter
+from .buffer import Buffer
