@@ -236,7 +236,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """``torch.margin_ranking_loss``: ATen's ``reduction`` int.
 
     Example:
-        >>> framework.margin_ranking_loss(framework.ones(2), framework.zeros(2), -framework.ones(2), 0.0, 1)
+        >>> one = framework.ones(2)
+        >>> framework.margin_ranking_loss(one, 0 * one, -one, 0.0, 1)
         tensor(1.)
     """
     return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
