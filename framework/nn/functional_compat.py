@@ -46,6 +46,13 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated: warns, then :func:`interpolate` with the same arguments.
 
+    Args:
+        input (Tensor): the input.
+        size (list of int): the output size :math:`(N, C, H, W)` or :math:`(N, C, D, H, W)`.
+        scale_factor (float or tuple, optional): the multiplier for the spatial size.
+        mode (str, optional): the interpolation mode. Default: ``'nearest'``.
+        align_corners (bool): whether -1 and 1 are the corner pixels' centres.
+
     Example:
         >>> F.upsample(framework.ones(1, 1, 2), scale_factor=2).shape  # doctest: +SKIP
         torch.Size([1, 1, 4])
@@ -60,6 +67,11 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated: warns, then ``interpolate(input, size, scale_factor, mode='nearest')``.
 
+    Args:
+        input (Tensor): the input.
+        size (list of int): the output size :math:`(N, C, H, W)` or :math:`(N, C, D, H, W)`.
+        scale_factor (float or tuple, optional): the multiplier for the spatial size.
+
     Example:
         >>> F.upsample_nearest(framework.ones(1, 1, 2, 2), scale_factor=2).shape  # doctest: +SKIP
         torch.Size([1, 1, 4, 4])
@@ -73,6 +85,11 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated: warns, then ``interpolate(..., mode='bilinear', align_corners=True)``.
+
+    Args:
+        input (Tensor): the input.
+        size (list of int): the output size :math:`(N, C, H, W)` or :math:`(N, C, D, H, W)`.
+        scale_factor (float or tuple, optional): the multiplier for the spatial size.
 
     Example:
         >>> F.upsample_bilinear(framework.ones(1, 1, 2, 2), size=3).shape  # doctest: +SKIP
@@ -90,6 +107,15 @@ def max_pool1d_with_indices(
 ):
     """1-D max pooling that always returns ``(output, indices)`` (``return_indices`` is ignored).
 
+    Args:
+        input (Tensor): the input.
+        kernel_size (int or list of int): the window size.
+        stride (list of int, optional): the stride (empty: the kernel size).
+        padding (int or list of int, optional): implicit -inf padding. Default: 0.
+        dilation (int or list of int, optional): the window's spacing. Default: 1.
+        ceil_mode (bool, optional): ceil instead of floor for the output size. Default: False.
+        return_indices (bool, optional): ignored (the indices are always returned).
+
     Example:
         >>> F.max_pool1d_with_indices(framework.arange(4.0).reshape(1, 1, 4), 2)
         (tensor([[[1., 3.]]]), tensor([[[1, 3]]]))
@@ -101,6 +127,15 @@ def max_pool2d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
     """2-D max pooling that always returns ``(output, indices)`` (``return_indices`` is ignored).
+
+    Args:
+        input (Tensor): the input.
+        kernel_size (int or list of int): the window size.
+        stride (list of int): the stride of the window or convolution.
+        padding (list of int): the implicit padding.
+        dilation (list of int): the spacing between kernel elements.
+        ceil_mode (bool, optional): ceil instead of floor for the output size. Default: False.
+        return_indices (bool, optional): ignored (the indices are always returned).
 
     Example:
         >>> y, i = F.max_pool2d_with_indices(framework.arange(16.0).reshape(1, 1, 4, 4), 2)
@@ -116,6 +151,15 @@ def max_pool3d_with_indices(
 ):
     """3-D max pooling that always returns ``(output, indices)`` (``return_indices`` is ignored).
 
+    Args:
+        input (Tensor): the input.
+        kernel_size (int or list of int): the window size.
+        stride (list of int): the stride of the window or convolution.
+        padding (list of int): the implicit padding.
+        dilation (list of int): the spacing between kernel elements.
+        ceil_mode (bool, optional): ceil instead of floor for the output size. Default: False.
+        return_indices (bool, optional): ignored (the indices are always returned).
+
     Example:
         >>> y, i = F.max_pool3d_with_indices(framework.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
         >>> i
@@ -127,6 +171,11 @@ def max_pool3d_with_indices(
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """Adaptive 1-D max pooling that always returns ``(output, indices)``.
 
+    Args:
+        input (Tensor): the input.
+        output_size (int or tuple): the output size.
+        return_indices (bool, optional): ignored (the indices are always returned).
+
     Example:
         >>> F.adaptive_max_pool1d_with_indices(framework.arange(4.0).reshape(1, 1, 4), 2)
         (tensor([[[1., 3.]]]), tensor([[[1, 3]]]))
@@ -136,6 +185,11 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """Adaptive 2-D max pooling that always returns ``(output, indices)``.
+
+    Args:
+        input (Tensor): the input.
+        output_size (int or tuple): the output size.
+        return_indices (bool, optional): ignored (the indices are always returned).
 
     Example:
         >>> y, i = F.adaptive_max_pool2d_with_indices(framework.ones(1, 1, 4, 4), 2)
@@ -147,6 +201,11 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """Adaptive 3-D max pooling that always returns ``(output, indices)``.
+
+    Args:
+        input (Tensor): the input.
+        output_size (int or tuple): the output size.
+        return_indices (bool, optional): ignored (the indices are always returned).
 
     Example:
         >>> y, i = F.adaptive_max_pool3d_with_indices(framework.ones(1, 1, 2, 4, 4), 1)
@@ -165,6 +224,13 @@ def fractional_max_pool2d_with_indices(
     _random_samples=None,
 ):
     """Fractional 2-D max pooling that always returns ``(output, indices)``.
+
+    Args:
+        input (Tensor): the input.
+        kernel_size (int or list of int): the window size.
+        output_size (int or tuple): the output size.
+        output_ratio (tuple, optional): the output size as a ratio of the input's.
+        return_indices (bool, optional): ignored (the indices are always returned).
 
     Example:
         >>> u = framework.full((1, 1, 2), 0.5)
@@ -187,6 +253,13 @@ def fractional_max_pool3d_with_indices(
     _random_samples=None,
 ):
     """Fractional 3-D max pooling that always returns ``(output, indices)``.
+
+    Args:
+        input (Tensor): the input.
+        kernel_size (int or list of int): the window size.
+        output_size (int or tuple): the output size.
+        output_ratio (tuple, optional): the output size as a ratio of the input's.
+        return_indices (bool, optional): ignored (the indices are always returned).
 
     Example:
         >>> u = framework.full((1, 1, 3), 0.5)
