@@ -2,7 +2,6 @@
 FutureWarning, the conv/linear BatchNorm fusions (values, dtypes, requires_grad), skip_init
 (no random draws consumed), convert_conv2d_weight_memory_format and stateless.functional_call."""
 
-
 import numpy as np
 import pytest
 import torch
