@@ -86,3 +86,96 @@ def test_nll_loss2d_deprecated():
         v = loss(lib.tensor(lp), lib.tensor(tgt))
         res.append((str(w[0].message), v.item(), isinstance(loss, lib.nn.NLLLoss)))
     assert res[0] == res[1]
+
+
+LAZY_CONVS = [
+    ("LazyConv1d", (2, 4, 9), dict(stride=2, padding=1)),
+    ("LazyConv1d", (4, 9), dict(groups=2, bias=False)),
+    ("LazyConv2d", (2, 4, 6, 5), dict(dilation=2, padding_mode="reflect", padding=1)),
+    ("LazyConv3d", (1, 2, 4, 4, 4), {}),
+    ("LazyConvTranspose1d", (2, 4, 5), dict(stride=2, output_padding=1)),
+    ("LazyConvTranspose2d", (2, 4, 5, 5), dict(groups=2)),
+    ("LazyConvTranspose3d", (1, 2, 3, 3, 3), dict(bias=False)),
+]
+
+
+@pytest.mark.parametrize("name,shape,kwargs", LAZY_CONVS)
+@pytest.mark.parametrize("seed", range(3))
+def test_lazy_conv_same_draws(name, shape, kwargs, seed):
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    res = []
+    for lib in (torch, fw):
+        lib.manual_seed(seed)
+        m = getattr(lib.nn, name)(4, 3, **kwargs)
+        assert m.has_uninitialized_params()
+        y = m(lib.tensor(x))
+        after = lib.rand(2).tolist()  # the same number of draws
+        res.append(
+            (
+                y.detach().numpy(),
+                m.weight.detach().numpy(),
+                None if m.bias is None else m.bias.detach().numpy(),
+                type(m).__name__,
+                type(m.weight).__name__,
+                repr(m),
+                after,
+                m.in_channels,
+            )
+        )
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(res[1][1], res[0][1])
+    if res[0][2] is not None:
+        np.testing.assert_array_equal(res[1][2], res[0][2])
+    assert res[0][3:] == res[1][3:]
+
+
+def test_lazy_conv_errors():
+    for lib in (torch, fw):
+        with pytest.raises(
+            RuntimeError, match=r"Expected 2D \(unbatched\) or 3D \(batched\) input"
+        ):
+            lib.nn.LazyConv1d(4, 3)(lib.ones(1, 2, 3, 4))
+        with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+            lib.nn.LazyConv1d(4, 3, groups=2)(lib.ones(1, 3, 5))
+
+
+LAZY_NORMS = [
+    ("LazyBatchNorm1d", (4, 3), {}),
+    ("LazyBatchNorm1d", (4, 3, 5), dict(affine=False)),
+    ("LazyBatchNorm2d", (2, 3, 4, 4), dict(momentum=None)),
+    ("LazyBatchNorm3d", (2, 3, 2, 2, 2), dict(track_running_stats=False)),
+    ("LazyInstanceNorm1d", (2, 3, 5), {}),
+    ("LazyInstanceNorm2d", (2, 3, 4, 4), dict(affine=False, track_running_stats=False)),
+    ("LazyInstanceNorm3d", (2, 3, 2, 2, 2), dict(bias=False)),
+]
+
+
+@pytest.mark.parametrize("name,shape,kwargs", LAZY_NORMS)
+def test_lazy_norms(name, shape, kwargs):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    g = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    res = []
+    for lib in (torch, fw):
+        m = getattr(lib.nn, name)(**kwargs)
+        before = sorted(n for n, _ in m.named_parameters())
+        xt = lib.tensor(x, requires_grad=True)
+        y = m(xt)
+        y.backward(lib.tensor(g))
+        res.append(
+            (
+                y.detach().numpy(),
+                xt.grad.numpy(),
+                type(m).__name__,
+                repr(m),
+                before,
+                list(m.state_dict()),
+                m.num_features,
+                None if m.running_mean is None else m.running_mean.tolist(),
+                type(y.grad_fn).__name__,
+            )
+        )
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-5, atol=1e-6)
+    assert res[0][2:7] == res[1][2:7] and res[0][8] == res[1][8]
+    if res[0][7] is not None:
+        np.testing.assert_allclose(res[1][7], res[0][7], rtol=1e-6)
