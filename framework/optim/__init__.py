@@ -16,3 +16,4 @@ from .sparse_adam import SparseAdam
 from .lbfgs import LBFGS
 from . import lr_scheduler
 from . import swa_utils
+from .adafactor import Adafactor
