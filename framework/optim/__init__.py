@@ -17,3 +17,4 @@ from .lbfgs import LBFGS
 from . import lr_scheduler
 from . import swa_utils
 from .adafactor import Adafactor
+from .muon import Muon
