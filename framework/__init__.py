@@ -116,6 +116,9 @@ from .version import __version__
 from .dtypes import bfloat16
 from . import _inplace_methods
 from . import _more_methods
+from ._nn_toplevel import *  # noqa: F403  (torch.dropout, torch.layer_norm, ...)
+from ._surface_small import *  # noqa: F403  (the *_copy functions, range, typename, ...)
+from ._windows import *  # noqa: F403  (hann_window, ...)
 from . import _docs
 from ._foreach import functions as _foreach_functions
 from ._broadcast_shapes import broadcast_shapes

@@ -70,6 +70,9 @@ from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .embedding_bag import EmbeddingBag
 from .parameter_containers import ParameterDict, ParameterList
+from .sync_batchnorm import NLLLoss2d, SyncBatchNorm
+from .lazy_modules import *  # noqa: F403
 from . import modules
 from .linear import LazyLinear
 from .parameter import UninitializedParameter
+from .buffer import Buffer

@@ -66,3 +66,17 @@ from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.ctc import ctc_loss
 from ..ops.pooling_more import adaptive_max_pool3d, max_unpool1d, max_unpool3d, pdist
 from ..ops.pooling_fractional import fractional_max_pool2d, fractional_max_pool3d
+from .functional_compat import (
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d_with_indices,
+    gumbel_softmax,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)

@@ -296,11 +296,13 @@ class Module(StateDictMixin):
                     "(torch.nn.Module or None expected)"
                 )
             d["_modules"][name] = value
+        elif getattr(value, "_is_buffer", False) and isinstance(value, Tensor):
+            self.register_buffer(name, value, value.persistent)  # nn.Buffer(t, persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                    "(torch.Tensor or None expected)"
+                    "(torch.nn.Buffer, torch.Tensor or None expected)"
                 )
             d["_buffers"][name] = value
         else:

@@ -16,3 +16,5 @@ from .sparse_adam import SparseAdam
 from .lbfgs import LBFGS
 from . import lr_scheduler
 from . import swa_utils
+from .adafactor import Adafactor
+from .muon import Muon

@@ -156,3 +156,17 @@ __all__ = [
     "parametrizations",
     "rnn",
 ]
+from .clip_more import (  # noqa: E402
+    clip_grad_norm,
+    clip_grads_with_norm_,
+    convert_conv2d_weight_memory_format,
+    get_total_norm,
+    skip_init,
+)
+from .fusion import (  # noqa: E402
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from . import fusion, stateless  # noqa: E402
