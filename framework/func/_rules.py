@@ -63,7 +63,7 @@ ELEMENTWISE = (
     "SoftshrinkBackward HardshrinkBackward RreluWithNoiseBackward Deg2Rad Rad2Deg SpecialEntr "
     "SpecialI0E SpecialI1 SpecialI1E SpecialLogNdtr SpecialZeta _AddScalar _Ndtri _IntBinary "
     "DivScalar SpecialXlog1Py SpecialXlog1PyScalarSelf SpecialXlog1PyScalarOther InplaceCompare "
-    "LinalgMatrixExp"  # (one input whose forward takes leading batch dims)
+    "LinalgMatrixExp _Named"  # (one input whose forward takes leading batch dims)
 ).split()
 
 

@@ -14,8 +14,9 @@ NumPy array) and the caller keeps its NumPy path. log_ndtr's branch below -1
 
 Example:
     >>> import numpy as np
-    >>> out = i0e(np.zeros(1, np.float32))
-    >>> out is None or float(out[0]) == 1.0
+    >>> from framework.ops._special_exact import bessel
+    >>> out = bessel(1, np.zeros(1, np.float32))  # i0e(0): torch's float32 series gives
+    >>> bool(out is None or out[0] == np.float32(0.99999994))  # 1 - 2**-24, not 1
     True
 """
 

@@ -1095,10 +1095,13 @@ class Mismatch:
         return f"[{self.kind}] {self.op}: {self.what} ({self.detail}) seed={self.seed}"
 
 
-# Seeds 13,000,000 to 18,999,999 (the long runs of the passes that found the regression and
-# known seeds) draw from the table's first 435 records, its size then, so that each keeps its
-# program as records are appended; every other seed draws from the whole table.
-LEGACY_SEEDS, LEGACY_OPS = (13_000_000, 19_000_000), 435
+# A seed draws from the table's first n records, n its size when that seed's runs were made,
+# so that each seed keeps its program (regression and known seeds name them) as records are
+# appended: (first seed, last seed + 1, n); a seed in no range draws from the whole table.
+EPOCHS = (
+    (13_000_000, 19_000_000, 435),  # the long runs of the early passes
+    (0, 520_000_000, 436),  # up to the fourteenth pass (the fifteenth appended 3)
+)
 
 
 class Program:
@@ -1107,7 +1110,7 @@ class Program:
     def __init__(self, seed):
         r = np.random.default_rng(seed)
         self.seed = seed
-        n = LEGACY_OPS if LEGACY_SEEDS[0] <= seed < LEGACY_SEEDS[1] else len(OPS)
+        n = next((k for lo, hi, k in EPOCHS if lo <= seed < hi), len(OPS))
         self.op = OPS[seed % n]  # round robin: any n seeds cover every op
         g = Gen(r, self.op.dtypes)
         self.args, self.kwargs = self.op.sample(g)

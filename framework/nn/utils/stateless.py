@@ -2,8 +2,6 @@
 
 import warnings
 
-from ...func.functional_call import functional_call as _functional_call
-
 
 def functional_call(
     module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False
@@ -32,6 +30,9 @@ def functional_call(
         FutureWarning,
         stacklevel=2,
     )
-    return _functional_call(
+    from ...func.functional_call import functional_call  # (lazily: framework.func's batching
+    # rules name the op classes defined when it is first imported, after every op module)
+
+    return functional_call(
         module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict
     )
