@@ -82,6 +82,12 @@ def get_device(self):
 
 
 def narrow_copy(self, dim, start, length):
+    if self.ndim and dim >= self.ndim:  # (ATen's narrow_copy checks this before wrapping dim)
+        raise RuntimeError(
+            "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+            "(Could this error message be improved?  If so, please report an enhancement "
+            "request to PyTorch.)"
+        )
     return _named(self.narrow(dim, start, length), "NarrowCopyBackward0")
 
 

@@ -522,7 +522,12 @@ def setitem(x, index, value):
 
         forward_ad.setitem(x, index, value)
     adv_key = _adv_key(adv, 0)
-    if not (state.enabled and (x._rg or value._rg)):
+    # torch's basic-index write is fill_ for a 0-dim value (recorded whatever x's dtype: an
+    # int or bool x then requires grad, its base's node CopySlices) and copy_ otherwise (not
+    # recorded into a dtype autograd does not differentiate)
+    fill = value._data.ndim == 0
+    differentiable = adv or fill or x._data.dtype.kind in "fc"
+    if not (state.enabled and (x._rg or value._rg) and differentiable):
         try:
             if type(x) is View or steps:
                 target = view_array(x._data[key + (Ellipsis,)], x)
@@ -538,6 +543,8 @@ def setitem(x, index, value):
         return x
     if steps:
         x, key = _basic(x, steps), ()
+    if type(x) is View and not adv and not x._vbw:  # (an int or bool view filled: torch's
+        x._vbw = True  # views are differentiable whatever their dtype)
     if adv:
         kind = "IndexPutBackward0"
     else:
@@ -549,7 +556,7 @@ def setitem(x, index, value):
             value = value.view(shape[lead:])
             if tuple(value.shape) != target:
                 value = value.expand(target)
-        kind = "FillBackward3" if scalar else "torch::autograd::CopyBackwards"
+        kind = "FillBackward3" if fill else "torch::autograd::CopyBackwards"
     x._inplace(_index_put, value, key=key, adv=adv_key, kind=kind)
     return x
 

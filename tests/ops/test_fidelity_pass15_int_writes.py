@@ -1,0 +1,67 @@
+"""Fifteenth pass, after the merges: writes of a tensor that requires grad into an int or bool
+tensor, and narrow_copy's dim check (fuzzer seeds 520064993, 520011301).
+
+torch's basic-index write is fill_ for a 0-dim value, recorded whatever the destination's
+dtype (the int tensor then requires grad: FillBackward3, or CopySlices on the base of the
+view written), and copy_ otherwise, recorded only into a dtype autograd differentiates;
+index_put records always. Tensor.copy_ into an int tensor records nothing."""
+
+import pytest
+import torch
+
+import framework
+
+
+def _value(L, shape):
+    return L.full(shape, 0.5, requires_grad=True) if shape else L.tensor(0.5, requires_grad=True)
+
+
+def _write(L, dtype, how, shape):
+    x = L.zeros(3, 3, dtype=getattr(L, dtype))
+    v = _value(L, shape)
+    if how == "ellipsis_select":
+        x[..., 0] = v
+    elif how == "slice":
+        x[0:1] = v
+    elif how == "int":
+        x[1] = v
+    elif how == "mask":
+        x[x == 0] = v if shape != (3,) else v[0]
+    elif how == "all":
+        x[...] = v
+    else:
+        x.copy_(v)
+    return x
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3,)])
+@pytest.mark.parametrize("how", ["ellipsis_select", "slice", "int", "mask", "all", "copy_"])
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32"])
+def test_write_records_as_torch(dtype, how, shape):
+    theirs, ours = _write(torch, dtype, how, shape), _write(framework, dtype, how, shape)
+    name = lambda t: type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    assert ours.requires_grad == theirs.requires_grad
+    assert name(ours) == name(theirs)
+    assert ours.dtype.__str__() == theirs.dtype.__str__()
+    assert (ours.detach().numpy() == theirs.detach().numpy()).all()
+
+
+def test_float_gradient_through_a_zero_dim_fill():
+    for L in (torch, framework):
+        x = L.zeros(2, 3)
+        v = L.tensor(2.0, requires_grad=True)
+        y = x.clone()
+        y[...] = v
+        (y * L.arange(6.0).reshape(2, 3)).sum().backward()
+        assert float(v.grad) == 15.0
+        assert type(y.grad_fn).__name__ == "FillBackward3"
+
+
+@pytest.mark.parametrize("dim", [2, 4, -3])
+def test_narrow_copy_dim_check(dim):
+    got = []
+    for L in (torch, framework):
+        with pytest.raises((RuntimeError, IndexError)) as e:
+            L.narrow_copy(L.zeros(2, 3), dim, 0, 1)
+        got.append((e.type, str(e.value)))
+    assert got[0] == got[1]
