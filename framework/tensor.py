@@ -815,7 +815,7 @@ class Tensor:
         if not isinstance(src, Tensor):
             src = _ops.tensor(src)
         try:
-            if self._data.dtype.kind not in "fc" and src._rg and not self._rg:
+            if self._data.dtype.kind not in "fcV" and src._rg and not self._rg:
                 with _no_grad():  # torch's copy_ records only into a differentiable dtype
                     return self._inplace(_ops.copy_into, src)
             return self._inplace(_ops.copy_into, src)

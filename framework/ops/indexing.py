@@ -526,7 +526,7 @@ def setitem(x, index, value):
     # int or bool x then requires grad, its base's node CopySlices) and copy_ otherwise (not
     # recorded into a dtype autograd does not differentiate)
     fill = value._data.ndim == 0
-    differentiable = adv or fill or x._data.dtype.kind in "fc"
+    differentiable = adv or fill or x._data.dtype.kind in "fcV"  # (V: ml_dtypes bfloat16)
     if not (state.enabled and (x._rg or value._rg) and differentiable):
         try:
             if type(x) is View or steps:

@@ -1104,6 +1104,19 @@ EPOCHS = (
 )
 
 
+def seed_drawing(index, k=0, base=300_000):
+    """The k-th seed (counting from about ``base`` rounds of the table) whose program draws
+    OPS[index]: in the oldest EPOCHS range that draws from a table holding it, so the
+    programs of records already there when a test was written stay the same."""
+    for lo, hi, n in sorted(EPOCHS, key=lambda e: e[2]):
+        if index < n:
+            s = n * (base + k) + index
+            if lo <= s < hi and not any(a <= s < b for a, b, m in EPOCHS if m < n):
+                return s
+    n = len(OPS)
+    return n * (-(-max(hi for _, hi, _ in EPOCHS) // n) + k) + index
+
+
 class Program:
     """An op, its arguments, and the program's variations."""
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from fuzz.runner import EXCEPTION, SILENT, Program
+from fuzz.runner import EXCEPTION, SILENT, Program, seed_drawing
 from fuzz.runner import compare_program
 from ops.optable import CHAIN, OPS
 from ops.test_fidelity import same, t
@@ -150,7 +150,7 @@ def test_op_then_sgn_gradients_as_torch(op):
     fuzzer draws them), backward with a random upstream gradient: the gradients agree."""
     i = OPS.index(op)
     for k in range(3):
-        p = Program(len(OPS) * (300_000 + k) + i)  # (the seed picks the op: OPS[seed % n])
+        p = Program(seed_drawing(i, k))
         assert p.op is op
         p.then, p.inplace = SGN, False
         bad = [
