@@ -712,11 +712,14 @@ class Tensor:
             )  # saved values must not change
             if self._fw is not None:  # its own holder: self's tangents change below
                 _fw_copy(src, self)
+            _int_out_allowed[0] += 1  # (rebased history: torch checks no output dtype)
             try:
                 out = op(src, *args, **kwargs)
             except NotImplementedError:
                 _inplace_shape_first(self, tensors)
                 raise
+            finally:
+                _int_out_allowed[0] -= 1
             _write(self, out._data)
             if out._fw is not None:
                 _fw_inplace(self, out)
@@ -2048,7 +2051,7 @@ from . import ops as _ops  # noqa: E402  (ops import Tensor; methods resolve the
 from .ops.gather import in_place as _scatter_in_place  # noqa: E402
 from .ops import views as _vw  # noqa: E402
 from . import _memory_format as _mf  # noqa: E402
-from .autograd.op import AccumulateGrad, _add_hook, new_hook_dict  # noqa: E402
+from .autograd.op import AccumulateGrad, _add_hook, _int_out_allowed, new_hook_dict  # noqa: E402
 from .autograd.op import vmap_hook as _vmap_hook  # noqa: E402
 from .autograd.node import node_hooks as _node_hooks  # noqa: E402
 from .ops.elementwise import Add as _Add, Mul as _Mul  # noqa: E402  (operators skip add()/mul())

@@ -48,6 +48,20 @@ _metas = {}
 _n_metas = [0]
 
 
+# torch's set_history refuses a node whose output autograd does not differentiate (an int or
+# bool tensor that requires grad, made by a fill_ or index_put_ of one that does, then any op
+# with an int output); in-place writes rebase history instead and are not checked (a count:
+# Tensor._inplace's recorded call)
+_int_out_allowed = [0]
+
+
+def _not_differentiable(dtype):
+    """torch's error for a recorded node with an int or bool output."""
+    from .. import dtypes
+
+    return RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type_name(dtype)}")
+
+
 def _metas_of(dtype):
     table = _metas.get(dtype)
     if table is None:
@@ -831,6 +845,10 @@ class Op(Node):
                 self._inputs = args
                 self._versions = tuple([a._vc[0] if a is not None else None for a in args])
         if type(out) is tuple:
+            if not _int_out_allowed[0]:
+                for i, o in enumerate(out):
+                    if i not in self.non_differentiable and o.dtype.kind not in "fcV":
+                        raise _not_differentiable(o.dtype)
             self._n_out = len(out)
             outs = tuple(
                 Tensor._make(o, dev)
@@ -843,6 +861,8 @@ class Op(Node):
             if hooks_in_use[0] and self._freed_attrs and state.saved_hooks:
                 self._pack_saved()
             return outs
+        if out.dtype.kind not in "fcV" and not _int_out_allowed[0]:
+            raise _not_differentiable(out.dtype)
         self._n_out = 1
         t = _new(Tensor)  # Tensor._make(out, dev, True, self, 0), inlined
         t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = out, dev, True, None, self, 0

@@ -65,3 +65,43 @@ def test_narrow_copy_dim_check(dim):
             L.narrow_copy(L.zeros(2, 3), dim, 0, 1)
         got.append((e.type, str(e.value)))
     assert got[0] == got[1]
+
+
+OPS_ON_INT = {
+    "float": lambda L, x, f: x.float(),
+    "add_float": lambda L, x, f: x + 1.5,
+    "add_int": lambda L, x, f: x + 1,
+    "clone": lambda L, x, f: x.clone(),
+    "view": lambda L, x, f: x.view(3),
+    "select": lambda L, x, f: x[0],
+    "mul_float_tensor": lambda L, x, f: x * f,
+    "sqrt": lambda L, x, f: x.sqrt(),
+    "eq": lambda L, x, f: x == 1,
+    "float_to_long": lambda L, x, f: f.long(),
+    "sum_int_dtype": lambda L, x, f: f.sum(dtype=L.int64),
+    "cat": lambda L, x, f: L.cat([x, x]),
+    "where": lambda L, x, f: L.where(x > 0, x, x),
+    "square": lambda L, x, f: x.square(),
+    "max_dim": lambda L, x, f: x.max(0),
+    "index_put_": lambda L, x, f: x.clone().detach().index_put_((L.tensor([0]),), f[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS_ON_INT))
+def test_a_node_with_an_int_output_is_refused_as_torch(name):
+    """An int tensor that requires grad (a 0-dim fill of one that does), then ops: those that
+    record a node with an int or bool output raise torch's "Autograd not support dtype",
+    in-place writes and ops with float or non-differentiable outputs do not (seed 520064993:
+    setitem then square)."""
+    got = []
+    for L in (torch, framework):
+        x = L.zeros(3, dtype=L.int64)
+        x[...] = L.tensor(1.0, requires_grad=True)
+        f = L.ones(3, requires_grad=True)
+        try:
+            r = OPS_ON_INT[name](L, x, f)
+            r = r if isinstance(r, tuple) else (r,)
+            got.append([(str(t.dtype), t.requires_grad) for t in r])
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]
