@@ -83,9 +83,11 @@ def _listen():
         """Sets `numba_pending` when a compilation ends."""
 
         def on_start(self, ev):
+            """numba began compiling: nothing to do until it ends."""
             pass
 
         def on_end(self, ev):
+            """A compilation ended: re-arm the freeze for the end of the next backward pass."""
             numba_pending[0] = True
 
     listener = _Compiled()

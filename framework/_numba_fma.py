@@ -78,6 +78,7 @@ class ByDtype:
     __slots__ = ("fn", "sig", "by")
 
     def __init__(self, fn, sig):
+        """fn compiled lazily by dtype with the signature builder sig."""
         self.fn, self.sig, self.by = fn, sig, {}
 
     def __call__(self, x, *args):

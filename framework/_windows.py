@@ -10,6 +10,7 @@ __all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window"
 
 
 def _check(name, window_length, dtype):
+    """torch's argument checks of a window function; returns the dtype."""
     dt = dtype or _dtypes.get_default_dtype()
     if window_length < 0:
         raise RuntimeError(
@@ -32,6 +33,7 @@ def _trivial(window_length, dt, device):
 
 
 def _done(w, requires_grad):
+    """w with requires_grad set as asked."""
     return w.requires_grad_(True) if requires_grad else w
 
 
@@ -194,6 +196,7 @@ def kaiser_window(
 
 
 def _i0_scalar(beta, dt, device):
+    """The modified Bessel function I0 of a Python float (kaiser_window's normaliser)."""
     from .creation import tensor
 
     return tensor(beta, dtype=dt, device=device).i0()

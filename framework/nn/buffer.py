@@ -8,6 +8,7 @@ class _BufferMeta(type):
     """``isinstance(t, Buffer)`` holds for any tensor that Buffer() marked (torch's check)."""
 
     def __instancecheck__(cls, instance):
+        """isinstance(t, nn.Buffer) holds for a Buffer-marked tensor, as torch's metaclass."""
         if cls is Buffer:
             return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
         return super().__instancecheck__(instance)
@@ -32,6 +33,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     """
 
     def __new__(cls, data=None, *, persistent=True):
+        """A tensor marked to register as a buffer when assigned to a Module attribute."""
         if data is None:
             data = empty(0)
         t = data.detach().requires_grad_(data.requires_grad)

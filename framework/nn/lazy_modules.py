@@ -38,6 +38,7 @@ class _LazyMixin:
         )
 
     def __call__(self, *args, **kwargs):
+        """Infer the lazy shapes from the first input, then call the module."""
         if "cls_to_become" in type(self).__dict__:  # the first call (torch: also when nothing
             self.initialize_parameters(args[0] if args else kwargs["input"])  # was lazy)
             self.__class__ = self.cls_to_become
@@ -45,7 +46,10 @@ class _LazyMixin:
 
 
 class _LazyConv(_LazyMixin):
+    """The lazy conv module class of `base` (in_channels inferred at the first call)."""
+
     def _lazy_setup(self, out_channels, bias, device, dtype):
+        """Materialise the parameters from the first input's shape and become the regular class."""
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels
         if bias:
@@ -92,6 +96,7 @@ class _LazyConv(_LazyMixin):
 
 
 def _lazy_conv(base, nd_doc):
+    """A lazy conv class named `name` over the conv class `base`."""
     transposed = base._transposed
 
     if transposed:
@@ -110,6 +115,7 @@ def _lazy_conv(base, nd_doc):
             device=None,
             dtype=None,
         ):
+            """The regular module's arguments, its shape-dependent ones left unset."""
             base.__init__(
                 self,
                 0,
@@ -142,6 +148,7 @@ def _lazy_conv(base, nd_doc):
             device=None,
             dtype=None,
         ):
+            """The regular module's arguments, its shape-dependent ones left unset."""
             base.__init__(
                 self,
                 0,
@@ -182,7 +189,10 @@ def _lazy_conv(base, nd_doc):
 
 
 class _LazyNorm(_LazyMixin):
+    """The lazy norm module class of `base` (num_features inferred at the first call)."""
+
     def _lazy_setup(self, affine, track_running_stats, bias, device, dtype):
+        """Materialise the parameters from the first input's shape and become the regular class."""
         self.affine, self.track_running_stats = affine, track_running_stats
         self._factory = {"device": device, "dtype": dtype}
         if affine:
@@ -229,6 +239,8 @@ class _LazyNorm(_LazyMixin):
 
 
 def _lazy_norm(base):
+    """A lazy norm class named `name` over the norm class `base`."""
+
     def __init__(
         self,
         eps=1e-5,
@@ -240,6 +252,7 @@ def _lazy_norm(base):
         *,
         bias=True,
     ):
+        """The regular module's arguments, its shape-dependent ones left unset."""
         base.__init__(self, 0, eps, momentum, False, False, device, dtype, bias=False)
         self._lazy_setup(affine, track_running_stats, bias, device, dtype)
 

@@ -50,12 +50,14 @@ class SyncBatchNorm(_BatchNorm):
         *,
         bias=True,
     ):
+        """BatchNorm's arguments plus process_group (a single process here)."""
         super().__init__(
             num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
         )
         self.process_group = process_group
 
     def _check_input_dim(self, input):
+        """torch's SyncBatchNorm check: at least 2-D input."""
         if input.dim() < 2:
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
 
@@ -131,6 +133,7 @@ class NLLLoss2d(NLLLoss):
     def __init__(
         self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
     ):
+        """BatchNorm's arguments plus process_group (a single process here)."""
         warnings.warn(
             "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
             "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for "

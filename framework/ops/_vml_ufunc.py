@@ -27,6 +27,7 @@ def _vml(typingctx, fn, n, x, out, mode):
     """fn(n, x, out, mode) of VML's contiguous signature, fn and the pointers as integers."""
 
     def codegen(context, builder, signature, args):
+        """LLVM IR of the intrinsic's call."""
         f, count, px, po, m = args
         i8p = ir.IntType(8).as_pointer()
         fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(32), i8p, i8p, ir.IntType(64)])
@@ -43,6 +44,7 @@ def _vml_strided(typingctx, fn, n, x, incx, out, incout, mode):
     """fn(n, x, incx, out, incout, mode) of VML's strided signature (increments in elements)."""
 
     def codegen(context, builder, signature, args):
+        """LLVM IR of the intrinsic's call."""
         f, count, px, ix, po, io, m = args
         i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i32, i8p, i32, i8p, i32, ir.IntType(64)])

@@ -52,6 +52,7 @@ class Adafactor(Optimizer):
         foreach=None,
         maximize=False,
     ):
+        """torch.optim.Adafactor's arguments and checks."""
         if hasattr(lr, "numel") and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:

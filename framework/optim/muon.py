@@ -35,6 +35,7 @@ def _zeropower_via_newtonschulz(grad, ns_coefficients, ns_steps, eps):
 
 
 def _adjust_lr(lr, adjust_lr_fn, shape):
+    """torch's Muon learning-rate adjustment for a parameter's shape."""
     A, B = shape[:2]
     if adjust_lr_fn is None or adjust_lr_fn == "original":
         ratio = math.sqrt(max(1, A / B))
@@ -91,6 +92,7 @@ class Muon(Optimizer):
         ns_steps=DEFAULT_NS_STEPS,
         adjust_lr_fn=None,
     ):
+        """torch.optim.Muon's arguments and checks."""
         if hasattr(lr, "numel") and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
