@@ -51,7 +51,6 @@ def _named(t, name):
 def new_empty(
     self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
-    """Tensor.new_empty: an uninitialised tensor of `size`, self's dtype and device by default."""
     out = _creation.empty(*size, dtype=dtype or self.dtype, device=device or self._device)
     return out.requires_grad_(requires_grad) if requires_grad else out
 
@@ -59,7 +58,6 @@ def new_empty(
 def new_empty_strided(
     self, size, stride, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
-    """Tensor.new_empty_strided: an uninitialised tensor of `size` and `stride`."""
     from .ops.extras4 import empty_strided
 
     out = empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self._device)
@@ -67,32 +65,26 @@ def new_empty_strided(
 
 
 def ndimension(self):
-    """Tensor.ndimension(): the number of dims (an alias of dim())."""
     return self.dim()
 
 
 def byte(self, memory_format=None):
-    """Tensor.byte(): self as uint8."""
     return self.to(_dtypes.uint8)
 
 
 def char(self, memory_format=None):
-    """Tensor.char(): self as int8."""
     return self.to(_dtypes.int8)
 
 
 def short(self, memory_format=None):
-    """Tensor.short(): self as int16."""
     return self.to(_dtypes.int16)
 
 
 def get_device(self):
-    """Tensor.get_device(): -1 for a CPU tensor, the CUDA device index otherwise."""
     return -1 if self._device.type == "cpu" else self._device.index or 0
 
 
 def narrow_copy(self, dim, start, length):
-    """Tensor.narrow_copy: a copy of self.narrow(dim, start, length) (NarrowCopyBackward0)."""
     if self.ndim and dim >= self.ndim:  # (ATen's narrow_copy checks this before wrapping dim)
         raise RuntimeError(
             "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
@@ -103,35 +95,29 @@ def narrow_copy(self, dim, start, length):
 
 
 def split_with_sizes(self, split_sizes, dim=0):
-    """Tensor.split_with_sizes: self split into pieces of split_sizes along dim."""
     return self.split(list(split_sizes), dim)
 
 
 def unsafe_chunk(self, chunks, dim=0):
-    """Tensor.unsafe_chunk: chunk without the views' in-place checks (UnsafeSplitBackward0)."""
     return tuple(_named(p, "UnsafeSplitBackward0") for p in self.chunk(chunks, dim))
 
 
 def unsafe_split(self, split_size, dim=0):
-    """Tensor.unsafe_split: split without the views' in-place checks (UnsafeSplitBackward0)."""
     return tuple(_named(p, "UnsafeSplitBackward0") for p in self.split(split_size, dim))
 
 
 def unsafe_split_with_sizes(self, split_sizes, dim=0):
-    """Tensor.unsafe_split_with_sizes: split_with_sizes without the views' in-place checks."""
     parts = self.split(list(split_sizes), dim)
     return tuple(_named(p, "UnsafeSplitWithSizesBackward0") for p in parts)
 
 
 def hardshrink(self, lambd=0.5):
-    """Tensor.hardshrink(lambd): nn.functional.hardshrink of self."""
     from .nn import functional as F
 
     return F.hardshrink(self, lambd)
 
 
 def prelu(self, weight):
-    """Tensor.prelu(weight): nn.functional.prelu of self."""
     from .nn import functional as F
 
     return F.prelu(self, weight)
@@ -145,17 +131,14 @@ def _scatter(input, src, view, name):
 
 
 def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
-    """Tensor.diagonal_scatter: self with src embedded on a diagonal (DiagonalScatterBackward0)."""
     return _scatter(self, src, lambda o: o.diagonal(offset, dim1, dim2), "DiagonalScatterBackward0")
 
 
 def select_scatter(self, src, dim, index):
-    """Tensor.select_scatter: self with src embedded at index of dim (SelectScatterBackward0)."""
     return _scatter(self, src, lambda o: o.select(dim, index), "SelectScatterBackward0")
 
 
 def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
-    """Tensor.slice_scatter: self with src embedded in the slice start:end:step of `dim`."""
 
     def view(o):
         """The slice of o that slice_scatter writes."""
@@ -167,32 +150,26 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
 
 
 def conj(self):
-    """Tensor.conj(): self itself for a real tensor (as torch)."""
     return self  # real tensors: torch returns the tensor itself
 
 
 def resolve_conj(self):
-    """Tensor.resolve_conj(): self itself (real tensors carry no conjugate bit)."""
     return self
 
 
 def resolve_neg(self):
-    """Tensor.resolve_neg(): self itself (real tensors carry no negative bit)."""
     return self
 
 
 def is_conj(self):
-    """Tensor.is_conj(): False for a real tensor."""
     return False
 
 
 def is_neg(self):
-    """Tensor.is_neg(): False for a real tensor."""
     return False
 
 
 def dim_order(self, *, ambiguity_check=False):
-    """Tensor.dim_order(): the dims from outermost to innermost by stride."""
     st = self.stride()
     return tuple(sorted(builtins.range(self.dim()), key=lambda d: -st[d]))
 
@@ -228,7 +205,6 @@ for _fn in _METHODS:
 
 
 def moveaxis(self, source, destination):
-    """Tensor.moveaxis: an alias of movedim."""
     return self.movedim(source, destination)
 
 
