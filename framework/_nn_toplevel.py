@@ -250,22 +250,22 @@ def threshold(input, threshold, value):
 
 
 def rrelu(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):
-    """``torch.rrelu``: :func:`nn.functional.rrelu` (``generator`` must be None here).
+    """``torch.rrelu``: :func:`nn.functional.rrelu`, its slopes drawn from ``generator``.
 
     Args:
         input (Tensor): the input.
         lower (float, optional): the lower bound of the random slope. Default: 1/8.
         upper (float, optional): the upper bound of the random slope. Default: 1/3.
         training (bool): use (and update) batch statistics.
-        generator (Generator, optional): must be None here.
+        generator (Generator, optional): the generator of the slopes (training only).
 
     Example:
         >>> framework.rrelu(framework.tensor([-1.0, 1.0]))
         tensor([-0.2292,  1.0000])
     """
-    if generator is not None:
-        raise NotImplementedError("rrelu: a generator is not supported here")
-    return F.rrelu(input, lower, upper, training)
+    from .ops.nonlinear import rrelu as _rrelu
+
+    return _rrelu(input, lower, upper, training, _generator=generator)
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):

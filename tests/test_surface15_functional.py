@@ -504,3 +504,20 @@ def test_pool_and_pad_forms():
         ("affine_grid_generator", b_affine),
     ]:
         _call(name, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_generator_draws_torchs_slopes(dtype):
+    """torch.rrelu(..., training=True, generator=g): the slopes come from g (two calls in
+    turn draw on), the same values as torch's from the same seed; the global stream is not
+    used."""
+    got = []
+    for lib in (torch, fw):
+        lib.manual_seed(1)
+        g = lib.Generator().manual_seed(7)
+        x = lib.linspace(-3, 3, 40, dtype=getattr(lib, dtype))
+        a = lib.rrelu(x, training=True, generator=g)
+        b = lib.rrelu(x, 0.2, 0.5, True, g)
+        got.append([a.numpy(), b.numpy(), lib.rand(3).numpy()])
+    for ours, theirs in zip(got[1], got[0]):
+        np.testing.assert_array_equal(ours, theirs)

@@ -802,7 +802,7 @@ def prelu(input, weight):
     return PreluKernel.apply(input, w)
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *, _generator=None):
     r"""Applies the randomized leaky ReLU: in training each negative element gets a slope drawn from
     :math:`\mathcal{U}(\text{lower}, \text{upper})`; in evaluation the mean slope
     :math:`(\text{lower} + \text{upper}) / 2`.
@@ -818,6 +818,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         upper (float, optional): upper bound of the slope distribution (default: 1/3).
         training (bool, optional): draw random slopes (default: False).
         inplace (bool, optional): write the result into ``input`` (default: False).
+        _generator (Generator, optional): the generator of the slopes (``torch.rrelu``'s
+            ``generator``; F.rrelu has none).
 
     Returns:
         Tensor: the result, of the shape of ``input``.
@@ -839,7 +841,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         from ..random import _generator_for
 
         x = to_numpy(input._data)
-        noise = move(rrelu_noise(_generator_for(None, input.device), x, lower, upper), input.device)
+        gen = _generator_for(_generator, input.device)
+        noise = move(rrelu_noise(gen, x, lower, upper), input.device)
     return _inplace_or(
         input, inplace, RreluWithNoise, lower=lower, upper=upper, training=training, noise=noise
     )
