@@ -263,9 +263,9 @@ def rrelu(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):
         >>> framework.rrelu(framework.tensor([-1.0, 1.0]))
         tensor([-0.2292,  1.0000])
     """
-    from .ops.nonlinear import rrelu as _rrelu
+    from .ops.nonlinear import rrelu_from
 
-    return _rrelu(input, lower, upper, training, _generator=generator)
+    return rrelu_from(input, lower, upper, training, False, generator)
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):

@@ -802,7 +802,7 @@ def prelu(input, weight):
     return PreluKernel.apply(input, w)
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *, _generator=None):
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     r"""Applies the randomized leaky ReLU: in training each negative element gets a slope drawn from
     :math:`\mathcal{U}(\text{lower}, \text{upper})`; in evaluation the mean slope
     :math:`(\text{lower} + \text{upper}) / 2`.
@@ -818,8 +818,6 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *,
         upper (float, optional): upper bound of the slope distribution (default: 1/3).
         training (bool, optional): draw random slopes (default: False).
         inplace (bool, optional): write the result into ``input`` (default: False).
-        _generator (Generator, optional): the generator of the slopes (``torch.rrelu``'s
-            ``generator``; F.rrelu has none).
 
     Returns:
         Tensor: the result, of the shape of ``input``.
@@ -828,6 +826,12 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *,
         >>> F.rrelu(framework.tensor([-3.0, 2.0]), lower=0.1, upper=0.3)  # eval: slope 0.2
         tensor([-0.6000,  2.0000])
     """
+    return rrelu_from(input, lower, upper, training, inplace, None)
+
+
+def rrelu_from(input, lower, upper, training, inplace, generator):
+    """`rrelu` with its slopes drawn from `generator` (None: the default one), for
+    ``torch.rrelu``'s generator argument."""
     noise = None
     if training and vmap_hook[0]:  # a draw per sample (or one for the batch), batched
         from ..func._paths import rrelu_training
@@ -841,7 +845,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *,
         from ..random import _generator_for
 
         x = to_numpy(input._data)
-        gen = _generator_for(_generator, input.device)
+        gen = _generator_for(generator, input.device)
         noise = move(rrelu_noise(gen, x, lower, upper), input.device)
     return _inplace_or(
         input, inplace, RreluWithNoise, lower=lower, upper=upper, training=training, noise=noise
