@@ -1101,6 +1101,7 @@ class Mismatch:
 EPOCHS = (
     (13_000_000, 19_000_000, 435),  # the long runs of the early passes
     (0, 520_000_000, 436),  # up to the fourteenth pass (the fifteenth appended 3)
+    (520_000_000, 540_000_000, 439),  # the fifteenth pass's runs (the sixteenth appends)
 )
 
 
