@@ -1,9 +1,11 @@
-"""numba loops for ``_sleef_atanh`` and ``_sleef_hypot``: their Sleef functions bound to
-``_sleef_act_jit``'s scalar helpers (``llvm.fma``, bit casts) and compiled, the vector body on
-each row's first ``nvec`` elements and the C library's ``atanh``/``atanhf``/``hypot`` (numba's
-``math`` lowers to them) on the rest, as torch's ``cpu_kernel_vec``. Each loop compiles on its
-first call, once per dtype (numba's disk cache where it is writable). Imported only where
-numba is; see ``_sleef_atanh.atanh`` and ``_sleef_hypot.hypot``.
+"""numba loops for ``_sleef_atanh``, ``_sleef_hypot`` and ``_sleef_lgamma``: their Sleef
+functions bound to ``_sleef_act_jit``'s scalar helpers (``llvm.fma``, bit casts) and
+compiled, the vector body on each row's first ``nvec`` elements and the C library's
+``atanh``/``atanhf``/``hypot`` (numba's ``math`` lowers to them) on the rest, as torch's
+``cpu_kernel_vec`` (lgamma: every element through Sleef, as vml.h's map). Each loop compiles
+on its first call, once per dtype (numba's disk cache where it is writable). Imported only
+where numba is; see ``_sleef_atanh.atanh``, ``_sleef_hypot.hypot`` and
+``_sleef_lgamma.lgamma``.
 """
 
 import math
@@ -15,12 +17,27 @@ from .._numba_fma import fma
 from . import _sleef_act_jit as AJ
 from . import _sleef_atanh as A
 from . import _sleef_hypot as H
+from . import _sleef_lgamma as G
 from . import _sleef_math as M
 from ._sleef_jit import bits, from_bits
 
 _OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
 _INLINE = {"inline": "always", "error_model": "numpy"}
+_CALL = {"error_model": "numpy"}
 _NS = {}
+T = None  # (a template's global: the dtype's scalar type)
+
+
+def trunc_i(u):
+    """vtruncate to int32 (cvttps2dq / cvttpd2dq): out of range and NaN give INT_MIN."""
+    if abs(u) < T(2147483648.0):
+        return np.int64(int(u))
+    return np.int64(-2147483648)
+
+
+def trunc_f(u):
+    """vtruncate as a float."""
+    return T(np.trunc(u))
 
 
 def _funcs(dt):
@@ -42,12 +59,18 @@ def _funcs(dt):
         ns.update(BIAS=127 if f32 else 1023, MASK=0xFF if f32 else 0x7FF)
         ns.update(SIGN=-(2**31) if f32 else -(2**63))
         ns["LOG2"], ns["LOGK2_POLY"] = A._CONSTS[t]
-        own = (A.poly_horner, A.poly_estrin, A.logk2, A.atanh_sleef)
+        ns.update(G._CONSTS[t])
+        own = (trunc_i, trunc_f, A.poly_horner, A.poly_estrin, A.logk2, A.atanh_sleef)
         own += () if f32 else (H.dd_sqrt, H.hypot_sleef)
         M.bind(AJ._HELPERS + M.GENERIC + own, ns)
         for f in AJ._HELPERS + M.GENERIC + own:
             ns[f.__name__] = njit(**_INLINE)(ns[f.__name__])
         ns["_poly"] = ns["poly_horner" if f32 else "poly_estrin"]
+        # lgamma's own functions are large: compiled as calls (LLVM inlines what it will),
+        # which costs a third of numba's forced inlining to compile (~4 s cold, not 12)
+        M.bind(G.OWN, ns)
+        for f in G.OWN:
+            ns[f.__name__] = njit(**_CALL)(ns[f.__name__])
         _NS[dt] = ns
     return ns
 
@@ -74,6 +97,12 @@ def hypot_loop(a, b, out, nvec):
             out[r, i] = math.hypot(a[r, i], b[r, i])
 
 
+def lgamma_loop(x, out):
+    """Sleef's lgamma on every element of the flat x (vml.h's map: no scalar tail)."""
+    for i in range(x.size):
+        out[i] = body(x[i])
+
+
 def _loop(template, fname, dt):
     """`template` bound to dtype dt's Sleef function `fname` and compiled (cached on disk
     under a per-dtype name)."""
@@ -95,3 +124,8 @@ def atanh_rows(dt):
 def hypot_rows():
     """The compiled float64 hypot loop: (a2, b2, out2, nvec) over 2-D C-contiguous rows."""
     return _loop(hypot_loop, "hypot_sleef", np.float64)
+
+
+def lgamma_flat(dt):
+    """The compiled lgamma loop for dtype dt: (x, out) flat C-contiguous."""
+    return _loop(lgamma_loop, "lgamma_sleef", np.dtype(dt).type)

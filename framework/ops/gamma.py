@@ -35,10 +35,20 @@ class _Special(Op):
     jvp = Op.jvp_elementwise
 
 
+def _lgamma(xp, x):
+    """torch's lgamma: Sleef's (``_sleef_lgamma``) for float32/float64 NumPy arrays, libm's
+    algorithm in float64 (``_lgamma``) for the rest."""
+    if xp is np and x.dtype in (np.float32, np.float64):
+        from ._sleef_lgamma import lgamma as sleef
+
+        return sleef(x)
+    return _lgamma_kernel(xp, x)
+
+
 class Lgamma(_Special):
     """lgamma(x): log|Gamma(x)| (LgammaBackward0: grad * digamma(x))."""
 
-    kernel = staticmethod(_lgamma_kernel)
+    kernel = staticmethod(_lgamma)
 
     def backward(self, grad):
         """The input gradient by torch's formula, in Tensor ops (double backward works)."""
@@ -324,7 +334,14 @@ class Mvlgamma(Op):
         """sum_i lgamma(x + args_i) + p (p - 1) / 4 log(pi), in the input dtype."""
         xp = self.xp
         self.p = p
-        shifted = x[..., None] + args
+        shifted = x[..., None] + args  # torch: args.add(x.unsqueeze(-1)).lgamma_().sum(-1)
+        if xp is np and x.dtype in (np.float32, np.float64):
+            from ._sum_kernel import torch_sum
+
+            lg = _lgamma(xp, shifted)  # torch's float/double bits; summed and offset in x's type
+            total = torch_sum(lg, (lg.ndim - 1,))  # (None without numba: NumPy's order)
+            total = lg.sum(-1) if total is None else total.reshape(lg.shape[:-1])
+            return total + x.dtype.type(p * (p - 1) * math.log(math.pi) / 4)
         total = _lgamma_kernel(xp, shifted).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
         return total.astype(x.dtype, copy=False)
 
