@@ -1,43 +1,73 @@
 """torch.special: the special functions under torch's names (most are aliases of top-level ops;
-ndtr/ndtri/log_ndtr, i0e/i1/i1e, entr and zeta have their own nodes, as in torch)."""
+ndtr/ndtri/log_ndtr, i0e/i1/i1e, entr, zeta and erfcx have their own nodes, as in torch; the
+Bessel/Airy functions and the orthogonal polynomials record none: torch's outputs never
+require grad; gammainc/gammaincc are igamma/igammac)."""
 
 import math
 
 from .autograd.op import Op
 from .ops import gamma as _g
+from .ops import gamma_special as _gs
 from .ops import special as _sp
 from .ops.pointwise import xlog1py
 from .ops.unary import _float
 
 __all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
     "digamma",
     "entr",
     "erf",
     "erfc",
+    "erfcx",
     "erfinv",
     "exp2",
     "expit",
     "expm1",
+    "gammainc",
+    "gammaincc",
     "gammaln",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
     "i0",
     "i0e",
     "i1",
     "i1e",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
     "log1p",
     "log_ndtr",
     "log_softmax",
     "logit",
     "logsumexp",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
     "multigammaln",
     "ndtr",
     "ndtri",
     "polygamma",
     "psi",
     "round",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
     "sinc",
     "softmax",
-    "xlogy",
+    "spherical_bessel_j0",
     "xlog1py",
+    "xlogy",
     "zeta",
 ]
 
@@ -401,3 +431,311 @@ def log_softmax(input, dim, *, dtype=None):
         tensor([-0.6931, -0.6931])
     """
     return _top("log_softmax")(input, dim, dtype=dtype)
+
+
+def bessel_j0(input):
+    """The Bessel function of the first kind of order 0, J0(x). Records no graph (torch's output
+    never requires grad).
+
+    Example:
+        >>> framework.special.bessel_j0(framework.tensor([0.0, 1.0]))
+        tensor([1.0000, 0.7652])
+    """
+    return _gs.unary("bessel_j0", input, "input")
+
+
+def bessel_j1(input):
+    """The Bessel function of the first kind of order 1, J1(x). Records no graph (torch's output
+    never requires grad).
+
+    Example:
+        >>> framework.special.bessel_j1(framework.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.4401])
+    """
+    return _gs.unary("bessel_j1", input, "input")
+
+
+def bessel_y0(input):
+    """The Bessel function of the second kind of order 0, Y0(x) (-inf at 0, NaN below). Records no
+    graph (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.bessel_y0(framework.tensor([1.0, 2.0]))
+        tensor([0.0883, 0.5104])
+    """
+    return _gs.unary("bessel_y0", input, "input")
+
+
+def bessel_y1(input):
+    """The Bessel function of the second kind of order 1, Y1(x) (-inf at 0, NaN below). Records no
+    graph (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.bessel_y1(framework.tensor([1.0, 2.0]))
+        tensor([-0.7812, -0.1070])
+    """
+    return _gs.unary("bessel_y1", input, "input")
+
+
+def modified_bessel_i0(input):
+    """The modified Bessel function of the first kind of order 0, I0(x). Records no graph (torch's
+    output never requires grad).
+
+    Example:
+        >>> framework.special.modified_bessel_i0(framework.tensor([0.0, 1.0]))
+        tensor([1.0000, 1.2661])
+    """
+    return _gs.unary("modified_bessel_i0", input, "input")
+
+
+def modified_bessel_i1(input):
+    """The modified Bessel function of the first kind of order 1, I1(x). Records no graph (torch's
+    output never requires grad).
+
+    Example:
+        >>> framework.special.modified_bessel_i1(framework.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.5652])
+    """
+    return _gs.unary("modified_bessel_i1", input, "input")
+
+
+def modified_bessel_k0(input):
+    """The modified Bessel function of the second kind of order 0, K0(x) (inf at 0, NaN below).
+    Records no graph (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.modified_bessel_k0(framework.tensor([1.0, 2.0]))
+        tensor([0.4210, 0.1139])
+    """
+    return _gs.unary("modified_bessel_k0", input, "input")
+
+
+def modified_bessel_k1(input):
+    """The modified Bessel function of the second kind of order 1, K1(x) (inf at 0, NaN below).
+    Records no graph (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.modified_bessel_k1(framework.tensor([1.0, 2.0]))
+        tensor([0.6019, 0.1399])
+    """
+    return _gs.unary("modified_bessel_k1", input, "input")
+
+
+def scaled_modified_bessel_k0(x):
+    """exp(x) K0(x), the exponentially scaled modified Bessel function of order 0. Records no graph
+    (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.scaled_modified_bessel_k0(framework.tensor([1.0, 2.0]))
+        tensor([1.1445, 0.8416])
+    """
+    return _gs.unary("scaled_modified_bessel_k0", x, "x")
+
+
+def scaled_modified_bessel_k1(x):
+    """exp(x) K1(x), the exponentially scaled modified Bessel function of order 1. Records no graph
+    (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.scaled_modified_bessel_k1(framework.tensor([1.0, 2.0]))
+        tensor([1.6362, 1.0335])
+    """
+    return _gs.unary("scaled_modified_bessel_k1", x, "x")
+
+
+def spherical_bessel_j0(x):
+    """The spherical Bessel function of the first kind of order 0, sin(x) / x. Records no graph
+    (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.spherical_bessel_j0(framework.tensor([0.0, 1.0]))
+        tensor([1.0000, 0.8415])
+    """
+    return _gs.unary("spherical_bessel_j0", x, "x")
+
+
+def airy_ai(x):
+    """The Airy function Ai(x). Records no graph (torch's output never requires grad).
+
+    Example:
+        >>> framework.special.airy_ai(framework.tensor([0.0, 1.0]))
+        tensor([0.3550, 0.1353])
+    """
+    return _gs.unary("airy_ai", x, "x")
+
+
+def chebyshev_polynomial_t(x, n):
+    """The Chebyshev polynomial of the first kind T_n(x), elementwise; x or n may be a number, n is
+    cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.chebyshev_polynomial_t(framework.tensor([0.5]), 2)
+        tensor([-0.5000])
+    """
+    return _gs.polynomial("chebyshev_polynomial_t", x, n)
+
+
+def chebyshev_polynomial_u(x, n):
+    """The Chebyshev polynomial of the second kind U_n(x), elementwise; x or n may be a number, n
+    is cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.chebyshev_polynomial_u(framework.tensor([0.5]), 2)
+        tensor([0.])
+    """
+    return _gs.polynomial("chebyshev_polynomial_u", x, n)
+
+
+def chebyshev_polynomial_v(x, n):
+    """The Chebyshev polynomial of the third kind V_n(x), elementwise; x or n may be a number, n is
+    cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.chebyshev_polynomial_v(framework.tensor([0.5]), 2)
+        tensor([-1.])
+    """
+    return _gs.polynomial("chebyshev_polynomial_v", x, n)
+
+
+def chebyshev_polynomial_w(x, n):
+    """The Chebyshev polynomial of the fourth kind W_n(x), elementwise; x or n may be a number, n
+    is cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.chebyshev_polynomial_w(framework.tensor([0.5]), 2)
+        tensor([1.])
+    """
+    return _gs.polynomial("chebyshev_polynomial_w", x, n)
+
+
+def shifted_chebyshev_polynomial_t(x, n):
+    """The shifted Chebyshev polynomial of the first kind T_n(2x - 1), elementwise; x or n may be a
+    number, n is cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.shifted_chebyshev_polynomial_t(framework.tensor([0.5]), 2)
+        tensor([-1.])
+    """
+    return _gs.polynomial("shifted_chebyshev_polynomial_t", x, n)
+
+
+def shifted_chebyshev_polynomial_u(x, n):
+    """The shifted Chebyshev polynomial of the second kind U_n(2x - 1), elementwise; x or n may be
+    a number, n is cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.shifted_chebyshev_polynomial_u(framework.tensor([0.5]), 2)
+        tensor([-1.])
+    """
+    return _gs.polynomial("shifted_chebyshev_polynomial_u", x, n)
+
+
+def shifted_chebyshev_polynomial_v(x, n):
+    """The shifted Chebyshev polynomial of the third kind V_n(2x - 1), elementwise; x or n may be a
+    number, n is cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.shifted_chebyshev_polynomial_v(framework.tensor([0.5]), 2)
+        tensor([-1.])
+    """
+    return _gs.polynomial("shifted_chebyshev_polynomial_v", x, n)
+
+
+def shifted_chebyshev_polynomial_w(x, n):
+    """The shifted Chebyshev polynomial of the fourth kind W_n(2x - 1), elementwise; x or n may be
+    a number, n is cast to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.shifted_chebyshev_polynomial_w(framework.tensor([0.5]), 2)
+        tensor([-1.])
+    """
+    return _gs.polynomial("shifted_chebyshev_polynomial_w", x, n)
+
+
+def hermite_polynomial_h(x, n):
+    """The physicists' Hermite polynomial H_n(x), elementwise; x or n may be a number, n is cast to
+    an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.hermite_polynomial_h(framework.tensor([0.5]), 2)
+        tensor([-1.])
+    """
+    return _gs.polynomial("hermite_polynomial_h", x, n)
+
+
+def hermite_polynomial_he(x, n):
+    """The probabilists' Hermite polynomial He_n(x), elementwise; x or n may be a number, n is cast
+    to an integer per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.hermite_polynomial_he(framework.tensor([0.5]), 2)
+        tensor([-0.7500])
+    """
+    return _gs.polynomial("hermite_polynomial_he", x, n)
+
+
+def laguerre_polynomial_l(x, n):
+    """The Laguerre polynomial L_n(x), elementwise; x or n may be a number, n is cast to an integer
+    per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.laguerre_polynomial_l(framework.tensor([0.5]), 2)
+        tensor([0.1250])
+    """
+    return _gs.polynomial("laguerre_polynomial_l", x, n)
+
+
+def legendre_polynomial_p(x, n):
+    """The Legendre polynomial P_n(x), elementwise; x or n may be a number, n is cast to an integer
+    per element (n < 0
+    gives 0). Records no graph.
+
+    Example:
+        >>> framework.special.legendre_polynomial_p(framework.tensor([0.5]), 2)
+        tensor([-0.1250])
+    """
+    return _gs.polynomial("legendre_polynomial_p", x, n)
+
+
+def erfcx(input):
+    """The scaled complementary error function exp(x^2) erfc(x), accurate where erfc
+    underflows.
+
+    Example:
+        >>> framework.special.erfcx(framework.tensor([0.0, 1.0]))
+        tensor([1.0000, 0.4276])
+    """
+    return _gs.unary("erfcx", input)
+
+
+def gammainc(input, other):
+    """The regularized lower incomplete gamma function P(input, other) (alias of
+    framework.igamma); differentiable in `other` only.
+
+    Example:
+        >>> framework.special.gammainc(framework.tensor([1.0]), framework.tensor([1.0]))
+        tensor([0.6321])
+    """
+    return _gs.incomplete_gamma("igamma", "special_gammainc", input, other)
+
+
+def gammaincc(input, other):
+    """The regularized upper incomplete gamma function Q(input, other) (alias of
+    framework.igammac); differentiable in `other` only.
+
+    Example:
+        >>> framework.special.gammaincc(framework.tensor([1.0]), framework.tensor([1.0]))
+        tensor([0.3679])
+    """
+    return _gs.incomplete_gamma("igammac", "special_gammaincc", input, other)

@@ -16,9 +16,10 @@ from ..tensor import Tensor
 from . import _gamma_math as K
 from . import _vec_binary
 from ._lgamma import lgamma as _lgamma_kernel
+from .gamma_special import igamma, igammac
 from .unary import _float, _zeros
 
-__all__ = ["digamma", "i0", "lgamma", "mvlgamma", "polygamma"]
+__all__ = ["digamma", "i0", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma"]
 
 
 class _Special(Op):
@@ -145,18 +146,15 @@ class SpecialI1E(_Special):
 
 
 def _log_ndtr(xp, x):
-    """log of the standard normal CDF: torch's bits from -1 up by ``_special_exact`` (NumPy
-    float32/float64 with numba), else `_log_ndtr_float64`."""
+    """log of the standard normal CDF: torch's bits (calc_log_ndtr, erfcx below -1) by
+    ``_special_more`` (NumPy float32/float64 with numba), else `_log_ndtr_float64`."""
     exact = K._exact_input(xp, x)
     if exact is not None:
-        from . import _special_exact
+        from . import _special_more
 
-        upper = _special_exact.log_ndtr_upper(exact)
-        if upper is not None:
-            low = exact < -1
-            if low.any():
-                upper[low] = _log_ndtr_float64(np, exact[low])
-            return upper
+        out = _special_more.apply("log_ndtr", exact, python=False)
+        if out is not None:
+            return out
     return _log_ndtr_float64(xp, x)
 
 
