@@ -1,16 +1,15 @@
-"""torch's CPU special.ndtri, special.log_ndtr (for x >= -1), i0, special.i0e, special.i1 and
-special.i1e bit for bit, for float32/float64 NumPy arrays, where numba is installed.
+"""torch's CPU special.ndtri, i0, special.i0e, special.i1 and special.i1e bit for bit, for
+float32/float64 NumPy arrays, where numba is installed (special.log_ndtr: ``_special_more``).
 
 torch 2.13 computes each element of these with ATen's scalar ``calc_ndtri``,
-``calc_log_ndtr``, ``calc_i0`` ... (Math.h; ``cpu_kernel``, or vml.h's default ``map`` of the
+``calc_i0`` ... (Math.h; ``cpu_kernel``, or vml.h's default ``map`` of the
 same scalar function for i0 and ``cpu_kernel_vec`` with it for i0e, so every element takes the
 same path): float arithmetic for float, double for double, the Horner and Clenshaw steps fused
-into multiply-adds by its AVX2 build, glibc's ``exp``/``log``/``erfc``/``log1p``; the float
+into multiply-adds by its AVX2 build, glibc's ``exp``/``log``; the float
 ndtri's tail takes C's double ``::log``/``::sqrt``. ``_special_jit`` replays that (0 of 100,000
 elements apart from torch's, where NumPy's float64 arithmetic and SIMD exp differed in
 25-67 %). Each function returns None where it does not apply (no numba, not a float32/float64
-NumPy array) and the caller keeps its NumPy path. log_ndtr's branch below -1
-(``log(calc_erfcx(-t) / 2) - t * t``, Faddeeva's 100-piece table) is not replayed.
+NumPy array) and the caller keeps its NumPy path.
 
 Example:
     >>> import numpy as np
@@ -19,8 +18,6 @@ Example:
     >>> bool(out is None or out[0] == np.float32(0.99999994))  # 1 - 2**-24, not 1
     True
 """
-
-import math
 
 import numpy as np
 
@@ -74,8 +71,6 @@ def _tables(key, dt):
         if key == "ndtri":
             c = (0, 1, 0.5, 0.13533528323661269189, 2.50662827463100050242, 8)
             got = (np.array(c, dt),) + tuple(np.array(t, dt) for t in _NDTRI)
-        elif key == "log_ndtr":
-            got = (np.array((math.sqrt(0.5), 2), dt),)
         else:
             a, b = _BESSEL[key]
             if dt == _F32 and key >= 2:  # (torch's float i1e tables: the last 17 and 7)
@@ -104,12 +99,6 @@ def _run(name, key, x, *extra):
 def ndtri(x):
     """torch's special.ndtri of x, or None (see the module)."""
     return _run("ndtri_array", "ndtri", x)
-
-
-def log_ndtr_upper(x):
-    """torch's special.log_ndtr of x where x >= -1 (the values below are not torch's), or
-    None (see the module)."""
-    return _run("log_ndtr_upper_array", "log_ndtr", x)
 
 
 def bessel(kind, x):

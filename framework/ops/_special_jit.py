@@ -1,11 +1,11 @@
-"""numba loops for ``_special_exact``: torch's scalar calc_ndtri, calc_log_ndtr (its upper
-branch) and calc_i0 / calc_i0e / calc_i1 / calc_i1e (ATen's Math.h) element by element, float32
-in float arithmetic and float64 in double, the multiply-adds torch's AVX2 build contracts fused
-(``fma``: polevl's ``r * x + A[i]``, chbevl's ``x * b1 - b2``, ndtri's ``y + y * q``) and
-nowhere else. ``math.exp``/``log``/``log1p``/``erfc``/``sqrt`` lower to the C library's
-(``expf``/``exp``, ...): glibc's, as torch's ``std::`` calls. Each loop compiles on its first
-call, once per dtype (``cache=True``: numba's disk cache where it is writable). Imported only
-where numba is (see ``_special_exact``).
+"""numba loops for ``_special_exact``: torch's scalar calc_ndtri and calc_i0 / calc_i0e /
+calc_i1 / calc_i1e (ATen's Math.h) element by element, float32 in float arithmetic and
+float64 in double, the multiply-adds torch's AVX2 build contracts fused (``fma``: polevl's
+``r * x + A[i]``, chbevl's ``x * b1 - b2``, ndtri's ``y + y * q``) and nowhere else.
+``math.exp``/``log``/``sqrt`` lower to the C library's (``expf``/``exp``, ...): glibc's, as
+torch's ``std::`` calls. Each loop compiles on its first call, once per dtype (``cache=True``:
+numba's disk cache where it is writable). Imported only where numba is (see
+``_special_exact``).
 """
 
 import math
@@ -67,14 +67,6 @@ def ndtri_array(x, out, c, p0, q0, p1, q1, p2, q2):
     """calc_ndtri of each element of the flat x into out."""
     for i in range(x.size):
         out[i] = _ndtri(x[i], c, p0, q0, p1, q1, p2, q2)
-
-
-@njit(**_OPTS)
-def log_ndtr_upper_array(x, out, c):
-    """calc_log_ndtr's branch for x >= -1, log1p(-erfc(x sqrt(1/2)) / 2), of each element of
-    the flat x into out; c = (sqrt(1/2), 2) in x's type."""
-    for i in range(x.size):
-        out[i] = math.log1p(-math.erfc(x[i] * c[0]) / c[1])
 
 
 @njit(**_OPTS)
