@@ -8,6 +8,8 @@ where numba is; see ``_sleef_atanh.atanh``, ``_sleef_hypot.hypot`` and
 ``_sleef_lgamma.lgamma``.
 """
 
+import hashlib
+import inspect
 import math
 
 import numpy as np
@@ -76,6 +78,9 @@ def _funcs(dt):
 
 
 _LOOPS = {}
+_STAMP = hashlib.sha1(  # in the loops' names: a disk cache from before an edit of these is
+    "".join(inspect.getsource(m) for m in (A, G, H, M, AJ)).encode()  # not reused
+).hexdigest()[:10]
 body = None  # (a template's global: the bound Sleef function of the loop's dtype)
 
 
@@ -111,7 +116,7 @@ def _loop(template, fname, dt):
     if loop is None:
         ns = dict(globals(), body=_funcs(dt)[fname])
         g = M.bind([template], ns)[template.__name__]
-        g.__qualname__ = f"{template.__name__}_{np.dtype(dt).name}"
+        g.__qualname__ = f"{template.__name__}_{np.dtype(dt).name}_{_STAMP}"
         loop = _LOOPS[key] = njit(**_OPTS)(g)
     return loop
 

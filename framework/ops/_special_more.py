@@ -169,7 +169,11 @@ def apply(name, x, n=None, python=True):
             if n is None:
                 for i, v in enumerate(flat):
                     out[i] = f(v)
-            else:
+            elif name in K.GAMMA:
                 for i, (v, m) in enumerate(zip(flat, n)):
-                    out[i] = f(v, m if name in K.GAMMA else int(m))
+                    out[i] = f(v, m)
+            else:
+                prev = t(np.nan)
+                for i, (v, m) in enumerate(zip(flat, n)):
+                    out[i] = prev = f(v, int(m), prev)
     return out.reshape(shape)

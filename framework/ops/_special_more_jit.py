@@ -1,9 +1,13 @@
 """numba loops for ``_special_more``: its Math.h templates bound to numba's helpers (LLVM's
 ``fma``; ``math.exp``... lowering to glibc's ``expf``/``exp``... for float32/float64) and
 compiled lazily, one loop per (function, dtype) on its first call (numba's disk cache where
-it is writable). Imported only where numba is.
+it is writable; each loop's name carries a hash of the templates, the tables and the fused
+set, so that a cache written before an edit of those files is not reused). Imported only
+where numba is.
 """
 
+import hashlib
+import inspect
 import math
 
 import numpy as np
@@ -16,6 +20,9 @@ _OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
 _CALL = {"error_model": "numpy"}
 _NS = {}
 _LOOPS = {}
+_STAMP = hashlib.sha1(
+    (inspect.getsource(P.K) + inspect.getsource(P.S) + repr(sorted(P.FUSED))).encode()
+).hexdigest()[:10]
 f = None  # (a loop template's global: the bound function)
 
 
@@ -60,14 +67,25 @@ def binary_loop(x, n, out):
         out[i] = f(x[i], n[i])
 
 
+def polynomial_loop(x, n, out):
+    """out[i] = f(x[i], n[i], out[i - 1]) (the previous result: what torch's unset register
+    holds; NaN before the first)."""
+    prev = x[0] - x[0] + np.nan
+    for i in range(x.size):
+        prev = f(x[i], n[i], prev)
+        out[i] = prev
+
+
 def loop(name, t, binary):
     """The compiled loop of function `name` for the float type t."""
     key = (name, t)
     got = _LOOPS.get(key)
     if got is None:
-        template = binary_loop if binary else unary_loop
+        template = unary_loop
+        if binary:
+            template = polynomial_loop if name in P.K.POLYNOMIALS else binary_loop
         ns = dict(globals(), f=_namespace(t, name in P.FUSED)[name])
         g = type(template)(template.__code__, ns, template.__name__)
-        g.__qualname__ = f"{template.__name__}_{name}_{np.dtype(t).name}"
+        g.__qualname__ = f"{template.__name__}_{name}_{np.dtype(t).name}_{_STAMP}"
         got = _LOOPS[key] = njit(**_OPTS)(g)
     return got

@@ -334,9 +334,12 @@ def spherical_bessel_j0(x):
 
 
 # ---- orthogonal polynomials of (x, n) --------------------------------------------------------
+# C++'s ``T r;`` left unset (x NaN: the recurrence never runs) returns whatever its register
+# holds: measured, the previous element's result (`prev`) for U, W, shifted U/W (and shifted
+# T above n = 6), Laguerre and Legendre, NaN for V, shifted V (and shifted T up to n = 6).
 
 
-def chebyshev_polynomial_t(x, n):
+def chebyshev_polynomial_t(x, n, prev):
     """chebyshev_polynomial_t_forward(x, int64 n)."""
     if n < 0:
         return T(0.0)
@@ -362,7 +365,7 @@ def _recur(two_x, p, q, n, r):
     return r
 
 
-def chebyshev_polynomial_u(x, n):
+def chebyshev_polynomial_u(x, n, prev):
     """chebyshev_polynomial_u_forward(x, int64 n)."""
     if n < 0:
         return T(0.0)
@@ -378,10 +381,10 @@ def chebyshev_polynomial_u(x, n):
         return T(1.0)
     if n == 1:
         return T(x + x)
-    return _recur(x + x, T(1.0), T(x + x), n, NAN)
+    return _recur(x + x, T(1.0), T(x + x), n, prev)
 
 
-def chebyshev_polynomial_v(x, n):
+def chebyshev_polynomial_v(x, n, prev):
     """chebyshev_polynomial_v_forward(x, int64 n)."""
     if n < 0:
         return T(0.0)
@@ -401,7 +404,7 @@ def chebyshev_polynomial_v(x, n):
     return _recur(x + x, T(1.0), T(T(x + x) - T(1.0)), n, NAN)
 
 
-def chebyshev_polynomial_w(x, n):
+def chebyshev_polynomial_w(x, n, prev):
     """chebyshev_polynomial_w_forward(x, int64 n)."""
     if n < 0:
         return T(0.0)
@@ -420,10 +423,10 @@ def chebyshev_polynomial_w(x, n):
         return T(1.0)
     if n == 1:
         return T(T(x + x) + T(1.0))
-    return _recur(x + x, T(1.0), T(T(x + x) + T(1.0)), n, NAN)
+    return _recur(x + x, T(1.0), T(T(x + x) + T(1.0)), n, prev)
 
 
-def shifted_chebyshev_polynomial_t(x, n):
+def shifted_chebyshev_polynomial_t(x, n, prev):
     """shifted_chebyshev_polynomial_t_forward(x, int64 n): T_n(2x - 1)."""
     if n < 0:
         return T(0.0)
@@ -438,10 +441,10 @@ def shifted_chebyshev_polynomial_t(x, n):
         return T(1.0)
     if n == 1:
         return y
-    return _recur(T(y + y), T(1.0), y, n, NAN)
+    return _recur(T(y + y), T(1.0), y, n, prev if n > 6 else NAN)
 
 
-def shifted_chebyshev_polynomial_u(x, n):
+def shifted_chebyshev_polynomial_u(x, n, prev):
     """shifted_chebyshev_polynomial_u_forward(x, int64 n): U_n(2x - 1)."""
     if n < 0:
         return T(0.0)
@@ -460,10 +463,10 @@ def shifted_chebyshev_polynomial_u(x, n):
         return T(1.0)
     if n == 1:
         return T(y + y)
-    return _recur(T(y + y), T(1.0), T(y + y), n, NAN)
+    return _recur(T(y + y), T(1.0), T(y + y), n, prev)
 
 
-def shifted_chebyshev_polynomial_v(x, n):
+def shifted_chebyshev_polynomial_v(x, n, prev):
     """shifted_chebyshev_polynomial_v_forward(x, int64 n): V_n(2x - 1)."""
     if n < 0:
         return T(0.0)
@@ -484,7 +487,7 @@ def shifted_chebyshev_polynomial_v(x, n):
     return _recur(T(y + y), T(1.0), T(T(y + y) - T(1.0)), n, NAN)
 
 
-def shifted_chebyshev_polynomial_w(x, n):
+def shifted_chebyshev_polynomial_w(x, n, prev):
     """shifted_chebyshev_polynomial_w_forward(x, int64 n): W_n(2x - 1)."""
     if n < 0:
         return T(0.0)
@@ -502,10 +505,10 @@ def shifted_chebyshev_polynomial_w(x, n):
         return T(1.0)
     if n == 1:
         return T(T(y + y) + T(1.0))
-    return _recur(T(y + y), T(1.0), T(T(y + y) + T(1.0)), n, NAN)
+    return _recur(T(y + y), T(1.0), T(T(y + y) + T(1.0)), n, prev)
 
 
-def hermite_polynomial_h(x, n):
+def hermite_polynomial_h(x, n, prev):
     """hermite_polynomial_h_forward(x, int64 n) (NaN above n = 128 float / 512 double)."""
     if n < 0:
         return T(0.0)
@@ -527,7 +530,7 @@ def hermite_polynomial_h(x, n):
     return r
 
 
-def hermite_polynomial_he(x, n):
+def hermite_polynomial_he(x, n, prev):
     """hermite_polynomial_he_forward(x, int64 n)."""
     if n < 0:
         return T(0.0)
@@ -549,7 +552,7 @@ def hermite_polynomial_he(x, n):
     return r
 
 
-def laguerre_polynomial_l(x, n):
+def laguerre_polynomial_l(x, n, prev):
     """laguerre_polynomial_l_forward(x, int64 n)."""
     if n < 0:
         return T(0.0)
@@ -561,7 +564,7 @@ def laguerre_polynomial_l(x, n):
         return T(T(1.0) - x)
     p = T(1.0)
     q = T(T(1.0) - x)
-    r = NAN
+    r = prev
     k = 1
     while k < n and not isnan(q):
         a = T(T(k + k) + T(T(1.0) - x))
@@ -572,7 +575,7 @@ def laguerre_polynomial_l(x, n):
     return r
 
 
-def legendre_polynomial_p(x, n):
+def legendre_polynomial_p(x, n, prev):
     """legendre_polynomial_p_forward(x, int64 n)."""
     if n < 0:
         return T(0.0)
@@ -584,7 +587,7 @@ def legendre_polynomial_p(x, n):
         return x
     p = T(1.0)
     q = x
-    r = NAN
+    r = prev
     k = 1
     while k < n and not isnan(q):
         r = T(T(fma(T(T(k + k + 1) * x), q, -T(T(k) * p))) / T(k + 1))
