@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from .._errors import must_be_tensor, refuse
+from .._errors import bool_subtraction, must_be_tensor, refuse
+from .. import dtypes
 from ..autograd.op import Op
 from ..tensor import Tensor
 from . import _special_more
@@ -41,21 +42,21 @@ def run(xp, name, x, n=None):
 
 class _MathH(Op):
     """A unary Math.h function of torch.special: no graph (torch's outputs never require
-    grad); `name` picks the kernel."""
+    grad); `fn_name` picks the kernel."""
 
     differentiable = False
     no_bfloat16_empty = True
-    name = None
+    fn_name = None
 
     def forward(self, x):
         """The values in x's float dtype (integers: the default float dtype)."""
-        return run(self.xp, self.name, _float(x))
+        return run(self.xp, self.fn_name, _float(x))
 
 
 def _unary_class(name):
     """The Op of the unary function `name` (its torch kernel "<name>_cpu")."""
     title = "".join(p.title() for p in name.split("_"))
-    return type(f"Special{title}", (_MathH,), {"name": name, "no_bfloat16": f"{name}_cpu"})
+    return type(f"Special{title}", (_MathH,), {"fn_name": name, "no_bfloat16": f"{name}_cpu"})
 
 
 UNARY_OPS = {name: _unary_class(name) for name in BESSEL}
@@ -88,18 +89,18 @@ class _Polynomial(Op):
     differentiable = False
     promote = True
     no_bfloat16_empty = True
-    name = None
+    fn_name = None
 
     def forward(self, x, n):
         """The values in the promoted float dtype."""
         x, n = _float(x), _float(n)
-        return run(self.xp, self.name, x, n.astype(x.dtype, copy=False))
+        return run(self.xp, self.fn_name, x, n.astype(x.dtype, copy=False))
 
 
 def _polynomial_class(name):
     """The Op of the polynomial `name` (its torch kernel "<name>_cpu")."""
     title = "".join(p.title() for p in name.split("_"))
-    return type(f"Special{title}", (_Polynomial,), {"name": name, "no_bfloat16": f"{name}_cpu"})
+    return type(f"Special{title}", (_Polynomial,), {"fn_name": name, "no_bfloat16": f"{name}_cpu"})
 
 
 POLYNOMIAL_OPS = {name: _polynomial_class(name) for name in POLYNOMIALS}
@@ -135,13 +136,14 @@ class _IncompleteGamma(Op):
 
     promote = True
     saves_inputs = True
-    name = None
+    fn_name = None
     sign = 1.0
+    bool_input = False  # a was bool: torch's formula subtracts from it (its bool error)
 
     def forward(self, a, x):
         """The values in the promoted float dtype (integers and bool: torch's refusal)."""
-        refuse(a, "biu", f"{self.name}_cpu")
-        return run(self.xp, self.name, a, x.astype(a.dtype, copy=False))
+        refuse(a, "biu", f"{self.fn_name}_cpu")
+        return run(self.xp, self.fn_name, a, x.astype(a.dtype, copy=False))
 
     def _slope(self, a, x):
         """exp((a - 1) log x - x - lgamma(a)), torch's formula in Tensor ops."""
@@ -152,8 +154,10 @@ class _IncompleteGamma(Op):
         a, x = self.inputs
         if self.needs_input_grad[0]:
             raise NotImplementedError(
-                f"the derivative for '{self.name}: input' is not implemented."
+                f"the derivative for '{self.fn_name}: input' is not implemented."
             )
+        if self.bool_input:
+            raise bool_subtraction(False)
         g = grad if self.sign > 0 else -grad
         return None, g * self._slope(a, x)
 
@@ -161,19 +165,19 @@ class _IncompleteGamma(Op):
         """torch has no forward derivative for igamma/igammac."""
         from ..autograd import forward_ad
 
-        raise forward_ad.not_implemented(self.name)
+        raise forward_ad.not_implemented(self.fn_name)
 
 
 class Igamma(_IncompleteGamma):
     """igamma(a, x) = P(a, x) (IgammaBackward0)."""
 
-    name = "igamma"
+    fn_name = "igamma"
 
 
 class Igammac(_IncompleteGamma):
     """igammac(a, x) = Q(a, x) = 1 - P(a, x) (IgammacBackward0)."""
 
-    name = "igammac"
+    fn_name = "igammac"
     sign = -1.0
 
 
@@ -189,7 +193,10 @@ def incomplete_gamma(name, fname, input, other):
     """igamma / igammac (`name`) of (input, other), `fname` naming torch's signature in its
     TypeError for a number argument (special_gammainc ...)."""
     _check(fname, input, other)
-    return (Igamma if name == "igamma" else Igammac).apply(input, other)
+    out = (Igamma if name == "igamma" else Igammac).apply(input, other)
+    if out.grad_fn is not None and input.dtype == dtypes.bool_:
+        out.grad_fn.bool_input = True
+    return out
 
 
 def igamma(input, other):

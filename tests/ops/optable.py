@@ -857,5 +857,10 @@ OPS += [
     _op("select_copy", lambda L, x, d: L.select_copy(x, d, 0), cum_sample),
     _op("transpose_copy", lambda L, x, d: L.transpose_copy(x, d, 0), cum_sample),
 ]
+
+# Sixteenth pass: torch.special's Math.h functions, appended last (seeds from 540,000,000).
+from ops.optable_special16 import SPECIAL16_OPS  # noqa: E402
+
+OPS += SPECIAL16_OPS
 BY_NAME = {op.name: op for op in OPS}
 CHAIN = [op for op in OPS if op.chain]

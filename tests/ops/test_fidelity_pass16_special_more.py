@@ -388,3 +388,17 @@ def test_log_ndtr_lower_tail_is_torch_bits():
         fx = framework.tensor(v, requires_grad=True)
         framework.special.log_ndtr(fx).backward(framework.tensor(g))
         bits_equal(fx.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma_bool_first_argument_backward(name):
+    """A bool `a` with x requiring grad: torch's formula subtracts 1 from the bool a, so its
+    backward raises torch's bool-subtraction error (fuzz seeds 540005075, 540013497)."""
+    errors = []
+    for lib in (framework, torch):
+        x = lib.tensor([[0.5, 2.0]], dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, name)(lib.tensor([True, False]), x)
+        with pytest.raises(RuntimeError) as e:
+            out.sum().backward()
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
