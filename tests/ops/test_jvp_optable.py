@@ -201,6 +201,10 @@ NO_FD = (
     "ctc_loss",
     "index_reduce",  # no forward derivative in torch
     "special_zeta",  # none for its first argument
+    "special_gammainc",  # igamma / igammac: no forward derivative in torch
+    "special_gammaincc",
+    "igamma",
+    "igammac",
     "iadd",
     "imul",
     "setitem",
