@@ -6,7 +6,16 @@ import os
 import numpy as np
 import pytest
 
-from fuzz.runner import EPOCHS, EXCEPTION, KNOWN, SILENT, Program, compare_arrays, fuzz
+from fuzz.runner import (
+    EPOCHS,
+    EXCEPTION,
+    KNOWN,
+    SILENT,
+    Program,
+    compare_arrays,
+    fuzz,
+    seed_drawing,
+)
 from fuzz.second_order import GG_EXCEPTION, GG_NODE, GG_SILENT
 from ops.optable import OPS
 
@@ -15,14 +24,14 @@ SEED = int(os.environ.get("FUZZ_SEED", "0"))
 CHUNKS = 3
 
 
-# The budget's seeds keep the programs of the table before its last appended records
-# (runner.EPOCHS); the newest records get seeds of their own from the epoch that draws them.
-_EPOCH_END, _OLD = EPOCHS[-1][1], EPOCHS[-1][2]
+# The budget's seeds keep the programs of the table they were drawn from (runner.EPOCHS);
+# every record appended since gets ten seeds of its own (runner.seed_drawing): from the
+# first epoch whose table holds it (the fifteenth pass's three: 520,000,000 up), the newest
+# from 540,000,000 up.
+_BUDGET_TABLE = next(n for lo, hi, n in EPOCHS if lo <= SEED < hi)
+_BASE = -(-EPOCHS[-1][0] // EPOCHS[-1][2])  # the last epoch's first round of its table
 NEW_RECORD_SEEDS = [
-    s
-    for k in range(10)
-    for s in range(_EPOCH_END + k * len(OPS), _EPOCH_END + (k + 1) * len(OPS))
-    if s % len(OPS) >= _OLD
+    seed_drawing(i, k, base=_BASE) for i in range(_BUDGET_TABLE, len(OPS)) for k in range(10)
 ]
 
 
