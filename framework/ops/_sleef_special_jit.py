@@ -10,6 +10,7 @@ where numba is; see ``_sleef_atanh.atanh``, ``_sleef_hypot.hypot`` and
 
 import hashlib
 import inspect
+import marshal
 import math
 
 import numpy as np
@@ -78,8 +79,14 @@ def _funcs(dt):
 
 
 _LOOPS = {}
-_STAMP = hashlib.sha1(  # in the loops' names: a disk cache from before an edit of these is
-    "".join(inspect.getsource(m) for m in (A, G, H, M, AJ)).encode()  # not reused
+_STAMP = hashlib.sha1(  # in the loops' names: a disk cache from before an edit of the
+    b"".join(  # templates is not reused (hashed from the code in memory)
+        marshal.dumps(v.__code__)
+        for m in (A, G, H, M, AJ)
+        for v in vars(m).values()
+        if inspect.isfunction(v)
+    )
+    + repr((A._CONSTS, G._CONSTS)).encode()
 ).hexdigest()[:10]
 body = None  # (a template's global: the bound Sleef function of the loop's dtype)
 

@@ -7,7 +7,7 @@ where numba is.
 """
 
 import hashlib
-import inspect
+import marshal
 import math
 
 import numpy as np
@@ -20,8 +20,10 @@ _OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
 _CALL = {"error_model": "numpy"}
 _NS = {}
 _LOOPS = {}
-_STAMP = hashlib.sha1(
-    (inspect.getsource(P.K) + inspect.getsource(P.S) + repr(sorted(P.FUSED))).encode()
+_STAMP = hashlib.sha1(  # from the code in memory (the files may have changed since)
+    b"".join(marshal.dumps(g.__code__) for g in P._TEMPLATES)
+    + repr((vars(P.S).get("BESSEL"), P.S.ERFCX_Y100, P.S.IGAM_D, P.S.LANCZOS_NUM)).encode()
+    + repr(sorted(P.FUSED)).encode()
 ).hexdigest()[:10]
 f = None  # (a loop template's global: the bound function)
 

@@ -48,9 +48,14 @@ def erfcx(x):
             ispi = T(0.56418958354775628694807945156)
             if x > T(5e7):
                 return T(ispi / x)
-            xx = D(T(x * x))
-            num = D(ispi) * fma(xx, xx + D(4.5), D(2))
-            den = D(x) * fma(xx, xx + D(5), D(3.75))
+            if F32:  # x*x+5 is float (an int literal), the double products not fused
+                xx = T(x * x)
+                num = D(ispi) * (D(xx) * (D(xx) + D(4.5)) + D(2))
+                den = D(x) * (D(T(xx * T(xx + T(5)))) + D(3.75))
+                return T(num / den)
+            xx = x * x
+            num = ispi * fma(xx, xx + D(4.5), D(2))
+            den = x * fma(xx, xx + D(5), D(3.75))
             return T(num / den)
         return erfcx_y100(T(T(400) / (T(4) + x)))
     if D(x) < D(-26.7):
