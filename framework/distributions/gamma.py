@@ -1,6 +1,6 @@
 import framework
 from framework import Tensor
-from framework.distributions import _missing, _samplers, constraints
+from framework.distributions import _samplers, constraints
 from framework.distributions.exp_family import ExponentialFamily
 from framework.distributions.utils import broadcast_all
 from framework.distributions._types import _Number, _size
@@ -112,4 +112,4 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return _missing.gammainc(self.concentration, self.rate * value)
+        return framework.special.gammainc(self.concentration, self.rate * value)

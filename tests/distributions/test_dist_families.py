@@ -2,6 +2,7 @@
 parameters: shapes, samples from the same seed, the density and its relatives, moments,
 gradients (random upstream) through log_prob, entropy and rsample, and expand."""
 
+import re
 import warnings
 
 import numpy as np
@@ -51,7 +52,6 @@ NOT_BITWISE = {
         "LogisticNormal",
     },
 }
-NO_GAMMAINC = {("Gamma", "cdf"), ("Chi2", "cdf")}
 RTOL = {np.float32: 1e-5, np.float64: 1e-12}
 METHODS = ["entropy", "mean", "mode", "variance", "stddev"]
 
@@ -142,9 +142,6 @@ def test_log_prob_cdf_icdf_and_gradients(name):
     for method, arg in [("log_prob", x), ("cdf", x), ("icdf", u)]:
         want = _call(td, method, arg)
         got = _call(fd, method, framework.tensor(_np(arg)))
-        if (name, method) in NO_GAMMAINC:
-            assert got is NotImplementedError  # framework.special has no gammainc
-            continue
         if isinstance(want, type):
             assert got is want, (method, got)
             continue
@@ -152,7 +149,12 @@ def test_log_prob_cdf_icdf_and_gradients(name):
         up = rng.standard_normal(tuple(want.shape))
         total_t = total_t + (want * torch.tensor(up)).sum()
         total_f = total_f + (got * framework.tensor(up)).sum()
-    total_t.backward()
+    try:
+        total_t.backward()
+    except NotImplementedError as e:  # Gamma/Chi2.cdf: igamma has no derivative in its input
+        with pytest.raises(NotImplementedError, match=re.escape(str(e))):
+            total_f.backward()
+        return
     total_f.backward()
     for f, t in zip(fp, tp):
         assert (f.grad is None) == (t.grad is None)
