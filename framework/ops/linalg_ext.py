@@ -501,6 +501,15 @@ class LinalgSolveEx(Op):
         LU: of A^T when A is contiguous (a plain solve with A^T: NumPy factorizes that
         matrix too), else of A, solved adjoint (small matrices replayed: the pivots of A)."""
         a = A._data
+        if not is_grad_enabled() and a.size and grad.numel() and _lapack.usable(a, grad._data):
+            g = grad._data[..., None] if self.vector else grad._data
+            if self.right:  # (A is the transpose of the matrix torch factored)
+                lu, piv, _ = _lapack.lu_factor(_np.swapaxes(a, -1, -2))
+                out = _lapack.lu_solve(lu, piv, a.shape[:-2], g, "N")
+            else:  # torch: linalg_lu_solve(LU of A, pivots, grad, adjoint=True)
+                lu, piv, _ = _lapack.lu_factor(a)
+                out = _lapack.lu_solve(lu, piv, a.shape[:-2], g, "T")
+            return Tensor._make(out[..., 0] if self.vector else out, grad.device)
         if (
             is_grad_enabled()  # create_graph: torch's graph, linalg_solve(A^H, grad)
             or a.flags.c_contiguous
@@ -991,19 +1000,28 @@ class LinalgPinv(Op):
         if rtol is None:
             rtol = xp.where(atol > 0, 0.0, eps)
         rtol = xp.asarray(rtol, "float64")
+        got = None
+        if xp is _np:  # torch's linalg_eigh / linalg_svd(full_matrices=False): MKL's
+            got = _lapack_eigh(A, "L", False) if hermitian else _lapack_svd(A, False, False)
         if hermitian:
-            S, U = xp.linalg.eigh(A)
+            S, U = got if got is not None else xp.linalg.eigh(A)
             mag = abs(S)
             Vh, Ut = xp.swapaxes(U, -1, -2), xp.swapaxes(U, -1, -2)
         else:
-            U, S, Vh = xp.linalg.svd(A, full_matrices=False)
+            U, S, Vh = got if got is not None else xp.linalg.svd(A, full_matrices=False)
             mag, Ut = S, xp.swapaxes(U, -1, -2)
         big = mag.max(-1, keepdims=True) if mag.shape[-1] else xp.zeros(mag.shape[:-1] + (1,))
         keep = mag > xp.maximum(atol[..., None], rtol[..., None] * big)
         inv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
-        if hermitian:
-            return (U * inv[..., None, :]) @ Ut
-        return (xp.swapaxes(Vh, -1, -2) * inv[..., None, :]) @ Ut
+        left = U if hermitian else xp.swapaxes(Vh, -1, -2)
+        left = left * inv[..., None, :]
+        if got is not None:  # torch's matmul (mm's MKL gemm, bmm's kernels) as ours replays it
+            from ..autograd.grad_mode import no_grad
+            from .linalg import matmul
+
+            with no_grad():
+                return matmul(Tensor._make(left), Tensor._make(Ut))._data
+        return left @ Ut
 
     def backward(self, grad):
         (A,) = self.inputs

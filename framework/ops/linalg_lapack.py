@@ -187,25 +187,41 @@ def trsm(side, uplo, transa, diag, a, rhs):
     return rhs
 
 
+_LWORK = {}  # (routine, dtype, sizes) -> its workspace query's answer (the same every time)
+
+
+def _workspace(key, query):
+    """The workspace sizes of `key`, from `query()` (a LAPACK call with lwork = -1) once."""
+    got = _LWORK.get(key)
+    if got is None:
+        got = _LWORK[key] = query()
+    return got
+
+
 def geqrf(buf):
     """QR of each matrix of an F buffer in place (R on and above the diagonal, the
-    reflectors below); returns tau (batch, min(m, n)). Workspace queried once, as torch's
-    apply_geqrf."""
+    reflectors below); returns tau (batch, min(m, n)). The workspace is the size LAPACK's
+    query gives, as torch's apply_geqrf."""
     fn = function("geqrf", buf.dtype)
     b, n, m = buf.shape
     k = min(m, n)
     tau = np.zeros((b, k), buf.dtype)
     if not m or not n:
         return tau
-    ints = _Ints(m, n, max(1, m), -1, 0)
-    size = np.zeros(1, buf.dtype)
-    fn(ints(0), ints(1), (buf[0].ctypes.data), ints(2), (tau[0].ctypes.data),
-       (size.ctypes.data), ints(3), ints(4))  # fmt: skip
-    ints[3] = max(1, int(size[0]))
-    work = np.empty(ints[3], buf.dtype)
+    r = _Ints(m, n, max(1, m), -1, 0)
+    pa, sa = _ptrs(buf)
+    pt, st = tau.ctypes.data, tau.strides[0]
+
+    def query():
+        size = np.zeros(1, buf.dtype)
+        fn(r.base, r(1), pa, r(2), pt, size.ctypes.data, r(3), r(4))
+        return max(1, int(size[0]))
+
+    r[3] = _workspace(("geqrf", buf.dtype.char, m, n), query)
+    work = np.empty(r[3], buf.dtype)  # (kept referenced while LAPACK writes it)
+    pw = work.ctypes.data
     for i in range(b):
-        fn(ints(0), ints(1), (buf[i].ctypes.data), ints(2), (tau[i].ctypes.data),
-           (work.ctypes.data), ints(3), ints(4))  # fmt: skip
+        fn(r.base, r(1), pa + i * sa, r(2), pt + i * st, pw, r(3), r(4))
     return tau
 
 
@@ -219,23 +235,29 @@ def syevd(jobz, uplo, buf):
     info = np.zeros(b, np.int32)
     if not n:
         return w, info
-    ints = _Ints(ord(jobz), ord(uplo), n, max(1, n), -1, -1, 0)
-    size, isize = np.zeros(1, buf.dtype), np.zeros(1, np.int32)
-    fn(ints(0), ints(1), ints(2), (buf[0].ctypes.data), ints(3), (w[0].ctypes.data),
-       (size.ctypes.data), ints(4), (isize.ctypes.data), ints(5), ints(6))  # fmt: skip
-    ints[4], ints[5] = max(1, int(size[0])), max(1, int(isize[0]))
-    work, iwork = np.empty(ints[4], buf.dtype), np.empty(ints[5], np.int32)
+    r = _Ints(ord(jobz), ord(uplo), n, max(1, n), -1, -1, 0)
+    pa, sa = _ptrs(buf)
+    pw, sw = w.ctypes.data, w.strides[0]
+
+    def query():
+        size, isize = np.zeros(1, buf.dtype), np.zeros(1, np.int32)
+        fn(r.base, r(1), r(2), pa, r(3), pw, size.ctypes.data, r(4), isize.ctypes.data, r(5),
+           r(6))  # fmt: skip
+        return max(1, int(size[0])), max(1, int(isize[0]))
+
+    r[4], r[5] = _workspace(("syevd", buf.dtype.char, jobz, n), query)
+    work, iwork = np.empty(r[4], buf.dtype), np.empty(r[5], np.int32)
+    pk, pi = work.ctypes.data, iwork.ctypes.data
     for i in range(b):
-        fn(ints(0), ints(1), ints(2), (buf[i].ctypes.data), ints(3), (w[i].ctypes.data),
-           (work.ctypes.data), ints(4), (iwork.ctypes.data), ints(5), ints(6))  # fmt: skip
-        info[i] = ints[6]
+        fn(r.base, r(1), r(2), pa + i * sa, r(3), pw + i * sw, pk, r(4), pi, r(5), r(6))
+        info[i] = r[6]
     return w, info
 
 
 def gesdd(jobz, buf):
     """SVD of each matrix of an F buffer (destroyed): (S (batch, k), U F buffer, Vh F buffer,
-    info). jobz 'N' (values only: U, Vh None), 'S' (reduced) or 'A' (full). Workspace
-    queried once, as torch's apply_svd."""
+    info). jobz 'N' (values only: U, Vh None), 'S' (reduced) or 'A' (full). The workspace is
+    the size LAPACK's query gives, as torch's apply_svd."""
     fn = function("gesdd", buf.dtype)
     b, n, m = buf.shape
     k = min(m, n)
@@ -250,21 +272,25 @@ def gesdd(jobz, buf):
         pu, pv = u, vt
     if not m or not n:
         return s, u, vt, info
-    ints = _Ints(ord(jobz), m, n, max(1, m), max(1, m), max(1, vrows), -1, 0)
+    r = _Ints(ord(jobz), m, n, max(1, m), max(1, m), max(1, vrows), -1, 0)
     iwork = np.empty(max(1, 8 * k), np.int32)
-    size = np.zeros(1, buf.dtype)
-    fn(ints(0), ints(1), ints(2), (buf[0].ctypes.data), ints(3), (s[0].ctypes.data),
-       (pu[0].ctypes.data), ints(4), (pv[0].ctypes.data), ints(5), (size.ctypes.data),
-       ints(6), (iwork.ctypes.data), ints(7))  # fmt: skip
-    ints[6] = max(1, int(size[0]))
-    work = np.empty(ints[6], buf.dtype)
-    step = pu.shape[0] > 1
+    pa, sa = _ptrs(buf)
+    ps, ss = s.ctypes.data, s.strides[0]
+    (qu, su), (qv, sv), pi = _ptrs(pu), _ptrs(pv), iwork.ctypes.data
+
+    def query():
+        size = np.zeros(1, buf.dtype)
+        fn(r.base, r(1), r(2), pa, r(3), ps, qu, r(4), qv, r(5), size.ctypes.data, r(6), pi,
+           r(7))  # fmt: skip
+        return max(1, int(size[0]))
+
+    r[6] = _workspace(("gesdd", buf.dtype.char, jobz, m, n), query)
+    work = np.empty(r[6], buf.dtype)  # (kept referenced while LAPACK writes it)
+    pk = work.ctypes.data
     for i in range(b):
-        j = i if step else 0
-        fn(ints(0), ints(1), ints(2), (buf[i].ctypes.data), ints(3), (s[i].ctypes.data),
-           (pu[j].ctypes.data), ints(4), (pv[j].ctypes.data), ints(5),
-           (work.ctypes.data), ints(6), (iwork.ctypes.data), ints(7))  # fmt: skip
-        info[i] = ints[7]
+        fn(r.base, r(1), r(2), pa + i * sa, r(3), ps + i * ss, qu + i * su, r(4), qv + i * sv,
+           r(5), pk, r(6), pi, r(7))  # fmt: skip
+        info[i] = r[7]
     return s, u, vt, info
 
 
