@@ -96,7 +96,7 @@ def _batch(rng):
 
 @needs_mkl
 @pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(2))
 def test_lu_based_ops_are_torchs_bits(dt, seed):
     rng = np.random.default_rng(seed)
     for _ in range(30):
