@@ -35,11 +35,11 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         result=tensor([1.0000, 0.5000]),
         info=tensor(0, dtype=torch.int32))
     """
-    from .linalg_lu import _getrf
+    from .linalg_lu import _factor
 
     _check_square(A, "solve")
     _same_dtype(A, B)
-    info = Tensor._make(_getrf(A.xp, A._data)[3], A.device) if A.numel() else None
+    info = Tensor._make(_factor(A.xp, A._data)[3], A.device) if A.numel() else None
     if info is None:
         info = Tensor._make(A.xp.zeros(A.shape[:-2], dtype="int32"), A.device)
     _raise_for_info(
@@ -50,7 +50,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         lambda k: "The solver failed because the input matrix is singular.",
     )
     if not left:
-        X = _mT(LinalgSolveEx.apply(_mT(A), _mT(B), vector=False, ex=True))
+        X = _mT(LinalgSolveEx.apply(_mT(A), _mT(B), vector=False, ex=True, right=True))
     else:
         vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
         X = LinalgSolveEx.apply(A, B, vector=vector, ex=True)

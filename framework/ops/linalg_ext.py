@@ -13,6 +13,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
 from .loss import _quiet
+from . import linalg_lapack as _lapack
 
 
 class _LinAlgError(RuntimeError):
@@ -59,6 +60,22 @@ def _singular(xp, A):
         elif xp.linalg.matrix_rank(m) < m.shape[-1]:  # CuPy reports no pivot: by its rank
             return b, m
     return None
+
+
+def _mkl_solve(A, B, transposed=False):
+    """(X, info) of torch's LU solve by MKL (`linalg_lapack.solve`: its bits) for non-empty
+    float32/float64 NumPy arrays, else None (the NumPy route). `transposed`: A is the
+    transpose of the matrix torch factors (solve's left=False)."""
+    if not A.size or not B.size or type(A) is not _np.ndarray:
+        return None
+    return _lapack.solve(A, B, transposed)
+
+
+def _first_info(info):
+    """(batch element, info) of the first matrix with LAPACK info > 0, or None."""
+    flat = info.reshape(-1)
+    bad = _np.flatnonzero(flat > 0)
+    return (int(bad[0]), int(flat[bad[0]])) if bad.size else None
 
 
 def _singular_error(fn, A, failed, what):
@@ -166,6 +183,25 @@ def _lu_solve_adjoint(xp, M, B):
     return _getrs(xp, LU, perm, w, True)
 
 
+def _lu_gradient(A, c, eps=False):
+    """c A^{-T} (c per matrix) as torch's det/slogdet backward without create_graph: getrs
+    with the forward's factors (of A^T for a C-contiguous A, solved plainly; else of A,
+    solved adjoint), by MKL: its bits. `eps`: a zero pivot replaced by the dtype's epsilon
+    (det's: a singular A's gradient stays finite). None without MKL."""
+    if not A.size or not _lapack.usable(A, c):
+        return None
+    use_t = bool(A.flags.c_contiguous)
+    lu, piv, _ = _lapack.lu_factor(A, use_t)
+    n = A.shape[-1]
+    if eps:  # torch's LU + diag_embed(where(diag == 0, eps, 0)): -0 entries become +0
+        d = _np.diagonal(lu, axis1=-2, axis2=-1)
+        lu += 0.0
+        lu[:, range(n), range(n)] = _np.where(d == 0, _np.finfo(A.dtype).eps, d)
+    D = _np.zeros(A.shape, A.dtype)  # diag_embed(c): +0 off the diagonal
+    D[..., range(n), range(n)] = c[..., None]
+    return _lapack.lu_solve(lu, piv, A.shape[:-2], D, "N" if use_t else "T")
+
+
 def _det_gradient(xp, A, c):
     """torch's linalg_det_backward without a graph: c A^{-T} as linalg_lu_solve of the
     forward's LU (of A^T for a contiguous A, solved plainly; else of A, solved adjoint), a
@@ -192,6 +228,19 @@ class LinalgInvEx(Op):
 
     def forward(self, A):
         xp = self.xp
+        got = _mkl_solve(A, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape))
+        if got is not None:
+            X, info = got
+            bad = _first_info(info)
+            if bad is not None:
+                raise _singular_error(
+                    "linalg.inv",
+                    A,
+                    bad,
+                    f"The diagonal element {bad[1]} is zero, the inversion could not be "
+                    "completed because the input matrix is singular.",
+                )
+            return X
         bad = _singular(xp, A) if A.size else None
         if bad is not None:
             raise _singular_error(
@@ -251,6 +300,10 @@ class LinalgDet(Op):
 
     def forward(self, A):
         xp = self.xp
+        got = _lapack.det_factors(A) if A.size and xp is _np else None
+        if got is not None:  # torch's mul(lu_det_P(pivots), prod(diagonal(LU)))
+            diag, perm_sign = got
+            return perm_sign * _lapack.diagonal_product(diag)
         if xp.isfinite(A).all():
             return xp.linalg.det(A)
         diag, perm_sign = _lu_diagonal(xp, A)
@@ -263,6 +316,10 @@ class LinalgDet(Op):
         d = self.output
         if is_grad_enabled():  # create_graph: torch's graph, a solve with A^T
             return _solve_adjoint(A, grad * d)
+        if self.xp is _np:
+            g = _lu_gradient(A._data, (grad * d)._data, eps=True)
+            if g is not None:  # torch's getrs with the forward's factors (MKL's bits)
+                return Tensor._make(g, grad.device)
         if self.xp is _np and A.shape[-1] <= _ADJOINT_MAX and A.dtype == dtypes.float64:
             return Tensor._make(_det_gradient(_np, A._data, (grad * d)._data), grad.device)
         return (grad * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
@@ -313,6 +370,12 @@ class LinalgSlogdet(Op):
 
     def forward(self, A):
         xp = self.xp
+        got = _lapack.det_factors(A) if A.size and xp is _np else None
+        if got is not None:  # torch's sgn(diag U).prod() * sign(P), sum(log|diag U|)
+            diag, perm_sign = got
+            sgn = _np.where(_np.isnan(diag), 0, _np.sign(diag))  # (sgn(NaN) is 0)
+            sign = _lapack.diagonal_product(sgn) * perm_sign
+            return sign, _log_sum(_np.abs(diag))
         if xp.isfinite(A).all():
             sign, logabs = xp.linalg.slogdet(A)
             return sign.astype(A.dtype), logabs.astype(A.dtype)
@@ -327,6 +390,9 @@ class LinalgSlogdet(Op):
             return None
         if is_grad_enabled():  # create_graph: torch's solve with A^T
             return _solve_adjoint(A, g_logabs)
+        g = _lu_gradient(A._data, g_logabs._data) if self.xp is _np else None
+        if g is not None:  # torch's getrs with the forward's factors (MKL's bits)
+            return Tensor._make(g, g_logabs.device)
         try:  # (float32: NumPy's inverse is the closer to float64 than an LU solve)
             inverse = inv(A)
         except RuntimeError:  # singular: torch's LU solve gives inf/NaN, no error
@@ -340,6 +406,18 @@ class LinalgSlogdet(Op):
             z = sign.detach() * 0
             return z, z
         return sign * 0, (_mT(inv(A)) * t).sum((-2, -1))  # d log|det A| = tr(A^-1 dA)
+
+
+def _log_sum(mag):
+    """sum(log(mag), -1) as torch's slogdet: its log kernel, then its sum's order."""
+    from . import _vml
+    from ._sum_kernel import torch_sum
+
+    logs = _np.ascontiguousarray(_vml.unary("log", mag, _np.log))
+    out = torch_sum(logs, (logs.ndim - 1,)) if logs.shape[-1] > 1 else None
+    if out is None:
+        return logs.sum(-1)
+    return out.reshape(logs.shape[:-1])
 
 
 def slogdet(A):
@@ -363,14 +441,30 @@ class LinalgSolveEx(Op):
     saves_inputs = True
     saves_output = True
 
-    def forward(self, A, B, vector=False, ex=False):
+    def forward(self, A, B, vector=False, ex=False, right=False):
+        """X with A X = B; `right`: A and B are the transposes of X A = B's (the caller
+        transposes X back), factored as torch factors that A."""
         xp = self.xp
-        self.vector = vector
+        self.vector, self.right = vector, right
         return lapack_layout(xp, self._solve(xp, A, B, vector, ex))  # (a batch of vectors
         # too: torch's (2, 3, 4) solution has strides (12, 1, 3))
 
     def _solve(self, xp, A, B, vector, ex):
         """The solution array (C order)."""
+        got = _mkl_solve(A, B[..., None] if vector else B, self.right)
+        if got is not None:
+            X, info = got
+            bad = _first_info(info)
+            if bad is not None and not ex:
+                raise _singular_error(
+                    "torch.linalg.solve",
+                    A,
+                    bad,
+                    "The solver failed because the input matrix is singular.",
+                )
+            return (
+                _lapack.f_copy(X[..., 0]) if vector and X.ndim > 2 else X[..., 0] if vector else X
+            )
         bad = _singular(xp, A) if A.size else None
         if bad is not None and ex:  # solve_ex: torch's LU solve, inf/NaN past a zero pivot
             return _lu_solve(xp, A, B[..., None])[..., 0] if vector else _lu_solve(xp, A, B)
@@ -407,6 +501,15 @@ class LinalgSolveEx(Op):
         LU: of A^T when A is contiguous (a plain solve with A^T: NumPy factorizes that
         matrix too), else of A, solved adjoint (small matrices replayed: the pivots of A)."""
         a = A._data
+        if not is_grad_enabled() and a.size and grad.numel() and _lapack.usable(a, grad._data):
+            g = grad._data[..., None] if self.vector else grad._data
+            if self.right:  # (A is the transpose of the matrix torch factored)
+                lu, piv, _ = _lapack.lu_factor(_np.swapaxes(a, -1, -2))
+                out = _lapack.lu_solve(lu, piv, a.shape[:-2], g, "N")
+            else:  # torch: linalg_lu_solve(LU of A, pivots, grad, adjoint=True)
+                lu, piv, _ = _lapack.lu_factor(a)
+                out = _lapack.lu_solve(lu, piv, a.shape[:-2], g, "T")
+            return Tensor._make(out[..., 0] if self.vector else out, grad.device)
         if (
             is_grad_enabled()  # create_graph: torch's graph, linalg_solve(A^H, grad)
             or a.flags.c_contiguous
@@ -449,8 +552,8 @@ def solve(A, B, *, left=True):
     """
     _check_square(A, "solve")
     _same_dtype(A, B)
-    if not left:
-        return _mT(solve(_mT(A), _mT(B)))
+    if not left:  # torch: A's LU, solved with A^T against B^T
+        return _mT(LinalgSolveEx.apply(_mT(A), _mT(B), vector=False, right=True))
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     return LinalgSolveEx.apply(A, B, vector=vector)
 
@@ -477,6 +580,13 @@ class LinalgCholeskyEx(Op):
     def forward(self, A, upper=False):
         xp = self.xp
         self.upper = upper
+        got = _lapack.cholesky(A, upper) if A.size and xp is _np else None
+        if got is not None:  # torch's potrf
+            L, info = got
+            bad = _first_info(info)
+            if bad is not None:
+                raise _singular_error("linalg.cholesky", A, bad, _not_positive_definite(bad[1]))
+            return L
         try:
             L = xp.linalg.cholesky(A)
         except Exception:
@@ -511,6 +621,13 @@ class LinalgCholeskyEx(Op):
         Linv = inv(L)
         dL = L @ _phi(Linv @ tA @ _mT(Linv))
         return _mT(dL) if self.upper else dL
+
+
+def _not_positive_definite(k):
+    return (
+        "The factorization could not be completed because the input is not "
+        f"positive-definite (the leading minor of order {k} is not positive-definite)."
+    )
 
 
 def _failing_minor(xp, A):
@@ -548,6 +665,10 @@ class LinalgQr(Op):
     def forward(self, A, mode="reduced"):
         xp = self.xp
         self.mode = mode
+        got = _lapack_qr(A, mode) if xp is _np else None
+        if got is not None:
+            self.R = got[1]
+            return got
         Q, R = xp.linalg.qr(A, mode="complete" if mode == "complete" else "reduced")
         Q, R = lapack_layout(xp, Q), lapack_layout(xp, R)
         self.R = R
@@ -574,6 +695,30 @@ class LinalgQr(Op):
         return _qr_backward(gQ, gR, Q, R, m, n)
 
     jvp = Op.jvp_transpose
+
+
+def _lapack_qr(A, mode):
+    """(Q, R) as torch's linalg_qr_out computes them: geqrf on a column-major copy, R the
+    upper triangle of its first rows, Q by orgqr from the reflectors (MKL's: torch's bits);
+    None without MKL or for empty matrices."""
+    from .linalg_householder import _mkl_orgqr
+
+    m, n = A.shape[-2:]
+    if not A.size or not _lapack.usable(A):
+        return None
+    k = min(m, n)
+    buf = _lapack.to_f(A)
+    tau = _lapack.geqrf(buf).reshape(A.shape[:-2] + (k,))
+    QR = _lapack.from_f(buf, A.shape[:-2])
+    rows = m if mode == "complete" else k
+    R = _lapack.f_copy(_np.triu(QR[..., :rows, :]))
+    if mode == "r":
+        return _np.empty((0,), A.dtype), R
+    cols = m if mode == "complete" or m < n else n
+    V = _np.zeros(A.shape[:-1] + (cols,), A.dtype)
+    V[..., :, : min(cols, n)] = QR[..., :, : min(cols, n)]
+    Q = _mkl_orgqr(V, tau)
+    return None if Q is None else (lapack_layout(_np, Q), R)
 
 
 def _qr_backward(gQ, gR, Q, R, m, n):
@@ -632,7 +777,11 @@ class LinalgEigh(Op):
     no_bfloat16 = "linalg_eigh_cpu"
     saves_output = True
 
-    def forward(self, A, UPLO="L"):
+    def forward(self, A, UPLO="L", values_only=False):
+        got = _lapack_eigh(A, UPLO, values_only) if self.xp is _np else None
+        if got is not None:
+            self.V = got[1]
+            return got
         w, V = self.xp.linalg.eigh(A, UPLO=UPLO)
         V = lapack_layout(self.xp, V)
         self.V = V
@@ -665,6 +814,23 @@ class LinalgEigh(Op):
         return dP.diagonal(0, -2, -1), V @ (dP / (E + eye) * (1 - eye))
 
 
+def _lapack_eigh(A, uplo, values_only):
+    """(w, V) by MKL's syevd on a column-major copy (torch's apply_lapack_eigh; jobz 'N' for
+    `values_only`: eigvalsh of an input needing no gradient, whose values then are 'N''s
+    bits, V empty); None without MKL, for empty or non-finite input (NumPy's route, whose
+    errors are torch's) or where syevd fails."""
+    if not A.size or not _lapack.usable(A) or not bool(_np.isfinite(A).all()):
+        return None
+    buf = _lapack.to_f(A)
+    w, info = _lapack.syevd("N" if values_only else "V", uplo.upper(), buf)
+    if (info != 0).any():
+        return None
+    w = w.reshape(A.shape[:-1])
+    if values_only:
+        return w, _np.empty((0,), A.dtype)
+    return w, _lapack.from_f(buf, A.shape[:-2])
+
+
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix.
 
@@ -691,14 +857,17 @@ def eigvalsh(A, UPLO="L"):
         >>> framework.linalg.eigvalsh(framework.tensor([[2.0, 1.0], [1.0, 2.0]]))
         tensor([1., 3.])
     """
-    return eigh(A, UPLO).eigenvalues
+    if (is_grad_enabled() and A.requires_grad) or getattr(A, "_fw", None):
+        return eigh(A, UPLO).eigenvalues
+    _check_square(A, "eigh")  # torch's _linalg_eigh(compute_v=False): syevd's jobz 'N'
+    return LinalgEigh.apply(A, UPLO=UPLO, values_only=True)[0]
 
 
 class LinalgSvd(Op):
     no_bfloat16 = "linalg_svd_cpu"
     saves = ("U", "S", "Vh")
 
-    def forward(self, A, full_matrices=True):
+    def forward(self, A, full_matrices=True, values_only=False):
         xp = self.xp
         inf = None
         if A.size and not bool(xp.isfinite(A).all()):
@@ -715,6 +884,10 @@ class LinalgSvd(Op):
             # ... and returns NaN factors for a matrix with an infinity
             inf = (~xp.isfinite(flat)).any(-1).reshape(A.shape[:-2])
             A = xp.where(inf[..., None, None], 0, A)
+        got = _lapack_svd(A, full_matrices, values_only) if inf is None and xp is _np else None
+        if got is not None:
+            self.U, self.S, self.Vh = got
+            return got
         U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
         if inf is not None:
             U, S, Vh = (
@@ -758,6 +931,23 @@ class LinalgSvd(Op):
     jvp = Op.jvp_transpose
 
 
+def _lapack_svd(A, full_matrices, values_only):
+    """(U, S, Vh) by MKL's gesdd on a column-major copy, as torch's apply_svd (jobz 'A' / 'S',
+    or 'N' for `values_only`: svdvals of an input needing no gradient, U and Vh then empty);
+    None without MKL, for empty input or where gesdd fails."""
+    if not A.size or not _lapack.usable(A):
+        return None
+    jobz = "N" if values_only else "A" if full_matrices else "S"
+    S, U, Vh, info = _lapack.gesdd(jobz, _lapack.to_f(A))
+    if (info != 0).any():
+        return None
+    S = S.reshape(A.shape[:-2] + S.shape[-1:])
+    if values_only:
+        empty = _np.empty((0,), A.dtype)
+        return empty, S, empty
+    return _lapack.from_f(U, A.shape[:-2]), S, _lapack.from_f(Vh, A.shape[:-2])
+
+
 def svd(A, full_matrices=True):
     """Singular value decomposition A = U diag(S) Vh (S descending).
 
@@ -791,7 +981,9 @@ def svdvals(A):
         tensor([4., 3.])
     """
     _check_svd(A)
-    return LinalgSvd.apply(A, full_matrices=False)[1]
+    if (is_grad_enabled() and A.requires_grad) or getattr(A, "_fw", None):
+        return LinalgSvd.apply(A, full_matrices=False)[1]
+    return LinalgSvd.apply(A, full_matrices=False, values_only=True)[1]  # gesdd's jobz 'N'
 
 
 class LinalgPinv(Op):
@@ -808,19 +1000,28 @@ class LinalgPinv(Op):
         if rtol is None:
             rtol = xp.where(atol > 0, 0.0, eps)
         rtol = xp.asarray(rtol, "float64")
+        got = None
+        if xp is _np:  # torch's linalg_eigh / linalg_svd(full_matrices=False): MKL's
+            got = _lapack_eigh(A, "L", False) if hermitian else _lapack_svd(A, False, False)
         if hermitian:
-            S, U = xp.linalg.eigh(A)
+            S, U = got if got is not None else xp.linalg.eigh(A)
             mag = abs(S)
             Vh, Ut = xp.swapaxes(U, -1, -2), xp.swapaxes(U, -1, -2)
         else:
-            U, S, Vh = xp.linalg.svd(A, full_matrices=False)
+            U, S, Vh = got if got is not None else xp.linalg.svd(A, full_matrices=False)
             mag, Ut = S, xp.swapaxes(U, -1, -2)
         big = mag.max(-1, keepdims=True) if mag.shape[-1] else xp.zeros(mag.shape[:-1] + (1,))
         keep = mag > xp.maximum(atol[..., None], rtol[..., None] * big)
         inv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
-        if hermitian:
-            return (U * inv[..., None, :]) @ Ut
-        return (xp.swapaxes(Vh, -1, -2) * inv[..., None, :]) @ Ut
+        left = U if hermitian else xp.swapaxes(Vh, -1, -2)
+        left = left * inv[..., None, :]
+        if got is not None:  # torch's matmul (mm's MKL gemm, bmm's kernels) as ours replays it
+            from ..autograd.grad_mode import no_grad
+            from .linalg import matmul
+
+            with no_grad():
+                return matmul(Tensor._make(left), Tensor._make(Ut))._data
+        return left @ Ut
 
     def backward(self, grad):
         (A,) = self.inputs

@@ -8,6 +8,7 @@ import ctypes
 import numpy as np
 
 from . import _mkl
+from . import linalg_lapack as _lapack
 from .._errors import refuse
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
@@ -41,15 +42,21 @@ def _mkl_orgqr(A, tau):
     k = tau.shape[-1]
     Q = np.array(np.swapaxes(A, -1, -2), order="C").reshape(-1, n, m)  # a copy, column-major
     taus = np.ascontiguousarray(tau).reshape(Q.shape[0], k)
-    ints = [ctypes.c_int(v) for v in (m, n, k, m, -1, 0)]  # m n k lda lwork info
-    ref = [ctypes.addressof(v) for v in ints]
-    size = np.zeros(1, dt)
-    fn(*ref[:3], Q[0].ctypes.data, ref[3], taus[0].ctypes.data, size.ctypes.data, ref[4], ref[5])
-    ints[4].value = max(1, int(size[0]))
-    work = np.empty(ints[4].value, dt)
+    r = _lapack._Ints(m, n, k, m, -1, 0)  # m n k lda lwork info
+    pq, sq = Q.ctypes.data, Q.strides[0]
+    pt, st = taus.ctypes.data, taus.strides[0]
+
+    def query():
+        size = np.zeros(1, dt)
+        fn(r.base, r(1), r(2), pq, r(3), pt, size.ctypes.data, r(4), r(5))
+        return max(1, int(size[0]))
+
+    r[4] = _lapack._workspace(("orgqr", dt.char, m, n, k), query)
+    work = np.empty(r[4], dt)
+    pw = work.ctypes.data
     for b in range(Q.shape[0]):
-        fn(*ref[:3], Q[b].ctypes.data, ref[3], taus[b].ctypes.data, work.ctypes.data, *ref[4:])
-        if ints[5].value:
+        fn(r.base, r(1), r(2), pq + b * sq, r(3), pt + b * st, pw, r(4), r(5))
+        if r[5]:
             return None
     return np.swapaxes(Q.reshape(A.shape[:-2] + (n, m)), -1, -2)
 

@@ -3,6 +3,8 @@ compute_uv), torch.qr (some), torch.cholesky (upper; its own CholeskyBackward0 n
 (get_infos), linalg.cholesky_ex, linalg.inv_ex and linalg.cond, built on the linalg ops with
 torch's nodes, return types, errors and deprecation warnings."""
 
+import numpy as np
+
 from ..amp.autocast_mode import entry as _amp_entry
 from .._errors import refuse
 from ..autograd.op import Op
@@ -19,6 +21,7 @@ from .linalg_ext import (
     svd as _linalg_svd,
     svdvals,
 )
+from . import linalg_lapack as _lapack
 from .linalg_lu import _getrf, lu_factor_ex
 from .linalg_solvers import _deprecated, tri_solve
 from .norms import matrix_norm
@@ -200,6 +203,9 @@ class CholeskyEx(LinalgCholeskyEx):
         """(L, info): LAPACK's partial factor and the failing minor where A is not definite."""
         xp = self.xp
         self.upper = upper
+        got = _lapack.cholesky(A, upper) if A.size and xp is np else None
+        if got is not None:  # torch's potrf (its partial factor where info > 0)
+            return got
         L, info = _per_matrix(xp, A, xp.linalg.cholesky, lambda m: _potf2(xp, m))
         return lapack_layout(xp, xp.swapaxes(L, -1, -2) if upper else L), info
 
@@ -281,6 +287,13 @@ class InvEx(LinalgInvEx):
     def forward(self, A):
         """(inverse, info): info is the first zero pivot (1-based) of a singular matrix, else 0."""
         xp = self.xp
+        got = (
+            _lapack.solve(A, np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape))
+            if (A.size and xp is np)
+            else None
+        )
+        if got is not None:  # torch's getrf + getrs against the identity
+            return got
         with xp.errstate(all="ignore"):
             inverse, info = _per_matrix(xp, A, xp.linalg.inv, lambda m: _lu_inverse(xp, m))
         return lapack_layout(xp, inverse), info

@@ -10,6 +10,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import _return_type, return_types
 from .join import cat
+from . import linalg_lapack as _lapack
 from .linalg_ext import _mT, _out, lapack_layout, solve
 
 return_types.linalg_lu_factor = _return_type("linalg_lu_factor", ("LU", "pivots"))
@@ -48,6 +49,16 @@ def _getrf(xp, A):
         perm.reshape(shape + (m,)),
         info.reshape(shape).astype("int32"),
     )
+
+
+def _factor(xp, A):
+    """(LU, pivots, perm, info) as `_getrf`, by MKL's getrf where it loads (torch's bits:
+    linalg_lu_factor_ex factors a column-major copy of A), else `_getrf`'s elimination."""
+    if xp.__name__ == "numpy" and A.size and _lapack.usable(A):
+        lu, piv, info = _lapack.lu_factor(A)
+        LU = _lapack.from_f(lu, A.shape[:-2])
+        return LU, piv, _lapack.perm_from_pivots(piv, A.shape[-2]), info
+    return _getrf(xp, A)
 
 
 def _unpack(xp, LU, perm, dtype):
@@ -93,7 +104,7 @@ class LinalgLuFactorEx(Op):
 
     def forward(self, A):
         """The packed LU factors of ``A``, the pivots and LAPACK's info."""
-        LU, piv, self.perm, info = _getrf(self.xp, _empty_any_dtype(A))
+        LU, piv, self.perm, info = _factor(self.xp, _empty_any_dtype(A))
         LU = lapack_layout(self.xp, LU.astype(A.dtype, copy=False))
         self.LU = LU
         return LU, piv, info
@@ -124,7 +135,7 @@ class LinalgLu(Op):
 
     def forward(self, A):
         """P, L, U with A = P L U (partial pivoting)."""
-        LU, _, perm, _ = _getrf(self.xp, _empty_any_dtype(A))
+        LU, _, perm, _ = _factor(self.xp, _empty_any_dtype(A))
         P, L, U = (self.xp.ascontiguousarray(a) for a in _unpack(self.xp, LU, perm, A.dtype))
         self.P_, self.L_, self.U_ = P, L.astype(A.dtype, copy=False), U.astype(A.dtype, copy=False)
         return self.P_, self.L_, self.U_

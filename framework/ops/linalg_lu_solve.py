@@ -4,11 +4,14 @@ the packed factors goes through A = P L U: with gA the gradient of A, that of L 
 (P^T gA U^T) below the diagonal and that of U is (L^T P^T gA) on and above it (the same values
 as torch's linalg_lu_solve_LU, written with Tensor ops so second derivatives work)."""
 
+import numpy as np
+
 from .. import dtypes
 from .._errors import float_input
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .extrema import return_types
+from . import linalg_lapack as _lapack
 from .linalg_ext import _mT, lapack_layout
 from .linalg_lu import _unpack
 from .linalg_solvers import _deprecated, tri_solve
@@ -54,6 +57,10 @@ class LinalgLuSolve(Op):
         self.perm = perm = perm_from_pivots(xp, pivots, n)
         if not left:  # X A = B  <=>  A^T X^T = B^T: the other adjoint, on transposes
             B, adjoint = xp.swapaxes(B, -1, -2), not adjoint
+        if xp is np and LU.size and B.size and _lapack.usable(LU, B):  # torch's getrs
+            piv = np.broadcast_to(pivots, LU.shape[:-1])
+            X = _lapack.lu_solve(_lapack.to_f(LU), piv, LU.shape[:-2], B, "T" if adjoint else "N")
+            return np.ascontiguousarray(np.swapaxes(X, -1, -2)) if not left else X
         shape = xp.broadcast_shapes(LU.shape[:-2], B.shape[:-2])
         LU = xp.broadcast_to(LU, shape + LU.shape[-2:])
         B = xp.broadcast_to(B, shape + B.shape[-2:])

@@ -6,9 +6,12 @@ CholeskyInverseBackward0, LinalgLuSolveBackward0, LuUnpackBackward0) and its bac
 
 import warnings
 
+import numpy as np
+
 from .. import dtypes
 from .._errors import refuse
 from ..autograd.op import Op
+from . import linalg_lapack as _lapack
 from .extrema import _return_type, return_types
 from .linalg_ext import _check_square, _mT, lapack_layout
 
@@ -107,6 +110,10 @@ class LinalgSolveTriangular(Op):
     def forward(self, A, B, upper=False, left=True, unitriangular=False):
         """X by a triangular solve of each matrix in the batch."""
         self.upper, self.left, self.unit = upper, left, unitriangular
+        if self.xp is np and A.size and B.size:  # torch's trsm (MKL's bits)
+            X = _lapack.solve_triangular(A, B, upper, left, unitriangular)
+            if X is not None:
+                return X
         return lapack_layout(self.xp, tri_solve(self.xp, A, B, upper, left, unitriangular))
 
     def backward(self, grad):
@@ -161,8 +168,15 @@ class TriangularSolve(Op):
         """(X, A) with op(A) X = b for the triangular A."""
         xp = self.xp
         self.upper, self.transpose, self.unit = upper, transpose, unitriangular
-        T = xp.swapaxes(A, -1, -2) if transpose else A
-        self.X = lapack_layout(xp, tri_solve(xp, T, b, upper != transpose, True, unitriangular))
+        X = (
+            _lapack.triangular_solve(b, A, upper, transpose, unitriangular)
+            if (xp is np and A.size and b.size)
+            else None
+        )
+        if X is None:
+            T = xp.swapaxes(A, -1, -2) if transpose else A
+            X = lapack_layout(xp, tri_solve(xp, T, b, upper != transpose, True, unitriangular))
+        self.X = X
         shape = xp.broadcast_shapes(A.shape[:-2], b.shape[:-2]) + A.shape[-2:]
         clone = xp.swapaxes(xp.swapaxes(xp.broadcast_to(A, shape), -1, -2).copy(), -1, -2)
         return self.X, clone  # (a copy in LAPACK's layout, as torch's)
@@ -265,6 +279,10 @@ class CholeskySolve(Op):
     def forward(self, B, L, upper=False):
         """X by two triangular solves with the factor."""
         self.upper = upper
+        if self.xp is np and B.size and L.size:  # torch's potrs (MKL's bits)
+            X = _lapack.cholesky_solve(B, L, upper)
+            if X is not None:
+                return X
         return lapack_layout(self.xp, _cho_solve(self.xp, _triangle(self.xp, L, upper), B, upper))
 
     def backward(self, grad):
@@ -319,6 +337,10 @@ class CholeskyInverse(Op):
         """(L L^H)^-1 of each factor in the batch."""
         xp = self.xp
         self.upper = upper
+        if xp is np and L.size:  # torch's potri, its triangle mirrored (MKL's bits)
+            X = _lapack.cholesky_inverse(L, upper)
+            if X is not None:
+                return X
         n = L.shape[-1]
         eye = xp.broadcast_to(xp.eye(n, dtype=L.dtype), L.shape)
         return lapack_layout(xp, _cho_solve(xp, _triangle(xp, L, upper), eye, upper))

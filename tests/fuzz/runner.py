@@ -29,6 +29,17 @@ SILENT, EXCEPTION, WORDING, NODE, KNOWN = "silent", "exception", "wording", "nod
 # Deliberate differences (README "Known differences"): (op, predicate on the program).
 KNOWN_DIFFERENCES = {}
 
+# Ours runs NumPy's OpenBLAS LAPACK only where MKL's runtime is missing: with it
+# (framework.ops.linalg_lapack, the sixteenth pass) inv/solve/det/slogdet/lu/cholesky/qr/eigh/
+# svd and the triangular solves are torch's bits, and the rules below that describe the two
+# LAPACKs' roundings apply only without it.
+NUMPY_LAPACK = framework.ops._mkl.library() is None
+
+
+def numpy_lapack(rule):
+    """`rule`, where ours runs NumPy's LAPACK (no MKL); never otherwise."""
+    return lambda p: NUMPY_LAPACK and rule(p)
+
 
 def also_known(names, whats, rule):
     """Classify (name, what) as known also where `rule(p)` holds, after any rule it had."""
@@ -241,7 +252,7 @@ for _name in ("linalg_svd", "linalg_eigh", "linalg_qr"):
 # (torch's MKL ssyevd, NumPy's LAPACK) are each within an ulp of the float64 ones but an ulp
 # apart, and the second-order gradient is 6.5e-3 (ours) and 1.1e-3 (torch's) off the float64
 # one at a scale of 37; LAPACK's internal rounding cannot be replayed
-KNOWN_DIFFERENCES[("linalg_eigh", "gg")] = _f32_conditioned
+KNOWN_DIFFERENCES[("linalg_eigh", "gg")] = numpy_lapack(_f32_conditioned)
 
 
 def _det_exact_second_order(a, c, u):
@@ -326,7 +337,7 @@ def _det_second_order_cancels(p):
     return True
 
 
-KNOWN_DIFFERENCES[("det", "gg")] = _det_second_order_cancels
+KNOWN_DIFFERENCES[("det", "gg")] = numpy_lapack(_det_second_order_cancels)
 
 
 # float32 LAPACK on an ill-conditioned matrix: torch's sgetrf/sgetri/sgelsd and NumPy's round
@@ -347,8 +358,9 @@ def _f32_cond_above(limit):
     return rule
 
 
-for _name in ("linalg_cond_norms", "linalg_lstsq", "linalg_pinv"):
+for _name in ("linalg_lstsq", "linalg_pinv"):
     KNOWN_DIFFERENCES[(_name, "out0")] = _f32_cond_above(1e3)
+KNOWN_DIFFERENCES[("linalg_cond_norms", "out0")] = numpy_lapack(_f32_cond_above(1e3))
 # ... and from cond(A) ~ 30 on when a chained op magnifies relative error (seed 15079563:
 # pinv entries of 38 at cond 177, torch's 1.7e-4 off the float64 pinv, ours 9e-7, then exp2)
 KNOWN_DIFFERENCES[("linalg_pinv", "out0")] = lambda p, base=_f32_cond_above(1e3): (
@@ -681,14 +693,16 @@ def _matrix_scale(p, out):
     )
 
 
-also_known(
-    ("linalg_cond", "linalg_pinv", "inverse", "matrix_power"),
-    ("out0", "grad"),
-    lambda p: (
-        (p.op.name != "matrix_power" or p.args[1] < 0)
-        and (_chain_amplifies(p, 64) or _chain_amplifies(p, 64, scale=_matrix_scale))
-    ),
-)
+def _lapack_chain(p):
+    return (p.op.name != "matrix_power" or p.args[1] < 0) and (
+        _chain_amplifies(p, 64) or _chain_amplifies(p, 64, scale=_matrix_scale)
+    )
+
+
+also_known(("linalg_pinv", "matrix_power"), ("out0", "grad"), _lapack_chain)
+# (inverse's and cond's values are MKL's bits with it; their gradients multiply in BLAS order)
+also_known(("linalg_cond", "inverse"), ("out0",), numpy_lapack(_lapack_chain))
+also_known(("linalg_cond", "inverse"), ("grad",), _lapack_chain)
 
 
 # attention with a huge key or query entry (1e30): the scores are ~1e30 and the softmax
@@ -852,7 +866,9 @@ def _getrf_nonfinite(p):
 
 
 also_known(
-    ("inverse", "linalg_inv", "linalg_solve", "det", "linalg_slogdet"), ("forw",), _getrf_nonfinite
+    ("inverse", "linalg_inv", "linalg_solve", "det", "linalg_slogdet"),
+    ("forw",),
+    numpy_lapack(_getrf_nonfinite),
 )
 
 
@@ -972,7 +988,7 @@ also_known(
 # ... and the triangular solves behind cholesky_solve (torch's MKL trsm, ours through NumPy's
 # LAPACK): seed 340076822, an entry 1e30 in B gives 6.45e29 in the solution, ulps 1.4e14
 # apart, then tan
-also_known(("cholesky_solve",), ["out0"], _huge_product_then_periodic)
+also_known(("cholesky_solve",), ["out0"], numpy_lapack(_huge_product_then_periodic))
 # ... and every other product whose sum runs in BLAS's order, for the value and for the
 # gradient, which the chained op's derivative at that value (any number) scales: seed
 # 370027646, mv of a vector holding 1e30 gives -6.3e28 (ulp 8e21), then sinc: its
@@ -1014,11 +1030,9 @@ def _zero_sign_through_chain(p):
     return g0 is not None and g1 is not None and compare_arrays(g1, g0) is not None
 
 
-also_known(
-    ("linalg_solve_triangular", "triangular_solve", "cholesky_solve", "linalg_lu_solve"),
-    ["out0", "grad"],
-    _zero_sign_through_chain,
-)
+_TRIANGULAR = ("linalg_solve_triangular", "triangular_solve", "cholesky_solve", "linalg_lu_solve")
+also_known(_TRIANGULAR, ["out0"], numpy_lapack(_zero_sign_through_chain))
+also_known(_TRIANGULAR, ["grad"], _zero_sign_through_chain)  # (the gradients' products)
 
 
 # index_reduce amax/amin on a +0/-0 tie: torch keeps the value already there in one kernel and
@@ -1051,7 +1065,11 @@ def _lu_row_scales_apart(p):
     return bool((big >= 1e10 * np.maximum(small, np.finfo(a.dtype).tiny)).any())
 
 
-also_known(("det", "linalg_slogdet", "logdet"), ["out0", "out1", "grad"], _lu_row_scales_apart)
+also_known(
+    ("det", "linalg_slogdet", "logdet"),
+    ["out0", "out1", "grad"],
+    numpy_lapack(_lu_row_scales_apart),
+)
 
 
 # ----- fidexc: layer_norm over one huge element -----
@@ -1735,7 +1753,7 @@ def _f32_out_closer_to_float64(p):
 also_known(
     ["inverse", "linalg_inv_ex", "linalg_solve"],
     ["out0"],
-    lambda p: _f32_cond_above(1e3)(p) and _f32_out_closer_to_float64(p),
+    numpy_lapack(lambda p: _f32_cond_above(1e3)(p) and _f32_out_closer_to_float64(p)),
 )
 
 
@@ -1775,13 +1793,20 @@ def _f32_solve_rounding(p):
 
 
 also_known(
-    ["linalg_solve", "linalg_lu_solve", "lu_solve_legacy"], ["out0", "grad"], _f32_solve_rounding
+    ["linalg_solve", "linalg_lu_solve", "lu_solve_legacy"],
+    ["out0", "grad"],
+    numpy_lapack(_f32_solve_rounding),
 )
 # ... and the gradients of det/slogdet/logdet/inverse/solve (an inverse times the upstream
 # gradient) from cond ~ 30, where a rerun measures ours the closer (seed 26141101: slogdet of
 # a float32 2x2 with det 1e-4, gradient entries ~4,700 torch's 0.95 off float64, ours 4e-4)
 also_known(
-    ["det", "linalg_slogdet", "logdet", "inverse", "linalg_inv_ex", "linalg_solve"],
+    ["det", "linalg_slogdet", "logdet", "linalg_solve"],
+    ["grad"],
+    numpy_lapack(lambda p: _f32_conditioned(p) and _f32_closer_to_float64(p)),
+)
+also_known(  # (inverse's gradient: two products in BLAS order)
+    ["inverse", "linalg_inv_ex"],
     ["grad"],
     lambda p: _f32_conditioned(p) and _f32_closer_to_float64(p),
 )

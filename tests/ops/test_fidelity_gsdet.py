@@ -106,14 +106,19 @@ def test_grid_sample_fuzz_seeds(seed):
 @pytest.mark.parametrize("seed", [100018683, 70003571])
 def test_det_second_order_at_1e30_is_classified_cancellation(seed):
     """det's second derivative of a 2 x 2 with a 1e30 entry: torch's and ours are both
-    within the rule's ulps of the exact value (Fractions), and the stage classifies it."""
+    within the rule's ulps of the exact value (Fractions), and the stage classifies it;
+    with MKL's getrf (the sixteenth pass's linalg_lapack) ours is torch's, nothing found."""
+    from framework.ops import _mkl
     from fuzz import runner as R
     from fuzz.second_order import GG_KNOWN, compare_second_order
 
     p = R.Program(seed)
     assert R._det_second_order_cancels(p)
     found = compare_second_order(p)
-    assert found and all(m.kind == GG_KNOWN for m in found)
+    if _mkl.library() is not None:
+        assert found == []
+    else:
+        assert found and all(m.kind == GG_KNOWN for m in found)
 
 
 def test_det_exact_second_order_matches_float64():
