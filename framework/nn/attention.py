@@ -1,9 +1,12 @@
 """F.scaled_dot_product_attention and F.multi_head_attention_forward, as torch composes them."""
 
-from ..amp.autocast_mode import entry as _amp_entry
+from ..amp.autocast_mode import entry as _amp_entry, in_use as _amp_in_use, state as _amp
+import contextlib
 import functools
 import math
 import warnings
+
+import numpy as np
 
 from .._errors import check_scalar_fits, overflow_error
 from ..creation import zeros
@@ -12,7 +15,10 @@ from ..ops.attention import ScaledDotProductFlashAttentionForCpu
 from ..ops.activation import SafeSoftmax, softmax
 from ..ops.elementwise import MulScalar
 from ..ops.join import cat
-from ..ops.linalg import bmm, linear, matmul
+from ..ops import _mkl
+from ..ops.linalg import Addmm, Mm, bmm, linear, matmul
+from ..ops.shape import _unsafe_view, reshape
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .dropout import dropout
 from ._sdp_backend import SDPBackend, sdpa_kernel  # noqa: F401 (torch.nn.attention's names)
@@ -79,6 +85,8 @@ def _flash_ok(query, key, value, attn_mask, dropout_p):
         return False
     if attn_mask is not None and attn_mask.dim() not in (2, 4):
         return False
+    if attn_mask is not None and attn_mask.requires_grad and is_grad_enabled():
+        return False  # torch's math path then (the fused kernel gives the mask no gradient)
     q, k, v = query.shape, key.shape, value.shape
     return (
         q[0] == k[0] == v[0]
@@ -287,6 +295,79 @@ def _pad_last(mask):
     )
 
 
+@contextlib.contextmanager
+def _mkl_any_size():
+    """Every float product to MKL (torch's BLAS) while the block runs: below `_mkl.MIN_MACS`
+    the library keeps NumPy's products (faster, other bits), but attention's projections
+    must be torch's bits for its fused kernel's replay to be."""
+    if not _mkl.available():
+        yield
+        return
+    before = _mkl.MIN_MACS
+    _mkl.MIN_MACS = 0
+    try:
+        yield
+    finally:
+        _mkl.MIN_MACS = before
+
+
+class _AddmmMKL(Addmm):
+    """torch's addmm (its node AddmmBackward0) with MKL's products at any size, backward too."""
+
+    node_name = "AddmmBackward0"
+
+    def forward(self, *args, **kwargs):
+        """Addmm's forward under `_mkl_any_size`."""
+        with _mkl_any_size():
+            return Addmm.forward(self, *args, **kwargs)
+
+    def backward(self, grad):
+        """Addmm's backward under `_mkl_any_size`."""
+        with _mkl_any_size():
+            return Addmm.backward(self, grad)
+
+
+class _MmMKL(Mm):
+    """torch's mm (its node MmBackward0) with MKL's products at any size, backward too."""
+
+    node_name = "MmBackward0"
+
+    def forward(self, *args, **kwargs):
+        """Mm's forward under `_mkl_any_size`."""
+        with _mkl_any_size():
+            return Mm.forward(self, *args, **kwargs)
+
+    def backward(self, grad):
+        """Mm's backward under `_mkl_any_size`."""
+        with _mkl_any_size():
+            return Mm.backward(self, grad)
+
+
+def _linear(x, w, b=None):
+    """F.linear with the nodes torch records (addmm, or mm of the folded input without a
+    bias), every product MKL's: torch's bits at the small sizes attention projects. Other
+    inputs (not float32/float64 NumPy, autocast) take `linear`."""
+    d = x._data
+    if not (
+        type(d) is np.ndarray
+        and d.dtype.char in "fd"
+        and d.dtype == w._data.dtype
+        and x.ndim in (2, 3)
+        and w.ndim == 2
+        and (b is None or (b.ndim == 1 and b._data.dtype == d.dtype))
+        and x.shape[-1] == w.shape[1]
+        and not (_amp_in_use[0] and _amp.active)
+    ):
+        return linear(x, w, b)
+    lead = tuple(x.shape[:-1])
+    x2 = x if x.ndim == 2 else reshape(x, math.prod(lead), x.shape[-1])
+    if b is None:
+        out = _MmMKL.apply(x2, w.t())
+        return out if x.ndim == 2 else _unsafe_view(out, lead + (w.shape[0],))
+    out = _AddmmMKL.apply(b, x2, w.t())
+    return out if x.ndim == 2 else reshape(out, lead + (w.shape[0],))
+
+
 def _in_projection(query, key, value, w, b, separate):
     """q, k, v projections from one packed (3E, E) weight or three separate ones."""
     E = query.shape[-1]
@@ -302,20 +383,20 @@ def _in_projection(query, key, value, w, b, separate):
                     f"expecting {name} weights shape of {want}, but got {wt.shape}"
                 )
         b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
-        return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+        return _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
     if key is value and query is key:
-        proj = linear(query, w, b).unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2)
+        proj = _linear(query, w, b).unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2)
         proj = proj.squeeze(-2).contiguous()
         return proj[0], proj[1], proj[2]
     if key is value:
         w_q, w_kv = w.split([E, E * 2])
         b_q, b_kv = b.split([E, E * 2]) if b is not None else (None, None)
-        kv = linear(key, w_kv, b_kv).unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2)
+        kv = _linear(key, w_kv, b_kv).unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2)
         kv = kv.squeeze(-2).contiguous()
-        return linear(query, w_q, b_q), kv[0], kv[1]
+        return _linear(query, w_q, b_q), kv[0], kv[1]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
-    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+    return _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
 
 
 def multi_head_attention_forward(
@@ -506,7 +587,7 @@ def multi_head_attention_forward(
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)
         out = bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+        out = _linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
         weights = weights.view(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -524,7 +605,7 @@ def multi_head_attention_forward(
     v = v.view(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+    out = _linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
     return (out if is_batched else out.squeeze(1)), None
 
 

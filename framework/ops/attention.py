@@ -2,6 +2,7 @@
 
 import contextlib
 import math
+import os
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op, vmap_hook
@@ -139,7 +140,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     def _replayed(self, q, k, v):
         """The forward by `_flash_jit` (torch's bits); the probabilities are not kept."""
         j, gemm = self.replay
-        out = _like_query(q, q.shape[:3] + v.shape[3:], False)
+        out = np.empty_like(q)  # torch: empty_like(query), its layout kept
         self.lse = np.empty(q.shape[:3], q.dtype)
         qs = _q_split(q.shape[2])
         sc = q.dtype.type(self.scale)
@@ -147,7 +148,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         blocks = q.shape[0] * q.shape[1] * -(-q.shape[2] // qs)
         with _mkl_serial(blocks):
             j.flash_forward(q, k, v, mask, self.is_causal, out, self.lse, sc, qs, 512,
-                            _VECTOR // q.itemsize, _threads(), gemm)  # fmt: skip
+                            _vector_bytes() // q.itemsize, _threads(), gemm)  # fmt: skip
         self.probs = None
         return out
 
@@ -160,9 +161,10 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         mask = _full_mask(self.attn_mask, qd, kd)
         sc = qd.dtype.type(self.scale)
         with _mkl_serial(qd.shape[0] * qd.shape[1]):
+            lanes = _vector_bytes() // qd.itemsize
             j.flash_backward(g, qd, kd, vd, self.output._data, self.lse, mask, self.is_causal,
-                             gq, gk, gv, sc, _q_split(qd.shape[2]), 512, _VECTOR // qd.itemsize,
-                             _threads(), gemm)  # fmt: skip
+                             gq, gk, gv, sc, _q_split(qd.shape[2]), 512, lanes, _threads(),
+                             gemm)  # fmt: skip
         return tuple(Tensor._make(a, grad.device) for a in (gq, gk, gv))
 
     def backward(self, grad):
@@ -238,7 +240,30 @@ def _composed_probs(q, k, mask, scale):
 
 
 _JIT = [None]  # the numba module `_flash_jit`, False without numba
-_VECTOR = 64  # torch's vector bytes (AVX-512: 16 float32 or 8 float64 lanes)
+_VECTOR = []  # torch's vector bytes, once read: 64 (AVX-512), 32 (AVX2) or None
+
+
+def _vector_bytes():
+    """The width of torch's Vectorized in its attention kernel: 64 bytes where it picks its
+    AVX-512 kernels (an AVX-512 CPU unless ATEN_CPU_CAPABILITY says otherwise), 32 for
+    AVX2; None for its default (unvectorised) kernels, whose exps are not replayed here."""
+    if not _VECTOR:
+        cap = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+        width = {"avx2": 32, "default": None}.get(cap, 0)
+        if width == 0:
+            width = 32
+            try:
+                with open("/proc/cpuinfo") as f:
+                    for line in f:
+                        if line.startswith("flags"):
+                            flags = set(line.split(":", 1)[1].split())
+                            if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+                                width = 64
+                            break
+            except OSError:
+                pass
+        _VECTOR.append(width)
+    return _VECTOR[0]
 
 
 def _replay(xp, q, k, v):
@@ -246,6 +271,8 @@ def _replay(xp, q, k, v):
     NumPy float32/float64 inputs of one dtype, with MKL (torch's BLAS) and numba; else None."""
     dt = q.dtype
     if xp is not np or dt.char not in "fd" or not (dt == k.dtype == v.dtype):
+        return None
+    if _vector_bytes() is None:
         return None
     if not all(a.strides[3] == a.itemsize or a.shape[3] == 1 for a in (q, k, v)):
         return None
