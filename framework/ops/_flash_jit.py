@@ -17,7 +17,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-from .._numba_fma import fma
+from .._numba_fma import ByDtype, fma
 from ._sleef_jit import from_bits, vexp
 
 _OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
@@ -59,7 +59,7 @@ def _gemm(typingctx, address, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, l
     return types.void(i, i, i, i, i, i, alpha, i, i, i, i, alpha, i, i), codegen
 
 
-@njit(inline="always")
+@njit(**_OPTS)
 def _exp_u20(x):
     """Vectorized<float>::exp_u20 of one lane (AVX-512): a degree-5 polynomial of the
     remainder times 2^n, every step rounded as the intrinsics."""
@@ -117,7 +117,7 @@ def _lse_typed(top, total):
     return lambda top, total: top + np.log(total)
 
 
-@njit(inline="always")
+@njit(**_OPTS)
 def _lanes_sum(acc, lanes):
     """vec_reduce_all(+) of the accumulator: the shuffle tree for 16 float32 lanes (AVX-512)
     or 8 (AVX2, float32 only), in order for float64's lanes (no SIMD specialisation)."""
@@ -134,7 +134,7 @@ def _lanes_sum(acc, lanes):
     return r
 
 
-@njit(inline="always")
+@njit(**_OPTS)
 def _dot(x, xo, y, yo, n, lanes):
     """vec::map2_reduce_all(x * y, +) over n elements of the flat x and y from xo and yo."""
     if n < lanes:
@@ -153,7 +153,7 @@ def _dot(x, xo, y, yo, n, lanes):
     return _lanes_sum(acc, lanes)
 
 
-@njit(inline="always")
+@njit(**_OPTS)
 def _aligned(n, dtype):
     """n elements of dtype starting at a 64-byte boundary (as ATen's allocations)."""
     raw = np.empty(n + 64, dtype)
@@ -161,8 +161,7 @@ def _aligned(n, dtype):
     return raw[skip : skip + n]
 
 
-@njit(**_OPTS)
-def flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lanes, threads, gemm):
+def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lanes, threads, gemm):
     """cpu_flash_attention: out (B, H, L, E) and lse (B, H, L) from q, k, v (B, H, *, E: any
     strides, the last 1) and mask (B, H, L, S, broadcast strides allowed; size 0: none)."""
     nb, nh, nq, ne = q.shape
@@ -255,8 +254,7 @@ def flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lanes
                     lse[i, j, m + r] = _lse(qmax[r], qsum[r])
 
 
-@njit(**_OPTS)
-def flash_backward(g, q, k, v, out, lse, mask, causal, gq, gk, gv, scale, qsplit, kvsplit,
+def _flash_backward(g, q, k, v, out, lse, mask, causal, gq, gk, gv, scale, qsplit, kvsplit,
                    lanes, threads, gemm):  # fmt: skip
     """cpu_flash_attention_backward: gq, gk, gv (zeros on entry, (B, H, *, E) views of
     sequence-major arrays) from the output's gradient g (C-contiguous (B, L, H, E) viewed as
@@ -328,3 +326,29 @@ def flash_backward(g, q, k, v, out, lse, mask, causal, gq, gk, gv, scale, qsplit
                     gk_at = gka + (i * sg[4] + j * sg[5] + n * sg[6]) * it
                     _gemm(gemm, _N, _T, ne, kb, qb, scale, q_at, lq, gra, kb, one, gk_at,
                           max(sg[6], ne))  # fmt: skip
+
+
+def _arrays(dt, n, *writable):
+    """numba array types ('A' layout, n-D, read-only unless writable) of dtype dt."""
+    return [types.Array(dt, n, "A", readonly=not w) for w in writable]
+
+
+def _forward_sig(dt):
+    """flash_forward's one signature per dtype: any layout, read-only inputs accepted."""
+    q, k, v, mask, out = _arrays(dt, 4, False, False, False, False, True)
+    (lse,) = _arrays(dt, 3, True)
+    i = types.int64
+    return types.void(q, k, v, mask, types.boolean, out, lse, dt, i, i, i, i, i)
+
+
+def _backward_sig(dt):
+    """flash_backward's one signature per dtype (as `_forward_sig`)."""
+    g, q, k, v, out, mask, gq, gk, gv = _arrays(dt, 4, *[False] * 6, True, True, True)
+    (lse,) = _arrays(dt, 3, False)
+    i = types.int64
+    return types.void(g, q, k, v, out, lse, mask, types.boolean, gq, gk, gv, dt, i, i, i, i, i)
+
+
+# compiled on the first call, once per dtype (one signature: no recompiling per layout)
+flash_forward = ByDtype(_flash_forward, _forward_sig)
+flash_backward = ByDtype(_flash_backward, _backward_sig)
