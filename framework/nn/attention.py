@@ -296,19 +296,30 @@ def _pad_last(mask):
 
 
 @contextlib.contextmanager
-def _mkl_any_size():
+def _mkl_any_size(macs):
     """Every float product to MKL (torch's BLAS) while the block runs: below `_mkl.MIN_MACS`
     the library keeps NumPy's products (faster, other bits), but attention's projections
-    must be torch's bits for its fused kernel's replay to be."""
+    must be torch's bits for its fused kernel's replay to be. A product of `macs`
+    multiply-adds below that size runs on one MKL thread, as NumPy's would (MKL's threads
+    split such a product by rows and columns, not its sums: the same bits)."""
     if not _mkl.available():
         yield
         return
     before = _mkl.MIN_MACS
+    serial = macs < before
     _mkl.MIN_MACS = 0
+    threads = _mkl.library().MKL_Set_Num_Threads_Local(1) if serial else None
     try:
         yield
     finally:
         _mkl.MIN_MACS = before
+        if serial:
+            _mkl.library().MKL_Set_Num_Threads_Local(threads)
+
+
+def _macs(a, b):
+    """The multiply-adds of the product of 2-D arrays a and b."""
+    return a.shape[0] * a.shape[1] * b.shape[-1]
 
 
 class _AddmmMKL(Addmm):
@@ -316,14 +327,15 @@ class _AddmmMKL(Addmm):
 
     node_name = "AddmmBackward0"
 
-    def forward(self, *args, **kwargs):
+    def forward(self, bias, m1, m2, **kwargs):
         """Addmm's forward under `_mkl_any_size`."""
-        with _mkl_any_size():
-            return Addmm.forward(self, *args, **kwargs)
+        self.macs = _macs(m1, m2)
+        with _mkl_any_size(self.macs):
+            return Addmm.forward(self, bias, m1, m2, **kwargs)
 
     def backward(self, grad):
-        """Addmm's backward under `_mkl_any_size`."""
-        with _mkl_any_size():
+        """Addmm's backward under `_mkl_any_size` (its products have the forward's size)."""
+        with _mkl_any_size(self.macs):
             return Addmm.backward(self, grad)
 
 
@@ -332,14 +344,15 @@ class _MmMKL(Mm):
 
     node_name = "MmBackward0"
 
-    def forward(self, *args, **kwargs):
+    def forward(self, a, b):
         """Mm's forward under `_mkl_any_size`."""
-        with _mkl_any_size():
-            return Mm.forward(self, *args, **kwargs)
+        self.macs = _macs(a, b)
+        with _mkl_any_size(self.macs):
+            return Mm.forward(self, a, b)
 
     def backward(self, grad):
         """Mm's backward under `_mkl_any_size`."""
-        with _mkl_any_size():
+        with _mkl_any_size(self.macs):
             return Mm.backward(self, grad)
 
 

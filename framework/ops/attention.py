@@ -288,10 +288,19 @@ def _replay(xp, q, k, v):
 
 
 def _threads():
-    """torch's intra-op thread count (its kernels pick a per-thread buffer by it)."""
-    from .._namespace import get_num_threads
+    """torch's intra-op thread count (its kernels pick a per-thread buffer by it): what
+    set_num_threads set, else the default read once (threadpoolctl's query costs ~2 ms)."""
+    from .. import _namespace
 
-    return get_num_threads()
+    n = _namespace._threads["n"]
+    if n is None:
+        if not _DEFAULT_THREADS:
+            _DEFAULT_THREADS.append(_namespace.get_num_threads())
+        n = _DEFAULT_THREADS[0]
+    return n
+
+
+_DEFAULT_THREADS = []
 
 
 @contextlib.contextmanager
