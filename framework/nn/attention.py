@@ -1,12 +1,10 @@
 """F.scaled_dot_product_attention and F.multi_head_attention_forward, as torch composes them."""
 
-from ..amp.autocast_mode import entry as _amp_entry, in_use as _amp_in_use, state as _amp
-import contextlib
+from ..amp.autocast_mode import entry as _amp_entry
 import functools
 import math
 import warnings
 
-import numpy as np
 
 from .._errors import check_scalar_fits, overflow_error
 from ..creation import zeros
@@ -15,9 +13,8 @@ from ..ops.attention import ScaledDotProductFlashAttentionForCpu
 from ..ops.activation import SafeSoftmax, softmax
 from ..ops.elementwise import MulScalar
 from ..ops.join import cat
-from ..ops import _mkl
-from ..ops.linalg import Addmm, Mm, bmm, linear, matmul
-from ..ops.shape import _unsafe_view, reshape
+from ..ops._mkl_linear import linear_mkl as _linear
+from ..ops.linalg import bmm, matmul
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .dropout import dropout
@@ -293,92 +290,6 @@ def _pad_last(mask):
     return cat(
         [mask, zeros(tuple(mask.shape[:-1]) + (1,), dtype=mask.dtype, device=mask.device)], -1
     )
-
-
-@contextlib.contextmanager
-def _mkl_any_size(macs):
-    """Every float product to MKL (torch's BLAS) while the block runs: below `_mkl.MIN_MACS`
-    the library keeps NumPy's products (faster, other bits), but attention's projections
-    must be torch's bits for its fused kernel's replay to be. A product of `macs`
-    multiply-adds below that size runs on one MKL thread, as NumPy's would (MKL's threads
-    split such a product by rows and columns, not its sums: the same bits)."""
-    if not _mkl.available():
-        yield
-        return
-    before = _mkl.MIN_MACS
-    serial = macs < before
-    _mkl.MIN_MACS = 0
-    threads = _mkl.library().MKL_Set_Num_Threads_Local(1) if serial else None
-    try:
-        yield
-    finally:
-        _mkl.MIN_MACS = before
-        if serial:
-            _mkl.library().MKL_Set_Num_Threads_Local(threads)
-
-
-def _macs(a, b):
-    """The multiply-adds of the product of 2-D arrays a and b."""
-    return a.shape[0] * a.shape[1] * b.shape[-1]
-
-
-class _AddmmMKL(Addmm):
-    """torch's addmm (its node AddmmBackward0) with MKL's products at any size, backward too."""
-
-    node_name = "AddmmBackward0"
-
-    def forward(self, bias, m1, m2, **kwargs):
-        """Addmm's forward under `_mkl_any_size`."""
-        self.macs = _macs(m1, m2)
-        with _mkl_any_size(self.macs):
-            return Addmm.forward(self, bias, m1, m2, **kwargs)
-
-    def backward(self, grad):
-        """Addmm's backward under `_mkl_any_size` (its products have the forward's size)."""
-        with _mkl_any_size(self.macs):
-            return Addmm.backward(self, grad)
-
-
-class _MmMKL(Mm):
-    """torch's mm (its node MmBackward0) with MKL's products at any size, backward too."""
-
-    node_name = "MmBackward0"
-
-    def forward(self, a, b):
-        """Mm's forward under `_mkl_any_size`."""
-        self.macs = _macs(a, b)
-        with _mkl_any_size(self.macs):
-            return Mm.forward(self, a, b)
-
-    def backward(self, grad):
-        """Mm's backward under `_mkl_any_size`."""
-        with _mkl_any_size(self.macs):
-            return Mm.backward(self, grad)
-
-
-def _linear(x, w, b=None):
-    """F.linear with the nodes torch records (addmm, or mm of the folded input without a
-    bias), every product MKL's: torch's bits at the small sizes attention projects. Other
-    inputs (not float32/float64 NumPy, autocast) take `linear`."""
-    d = x._data
-    if not (
-        type(d) is np.ndarray
-        and d.dtype.char in "fd"
-        and d.dtype == w._data.dtype
-        and x.ndim in (2, 3)
-        and w.ndim == 2
-        and (b is None or (b.ndim == 1 and b._data.dtype == d.dtype))
-        and x.shape[-1] == w.shape[1]
-        and not (_amp_in_use[0] and _amp.active)
-    ):
-        return linear(x, w, b)
-    lead = tuple(x.shape[:-1])
-    x2 = x if x.ndim == 2 else reshape(x, math.prod(lead), x.shape[-1])
-    if b is None:
-        out = _MmMKL.apply(x2, w.t())
-        return out if x.ndim == 2 else _unsafe_view(out, lead + (w.shape[0],))
-    out = _AddmmMKL.apply(b, x2, w.t())
-    return out if x.ndim == 2 else reshape(out, lead + (w.shape[0],))
 
 
 def _in_projection(query, key, value, w, b, separate):
