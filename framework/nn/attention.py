@@ -5,6 +5,7 @@ import functools
 import math
 import warnings
 
+
 from .._errors import check_scalar_fits, overflow_error
 from ..creation import zeros
 from ..dtypes import cpp_type_name
@@ -12,7 +13,9 @@ from ..ops.attention import ScaledDotProductFlashAttentionForCpu
 from ..ops.activation import SafeSoftmax, softmax
 from ..ops.elementwise import MulScalar
 from ..ops.join import cat
-from ..ops.linalg import bmm, linear, matmul
+from ..ops._mkl_linear import linear_mkl as _linear
+from ..ops.linalg import bmm, matmul
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .dropout import dropout
 from ._sdp_backend import SDPBackend, sdpa_kernel  # noqa: F401 (torch.nn.attention's names)
@@ -79,6 +82,8 @@ def _flash_ok(query, key, value, attn_mask, dropout_p):
         return False
     if attn_mask is not None and attn_mask.dim() not in (2, 4):
         return False
+    if attn_mask is not None and attn_mask.requires_grad and is_grad_enabled():
+        return False  # torch's math path then (the fused kernel gives the mask no gradient)
     q, k, v = query.shape, key.shape, value.shape
     return (
         q[0] == k[0] == v[0]
@@ -302,20 +307,20 @@ def _in_projection(query, key, value, w, b, separate):
                     f"expecting {name} weights shape of {want}, but got {wt.shape}"
                 )
         b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
-        return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+        return _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
     if key is value and query is key:
-        proj = linear(query, w, b).unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2)
+        proj = _linear(query, w, b).unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2)
         proj = proj.squeeze(-2).contiguous()
         return proj[0], proj[1], proj[2]
     if key is value:
         w_q, w_kv = w.split([E, E * 2])
         b_q, b_kv = b.split([E, E * 2]) if b is not None else (None, None)
-        kv = linear(key, w_kv, b_kv).unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2)
+        kv = _linear(key, w_kv, b_kv).unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2)
         kv = kv.squeeze(-2).contiguous()
-        return linear(query, w_q, b_q), kv[0], kv[1]
+        return _linear(query, w_q, b_q), kv[0], kv[1]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
-    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+    return _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
 
 
 def multi_head_attention_forward(
@@ -506,7 +511,7 @@ def multi_head_attention_forward(
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)
         out = bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+        out = _linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
         weights = weights.view(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -524,7 +529,7 @@ def multi_head_attention_forward(
     v = v.view(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+    out = _linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
     return (out if is_batched else out.squeeze(1)), None
 
 

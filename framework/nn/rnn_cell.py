@@ -4,7 +4,7 @@ import math
 
 from ..creation import empty, zeros
 from ..ops import rnn as _rnn
-from ..ops.linalg import linear
+from ..ops._mkl_linear import linear_mkl as linear
 from . import init
 from .module import Module
 from .parameter import Parameter

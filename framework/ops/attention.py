@@ -1,11 +1,15 @@
 """The fused attention primitive behind F.scaled_dot_product_attention on torch's CPU flash path."""
 
+import contextlib
 import math
+import os
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
-from . import _fused, _sleef
+import numpy as np
+
+from . import _fused, _mkl, _sleef
 from ._rowwise import row_dot, row_sum
 from ._double_backward import not_implemented
 from .activation import softmax
@@ -119,6 +123,9 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         xp = self.xp
         self.scale, self.mask = scale, mask
         self.attn_mask, self.is_causal, self.scale_arg = attn_mask, is_causal, scale_arg
+        self.replay = _replay(xp, q, k, v)
+        if self.replay is not None:
+            return self._replayed(q, k, v)
         scores = q @ xp.swapaxes(k, -1, -2)  # a fresh array: the rest works in place
         sc = xp.asarray(scale, dtype=q.dtype)
         self.probs, self.lse = _probs_(xp, scores, sc, mask)
@@ -130,8 +137,40 @@ class ScaledDotProductFlashAttentionForCpu(Op):
             out = xp.ascontiguousarray(out.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
         return out
 
+    def _replayed(self, q, k, v):
+        """The forward by `_flash_jit` (torch's bits); the probabilities are not kept."""
+        j, gemm = self.replay
+        out = np.empty_like(q)  # torch: empty_like(query), its layout kept
+        self.lse = np.empty(q.shape[:3], q.dtype)
+        qs = _q_split(q.shape[2])
+        sc = q.dtype.type(self.scale)
+        mask = _full_mask(self.attn_mask, q, k)
+        blocks = q.shape[0] * q.shape[1] * -(-q.shape[2] // qs)
+        with _mkl_serial(blocks):
+            j.flash_forward(q, k, v, mask, self.is_causal, out, self.lse, sc, qs, 512,
+                            _vector_bytes() // q.itemsize, _threads(), gemm)  # fmt: skip
+        self.probs = None
+        return out
+
+    def _replayed_grads(self, grad, q, k, v):
+        """(grad_q, grad_k, grad_v) by `_flash_jit` (torch's bits), laid out as torch's."""
+        j, gemm = self.replay
+        qd, kd, vd = q._data, k._data, v._data
+        g = np.ascontiguousarray(grad._data.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
+        gq, gk, gv = (_like_query(a, a.shape, True) for a in (qd, kd, vd))
+        mask = _full_mask(self.attn_mask, qd, kd)
+        sc = qd.dtype.type(self.scale)
+        with _mkl_serial(qd.shape[0] * qd.shape[1]):
+            lanes = _vector_bytes() // qd.itemsize
+            j.flash_backward(g, qd, kd, vd, self.output._data, self.lse, mask, self.is_causal,
+                             gq, gk, gv, sc, _q_split(qd.shape[2]), 512, lanes, _threads(),
+                             gemm)  # fmt: skip
+        return tuple(Tensor._make(a, grad.device) for a in (gq, gk, gv))
+
     def backward(self, grad):
         q, k, v = self.inputs
+        if self.replay is not None and not is_grad_enabled():
+            return self._replayed_grads(grad, q, k, v)
         if is_grad_enabled() and vmap_hook[0]:  # batched (jacrev): the formula in Tensor ops
             return self._composed_grads(grad, q, k, v)
         if is_grad_enabled():  # create_graph: torch's kernel has no derivative (NotImplemented)
@@ -152,6 +191,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
 
     def _grads(self, grad, q, k, v):
         """(grad_q, grad_k, grad_v) from the saved probabilities, on arrays."""
+        if self.replay is not None:
+            return self._replayed_grads(grad, q, k, v)
         xp, p, g = self.xp, self.probs, grad._data
         grad_v = _product_like(xp, xp.swapaxes(p, -1, -2), g, v._data)
         grad_s = g @ xp.swapaxes(v._data, -1, -2)  # d softmax: p * (g_p - sum(g_p * p))
@@ -196,3 +237,104 @@ def _composed_probs(q, k, mask, scale):
         if dead.any():
             p = p.masked_fill(Tensor._make(dead, q.device), 0.0)
     return p
+
+
+_JIT = [None]  # the numba module `_flash_jit`, False without numba
+_VECTOR = []  # torch's vector bytes, once read: 64 (AVX-512), 32 (AVX2) or None
+
+
+def _vector_bytes():
+    """The width of torch's Vectorized in its attention kernel: 64 bytes where it picks its
+    AVX-512 kernels (an AVX-512 CPU unless ATEN_CPU_CAPABILITY says otherwise), 32 for
+    AVX2; None for its default (unvectorised) kernels, whose exps are not replayed here."""
+    if not _VECTOR:
+        cap = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+        width = {"avx2": 32, "default": None}.get(cap, 0)
+        if width == 0:
+            width = 32
+            try:
+                with open("/proc/cpuinfo") as f:
+                    for line in f:
+                        if line.startswith("flags"):
+                            flags = set(line.split(":", 1)[1].split())
+                            if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+                                width = 64
+                            break
+            except OSError:
+                pass
+        _VECTOR.append(width)
+    return _VECTOR[0]
+
+
+def _replay(xp, q, k, v):
+    """(`_flash_jit`, the address of MKL's cblas_?gemm) where torch's kernel can be replayed:
+    NumPy float32/float64 inputs of one dtype, with MKL (torch's BLAS) and numba; else None."""
+    dt = q.dtype
+    if xp is not np or dt.char not in "fd" or not (dt == k.dtype == v.dtype):
+        return None
+    if _vector_bytes() is None:
+        return None
+    if not all(a.strides[3] == a.itemsize or a.shape[3] == 1 for a in (q, k, v)):
+        return None
+    if not _mkl.available():
+        return None
+    j = _fused.jit_module("_flash_jit", _JIT)
+    if j is None:
+        return None
+    import ctypes
+
+    fn = _mkl._state[0][0 if dt.char == "f" else 1]
+    return j, ctypes.cast(fn, ctypes.c_void_p).value
+
+
+def _threads():
+    """torch's intra-op thread count (its kernels pick a per-thread buffer by it): what
+    set_num_threads set, else the default read once (threadpoolctl's query costs ~2 ms)."""
+    from .. import _namespace
+
+    n = _namespace._threads["n"]
+    if n is None:
+        if not _DEFAULT_THREADS:
+            _DEFAULT_THREADS.append(_namespace.get_num_threads())
+        n = _DEFAULT_THREADS[0]
+    return n
+
+
+_DEFAULT_THREADS = []
+
+
+@contextlib.contextmanager
+def _mkl_serial(blocks):
+    """MKL on one thread (this thread's setting) while the kernel runs where torch runs its
+    blocks in an OpenMP parallel region (more than one block and one thread): MKL is then
+    sequential inside it, and a threaded product splits its sums otherwise."""
+    if blocks < 2 or _threads() < 2:
+        yield
+        return
+    lib = _mkl.library()
+    before = lib.MKL_Set_Num_Threads_Local(1)
+    try:
+        yield
+    finally:
+        lib.MKL_Set_Num_Threads_Local(before)
+
+
+def _q_split(length):
+    """torch's query block: 256 rows from 768 queries, 64 from 192, else 32."""
+    return 256 if length >= 768 else 64 if length >= 192 else 32
+
+
+def _like_query(a, shape, zeros):
+    """An (B, H, L, E) array of a's dtype laid out (B, L, H, E) (torch's kernels allocate
+    their output and gradients so and transpose them), zeros or empty."""
+    b, h, n, e = shape
+    make = np.zeros if zeros else np.empty
+    return make((b, n, h, e), a.dtype).transpose(0, 2, 1, 3)
+
+
+def _full_mask(mask, q, k):
+    """The additive mask broadcast to (B, H, L, S) in q's dtype, or an empty 4-D array."""
+    if mask is None:
+        return np.empty((0, 0, 0, 0), q.dtype)
+    shape = q.shape[:3] + (k.shape[2],)
+    return np.broadcast_to(mask.astype(q.dtype, copy=False), shape)

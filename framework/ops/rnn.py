@@ -6,7 +6,8 @@ through time; packed sequences shrink (forward) or grow (reverse) the batch step
 
 from .activation import relu, tanh
 from .join import cat, stack
-from .linalg import linear, matmul
+from ._mkl_linear import linear_mkl as linear
+from .linalg import matmul
 from .rnn_layer import lstm_layer
 from .rnn_fused import ThnnFusedGruCell, ThnnFusedLstmCell, _Tensors, gru_gates, lstm_gates
 

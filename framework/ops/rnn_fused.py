@@ -233,9 +233,9 @@ def gru_gates(k, x_gates, h_gates, h):
     if isinstance(k, _Arrays):  # torch adds into the hidden gates' chunks, then sigmoid_
         s = h_gates + x_gates  # on each (N, H) view of the (N, 3H) sum: its rows' vector
         r, z = k.sigmoid(s[:, :m]), k.sigmoid(s[:, m : 2 * m])  # bodies and tails
-    else:
-        r = k.sigmoid(x_gates[:, :m] + h_gates[:, :m])
-        z = k.sigmoid(x_gates[:, m : 2 * m] + h_gates[:, m : 2 * m])
+    else:  # the same: sigmoid of (N, H) views of rows 2H long (torch's rows 3H long)
+        s = x_gates[:, : 2 * m] + h_gates[:, : 2 * m]
+        r, z = k.sigmoid(s[:, :m]), k.sigmoid(s[:, m:])
     hn = h_gates[:, 2 * m :]
     n = k.tanh(x_gates[:, 2 * m :] + r * hn)
     return r, z, n, hn, (h - n) * z + n

@@ -14,6 +14,7 @@ from ..autograd.op import Op
 from ..tensor import Tensor
 from .join import stack
 from . import _mkl
+from ._mkl_linear import mkl_any_size
 from .linalg import matmul
 from .rnn_fused import _Arrays, _Tensors, _lstm_grads, layer_loops, lstm_gates
 
@@ -23,7 +24,10 @@ class _ArrayLinalg(_Arrays):
         """a @ b: MKL's gemm where loaded and the product is large enough (see _mkl: a step's
         32 x 128 by 128 x 512 float32 product 40 us against OpenBLAS's 48, its backward's
         32 x 512 by 512 x 128 34 against 50), else NumPy's."""
-        out = _mkl.gemm(a, b) if self.xp is np else None
+        if self.xp is not np:
+            return a @ b
+        with mkl_any_size(a.shape[0] * a.shape[1] * b.shape[1]):  # torch's bits at any size
+            out = _mkl.gemm(a, b)
         return a @ b if out is None else out
 
     def t(self, a):

@@ -1,0 +1,354 @@
+"""numba replay of torch 2.13's CPU flash-attention kernels (ATen's FlashAttentionKernel.cpp,
+float32/float64, no packing), for `attention`'s fused node: torch's bits.
+
+torch splits the queries in blocks of 32, 64 or 256 rows (by the query length) and the keys
+in blocks of 512, and per (batch, head, query block) computes the scores by MKL's ``?gemm``
+(column-major, the operands as torch passes them), scales them and adds the mask, takes each
+row's maximum, its exponentials (``exp_u20`` on the full vectors of the row, the C library's
+``exp`` on the rest) and their sum (lane-wise, then the lanes by the AVX-512 shuffle tree for
+float32, in order for float64; the rest added one by one), the products with the values by
+``?gemm`` again, and finally one reciprocal of the sum per row. The backward recomputes the
+probabilities from the saved log-sum-exp (Sleef's exp on every element), and accumulates the
+gradients with ``?gemm`` over the blocks. Imported only where numba is (see ``attention``).
+"""
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic, overload
+
+from .._numba_fma import ByDtype, fma
+from ._sleef_jit import from_bits, vexp
+
+_OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
+_COL, _N, _T = 102, 111, 112  # CblasColMajor, CblasNoTrans, CblasTrans
+F = np.float32
+
+
+@intrinsic
+def _gemm(typingctx, address, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    """cblas_?gemm(ColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) at the
+    function `address` (an int64 passed in at run time, so the loops cache on disk); a, b, c
+    are data addresses (int64); alpha and beta float32 (sgemm) or float64 (dgemm)."""
+    if not isinstance(alpha, types.Float):
+        return None
+
+    def codegen(context, builder, sig, args):
+        """inttoptr to the gemm's type, then the call."""
+        real = ir.FloatType() if sig.args[6] == types.float32 else ir.DoubleType()
+        i32, i8p = ir.IntType(32), ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(
+            ir.VoidType(), [i32] * 6 + [real, i8p, i32, i8p, i32, real, i8p, i32]
+        )
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        ints = [builder.trunc(v, i32) for v in args[1:6]]
+        cast = [
+            context.cast(builder, args[6], sig.args[6], sig.args[6]),
+            builder.inttoptr(args[7], i8p),
+            builder.trunc(args[8], i32),
+            builder.inttoptr(args[9], i8p),
+            builder.trunc(args[10], i32),
+            context.cast(builder, args[11], sig.args[11], sig.args[6]),
+            builder.inttoptr(args[12], i8p),
+            builder.trunc(args[13], i32),
+        ]
+        builder.call(fn, [ir.Constant(i32, _COL)] + ints + cast)
+        return context.get_dummy_value()
+
+    i = types.int64
+    return types.void(i, i, i, i, i, i, alpha, i, i, i, i, alpha, i, i), codegen
+
+
+@njit(**_OPTS)
+def _exp_u20(x):
+    """Vectorized<float>::exp_u20 of one lane (AVX-512): a degree-5 polynomial of the
+    remainder times 2^n, every step rounded as the intrinsics."""
+    lo, hi = from_bits(np.int32(-1028740016)), from_bits(np.int32(0x42B17218))
+    below = x < lo
+    s = x if x < hi else hi  # _mm512_min_ps(x, hi): hi where x is NaN
+    s = s if s > lo else lo
+    fx = fma(s, from_bits(np.int32(0x3FB8AA3B)), F(0.5))
+    fx = F(np.floor(fx))
+    p = fma(-fx, from_bits(np.int32(0x3F317218)), s)
+    r = fma(p, F(0.00828929059), F(0.0418978221))
+    r = fma(p, r, F(0.166676521))
+    r = fma(p, r, F(0.499991506))
+    r = fma(p, r, F(0.999999701))
+    r = fma(p, r, F(1.0))
+    e = np.int32(fx - F(1.0))
+    two = F(0.0) if below else from_bits(np.int32((e + 127) << 23))
+    return r * two * F(2.0)
+
+
+def _exp_vec(x):
+    """Vectorized<T>::exp_u20 of one lane: float32's polynomial, float64's Sleef exp."""
+
+
+@overload(_exp_vec)
+def _exp_vec_typed(x):
+    if x == types.float32:
+        return lambda x: _exp_u20(x)
+    if x == types.float64:
+        return lambda x: vexp(x)
+    return None
+
+
+def _cexp(x):
+    """The scalar exp of torch's loops: a float32 is computed by the C library's double exp
+    and rounded (measured: glibc's expf differs in the last bit in some cases)."""
+
+
+def _lse(top, total):
+    """max + log(sum) of a row as torch's kernel gives it: the C library's log of the row's
+    type (logf for float32, unlike the exps), then the sum."""
+
+
+@overload(_cexp)
+def _cexp_typed(x):
+    if x == types.float32:
+        return lambda x: np.float32(np.exp(np.float64(x)))
+    return lambda x: np.exp(x)
+
+
+@overload(_lse)
+def _lse_typed(top, total):
+    if top == types.float32:
+        return lambda top, total: top + np.log(total)
+    return lambda top, total: top + np.log(total)
+
+
+@njit(**_OPTS)
+def _lanes_sum(acc, lanes):
+    """vec_reduce_all(+) of the accumulator: the shuffle tree for 16 float32 lanes (AVX-512)
+    or 8 (AVX2, float32 only), in order for float64's lanes (no SIMD specialisation)."""
+    if lanes == 8 and acc.itemsize == 4:
+        return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]))
+    if lanes == 16:
+        w = np.empty(8, acc.dtype)
+        for i in range(8):
+            w[i] = acc[i] + acc[i + 8]
+        return ((w[0] + w[4]) + (w[2] + w[6])) + ((w[1] + w[5]) + (w[3] + w[7]))
+    r = acc[0]
+    for i in range(1, lanes):
+        r = r + acc[i]
+    return r
+
+
+@njit(**_OPTS)
+def _dot(x, xo, y, yo, n, lanes):
+    """vec::map2_reduce_all(x * y, +) over n elements of the flat x and y from xo and yo."""
+    if n < lanes:
+        r = x[xo] * y[yo]
+        for c in range(1, n):
+            r = r + x[xo + c] * y[yo + c]
+        return r
+    acc = np.empty(lanes, x.dtype)
+    for c in range(lanes):
+        acc[c] = x[xo + c] * y[yo + c]
+    full = n - n % lanes
+    for c in range(lanes, full):
+        acc[c % lanes] = acc[c % lanes] + x[xo + c] * y[yo + c]
+    for c in range(full, n):
+        acc[c - full] = acc[c - full] + x[xo + c] * y[yo + c]
+    return _lanes_sum(acc, lanes)
+
+
+@njit(**_OPTS)
+def _aligned(n, dtype):
+    """n elements of dtype starting at a 64-byte boundary (as ATen's allocations)."""
+    raw = np.empty(n + 64, dtype)
+    skip = (-raw.ctypes.data) % 64 // raw.itemsize
+    return raw[skip : skip + n]
+
+
+def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lanes, threads, gemm):
+    """cpu_flash_attention: out (B, H, L, E) and lse (B, H, L) from q, k, v (B, H, *, E: any
+    strides, the last 1) and mask (B, H, L, S, broadcast strides allowed; size 0: none)."""
+    nb, nh, nq, ne = q.shape
+    nk = k.shape[2]
+    it = q.itemsize
+    qs = min(qsplit, nq)
+    ks = min(kvsplit, nk)
+    has_mask = mask.size > 0
+    per = qs * ks + 2 * qs + qs * ne  # torch's buffer per thread: qk, max, sum, dst
+    buf = _aligned(threads * per, q.dtype)
+    acc = np.empty(lanes, q.dtype)
+    total = nb * nh * ((nq + qs - 1) // qs)
+    chunk = (total + min(threads, total) - 1) // min(threads, total)
+    zero, one, ninf = q.dtype.type(0), q.dtype.type(1), q.dtype.type(-np.inf)
+    qsb, qsh, qsm = q.strides[0] // it, q.strides[1] // it, q.strides[2] // it
+    ksb, ksh, ksn = k.strides[0] // it, k.strides[1] // it, k.strides[2] // it
+    vsb, vsh, vsn = v.strides[0] // it, v.strides[1] // it, v.strides[2] // it
+    qa, ka, va = q.ctypes.data, k.ctypes.data, v.ctypes.data
+    z = 0
+    for i in range(nb):
+        for j in range(nh):
+            for m in range(0, nq, qs):
+                at = (z // chunk) * per  # the thread's buffer (torch's ompIdx)
+                z += 1
+                qk = buf[at : at + qs * ks]
+                qmax = buf[at + qs * ks : at + qs * ks + qs]
+                qsum = buf[at + qs * ks + qs : at + qs * ks + 2 * qs]
+                dst = buf[at + qs * ks + 2 * qs : at + per]
+                qka, dsta = qk.ctypes.data, dst.ctypes.data
+                qb = min(qs, nq - m)
+                for r in range(qb):
+                    qmax[r] = ninf
+                    qsum[r] = zero
+                keys = min(m + qb, nk) if causal else nk
+                for n in range(0, keys, ks):
+                    kb = min(ks, nk - n)
+                    gemm_at = ka + (i * ksb + j * ksh + n * ksn) * it
+                    q_at = qa + (i * qsb + j * qsh + m * qsm) * it
+                    _gemm(gemm, _T, _N, kb, qb, ne, one, gemm_at, max(ksn, ne), q_at,
+                          max(qsm, ne), zero, qka, kb)  # fmt: skip
+                    if causal and keys - n <= ks:
+                        for r in range(qb):
+                            for c in range(max(m + r - n + 1, 0), kb):
+                                qk[r * kb + c] = ninf
+                    for r in range(qb):
+                        o = r * kb
+                        top = ninf
+                        for c in range(kb):
+                            if has_mask:  # a * scale + mask contracted (torch's build)
+                                x = fma(qk[o + c], scale, mask[i, j, m + r, n + c])
+                            else:
+                                x = qk[o + c] * scale
+                            qk[o + c] = x
+                            top = x if x > top else top
+                        if qmax[r] > top:
+                            top = qmax[r]
+                        if top == ninf:
+                            for c in range(kb):
+                                qk[o + c] = zero
+                            continue
+                        full = kb - kb % lanes
+                        for c in range(lanes):
+                            acc[c] = zero
+                        for c in range(full):
+                            e = _exp_vec(qk[o + c] - top)
+                            acc[c % lanes] = acc[c % lanes] + e
+                            qk[o + c] = e
+                        s = _lanes_sum(acc, lanes)
+                        for c in range(full, kb):
+                            e = _cexp(qk[o + c] - top)
+                            s = s + e
+                            qk[o + c] = e
+                        shift = _cexp(qmax[r] - top)
+                        qsum[r] = fma(shift, qsum[r], s)
+                        qmax[r] = top
+                        if n > 0:
+                            for c in range(ne):
+                                dst[r * ne + c] = dst[r * ne + c] * shift
+                    v_at = va + (i * vsb + j * vsh + n * vsn) * it
+                    _gemm(gemm, _N, _N, ne, qb, kb, one, v_at, max(vsn, ne), qka, kb,
+                          zero if n == 0 else one, dsta, ne)  # fmt: skip
+                for r in range(qb):
+                    if qmax[r] == ninf:
+                        qmax[r] = zero
+                    if qsum[r] == zero:
+                        qsum[r] = one
+                    rec = one / qsum[r]
+                    for c in range(ne):
+                        out[i, j, m + r, c] = dst[r * ne + c] * rec
+                    lse[i, j, m + r] = _lse(qmax[r], qsum[r])
+
+
+def _flash_backward(g, q, k, v, out, lse, mask, causal, gq, gk, gv, scale, qsplit, kvsplit,
+                   lanes, threads, gemm):  # fmt: skip
+    """cpu_flash_attention_backward: gq, gk, gv (zeros on entry, (B, H, *, E) views of
+    sequence-major arrays) from the output's gradient g (C-contiguous (B, L, H, E) viewed as
+    (B, H, L, E)), the inputs, out and lse."""
+    nb, nh, nq, ne = q.shape
+    nk = k.shape[2]
+    it = q.itemsize
+    qs = min(qsplit, nq)
+    ks = min(kvsplit, nk)
+    has_mask = mask.size > 0
+    per = 2 * qs * ks  # torch's buffer per thread: attn, grad_attn
+    buf = _aligned(threads * per, q.dtype)
+    total = nb * nh
+    chunk = (total + min(threads, total) - 1) // min(threads, total)
+    dsum = np.empty(qs, q.dtype)
+    row_g = np.empty(ne, q.dtype)
+    row_o = np.empty(ne, q.dtype)
+    zero, one = q.dtype.type(0), q.dtype.type(1)
+    st = [x // it for x in (q.strides + k.strides + v.strides + g.strides)]
+    sg = [x // it for x in (gq.strides + gk.strides + gv.strides)]
+    qa, ka, va, ga = q.ctypes.data, k.ctypes.data, v.ctypes.data, g.ctypes.data
+    gqa, gka, gva = gq.ctypes.data, gk.ctypes.data, gv.ctypes.data
+    for i in range(nb):
+        for j in range(nh):
+            at = ((i * nh + j) // chunk) * per  # the thread's buffer (torch's ompIdx)
+            attn = buf[at : at + qs * ks]
+            grad = buf[at + qs * ks : at + per]
+            aa, gra = attn.ctypes.data, grad.ctypes.data
+            for m in range(0, nq, qs):
+                qb = min(qs, nq - m)
+                for r in range(qb):
+                    for c in range(ne):
+                        row_g[c] = g[i, j, m + r, c]
+                        row_o[c] = out[i, j, m + r, c]
+                    dsum[r] = _dot(row_g, 0, row_o, 0, ne, lanes)
+                keys = min(m + qb, nk) if causal else nk
+                q_at = qa + (i * st[0] + j * st[1] + m * st[2]) * it
+                g_at = ga + (i * st[12] + j * st[13] + m * st[14]) * it
+                lq, lg = max(st[2], ne), max(st[14], ne)
+                for n in range(0, keys, ks):
+                    kb = min(ks, nk - n)
+                    k_at = ka + (i * st[4] + j * st[5] + n * st[6]) * it
+                    v_at = va + (i * st[8] + j * st[9] + n * st[10]) * it
+                    lk, lv = max(st[6], ne), max(st[10], ne)
+                    _gemm(gemm, _T, _N, kb, qb, ne, scale, k_at, lk, q_at, lq, zero, aa, kb)
+                    for r in range(qb):
+                        o = r * kb
+                        norm = lse[i, j, m + r]
+                        for c in range(kb):
+                            x = attn[o + c]
+                            if has_mask:
+                                x = x + mask[i, j, m + r, n + c]
+                            attn[o + c] = vexp(x - norm)
+                    if causal and keys - n <= ks:
+                        for r in range(qb):
+                            for c in range(max(m + r - n + 1, 0), kb):
+                                attn[r * kb + c] = zero
+                    gv_at = gva + (i * sg[8] + j * sg[9] + n * sg[10]) * it
+                    _gemm(gemm, _N, _T, ne, kb, qb, one, g_at, lg, aa, kb, one, gv_at,
+                          max(sg[10], ne))  # fmt: skip
+                    _gemm(gemm, _T, _N, kb, qb, ne, one, v_at, lv, g_at, lg, zero, gra, kb)
+                    for r in range(qb):
+                        d = dsum[r]
+                        for c in range(kb):
+                            grad[r * kb + c] = attn[r * kb + c] * (grad[r * kb + c] - d)
+                    gq_at = gqa + (i * sg[0] + j * sg[1] + m * sg[2]) * it
+                    _gemm(gemm, _N, _N, ne, qb, kb, scale, k_at, lk, gra, kb, one, gq_at,
+                          max(sg[2], ne))  # fmt: skip
+                    gk_at = gka + (i * sg[4] + j * sg[5] + n * sg[6]) * it
+                    _gemm(gemm, _N, _T, ne, kb, qb, scale, q_at, lq, gra, kb, one, gk_at,
+                          max(sg[6], ne))  # fmt: skip
+
+
+def _arrays(dt, n, *writable):
+    """numba array types ('A' layout, n-D, read-only unless writable) of dtype dt."""
+    return [types.Array(dt, n, "A", readonly=not w) for w in writable]
+
+
+def _forward_sig(dt):
+    """flash_forward's one signature per dtype: any layout, read-only inputs accepted."""
+    q, k, v, mask, out = _arrays(dt, 4, False, False, False, False, True)
+    (lse,) = _arrays(dt, 3, True)
+    i = types.int64
+    return types.void(q, k, v, mask, types.boolean, out, lse, dt, i, i, i, i, i)
+
+
+def _backward_sig(dt):
+    """flash_backward's one signature per dtype (as `_forward_sig`)."""
+    g, q, k, v, out, mask, gq, gk, gv = _arrays(dt, 4, *[False] * 6, True, True, True)
+    (lse,) = _arrays(dt, 3, False)
+    i = types.int64
+    return types.void(g, q, k, v, out, lse, mask, types.boolean, gq, gk, gv, dt, i, i, i, i, i)
+
+
+# compiled on the first call, once per dtype (one signature: no recompiling per layout)
+flash_forward = ByDtype(_flash_forward, _forward_sig)
+flash_backward = ByDtype(_flash_backward, _backward_sig)

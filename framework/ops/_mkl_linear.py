@@ -1,0 +1,99 @@
+"""F.linear with every product by MKL (torch's BLAS) whatever its size: torch's bits where the
+library would keep NumPy's product (below `_mkl.MIN_MACS`, faster, other bits). Used where a
+replay downstream needs its inputs to be torch's bits: attention's projections, the recurrent
+layers' and cells' gate products."""
+
+import contextlib
+import math
+
+import numpy as np
+
+from ..amp.autocast_mode import in_use as _amp_in_use, state as _amp
+from . import _mkl
+from .linalg import Addmm, Mm, linear
+from .shape import _unsafe_view, reshape
+
+
+@contextlib.contextmanager
+def mkl_any_size(macs):
+    """Every float product to MKL (torch's BLAS) while the block runs (see the module). A
+    product of `macs` multiply-adds below `_mkl.MIN_MACS` runs on one MKL thread, as
+    NumPy's would (MKL's threads split such a product by rows and columns, not its sums:
+    the same bits)."""
+    if not _mkl.available():
+        yield
+        return
+    before = _mkl.MIN_MACS
+    serial = macs < before
+    _mkl.MIN_MACS = 0
+    threads = _mkl.library().MKL_Set_Num_Threads_Local(1) if serial else None
+    try:
+        yield
+    finally:
+        _mkl.MIN_MACS = before
+        if serial:
+            _mkl.library().MKL_Set_Num_Threads_Local(threads)
+
+
+def _macs(a, b):
+    """The multiply-adds of the product of 2-D arrays a and b."""
+    return a.shape[0] * a.shape[1] * b.shape[-1]
+
+
+class _AddmmMKL(Addmm):
+    """torch's addmm (its node AddmmBackward0) with MKL's products at any size, backward too."""
+
+    node_name = "AddmmBackward0"
+
+    def forward(self, bias, m1, m2, **kwargs):
+        """Addmm's forward under `mkl_any_size`."""
+        self.macs = _macs(m1, m2)
+        with mkl_any_size(self.macs):
+            return Addmm.forward(self, bias, m1, m2, **kwargs)
+
+    def backward(self, grad):
+        """Addmm's backward under `mkl_any_size` (its products have the forward's size)."""
+        with mkl_any_size(self.macs):
+            return Addmm.backward(self, grad)
+
+
+class _MmMKL(Mm):
+    """torch's mm (its node MmBackward0) with MKL's products at any size, backward too."""
+
+    node_name = "MmBackward0"
+
+    def forward(self, a, b):
+        """Mm's forward under `mkl_any_size`."""
+        self.macs = _macs(a, b)
+        with mkl_any_size(self.macs):
+            return Mm.forward(self, a, b)
+
+    def backward(self, grad):
+        """Mm's backward under `mkl_any_size`."""
+        with mkl_any_size(self.macs):
+            return Mm.backward(self, grad)
+
+
+def linear_mkl(x, w, b=None):
+    """F.linear with the nodes torch records (addmm, or mm of the folded input without a
+    bias), every product MKL's: torch's bits at the small sizes attention projects. Other
+    inputs (not float32/float64 NumPy, autocast) take `linear`."""
+    d = x._data
+    if not (
+        type(d) is np.ndarray
+        and d.dtype.char in "fd"
+        and d.dtype == w._data.dtype
+        and x.ndim in (2, 3)
+        and w.ndim == 2
+        and (b is None or (b.ndim == 1 and b._data.dtype == d.dtype))
+        and x.shape[-1] == w.shape[1]
+        and not (_amp_in_use[0] and _amp.active)
+    ):
+        return linear(x, w, b)
+    lead = tuple(x.shape[:-1])
+    x2 = x if x.ndim == 2 else reshape(x, math.prod(lead), x.shape[-1])
+    if b is None:
+        out = _MmMKL.apply(x2, w.t())
+        return out if x.ndim == 2 else _unsafe_view(out, lead + (w.shape[0],))
+    out = _AddmmMKL.apply(b, x2, w.t())
+    return out if x.ndim == 2 else reshape(out, lead + (w.shape[0],))
