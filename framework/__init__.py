@@ -119,6 +119,7 @@ from . import _more_methods
 from ._nn_toplevel import *  # noqa: F403  (torch.dropout, torch.layer_norm, ...)
 from ._surface_small import *  # noqa: F403  (the *_copy functions, range, typename, ...)
 from ._windows import *  # noqa: F403  (hann_window, ...)
+from ._surface16 import *  # noqa: F403  (adjoint, empty_permuted, nonzero_static, has_lapack, ...)
 from . import _docs
 from ._foreach import functions as _foreach_functions
 from ._broadcast_shapes import broadcast_shapes
