@@ -433,7 +433,7 @@ def _layout(self):
 
 
 def is_meta(self):
-    """Whether the tensor is a meta tensor (shapes only, no data): always False for framework's tensors.
+    """Whether the tensor is a meta tensor (shapes only): always False for framework's tensors.
 
     Example:
         >>> framework.ones(1).is_meta
