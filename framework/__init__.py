@@ -120,6 +120,7 @@ from ._nn_toplevel import *  # noqa: F403  (torch.dropout, torch.layer_norm, ...
 from ._surface_small import *  # noqa: F403  (the *_copy functions, range, typename, ...)
 from ._windows import *  # noqa: F403  (hann_window, ...)
 from ._surface16 import *  # noqa: F403  (adjoint, empty_permuted, nonzero_static, has_lapack, ...)
+from ._surface16_aten import *  # noqa: F403  (lstm_cell, grid_sampler, native_layer_norm, ...)
 from . import _docs
 from ._foreach import functions as _foreach_functions
 from ._broadcast_shapes import broadcast_shapes
