@@ -76,3 +76,5 @@ from . import modules
 from .linear import LazyLinear
 from .parameter import UninitializedParameter
 from .buffer import Buffer
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .cross_map_lrn import CrossMapLRN2d, UninitializedBuffer
