@@ -611,6 +611,135 @@ def conv_tbc(input, weight, bias, pad=0):
     return ConvTbc.apply(input, weight, bias, pad=int(pad))
 
 
+# ---- SyncBatchNorm's statistics kernels ----
+
+
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """The batch's per-channel mean and (biased) variance, the running statistics updated in
+    place as batch normalization in training updates them (the unbiased variance into
+    ``running_var``). Not differentiable (as torch).
+
+    Args:
+        input (Tensor): :math:`(N, C, *)`.
+        running_mean (Tensor or None): updated in place.
+        running_var (Tensor or None): updated in place.
+        momentum (float): the update factor.
+
+    Returns:
+        ``(mean, var)``, each :math:`(C)`.
+
+    Example:
+        >>> framework.batch_norm_update_stats(framework.tensor([[1.0], [3.0]]), None, None, 0.1)
+        (tensor([2.]), tensor([1.]))
+    """
+    import numpy as np
+
+    from .ops import _moments
+    from .ops.elementwise import NotImplementedBackward
+
+    if input.dim() < 2:
+        n = max(input.dim(), 1)
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got 1)"
+        )
+    x = input._data
+    xp, dt = input.xp, x.dtype
+    c = x.shape[1]
+    n = x.size // c if c else 0
+    axes = (0,) + tuple(range(2, x.ndim))
+    if _moments.replayable(x) and x.size and x.flags.c_contiguous:
+        mean, vsum = _moments.batch_norm_stats(x)
+    else:
+        mean = x.mean(axis=axes)
+        xc = x - mean.reshape((1, c) + (1,) * (x.ndim - 2))
+        vsum = (xc * xc).sum(axis=axes)
+    with np.errstate(all="ignore"):
+        var = (vsum / dt.type(n)).astype(dt)
+        m = dt.type(momentum)
+        if running_mean is not None:
+            rm = running_mean._data
+            rm[...] = m * mean + (1 - m) * rm
+            running_mean._vc[0] += 1
+        if running_var is not None:
+            rv = running_var._data
+            unbiased = (vsum / dt.type(n - 1)).astype(xp.float64)
+            rv[...] = (xp.float64(m) * unbiased + ((1 - m) * rv).astype(xp.float64)).astype(dt)
+            running_var._vc[0] += 1
+    mean, var = mean.astype(dt, copy=False), var
+    if input.requires_grad:
+        aten = "batch_norm_update_stats"
+        return (
+            NotImplementedBackward.apply(input, fn=lambda xp, a: mean, aten=aten),
+            NotImplementedBackward.apply(input, fn=lambda xp, a: var, aten=aten),
+        )
+    return Tensor._make(mean, input._device), Tensor._make(var, input._device)
+
+
+def _cuda_only(name, signature, summary):
+    """A SyncBatchNorm kernel torch registers for CUDA only: on the CPU its dispatcher's
+    NotImplementedError."""
+
+    def fn(*args, **kwargs):
+        first = args[0] if args else next(iter(kwargs.values()), None)
+        backend = (
+            "CUDA" if getattr(getattr(first, "_device", None), "type", "") == "cuda" else "CPU"
+        )
+        raise NotImplementedError(
+            f"Could not run 'aten::{name}' with arguments from the '{backend}' backend. This "
+            "could be because the operator doesn't exist for this backend, or was omitted "
+            "during the selective/custom build process (if using custom build)."
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"""{signature}
+
+    {summary} torch registers it for CUDA only: on the CPU it raises torch's
+    NotImplementedError (so does this one; there is no CUDA kernel here either).
+
+    Args:
+        args: torch's arguments.
+        kwargs: torch's keyword arguments.
+
+    Example:
+        >>> framework.{name}(framework.ones(2, 2))
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Could not run 'aten::{name}' with arguments from the 'CPU'...
+    """
+    return fn
+
+
+batch_norm_stats = _cuda_only(
+    "batch_norm_stats", "batch_norm_stats(input, eps)", "Per-channel mean and invstd."
+)
+batch_norm_elemt = _cuda_only(
+    "batch_norm_elemt",
+    "batch_norm_elemt(input, weight, bias, mean, invstd, eps)",
+    "Normalizes with given statistics.",
+)
+batch_norm_gather_stats = _cuda_only(
+    "batch_norm_gather_stats",
+    "batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count)",
+    "Combines per-process statistics.",
+)
+batch_norm_gather_stats_with_counts = _cuda_only(
+    "batch_norm_gather_stats_with_counts",
+    "batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, "
+    "momentum, eps, counts)",
+    "Combines per-process statistics weighted by counts.",
+)
+batch_norm_backward_reduce = _cuda_only(
+    "batch_norm_backward_reduce",
+    "batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g)",
+    "The reductions of batch normalization's backward.",
+)
+batch_norm_backward_elemt = _cuda_only(
+    "batch_norm_backward_elemt",
+    "batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count)",
+    "The elementwise part of batch normalization's backward.",
+)
+
+
 __all__ = [
     "rnn_tanh_cell",
     "rnn_relu_cell",
@@ -628,4 +757,11 @@ __all__ = [
     "native_batch_norm",
     "native_dropout",
     "conv_tbc",
+    "batch_norm_update_stats",
+    "batch_norm_stats",
+    "batch_norm_elemt",
+    "batch_norm_gather_stats",
+    "batch_norm_gather_stats_with_counts",
+    "batch_norm_backward_reduce",
+    "batch_norm_backward_elemt",
 ]

@@ -310,3 +310,53 @@ def test_conv_tbc_gradcheck_and_jvp(pad):
         with fwd.dual_level():
             fn(*[fwd.make_dual(a.detach(), t) for a, t in zip((x, w, b), tans)])
     assert str(fe.value) == str(te.value)
+
+
+@pytest.mark.parametrize("shape", [(4, 3, 5), (6, 2), (3, 4, 2, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("running", [True, False])
+def test_batch_norm_update_stats(shape, dtype, running):
+    for seed in range(3):
+        x = _arr(shape, seed, dtype) * 3 + 1
+        c = shape[1]
+        rm, rv = _arr((c,), 10 + seed, dtype), np.abs(_arr((c,), 20 + seed, dtype)) + 0.5
+        trm, trv = (torch.tensor(rm), torch.tensor(rv)) if running else (None, None)
+        frm, frv = (fw.tensor(rm), fw.tensor(rv)) if running else (None, None)
+        t = torch.batch_norm_update_stats(torch.tensor(x), trm, trv, 0.3)
+        f = fw.batch_norm_update_stats(fw.tensor(x), frm, frv, 0.3)
+        for a, b in zip(t, f):
+            assert repr(b.dtype) == repr(a.dtype)
+            np.testing.assert_array_equal(b.numpy(), a.numpy())
+        if running:
+            np.testing.assert_array_equal(frm.numpy(), trm.numpy())
+            np.testing.assert_array_equal(frv.numpy(), trv.numpy())
+    tx, fx = _pair((4, 3), 1)
+    t, f = (
+        torch.batch_norm_update_stats(tx, None, None, 0.1),
+        fw.batch_norm_update_stats(fx, None, None, 0.1),
+    )
+    assert _node(f[0]) == _node(t[0]) == "NotImplemented"
+    with pytest.raises(IndexError) as te:
+        torch.batch_norm_update_stats(torch.ones(4), None, None, 0.1)
+    with pytest.raises(IndexError) as fe:
+        fw.batch_norm_update_stats(fw.ones(4), None, None, 0.1)
+    assert str(fe.value) == str(te.value)
+
+
+CUDA_ONLY = [
+    ("batch_norm_stats", lambda L: (L.ones(4, 3), 1e-5)),
+    ("batch_norm_elemt", lambda L: (L.ones(4, 3), None, None, L.zeros(3), L.ones(3), 1e-5)),
+    ("batch_norm_gather_stats", lambda L: (L.ones(4, 3), L.zeros(2, 3), L.ones(2, 3), None, None, 0.1, 1e-5, 4)),
+    ("batch_norm_gather_stats_with_counts", lambda L: (L.ones(4, 3), L.zeros(2, 3), L.ones(2, 3), None, None, 0.1, 1e-5, L.ones(2))),
+    ("batch_norm_backward_reduce", lambda L: (L.ones(4, 3), L.ones(4, 3), L.zeros(3), L.ones(3), None, True, True, True)),
+    ("batch_norm_backward_elemt", lambda L: (L.ones(4, 3), L.ones(4, 3), L.zeros(3), L.ones(3), None, L.zeros(3), L.zeros(3), L.ones(1, dtype=L.int32))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,args", CUDA_ONLY, ids=[n for n, _ in CUDA_ONLY])
+def test_sync_batchnorm_kernels_are_cuda_only(name, args):
+    with pytest.raises(NotImplementedError) as te:
+        getattr(torch, name)(*args(torch))
+    with pytest.raises(NotImplementedError) as fe:
+        getattr(fw, name)(*args(fw))
+    assert str(te.value).startswith(str(fe.value))
