@@ -629,7 +629,11 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
         ``(mean, var)``, each :math:`(C)`.
 
     Example:
-        >>> framework.batch_norm_update_stats(framework.tensor([[1.0], [3.0]]), None, None, 0.1)
+        >>> x, z, o = framework.ones(2, 2), framework.zeros(2), framework.ones(2)
+        >>> n = framework.ones(1, dtype=framework.int32)
+        >>> framework.batch_norm_update_stats(
+        ...     framework.tensor([[1.0], [3.0]]), None, None, 0.1
+        ... )
         (tensor([2.]), tensor([1.]))
     """
     import numpy as np
@@ -675,69 +679,182 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
     return Tensor._make(mean, input._device), Tensor._make(var, input._device)
 
 
-def _cuda_only(name, signature, summary):
-    """A SyncBatchNorm kernel torch registers for CUDA only: on the CPU its dispatcher's
-    NotImplementedError."""
+def _cuda_only(name, first):
+    """torch's dispatcher error for a kernel it registers for CUDA only."""
+    backend = "CUDA" if getattr(getattr(first, "_device", None), "type", "") == "cuda" else "CPU"
+    raise NotImplementedError(
+        f"Could not run 'aten::{name}' with arguments from the '{backend}' backend. This "
+        "could be because the operator doesn't exist for this backend, or was omitted "
+        "during the selective/custom build process (if using custom build)."
+    )
 
-    def fn(*args, **kwargs):
-        first = args[0] if args else next(iter(kwargs.values()), None)
-        backend = (
-            "CUDA" if getattr(getattr(first, "_device", None), "type", "") == "cuda" else "CPU"
-        )
-        raise NotImplementedError(
-            f"Could not run 'aten::{name}' with arguments from the '{backend}' backend. This "
-            "could be because the operator doesn't exist for this backend, or was omitted "
-            "during the selective/custom build process (if using custom build)."
-        )
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"""{signature}
+def batch_norm_stats(input, eps):
+    """Per-channel mean and inverse standard deviation of a batch.
 
-    {summary} torch registers it for CUDA only: on the CPU it raises torch's
-    NotImplementedError (so does this one; there is no CUDA kernel here either).
+    A SyncBatchNorm kernel torch registers for CUDA only: on the CPU it raises torch's
+    NotImplementedError (as here; there is no CUDA kernel either).
 
     Args:
-        args: torch's arguments.
-        kwargs: torch's keyword arguments.
+        input (Tensor or number): torch's argument.
+        eps (Tensor or number): torch's argument.
 
     Example:
-        >>> framework.{name}(framework.ones(2, 2))
+        >>> x, z, o = framework.ones(2, 2), framework.zeros(2), framework.ones(2)
+        >>> n = framework.ones(1, dtype=framework.int32)
+        >>> framework.batch_norm_stats(
+        ...     x, 1e-5
+        ... )
         Traceback (most recent call last):
         ...
-        NotImplementedError: Could not run 'aten::{name}' with arguments from the 'CPU'...
+        NotImplementedError: Could not run 'aten::batch_norm_stats'...
     """
-    return fn
+    _cuda_only("batch_norm_stats", input)
 
 
-batch_norm_stats = _cuda_only(
-    "batch_norm_stats", "batch_norm_stats(input, eps)", "Per-channel mean and invstd."
-)
-batch_norm_elemt = _cuda_only(
-    "batch_norm_elemt",
-    "batch_norm_elemt(input, weight, bias, mean, invstd, eps)",
-    "Normalizes with given statistics.",
-)
-batch_norm_gather_stats = _cuda_only(
-    "batch_norm_gather_stats",
-    "batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count)",
-    "Combines per-process statistics.",
-)
-batch_norm_gather_stats_with_counts = _cuda_only(
-    "batch_norm_gather_stats_with_counts",
-    "batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, "
-    "momentum, eps, counts)",
-    "Combines per-process statistics weighted by counts.",
-)
-batch_norm_backward_reduce = _cuda_only(
-    "batch_norm_backward_reduce",
-    "batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g)",
-    "The reductions of batch normalization's backward.",
-)
-batch_norm_backward_elemt = _cuda_only(
-    "batch_norm_backward_elemt",
-    "batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count)",
-    "The elementwise part of batch normalization's backward.",
-)
+def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
+    """Normalizes a batch with given statistics.
+
+    A SyncBatchNorm kernel torch registers for CUDA only: on the CPU it raises torch's
+    NotImplementedError (as here; there is no CUDA kernel either).
+
+    Args:
+        input (Tensor or number): torch's argument.
+        weight (Tensor or number): torch's argument.
+        bias (Tensor or number): torch's argument.
+        mean (Tensor or number): torch's argument.
+        invstd (Tensor or number): torch's argument.
+        eps (Tensor or number): torch's argument.
+
+    Example:
+        >>> x, z, o = framework.ones(2, 2), framework.zeros(2), framework.ones(2)
+        >>> n = framework.ones(1, dtype=framework.int32)
+        >>> framework.batch_norm_elemt(
+        ...     x, None, None, z, o, 1e-5
+        ... )
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Could not run 'aten::batch_norm_elemt'...
+    """
+    _cuda_only("batch_norm_elemt", input)
+
+
+def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
+    """Combines the statistics of several processes.
+
+    A SyncBatchNorm kernel torch registers for CUDA only: on the CPU it raises torch's
+    NotImplementedError (as here; there is no CUDA kernel either).
+
+    Args:
+        input (Tensor or number): torch's argument.
+        mean (Tensor or number): torch's argument.
+        invstd (Tensor or number): torch's argument.
+        running_mean (Tensor or number): torch's argument.
+        running_var (Tensor or number): torch's argument.
+        momentum (Tensor or number): torch's argument.
+        eps (Tensor or number): torch's argument.
+        count (Tensor or number): torch's argument.
+
+    Example:
+        >>> x, z, o = framework.ones(2, 2), framework.zeros(2), framework.ones(2)
+        >>> n = framework.ones(1, dtype=framework.int32)
+        >>> framework.batch_norm_gather_stats(
+        ...     x, z[None], o[None], None, None, 0.1, 1e-5, 2
+        ... )
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Could not run 'aten::batch_norm_gather_stats'...
+    """
+    _cuda_only("batch_norm_gather_stats", input)
+
+
+def batch_norm_gather_stats_with_counts(
+    input, mean, invstd, running_mean, running_var, momentum, eps, counts
+):
+    """Combines the statistics of several processes, weighted by their counts.
+
+    A SyncBatchNorm kernel torch registers for CUDA only: on the CPU it raises torch's
+    NotImplementedError (as here; there is no CUDA kernel either).
+
+    Args:
+        input (Tensor or number): torch's argument.
+        mean (Tensor or number): torch's argument.
+        invstd (Tensor or number): torch's argument.
+        running_mean (Tensor or number): torch's argument.
+        running_var (Tensor or number): torch's argument.
+        momentum (Tensor or number): torch's argument.
+        eps (Tensor or number): torch's argument.
+        counts (Tensor or number): torch's argument.
+
+    Example:
+        >>> x, z, o = framework.ones(2, 2), framework.zeros(2), framework.ones(2)
+        >>> n = framework.ones(1, dtype=framework.int32)
+        >>> framework.batch_norm_gather_stats_with_counts(
+        ...     x, z[None], o[None], None, None, 0.1, 1e-5, o[:1]
+        ... )
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Could not run 'aten::batch_norm_gather_stats_with_counts'...
+    """
+    _cuda_only("batch_norm_gather_stats_with_counts", input)
+
+
+def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g):
+    """The reductions of batch normalization's backward.
+
+    A SyncBatchNorm kernel torch registers for CUDA only: on the CPU it raises torch's
+    NotImplementedError (as here; there is no CUDA kernel either).
+
+    Args:
+        grad_out (Tensor or number): torch's argument.
+        input (Tensor or number): torch's argument.
+        mean (Tensor or number): torch's argument.
+        invstd (Tensor or number): torch's argument.
+        weight (Tensor or number): torch's argument.
+        input_g (Tensor or number): torch's argument.
+        weight_g (Tensor or number): torch's argument.
+        bias_g (Tensor or number): torch's argument.
+
+    Example:
+        >>> x, z, o = framework.ones(2, 2), framework.zeros(2), framework.ones(2)
+        >>> n = framework.ones(1, dtype=framework.int32)
+        >>> framework.batch_norm_backward_reduce(
+        ...     x, x, z, o, None, True, True, True
+        ... )
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Could not run 'aten::batch_norm_backward_reduce'...
+    """
+    _cuda_only("batch_norm_backward_reduce", grad_out)
+
+
+def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count):
+    """The elementwise part of batch normalization's backward.
+
+    A SyncBatchNorm kernel torch registers for CUDA only: on the CPU it raises torch's
+    NotImplementedError (as here; there is no CUDA kernel either).
+
+    Args:
+        grad_out (Tensor or number): torch's argument.
+        input (Tensor or number): torch's argument.
+        mean (Tensor or number): torch's argument.
+        invstd (Tensor or number): torch's argument.
+        weight (Tensor or number): torch's argument.
+        sum_dy (Tensor or number): torch's argument.
+        sum_dy_xmu (Tensor or number): torch's argument.
+        count (Tensor or number): torch's argument.
+
+    Example:
+        >>> x, z, o = framework.ones(2, 2), framework.zeros(2), framework.ones(2)
+        >>> n = framework.ones(1, dtype=framework.int32)
+        >>> framework.batch_norm_backward_elemt(
+        ...     x, x, z, o, None, z, z, n
+        ... )
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Could not run 'aten::batch_norm_backward_elemt'...
+    """
+    _cuda_only("batch_norm_backward_elemt", grad_out)
 
 
 __all__ = [
