@@ -857,6 +857,105 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     _cuda_only("batch_norm_backward_elemt", grad_out)
 
 
+# ---- embedding_bag's ATen form ----
+
+
+def embedding_bag(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """torch.embedding_bag: :func:`F.embedding_bag` with ATen's argument order and integer
+    ``mode`` (0 sum, 1 mean, 2 max), returning torch's four tensors ``(output, offset2bag,
+    bag_size, max_indices)``: the bag of each index (empty for a plain sum, as torch's fast
+    path), the number of non-padding indices per bag (zeros in sum mode) and, in max mode,
+    the index each maximum came from (in mean mode torch's uninitialized buffer holds the
+    bag sizes, as here; in sum mode zeros).
+
+    Args:
+        weight (Tensor): the embeddings, :math:`(V, D)`.
+        indices (Tensor): 1-D indices.
+        offsets (Tensor): the start of each bag.
+        scale_grad_by_freq (bool, optional): scale the gradient by the indices' inverse
+            frequency. Default: False.
+        mode (int, optional): 0 sum, 1 mean, 2 max. Default: 0.
+        sparse (bool, optional): accepted (the gradient is dense). Default: False.
+        per_sample_weights (Tensor, optional): a weight per index (sum mode).
+        include_last_offset (bool, optional): ``offsets`` ends with the end of the last bag.
+            Default: False.
+        padding_idx (int, optional): an index left out of its bag.
+
+    Example:
+        >>> w = framework.arange(6.0).view(3, 2)
+        >>> out, offset2bag, bag_size, max_indices = framework.embedding_bag(
+        ...     w, framework.tensor([0, 2, 1]), framework.tensor([0, 2]), False, 2)
+        >>> out, max_indices
+        (tensor([[4., 5.],
+                [2., 3.]]), tensor([[2, 2],
+                [1, 1]]))
+    """
+    import numpy as np
+
+    from .ops.embedding_bag import embedding_bag as _bag
+
+    name = {0: "sum", 1: "mean", 2: "max"}[int(mode)]
+    v = weight.shape[0]
+    pad = None if padding_idx is None else (padding_idx + v if padding_idx < 0 else padding_idx)
+    out = _bag(
+        indices,
+        weight,
+        offsets,
+        scale_grad_by_freq=scale_grad_by_freq,
+        mode=name,
+        sparse=sparse,
+        per_sample_weights=per_sample_weights,
+        include_last_offset=include_last_offset,
+        padding_idx=pad,
+    )
+    to_np = (lambda a: a) if indices.xp is np else indices.xp.asnumpy
+    idx = to_np(indices._data).reshape(-1)
+    off = to_np(offsets._data).astype(np.int64).reshape(-1)
+    bags = out.shape[0]
+    dt = offsets._data.dtype
+    starts = off[:bags]
+    ends = np.append(off[1 : bags + 1], idx.size) if not include_last_offset else off[1 : bags + 1]
+    ends = np.minimum(ends[:bags], idx.size)
+    o2b = np.zeros(idx.size, dt)
+    counts = np.zeros(bags, dt)
+    for b in range(bags):
+        o2b[starts[b] : ends[b]] = b
+        seg = idx[starts[b] : ends[b]]
+        counts[b] = seg.size if pad is None else int((seg != pad).sum())
+    fast_sum = name == "sum" and pad is None
+    if fast_sum:
+        o2b = np.zeros(0, dt)
+    bag_size = counts if name != "sum" else np.zeros(bags, dt)
+    if name == "max":
+        w = to_np(weight._data)
+        max_indices = np.zeros((bags, weight.shape[1]), dt)
+        for b in range(bags):
+            seg = idx[starts[b] : ends[b]]
+            if pad is not None:
+                seg = seg[seg != pad]
+            if seg.size:
+                max_indices[b] = seg[np.argmax(w[seg], axis=0)]
+    else:
+        max_indices = bag_size.copy()
+    dev, xp = indices._device, indices.xp
+    return (
+        out,
+        Tensor._make(xp.asarray(o2b), dev),
+        Tensor._make(xp.asarray(bag_size), dev),
+        Tensor._make(xp.asarray(max_indices), dev),
+    )
+
+
 __all__ = [
     "rnn_tanh_cell",
     "rnn_relu_cell",
@@ -874,6 +973,7 @@ __all__ = [
     "native_batch_norm",
     "native_dropout",
     "conv_tbc",
+    "embedding_bag",
     "batch_norm_update_stats",
     "batch_norm_stats",
     "batch_norm_elemt",

@@ -360,3 +360,41 @@ def test_sync_batchnorm_kernels_are_cuda_only(name, args):
     with pytest.raises(NotImplementedError) as fe:
         getattr(fw, name)(*args(fw))
     assert str(te.value).startswith(str(fe.value))
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("pad", [None, 4, -1])
+@pytest.mark.parametrize("last", [False, True])
+def test_embedding_bag_aten_form(mode, pad, last):
+    w = _arr((10, 3), 0)
+    idx = [1, 2, 4, 5, 4, 9, 4]
+    off = [0, 2, 2, 5] + ([7] if last else [])
+    tw, fwt = torch.tensor(w, requires_grad=True), fw.tensor(w, requires_grad=True)
+    t = torch.embedding_bag(
+        tw, torch.tensor(idx), torch.tensor(off), False, mode, False, None, last, pad
+    )
+    f = fw.embedding_bag(fwt, fw.tensor(idx), fw.tensor(off), False, mode, False, None, last, pad)
+    _close(f[0], t[0])
+    assert _node(f[0]) == _node(t[0])
+    for a, b in zip(t[1:], f[1:]):
+        assert repr(b.dtype) == repr(a.dtype)
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+    _backward_same([t[0]], [f[0]], [tw], [fwt])
+
+
+def test_embedding_bag_aten_defaults_and_weights():
+    w = _arr((6, 2), 1)
+    idx, off = [0, 3, 5, 1], [0, 1]
+    t = torch.embedding_bag(torch.tensor(w), torch.tensor(idx), torch.tensor(off))
+    f = fw.embedding_bag(fw.tensor(w), fw.tensor(idx), fw.tensor(off))
+    for a, b in zip(t, f):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6)
+    psw = _arr((4,), 2)
+    t = torch.embedding_bag(
+        torch.tensor(w), torch.tensor(idx), torch.tensor(off), False, 0, False, torch.tensor(psw)
+    )
+    f = fw.embedding_bag(
+        fw.tensor(w), fw.tensor(idx), fw.tensor(off), False, 0, False, fw.tensor(psw)
+    )
+    for a, b in zip(t, f):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6)
