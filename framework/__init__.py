@@ -123,6 +123,7 @@ from ._surface16 import *  # noqa: F403  (adjoint, empty_permuted, nonzero_stati
 from ._surface16_aten import *  # noqa: F403  (lstm_cell, grid_sampler, native_layer_norm, ...)
 from ._surface16_linalg import *  # noqa: F403  (geqrf, ormqr)
 from ._surface16_lowrank import *  # noqa: F403  (svd_lowrank, pca_lowrank)
+from ._surface16_binomial import binomial
 from . import _docs
 from ._foreach import functions as _foreach_functions
 from ._broadcast_shapes import broadcast_shapes
