@@ -394,6 +394,40 @@ def is_distributed(self):
     return False
 
 
+def as_subclass(self, cls):
+    """as_subclass(cls) -> Tensor
+
+    The same data as an instance of ``cls`` (a subclass of Tensor), without calling its
+    ``__init__``; with autograd recorded as torch's alias (node AliasBackward0).
+
+    Args:
+        cls (type): a subclass of :class:`Tensor`.
+
+    Example:
+        >>> class Tagged(framework.Tensor):
+        ...     pass
+        >>> type(framework.ones(2).as_subclass(Tagged)).__name__
+        'Tagged'
+    """
+    from .ops.shape import alias
+
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass(): argument 'cls' must be a subclass of Tensor, not {cls}")
+    src = alias(self) if self.requires_grad else self
+    t = object.__new__(cls)
+    t._data, t._device, t.grad = self._data, self._device, None
+    t._rg = src.grad_fn is not None  # (a non-leaf: requires grad through its node)
+    t.grad_fn, t._output_nr = src.grad_fn, 0
+    t._vc = self._vc
+    return t
+
+
+def _volatile(self):
+    """Removed in torch 0.4: always False (with torch's warning)."""
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, 2)
+    return False
+
+
 def nonzero_static_method(self, *, size, fill_value=-1):
     return nonzero_static(self, size=size, fill_value=fill_value)
 
@@ -581,6 +615,7 @@ _METHODS = (
     nonzero_static_method,
     slice_inverse_method,
     as_strided_scatter_method,
+    as_subclass,
 )
 for _fn in _METHODS:
     _fn.__qualname__ = f"Tensor.{_fn.__name__}"
@@ -588,6 +623,7 @@ for _fn in _METHODS:
 Tensor.real = property(_real)
 Tensor.imag = property(_imag)
 Tensor.layout = property(_layout)
+Tensor.volatile = property(_volatile)
 for _flag in (
     is_meta,
     is_mkldnn,

@@ -403,3 +403,28 @@ def test_forward_ad_matches_torch(which):
     )
     f = _jvp(fw, fn, [fw.tensor(a) for a in arrays[:2]], [fw.tensor(a) for a in arrays[2:]])
     np.testing.assert_array_equal(f.numpy(), t.numpy())
+
+
+def test_as_subclass_and_volatile():
+    class TS(torch.Tensor):
+        pass
+
+    class FS(fw.Tensor):
+        pass
+
+    tx, fx = _pair((3,), 2)
+    t, f = tx.as_subclass(TS), fx.as_subclass(FS)
+    assert type(f) is FS and f.data_ptr() == fx.data_ptr()
+    assert _node_name(f) == _node_name(t) == "AliasBackward0"
+    g = np.random.default_rng(1).standard_normal(3).astype(np.float32)
+    (t * torch.tensor(g)).sum().backward()
+    (f * fw.tensor(g)).sum().backward()
+    np.testing.assert_array_equal(fx.grad.numpy(), tx.grad.numpy())
+    plain = fw.ones(2).as_subclass(FS)
+    assert plain.grad_fn is None and type(plain) is FS
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        assert fw.ones(1).volatile is False
+
+
+def _node_name(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
