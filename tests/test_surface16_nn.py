@@ -171,3 +171,13 @@ def test_uninitialized_buffer():
     m.register_buffer("x", fw.nn.UninitializedBuffer())
     m.x.materialize((3,))
     assert list(m.state_dict()) == ["x"] and tuple(m.state_dict()["x"].shape) == (3,)
+
+
+def test_torch_module_paths():
+    from framework.nn.modules.adaptive import AdaptiveLogSoftmaxWithLoss
+    from framework.nn.modules.normalization import CrossMapLRN2d
+
+    assert AdaptiveLogSoftmaxWithLoss is fw.nn.AdaptiveLogSoftmaxWithLoss
+    assert CrossMapLRN2d is fw.nn.CrossMapLRN2d
+    assert fw.nn.modules.AdaptiveLogSoftmaxWithLoss is fw.nn.AdaptiveLogSoftmaxWithLoss
+    assert "AdaptiveLogSoftmaxWithLoss" in torch.nn.modules.__all__
