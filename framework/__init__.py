@@ -125,6 +125,7 @@ from ._surface16_linalg import *  # noqa: F403  (geqrf, ormqr)
 from ._surface16_lowrank import *  # noqa: F403  (svd_lowrank, pca_lowrank)
 from ._surface16_binomial import binomial
 from ._surface16_segment import segment_reduce
+from ._lobpcg import lobpcg
 from . import _docs
 from ._foreach import functions as _foreach_functions
 from ._broadcast_shapes import broadcast_shapes
