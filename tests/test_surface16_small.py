@@ -428,3 +428,36 @@ def test_as_subclass_and_volatile():
 
 def _node_name(t):
     return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def test_constants_and_aliases():
+    for name in ["pi", "e", "inf"]:
+        assert getattr(fw, name) == getattr(torch, name)
+    assert np.isnan(fw.nan) and fw.newaxis is torch.newaxis is None
+    assert repr(fw.short) == repr(torch.short) == "torch.int16"
+    assert fw.GradScaler is fw.amp.GradScaler
+    assert repr(fw.legacy_contiguous_format) == repr(torch.legacy_contiguous_format)
+    assert fw.init_num_threads() is torch.init_num_threads() is None
+    try:
+        fw.set_anomaly_enabled(True)
+        assert fw.is_anomaly_enabled()
+    finally:
+        fw.set_anomaly_enabled(False)
+    assert not fw.is_anomaly_enabled()
+
+
+@pytest.mark.parametrize("name", ["eig", "solve", "symeig", "lstsq"])
+def test_removed_functions_raise_torchs_message(name):
+    args = (torch.eye(2),) if name in ("eig", "symeig") else (torch.eye(2), torch.eye(2))
+    fargs = (fw.eye(2),) if name in ("eig", "symeig") else (fw.eye(2), fw.eye(2))
+    with pytest.raises(RuntimeError) as te:
+        getattr(args[0], name)(*args[1:])
+    with pytest.raises(RuntimeError) as fe:
+        getattr(fargs[0], name)(*fargs[1:])
+    assert str(fe.value) == str(te.value)
+    if name != "lstsq":
+        with pytest.raises(RuntimeError) as te:
+            getattr(torch, name)(*args)
+        with pytest.raises(RuntimeError) as fe:
+            getattr(fw, name)(*fargs)
+        assert str(fe.value) == str(te.value)
