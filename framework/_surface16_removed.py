@@ -215,6 +215,94 @@ for _name, _fn in (
     setattr(Tensor, _name, _fn)
 
 
+def _resize_function():
+    """torch.autograd._functions.Resize (its node: ResizeBackward)."""
+    from .autograd.function import Function
+
+    class Resize(Function):
+        @staticmethod
+        def forward(ctx, tensor, sizes):
+            ctx.sizes = sizes
+            ctx.numel = math.prod(sizes)
+            if tensor.numel() != ctx.numel:
+                raise RuntimeError(
+                    "requested resize to {} ({} elements in total), but the given tensor has "
+                    "a size of {} ({} elements). autograd's resize can only change the shape "
+                    "of a given tensor, while preserving the number of elements. ".format(
+                        "x".join(map(str, sizes)),
+                        ctx.numel,
+                        "x".join(map(str, tensor.size())),
+                        tensor.numel(),
+                    )
+                )
+            ctx.input_sizes = tensor.size()
+            return tensor.contiguous().view(*sizes)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output.contiguous().view(ctx.input_sizes), None
+
+    return Resize
+
+
+_RESIZE = []
+
+
+def _resize(self, *sizes):
+    """resize(*sizes) -> Tensor
+
+    The deprecated non-in-place resize (torch's warning): the elements in a new shape of the
+    same number of elements (node ResizeBackward).
+
+    Args:
+        sizes (int... or torch.Size): the new shape.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     framework.arange(4.0).resize(2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+    """
+    import warnings
+
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if not _RESIZE:
+        _RESIZE.append(_resize_function())
+    return _RESIZE[0].apply(self, tuple(sizes))
+
+
+def _resize_as(self, tensor):
+    """resize_as(tensor) -> Tensor
+
+    The deprecated non-in-place resize to ``tensor``'s shape (torch's warning).
+
+    Args:
+        tensor (Tensor): the tensor whose shape is taken.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     framework.arange(4.0).resize_as(framework.zeros(2, 2)).shape
+        torch.Size([2, 2])
+    """
+    import warnings
+
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    if not _RESIZE:
+        _RESIZE.append(_resize_function())
+    return _RESIZE[0].apply(self, tuple(tensor.size()))
+
+
+for _name, _fn in (("resize", _resize), ("resize_as", _resize_as)):
+    _fn.__name__, _fn.__qualname__ = _name, f"Tensor.{_name}"
+    setattr(Tensor, _name, _fn)
+
+
 __all__ = [
     "pi",
     "e",

@@ -461,3 +461,26 @@ def test_removed_functions_raise_torchs_message(name):
         with pytest.raises(RuntimeError) as fe:
             getattr(fw, name)(*fargs)
         assert str(fe.value) == str(te.value)
+
+
+def test_non_inplace_resize():
+    tx, fx = _pair((6,), 3)
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        f = fx.resize(2, 3)
+    with pytest.warns(UserWarning):
+        t = tx.resize(2, 3)
+    np.testing.assert_array_equal(f.detach().numpy(), t.detach().numpy())
+    assert _node_name(f) == _node_name(t) == "ResizeBackward"
+    g = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    t.backward(torch.tensor(g))
+    f.backward(fw.tensor(g))
+    np.testing.assert_array_equal(fx.grad.numpy(), tx.grad.numpy())
+    with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+        assert tuple(fw.arange(6.0).resize_as(fw.zeros(3, 2)).shape) == (3, 2)
+    with pytest.warns(UserWarning):
+        with pytest.raises(RuntimeError) as te:
+            torch.arange(6.0).resize(4)
+    with pytest.warns(UserWarning):
+        with pytest.raises(RuntimeError) as fe:
+            fw.arange(6.0).resize(4)
+    assert str(fe.value) == str(te.value)
