@@ -126,6 +126,7 @@ from ._surface16_lowrank import *  # noqa: F403  (svd_lowrank, pca_lowrank)
 from ._surface16_binomial import binomial
 from ._surface16_segment import segment_reduce
 from ._lobpcg import lobpcg
+from ._surface16_control import cond, while_loop
 from ._surface16_removed import *  # noqa: F403  (pi, e, inf, nan, newaxis, solve, eig, ...)
 from .dtypes import int16 as short
 from .amp import GradScaler

@@ -484,3 +484,32 @@ def test_non_inplace_resize():
         with pytest.raises(RuntimeError) as fe:
             fw.arange(6.0).resize(4)
     assert str(fe.value) == str(te.value)
+
+
+@pytest.mark.parametrize("positive", [True, False])
+def test_cond_and_while_loop(positive):
+    a = np.array([1.0, -2.0, 3.0], np.float32) * (1 if positive else -1)
+    tx, fx = torch.tensor(a, requires_grad=True), fw.tensor(a, requires_grad=True)
+    t = torch.cond(tx.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (tx,))
+    f = fw.cond(fx.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (fx,))
+    np.testing.assert_array_equal(f.detach().numpy(), t.detach().numpy())
+    assert _node_name(f) == _node_name(t) == "CondAutogradOpBackward"
+    g = np.random.default_rng(0).standard_normal(3).astype(np.float32)
+    t.backward(torch.tensor(g))
+    f.backward(fw.tensor(g))
+    np.testing.assert_array_equal(fx.grad.numpy(), tx.grad.numpy())
+    t = torch.cond(positive, lambda x: x + 1, lambda x: x - 1, [tx])
+    f = fw.cond(positive, lambda x: x + 1, lambda x: x - 1, [fx])
+    assert _node_name(f) == _node_name(t)
+    with pytest.raises(RuntimeError) as te:
+        torch.cond(torch.tensor([True, False]), lambda x: x, lambda x: x, (tx,))
+    with pytest.raises(RuntimeError) as fe:
+        fw.cond(fw.tensor([True, False]), lambda x: x, lambda x: x, (fx,))
+    assert str(fe.value) == str(te.value)
+    t = torch.while_loop(
+        lambda i, s: i < 3, lambda i, s: (i + 1, s * 2), (torch.tensor(0), torch.ones(2))
+    )
+    f = fw.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * 2), (fw.tensor(0), fw.ones(2)))
+    assert isinstance(f, tuple) and len(f) == len(t)
+    for a_, b_ in zip(f, t):
+        np.testing.assert_array_equal(a_.numpy(), b_.numpy())
