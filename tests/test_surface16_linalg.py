@@ -229,3 +229,20 @@ def test_ldl_solve_errors():
         with pytest.raises(exc) as fe:
             fw.linalg.ldl_solve(fLD, fpiv, fb)
         assert str(fe.value) == str(te.value)
+
+
+@pytest.mark.parametrize("n", [70, 130])
+def test_ldl_large_blocked(backend, n):
+    """Above LAPACK's block size ?sytrf works by ?lasyf panels: pivots still torch's."""
+    a = _sym(n, n, np.float64)
+    t = torch.linalg.ldl_factor(torch.tensor(a))
+    f = fw.linalg.ldl_factor(fw.tensor(a))
+    np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
+    tol = _tol(backend, np.float64) if backend == "lapack" else dict(rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(f.LD.numpy(), t.LD.numpy(), **tol)
+    b = np.random.default_rng(n).standard_normal((n, 2))
+    tx = torch.linalg.ldl_solve(t.LD, t.pivots, torch.tensor(b))
+    fx = fw.linalg.ldl_solve(f.LD, f.pivots, fw.tensor(b))
+    np.testing.assert_allclose(
+        fx.numpy(), tx.numpy(), **(tol if backend == "lapack" else dict(rtol=1e-6, atol=1e-8))
+    )
