@@ -25,6 +25,13 @@ class SegmentReduce(Op):
 
     def forward(self, data, lengths=None, reduce="sum", axis=0, initial=None):
         self.reduce, self.axis, self.initial, self.lengths = reduce, axis, initial, lengths
+        if self.xp is not np:  # (the loops run on the host)
+            return self.xp.asarray(self._reduce(self.xp.asnumpy(data)))
+        return self._reduce(data)
+
+    def _reduce(self, data):
+        """The reduction on a NumPy array."""
+        reduce, axis, initial, lengths = self.reduce, self.axis, self.initial, self.lengths
         shape = data.shape
         outer = math.prod(shape[:axis])
         inner = math.prod(shape[axis + 1 :])
@@ -66,9 +73,11 @@ class SegmentReduce(Op):
         out = self._out
 
         def fn(xp, g, data):
-            return _segment_backward(
-                g, out, data, self.lengths, self.reduce, self.axis, self.initial
+            host = (lambda a: a) if xp is np else xp.asnumpy
+            gx = _segment_backward(
+                host(g), host(out), host(data), self.lengths, self.reduce, self.axis, self.initial
             )
+            return xp.asarray(gx)
 
         return NotImplementedBackward.apply(grad, x, fn=fn, aten="_segment_reduce_backward")
 
