@@ -119,6 +119,18 @@ from . import _more_methods
 from ._nn_toplevel import *  # noqa: F403  (torch.dropout, torch.layer_norm, ...)
 from ._surface_small import *  # noqa: F403  (the *_copy functions, range, typename, ...)
 from ._windows import *  # noqa: F403  (hann_window, ...)
+from ._surface16 import *  # noqa: F403  (adjoint, empty_permuted, nonzero_static, has_lapack, ...)
+from ._surface16_aten import *  # noqa: F403  (lstm_cell, grid_sampler, native_layer_norm, ...)
+from ._surface16_linalg import *  # noqa: F403  (geqrf, ormqr)
+from ._surface16_lowrank import *  # noqa: F403  (svd_lowrank, pca_lowrank)
+from ._surface16_binomial import binomial
+from ._surface16_segment import segment_reduce
+from ._lobpcg import lobpcg
+from ._surface16_control import cond, while_loop
+from ._surface16_removed import *  # noqa: F403  (pi, e, inf, nan, newaxis, solve, eig, ...)
+from .dtypes import int16 as short
+from .amp import GradScaler
+from ._memory_format import contiguous_format as legacy_contiguous_format
 from . import _docs
 from ._foreach import functions as _foreach_functions
 from ._broadcast_shapes import broadcast_shapes

@@ -23,6 +23,7 @@ from .ops.linalg_more import linalg_lstsq as lstsq, linalg_matrix_rank as matrix
 from .ops.products import linalg_cross as cross
 from .ops.linalg_legacy import cholesky_ex, inv_ex, linalg_cond as cond
 from .ops.linalg_lu_solve import linalg_lu_solve as lu_solve
+from ._surface16_linalg import ldl_factor, ldl_factor_ex, ldl_solve
 from .ops.linalg_solvers import solve_triangular
 from .ops.linalg_householder import householder_product
 from .ops.matrix_fns import matrix_exp

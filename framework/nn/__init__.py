@@ -72,6 +72,8 @@ from .embedding_bag import EmbeddingBag
 from .parameter_containers import ParameterDict, ParameterList
 from .sync_batchnorm import NLLLoss2d, SyncBatchNorm
 from .lazy_modules import *  # noqa: F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .cross_map_lrn import CrossMapLRN2d, UninitializedBuffer
 from . import modules
 from .linear import LazyLinear
 from .parameter import UninitializedParameter

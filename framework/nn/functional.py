@@ -36,6 +36,7 @@ from ..ops.resample import (
     pixel_unshuffle,
 )
 from ..ops.fold import fold, unfold
+from .._surface16_aten import conv_tbc
 from ..ops.pooling3d import (
     adaptive_avg_pool3d,
     adaptive_max_pool1d,

@@ -10,6 +10,7 @@ _SUBMODULES = tuple(
     importlib.import_module(f".{name}", __name__)
     for name in (
         "activation",
+        "adaptive",
         "batchnorm",
         "channelshuffle",
         "container",
