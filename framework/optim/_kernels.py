@@ -129,8 +129,8 @@ def _adam_root_finish_py(p, m, s, k, r, root):
 def root_operands(s, r):
     """r[:s.size] = s, with each zero replaced by 1: VML's High Accuracy root takes a slow
     path for zero operands (~13 cycles each: a dead input's weights, whose second moments
-    stay 0, made a third of the digits MLP's Adam step), and the root of +-0 is +-0 itself
-    (`adam_finish_roots` takes it from s)."""
+    stay 0, made about a quarter of the digits MLP's Adam step), and the root of +-0 is +-0
+    itself (`adam_finish_roots` takes it from s)."""
     for i in range(s.size):
         x = s[i]
         r[i] = x if x != 0 else 1
@@ -562,9 +562,9 @@ def vml():
 
 def roots(dtype, size):
     """(scratch, (address, mode)) for the Adam loops: VML's vsSqrt/vdSqrt called from the
-    compiled loop itself (torch's root: see `split`), with a scratch array of `size`
-    elements or ROOT_CHUNK where fewer (the loops take the roots a chunk at a time); (an
-    empty array, (0, 0)) where VML is not loaded (np.sqrt)."""
+    compiled loop itself (torch's root: see `split`), with a scratch array of
+    min(size, ROOT_CHUNK) elements (the loops take the roots a chunk at a time); (an empty
+    array, (0, 0)) where VML is not loaded (np.sqrt)."""
     from ..ops import _vml
 
     a = _vml.address("sqrt", dtype)
