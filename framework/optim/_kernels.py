@@ -107,15 +107,33 @@ def adam_loop(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, nb, nv, r, r
     _adam_root_finish(p, m, vmax if amsgrad else v, k, r, root)
 
 
+ROOT_CHUNK = 2048  # elements per VML call of the Adam loops: the chunk's state, operands,
+#                   roots and update stay in L1 (r, the scratch, needs no more)
+
+
 def _adam_root_finish_py(p, m, s, k, r, root):
-    """The update from the second moments s: their roots by VML into r (root = (address,
-    mode)), then `adam_finish`; or np.sqrt's (root[0] == 0)."""
+    """The update from the second moments s: their roots by VML (root = (address, mode)) a
+    chunk at a time in r (`root_operands`, `adam_finish_roots`), or np.sqrt's (root[0] ==
+    0)."""
     if root[0]:
         n = p.size
-        _vml_call(root[0], n, s.ctypes.data, r.ctypes.data, root[1])
-        _adam_finish(p, m, r[:n], k, True)
+        for lo in range(0, n, ROOT_CHUNK):
+            hi = min(lo + ROOT_CHUNK, n)
+            _root_operands(s[lo:hi], r)
+            _vml_call(root[0], hi - lo, r.ctypes.data, r.ctypes.data, root[1])
+            _adam_finish_roots(p[lo:hi], m[lo:hi], s[lo:hi], r, k)
     else:
         _adam_finish(p, m, s, k, False)
+
+
+def root_operands(s, r):
+    """r[:s.size] = s, with each zero replaced by 1: VML's High Accuracy root takes a slow
+    path for zero operands (~13 cycles each: a dead input's weights, whose second moments
+    stay 0, made about a quarter of the digits MLP's Adam step), and the root of +-0 is +-0
+    itself (`adam_finish_roots` takes it from s)."""
+    for i in range(s.size):
+        x = s[i]
+        r[i] = x if x != 0 else 1
 
 
 def adam_state(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low, smax, first):
@@ -200,15 +218,39 @@ def adam_finish(p, m, s, k, roots):
         p[i] = p[i] + (m[i] * nss) / d
 
 
+def adam_finish_roots(p, m, s, r, k):
+    """`adam_finish` from the roots r of the second moments s (`root_operands`: a zero's
+    root is the zero in s)."""
+    bc2, eps, nss = k[6], k[7], k[8]
+    for i in range(p.size):
+        x = s[i]
+        d = r[i] if x != 0 else x
+        d = d / bc2
+        d = d + eps
+        p[i] = p[i] + (m[i] * nss) / d
+
+
 def adam_group(ps, gs, ms, vs, vmaxs, ks, maximize, wd_mode, amsgrad, low, r, root):
     """adam_loop (non-fused) over each parameter of a group in one call: tuples of flat
     arrays (vmaxs: any arrays when not amsgrad) and each parameter's constants ks[j]; the
     same elements in the same order, so the same bits as one adam_loop per parameter.
-    r, root: adam_loop's (r as large as the largest parameter)."""
+    r, root: adam_loop's (r of min(largest parameter, ROOT_CHUNK) elements). With VML each
+    chunk of ROOT_CHUNK elements runs its state, roots and update in turn (in L1)."""
     for j in range(len(ps)):
-        p, m = ps[j], ms[j]
-        _adam_state_plain(p, gs[j], m, vs[j], vmaxs[j], ks[j], maximize, wd_mode, amsgrad, low)
-        _adam_root_finish(p, m, vmaxs[j] if amsgrad else vs[j], ks[j], r, root)
+        p, g, m, v, vmax, k = ps[j], gs[j], ms[j], vs[j], vmaxs[j], ks[j]
+        if not root[0]:
+            _adam_state_plain(p, g, m, v, vmax, k, maximize, wd_mode, amsgrad, low)
+            _adam_finish(p, m, vmax if amsgrad else v, k, False)
+            continue
+        n = p.size
+        for lo in range(0, n, ROOT_CHUNK):
+            hi = min(lo + ROOT_CHUNK, n)
+            pc, mc, vc, xc = p[lo:hi], m[lo:hi], v[lo:hi], vmax[lo:hi]
+            _adam_state_plain(pc, g[lo:hi], mc, vc, xc, k, maximize, wd_mode, amsgrad, low)
+            sc = xc if amsgrad else vc
+            _root_operands(sc, r)
+            _vml_call(root[0], hi - lo, r.ctypes.data, r.ctypes.data, root[1])
+            _adam_finish_roots(pc, mc, sc, r, k)
 
 
 def sgd_loop(p, g, buf, k, maximize, l2, mode, nesterov, nv):
@@ -485,6 +527,7 @@ def fused_split(n, itemsize):
 
 _adam_state, _adam_finish, _sgd_range, _lerp = adam_state, adam_finish, sgd_range, lerp
 _adam_state_plain, _adam_root_finish = adam_state_plain, _adam_root_finish_py
+_root_operands, _adam_finish_roots = root_operands, adam_finish_roots
 _vml_call = None  # (the intrinsic once _build ran)
 _moments, _again = moments, again
 # (compiled once _build ran)
@@ -519,14 +562,15 @@ def vml():
 
 def roots(dtype, size):
     """(scratch, (address, mode)) for the Adam loops: VML's vsSqrt/vdSqrt called from the
-    compiled loop itself (torch's root: see `split`), with a scratch array of `size`
-    elements; (an empty array, (0, 0)) where VML is not loaded (np.sqrt)."""
+    compiled loop itself (torch's root: see `split`), with a scratch array of
+    min(size, ROOT_CHUNK) elements (the loops take the roots a chunk at a time); (an empty
+    array, (0, 0)) where VML is not loaded (np.sqrt)."""
     from ..ops import _vml
 
     a = _vml.address("sqrt", dtype)
     if a is None:
         return empty(dtype), (0, 0)
-    return np.empty(size, dtype), a
+    return np.empty(min(size, ROOT_CHUNK), dtype), a
 
 
 def sqrt_in_place(r):
@@ -566,7 +610,9 @@ def _build():
 
             global _adam_state, _adam_finish, _sgd_range, _lerp, _moments, _again
             global _adam_state_plain, _adam_root_finish, _vml_call
+            global _root_operands, _adam_finish_roots
             _vml_call = vml_call
+            _root_operands, _adam_finish_roots = jit(root_operands), jit(adam_finish_roots)
             _adam_state, _adam_finish = jit(adam_state), jit(adam_finish)
             _adam_state_plain, _adam_root_finish = jit(adam_state_plain), jit(_adam_root_finish_py)
             _sgd_range, _lerp = jit(sgd_range), jit(lerp)
@@ -590,6 +636,7 @@ def _build():
             continue
     _fma, _adam_state, _adam_finish = _fma_py, adam_state, adam_finish
     _adam_state_plain, _adam_root_finish = adam_state_plain, _adam_root_finish_py
+    _root_operands, _adam_finish_roots = root_operands, adam_finish_roots
     _sgd_range, _lerp = sgd_range, lerp
     _moments, _again = moments, again
     return False

@@ -7,6 +7,7 @@ from . import _group, _half, _kernels
 from ._util import _adam_moments, _sqrt
 from . import optimizer as _optimizer
 from .optimizer import Optimizer, _zeros_like
+from .._fma import fused as _fma_fused
 
 _SCALAR_TYPES = {"f": np.float32, "d": np.float64}  # _constants' dtype chars
 
@@ -227,13 +228,18 @@ class Adam(Optimizer):
         if k is not None and self._compiled_update(k, p, g, state, h, prepared=True):
             return
         step = self._count(state)
+        tail = _fused_tail(p, g, state) if h.get("fused") else None
         m, v = _adam_moments(xp, state, g, beta1, beta2)
         bias_correction1 = 1 - beta1**step
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         step_size = lr / bias_correction1
+        if tail is not None:
+            tail.moments(beta2)
         if h["amsgrad"]:
             vmax = state["max_exp_avg_sq"]._data
             xp.maximum(vmax, v, out=vmax)
+            if tail is not None:
+                tail.maximum()
             v = vmax
         denom = _sqrt(xp, v, h.get("fused"))
         denom /= bias_correction2_sqrt
@@ -255,3 +261,44 @@ class Adam(Optimizer):
             v = vmax
         denom = _half.add_number(_half.div(_half.sqrt(v), bias_correction2_sqrt), eps)
         p._data[...] = _half.addcdiv(p._data, m, denom, -(lr / bias_correction1))
+
+
+class _FusedTail:
+    """The elements torch's fused CPU Adam (``fused=True``) rounds in its scalar loop, for
+    the NumPy path (`Adam._update`; the compiled loop passes `fused_split` itself): after
+    the vector body (from nb) amsgrad's maximum is std::max (a NaN second moment is not
+    taken), and after the vectorized part of the scalar loop (from nv) the compiler fuses
+    exp_avg_sq * beta2 + (1 - beta2) g^2 on its first product instead of addcmul's second."""
+
+    def __init__(self, flat, nb, nv):
+        self.flat, self.nb, self.nv = flat, nb, nv  # (param, grad, exp_avg, exp_avg_sq[,
+        self.v_old = flat[3][nv:].copy()  # max_exp_avg_sq]) flat; exp_avg_sq before the step
+        self.vmax_old = flat[4][nb:].copy() if len(flat) > 4 else None
+
+    def moments(self, beta2):
+        """exp_avg_sq[nv:] again, with the scalar loop's contraction."""
+        g, v = self.flat[1][self.nv :], self.flat[3]
+        dt = v.dtype.type
+        _fma_fused(self.v_old, dt(beta2), (dt(1 - beta2) * g) * g, out=v[self.nv :])
+
+    def maximum(self):
+        """max_exp_avg_sq[nb:] as std::max(old, exp_avg_sq)."""
+        if self.vmax_old is None:
+            return
+        old, new = self.vmax_old, self.flat[3][self.nb :]
+        self.flat[4][self.nb :] = np.where(old < new, new, old)
+
+
+def _fused_tail(p, g, state):
+    """A `_FusedTail` for a float32/float64 NumPy parameter whose size leaves torch's fused
+    kernel a scalar tail, else None (no tail, or arrays the kernel's layout cannot take)."""
+    v = state["exp_avg_sq"]._data
+    vmax = state.get("max_exp_avg_sq")
+    arrays = (p._data, g, state["exp_avg"]._data, v) + ((vmax._data,) if vmax is not None else ())
+    flat = _kernels.usable(*arrays)
+    if flat is None:
+        return None
+    nb, nv = _kernels.fused_split(v.size, v.itemsize)
+    if nb == v.size:
+        return None
+    return _FusedTail(flat, nb, nv)

@@ -279,7 +279,7 @@ class Optimizer:
         if k is not None and len(params) > 1 < _GROUP_MAX and self._compiled_group(k, params, h):
             return  # (all of them in one compiled call)
         # (fused=True: torch's fused kernels round each tensor's last elements apart)
-        flat = h.get("foreach") is not False and not (k is not None and h.get("fused"))
+        flat = h.get("foreach") is not False and not h.get("fused")
         least = _flat.MIN_FLAT if k is None else _flat.MIN_FLAT_COMPILED  # for a bucket
         if flat and self._elementwise and len(params) >= least:
             fresh = [p for p in params if p not in self.state]
