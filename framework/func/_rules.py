@@ -64,7 +64,16 @@ ELEMENTWISE = (
     "SpecialI0E SpecialI1 SpecialI1E SpecialLogNdtr SpecialZeta _AddScalar _Ndtri _IntBinary "
     "DivScalar SpecialXlog1Py SpecialXlog1PyScalarSelf SpecialXlog1PyScalarOther InplaceCompare "
     "LinalgMatrixExp _Named"  # (one input whose forward takes leading batch dims)
+    " SpecialErfcx Igamma Igammac"
 ).split()
+
+
+def _special16_names():
+    """The sixteenth pass's torch.special classes (Bessel/Airy and polynomials, made by
+    name in ops.gamma_special): elementwise."""
+    from ..ops import gamma_special as G
+
+    return [c.__name__ for c in (*G.UNARY_OPS.values(), *G.POLYNOMIAL_OPS.values())]
 
 
 def elementwise(cls, args, params):
@@ -354,7 +363,7 @@ def _register():
     def reg(rule, names):
         register(*[table[n] for n in names if n in table])(rule)
 
-    reg(elementwise, ELEMENTWISE + ["FmodTensor"])
+    reg(elementwise, ELEMENTWISE + ["FmodTensor"] + _special16_names())
     reg(masked_fill, ["MaskedFill"])
     reg(dynamic_shape, ["Unique2", "UniqueConsecutive", "UniqueDim", "MaskedSelect"])
     reg(reduction, REDUCTIONS)

@@ -155,17 +155,19 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     def _replayed_grads(self, grad, q, k, v):
         """(grad_q, grad_k, grad_v) by `_flash_jit` (torch's bits), laid out as torch's."""
         j, gemm = self.replay
-        qd, kd, vd = q._data, k._data, v._data
-        g = np.ascontiguousarray(grad._data.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
+        dt = self.lse.dtype  # the forward's (float32 for half inputs computed in float32)
+        qd, kd, vd, od, gd = (a._data.astype(dt, copy=False) for a in (q, k, v, self.output, grad))
+        g = np.ascontiguousarray(gd.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
         gq, gk, gv = (_like_query(a, a.shape, True) for a in (qd, kd, vd))
         mask = _full_mask(self.attn_mask, qd, kd)
         sc = qd.dtype.type(self.scale)
         with _mkl_serial(qd.shape[0] * qd.shape[1]):
             lanes = _vector_bytes() // qd.itemsize
-            j.flash_backward(g, qd, kd, vd, self.output._data, self.lse, mask, self.is_causal,
+            j.flash_backward(g, qd, kd, vd, od, self.lse, mask, self.is_causal,
                              gq, gk, gv, sc, _q_split(qd.shape[2]), 512, lanes, _threads(),
                              gemm)  # fmt: skip
-        return tuple(Tensor._make(a, grad.device) for a in (gq, gk, gv))
+        half = q._data.dtype
+        return tuple(Tensor._make(a.astype(half, copy=False), grad.device) for a in (gq, gk, gv))
 
     def backward(self, grad):
         q, k, v = self.inputs
