@@ -1815,3 +1815,24 @@ def _sinc_cancellation(p):
 # the same for the second-order stage's create_graph gradient (its step-1 values are the first
 # order's: ours keeps the float64 quotient with create_graph too; seed 22015773)
 also_known(["sinc"], ["grad"], _sinc_cancellation)
+
+
+# ----- survey16: bilinear interpolate's vectorized kernel through a periodic chained op -----
+# torch's bilinear kernel for outputs of at most 128 rows + columns (or 3 channels) sums its
+# four taps times the products of the two axes' weights in its own order (README, Known
+# differences: not replayed; ours applies one weight matrix per axis): at an edge both taps
+# read the same entry, weights 0.7 and 0.3, which torch rounds apart (seed 545004775: 1e30 at
+# the edge, torch 9.999999999999999e29, ours 1e30, then cos: 0.997 vs -0.99996). Known where
+# torch's output has an entry whose ulp is 1 or more and the chained op is periodic.
+def _bilinear_vectorized(p):
+    if p.op.name != "interpolate" or p.kwargs.get("mode") != "bilinear":
+        return False
+    out = _unchained_torch_output(p)
+    return isinstance(out, torch.Tensor) and (sum(out.shape[-2:]) <= 128 or out.shape[1] == 3)
+
+
+also_known(
+    ["interpolate"],
+    ["out0", "grad"],
+    lambda p: _bilinear_vectorized(p) and _huge_product_then_periodic(p),
+)

@@ -15,9 +15,10 @@ SEED = int(os.environ.get("FUZZ_SEED", "0"))
 CHUNKS = 3
 
 
-# The budget's seeds keep the programs of the table before its last appended records
-# (runner.EPOCHS); the newest records get seeds of their own from the epoch that draws them.
-_EPOCH_END, _OLD = EPOCHS[-1][1], EPOCHS[-1][2]
+# The budget's seeds keep the programs of the table their range draws from (runner.EPOCHS);
+# the records appended since get seeds of their own from the epoch that draws them.
+_EPOCH_END = EPOCHS[-1][1]
+_OLD = next((n for lo, hi, n in EPOCHS if lo <= SEED < hi), len(OPS))
 NEW_RECORD_SEEDS = [
     s
     for k in range(10)
@@ -307,6 +308,8 @@ KNOWN_SEEDS = {
     450079644: "float32 multi_head_attention (key_padding_mask) gradients 2.5e-4 / 4.3e-4 off "
     "torch's fused kernel: float64 says ours 1.2e-4 / 2.6e-4 off, torch's fused 1.3e-4 / "
     "1.9e-4, torch's math backend 1.2e-4 / 2.6e-4 (ours within 1.6e-6 of it)",
+    545004775: "float64 bilinear interpolate of a 1e30 edge entry then cos: torch's vectorized "
+    "kernel rounds the edge's two equal taps (weights 0.7, 0.3) apart, 9.999999999999999e29",
 }
 
 
