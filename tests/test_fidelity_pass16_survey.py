@@ -9,6 +9,8 @@ import pytest
 import torch
 
 import framework
+from fuzz.runner import compare_call
+from ops.opgen import T
 
 
 def _name(t):
@@ -126,3 +128,171 @@ def _int_view_program(L, case):
 )
 def test_int_views_are_differentiable_views(case):
     assert _int_view_program(framework, case) == _int_view_program(torch, case)
+
+
+# ----- the fuzzer's known-difference rules this pass removed: each case now agrees -----
+# (runner.KNOWN_DIFFERENCES had classified these as torch-internal; ours replays torch's
+# kernels since, so compare_call, which applies the runner's remaining rules, finds nothing)
+
+_CHAINS = ["erfinv", "asin", "atanh", "acos", "log1p", "reciprocal", "floor", "sinc", "tan"]
+
+
+def _chain(L, y, k):
+    return getattr(L, _CHAINS[k % len(_CHAINS)])(y)
+
+
+def _F(L):
+    return L.nn.functional
+
+
+def _rms_norm_one(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x = (r.standard_normal((3, 1)) * 10 ** r.uniform(-4, 2)).astype(dt)
+    fn = lambda L, x, w: _chain(L, _F(L).rms_norm(x, (1,), w), k)
+    return fn, [T(x, True), T(np.full(1, 0.9, dt), True)]
+
+
+def _tanhshrink_small(r, k):
+    x = (r.standard_normal(20) * 0.1).astype(np.float32)
+    return (lambda L, x: _chain(L, _F(L).tanhshrink(x), k)), [T(x, True)]
+
+
+def _instance_norm_short(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x = r.standard_normal((2, 3, int(r.integers(1, 3)))).astype(dt)
+    return (lambda L, x: _chain(L, _F(L).instance_norm(x), k)), [T(x, True)]
+
+
+def _instance_norm_constant_huge(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x = r.standard_normal((2, 3, 2)).astype(dt)
+    x[0, 1] = 1e30
+    w, b = r.standard_normal(3).astype(dt), r.standard_normal(3).astype(dt)
+    fn = lambda L, x, w, b: _F(L).instance_norm(x, weight=w, bias=b)
+    return fn, [T(x, True), T(w, True), T(b, True)]
+
+
+def _batch_norm_constant_huge(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x = r.standard_normal((4, 3, 5)).astype(dt)
+    x[:, 1] = 1e30
+    w, b = r.standard_normal(3).astype(dt), np.full(3, 0.2, dt)
+    fn = lambda L, x, w, b: _F(L).batch_norm(x, None, None, w, b, training=True)
+    return fn, [T(x, True), T(w, True), T(b, True)]
+
+
+def _layer_norm_one_huge(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x = r.standard_normal((3, 1)).astype(dt)
+    x[1, 0] = 1e30
+    fn = lambda L, x, w, b: _F(L).layer_norm(x, (1,), w, b)
+    return fn, [T(x, True), T(r.standard_normal(1).astype(dt), True), T(np.zeros(1, dt), True)]
+
+
+def _layer_norm_short(r, k):
+    n = int(r.integers(1, 3))
+    x = (r.standard_normal((3, n)) * 10 ** r.uniform(-3, 9)).astype(np.float32)
+    fn = lambda L, x, w: _F(L).layer_norm(x, (n,), w)
+    return fn, [T(x, True), T(r.standard_normal(n).astype(np.float32), True)]
+
+
+def _layer_norm_nonfinite(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x, w = r.standard_normal((3, 4)).astype(dt), r.standard_normal(4).astype(dt)
+    x.flat[k % 12] = (np.inf, -np.inf, np.nan)[k % 3]
+    return (lambda L, x, w: _F(L).layer_norm(x, (4,), w)), [T(x, True), T(w, True)]
+
+
+def _layer_norm_huge_bias_expm1(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x, b = r.standard_normal((3, 4)).astype(dt), r.standard_normal(4).astype(dt)
+    b[k % 4] = 1e30
+    fn = lambda L, x, b: L.expm1(_F(L).layer_norm(x, (4,), None, b))
+    return fn, [T(x, True), T(b, True)]
+
+
+def _group_norm_short_groups(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    g = int(r.integers(1, 3))
+    x = r.standard_normal((2, 2 * g, int(r.integers(1, 3)))).astype(dt)
+    w = r.standard_normal(2 * g).astype(dt)
+    if k % 5 == 0:
+        w[0] = 1e25
+    groups = 2 * g if k % 2 else g  # one element per group (spatial 1) or two
+    return (lambda L, x, w: _chain(L, _F(L).group_norm(x, groups, w), k)), [T(x, True), T(w, True)]
+
+
+def _cosine_embedding_one_element(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    a, b = r.standard_normal((3, 1)).astype(dt), r.standard_normal((3, 1)).astype(dt)
+    y = np.sign(r.standard_normal(3)).astype(dt)
+    fn = lambda L, a, b, y: L.reciprocal(_F(L).cosine_embedding_loss(a, b, y))
+    return fn, [T(a, True), T(b, True), T(y)]
+
+
+def _logit_negative_zero_and_nan(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x = r.uniform(0, 1, 40).astype(dt)
+    x[[5, 37]] = (-0.0, np.nan)[k % 2]
+    eps = None if k % 2 == 0 else 0.1
+    return (lambda L, x: L.logit(x, eps=eps)), [T(x, True)]
+
+
+def _logit_chained_negative_zero(r, k):
+    dt = (np.float32, np.float64)[k % 2]
+    x = np.full((8, 6), 0.5, dt)
+    x[1, 2] = x[7, 5] = 0.0
+    view = (lambda y: y, lambda y: y.t(), lambda y: y[:, :1].expand(8, 20))[k % 3]
+    return (lambda L, x: L.logit(view(L.neg(x)))), [T(x, True)]
+
+
+def _int_write_of_a_grad_value(r, k):
+    dtype = ("int64", "bool")[k % 2]
+    x = r.integers(0, 2, (3, 4)).astype(dtype)
+    v = r.standard_normal(() if k % 4 < 2 else (4,))
+
+    def fn(L, x, v):
+        x = x.clone()
+        x[1] = v
+        return x
+
+    return fn, [T(x), T(v, True)]
+
+
+def _comparison_in_place_then_op(r, k):
+    x = r.integers(0, 3, (5,)).astype(("int64", "bool")[k % 2])
+    y = r.standard_normal(5)
+    name = ("eq_", "ne_", "lt_", "le_", "gt_", "ge_")[k % 6]
+    return (lambda L, x, y: getattr(x.clone(), name)(y).square()), [T(x), T(y, True)]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        _rms_norm_one,
+        _tanhshrink_small,
+        _instance_norm_short,
+        _instance_norm_constant_huge,
+        _batch_norm_constant_huge,
+        _layer_norm_one_huge,
+        _layer_norm_short,
+        _layer_norm_nonfinite,
+        _layer_norm_huge_bias_expm1,
+        _group_norm_short_groups,
+        _cosine_embedding_one_element,
+        _logit_negative_zero_and_nan,
+        _logit_chained_negative_zero,
+        _int_write_of_a_grad_value,
+        _comparison_in_place_then_op,
+    ],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_once_known_cases_agree_with_torch(case):
+    """Random draws of each removed rule's case: no mismatch of any class (values, NaN/inf
+    places, gradients, errors), first order, against torch; but torch's own internal assert
+    (its backward through an int tensor that a fill_ made require grad)."""
+    r = np.random.default_rng(16)
+    for k in range(24):
+        fn, args = case(r, k)
+        found = compare_call(fn, args, up_seed=k)
+        assert all("INTERNAL ASSERT FAILED" in m.detail for m in found), (k, found)
