@@ -296,3 +296,84 @@ def test_once_known_cases_agree_with_torch(case):
         fn, args = case(r, k)
         found = compare_call(fn, args, up_seed=k)
         assert all("INTERNAL ASSERT FAILED" in m.detail for m in found), (k, found)
+
+
+# ----- torch's vector body and scalar tail in the piecewise activations -----
+# cpu_kernel_vec runs two AVX2 vectors at a time per row of TensorIterator's walk, the rest in
+# scalar code: hardtanh/relu6/softshrink/hardshrink's backward blends on comparisons (a NaN x:
+# gradient 0) where the scalar code branches (grad), hardswish's gives NaN, and softshrink's
+# forward blends +0 where the scalar x * 0 keeps x's sign (fuzzer seeds 545014317, 545012555,
+# 545001582, 545021300, 13069346; the runner's rules for them went).
+
+_ACTS = {
+    "hardtanh": lambda L, x: _F(L).hardtanh(x),
+    "relu6": lambda L, x: _F(L).relu6(x),
+    "softshrink": lambda L, x: _F(L).softshrink(x),
+    "hardshrink": lambda L, x: _F(L).hardshrink(x),
+    "hardswish": lambda L, x: _F(L).hardswish(x),
+}
+_VIEWS = {
+    "contiguous": lambda x: x,
+    "transposed": lambda x: x.t() if x.ndim == 2 else x,
+    "strided": lambda x: x[..., ::2],
+    "expanded": lambda x: x[..., :1].expand(*x.shape[:-1], 40),
+}
+
+
+def _bits_equal(a, b):
+    """Equal values, NaN where NaN, and the sign of every non-NaN (zeros included)."""
+    sign = lambda v: np.signbit(v) & ~np.isnan(v)
+    return np.array_equal(a, b, equal_nan=True) and np.array_equal(sign(a), sign(b))
+
+
+@pytest.mark.parametrize("view", list(_VIEWS))
+@pytest.mark.parametrize("name", list(_ACTS))
+def test_activation_lanes_as_torch(name, view):
+    """Forward and gradient bit for bit (random and summed upstream gradients), the fuzzer's
+    comparison and its second-order stage, over shapes whose rows end in a scalar tail."""
+    from fuzz.second_order import second_order_call
+
+    r = np.random.default_rng(1600)
+    fn = lambda L, x: _ACTS[name](L, _VIEWS[view](x))
+    for k, shape in enumerate([(37,), (5, 19), (19, 6), (3, 4, 11)] * 2):
+        dt = (np.float32, np.float64)[k % 2]
+        x = (r.standard_normal(shape) * 3).astype(dt)
+        for value, n in ((np.nan, 4), (-0.0, 3), (-0.2, 3)):
+            x.flat[r.integers(0, x.size, n)] = value
+        assert not compare_call(fn, [T(x, True)], up_seed=k)
+        assert not second_order_call(fn, [T(x, True)], up_seed=k)
+        got = []
+        for L in (torch, framework):
+            t = L.tensor(x, requires_grad=True)
+            y = fn(L, t)
+            y.sum().backward()
+            got.append((y.detach().numpy(), t.grad.numpy()))
+        (ty, tg), (fy, fg) = got
+        assert _bits_equal(fy, ty) and _bits_equal(fg, tg)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardtanh_nan_lanes_forward_ad(dtype):
+    """The jvp runs torch's hardtanh_backward kernel on the tangent: the same lanes."""
+    x = np.full(37, 0.25, dtype)
+    x[[3, 35]] = np.nan
+    outs = []
+    for L in (torch, framework):
+        with L.autograd.forward_ad.dual_level():
+            d = L.autograd.forward_ad.make_dual(L.tensor(x), L.ones(37, dtype=getattr(L, dtype)))
+            outs.append(L.autograd.forward_ad.unpack_dual(_F(L).hardtanh(d)).tangent.numpy())
+    assert _bits_equal(outs[1], outs[0])
+    assert outs[0][3] == 0 and outs[0][35] == 1  # (the vector body, the scalar tail)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_relu_keeps_negative_zero(dtype, inplace):
+    """torch's CPU relu is clamp_min(x, 0), which keeps x where it equals 0: relu(-0) is -0
+    in its vector body and its scalar tail (fuzzer seed 545098409: relu then reciprocal,
+    -inf where ours gave inf)."""
+    x = np.full(40, -0.0, dtype)
+    x[[1, 7, 33]] = (-1.0, 3.0, np.nan)
+    ys = [_F(L).relu(L.tensor(x), inplace=inplace).numpy() for L in (torch, framework)]
+    assert _bits_equal(ys[1], ys[0])
+    assert np.signbit(ys[0][0]) and np.signbit(ys[0][39]) and not np.signbit(ys[0][1])

@@ -98,37 +98,6 @@ for _name in ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"):
             and _nonfinite_then_grad(p)
         )
     )
-# torch's piecewise activations give a NaN input another gradient inside a vectorised chunk
-# than in the scalar tail (position and CPU dependent); ours is the scalar path's everywhere
-NAN_GRAD_POSITIONAL = (
-    "hardtanh",
-    "relu6",
-    "softshrink",
-    "hardshrink",
-    "elu",
-    "celu",
-    "selu",
-    "hardswish",
-    "threshold",
-    "leaky_relu",
-    "rrelu_eval",
-    "hardsigmoid",
-)
-for _name in NAN_GRAD_POSITIONAL:
-    KNOWN_DIFFERENCES[(_name, "grad")] = lambda p: any(
-        isinstance(a, T) and a.a.dtype.kind == "f" and np.isnan(a.a).any() for a in p.args
-    )
-
-
-def _nan_into_positional_then(p):
-    """The program's chained op is one of NAN_GRAD_POSITIONAL and the op's output (its
-    input) has a NaN: the same difference, reached through the chain."""
-    if p.then is None or p.then.name not in NAN_GRAD_POSITIONAL:
-        return False
-    out = _unchained_torch_output(p)
-    return isinstance(out, torch.Tensor) and out.is_floating_point() and bool(out.isnan().any())
-
-
 # torch's multilabel_margin_loss of an empty batch returns uninitialised memory (sum/mean)
 KNOWN_DIFFERENCES[("multilabel_margin_loss", "out0")] = lambda p: p.args[0].a.size == 0
 KNOWN_DIFFERENCES[("multi_margin_loss", "out0")] = lambda p: p.args[0].a.size == 0
@@ -381,21 +350,6 @@ KNOWN_DIFFERENCES[("special_ndtr", "out0")] = lambda p: (
 # empty_strided with a zero-size dimension: every empty array reports contiguous strides here
 KNOWN_DIFFERENCES[("empty_strided", "out1")] = lambda p: 0 in p.args[0]
 
-
-# ----- fidsil: the sign of softshrink's zeros is torch's vector layout -----
-# softshrink of -lambd <= x < 0 (and -0) is 0: +0 from torch's vectorised kernel (a masked
-# blend) over each full chunk of 2 vectors (16 float32 / 8 float64 with AVX2, twice that
-# with AVX-512), -0 from its scalar tail (x * 0 style); ours is the scalar path's -0. Only a
-# chained op that sees the sign of zero (reciprocal: +-inf) shows it (seed 13069346).
-def _softshrink_negative_zeros(p):
-    x = p.args[0].a
-    if p.then is None or x.dtype.kind != "f":
-        return False
-    lambd = p.args[1] if len(p.args) > 1 else p.kwargs.get("lambd", 0.5)
-    return bool((np.signbit(x) & (abs(x) <= lambd)).any())
-
-
-KNOWN_DIFFERENCES[("softshrink", "out0")] = _softshrink_negative_zeros
 
 # corrcoef's diagonal is c_ii / sqrt(c_ii) / sqrt(c_ii): torch's sqrt (MKL's vectorised one)
 # is not correctly rounded (1 ulp off NumPy's for 20% of float32 and 1.4% of float64 values,
@@ -1216,8 +1170,6 @@ def _known(p, kind, what, detail):
     if kind == WORDING and detail.count("The algorithm failed to converge") == 2:
         if _mkl_gesdd_inf(p):  # (fidexc) which batch element torch's MKL fails on first
             return KNOWN  # (an inf matrix before ours, a NaN one, as _mkl_gesdd_inf above)
-    if kind == SILENT and what.startswith("grad") and _nan_into_positional_then(p):
-        return KNOWN
     if kind == SILENT and what.startswith("grad") and _sinc_cancellation(p):
         return KNOWN
     rule = KNOWN_DIFFERENCES.get((p.op.name, what[:4]))

@@ -211,6 +211,11 @@ REGRESSION_SEEDS = {
     410003195: "int64 x[bool mask] = float64 tensor [[-inf]]: torch's index_put_ is "
     "masked_fill_(mask, value.item()), whose checked conversion refuses -inf (overflow)",
     # KNOWN_SEEDS whose runner rules went in the sixteenth pass: ours replays torch's kernels
+    13069346: "softshrink then reciprocal: +0 in torch's vector body, -0 (x * 0) in its tail",
+    545014317: "hardshrink of NaN: gradient 0 in torch's vector body, grad in its scalar tail",
+    545012555: "relu6 (hardtanh) of NaN: gradient 0 in torch's vector body, grad in its tail",
+    545001582: "hardswish of NaN then fix: gradient NaN in torch's vector body, grad in its tail",
+    545021300: "atanh then hardshrink: atanh's NaN meets hardshrink's vector body (gradient 0)",
     15023110: "logit(eps) backward at a NaN x: 0 in torch's vectorised chunks, NaN in its tail",
     15056142: "cosine_embedding_loss of 1-element vectors then reciprocal: sqrt's ulp, inf",
     15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
