@@ -1170,8 +1170,6 @@ def _known(p, kind, what, detail):
     if kind == WORDING and detail.count("The algorithm failed to converge") == 2:
         if _mkl_gesdd_inf(p):  # (fidexc) which batch element torch's MKL fails on first
             return KNOWN  # (an inf matrix before ours, a NaN one, as _mkl_gesdd_inf above)
-    if kind == SILENT and what.startswith("grad") and _sinc_cancellation(p):
-        return KNOWN
     rule = KNOWN_DIFFERENCES.get((p.op.name, what[:4]))
     return KNOWN if rule and kind in (SILENT, EXCEPTION) and rule(p) else kind
 
@@ -1502,24 +1500,6 @@ also_known(
     ["out0", "grad"],
     lambda p: _chain_amplifies(p, 1) or (p.then is not None and _f32_closer_to_float64(p)),
 )
-
-
-# ----- fidsil: sinc's float32 gradient: torch's formula cancels, ours is exact ---------------
-# sinc_backward is grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2): for small x the numerator
-# cancels, and torch's float32 evaluation is up to 1e-3 relative off (20,000 normal x at
-# scales 1e-3..10: torch's largest error 9.9e-4 against float64, ours 6e-8: the quotient in
-# float64, rounded once). Known where sinc is the op or the chained op, the inputs float32,
-# and ours is no further from the float64 program's gradient than torch's (seeds 25015574;
-# 22015773 at x = -0.00115: torch 0.8% off the float64 gradient, ours then 0.6%, now exact).
-def _sinc_cancellation(p):
-    if p.op.name != "sinc" and (p.then is None or p.then.name != "sinc"):
-        return False
-    return _f32_closer_to_float64(p)
-
-
-# the same for the second-order stage's create_graph gradient (its step-1 values are the first
-# order's: ours keeps the float64 quotient with create_graph too; seed 22015773)
-also_known(["sinc"], ["grad"], _sinc_cancellation)
 
 
 # ----- survey16: bilinear interpolate's vectorized kernel through a periodic chained op -----

@@ -211,6 +211,13 @@ REGRESSION_SEEDS = {
     410003195: "int64 x[bool mask] = float64 tensor [[-inf]]: torch's index_put_ is "
     "masked_fill_(mask, value.item()), whose checked conversion refuses -inf (overflow)",
     # KNOWN_SEEDS whose runner rules went in the sixteenth pass: ours replays torch's kernels
+    25053821: "float32 sinc gradient, second order: torch's graph (pi x once, sin before cos)",
+    25094805: "float32 sinc gradient, second order: torch's graph (pi x once, sin before cos)",
+    25009154: "mish then sinc: float32 sinc gradient, torch's quotient in float32",
+    25041557: "group_norm then sinc: float32 sinc gradient, torch's quotient in float32",
+    25096371: "nanmean then sinc: float32 sinc gradient, torch's quotient in float32",
+    548045355: "float32 sinc second order at x ~ 2e-4: torch's graph order (1.7 apart before)",
+    26151840: "float32 outer then sinc of entries 9e-4: torch's sinc derivative in float32",
     13069346: "softshrink then reciprocal: +0 in torch's vector body, -0 (x * 0) in its tail",
     545014317: "hardshrink of NaN: gradient 0 in torch's vector body, grad in its scalar tail",
     545012555: "relu6 (hardtanh) of NaN: gradient 0 in torch's vector body, grad in its tail",
@@ -261,11 +268,6 @@ KNOWN_SEEDS = {
     "ulp (second order)",
     340076822: "cholesky_solve of a 1e30 right-hand side then tan: the solution's last ulp "
     "(1.4e14) through a periodic op",
-    25053821: "float32 sinc gradient: torch's cancelling quotient, ours (float64) the closer",
-    25094805: "float32 sinc gradient: torch's cancelling quotient, ours (float64) the closer",
-    25009154: "mish then sinc: float32 sinc gradient, ours the closer to float64",
-    25041557: "group_norm then sinc: float32 sinc gradient, ours the closer to float64",
-    25096371: "nanmean then sinc: float32 sinc gradient, ours the closer to float64",
     15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
     15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",
     15043017: "float32 matrix_power then frac: BLAS summation order, frac's absolute error",
@@ -305,7 +307,6 @@ KNOWN_SEEDS = {
     26155924: "float32 inverse at cond 21,058: torch 4.77 off float64 at 27,451, ours 9e-4",
     26141101: "float32 slogdet gradient at det 1e-4: torch 0.95 off float64, ours 4e-4",
     26101991: "float32 zeta then tan: torch's 1-ulp zeta, ours rounded, cancelling in q's sum",
-    26151840: "float32 outer then sinc of entries 9e-4: torch's cancelling sinc derivative",
     440005864: "float32 multi_head_attention query gradient 1.62e-5 off torch's fused kernel: "
     "cancellation (one ulp of the row term moves it 1.8e-5); float64 says ours 1.08e-5 off, "
     "torch's fused 5.5e-6, torch's math backend 1.08e-5 (ours within 2.2e-9 of it)",
