@@ -313,6 +313,84 @@ def _binary(g, x, jit_kernel, np_kernel, *args):
     return back(out)
 
 
+def _walk(shape, strides, itemsize):
+    """TensorIterator's walk of inputs of one shape with byte strides `strides` (one tuple
+    per input, in argument order; the output is allocated to follow them): its dims
+    outermost first (``reorder_dimensions``: by the first input whose strides tell two dims
+    apart, a broadcast one telling nothing), the length of its innermost row after
+    ``coalesce_dimensions``, and whether ``cpu_kernel_vec`` runs that row's vector body
+    (every input contiguous in it, or one of them a broadcast scalar)."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))  # innermost first
+
+    def swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    sizes = [shape[d] for d in perm]
+    sts = [[st[d] for d in perm] for st in strides]
+    inner = sizes[0] if nd else 1
+    for k in range(1, nd):  # the innermost dims that coalesce into one row
+        if inner == 1 or sizes[k] == 1:
+            if inner == 1:
+                for st in sts:
+                    st[0] = st[k]
+            inner *= sizes[k]
+            continue
+        if all(inner * st[0] == st[k] for st in sts):
+            inner *= sizes[k]
+            continue
+        break
+    inner_strides = [st[0] if nd else itemsize for st in sts]
+    contiguous = [s == itemsize for s in inner_strides]
+    vec = all(contiguous) or (  # (is_contiguous_scalar: one broadcast input, the rest dense)
+        sum(s == 0 for s in inner_strides) == 1 and sum(contiguous) == len(strides) - 1
+    )
+    return perm[::-1], inner, vec
+
+
+def contiguous_body(a):
+    """The elements of the C-contiguous array a that a unary ``cpu_kernel_vec`` over it runs
+    through its vector body: a flat view of its head (the rest is the scalar tail)."""
+    return a.reshape(-1)[: _split(a.size, a.itemsize)]
+
+
+def vector_body(*arrays):
+    """Which elements torch's ``cpu_kernel_vec`` runs through its vector body for a kernel of
+    `arrays` (its inputs in argument order, NumPy arrays of one shape; two AVX2 vectors at a
+    time per row of ``_walk``, the rest of each row in its scalar code): a bool array of
+    their shape, or None for other shapes. Its vector and scalar code disagree at NaN (a
+    blend on comparisons where the scalar code branches) and in the sign of some zeros.
+    torch's multithreaded split of 32,768 elements or more is not replayed."""
+    x = arrays[-1]
+    if any(a.shape != x.shape for a in arrays):
+        return None
+    if not x.size:
+        return np.zeros(x.shape, bool)
+    order, inner, vec = _walk(x.shape, [a.strides for a in arrays], x.itemsize)
+    body = np.arange(inner) < _split(inner, x.itemsize, vec)
+    ids = np.arange(x.size).reshape(x.shape).transpose(order).reshape(-1)
+    out = np.empty(x.size, bool)
+    out[ids] = np.tile(body, x.size // inner)
+    return out.reshape(x.shape)
+
+
 _CONSTS = {}
 
 

@@ -192,10 +192,15 @@ class Relu(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
+        # torch's CPU relu is clamp_min(x, 0): std::max(x, 0) and AVX2's max(0, x) both keep
+        # x where it equals 0, so -0 stays -0; NumPy's maximum returns its second argument
+        # there (and NaN from either)
         if x.dtype is _F32 and self.xp is _np:  # the common case: its zero without a lookup
-            return _np.maximum(x, _Z32)
+            return _np.maximum(_Z32, x)
         if x.dtype.kind == "b":
             raise RuntimeError("Boolean inputs not supported for relu")
+        if self.xp is _np:
+            return _np.maximum(_const(_np, x.dtype), x)
         return self.xp.maximum(x, _const(self.xp, x.dtype))
 
     def backward(self, grad):

@@ -515,6 +515,16 @@ def setitem(x, index, value):
         raise deferred[0]
     if adv and not value._data.size:  # NumPy writes an empty value into anything empty
         _check_put_shape(x, key, adv, value)
+    # torch's copy_to: a value of the destination's own shape is copied; otherwise a 0-dim
+    # value on the CPU is a fill_ (recorded whatever x's dtype: an int or bool x then
+    # requires grad, its base's node CopySlices) and anything else an expanded copy_ (not
+    # recorded into a dtype autograd does not differentiate)
+    fill = (
+        not adv
+        and value._data.ndim == 0
+        and value._device.type == "cpu"
+        and x._data[key + (Ellipsis,)].ndim != 0
+    )
     if value._device != x._device:
         value = value.to(x._device)
     if x._fw is not None or value._fw is not None:  # forward AD: x's tangent is written too
@@ -522,10 +532,6 @@ def setitem(x, index, value):
 
         forward_ad.setitem(x, index, value)
     adv_key = _adv_key(adv, 0)
-    # torch's basic-index write is fill_ for a 0-dim value (recorded whatever x's dtype: an
-    # int or bool x then requires grad, its base's node CopySlices) and copy_ otherwise (not
-    # recorded into a dtype autograd does not differentiate)
-    fill = value._data.ndim == 0
     differentiable = adv or fill or x._data.dtype.kind in "fcV"  # (V: ml_dtypes bfloat16)
     if not (state.enabled and (x._rg or value._rg) and differentiable):
         try:
@@ -543,8 +549,6 @@ def setitem(x, index, value):
         return x
     if steps:
         x, key = _basic(x, steps), ()
-    if type(x) is View and not adv and not x._vbw:  # (an int or bool view filled: torch's
-        x._vbw = True  # views are differentiable whatever their dtype)
     if adv:
         kind = "IndexPutBackward0"
     else:

@@ -223,7 +223,14 @@ class Softshrink(Op):
         refuse(x, "biu", "softshrink_check")
         xp, l = self.xp, x.dtype.type(lambd)
         self.lambd = lambd
-        return xp.where(x > l, x - l, xp.where(x < -l, x + l, x * 0))
+        out = xp.where(x > l, x - l, xp.where(x < -l, x + l, x * 0))
+        if xp is np and _sleef_act.applies(x) and x.size:  # torch's vector body blends in
+            # +0 where its scalar code's x * 0 keeps x's sign (-0 + 0 is +0, the rest stays)
+            if x.flags.c_contiguous and out.flags.c_contiguous:
+                _sleef_act.contiguous_body(out)[...] += 0
+            else:
+                out[_sleef_act.vector_body(x)] += 0
+        return out
 
     grad_op = SoftshrinkBackward
 

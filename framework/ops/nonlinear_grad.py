@@ -27,9 +27,20 @@ from .activation_grad import (
 )
 
 
+def nan_in_vector_body(xp, g, x):
+    """Where a NaN x meets torch's CPU kernel's vector body (``_sleef_act.vector_body``): its
+    blends on comparisons give a NaN the vector value, its scalar code's branches the other;
+    None without a NaN (or for other than float32/float64 NumPy arrays, or shapes the walk
+    does not replay)."""
+    if xp is not np or not _sleef_act.applies(g, x) or not np.isnan(x).any():
+        return None
+    body = _sleef_act.vector_body(g, x)
+    return None if body is None else body & np.isnan(x)
+
+
 class HardtanhBackward(_PiecewiseBackward):
     """torch's hardtanh_backward(grad, x, min_val, max_val): grad strictly inside, else 0 (a
-    select: no inf * 0)."""
+    select: no inf * 0). A NaN x: grad in torch's scalar code, 0 in its vector body."""
 
     node_name = "HardtanhBackwardBackward0"
     saved_fields = {"max_val": _const("max_val"), "min_val": _const("min_val"), "self": "input1"}
@@ -38,11 +49,14 @@ class HardtanhBackward(_PiecewiseBackward):
     def kernel(xp, g, x, min_val, max_val):
         """The backward kernel on arrays: the first gradient's values."""
         dt = x.dtype.type
-        return zero_where(xp, (x <= dt(min_val)) | (x >= dt(max_val)), g)
+        outside = (x <= dt(min_val)) | (x >= dt(max_val))
+        nan = nan_in_vector_body(xp, g, x)
+        return zero_where(xp, outside if nan is None else outside | nan, g)
 
 
 class SoftshrinkBackward(_PiecewiseBackward):
-    """torch's softshrink_backward(grad, x, lambd): 0 for |x| <= lambd, else grad."""
+    """torch's softshrink_backward(grad, x, lambd): 0 for |x| <= lambd, else grad. A NaN x:
+    grad in torch's scalar code, 0 in its vector body."""
 
     node_name = "SoftshrinkBackwardBackward0"
     saved_fields = {"lambd": _const("lambd"), "self": "input1"}
@@ -51,7 +65,9 @@ class SoftshrinkBackward(_PiecewiseBackward):
     def kernel(xp, g, x, lambd):
         """The backward kernel on arrays: the first gradient's values."""
         lam = x.dtype.type(lambd)
-        return zero_where(xp, (x >= -lam) & (x <= lam), g)
+        inside = (x >= -lam) & (x <= lam)
+        nan = nan_in_vector_body(xp, g, x)
+        return zero_where(xp, inside if nan is None else inside | nan, g)
 
     def forward(self, g, x, lambd):
         self.consts = {"lambd": lambd}
@@ -237,10 +253,13 @@ class LogSigmoidBackward(_SmoothBackward):
 
 def hardswish_grad(xp, g, x):
     """torch's hardswish_backward(grad, x): 0 up to -3, grad (x / 3 + 1/2) below 3, then
-    grad (selects: an inf grad stays out of the zeros)."""
+    grad (selects: an inf grad stays out of the zeros). A NaN x: grad in torch's scalar
+    code, NaN (the middle piece) in its vector body."""
     dt = x.dtype.type
     mid = g * (x / dt(3) + dt(0.5))
-    return xp.where(x <= -3, g.dtype.type(0), xp.where(x < 3, mid, g))  # torch's bounds
+    out = xp.where(x <= -3, g.dtype.type(0), xp.where(x < 3, mid, g))  # torch's bounds
+    nan = nan_in_vector_body(xp, g, x)
+    return out if nan is None else np.where(nan, dt(np.nan), out)
 
 
 class HardswishBackward(_SmoothBackward):

@@ -131,7 +131,8 @@ def as_view(out, src, meta=DEFAULT):
     else:
         v._vbase = src
     v._vmeta = meta
-    v._vbw = out._data.dtype.kind in "fcV"
+    v._vbw = True  # torch's views are differentiable whatever their dtype (an int view's
+    # base requires grad after a fill_ of a value that does)
     if out._fw is not None:  # forward AD: the view shares the op result's tangents
         v._fw = out._fw
     return v

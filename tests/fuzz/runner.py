@@ -61,20 +61,6 @@ CONVOLUTIONS = (
 )
 
 
-# torch marks an integer/bool tensor that received a value requiring grad as requiring grad
-# (CopySlices) and then fails an internal assert in backward; ours stays without grad
-KNOWN_DIFFERENCES[("setitem", "out0")] = lambda p: (
-    p.args[0].a.dtype.kind != "f" and any(isinstance(a, T) and a.rg for a in p.args[1:])
-)
-# ... as after an in-place comparison (x.ne_(y) with y requiring grad: NeBackward1 on an
-# integer/bool x, in both), where torch then refuses any op recorded on it ("Autograd not
-# support dtype: Bool"); ours records the chained op (a check in every op for this case only)
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    KNOWN_DIFFERENCES[(_name, "forw")] = lambda p: (
-        p.inplace and p.then is not None and p.args[0].a.dtype.kind != "f"
-    )
-
-
 def _unchained_torch_output(p):
     """torch's output of the program's op alone (its chained op left out), or None where it
     raises: the value the chained op received."""
@@ -123,68 +109,6 @@ for _name in ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"):
             and _nonfinite_then_grad(p)
         )
     )
-# torch's piecewise activations give a NaN input another gradient inside a vectorised chunk
-# than in the scalar tail (position and CPU dependent); ours is the scalar path's everywhere
-NAN_GRAD_POSITIONAL = (
-    "hardtanh",
-    "relu6",
-    "softshrink",
-    "hardshrink",
-    "elu",
-    "celu",
-    "selu",
-    "hardswish",
-    "threshold",
-    "leaky_relu",
-    "rrelu_eval",
-    "hardsigmoid",
-)
-for _name in NAN_GRAD_POSITIONAL:
-    KNOWN_DIFFERENCES[(_name, "grad")] = lambda p: any(
-        isinstance(a, T) and a.a.dtype.kind == "f" and np.isnan(a.a).any() for a in p.args
-    )
-
-# logit with eps: torch's vectorised backward keeps x in [eps, 1 - eps] with a mask that is
-# false at NaN (gradient 0), its scalar tail tests x < eps || x > 1 - eps (NaN: NaN gradient),
-# so a NaN x gets 0 in each full chunk of 2 vectors and NaN in the tail (seed 15023110); ours
-# is the scalar path's NaN everywhere. Without eps both paths give NaN.
-KNOWN_DIFFERENCES[("logit", "grad")] = lambda p: (
-    (
-        p.kwargs.get("eps", p.args[1] if len(p.args) > 1 else None) is not None
-        and bool(np.isnan(p.args[0].a).any())
-    )
-    or _vectorised_negative_zero(p.args[0].a)
-)
-
-
-# logit's backward at x = -0: torch's scalar tail tests x == 0 and gives grad * inf (+inf for
-# a positive grad), its vectorised chunks (16 float32 / 8 float64 elements with AVX2, twice
-# that with AVX-512) compute grad / (x (1 - x)), -inf; ours is the scalar path's (seed
-# 20133993). Known where a -0 meets a tensor long enough for a vectorised chunk.
-def _vectorised_negative_zero(a):
-    if not isinstance(a, np.ndarray) or a.dtype.kind != "f":
-        return False
-    chunk = 16 if a.dtype.itemsize < 8 else 8
-    return a.size >= chunk and bool(((a == 0) & np.signbit(a)).any())
-
-
-def _negative_zero_into_logit_then(p):
-    """The same through a chained logit: the op's (torch) output has a -0 and a chunk."""
-    if p.then is None or p.then.name != "logit":
-        return False
-    out = _unchained_torch_output(p)
-    return isinstance(out, torch.Tensor) and _vectorised_negative_zero(_numpy(out))
-
-
-def _nan_into_positional_then(p):
-    """The program's chained op is one of NAN_GRAD_POSITIONAL and the op's output (its
-    input) has a NaN: the same difference, reached through the chain."""
-    if p.then is None or p.then.name not in NAN_GRAD_POSITIONAL:
-        return False
-    out = _unchained_torch_output(p)
-    return isinstance(out, torch.Tensor) and out.is_floating_point() and bool(out.isnan().any())
-
-
 # torch's multilabel_margin_loss of an empty batch returns uninitialised memory (sum/mean)
 KNOWN_DIFFERENCES[("multilabel_margin_loss", "out0")] = lambda p: p.args[0].a.size == 0
 KNOWN_DIFFERENCES[("multi_margin_loss", "out0")] = lambda p: p.args[0].a.size == 0
@@ -409,29 +333,6 @@ def _nll_racing_bad_targets(p):
     return int(bad.sum()) >= 2
 
 
-# layer_norm's backward at an inf/NaN weight or input: torch's fused formula places inf/NaN
-# differently from the composed one
-# ... and over one element in float32: the input gradient is exactly 0 mathematically, both
-# libraries return rounding noise of size eps / sqrt(eps) (differently fused)
-# ... and over two elements (as group_norm's group of two): y = +-sqrt(var / (var + eps)),
-# the input gradient is the rounding of cancelling terms (seed 15121609: both up to 0.6% off
-# the float64 gradient, each on its own entries)
-KNOWN_DIFFERENCES[("layer_norm", "grad")] = lambda p: (
-    not all(np.isfinite(a.a).all() for a in p.args if isinstance(a, T))
-    or (p.args[0].a.dtype == np.float32 and int(np.prod(p.args[1])) in (1, 2))
-)
-
-
-# rms_norm over one element: y = x / sqrt(x^2 + eps) is +-1 to within eps / (2 x^2), and its
-# gradient, O(eps), meets a chained op's derivative at +-1 (erfinv, asin, atanh: 1 / (1 - |y|)
-# magnifies the last bits of y): seed 20209371, float64, y = -1 in ours and -1 + ulp in torch's
-# (erfinv -inf vs -5.86), gradients 0.19 vs 0.13; seed 20194983, float32 then asin, 0.25%
-# apart. Both libraries' gradients are the rounding of 1 - |y|.
-KNOWN_DIFFERENCES[("rms_norm", "grad")] = lambda p: (
-    p.then is not None and int(np.prod(p.args[1])) == 1
-)
-
-
 # torch's fused CPU attention kernel (4-D sdpa; multi-head attention without weights) takes the
 # row maximum of NaN scores with vectorised max (NaN) over full chunks of keys but std::max
 # (drops the NaN) in the scalar tail: a NaN row is NaN or 0 depending on the key count and the
@@ -461,73 +362,6 @@ KNOWN_DIFFERENCES[("special_ndtr", "out0")] = lambda p: (
 # empty_strided with a zero-size dimension: every empty array reports contiguous strides here
 KNOWN_DIFFERENCES[("empty_strided", "out1")] = lambda p: 0 in p.args[0]
 
-
-# ----- fidsil: rounding of torch's fused group_norm kernels (CPU and build dependent) -----
-# Over a group of one element x - mean is exactly 0: torch's fused kernels (FMA-contracted in
-# its AVX2 build) return rounding noise of size eps * rstd (rstd = 1/sqrt(eps)) for the
-# gradients, and y = fma(x, scale, shift) is b +- 1 ulp, which a chained ceil/floor/round
-# turns into a unit; a weight of 1e20 or more amplifies the last bit of the statistics
-# (torch's Welford mean vs ours) past any tolerance. With one element per group y is beta
-# plus fma's exact x * scale minus rounded mean * scale (1e30 * scale: noise of 1e16).
-def _group_norm_rounding(p):
-    x = p.args[0].a
-    if not x.size or x.dtype.kind != "f":
-        return False
-    per_group = x.size // (x.shape[0] * p.args[1])
-    w = p.args[2] if len(p.args) > 2 and isinstance(p.args[2], T) else None
-    huge = w is not None and x.dtype == np.float32 and bool((abs(w.a) >= 1e20).any())
-    return per_group == 1 or huge
-
-
-# Over a group of two elements y = +-sqrt(var / (var + eps)) whatever x is: the input gradient
-# is O(eps / var) of its terms c1 dy, c2 x and c3 (rstd^3-sized), so in float32 it is their
-# rounding (seeds 13052943, 13022493: both libraries 2e-4 / 7e-5 from the float64 gradient,
-# each its own way; torch's way depends on its FMA contraction and vector width).
-def _group_of_two(p):
-    x = p.args[0].a
-    return bool(x.size) and x.size // (x.shape[0] * p.args[1]) == 2
-
-
-KNOWN_DIFFERENCES[("group_norm", "grad")] = lambda p: (
-    p.args[0].a.dtype == np.float32 and (_group_norm_rounding(p) or _group_of_two(p))
-)
-# the second-order gradients inherit it: over one-element groups they are that noise's
-# derivatives (seed 90060057: float32 (2, 2) in two groups, 3e-5 apart at rstd 316)
-KNOWN_DIFFERENCES[("group_norm", "gg")] = KNOWN_DIFFERENCES[("group_norm", "grad")]
-KNOWN_DIFFERENCES[("group_norm", "out0")] = lambda p: (
-    _group_norm_rounding(p)
-    and (p.then is not None or p.args[0].a.size == p.args[0].a.shape[0] * p.args[1])
-)
-
-# group_norm then sgn: see _torch_grads_vary below (torch leaves its buffers unwritten).
-
-
-# ----- fidsil: the sign of softshrink's zeros is torch's vector layout -----
-# softshrink of -lambd <= x < 0 (and -0) is 0: +0 from torch's vectorised kernel (a masked
-# blend) over each full chunk of 2 vectors (16 float32 / 8 float64 with AVX2, twice that
-# with AVX-512), -0 from its scalar tail (x * 0 style); ours is the scalar path's -0. Only a
-# chained op that sees the sign of zero (reciprocal: +-inf) shows it (seed 13069346).
-def _softshrink_negative_zeros(p):
-    x = p.args[0].a
-    if p.then is None or x.dtype.kind != "f":
-        return False
-    lambd = p.args[1] if len(p.args) > 1 else p.kwargs.get("lambd", 0.5)
-    return bool((np.signbit(x) & (abs(x) <= lambd)).any())
-
-
-KNOWN_DIFFERENCES[("softshrink", "out0")] = _softshrink_negative_zeros
-
-# ----- fidsil: torch's float32 sqrt is not correctly rounded (MKL/Sleef, 1 ulp) -----
-# cosine_embedding_loss of one-element vectors: cos is +-1 and its gradient is exactly 0
-# mathematically; both return rounding noise, torch's from its 1-ulp-off vectorised sqrt
-KNOWN_DIFFERENCES[("cosine_embedding_loss", "grad")] = lambda p: (
-    p.args[0].a.dtype == np.float32 and p.args[0].a.shape[-1:] == (1,)
-)
-# ... and its value 1 - cos is 0 or an ulp of 1 by the same sqrt: a chained reciprocal/log
-# makes that inf or finite (seed 15056142)
-KNOWN_DIFFERENCES[("cosine_embedding_loss", "out0")] = lambda p: (
-    p.then is not None and p.args[0].a.shape[-1:] == (1,)
-)
 
 # corrcoef's diagonal is c_ii / sqrt(c_ii) / sqrt(c_ii): torch's sqrt (MKL's vectorised one)
 # is not correctly rounded (1 ulp off NumPy's for 20% of float32 and 1.4% of float64 values,
@@ -789,29 +623,6 @@ KNOWN_DIFFERENCES[("linalg_eigvalsh", "grad")] = (
 KNOWN_DIFFERENCES[("qr_legacy", "grad")] = lambda p: _f32_conditioned(p)
 
 
-# ----- fidexc: logit's backward at -0 (torch's vector chunks vs its scalar tail) -----
-# Without eps torch's vectorised logit backward is dy / (x (1 - x)): at x = -0 that is
-# dy / -0, -inf * sign(dy); its scalar tail returns dy * inf at x == 0 (+inf * sign(dy)).
-# Which elements fall in the tail depends on the CPU's vector width (chunks of 2 vectors);
-# ours is the vector formula everywhere. Seed 17079200 (atleast_3d then logit, a -0 at
-# element 54 of 60: torch's tail, ours -inf where torch +inf).
-def _negative_zero(a):
-    return a.dtype.kind == "f" and bool((np.signbit(a) & (a == 0)).any())
-
-
-def _logit_negative_zero(p):
-    if p.op.name == "logit" and p.then is None:
-        eps = p.kwargs.get("eps", p.args[1] if len(p.args) > 1 else None)
-        return eps is None and _negative_zero(p.args[0].a)
-    if p.then is None or p.then.name != "logit":
-        return False
-    out = _unchained_torch_output(p)
-    return isinstance(out, torch.Tensor) and _negative_zero(_numpy(out))
-
-
-also_known(["logit"], ["grad"], _logit_negative_zero)
-
-
 # ----- fidexc: a non-finite gradient into a float32 oneDNN convolution's padding -----
 # torch's float32 CPU convolution takes oneDNN when its use_mkldnn rule holds (a batch or groups
 # > 1, a kernel over 3x3, a big input); oneDNN's jit kernels skip some padding taps, so an
@@ -836,20 +647,6 @@ def _onednn_padded_nonfinite_grad(p):
 
 
 also_known(CONVOLUTIONS, ["grad"], _onednn_padded_nonfinite_grad)
-
-
-# ----- fidexc: float32 instance_norm over two elements (as group_norm's group of two) -----
-# y = +-sqrt(var / (var + eps)) whatever x is, so the input gradient is the cancellation of
-# rstd^3-sized terms; a chained asin (y near +-1) magnifies it. Seed 21073474: against torch
-# in float64 ours 2.3e-5 off, torch's 1.8e-5 (and the output: ours 1.1e-5, torch's 2.1e-5).
-KNOWN_DIFFERENCES[("instance_norm", "grad")] = lambda p: (
-    p.args[0].a.dtype == np.float32
-    and p.args[0].a.ndim > 2
-    and int(np.prod(p.args[0].a.shape[2:])) in (1, 2)
-)
-# its second-order gradients are that cancellation's derivatives (seed 100049254: float32
-# (2, 3, 1, 2), 3.5e-5 apart), as group_norm's one-element groups
-KNOWN_DIFFERENCES[("instance_norm", "gg")] = KNOWN_DIFFERENCES[("instance_norm", "grad")]
 
 
 # ----- MKL's and OpenBLAS's getrf on inf/NaN matrices -----
@@ -1069,23 +866,6 @@ also_known(
     ("det", "linalg_slogdet", "logdet"),
     ["out0", "out1", "grad"],
     numpy_lapack(_lu_row_scales_apart),
-)
-
-
-# ----- fidexc: layer_norm over one huge element -----
-# Over one element x - mean is exactly 0, so x_hat and the weight's gradient are exactly 0
-# (ours); torch's kernel forms x_hat as x * rstd + (-mean * rstd) (rstd = 1/sqrt(eps) ~ 316),
-# whose rounding at x = 1e30 is 1e15 (seed 21220309, float64: torch's weight gradient
-# -4.8e15, the true one 0). Known for one-element norms of |x| >= 1e8.
-KNOWN_DIFFERENCES[("layer_norm", "grad")] = (
-    lambda p, before=KNOWN_DIFFERENCES[("layer_norm", "grad")]: (
-        before(p)
-        or (
-            int(np.prod(p.args[1])) == 1
-            and p.args[0].a.size > 0
-            and bool((np.abs(p.args[0].a[np.isfinite(p.args[0].a)]) >= 1e8).any())
-        )
-    )
 )
 
 
@@ -1408,14 +1188,6 @@ def _known(p, kind, what, detail):
     if kind == WORDING and detail.count("The algorithm failed to converge") == 2:
         if _mkl_gesdd_inf(p):  # (fidexc) which batch element torch's MKL fails on first
             return KNOWN  # (an inf matrix before ours, a NaN one, as _mkl_gesdd_inf above)
-    if kind == SILENT and what.startswith("grad") and _nan_into_positional_then(p):
-        return KNOWN
-    if kind == SILENT and what.startswith("grad") and _sinc_cancellation(p):
-        return KNOWN
-    if kind == SILENT and what.startswith("grad") and _negative_zero_into_logit_then(p):
-        return KNOWN
-    if kind == SILENT and what.startswith("grad") and _logit_negative_zero(p):
-        return KNOWN  # (fidexc) -0 into logit: torch's vector chunk or its tail, above
     rule = KNOWN_DIFFERENCES.get((p.op.name, what[:4]))
     return KNOWN if rule and kind in (SILENT, EXCEPTION) and rule(p) else kind
 
@@ -1465,19 +1237,6 @@ def fuzz(programs, seed=0, on_mismatch=None):
             for m in ms:
                 on_mismatch(m)
     return found
-
-
-# ----- lead, seventh pass: the 22,000,000 run's float32 cancellations -----
-# instance_norm over one or two elements is +-sqrt(var / (var + eps)), an ulp or two from -1
-# or 1 in float32, and a chained op with an edge there (log1p at -1) turns that ulp into a
-# unit: seed 22089402, against the float64 result ours is 1.7e-7 off, torch's 1.2e-6, but at
-# the entry nearest -1 ours is 1 - 1.19e-7 and torch's 1 - 1.79e-7 (exact 1 - 1.71e-7), so
-# log1p differs by 0.4
-KNOWN_DIFFERENCES[("instance_norm", "out0")] = lambda p: (
-    p.then is not None
-    and p.then.name in EDGE_AT_ONE | {"log1p"}
-    and KNOWN_DIFFERENCES[("instance_norm", "grad")](p)
-)
 
 
 # linalg.cond with p = +-1 / +-inf / 'fro' (cond_norms: the norm of an inverse) of a float32
@@ -1606,35 +1365,6 @@ also_known(
 )
 
 
-# torch's CPU batch/instance norm is y = fma(x, alpha, beta), alpha = invstd * weight, beta =
-# bias - mean * alpha: over a constant instance (var 0, invstd 1/sqrt(eps) ~ 316) of huge
-# values x * alpha is exact but mean * alpha is rounded, so torch's y is that rounding (seed
-# 24005622: two 1e30 in float32, y = -6.1e24; float64 torch gives -4.2e15) where the exact
-# answer is the bias; ours rounds both products, which cancel (y = 0, the bias lost in beta)
-def _constant_huge_instance(p):
-    x = p.args[0].a
-    if x.dtype.kind != "f" or x.ndim < 3 or not x.size:
-        return False
-    flat = x.reshape(x.shape[0], x.shape[1], -1)
-    const = (flat == flat[..., :1]).all(-1) & np.isfinite(flat[..., 0])
-    huge = abs(flat[..., 0]) >= (1e8 if x.dtype == np.float32 else 1e15)
-    return bool((const & huge).any())
-
-
-also_known(["instance_norm"], ["out0"], _constant_huge_instance)
-
-
-# tanhshrink is x - tanh(x): below |x| ~ 0.17 it cancels to under 1% of x, so in float32 its
-# value is only as exact as an ulp of x (torch's tanh is Sleef's, ours NumPy's), and a chained
-# op with a large derivative there (reciprocal: -1 / y^2 ~ -8e7) makes that a mismatch (seed
-# 24086153: x = -0.06897, torch 2.6e-11 and ours 4.9e-12 off the float64 -1.0915588e-4)
-KNOWN_DIFFERENCES[("tanhshrink", "grad")] = KNOWN_DIFFERENCES[("tanhshrink", "out0")] = lambda p: (
-    p.then is not None
-    and p.args[0].a.dtype == np.float32
-    and bool(((abs(p.args[0].a) < 0.17) & (p.args[0].a != 0)).any())
-)
-
-
 # ----- fidexc (eighth pass): seeds 26,000,000-26,099,999 -----
 # float32 cholesky at cond 1e3-1e5: its backward's triangular solves amplify the float32
 # factor's rounding; measured, ours is the closer to torch's float64 gradient (seed 26029051:
@@ -1700,33 +1430,6 @@ also_known(["affine_grid"], ["out0"], _huge_product_then_periodic)
 # that turns 10 ulps into a mismatch shows it (seed 26070593: i1(-7.6048) = -275.47516 torch,
 # -275.4751 ours, -275.47499 float64, then frac).
 also_known(["special_i1", "special_i1e"], ["out0", "grad"], lambda p: _chain_amplifies(p, 10))
-
-# layer_norm's backward fed a non-finite upstream gradient (a chained expm1/exp of a 1e30
-# bias, seed 26085583, float64): torch's fused formula sums dy w and dy w x_hat into two
-# coefficients (inf - inf: NaN over the whole row), ours keeps the composed x_hat form (-inf
-# at one entry of that row, NaN at the others); as its inf/NaN input rule above
-also_known(["layer_norm"], ["grad"], _nonfinite_then_grad)
-
-
-# batch_norm (training) over a channel constant across the batch, of huge values: as the
-# instance_norm rule above, torch's y = fma(x, alpha, beta) leaves the rounding of mean *
-# alpha (float32 1e30: y = 3.3e22, ours 0, the exact value the bias 0.2); in float64 torch
-# also sums the channel sequentially in double, so its mean of twenty 1e30 is 1e30 + an ulp:
-# var ~ 1e28 instead of 0, x_hat +-1 instead of 0, and its gradients are of that rounding
-# (input gradient 1e-15 where the exact one, invstd w (dy - mean dy), is 100 and ours; weight
-# gradient 0.139 where the exact one and ours are 0). Measured on a (4, 3, 5) batch with
-# channel 1 all 1e30.
-def _constant_huge_channel(p):
-    x = p.args[0].a
-    if x.dtype.kind != "f" or x.ndim < 2 or not x.size or not p.kwargs.get("training"):
-        return False
-    flat = np.moveaxis(x, 1, 0).reshape(x.shape[1], -1)
-    const = (flat == flat[:, :1]).all(-1) & np.isfinite(flat[:, 0])
-    huge = abs(flat[:, 0]) >= (1e8 if x.dtype == np.float32 else 1e15)
-    return bool((const & huge).any())
-
-
-also_known(["batch_norm"], ["out0", "grad"], _constant_huge_channel)
 
 
 # ----- fidexc (eighth pass): seeds 26,100,000-26,199,999 -----
@@ -1824,19 +1527,22 @@ also_known(
 )
 
 
-# ----- fidsil: sinc's float32 gradient: torch's formula cancels, ours is exact ---------------
-# sinc_backward is grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2): for small x the numerator
-# cancels, and torch's float32 evaluation is up to 1e-3 relative off (20,000 normal x at
-# scales 1e-3..10: torch's largest error 9.9e-4 against float64, ours 6e-8: the quotient in
-# float64, rounded once). Known where sinc is the op or the chained op, the inputs float32,
-# and ours is no further from the float64 program's gradient than torch's (seeds 25015574;
-# 22015773 at x = -0.00115: torch 0.8% off the float64 gradient, ours then 0.6%, now exact).
-def _sinc_cancellation(p):
-    if p.op.name != "sinc" and (p.then is None or p.then.name != "sinc"):
+# ----- survey16: bilinear interpolate's vectorized kernel through a periodic chained op -----
+# torch's bilinear kernel for outputs of at most 128 rows + columns (or 3 channels) sums its
+# four taps times the products of the two axes' weights in its own order (README, Known
+# differences: not replayed; ours applies one weight matrix per axis): at an edge both taps
+# read the same entry, weights 0.7 and 0.3, which torch rounds apart (seed 545004775: 1e30 at
+# the edge, torch 9.999999999999999e29, ours 1e30, then cos: 0.997 vs -0.99996). Known where
+# torch's output has an entry whose ulp is 1 or more and the chained op is periodic.
+def _bilinear_vectorized(p):
+    if p.op.name != "interpolate" or p.kwargs.get("mode") != "bilinear":
         return False
-    return _f32_closer_to_float64(p)
+    out = _unchained_torch_output(p)
+    return isinstance(out, torch.Tensor) and (sum(out.shape[-2:]) <= 128 or out.shape[1] == 3)
 
 
-# the same for the second-order stage's create_graph gradient (its step-1 values are the first
-# order's: ours keeps the float64 quotient with create_graph too; seed 22015773)
-also_known(["sinc"], ["grad"], _sinc_cancellation)
+also_known(
+    ["interpolate"],
+    ["out0", "grad"],
+    lambda p: _bilinear_vectorized(p) and _huge_product_then_periodic(p),
+)

@@ -218,6 +218,28 @@ REGRESSION_SEEDS = {
     "gradient's noise is torch's bits (its known rule removed, thirteenth pass)",
     410003195: "int64 x[bool mask] = float64 tensor [[-inf]]: torch's index_put_ is "
     "masked_fill_(mask, value.item()), whose checked conversion refuses -inf (overflow)",
+    # KNOWN_SEEDS whose runner rules went in the sixteenth pass: ours replays torch's kernels
+    25053821: "float32 sinc gradient, second order: torch's graph (pi x once, sin before cos)",
+    25094805: "float32 sinc gradient, second order: torch's graph (pi x once, sin before cos)",
+    25009154: "mish then sinc: float32 sinc gradient, torch's quotient in float32",
+    25041557: "group_norm then sinc: float32 sinc gradient, torch's quotient in float32",
+    25096371: "nanmean then sinc: float32 sinc gradient, torch's quotient in float32",
+    548045355: "float32 sinc second order at x ~ 2e-4: torch's graph order (1.7 apart before)",
+    26151840: "float32 outer then sinc of entries 9e-4: torch's sinc derivative in float32",
+    13069346: "softshrink then reciprocal: +0 in torch's vector body, -0 (x * 0) in its tail",
+    545014317: "hardshrink of NaN: gradient 0 in torch's vector body, grad in its scalar tail",
+    545012555: "relu6 (hardtanh) of NaN: gradient 0 in torch's vector body, grad in its tail",
+    545001582: "hardswish of NaN then fix: gradient NaN in torch's vector body, grad in its tail",
+    545021300: "atanh then hardshrink: atanh's NaN meets hardshrink's vector body (gradient 0)",
+    15023110: "logit(eps) backward at a NaN x: 0 in torch's vectorised chunks, NaN in its tail",
+    15056142: "cosine_embedding_loss of 1-element vectors then reciprocal: sqrt's ulp, inf",
+    15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
+    20209371: "float64 rms_norm over one element then erfinv: +-1 to within eps, rounding",
+    20194983: "float32 rms_norm over one element then asin: the rounding of 1 - |y|",
+    17079200: "atleast_3d then logit at -0: torch's tail gives dy * inf, its vector dy / -0",
+    22089402: "float32 instance_norm over two elements then log1p: an ulp at -1 (torch 1.2e-6 off)",
+    24086153: "float32 tanhshrink(-0.069) then reciprocal: x - tanh(x) cancels (ours the closer)",
+    24005622: "instance_norm of a constant 1e30 instance: torch's fma rounding -6e24 (exact: bias)",
 }
 
 
@@ -254,21 +276,13 @@ KNOWN_SEEDS = {
     "ulp (second order)",
     340076822: "cholesky_solve of a 1e30 right-hand side then tan: the solution's last ulp "
     "(1.4e14) through a periodic op",
-    25053821: "float32 sinc gradient: torch's cancelling quotient, ours (float64) the closer",
-    25094805: "float32 sinc gradient: torch's cancelling quotient, ours (float64) the closer",
-    25009154: "mish then sinc: float32 sinc gradient, ours the closer to float64",
-    25041557: "group_norm then sinc: float32 sinc gradient, ours the closer to float64",
-    25096371: "nanmean then sinc: float32 sinc gradient, ours the closer to float64",
-    15023110: "logit(eps) backward at a NaN x: 0 in torch's vectorised chunks, NaN in its tail",
     15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
     15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",
-    15056142: "cosine_embedding_loss of 1-element vectors then reciprocal: sqrt's ulp, inf",
     15043017: "float32 matrix_power then frac: BLAS summation order, frac's absolute error",
     15050878: "float32 linalg_cond gradient at cond 3662: float32 SVD accuracy",
     15073951: "sdpa with 1e30 keys: softmax backward's cancellation noise of 1e21",
     15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
     15099684: "corrcoef of 2 observations: +-1 then clip's boundary decided by sqrt's ulp",
-    15121609: "float32 layer_norm over 2 elements: gradient is cancellation rounding",
     18053078: "conv1d then sqrt: a NaN upstream gradient meets the padding (oneDNN skips it)",
     18044082: "float32 inverse (matrix_power -1) at cond 115 then lgamma: LAPACK ulps at poles",
     18063345: "float32 polygamma(2) then sinc: the float32 sinc gradient of 1e4 (polygamma's "
@@ -280,27 +294,19 @@ KNOWN_SEEDS = {
     20050245: "float32 conv3d then log1p: summation-order ulp at -1.00044 (1 / (1 + x))",
     20073336: "multi-head attention with a 1e30 in-projection weight: cancellation noise",
     20104276: "nuclear norm of a rank-deficient 4 x 3: U V^T's basis is the SVD's choice",
-    20209371: "float64 rms_norm over one element then erfinv: +-1 to within eps, rounding",
-    20194983: "float32 rms_norm over one element then asin: the rounding of 1 - |y|",
     21296272: "float32 log_ndtr then lgamma near its pole at -11: log_ndtr's last ulp",
-    21220309: "layer_norm over one element of 1e30: torch's x * rstd - mean * rstd rounding",
     21188697: "float64 matrix_power holding 1e30 then sin: BLAS's last ulp at 3.9e29",
     21170477: "float32 multi-head attention: the key bias gradient (exactly 0) is noise in both",
     21138678: "float32 pinv (entries ~40) then frac: torch's pinv 2.4e-5 off float64, ours 1e-6",
     21121306: "matrix_norm(ord=2) of a 3x5 with inf requiring grad: MKL gesdd's convergence",
-    21073474: "float32 instance_norm over 2 elements then asin: gradient is cancellation noise",
     17081477: "multi_head_attention with a 1e30 in_proj_bias: softmax backward noise of 1e22",
     17047982: "multi_head_attention with a 1e30 in_proj_weight entry: the same noise",
-    17079200: "atleast_3d then logit at -0: torch's tail gives dy * inf, its vector dy / -0",
     17063610: "float32 legacy qr gradient at cond 1603: torch 2.5e-3 off float64, ours 3.4e-4",
     17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
-    22089402: "float32 instance_norm over two elements then log1p: an ulp at -1 (torch 1.2e-6 off)",
     22031830: "float32 linalg.cond(p=-1) at cond 345 then cos: torch 1.1e-6 off float64, ours 4e-8",
     22053648: "float32 multi_head_attention gradients: ours as close to float64 as torch's",
     20174924: "float32 multi_head_attention gradient 1.85e-5 off torch: ours the closer to float64",
     23074945: "var of 1e30 then tan: 1.875e59 an ulp apart (torch 1 ulp, ours 2 from exact)",
-    24086153: "float32 tanhshrink(-0.069) then reciprocal: x - tanh(x) cancels (ours the closer)",
-    24005622: "instance_norm of a constant 1e30 instance: torch's fma rounding -6e24 (exact: bias)",
     26029051: "float32 cholesky gradient at cond 25,480: torch 7.5e-4 off float64, ours 1.9e-6",
     26029097: "group_norm then sgn: torch's backward leaves groups unwritten (1e12-1e31 per run)",
     26064405: "affine_grid of a 1e30 theta then sin: torch 1 ulp off at 3.3e29 (ours rounded)",
@@ -309,13 +315,14 @@ KNOWN_SEEDS = {
     26155924: "float32 inverse at cond 21,058: torch 4.77 off float64 at 27,451, ours 9e-4",
     26141101: "float32 slogdet gradient at det 1e-4: torch 0.95 off float64, ours 4e-4",
     26101991: "float32 zeta then tan: torch's 1-ulp zeta, ours rounded, cancelling in q's sum",
-    26151840: "float32 outer then sinc of entries 9e-4: torch's cancelling sinc derivative",
     440005864: "float32 multi_head_attention query gradient 1.62e-5 off torch's fused kernel: "
     "cancellation (one ulp of the row term moves it 1.8e-5); float64 says ours 1.08e-5 off, "
     "torch's fused 5.5e-6, torch's math backend 1.08e-5 (ours within 2.2e-9 of it)",
     450079644: "float32 multi_head_attention (key_padding_mask) gradients 2.5e-4 / 4.3e-4 off "
     "torch's fused kernel: float64 says ours 1.2e-4 / 2.6e-4 off, torch's fused 1.3e-4 / "
     "1.9e-4, torch's math backend 1.2e-4 / 2.6e-4 (ours within 1.6e-6 of it)",
+    545004775: "float64 bilinear interpolate of a 1e30 edge entry then cos: torch's vectorized "
+    "kernel rounds the edge's two equal taps (weights 0.7, 0.3) apart, 9.999999999999999e29",
 }
 
 

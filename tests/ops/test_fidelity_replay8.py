@@ -145,18 +145,16 @@ def _program(name, args, kwargs, up_seed=0):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_batch_norm_of_a_constant_huge_channel_is_exact_in_ours_and_known(dtype):
     """A channel of twenty 1e30: the exact output is the bias and the exact input gradient
-    invstd * w * (dy - mean dy) (x_hat is 0). Ours gives that gradient (torch's float64 one is
-    1e-15, from its sequential double mean of 1e30 + an ulp) and y = 0 (x * alpha and mean *
-    alpha both rounded; torch's fma leaves 3.3e22 in float32); the fuzzer classifies both as
-    known for such a channel, and the other channels agree with torch. Since torch's batch_norm
-    kernels are replayed (test_moments_bits.py), the float64 gradient is torch's."""
+    invstd * w * (dy - mean dy) (x_hat is 0). Since torch's batch_norm kernels are replayed
+    (test_moments_bits.py) ours is torch's, output and gradients (the fuzzer's rule for such a
+    channel went in the sixteenth pass): the float32 gradient the exact one, the float64 one
+    torch's (its sequential double mean of 1e30 + an ulp)."""
     x = np.random.default_rng(0).standard_normal((4, 3, 5)).astype(dtype)
     x[:, 1, :] = 1e30
     w, b = np.array([1.5, 0.7, 2.0], dtype), np.array([0.1, 0.2, 0.3], dtype)
     stats = [T(np.zeros(3, dtype)), T(np.ones(3, dtype))]
     p = _program("batch_norm", [T(x, True)] + stats + [T(w, True), T(b, True)], {"training": True})
-    found = compare_program(p)
-    assert all(m.kind == KNOWN for m in found), found
+    assert not compare_program(p)
     xt = framework.tensor(x, requires_grad=True)
     y = framework.nn.functional.batch_norm(
         xt, None, None, framework.tensor(w), framework.tensor(b), training=True
