@@ -30,13 +30,15 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(autouse=True)
 def _torchs_thread_count():
-    """The kernel replays torch's per-thread blocks, so framework's thread count must be
-    torch's: another module's fixture (tests/bits.py) runs torch on one thread, and
-    framework's default count is read once (the full suite failed 3 block tests so)."""
+    """Both libraries with their thread count set (to torch's): torch's products inside its
+    kernel's parallel region are sequential until set_num_threads sets MKL's count, and
+    other modules (test_conv, tests/bits.py) set it, so a test sees either state; the
+    replay follows framework.set_num_threads the same way (see attention._mkl_serial)."""
     from framework import _namespace
 
-    before = _namespace._threads["n"]
-    framework.set_num_threads(torch.get_num_threads())
+    n, before = torch.get_num_threads(), _namespace._threads["n"]
+    torch.set_num_threads(n)
+    framework.set_num_threads(n)
     yield
     _namespace._threads["n"] = before
 
@@ -198,3 +200,29 @@ def test_projection_nodes_are_torchs():
         f = f.next_functions[0][0] if f.next_functions else None
         t = t.next_functions[0][0] if t.next_functions else None
     assert f is None and t is None
+
+
+def test_sdpa_blocks_before_any_set_num_threads_are_torchs_bits():
+    """The other state: a fresh process where neither library's thread count was set (torch's
+    products inside the region sequential, the replay's too), in a subprocess."""
+    import os
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "sys.path.insert(0, 'tests'); sys.path.insert(0, 'tests/ops')\n"
+        "import cpu_pin\n"
+        "import numpy as np, torch, framework\n"
+        "import test_fidelity_pass16_mha as T\n"
+        "bad = 0\n"
+        "for seed in range(3):\n"
+        "    case = T._draw(np.random.default_rng(16_100 + seed), big=True)\n"
+        "    bad += not T._same(T._sdpa(framework, *case), T._sdpa(torch, *case))\n"
+        "print('bad', bad)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert out.stdout.strip().endswith("bad 0"), out.stdout + out.stderr
