@@ -4,6 +4,8 @@ so a 0-dim value into a 0-dim destination is not a fill_), and every view is dif
 whatever its dtype (views.as_view), so an int or bool view of a base that a fill_ made require
 grad requires grad too, and detach_ refuses an int view as torch does."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -405,3 +407,31 @@ def test_sinc_gradcheck_and_gradgradcheck():
     x = framework.tensor([0.3, -1.7, 2.2, 1e-3], dtype=framework.float64, requires_grad=True)
     assert framework.autograd.gradcheck(framework.sinc, (x,))
     assert framework.autograd.gradgradcheck(framework.sinc, (x,))
+
+
+# ----- cov with no degrees of freedom: its product is torch's MKL product -----
+def test_cov_zero_norm_nan_and_inf_positions_are_torchs():
+    """cov divides x_c @ (x_c w)^T by its norm; at norm 0 the product's rounding decides inf
+    (a residual) or NaN (an exact 0), so the product must be torch's: MKL's dgemm at any size,
+    not NumPy's (fuzz seed 550010846: int64 [3, 2], correction 2, aweights; [1, 0] was inf
+    where torch's is NaN)."""
+    a = np.array([[-5, -5], [1, 3], [3, 3]])
+    w = np.array([0.92894789, 0.24736801])
+    got = []
+    for L in (torch, framework):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got.append(L.cov(L.tensor(a), correction=2, aweights=L.tensor(w)).numpy())
+    assert _bits_equal(got[1], got[0])
+    r = np.random.default_rng(550)
+    for _ in range(100):
+        x = r.standard_normal((int(r.integers(1, 5)), int(r.integers(2, 6))))
+        if r.random() < 0.5:
+            x = np.round(x * 3)
+        ws = r.random(x.shape[1])
+        outs = []
+        for L in (torch, framework):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                outs.append(L.cov(L.tensor(x), correction=1, aweights=L.tensor(ws)).numpy())
+        assert _bits_equal(outs[1], outs[0])

@@ -3,6 +3,8 @@ and the dtype queries result_type, promote_types, can_cast."""
 
 import warnings
 
+import numpy as np
+
 from .. import dtypes
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -183,7 +185,19 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             "expected m1 and m2 to have the same dtype, but got: "
             f"{dtypes.cpp_type_name(x._data.dtype)} != {dtypes.cpp_type_name((x * w)._data.dtype)}"
         )
-    c = x.mm((x if w is None else x * w).t())
+    other = (x if w is None else x * w).t()
+    d = x._data
+    from ._mkl_linear import _amp, _amp_in_use, _MmMKL
+
+    if (
+        type(d) is np.ndarray
+        and d.dtype.char in "fd"
+        and other._data.dtype == d.dtype
+        and not (_amp_in_use[0] and _amp.active)  # (autocast: mm's lower-precision list)
+    ):  # torch's mm is MKL's at any size: NaN and inf where the norm is 0 follow its rounding
+        c = _MmMKL.apply(x, other)  # (fuzz seed 550010846)
+    else:
+        c = x.mm(other)
     return (c / norm).squeeze()
 
 

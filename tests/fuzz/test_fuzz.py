@@ -53,6 +53,8 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    550010846: "cov at norm 0 (int64 [3, 2], correction 2, aweights): its product is MKL's at "
+    "any size, so inf and NaN fall where torch's do",
     440018526: "float32 conv_transpose3d of 1e30 then sinc: where x * x * pi overflows, "
     "sinc's gradient is torch's signed 0 (the float64 quotient moved the weight's by 1.07)",
     380024835: "cdist's backward replay with an empty x1: the gradient of x2 is zeros (it "
