@@ -134,23 +134,35 @@ def _lanes_sum(acc, lanes):
     return r
 
 
-@njit(**_OPTS)
-def _dot(x, xo, y, yo, n, lanes):
-    """vec::map2_reduce_all(x * y, +) over n elements of the flat x and y from xo and yo."""
+def row_dots(x, y, lanes):
+    """vec::map2_reduce_all(x * y, +) over the last dim of x and y, every row at once: the
+    products, lane-wise sums over the full vectors, the tail added into the first lanes, then
+    the lanes reduced as `_lanes_sum` does (NumPy: one pass per vector, not per row)."""
+    p = x * y
+    n = p.shape[-1]
     if n < lanes:
-        r = x[xo] * y[yo]
+        r = p[..., 0].copy()
         for c in range(1, n):
-            r = r + x[xo + c] * y[yo + c]
+            r += p[..., c]
         return r
-    acc = np.empty(lanes, x.dtype)
-    for c in range(lanes):
-        acc[c] = x[xo + c] * y[yo + c]
+    acc = p[..., :lanes].copy()
     full = n - n % lanes
-    for c in range(lanes, full):
-        acc[c % lanes] = acc[c % lanes] + x[xo + c] * y[yo + c]
-    for c in range(full, n):
-        acc[c - full] = acc[c - full] + x[xo + c] * y[yo + c]
-    return _lanes_sum(acc, lanes)
+    for c in range(lanes, full, lanes):
+        acc += p[..., c : c + lanes]
+    if n > full:
+        acc[..., : n - full] += p[..., full:]
+    if lanes == 8 and acc.itemsize == 4:
+        a = acc
+    elif lanes == 16:
+        a = acc[..., :8] + acc[..., 8:]
+    else:
+        r = acc[..., 0].copy()
+        for c in range(1, lanes):
+            r += acc[..., c]
+        return r
+    return ((a[..., 0] + a[..., 4]) + (a[..., 2] + a[..., 6])) + (
+        (a[..., 1] + a[..., 5]) + (a[..., 3] + a[..., 7])
+    )
 
 
 @njit(**_OPTS)
@@ -269,11 +281,12 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
                     lse[i, j, m + r] = _lse(qmax[r], qsum[r])
 
 
-def _flash_backward(g, q, k, v, out, lse, mask, causal, gq, gk, gv, scale, qsplit, kvsplit,
+def _flash_backward(g, q, k, v, dots, lse, mask, causal, gq, gk, gv, scale, qsplit, kvsplit,
                    lanes, threads, gemm):  # fmt: skip
     """cpu_flash_attention_backward: gq, gk, gv (zeros on entry, (B, H, *, E) views of
     sequence-major arrays) from the output's gradient g (C-contiguous (B, L, H, E) viewed as
-    (B, H, L, E)), the inputs, out and lse."""
+    (B, H, L, E)), the inputs, lse, and `dots` (B, H, L): each row's g . out in torch's lane
+    order (`row_dots`)."""
     nb, nh, nq, ne = q.shape
     nk = k.shape[2]
     it = q.itemsize
@@ -285,8 +298,6 @@ def _flash_backward(g, q, k, v, out, lse, mask, causal, gq, gk, gv, scale, qspli
     total = nb * nh
     chunk = (total + min(threads, total) - 1) // min(threads, total)
     dsum = np.empty(qs, q.dtype)
-    row_g = np.empty(ne, q.dtype)
-    row_o = np.empty(ne, q.dtype)
     zero, one = q.dtype.type(0), q.dtype.type(1)
     st = [x // it for x in (q.strides + k.strides + v.strides + g.strides)]
     sg = [x // it for x in (gq.strides + gk.strides + gv.strides)]
@@ -301,10 +312,7 @@ def _flash_backward(g, q, k, v, out, lse, mask, causal, gq, gk, gv, scale, qspli
             for m in range(0, nq, qs):
                 qb = min(qs, nq - m)
                 for r in range(qb):
-                    for c in range(ne):
-                        row_g[c] = g[i, j, m + r, c]
-                        row_o[c] = out[i, j, m + r, c]
-                    dsum[r] = _dot(row_g, 0, row_o, 0, ne, lanes)
+                    dsum[r] = dots[i, j, m + r]
                 keys = min(m + qb, nk) if causal else nk
                 q_at = qa + (i * st[0] + j * st[1] + m * st[2]) * it
                 g_at = ga + (i * st[12] + j * st[13] + m * st[14]) * it
@@ -356,10 +364,10 @@ def _forward_sig(dt):
 
 def _backward_sig(dt):
     """flash_backward's one signature per dtype (as `_forward_sig`)."""
-    g, q, k, v, out, mask, gq, gk, gv = _arrays(dt, 4, *[False] * 6, True, True, True)
-    (lse,) = _arrays(dt, 3, False)
+    g, q, k, v, mask, gq, gk, gv = _arrays(dt, 4, *[False] * 5, True, True, True)
+    dots, lse = _arrays(dt, 3, False, False)
     i = types.int64
-    return types.void(g, q, k, v, out, lse, mask, types.boolean, gq, gk, gv, dt, i, i, i, i, i)
+    return types.void(g, q, k, v, dots, lse, mask, types.boolean, gq, gk, gv, dt, i, i, i, i, i)
 
 
 # compiled on the first call, once per dtype (one signature: no recompiling per layout)

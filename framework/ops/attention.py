@@ -163,7 +163,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         sc = qd.dtype.type(self.scale)
         with _mkl_serial(qd.shape[0] * qd.shape[1]):
             lanes = _vector_bytes() // qd.itemsize
-            j.flash_backward(g, qd, kd, vd, od, self.lse, mask, self.is_causal,
+            dots = j.row_dots(gd, od, lanes)  # each row's g . out, torch's lane order
+            j.flash_backward(g, qd, kd, vd, dots, self.lse, mask, self.is_causal,
                              gq, gk, gv, sc, _q_split(qd.shape[2]), 512, lanes, _threads(),
                              gemm)  # fmt: skip
         half = q._data.dtype
