@@ -1,6 +1,6 @@
 import framework
 from framework import Tensor
-from framework.distributions import _samplers, constraints
+from framework.distributions import constraints
 from framework.distributions.distribution import Distribution
 from framework.distributions.utils import (
     _new,
@@ -130,7 +130,7 @@ class Binomial(Distribution):
     def sample(self, sample_shape=framework.Size()):
         shape = self._extended_shape(sample_shape)
         with framework.no_grad():
-            return _samplers.binomial(self.total_count.expand(shape), self.probs.expand(shape))
+            return framework.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -89,7 +89,9 @@ def test_binomial(dt, seed):
     torch.manual_seed(seed)
     framework.manual_seed(seed)
     want = torch.binomial(torch.tensor(count, dtype=dt[0]), torch.tensor(prob, dtype=dt[0]))
-    got = S.binomial(framework.tensor(count, dtype=dt[1]), framework.tensor(prob, dtype=dt[1]))
+    got = framework.binomial(
+        framework.tensor(count, dtype=dt[1]), framework.tensor(prob, dtype=dt[1])
+    )
     assert str(got.dtype) == str(want.dtype)
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     _same_stream_after()
