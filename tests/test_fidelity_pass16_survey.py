@@ -435,3 +435,26 @@ def test_cov_zero_norm_nan_and_inf_positions_are_torchs():
                 warnings.simplefilter("ignore")
                 outs.append(L.cov(L.tensor(x), correction=1, aweights=L.tensor(ws)).numpy())
         assert _bits_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("name", ["igamma_", "igammac_"])
+def test_inplace_incomplete_gamma_checks_the_cast_first(name):
+    """torch checks that the promoted type casts to self's before the kernel's dtype check:
+    bool self with int64 other is "result type Long can't be cast ..." (a RuntimeError), not
+    the kernel's NotImplementedError (fuzz seeds 560041559, 560052790)."""
+    cases = [
+        ([True], [2]),
+        ([1], [2]),
+        ([True], [True]),
+        ([1.0], [2]),
+        ([2], [1.0]),
+        ([True], [1.0]),
+    ]
+    for a, b in cases:
+        got = []
+        for L in (torch, framework):
+            try:
+                got.append(getattr(L.tensor(a), name)(L.tensor(b)).tolist())
+            except Exception as e:  # the type and message are compared
+                got.append((type(e).__name__, str(e)))
+        assert got[0] == got[1], (a, b, got)

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._errors import bool_subtraction, must_be_tensor, refuse
+from .._errors import bool_subtraction, cast_error, must_be_tensor, refuse
 from .. import dtypes
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -242,6 +242,16 @@ def _igammac_method(self, other):
     return igammac(self, other)
 
 
+def _check_cast(self, other):
+    """torch's in-place check, made before the kernel's dtype check: the promoted result
+    type must cast to self's (a bool self with an int64 other: "result type Long can't be
+    cast to the desired output type Bool"; fuzz seeds 560041559, 560052790)."""
+    res = dtypes.result_type([self._data, other._data], [self.dim(), other.dim()], [])
+    rank = {"b": 0, "i": 1, "u": 1}
+    if rank.get(res.kind, 2) > rank.get(self._data.dtype.kind, 2):
+        raise cast_error(dtypes.scalar_type_name(res), self._data.dtype)
+
+
 def _igamma_(self, other):
     """In-place :func:`framework.igamma`: P(self, other) written into self.
 
@@ -253,6 +263,7 @@ def _igamma_(self, other):
         tensor([0.6321])
     """
     _check("igamma_", self, other, 0)
+    _check_cast(self, other)
     return self._inplace(igamma, other)
 
 
@@ -267,6 +278,7 @@ def _igammac_(self, other):
         tensor([0.3679])
     """
     _check("igammac_", self, other, 0)
+    _check_cast(self, other)
     return self._inplace(igammac, other)
 
 

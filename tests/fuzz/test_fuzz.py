@@ -53,6 +53,9 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    560041559: "igammac_ of a bool self by an int64 other: torch's in-place cast check (RuntimeError) "
+    "comes before the kernel's dtype refusal",
+    560052790: "igamma_ of a bool self by an int64 other (as 560041559)",
     550010846: "cov at norm 0 (int64 [3, 2], correction 2, aweights): its product is MKL's at "
     "any size, so inf and NaN fall where torch's do",
     440018526: "float32 conv_transpose3d of 1e30 then sinc: where x * x * pi overflows, "
