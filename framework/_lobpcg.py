@@ -259,6 +259,9 @@ def _symeig_backward(D_grad, U_grad, A, D, U, largest):
 
 
 class LOBPCGAutogradFunction(torch.autograd.Function):
+    """torch's lobpcg as an autograd Function: the forward runs the solver, the backward is
+    torch's symeig-based formula (dense A and B only)."""
+
     @staticmethod
     def forward(  # type: ignore[override]
         ctx,
@@ -279,6 +282,8 @@ class LOBPCGAutogradFunction(torch.autograd.Function):
     ) -> tuple[Tensor, Tensor]:
         # makes sure that input is contiguous for efficiency.
         # Note: autograd does not support dense gradients for sparse input yet.
+        """The k eigenpairs (E, X) of A (or of the pencil (A, B)) by the LOBPCG iteration, saved
+        for backward."""
         A = A.contiguous() if (not A.is_sparse) else A
         if B is not None:
             B = B.contiguous() if (not B.is_sparse) else B
@@ -307,6 +312,8 @@ class LOBPCGAutogradFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, D_grad, U_grad):  # pyrefly: ignore  # bad-override
+        """The gradients of A and B from those of E and X (torch's _symeig_backward on the saved
+        pairs)."""
         A_grad = B_grad = None
         grads = [None] * 14
 
@@ -872,7 +879,7 @@ class LOBPCG:
         SBS = _utils.qform(B, S)
         d_row = SBS.diagonal(0, -2, -1) ** -0.5
         d_col = d_row.reshape(d_row.shape[0], 1)
-        # TODO use torch.linalg.cholesky_solve once it is implemented
+        # (torch's code: a triangular solve on the Cholesky factor, as below)
         R = torch.linalg.cholesky((SBS * d_row) * d_col, upper=True)
         return torch.linalg.solve_triangular(R, d_row.diag_embed(), upper=True, left=False)
 
@@ -1049,4 +1056,6 @@ LOBPCG_call_tracker_orig = LOBPCG.call_tracker
 
 
 def LOBPCG_call_tracker(self):
+    """torch's no-op hook called once per LOBPCG iteration (kept so tracker subclasses from torch's
+    code run)."""
     self.tracker(self)

@@ -429,14 +429,17 @@ def _volatile(self):
 
 
 def nonzero_static_method(self, *, size, fill_value=-1):
+    """Tensor.nonzero_static: see framework.nonzero_static."""
     return nonzero_static(self, size=size, fill_value=fill_value)
 
 
 def slice_inverse_method(self, src, dim=0, start=None, end=None, step=1):
+    """Tensor.slice_inverse: see framework.slice_inverse."""
     return slice_inverse(self, src, dim, start, end, step)
 
 
 def as_strided_scatter_method(self, src, size, stride, storage_offset=None):
+    """Tensor.as_strided_scatter: see framework.as_strided_scatter."""
     return as_strided_scatter(self, src, size, stride, storage_offset)
 
 
@@ -959,6 +962,7 @@ class AsStridedScatter(Op):
     ``src``; the gradients are torch's formulas (see ``as_strided_scatter``)."""
 
     def forward(self, x, src, size=(), stride=(), offset=0):
+        """A copy of input with src written through as_strided(size, stride, offset)."""
         from .ops.views import _positions
 
         self.size, self.stride, self.offset = size, stride, offset
@@ -969,6 +973,8 @@ class AsStridedScatter(Op):
         return out
 
     def backward(self, grad):
+        """torch's gradients: grad for input (its formula, not the true derivative) and grad read
+        through the strided view for src."""
         g = grad.contiguous()
         g_slice = g.as_strided(self.size, self.stride, self.offset)
         # torch's as_strided_scatter_backward: self's gradient is the slice's, laid back
@@ -1012,6 +1018,8 @@ class SliceInverse(Op):
     slice_inverse; the result is a copy here, not a view)."""
 
     def forward(self, x, base, dim=0, start=None, end=None, step=1):
+        """A tensor of base's geometry holding self where the slice of base lies (a copy here;
+        torch's is a view)."""
         from .backend import as_strided, storage_of
         from .ops.views import geometry
 
@@ -1020,6 +1028,7 @@ class SliceInverse(Op):
         return as_strided(storage_of(x), shape, st, off).copy()
 
     def backward(self, grad):
+        """The gradient of self: grad sliced as the forward's slice."""
         dim, start, end, step = self.slicing
         sl = [slice(None)] * grad.dim()
         sl[dim] = slice(start, end, step)

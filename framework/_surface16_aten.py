@@ -468,6 +468,8 @@ class NativeDropout(Op):
     saves = ("mask",)
 
     def forward(self, x, mask, scale=1.0):
+        """(output, mask) of torch.native_dropout: the mask from torch's Bernoulli draws, the kept
+        values scaled by 1 / (1 - p)."""
         self.mask, self.scale = mask, scale
         y = x * mask.astype(x.dtype)
         y *= x.dtype.type(scale)
@@ -475,10 +477,12 @@ class NativeDropout(Op):
 
     def backward(self, grad):
         # native_dropout_backward: grad * mask * scale
+        """grad * mask * scale (torch's native_dropout_backward)."""
         m = Tensor._make(self.mask.astype(grad._data.dtype), grad._device)
         return grad * m * self.scale, None
 
     def jvp(self, tx, tmask):
+        """The tangent times mask * scale."""
         m = Tensor._make(self.mask.astype(tx._data.dtype), tx._device)
         return tx * m * self.scale
 
@@ -521,6 +525,8 @@ class ConvTbc(Op):
     saves_inputs = True
 
     def forward(self, x, weight, bias, pad=0):
+        """torch.conv_tbc: a 1-D convolution of a (time, batch, channel) input, one product per
+        kernel tap in torch's order."""
         from .ops import _mkl
 
         xp = self.xp
@@ -545,6 +551,7 @@ class ConvTbc(Op):
         return out
 
     def backward(self, grad):
+        """The gradients of input, weight and bias, tap by tap as torch's conv_tbc_backward."""
         x, weight, bias = self.inputs
         return conv_tbc_backward(grad, x, weight, bias, self.pad)
 

@@ -86,12 +86,14 @@ class Geqrf(Op):
     """LAPACK's QR factorization in packed form; torch implements no derivative for it."""
 
     def forward(self, x):
+        """(a, tau) of LAPACK's ?geqrf: the Householder QR factorization as torch returns it."""
         if self.xp is np:
             return _geqrf_arrays(x)
         a, tau = _geqrf_arrays(self.xp.asnumpy(x))  # (LAPACK on the host, as torch's CPU)
         return self.xp.asarray(a), self.xp.asarray(tau)
 
     def backward(self, grad_a, grad_tau):
+        """Raises torch's NotImplementedError: geqrf has no derivative in torch."""
         raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
 

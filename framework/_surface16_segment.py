@@ -24,6 +24,8 @@ class SegmentReduce(Op):
     saves_output = True
 
     def forward(self, data, lengths=None, reduce="sum", axis=0, initial=None):
+        """torch.segment_reduce: each segment (by lengths or offsets) reduced along axis from its
+        initial value, element by element as ATen."""
         self.reduce, self.axis, self.initial, self.lengths = reduce, axis, initial, lengths
         if self.xp is not np:  # (the loops run on the host)
             return self.xp.asarray(self._reduce(self.xp.asnumpy(data)))
@@ -67,6 +69,8 @@ class SegmentReduce(Op):
         return out.reshape(shape[:axis] + (segments,) + shape[axis + 1 :])
 
     def backward(self, grad):
+        """The gradient of data as torch's _segment_reduce_backward (ties of max/min share it where
+        positive)."""
         from .ops.elementwise import NotImplementedBackward
 
         (x,) = self.inputs[:1]
