@@ -139,6 +139,65 @@ def available():
     return bool(s)
 
 
+_gufuncs = {}  # (alpha, beta) -> `_mkl_gemm` gufunc; None: no numba (or FRAMEWORK_NUMBA=0)
+_loop = [None]  # (address, owner) of `_mkl_gemm`'s compiled loop, False where unavailable
+
+
+def gufunc(alpha=1.0, beta=0.0):
+    """The NumPy gufunc ``(m,k),(k,n)->(m,n)`` computing alpha * a @ b (+ beta * out, where
+    beta != 0: pass ``out=`` holding the addend) by MKL's sgemm_/dgemm_ as torch's addmm
+    calls them (`_mkl_gemm`) for float32/float64 matrices or batches of them, one dtype; None
+    without MKL or numba."""
+    f = _gufuncs.get((alpha, beta))
+    if f is None:
+        f = _gufuncs[alpha, beta] = _make_gufunc(alpha, beta)
+    return f or None
+
+
+_NO_STRIDES = np.empty(0, np.int64)
+
+
+def product(a, b, out=None, alpha=1.0, beta=0.0):
+    """alpha * a @ b (+ beta * out) by `gufunc` (which must be available), for float32 or
+    float64 matrices (or batches) of one dtype; out, where given, C-ordered. Passes the
+    operands' strides where a matrix dimension is 1 (see `_mkl_gemm._loop`)."""
+    f = _gufuncs.get((alpha, beta)) or gufunc(alpha, beta)
+    sa, sb = a.shape, b.shape
+    if sa[-2] == 1 or sa[-1] == 1 or sb[-1] == 1:
+        s = np.array(a.strides[-2:] + b.strides[-2:], np.int64)
+    else:
+        s = _NO_STRIDES
+    return f(a, b, s) if out is None else f(a, b, s, out=out)
+
+
+def _make_gufunc(alpha, beta):
+    """`gufunc`'s gufunc, or False."""
+    lib = library()
+    loop = _loop[0]
+    if loop is None:
+        loop = _loop[0] = _compile_loop(lib)
+    if not loop:
+        return False
+    from . import _mkl_gemm
+
+    addr = ctypes.c_void_p
+    gemms = [ctypes.cast(getattr(lib, name), addr).value for name in ("sgemm_", "dgemm_")]
+    threads = ctypes.cast(lib.MKL_Set_Num_Threads_Local, addr).value
+    return _mkl_gemm.make_gufunc(loop, gemms, threads, float(alpha), float(beta), lib)
+
+
+def _compile_loop(lib):
+    """`_mkl_gemm.compile_loop()`, or False without MKL or numba (FRAMEWORK_NUMBA=0)."""
+    if lib is None or os.environ.get("FRAMEWORK_NUMBA", "1") == "0":
+        return False
+    try:
+        from . import _mkl_gemm
+
+        return _mkl_gemm.compile_loop()
+    except Exception:
+        return False
+
+
 def _operand(a, rows, cols):
     """(transpose flag, leading dimension) of a 2-D operand as cblas row-major takes it, or
     None for a layout it cannot (neither dimension unit-strided)."""

@@ -1,0 +1,312 @@
+"""MKL's ?gemm as NumPy gufuncs, called as torch's addmm_impl_cpu_ calls it (numba required;
+imported by `_mkl.gufuncs` on first use).
+
+torch 2.13 computes every float32/float64 mm/addmm (F.linear, matmul of matrices, their
+backward; bmm per matrix from 400 multiply-adds a matrix) by ``at::native::cpublas::gemm``,
+which calls MKL's Fortran ``sgemm_``/``dgemm_`` at any size. A product's bits depend on the
+call (which operand is ``a``, the transpose flags, ``m``/``n``), so the inner loop here makes
+torch's choices from the operands' strides: addmm_impl_cpu_'s result-transpose test (a
+C-ordered result of more than one column: the operands swapped), its tests of each operand
+(unit-strided rows or columns, else a C-ordered copy), then cpublas's normalize_last_dims
+on the leading dimensions. One loop, compiled once per process (or loaded from numba's
+cache), serves both dtypes and every (alpha, beta): its ``data`` record holds the function's
+address, the item size, alpha and beta (float64 bits) and MKL's ``MKL_Set_Num_Threads_Local``
+(a product below `SERIAL_MACS` runs on one thread, as `_mkl_linear.mkl_any_size` runs it).
+NumPy allocates the result and walks a batch, so a 4 x 4 product costs about what
+``ndarray.dot`` costs, where the ctypes call of `_mkl.gemm` costs ~2 us more.
+"""
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.ufunc import _internal
+
+SERIAL_MACS = 1 << 18  # products of fewer multiply-adds run on one MKL thread
+_N, _T = 78, 84  # BLAS's 'N' and 'T'
+_I64 = types.CPointer(types.int64)
+
+
+def _gemm_call(real):
+    """An intrinsic calling a Fortran ?gemm_ (every argument by pointer) of float type `real`
+    (an llvmlite type) at an address; alpha and beta given as float64."""
+
+    @intrinsic
+    def call(typingctx, fn, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+        """fn(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)."""
+
+        def codegen(context, builder, signature, args):
+            """LLVM IR of the call, its scalars in stack slots."""
+            f, ta_, tb_, m_, n_, k_, al, pa, lda_, pb, ldb_, be, pc, ldc_ = args
+            i8, i32 = ir.IntType(8), ir.IntType(32)
+            i8p, i32p, rp = i8.as_pointer(), i32.as_pointer(), real.as_pointer()
+
+            def slot(ty, value):
+                """A stack slot holding value."""
+                p = cgutils.alloca_once(builder, ty)
+                builder.store(value, p)
+                return p
+
+            def int_slot(v):
+                """A 32-bit int slot of an int64 value."""
+                return slot(i32, builder.trunc(v, i32))
+
+            def real_slot(v):
+                """A `real` slot of a float64 value."""
+                return slot(real, v if isinstance(real, ir.DoubleType) else builder.fptrunc(v, real))
+
+            fnty = ir.FunctionType(
+                ir.VoidType(), [i8p, i8p, i32p, i32p, i32p, rp, rp, i32p, rp, i32p, rp, rp, i32p]
+            )
+            call_args = [
+                slot(i8, builder.trunc(ta_, i8)),
+                slot(i8, builder.trunc(tb_, i8)),
+                int_slot(m_),
+                int_slot(n_),
+                int_slot(k_),
+                real_slot(al),
+                builder.inttoptr(pa, rp),
+                int_slot(lda_),
+                builder.inttoptr(pb, rp),
+                int_slot(ldb_),
+                real_slot(be),
+                builder.inttoptr(pc, rp),
+                int_slot(ldc_),
+            ]
+            builder.call(builder.inttoptr(f, fnty.as_pointer()), call_args)
+            return context.get_dummy_value()
+
+        i = types.int64
+        return types.void(i, i, i, i, i, i, types.float64, i, i, i, i, types.float64, i, i), codegen
+
+    return call
+
+
+_sgemm, _dgemm = _gemm_call(ir.FloatType()), _gemm_call(ir.DoubleType())
+
+
+@intrinsic
+def _as_double(typingctx, bits):
+    """The float64 whose bits are the int64 `bits`."""
+
+    def codegen(context, builder, signature, args):
+        """A bitcast."""
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _set_threads(typingctx, fn, count):
+    """MKL_Set_Num_Threads_Local(count) at address fn: the previous local count."""
+
+    def codegen(context, builder, signature, args):
+        """The call, its int argument and result widened to int64."""
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(i32, [i32])
+        out = builder.call(builder.inttoptr(args[0], fnty.as_pointer()), [builder.trunc(args[1], i32)])
+        return builder.sext(out, ir.IntType(64))
+
+    return types.int64(types.int64, types.int64), codegen
+
+
+@intrinsic
+def _i64_at(typingctx, address):
+    """An int64 pointer of an address."""
+
+    def codegen(context, builder, signature, args):
+        """An inttoptr."""
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+
+    return types.CPointer(types.int64)(types.int64), codegen
+
+
+@intrinsic
+def _f32_at(typingctx, address):
+    """A float32 pointer of an address."""
+
+    def codegen(context, builder, signature, args):
+        """An inttoptr."""
+        return builder.inttoptr(args[0], ir.FloatType().as_pointer())
+
+    return types.CPointer(types.float32)(types.int64), codegen
+
+
+@intrinsic
+def _f64_at(typingctx, address):
+    """A float64 pointer of an address."""
+
+    def codegen(context, builder, signature, args):
+        """An inttoptr."""
+        return builder.inttoptr(args[0], ir.DoubleType().as_pointer())
+
+    return types.CPointer(types.float64)(types.int64), codegen
+
+
+@numba.njit(inline="always")
+def _elements(step, size):
+    """A byte stride in elements, or -1 where it is no whole number of them (no BLAS layout)."""
+    return step // size if step % size == 0 else -1
+
+
+@numba.njit
+def _copy(src, rows, cols, s0, s1, size, dst):
+    """The rows x cols matrix at address src (byte strides s0, s1) into dst, C-ordered (the
+    contiguous clone torch makes of an operand BLAS cannot take)."""
+    if size == 4:
+        out = _f32_at(dst)
+        for i in range(rows):
+            for j in range(cols):
+                out[i * cols + j] = _f32_at(src + i * s0 + j * s1)[0]
+    else:
+        out64 = _f64_at(dst)
+        for i in range(rows):
+            for j in range(cols):
+                out64[i * cols + j] = _f64_at(src + i * s0 + j * s1)[0]
+
+
+@numba.njit
+def _product(record, M, K, N, pa, a0, a1, pb, b0, b1, pc, c0, c1):
+    """One M x K by K x N product into the M x N result at pc (byte strides throughout), as
+    torch's addmm_impl_cpu_ and cpublas::gemm call BLAS."""
+    fn, size, alpha, beta = record[0], record[1], _as_double(record[2]), _as_double(record[3])
+    if M == 0 or N == 0:
+        return
+    if K == 0:  # torch: the result zeroed (beta 0) or scaled by beta, no BLAS call
+        for i in range(M):
+            for j in range(N):
+                q = pc + i * c0 + j * c1
+                if size == 4:
+                    p32 = _f32_at(q)
+                    p32[0] = 0.0 if beta == 0.0 else p32[0] * np.float32(beta)
+                else:
+                    p64 = _f64_at(q)
+                    p64[0] = 0.0 if beta == 0.0 else p64[0] * beta
+        return
+    e = _elements
+    # the result: column-major as it is (one column, or unit rows), else transposed (swapped)
+    tc = not (e(c0, size) == 1 and (N == 1 or e(c1, size) >= max(1, M)))
+    if tc:  # m1 = b, m2 = a: (address, rows, cols, byte strides) each
+        m, n, ldc = N, M, e(c0, size)
+        p1, r1, q1, s10, s11, p2, r2, q2, s20, s21 = pb, K, N, b0, b1, pa, M, K, a0, a1
+    else:
+        m, n, ldc = M, N, e(c1, size)
+        p1, r1, q1, s10, s11, p2, r2, q2, s20, s21 = pa, M, K, a0, a1, pb, K, N, b0, b1
+    k = K
+    x1, y1, x2, y2 = e(s10, size), e(s11, size), e(s20, size), e(s21, size)
+    u1, v1 = (y1, x1) if tc else (x1, y1)  # torch's m1_strides[tc ? 1 : 0], [tc ? 0 : 1]
+    u2, v2 = (y2, x2) if tc else (x2, y2)
+    clone1 = not ((u1 == 1 and v1 >= max(1, m)) or (v1 == 1 and u1 >= max(1, k)))
+    clone2 = not ((u2 == 1 and v2 >= max(1, k)) or (v2 == 1 and u2 >= max(1, n)))
+    buf1 = np.empty(r1 * q1 if clone1 else 0, np.float64)  # torch's C-ordered clones
+    buf2 = np.empty(r2 * q2 if clone2 else 0, np.float64)
+    if clone1:
+        ta = not tc
+        _copy(p1, r1, q1, s10, s11, size, buf1.ctypes.data)
+        p1, x1, y1 = buf1.ctypes.data, q1, 1
+    else:
+        ta = not (u1 == 1 and v1 >= max(1, m))
+    if clone2:
+        tb = not tc
+        _copy(p2, r2, q2, s20, s21, size, buf2.ctypes.data)
+        p2, x2, y2 = buf2.ctypes.data, q2, 1
+    else:
+        tb = not (u2 == 1 and v2 >= max(1, k))
+    lda = y1 if ta == tc else x1
+    ldb = y2 if tb == tc else x2
+    # cpublas::gemm's normalize_last_dims
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    serial = record[4] != 0 and m * n * k < SERIAL_MACS
+    threads = _set_threads(record[4], 1) if serial else 0
+    fa, fb = _T if ta else _N, _T if tb else _N
+    if size == 4:
+        _sgemm(fn, fa, fb, m, n, k, alpha, p1, lda, p2, ldb, beta, pc, ldc)
+    else:
+        _dgemm(fn, fa, fb, m, n, k, alpha, p1, lda, p2, ldb, beta, pc, ldc)
+    if serial:
+        _set_threads(record[4], threads)
+    if buf1.size + buf2.size < 0:  # (keeps the clones alive through the call)
+        print(buf1[0], buf2[0])
+
+
+def _loop(args, dims, steps, data):
+    """NumPy's gufunc inner loop for (m,k),(k,n),(s)->(m,n): one product a batch element.
+    NumPy passes 0 as the stride of a core dimension of size 1, where torch's tests read the
+    tensor's own: a caller with such a dimension passes the operands' byte strides as s
+    (a's two, then b's), else an empty s. The result is C-ordered (NumPy's or the caller's)."""
+    M, K, N = dims[1], dims[2], dims[3]
+    a0, a1, b0, b1 = steps[4], steps[5], steps[6], steps[7]
+    if dims[4] == 4:
+        s = _i64_at(args[2])
+        a0, a1, b0, b1 = s[0], s[1], s[2], s[3]
+    size = data[1]
+    for i in range(dims[0]):
+        _product(
+            data,
+            M,
+            K,
+            N,
+            args[0] + i * steps[0],
+            a0,
+            a1,
+            args[1] + i * steps[1],
+            b0,
+            b1,
+            args[3] + i * steps[3],
+            N * size,
+            size,
+        )
+
+
+def compile_loop():
+    """The inner loop's address and the object keeping it alive (numba's cache where it is
+    writable, else compiled in memory)."""
+    sig = types.void(_I64, _I64, _I64, _I64)
+    for cache in (True, False):
+        try:
+            c = numba.cfunc(sig, nopython=True, cache=cache)(_loop)
+            return c.address, c
+        except Exception:
+            if not cache:
+                raise
+    raise AssertionError("unreachable")
+
+
+def make_gufunc(loop, gemms, set_threads, alpha, beta, keep):
+    """The gufunc a @ b (alpha * a @ b + beta * out with beta != 0: the caller passes out
+    holding the addend) for float32 and float64 matrices; gemms: sgemm_'s and dgemm_'s
+    addresses; set_threads: MKL_Set_Num_Threads_Local's (0: leave MKL's threads)."""
+    address, owner = loop
+    bits = np.array([alpha, beta], np.float64).view(np.int64)
+    records = [
+        np.array([fn, size, bits[0], bits[1], set_threads], np.int64)
+        for fn, size in zip(gemms, (4, 8))
+    ]
+    i8 = np.dtype(np.int64).num
+    dtypes = [[np.dtype(t).num] * 2 + [i8, np.dtype(t).num] for t in (np.float32, np.float64)]
+    return _internal.fromfunc(
+        "gemm",
+        "MKL's ?gemm of matrices (a batch too), called as torch calls it.",
+        [address] * 2,
+        dtypes,
+        3,
+        1,
+        [int(r.ctypes.data) for r in records],
+        [owner, *records, keep],
+        _internal.PyUFunc_None,
+        "(m,k),(k,n),(s)->(m,n)",
+        (),
+    )
