@@ -11,9 +11,11 @@ and added with beta = 1): torch's bits, at torch's speed.
 Loaded from ``FRAMEWORK_MKL`` (a path to ``libmkl_rt.so.2`` or its folder; ``0`` turns it
 off) or else ``<sys.prefix>/lib/libmkl_rt.so.2`` (where the wheel installs it), on GNU
 OpenMP threads as torch's (see `_threading_layer`; sequential where libgomp is missing).
-Without it every product stays NumPy's. Products of fewer than `MIN_MACS` multiply-adds
-stay NumPy's too (their bits then OpenBLAS's): with numba (and FRAMEWORK_NUMBA not 0) MKL is
-called from a compiled function, 2**18 and up; without numba by ctypes, 2**20 and up.
+Without it every product stays NumPy's. With numba (and FRAMEWORK_NUMBA not 0) every
+product goes to MKL whatever its size, by `_mkl_gemm.product_into` (`INTO`), which makes
+torch's own choice of operands, transposes and leading dimensions and costs ~0.4 us more than
+NumPy's dot on a 4 x 4 product; without numba by ctypes (~2 us more), products of 2**20
+multiply-adds and up (`MIN_MACS`), smaller ones NumPy's (their bits OpenBLAS's).
 """
 
 import ctypes
@@ -23,10 +25,11 @@ import sys
 import numpy as np
 
 MIN_MACS = 0  # M * N * K at or above which a product goes to MKL: 0 until the first call
-#              loads it, then 1 << 18 with the compiled call (below it MKL's call costs ~2 us
-#              more than NumPy's dot: 3.4 vs 1.1 us on 32 x 128 x 10; 6.0 vs 6.9 on
-#              32 x 64 x 128), 1 << 20 with ctypes alone (~5 us a call), and _NEVER without
-#              MKL (the callers' size test then keeps every product NumPy's)
+#              loads it, and with the compiled call (`INTO`: every product), 1 << 20 with
+#              ctypes alone (~2 us a call more than NumPy's dot), and _NEVER without MKL (the
+#              callers' size test then keeps every product NumPy's)
+INTO = None  # `_mkl_gemm.product_into` once `available()` loaded MKL, with numba
+RECORDS = {}  # dtype char ("f", "d") -> INTO's record of alpha 1, beta 0 ("f+", "d+": beta 1)
 _NEVER = 1 << 62
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _state = [None]  # (sgemm, dgemm, compiled or None) once loaded, False where unavailable
@@ -87,7 +90,7 @@ def _load():
             out.append(fn)
     except AttributeError:
         return False
-    return (*out, _compiled(*out))
+    return tuple(out)
 
 
 def _threading_layer():
@@ -104,96 +107,69 @@ def _threading_layer():
     return 3
 
 
-def _compiled(sgemm, dgemm):
-    """A numba function calling sgemm (float32) or dgemm with the arrays' addresses, or None
-    without numba (or FRAMEWORK_NUMBA=0). Compiled in memory, not cached on disk: it holds the
-    functions' addresses in this process."""
-    from . import _fused
-
-    if _fused.kernels() is None:
-        return None
-    try:
-        import numba
-
-        @numba.njit(nogil=True)
-        def call(single, ta, tb, m, n, k, a, lda, b, ldb, beta, out):
-            """cblas_?gemm(RowMajor, ta, tb, m, n, k, 1, a, lda, b, ldb, beta, out, n)."""
-            pa, pb, po = a.ctypes.data, b.ctypes.data, out.ctypes.data
-            if single:
-                sgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, beta, po, n)
-            else:
-                dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, beta, po, n)
-
-        return call
-    except Exception:  # a numba that cannot call ctypes functions: the ctypes call
-        return None
-
-
 def available():
     """True where MKL's gemm is loaded (see the module)."""
-    global MIN_MACS
+    global MIN_MACS, INTO
     s = _state[0]
     if s is None:
         s = _state[0] = _load()
-        MIN_MACS = _NEVER if not s else 1 << 18 if s[2] is not None else 1 << 20
+        into = product_into() if s else None
+        if into is not None:
+            RECORDS.update(f=record("f"), d=record("d"))
+            RECORDS.update({"f+": record("f", 1.0, 1.0), "d+": record("d", 1.0, 1.0)})
+            INTO = into
+        MIN_MACS = _NEVER if not s else 0 if into is not None else 1 << 20
     return bool(s)
 
 
-_gufuncs = {}  # (alpha, beta) -> `_mkl_gemm` gufunc; None: no numba (or FRAMEWORK_NUMBA=0)
-_loop = [None]  # (address, owner) of `_mkl_gemm`'s compiled loop, False where unavailable
+_records = {}  # (dtype char, alpha, beta) -> `_mkl_gemm.make_record`'s record
+_compiled_into = [None]  # `_mkl_gemm.product_into`, False without MKL or numba
 
 
-def gufunc(alpha=1.0, beta=0.0):
-    """The NumPy gufunc ``(m,k),(k,n)->(m,n)`` computing alpha * a @ b (+ beta * out, where
-    beta != 0: pass ``out=`` holding the addend) by MKL's sgemm_/dgemm_ as torch's addmm
-    calls them (`_mkl_gemm`) for float32/float64 matrices or batches of them, one dtype; None
-    without MKL or numba."""
-    f = _gufuncs.get((alpha, beta))
+def product_into():
+    """`_mkl_gemm.product_into(record, a, b, out)` (out = alpha * a @ b + beta * out by MKL's
+    sgemm_/dgemm_, called as torch's addmm calls them), or None without MKL or numba
+    (FRAMEWORK_NUMBA=0). Its record: `record`."""
+    f = _compiled_into[0]
     if f is None:
-        f = _gufuncs[alpha, beta] = _make_gufunc(alpha, beta)
+        f = _compiled_into[0] = _compile_into()
     return f or None
 
 
-_NO_STRIDES = np.empty(0, np.int64)
+def record(char, alpha=1.0, beta=0.0):
+    """`product_into`'s record for dtype char "f" or "d" and (alpha, beta)."""
+    key = (char, alpha, beta)
+    r = _records.get(key)
+    if r is None:
+        from . import _mkl_gemm
+
+        lib = library()
+        addr = ctypes.c_void_p
+        fn = ctypes.cast(getattr(lib, "sgemm_" if char == "f" else "dgemm_"), addr).value
+        threads = ctypes.cast(lib.MKL_Set_Num_Threads_Local, addr).value
+        r = _records[key] = _mkl_gemm.make_record(
+            fn, 4 if char == "f" else 8, threads, float(alpha), float(beta)
+        )
+    return r
 
 
 def product(a, b, out=None, alpha=1.0, beta=0.0):
-    """alpha * a @ b (+ beta * out) by `gufunc` (which must be available), for float32 or
-    float64 matrices (or batches) of one dtype; out, where given, C-ordered. Passes the
-    operands' strides where a matrix dimension is 1 (see `_mkl_gemm._loop`)."""
-    f = _gufuncs.get((alpha, beta)) or gufunc(alpha, beta)
-    sa, sb = a.shape, b.shape
-    if sa[-2] == 1 or sa[-1] == 1 or sb[-1] == 1:
-        s = np.array(a.strides[-2:] + b.strides[-2:], np.int64)
-    else:
-        s = _NO_STRIDES
-    return f(a, b, s) if out is None else f(a, b, s, out=out)
+    """alpha * a @ b (+ beta * out, the C-ordered `out` given) by `product_into` (which must
+    be available) for float32 or float64 matrices (or 3-D batches) of one dtype."""
+    if out is None:
+        out = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
+    _compiled_into[0](record(a.dtype.char, alpha, beta), a, b, out)
+    return out
 
 
-def _make_gufunc(alpha, beta):
-    """`gufunc`'s gufunc, or False."""
-    lib = library()
-    loop = _loop[0]
-    if loop is None:
-        loop = _loop[0] = _compile_loop(lib)
-    if not loop:
-        return False
-    from . import _mkl_gemm
-
-    addr = ctypes.c_void_p
-    gemms = [ctypes.cast(getattr(lib, name), addr).value for name in ("sgemm_", "dgemm_")]
-    threads = ctypes.cast(lib.MKL_Set_Num_Threads_Local, addr).value
-    return _mkl_gemm.make_gufunc(loop, gemms, threads, float(alpha), float(beta), lib)
-
-
-def _compile_loop(lib):
-    """`_mkl_gemm.compile_loop()`, or False without MKL or numba (FRAMEWORK_NUMBA=0)."""
-    if lib is None or os.environ.get("FRAMEWORK_NUMBA", "1") == "0":
+def _compile_into():
+    """`_mkl_gemm.product_into`, or False without MKL or numba (FRAMEWORK_NUMBA=0)."""
+    if library() is None or os.environ.get("FRAMEWORK_NUMBA", "1") == "0":
         return False
     try:
         from . import _mkl_gemm
 
-        return _mkl_gemm.compile_loop()
+        return _mkl_gemm.product_into
     except Exception:
         return False
 
@@ -212,10 +188,10 @@ def _operand(a, rows, cols):
 
 def gemm(a, b, bias=None):
     """a @ b (plus `bias` broadcast to the result, added as torch's addmm adds it: copied into
-    the result, then beta = 1) by MKL for float32/float64 NumPy matrices of one dtype with at
-    least `MIN_MACS` multiply-adds and an inner size of 2 or more (1 with a bias: torch's
-    gemm fuses the product into the bias); None otherwise (the caller keeps its NumPy
-    product)."""
+    the result, then beta = 1) by MKL for float32/float64 NumPy matrices of one dtype: by
+    `INTO` at any size and layout, else (ctypes) with at least `MIN_MACS` multiply-adds, an
+    inner size of 2 or more (1 with a bias: torch's gemm fuses the product into the bias) and
+    a layout cblas takes; None otherwise (the caller keeps its NumPy product)."""
     s = _state[0]
     if s is None:
         available()
@@ -227,6 +203,16 @@ def gemm(a, b, bias=None):
         return None
     m, k = a.shape
     n = b.shape[1]
+    if INTO is not None and b.shape[0] == k and max(m, n, k) < 1 << 31 and dt.isnative:
+        out = np.empty((m, n), dt)  # torch's own call at any size and layout (`_mkl_gemm`)
+        if bias is None:
+            INTO(RECORDS[dt.char], a, b, out)
+            return out
+        if bias.dtype != dt:
+            return None
+        out[...] = bias
+        INTO(RECORDS[dt.char + "+"], a, b, out)
+        return out
     if (
         k < 2 - (bias is not None)
         or m * n * k < MIN_MACS
@@ -247,9 +233,6 @@ def gemm(a, b, bias=None):
             return None
         out[...] = bias
         beta = 1.0
-    if s[2] is not None:
-        s[2](dt.char == "f", fa[0], fb[0], m, n, k, a, fa[1], b, fb[1], beta, out)
-        return out
     fn = s[0] if dt.char == "f" else s[1]
     fn(
         _ROW_MAJOR,

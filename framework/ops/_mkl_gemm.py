@@ -22,11 +22,9 @@ from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
-from numba.np.ufunc import _internal
 
 SERIAL_MACS = 1 << 18  # products of fewer multiply-adds run on one MKL thread
 _N, _T = 78, 84  # BLAS's 'N' and 'T'
-_I64 = types.CPointer(types.int64)
 
 
 def _gemm_call(real):
@@ -145,13 +143,13 @@ def _f64_at(typingctx, address):
     return types.CPointer(types.float64)(types.int64), codegen
 
 
-@numba.njit(inline="always")
+@numba.njit(inline="always", cache=True)
 def _elements(step, size):
     """A byte stride in elements, or -1 where it is no whole number of them (no BLAS layout)."""
     return step // size if step % size == 0 else -1
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _copy(src, rows, cols, s0, s1, size, dst):
     """The rows x cols matrix at address src (byte strides s0, s1) into dst, C-ordered (the
     contiguous clone torch makes of an operand BLAS cannot take)."""
@@ -167,7 +165,7 @@ def _copy(src, rows, cols, s0, s1, size, dst):
                 out64[i * cols + j] = _f64_at(src + i * s0 + j * s1)[0]
 
 
-@numba.njit
+@numba.njit(nogil=True, cache=True)
 def _product(record, M, K, N, pa, a0, a1, pb, b0, b1, pc, c0, c1):
     """One M x K by K x N product into the M x N result at pc (byte strides throughout), as
     torch's addmm_impl_cpu_ and cpublas::gemm call BLAS."""
@@ -242,71 +240,49 @@ def _product(record, M, K, N, pa, a0, a1, pb, b0, b1, pc, c0, c1):
         print(buf1[0], buf2[0])
 
 
-def _loop(args, dims, steps, data):
-    """NumPy's gufunc inner loop for (m,k),(k,n),(s)->(m,n): one product a batch element.
-    NumPy passes 0 as the stride of a core dimension of size 1, where torch's tests read the
-    tensor's own: a caller with such a dimension passes the operands' byte strides as s
-    (a's two, then b's), else an empty s. The result is C-ordered (NumPy's or the caller's)."""
-    M, K, N = dims[1], dims[2], dims[3]
-    a0, a1, b0, b1 = steps[4], steps[5], steps[6], steps[7]
-    if dims[4] == 4:
-        s = _i64_at(args[2])
-        a0, a1, b0, b1 = s[0], s[1], s[2], s[3]
-    size = data[1]
-    for i in range(dims[0]):
+@numba.njit(nogil=True, cache=True)
+def product_into(record, a, b, out):
+    """out = alpha * a @ b + beta * out (record: `make_record`'s) for float32 or float64
+    matrices, or batches of them (3-D, one product a batch element), of one dtype; out
+    C-ordered."""
+    if a.ndim == 2:
         _product(
-            data,
-            M,
-            K,
-            N,
-            args[0] + i * steps[0],
-            a0,
-            a1,
-            args[1] + i * steps[1],
-            b0,
-            b1,
-            args[3] + i * steps[3],
-            N * size,
-            size,
+            record,
+            a.shape[0],
+            a.shape[1],
+            b.shape[1],
+            a.ctypes.data,
+            a.strides[0],
+            a.strides[1],
+            b.ctypes.data,
+            b.strides[0],
+            b.strides[1],
+            out.ctypes.data,
+            out.strides[0],
+            out.strides[1],
+        )
+        return
+    for i in range(a.shape[0]):
+        _product(
+            record,
+            a.shape[1],
+            a.shape[2],
+            b.shape[2],
+            a.ctypes.data + i * a.strides[0],
+            a.strides[1],
+            a.strides[2],
+            b.ctypes.data + i * b.strides[0],
+            b.strides[1],
+            b.strides[2],
+            out.ctypes.data + i * out.strides[0],
+            out.strides[1],
+            out.strides[2],
         )
 
 
-def compile_loop():
-    """The inner loop's address and the object keeping it alive (numba's cache where it is
-    writable, else compiled in memory)."""
-    sig = types.void(_I64, _I64, _I64, _I64)
-    for cache in (True, False):
-        try:
-            c = numba.cfunc(sig, nopython=True, cache=cache)(_loop)
-            return c.address, c
-        except Exception:
-            if not cache:
-                raise
-    raise AssertionError("unreachable")
-
-
-def make_gufunc(loop, gemms, set_threads, alpha, beta, keep):
-    """The gufunc a @ b (alpha * a @ b + beta * out with beta != 0: the caller passes out
-    holding the addend) for float32 and float64 matrices; gemms: sgemm_'s and dgemm_'s
-    addresses; set_threads: MKL_Set_Num_Threads_Local's (0: leave MKL's threads)."""
-    address, owner = loop
+def make_record(gemm, size, set_threads, alpha, beta):
+    """`product_into`'s record: the ?gemm_ function's address, the item size (4: float32),
+    alpha and beta (float64 bits), MKL_Set_Num_Threads_Local's address (0: leave MKL's
+    threads as they are)."""
     bits = np.array([alpha, beta], np.float64).view(np.int64)
-    records = [
-        np.array([fn, size, bits[0], bits[1], set_threads], np.int64)
-        for fn, size in zip(gemms, (4, 8))
-    ]
-    i8 = np.dtype(np.int64).num
-    dtypes = [[np.dtype(t).num] * 2 + [i8, np.dtype(t).num] for t in (np.float32, np.float64)]
-    return _internal.fromfunc(
-        "gemm",
-        "MKL's ?gemm of matrices (a batch too), called as torch calls it.",
-        [address] * 2,
-        dtypes,
-        3,
-        1,
-        [int(r.ctypes.data) for r in records],
-        [owner, *records, keep],
-        _internal.PyUFunc_None,
-        "(m,k),(k,n),(s)->(m,n)",
-        (),
-    )
+    return np.array([gemm, size, bits[0], bits[1], set_threads], np.int64)

@@ -18,6 +18,7 @@ from ..tensor import Tensor
 
 _new = object.__new__
 _F32, _F64 = _np.dtype("float32"), _np.dtype("float64")
+_ndarray, _empty = _np.ndarray, _np.empty
 
 
 __all__ = ["addmm", "bmm", "dot", "ger", "matmul", "mm", "mv", "outer"]
@@ -35,11 +36,28 @@ def _half_matmul(a, b):
 
 def _dot(a, b):
     """a @ b of matrices by ndarray.dot, except an inner size of 1: NumPy's dot then gives
-    inf * 0 = 0 for an (m, 1) @ (1, 1) product (matmul and torch: NaN). Large float products
-    go to MKL where it is installed (`_mkl`: torch's BLAS)."""
+    inf * 0 = 0 for an (m, 1) @ (1, 1) product (matmul and torch: NaN). Float products go to
+    MKL where it is installed (`_mkl`: torch's BLAS and its call; with numba at any size)."""
+    dt = a.dtype
+    if (
+        _mkl.INTO is not None
+        and (dt is _F32 or dt is _F64)
+        and b.dtype is dt
+        and type(a) is _ndarray
+        and type(b) is _ndarray
+    ):
+        return _mkl_dot(a, b)
     k = b.shape[0]
     if a.shape[0] * k * b.shape[1] < _mkl.MIN_MACS or (out := _mkl.gemm(a, b)) is None:
         return a.dot(b) if k != 1 else a @ b
+    return out
+
+
+def _mkl_dot(a, b):
+    """a @ b by MKL's gemm as torch calls it (`_mkl.INTO`, loaded), for float32 or float64
+    NumPy matrices (or 3-D batches) of one dtype."""
+    out = _empty(a.shape[:-1] + b.shape[-1:], a.dtype)
+    _mkl.INTO(_mkl.RECORDS[a.dtype.char], a, b, out)
     return out
 
 
@@ -80,6 +98,16 @@ class Mm(Op):
 
     def forward(self, a, b):
         dt = a.dtype
+        if (
+            (dt is _F32 or dt is _F64)
+            and (into := _mkl.INTO) is not None
+            and b.dtype is dt
+            and type(a) is _ndarray
+            and type(b) is _ndarray
+        ):  # torch's gemm call by MKL, any size (see _mkl_gemm)
+            out = _empty((a.shape[0], b.shape[1]), dt)
+            into(_mkl.RECORDS[dt.char], a, b, out)
+            return out
         if dt is _F32 or dt is _F64 or dt.kind == "f" and dt.itemsize > 2:  # float32/64:
             sb = b.shape  # the product itself (dot: the BLAS call of matmul; see _dot)
             if sb[0] != 1:
@@ -116,6 +144,16 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
     dt = g.dtype
     m, k = m1.shape
     n = m2.shape[1]
+    if _mkl.INTO is not None and (dt is _F32 or dt is _F64) and type(g) is _ndarray:
+        # torch's products by MKL (any size), laid out as `_mat1_grad`/`_mat2_grad` lay them
+        g1 = g2 = None
+        if need_2:
+            d = _mkl_dot(g.T, m1).T if _column_major_array(m2) else _mkl_dot(m1.T, g)
+            g2 = wrap(d, grad)
+        if need_1:
+            d = _mkl_dot(m2, g.T).T if _column_major_array(m1) else _mkl_dot(g, m2.T)
+            g1 = wrap(d, grad)
+        return g1, g2
     if (dt is _F32 or dt is _F64) and m * n * k < _mkl.MIN_MACS and m > 1 and n > 1 and k:
         # small float32/float64 products (the common case): _half_matmul's and _dot's tests
         # decided once (NumPy's dot; both inner sizes, m and n, above 1), the layout tests on
@@ -345,6 +383,8 @@ class Bmm(Op):
                 prods = a.transpose(2, 0, 1)[..., None] * b.transpose(1, 0, 2)[:, :, None, :]
                 out = down(prods.reshape(a.shape[2], -1)) + a.dtype.type(0)
                 return out.reshape(a.shape[0], a.shape[1], b.shape[2])
+            if _mkl.INTO is not None and _small_bmm_exact(a, b):  # torch: addmm_impl_cpu_
+                return _mkl_dot(a, b)  # on each matrix, MKL's gemm
         return _half_matmul(a, b)
 
     def backward(self, grad):
@@ -388,6 +428,9 @@ def bmm(a, b):
     return Bmm.apply(a, b)
 
 
+_REAL = (int, float, bool)
+
+
 class Addmm(Op):
     """beta * bias + alpha * (m1 @ m2) in one node (F.linear's primitive)."""
 
@@ -415,6 +458,27 @@ class Addmm(Op):
         half = m1.dtype if m1.dtype.itemsize == 2 and m1.dtype.kind in "fV" else None
         if half is not None:  # accumulate in float32, round once (torch's CPU kernel)
             m1, m2, bias = m1.astype("float32"), m2.astype("float32"), bias.astype("float32")
+        dt = m1.dtype
+        if (
+            (dt is _F32 or dt is _F64)
+            and _mkl.INTO is not None
+            and m1.shape[1]
+            and m2.dtype is dt
+            and bias.dtype is dt
+            and type(m1) is _ndarray
+            and type(m2) is _ndarray
+            and type(alpha) in _REAL
+            and type(beta) in _REAL
+        ):  # torch's call (addmm_impl_cpu_): bias copied into the result, then one gemm
+            out = _empty((m1.shape[0], m2.shape[1]), dt)
+            if beta != 0:
+                out[...] = bias
+            if alpha == 1 and (beta == 1 or beta == 0):
+                rec = _mkl.RECORDS[dt.char + "+" if beta else dt.char]
+            else:
+                rec = _mkl.record(dt.char, float(alpha), float(beta))
+            _mkl.INTO(rec, m1, m2, out)
+            return out
         big = m1.shape[0] * m2.shape[0] * m2.shape[1] >= _mkl.MIN_MACS
         if big and beta == 1 and alpha == 1 and half is None:
             out = _mkl.gemm(m1, m2, bias)  # MKL where installed: torch's call (bias copied
