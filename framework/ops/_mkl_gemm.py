@@ -53,7 +53,9 @@ def _gemm_call(real):
 
             def real_slot(v):
                 """A `real` slot of a float64 value."""
-                return slot(real, v if isinstance(real, ir.DoubleType) else builder.fptrunc(v, real))
+                return slot(
+                    real, v if isinstance(real, ir.DoubleType) else builder.fptrunc(v, real)
+                )
 
             fnty = ir.FunctionType(
                 ir.VoidType(), [i8p, i8p, i32p, i32p, i32p, rp, rp, i32p, rp, i32p, rp, rp, i32p]
@@ -104,7 +106,9 @@ def _set_threads(typingctx, fn, count):
         """The call, its int argument and result widened to int64."""
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(i32, [i32])
-        out = builder.call(builder.inttoptr(args[0], fnty.as_pointer()), [builder.trunc(args[1], i32)])
+        out = builder.call(
+            builder.inttoptr(args[0], fnty.as_pointer()), [builder.trunc(args[1], i32)]
+        )
         return builder.sext(out, ir.IntType(64))
 
     return types.int64(types.int64, types.int64), codegen
@@ -169,7 +173,7 @@ def _copy(src, rows, cols, s0, s1, size, dst):
 def _product(record, M, K, N, pa, a0, a1, pb, b0, b1, pc, c0, c1):
     """One M x K by K x N product into the M x N result at pc (byte strides throughout), as
     torch's addmm_impl_cpu_ and cpublas::gemm call BLAS."""
-    fn, size, alpha, beta = record[0], record[1], _as_double(record[2]), _as_double(record[3])
+    size, beta = record[1], _as_double(record[3])
     if M == 0 or N == 0:
         return
     if K == 0:  # torch: the result zeroed (beta 0) or scaled by beta, no BLAS call
@@ -196,25 +200,40 @@ def _product(record, M, K, N, pa, a0, a1, pb, b0, b1, pc, c0, c1):
     x1, y1, x2, y2 = e(s10, size), e(s11, size), e(s20, size), e(s21, size)
     u1, v1 = (y1, x1) if tc else (x1, y1)  # torch's m1_strides[tc ? 1 : 0], [tc ? 0 : 1]
     u2, v2 = (y2, x2) if tc else (x2, y2)
-    clone1 = not ((u1 == 1 and v1 >= max(1, m)) or (v1 == 1 and u1 >= max(1, k)))
-    clone2 = not ((u2 == 1 and v2 >= max(1, k)) or (v2 == 1 and u2 >= max(1, n)))
-    buf1 = np.empty(r1 * q1 if clone1 else 0, np.float64)  # torch's C-ordered clones
-    buf2 = np.empty(r2 * q2 if clone2 else 0, np.float64)
-    if clone1:
+    keep1 = (u1 == 1 and v1 >= max(1, m)) or (v1 == 1 and u1 >= max(1, k))
+    keep2 = (u2 == 1 and v2 >= max(1, k)) or (v2 == 1 and u2 >= max(1, n))
+    if keep1 and keep2:
+        ta = not (u1 == 1 and v1 >= max(1, m))
+        tb = not (u2 == 1 and v2 >= max(1, k))
+        _call(record, tc, m, n, k, ta, p1, x1, y1, tb, p2, x2, y2, pc, ldc)
+        return
+    # torch's C-ordered clones of the operands BLAS cannot take (then transposed as the result)
+    buf1 = np.empty(0 if keep1 else r1 * q1, np.float64)
+    buf2 = np.empty(0 if keep2 else r2 * q2, np.float64)
+    if keep1:
+        ta = not (u1 == 1 and v1 >= max(1, m))
+    else:
         ta = not tc
         _copy(p1, r1, q1, s10, s11, size, buf1.ctypes.data)
         p1, x1, y1 = buf1.ctypes.data, q1, 1
+    if keep2:
+        tb = not (u2 == 1 and v2 >= max(1, k))
     else:
-        ta = not (u1 == 1 and v1 >= max(1, m))
-    if clone2:
         tb = not tc
         _copy(p2, r2, q2, s20, s21, size, buf2.ctypes.data)
         p2, x2, y2 = buf2.ctypes.data, q2, 1
-    else:
-        tb = not (u2 == 1 and v2 >= max(1, k))
+    _call(record, tc, m, n, k, ta, p1, x1, y1, tb, p2, x2, y2, pc, ldc)
+    if buf1.size + buf2.size < 0:  # (keeps the clones alive through the call)
+        print(buf1[0], buf2[0])
+
+
+@numba.njit(nogil=True, cache=True)
+def _call(record, tc, m, n, k, ta, p1, x1, y1, tb, p2, x2, y2, pc, ldc):
+    """The gemm call of `_product`'s choices: leading dimensions as torch reads them off
+    the operands' strides (x, y: rows, columns), then cpublas::gemm's normalize_last_dims."""
+    fn, alpha, beta = record[0], _as_double(record[2]), _as_double(record[3])
     lda = y1 if ta == tc else x1
     ldb = y2 if tb == tc else x2
-    # cpublas::gemm's normalize_last_dims
     if n == 1:
         ldc = m
     if ta:
@@ -230,14 +249,12 @@ def _product(record, M, K, N, pa, a0, a1, pb, b0, b1, pc, c0, c1):
     serial = record[4] != 0 and m * n * k < SERIAL_MACS
     threads = _set_threads(record[4], 1) if serial else 0
     fa, fb = _T if ta else _N, _T if tb else _N
-    if size == 4:
+    if record[1] == 4:
         _sgemm(fn, fa, fb, m, n, k, alpha, p1, lda, p2, ldb, beta, pc, ldc)
     else:
         _dgemm(fn, fa, fb, m, n, k, alpha, p1, lda, p2, ldb, beta, pc, ldc)
     if serial:
         _set_threads(record[4], threads)
-    if buf1.size + buf2.size < 0:  # (keeps the clones alive through the call)
-        print(buf1[0], buf2[0])
 
 
 @numba.njit(nogil=True, cache=True)
@@ -278,6 +295,24 @@ def product_into(record, a, b, out):
             out.strides[1],
             out.strides[2],
         )
+
+
+def entry_points(ndim):
+    """`product_into`'s CPython entry points for float32 and float64 operands of `ndim`
+    dimensions (a, b of any layout, out C-ordered), compiled (or loaded from numba's cache)
+    now. Called without numba's dispatch (the type of each argument: ~0.2 us, a third of a
+    4 x 4 product), so the caller guarantees the types: nothing checks them."""
+    out = []
+    for t in (types.float32, types.float64):
+        sig = (
+            types.Array(types.int64, 1, "C"),
+            types.Array(t, ndim, "A"),
+            types.Array(t, ndim, "A"),
+            types.Array(t, ndim, "C"),
+        )
+        product_into.compile(sig)
+        out.append(product_into.overloads[sig].entry_point)
+    return tuple(out)
 
 
 def make_record(gemm, size, set_threads, alpha, beta):

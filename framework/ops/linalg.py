@@ -40,7 +40,7 @@ def _dot(a, b):
     MKL where it is installed (`_mkl`: torch's BLAS and its call; with numba at any size)."""
     dt = a.dtype
     if (
-        _mkl.INTO is not None
+        _mkl.MM is not None
         and (dt is _F32 or dt is _F64)
         and b.dtype is dt
         and type(a) is _ndarray
@@ -54,10 +54,12 @@ def _dot(a, b):
 
 
 def _mkl_dot(a, b):
-    """a @ b by MKL's gemm as torch calls it (`_mkl.INTO`, loaded), for float32 or float64
-    NumPy matrices (or 3-D batches) of one dtype."""
-    out = _empty(a.shape[:-1] + b.shape[-1:], a.dtype)
-    _mkl.INTO(_mkl.RECORDS[a.dtype.char], a, b, out)
+    """a @ b by MKL's gemm as torch calls it (`_mkl.MM`/`BMM`, loaded), for float32 or
+    float64 NumPy matrices (or 3-D batches) of one dtype (checked by the caller)."""
+    dt = a.dtype
+    out = _empty(a.shape[:-1] + b.shape[-1:], dt)
+    f64 = dt is _F64
+    (_mkl.MM if a.ndim == 2 else _mkl.BMM)[f64](_mkl.REC[f64], a, b, out)
     return out
 
 
@@ -100,13 +102,14 @@ class Mm(Op):
         dt = a.dtype
         if (
             (dt is _F32 or dt is _F64)
-            and (into := _mkl.INTO) is not None
+            and (mm := _mkl.MM) is not None
             and b.dtype is dt
             and type(a) is _ndarray
             and type(b) is _ndarray
-        ):  # torch's gemm call by MKL, any size (see _mkl_gemm)
+        ):  # torch's gemm call by MKL, any size (see _mkl_gemm; the types checked here)
             out = _empty((a.shape[0], b.shape[1]), dt)
-            into(_mkl.RECORDS[dt.char], a, b, out)
+            f64 = dt is _F64
+            mm[f64](_mkl.REC[f64], a, b, out)
             return out
         if dt is _F32 or dt is _F64 or dt.kind == "f" and dt.itemsize > 2:  # float32/64:
             sb = b.shape  # the product itself (dot: the BLAS call of matmul; see _dot)
@@ -144,15 +147,57 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
     dt = g.dtype
     m, k = m1.shape
     n = m2.shape[1]
-    if _mkl.INTO is not None and (dt is _F32 or dt is _F64) and type(g) is _ndarray:
-        # torch's products by MKL (any size), laid out as `_mat1_grad`/`_mat2_grad` lay them
+    mm = _mkl.MM
+    if (
+        mm is not None
+        and (dt is _F32 or dt is _F64)
+        and m1.dtype is dt
+        and m2.dtype is dt
+        and type(g) is _ndarray
+        and type(m1) is _ndarray
+        and type(m2) is _ndarray
+    ):  # torch's products by MKL (any size), laid out as `_mat1_grad`/`_mat2_grad` lay them;
+        # wrap() inlined (as below)
+        f64 = dt is _F64
+        into, rec = mm[f64], _mkl.REC[f64]
+        dev = grad._device
         g1 = g2 = None
         if need_2:
-            d = _mkl_dot(g.T, m1).T if _column_major_array(m2) else _mkl_dot(m1.T, g)
-            g2 = wrap(d, grad)
+            if _column_major_array(m2):
+                d = _empty((n, k), dt)
+                into(rec, g.T, m1, d)
+                d = d.T
+            else:
+                d = _empty((k, n), dt)
+                into(rec, m1.T, g, d)
+            g2 = _new(Tensor)
+            g2._data, g2._device, g2._rg, g2.grad, g2.grad_fn, g2._output_nr = (
+                d,
+                dev,
+                False,
+                None,
+                None,
+                0,
+            )
+            g2._vc = [0]
         if need_1:
-            d = _mkl_dot(m2, g.T).T if _column_major_array(m1) else _mkl_dot(g, m2.T)
-            g1 = wrap(d, grad)
+            if _column_major_array(m1):
+                d = _empty((k, m), dt)
+                into(rec, m2, g.T, d)
+                d = d.T
+            else:
+                d = _empty((m, k), dt)
+                into(rec, g, m2.T, d)
+            g1 = _new(Tensor)
+            g1._data, g1._device, g1._rg, g1.grad, g1.grad_fn, g1._output_nr = (
+                d,
+                dev,
+                False,
+                None,
+                None,
+                0,
+            )
+            g1._vc = [0]
         return g1, g2
     if (dt is _F32 or dt is _F64) and m * n * k < _mkl.MIN_MACS and m > 1 and n > 1 and k:
         # small float32/float64 products (the common case): _half_matmul's and _dot's tests
@@ -383,8 +428,15 @@ class Bmm(Op):
                 prods = a.transpose(2, 0, 1)[..., None] * b.transpose(1, 0, 2)[:, :, None, :]
                 out = down(prods.reshape(a.shape[2], -1)) + a.dtype.type(0)
                 return out.reshape(a.shape[0], a.shape[1], b.shape[2])
-            if _mkl.INTO is not None and _small_bmm_exact(a, b):  # torch: addmm_impl_cpu_
-                return _mkl_dot(a, b)  # on each matrix, MKL's gemm
+            dt = a.dtype
+            if (
+                _mkl.MM is not None
+                and (dt is _F32 or dt is _F64)
+                and b.dtype is dt
+                and type(a) is _ndarray
+                and type(b) is _ndarray
+            ):  # torch: addmm_impl_cpu_ on each matrix, MKL's gemm
+                return _mkl_dot(a, b)
         return _half_matmul(a, b)
 
     def backward(self, grad):
@@ -461,7 +513,7 @@ class Addmm(Op):
         dt = m1.dtype
         if (
             (dt is _F32 or dt is _F64)
-            and _mkl.INTO is not None
+            and _mkl.MM is not None
             and m1.shape[1]
             and m2.dtype is dt
             and bias.dtype is dt
@@ -473,11 +525,12 @@ class Addmm(Op):
             out = _empty((m1.shape[0], m2.shape[1]), dt)
             if beta != 0:
                 out[...] = bias
+            f64 = dt is _F64
             if alpha == 1 and (beta == 1 or beta == 0):
-                rec = _mkl.RECORDS[dt.char + "+" if beta else dt.char]
+                rec = (_mkl.REC_ADD if beta else _mkl.REC)[f64]
             else:
                 rec = _mkl.record(dt.char, float(alpha), float(beta))
-            _mkl.INTO(rec, m1, m2, out)
+            _mkl.MM[f64](rec, m1, m2, out)
             return out
         big = m1.shape[0] * m2.shape[0] * m2.shape[1] >= _mkl.MIN_MACS
         if big and beta == 1 and alpha == 1 and half is None:

@@ -388,17 +388,33 @@ KNOWN_DIFFERENCES[("corrcoef", "gg")] = lambda p: (
     p.args[0].a.dtype == np.float32 and (p.args[0].a.ndim == 1 or p.args[0].a.shape[0] == 1)
 )
 
-# float32 matrix products: torch's BLAS (MKL) and ours (NumPy's OpenBLAS) sum in other orders,
-# an ulp or a few of the result apart (within the tolerance); a chained rounding op makes that
-# a unit (floor/ceil/round) or frac's absolute error on a large product (seed 15043017:
-# matrix_power(x, 3), values ~500, frac 1.2e-4 off)
+# float32 vector products: torch's BLAS (MKL's sdot/sgemv) and ours (NumPy's OpenBLAS) sum in
+# other orders, an ulp or a few of the result apart (within the tolerance); a chained rounding
+# op makes that a unit (floor/ceil/round) or frac's absolute error on a large product (seed
+# 15043017: matrix_power(x, 3), values ~500, frac 1.2e-4 off, before its products were
+# MKL's). mm, bmm, addmm, linear and matmul of matrices are torch's MKL call at every size
+# (ops/_mkl_gemm: the same bits; the rules below leave them out); matmul with a vector
+# operand is mv or dot, except a vector times a matrix (mm).
 ROUNDING = {"floor", "ceil", "round", "trunc", "fix", "frac"}
-for _name in ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"):
-    KNOWN_DIFFERENCES[(_name, "out0")] = lambda p: (
+
+
+def _vector_matmul(p):
+    """matmul that runs as mv or dot (a 1-D operand, other than a vector times a matrix)."""
+    dims = [a.a.ndim for a in p.args if isinstance(a, T)][:2]
+    return 1 in dims and dims != [1, 2]
+
+
+def _blas_rounding(p):
+    """A float32 vector product then a rounding op (above)."""
+    return (
         p.then is not None
         and p.then.name in ROUNDING
         and any(isinstance(a, T) and a.a.dtype == np.float32 for a in p.args)
     )
+
+
+KNOWN_DIFFERENCES[("matmul", "out0")] = lambda p: _vector_matmul(p) and _blas_rounding(p)
+KNOWN_DIFFERENCES[("matrix_power", "out0")] = _blas_rounding
 # linalg_cond (p = 2: SVD) of an ill-conditioned float32 matrix: its gradient is as accurate
 # as the float32 SVD (seed 15050878: cond 3662, torch's gradient 3e-5 relative off the float64
 # one, ours 1e-7)
@@ -491,21 +507,13 @@ def _magnitude(p, out):
         p.args, p.kwargs, p.then = args, kwargs, then
 
 
-also_known(
-    (
-        "mm",
-        "bmm",
-        "matmul",
-        "chain_matmul",
-        "tensordot",
-        "addmm",
-        "addbmm",
-        "baddbmm",
-        *CONVOLUTIONS,
-    ),
-    ("out0", "grad"),
-    lambda p: _chain_amplifies(p, 4) or _chain_amplifies(p, 4, scale=_magnitude),
-)
+def _amplified(p):
+    """4 ulps of the product (or of its magnitude) move the chained result (above)."""
+    return _chain_amplifies(p, 4) or _chain_amplifies(p, 4, scale=_magnitude)
+
+
+also_known(("tensordot", "addbmm", "baddbmm", *CONVOLUTIONS), ("out0", "grad"), _amplified)
+also_known(("matmul",), ("out0", "grad"), lambda p: _vector_matmul(p) and _amplified(p))
 
 
 # float32 LAPACK (torch's MKL sgesdd/sgetrf/sgetri vs NumPy's OpenBLAS) an ulp or several
@@ -761,7 +769,8 @@ KNOWN_DIFFERENCES[("multi_head_attention_forward", "grad")] = (
 
 
 # ----- fidexc: a BLAS product's last ulp through a periodic chained op -----
-# matrix products sum in BLAS's order (torch's MKL, ours OpenBLAS through NumPy): an ulp apart
+# products sum in BLAS's order (torch's MKL, ours OpenBLAS through NumPy where not MKL's gemm
+# as torch calls it: mv, dot, matrix_power's chain, batched adds): an ulp apart
 # at 3.9e29 (seed 21188697: float64 matrix_power of a matrix holding 1e30) is 5e13 apart, and
 # sin/cos/tan (or sinc, frac, rounding) of such a value is any number. Known where the
 # product (torch's) has an entry whose ulp is 1 or more (2^53 float64, 2^24 float32).
@@ -779,8 +788,9 @@ def _huge_product_then_periodic(p):
     return bool(fin.size) and float(fin.max()) >= 2.0 ** (53 if a.dtype == np.float64 else 24)
 
 
+also_known(["matrix_power"], ["out0", "grad"], _huge_product_then_periodic)
 also_known(
-    ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"), ["out0"], _huge_product_then_periodic
+    ["matmul"], ["out0", "grad"], lambda p: _vector_matmul(p) and _huge_product_then_periodic(p)
 )
 # ... and the triangular solves behind cholesky_solve (torch's MKL trsm, ours through NumPy's
 # LAPACK): seed 340076822, an entry 1e30 in B gives 6.45e29 in the solution, ulps 1.4e14
@@ -791,12 +801,9 @@ also_known(("cholesky_solve",), ["out0"], numpy_lapack(_huge_product_then_period
 # 370027646, mv of a vector holding 1e30 gives -6.3e28 (ulp 8e21), then sinc: its
 # derivative there is cos(pi x) / x of an arbitrary phase, times 1e30 in the matrix's grad.
 also_known(
-    ("mv", "addmv", "dot", "inner", "tensordot", "addmm", "addbmm", "baddbmm", "einsum"),
+    ("mv", "addmv", "dot", "inner", "tensordot", "addbmm", "baddbmm", "einsum"),
     ["out0", "grad"],
     _huge_product_then_periodic,
-)
-also_known(
-    ("mm", "bmm", "matmul", "chain_matmul", "matrix_power"), ["grad"], _huge_product_then_periodic
 )
 
 
