@@ -154,7 +154,7 @@ def record(char, alpha=1.0, beta=0.0):
         lib = library()
         addr = ctypes.c_void_p
         fn = ctypes.cast(getattr(lib, "sgemm_" if char == "f" else "dgemm_"), addr).value
-        threads = ctypes.cast(lib.MKL_Set_Num_Threads_Local, addr).value
+        threads = 0  # (MKL_Set_Num_Threads_Local: off, see _mkl_gemm.SERIAL_MACS)
         r = _records[key] = _mkl_gemm.make_record(
             fn, 4 if char == "f" else 8, threads, float(alpha), float(beta)
         )
@@ -166,7 +166,7 @@ def product(a, b, out=None, alpha=1.0, beta=0.0):
     be available) for float32 or float64 matrices (or 3-D batches) of one dtype."""
     if out is None:
         out = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
-    _compiled_into[0](record(a.dtype.char, alpha, beta), a, b, out)
+    product_into()(record(a.dtype.char, alpha, beta), a, b, out)
     return out
 
 

@@ -1,7 +1,9 @@
 """F.linear with every product by MKL (torch's BLAS) whatever its size: torch's bits where the
 library would keep NumPy's product (below `_mkl.MIN_MACS`, faster, other bits). Used where a
 replay downstream needs its inputs to be torch's bits: attention's projections, the recurrent
-layers' and cells' gate products."""
+layers' and cells' gate products, cov. With numba every product is MKL's at any size already
+(`_mkl_gemm`): these are then the general path; they differ only where MKL is called by
+ctypes alone."""
 
 import contextlib
 import math
@@ -16,23 +18,21 @@ from .shape import _unsafe_view, reshape
 
 @contextlib.contextmanager
 def mkl_any_size(macs):
-    """Every float product to MKL (torch's BLAS) while the block runs (see the module). A
-    product of `macs` multiply-adds below `_mkl.MIN_MACS` runs on one MKL thread, as
-    NumPy's would (MKL's threads split such a product by rows and columns, not its sums:
-    the same bits)."""
-    if not _mkl.available():
+    """Every float product to MKL (torch's BLAS) while the block runs (see the module): a
+    no-op where numba compiles `_mkl_gemm`'s call (every product is MKL's already); with
+    ctypes alone the products below `_mkl.MIN_MACS` too. On MKL's own thread count, as
+    torch's: a small product's bits can depend on it (a 5 x 17 by 17 x 33 float32 product:
+    9 % of its elements apart between 1 and 2 threads). `macs`: the product's size (kept for
+    the callers; unused)."""
+    if not _mkl.available() or _mkl.MIN_MACS == 0:
         yield
         return
     before = _mkl.MIN_MACS
-    serial = macs < before
     _mkl.MIN_MACS = 0
-    threads = _mkl.library().MKL_Set_Num_Threads_Local(1) if serial else None
     try:
         yield
     finally:
         _mkl.MIN_MACS = before
-        if serial:
-            _mkl.library().MKL_Set_Num_Threads_Local(threads)
 
 
 def _macs(a, b):

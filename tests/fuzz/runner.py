@@ -392,16 +392,18 @@ KNOWN_DIFFERENCES[("corrcoef", "gg")] = lambda p: (
 # other orders, an ulp or a few of the result apart (within the tolerance); a chained rounding
 # op makes that a unit (floor/ceil/round) or frac's absolute error on a large product (seed
 # 15043017: matrix_power(x, 3), values ~500, frac 1.2e-4 off, before its products were
-# MKL's). mm, bmm, addmm, linear and matmul of matrices are torch's MKL call at every size
+# MKL's). mm, addmm, linear and matmul of matrices are torch's MKL call at every size
 # (ops/_mkl_gemm: the same bits; the rules below leave them out); matmul with a vector
-# operand is mv or dot, except a vector times a matrix (mm).
+# operand is mv or dot, except a vector times a matrix (mm); bmm from 400 multiply-adds a
+# matrix is NumPy's matmul (torch: MKL's ?gemm_batch_strided, not replayed).
 ROUNDING = {"floor", "ceil", "round", "trunc", "fix", "frac"}
 
 
 def _vector_matmul(p):
-    """matmul that runs as mv or dot (a 1-D operand, other than a vector times a matrix)."""
+    """matmul that may run as mv, dot or bmm (NumPy's products): a 1-D operand (other than a
+    vector times a matrix: mm) or a batch."""
     dims = [a.a.ndim for a in p.args if isinstance(a, T)][:2]
-    return 1 in dims and dims != [1, 2]
+    return (1 in dims and dims != [1, 2]) or max(dims, default=0) > 2
 
 
 def _blas_rounding(p):
@@ -415,6 +417,7 @@ def _blas_rounding(p):
 
 KNOWN_DIFFERENCES[("matmul", "out0")] = lambda p: _vector_matmul(p) and _blas_rounding(p)
 KNOWN_DIFFERENCES[("matrix_power", "out0")] = _blas_rounding
+KNOWN_DIFFERENCES[("bmm", "out0")] = _blas_rounding
 # linalg_cond (p = 2: SVD) of an ill-conditioned float32 matrix: its gradient is as accurate
 # as the float32 SVD (seed 15050878: cond 3662, torch's gradient 3e-5 relative off the float64
 # one, ours 1e-7)
@@ -512,7 +515,7 @@ def _amplified(p):
     return _chain_amplifies(p, 4) or _chain_amplifies(p, 4, scale=_magnitude)
 
 
-also_known(("tensordot", "addbmm", "baddbmm", *CONVOLUTIONS), ("out0", "grad"), _amplified)
+also_known(("bmm", "tensordot", "addbmm", "baddbmm", *CONVOLUTIONS), ("out0", "grad"), _amplified)
 also_known(("matmul",), ("out0", "grad"), lambda p: _vector_matmul(p) and _amplified(p))
 
 
@@ -788,7 +791,7 @@ def _huge_product_then_periodic(p):
     return bool(fin.size) and float(fin.max()) >= 2.0 ** (53 if a.dtype == np.float64 else 24)
 
 
-also_known(["matrix_power"], ["out0", "grad"], _huge_product_then_periodic)
+also_known(["bmm", "matrix_power"], ["out0", "grad"], _huge_product_then_periodic)
 also_known(
     ["matmul"], ["out0", "grad"], lambda p: _vector_matmul(p) and _huge_product_then_periodic(p)
 )
