@@ -53,6 +53,10 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    15043017: "float32 matrix_power then frac: its products are MKL's gemm as torch calls it "
+    "(was OpenBLAS's summation order, known)",
+    18098873: "float32 tensordot then tan: its mm is MKL's gemm as torch calls it (was an "
+    "OpenBLAS ulp next to -5.5 pi, known)",
     560041559: "igammac_ of a bool self by an int64 other: torch's in-place cast check (RuntimeError) "
     "comes before the kernel's dtype refusal",
     560052790: "igamma_ of a bool self by an int64 other (as 560041559)",
@@ -283,7 +287,6 @@ KNOWN_SEEDS = {
     "(1.4e14) through a periodic op",
     15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
     15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",
-    15043017: "float32 matrix_power then frac: BLAS summation order, frac's absolute error",
     15050878: "float32 linalg_cond gradient at cond 3662: float32 SVD accuracy",
     15073951: "sdpa with 1e30 keys: softmax backward's cancellation noise of 1e21",
     15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
@@ -295,7 +298,6 @@ KNOWN_SEEDS = {
     18075868: "float32 linalg_cond (SVD) then frac: torch's sgesdd 16 ulps off float64, ours 0.3",
     18079590: "float32 addbmm then lgamma: summation-order ulps next to a pole",
     18091503: "float32 pinv then frac: LAPACK ulps of entries ~100, frac's absolute error",
-    18098873: "float32 tensordot then tan: summation-order ulp next to -5.5 pi",
     20050245: "float32 conv3d then log1p: summation-order ulp at -1.00044 (1 / (1 + x))",
     20073336: "multi-head attention with a 1e30 in-projection weight: cancellation noise",
     20104276: "nuclear norm of a rank-deficient 4 x 3: U V^T's basis is the SVD's choice",
