@@ -12,10 +12,15 @@ Loaded from ``FRAMEWORK_MKL`` (a path to ``libmkl_rt.so.2`` or its folder; ``0``
 off) or else ``<sys.prefix>/lib/libmkl_rt.so.2`` (where the wheel installs it), on GNU
 OpenMP threads as torch's (see `_threading_layer`; sequential where libgomp is missing).
 Without it every product stays NumPy's. With numba (and FRAMEWORK_NUMBA not 0) every
-product goes to MKL whatever its size, by `_mkl_gemm.product_into` (`INTO`), which makes
-torch's own choice of operands, transposes and leading dimensions and costs ~0.4 us more than
-NumPy's dot on a 4 x 4 product; without numba by ctypes (~2 us more), products of 2**20
-multiply-adds and up (`MIN_MACS`), smaller ones NumPy's (their bits OpenBLAS's).
+product (mm, addmm, F.linear, matmul of matrices and a vector times a matrix, their backward)
+goes to MKL whatever its size, by `_mkl_gemm.product_into` (`INTO`; the hot paths by its entry
+points `MM`), which makes torch's own choice of operands, transposes and leading dimensions
+(Fortran ``?gemm_``, as cpublas::gemm) on MKL's own thread count, as torch's: 0 elements
+apart from torch on a grid of small shapes where NumPy's dot had 10-47 % apart; a 4 x 4
+product costs ~0.2 us more than NumPy's dot (the result's np.empty). Without numba by ctypes
+(~2 us more a call), products of 2**20 multiply-adds and up (`MIN_MACS`), smaller ones
+NumPy's (their bits OpenBLAS's). Not MKL's here: bmm from 400 multiply-adds a matrix (torch:
+?gemm_batch_strided), mv and dot (torch: MKL's ?gemv/?dot).
 """
 
 import ctypes
