@@ -36,9 +36,9 @@ MIN_MACS = 0  # M * N * K at or above which a product goes to MKL: 0 until the f
 INTO = None  # `_mkl_gemm.product_into` once `available()` loaded MKL, with numba
 RECORDS = {}  # dtype char ("f", "d") -> INTO's record of alpha 1, beta 0 ("f+", "d+": beta 1)
 # INTO's entry points without numba's type dispatch (`_mkl_gemm.entry_points`): (float32,
-# float64) of matrices, of 3-D batches; their records of alpha 1 and beta 0, of beta 1. The
-# hot paths index them by ``dtype is float64`` after checking the operands' types.
-MM = BMM = REC = REC_ADD = None
+# float64) of matrices; their records of alpha 1 and beta 0, of beta 1. The hot paths index
+# them by ``dtype is float64`` after checking the operands' types.
+MM = REC = REC_ADD = None
 _NEVER = 1 << 62
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _state = [None]  # (sgemm, dgemm, compiled or None) once loaded, False where unavailable
@@ -118,7 +118,7 @@ def _threading_layer():
 
 def available():
     """True where MKL's gemm is loaded (see the module)."""
-    global MIN_MACS, INTO, MM, BMM, REC, REC_ADD
+    global MIN_MACS, INTO, MM, REC, REC_ADD
     s = _state[0]
     if s is None:
         s = _state[0] = _load()
@@ -129,7 +129,7 @@ def available():
             RECORDS.update(f=record("f"), d=record("d"))
             RECORDS.update({"f+": record("f", 1.0, 1.0), "d+": record("d", 1.0, 1.0)})
             REC, REC_ADD = (RECORDS["f"], RECORDS["d"]), (RECORDS["f+"], RECORDS["d+"])
-            MM, BMM = _mkl_gemm.entry_points(2), _mkl_gemm.entry_points(3)
+            MM = _mkl_gemm.entry_points(2)  # (compiled once: ~5 s; numba's cache: <1 s)
             INTO = into
         MIN_MACS = _NEVER if not s else 0 if into is not None else 1 << 20
     return bool(s)

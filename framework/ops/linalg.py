@@ -54,12 +54,12 @@ def _dot(a, b):
 
 
 def _mkl_dot(a, b):
-    """a @ b by MKL's gemm as torch calls it (`_mkl.MM`/`BMM`, loaded), for float32 or
-    float64 NumPy matrices (or 3-D batches) of one dtype (checked by the caller)."""
+    """a @ b by MKL's gemm as torch calls it (`_mkl.MM`, loaded), for float32 or float64
+    NumPy matrices of one dtype (checked by the caller: nothing else checks)."""
     dt = a.dtype
-    out = _empty(a.shape[:-1] + b.shape[-1:], dt)
+    out = _empty((a.shape[0], b.shape[1]), dt)
     f64 = dt is _F64
-    (_mkl.MM if a.ndim == 2 else _mkl.BMM)[f64](_mkl.REC[f64], a, b, out)
+    _mkl.MM[f64](_mkl.REC[f64], a, b, out)
     return out
 
 

@@ -171,7 +171,7 @@ def test_without_mkl_numpy_route(monkeypatch):
     match torch's to rounding, the nodes are torch's."""
     monkeypatch.setattr(_mkl, "_state", [False])
     monkeypatch.setattr(_mkl, "MIN_MACS", _mkl._NEVER)
-    for name in ("INTO", "MM", "BMM", "REC", "REC_ADD"):
+    for name in ("INTO", "MM", "REC", "REC_ADD"):
         monkeypatch.setattr(_mkl, name, None)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((5, 4)).astype(np.float32)

@@ -142,7 +142,7 @@ def test_products_without_mkl_are_numpys(monkeypatch):
     """With MKL unavailable, gemm declines and linear's value is NumPy's product plus bias."""
     monkeypatch.setattr(_mkl, "_state", [False])
     monkeypatch.setattr(_mkl, "MIN_MACS", _mkl._NEVER)
-    for name in ("INTO", "MM", "BMM", "REC", "REC_ADD"):  # (the compiled call's state)
+    for name in ("INTO", "MM", "REC", "REC_ADD"):  # (the compiled call's state)
         monkeypatch.setattr(_mkl, name, None)
     rng = np.random.default_rng(3)
     x = rng.standard_normal((16, 40)).astype(np.float32)
