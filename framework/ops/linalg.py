@@ -162,8 +162,10 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
         into, rec = mm[f64], _mkl.REC[f64]
         dev = grad._device
         g1 = g2 = None
+        size = dt.itemsize
         if need_2:
-            if _column_major_array(m2):
+            s0, s1 = m2.strides  # _column_major_array(m2), inlined
+            if s0 == size and s1 == size * k if k and n else _column_major_array(m2):
                 d = _empty((n, k), dt)
                 into(rec, g.T, m1, d)
                 d = d.T
@@ -181,7 +183,8 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
             )
             g2._vc = [0]
         if need_1:
-            if _column_major_array(m1):
+            s0, s1 = m1.strides
+            if s0 == size and s1 == size * m if m and k else _column_major_array(m1):
                 d = _empty((k, m), dt)
                 into(rec, m2, g.T, d)
                 d = d.T
