@@ -314,8 +314,8 @@ class LinalgDet(Op):
         if A.shape[-1] <= 1 or not A.numel():  # torch: det of 1x1 is A itself (its gradient
             return grad[..., None, None].expand(A.shape)  # does not read A), empty: empty
         d = self.output
-        if is_grad_enabled():  # create_graph: torch's graph, a solve with A^T
-            return _solve_adjoint(A, grad * d)
+        if is_grad_enabled():  # create_graph: torch's graph (SVD-based where det is tiny)
+            return _det_backward_graph(A, grad, d)
         if self.xp is _np:
             g = _lu_gradient(A._data, (grad * d)._data, eps=True)
             if g is not None:  # torch's getrs with the forward's factors (MKL's bits)
@@ -341,6 +341,43 @@ def det(A):
     """
     _check_square(A, "det")
     return LinalgDet.apply(A)
+
+
+def _det_backward_graph(A, grad, det):
+    """torch's linalg_det_backward under create_graph: masked_fmap(|det| < 100 eps, singular,
+    non_singular) over the matrices of the batch. non_singular solves A^T G = diag(grad det)
+    (linalg_solve: LinalgSolveExBackward0); singular is the adjugate through the SVD, which
+    a second derivative can go through where det is (near) zero. A mixed batch puts both
+    into empty_like(A) as torch's C++ `index_put_({mask}, v)` (set_item: a value with a
+    leading 1 is viewed without it first). Seed 560028739 (float32 3 x 3, det -2.9e-6:
+    torch's MmBackward0, ours was LinalgSolveExBackward0)."""
+    from .extras2 import diag_embed
+
+    n = A.shape[-1]
+    c = grad * det
+    d = _mT(diag_embed(c.unsqueeze(-1).expand(*c.shape, n)))
+    mask = _np.abs(det._data) < 100.0 * float(_np.finfo(A._data.dtype).eps)
+    if mask.all():
+        return _det_singular_grad(A, grad)
+    if not mask.any():
+        return solve(_mT(A), d)
+    m = Tensor._make(mask, A.device)
+    out = A.detach().new_empty(tuple(A.shape))  # torch's empty_like(A)
+    out[m] = _det_singular_grad(A[m], grad[m])
+    out[~m] = solve(_mT(A[~m]), d[~m])
+    return out
+
+
+def _det_singular_grad(A, grad):
+    """grad times the adjugate^T of A through its SVD (det's gradient where A is singular or
+    nearly, torch's linalg_det_backward `singular`): with A = U diag(S) Vh, the cofactors are
+    det(U) det(Vh) U diag(prod_{j != i} S_j) Vh."""
+    from .reduction import _prod_safe_zeros_backward
+
+    U, S, Vh = svd(A)
+    alpha = (det(U) * det(Vh)) * grad
+    D = _prod_safe_zeros_backward(alpha.unsqueeze(-1), S, S.dim() - 1)
+    return (U * D.unsqueeze(-2)).matmul(Vh)
 
 
 def _solve_adjoint(A, c):

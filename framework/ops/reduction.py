@@ -336,6 +336,18 @@ class Prod(_Reduce):
         return "ProdBackward0" if self.all else "ProdBackward1"
 
 
+def _prod_safe_zeros_backward(grad, x, d):
+    """torch's prod_safe_zeros_backward: grad times the product of the other entries of x
+    along d (exclusive cumprods: a zero in x gives no NaN)."""
+    from .join import cat
+
+    if not x.numel():
+        return grad.expand_as(x)
+    if x.shape[d] == 1:
+        return grad
+    return grad * _exclusive_prods(x, d, cat)
+
+
 def _exclusive_prods(x, d, cat):
     """prod_{j != i} x_j along d, as exclusive cumprods from the left and from the right."""
     n = x.shape[d]
