@@ -921,6 +921,7 @@ class LinalgSvd(Op):
             # ... and returns NaN factors for a matrix with an infinity
             inf = (~xp.isfinite(flat)).any(-1).reshape(A.shape[:-2])
             A = xp.where(inf[..., None, None], 0, A)
+        self.full_matrices = full_matrices
         got = _lapack_svd(A, full_matrices, values_only) if inf is None and xp is _np else None
         if got is not None:
             self.U, self.S, self.Vh = got
@@ -938,34 +939,58 @@ class LinalgSvd(Op):
 
     def backward(self, gU, gS, gVh):
         S = _out(self, self.S, 1)
-        k = S.shape[-1]
-        U = _out(self, self.U, 0)[..., :k]
-        Vh = _out(self, self.Vh, 2)[..., :k, :]
-        if gU is not None:
-            gU = gU[..., :k]
-        if gVh is not None:
-            gVh = gVh[..., :k, :]
-        eye = _eye_like(S, k)
-        if gU is None and gVh is None:
-            return (U * gS.unsqueeze(-2)) @ Vh
-        S2 = S * S
-        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye  # E[j, k] = S_k^2 - S_j^2, 1 on diag
-        inner = (gS.unsqueeze(-1) * eye) if gS is not None else 0
-        if gU is not None:
-            UtgU = _mT(U) @ gU
-            inner = inner + (UtgU - _mT(UtgU)) / E * S.unsqueeze(-2)
-        if gVh is not None:
-            VtgV = Vh @ _mT(gVh)
-            inner = inner + S.unsqueeze(-1) * ((VtgV - _mT(VtgV)) / E)
-        gA = U @ inner @ Vh
-        m, n = U.shape[-2], Vh.shape[-1]
-        if gU is not None and m > k:
-            gA = gA + (gU - U @ (_mT(U) @ gU)) / S.unsqueeze(-2) @ Vh
-        if gVh is not None and n > k:
-            gA = gA + U @ ((gVh - (gVh @ _mT(Vh)) @ Vh) / S.unsqueeze(-1))
-        return gA
+        U, Vh = _out(self, self.U, 0), _out(self, self.Vh, 2)
+        if self.full_matrices:  # torch narrows the full factors (SliceBackward0) to S's k
+            k = S.shape[-1]
+            gU = None if gU is None else gU.narrow(-1, 0, k)
+            gVh = None if gVh is None else gVh.narrow(-2, 0, k)
+            U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        return _svd_backward(gU, gS, gVh, U, S, Vh)
 
     jvp = Op.jvp_transpose
+
+
+def _svd_backward(gU, gS, gVh, U, S, Vh):
+    """torch's svd_backward (real): gA = U [(skew(U^T gU) S + S skew(Vh gVh^T)) / E + diag(gS)]
+    Vh, E_jk = S_k^2 - S_j^2 (1 on the diagonal), plus the (I - U U^T) gU S^-1 Vh term for a
+    tall A (U Sinv gVh (I - V V^T) for a wide one); its products in its order and its
+    nodes (the diagonal of E filled in place: CopySlices), so a second derivative takes
+    torch's graph."""
+    from .extras2 import diag_embed
+
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:  # svdvals: U diag(gS) Vh
+        if m >= n:
+            return U.matmul(gS.unsqueeze(-1) * Vh)
+        return (U * gS.unsqueeze(-2)).matmul(Vh)
+    UhgU = _skew(_mT(U).matmul(gU)) if gU is not None else None
+    VhgV = _skew(Vh.matmul(_mT(gVh))) if gVh is not None else None
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E.diagonal(0, -2, -1).fill_(1)
+    if gU is not None and gVh is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif gU is not None:
+        gA = (UhgU / E) * S.unsqueeze(-2)
+    else:
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + diag_embed(gS)
+    if m > n and gU is not None:  # [U gA + (I_m - U U^T) gU S^-1] Vh
+        gA = U.matmul(gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U.matmul(_mT(U).matmul(gUSinv))
+        return gA.matmul(Vh)
+    if m < n and gVh is not None:  # U [gA Vh + S^-1 gVh (I_n - V Vh)]
+        gA = gA.matmul(Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - SinvgVh.matmul(_mT(Vh)).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
+
+
+def _skew(X):
+    return X - _mT(X)
 
 
 def _lapack_svd(A, full_matrices, values_only):
