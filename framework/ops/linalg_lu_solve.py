@@ -202,22 +202,27 @@ class LuUnpack(Op):
         return self._lu_data_grad(gL, gU), None  # the pivots have no gradient
 
     def _lu_data_grad(self, gL, gU):
-        """torch's lu_unpack_backward: L's gradient below the diagonal, U's on and above."""
+        """torch's lu_unpack_backward: L's gradient below the diagonal, U's on and above (the
+        rest of a wide U's or a tall L's concatenated, or zeros where it has none)."""
+        from .join import cat
+
         m, n = self.m, self.n
         k = min(m, n)
-        gl = gL.tril(-1) if gL is not None else None
-        gu = gU.triu() if gU is not None else None
-        if m == n:
-            return gu if gl is None else (gl if gu is None else gl + gu)
-        if m < n:  # L is (m, m), U is (m, n)
-            base = gu if gu is not None else self.output_at(self.U_, 2) * 0
-            if gl is not None:
-                base = base + _pad(gl, 0, n - k)
-            return base
-        base = gl if gl is not None else self.output_at(self.L_, 1) * 0
-        if gu is not None:
-            base = base + _pad(gu, m - k, 0)
-        return base
+        if gL is not None and gU is not None:
+            if m == n:
+                return gL.tril(-1) + gU.triu()
+            L1 = gL.tril(-1) if m == k else gL.narrow(-2, 0, k).tril(-1)
+            U1 = gU.triu() if n == k else gU.narrow(-1, 0, k).triu()
+            if m > n:
+                return cat([L1 + U1, gL.narrow(-2, k, m - k)], -2)
+            return cat([L1 + U1, gU.narrow(-1, k, n - k)], -1)
+        if gL is not None:
+            if m >= n:
+                return gL.tril(-1)
+            return cat([gL.tril(-1), gL.detach().new_zeros(gL.shape[:-1] + (n - m,))], -1)
+        if n >= m:
+            return gU.triu()
+        return cat([gU.triu(), gU.detach().new_zeros(gU.shape[:-2] + (m - n, n))], -2)
 
     jvp = Op.jvp_transpose
 
