@@ -18,7 +18,7 @@ from ..backend import CPU, scatter_add
 from ..tensor import Tensor, View, _writable_view
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
-from .views import view_array, view_op
+from .views import empty_basic_view, strided_empty, view_array, view_op
 
 
 __all__ = ["index_put"]
@@ -36,7 +36,10 @@ class _Basic(Op):
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key
-        return _gather(x, key)
+        out = _gather(x, key)
+        if not out.size:  # (torch's geometry: see empty_basic_view)
+            return empty_basic_view(x, key)
+        return out
 
     def backward(self, grad):
         return _Embed.apply(grad, shape=self.in_shape, key=self.key, of=type(self))
@@ -359,8 +362,12 @@ def getitem(x, index):
                 raise kernel[0][0] from None
             raise
     steps, adv, key = _parse(x, index)
+    if not x._data.size:  # (its views' strides from torch's strides of x)
+        strided_empty(x)
     if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
         out = x._data[key]
+        if not out.size and not adv:  # torch's geometry (see empty_basic_view)
+            return view_array(empty_basic_view(x._data, key), x)
         if adv:
             return Tensor._make(out[_adv_key(adv, out.ndim)], x._device)
         if not hasattr(out, "shape") or out.ndim == 0:
