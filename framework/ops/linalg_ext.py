@@ -645,8 +645,10 @@ class LinalgCholeskyEx(Op):
             L, grad = _mT(L), _mT(grad)
         # torch's cholesky_backward: two triangular solves (not an inverse), so a NaN in the
         # gradient reaches only the entries back-substitution carries it to
+        from .elementwise import MulScalar
+
         gA = (_mT(L) @ grad).tril()
-        gA = 0.5 * (gA + _mT(gA.tril(-1)))
+        gA = MulScalar.apply(gA + _mT(gA.tril(-1)), other=0.5)  # C++ 0.5 * t: MulBackward1
         gA = solve_triangular(_mT(L), gA, upper=True, left=True)
         return solve_triangular(L, gA, upper=False, left=False)
 
@@ -827,18 +829,23 @@ class LinalgEigh(Op):
     saves = ("V",)
 
     def backward(self, gw, gV):
+        """torch's linalg_eig_backward (hermitian): V (skew(V^T gV) / 2 / E, gw on the
+        diagonal) V^T, E[i, j] = w_j - w_i (1 on the diagonal), in its order and with its
+        in-place steps (CopySlices), so a second derivative takes torch's graph."""
+        from .elementwise import MulScalar
+
         w = self.output
         V = _out(self, self.V, 1)
-        n = w.shape[-1]
-        eye = _eye_like(w, n)
-        inner = 0
-        if gV is not None:
-            E = w.unsqueeze(-2) - w.unsqueeze(-1)  # E[i, j] = w_j - w_i
-            VtgV = _mT(V) @ gV
-            inner = 0.5 * (VtgV - _mT(VtgV)) / (E + eye) * (1 - eye)
+        if gV is None:  # eigvalsh: V diag(gw) V^T
+            return (V * gw.unsqueeze(-2)).matmul(_mT(V))
+        VtgV = _mT(V).matmul(gV)
+        gA = MulScalar.apply(VtgV - _mT(VtgV), other=0.5)
+        E = w.unsqueeze(-2) - w.unsqueeze(-1)
+        E.diagonal(0, -2, -1).fill_(1.0)
+        gA.div_(E)
         if gw is not None:
-            inner = inner + gw.unsqueeze(-1) * eye
-        return V @ inner @ _mT(V)
+            gA.diagonal(0, -2, -1).copy_(gw)
+        return V.matmul(gA.matmul(_mT(V)))
 
     def jvp(self, tA):
         """torch's linalg_eig_jvp (hermitian): dP = V^T dA V, dw = diag(dP), dV = V (dP / E)
