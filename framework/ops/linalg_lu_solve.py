@@ -9,7 +9,6 @@ import numpy as np
 from .. import dtypes
 from .._errors import float_input
 from ..autograd.op import Op
-from ..tensor import Tensor
 from .extrema import return_types
 from . import linalg_lapack as _lapack
 from .linalg_ext import _mT, lapack_layout
@@ -86,16 +85,26 @@ class LinalgLuSolve(Op):
         gB = linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adj)
         if not need_lu:
             return None, None, gB
-        if left:
-            gA = -(X @ _mT(gB)) if adj else -(gB @ _mT(X))
-        else:
-            gA = -(_mT(gB) @ X) if adj else -(_mT(X) @ gB)
-        xp, n = self.xp, LU.shape[-1]
-        Pt = Tensor._make(xp.swapaxes(_p_matrix(xp, self.perm, LU._data.dtype), -1, -2), LU.device)
-        L = LU.tril(-1) + Tensor._make(xp.eye(n, dtype=LU._data.dtype), LU.device)
-        PtgA = Pt @ gA
-        gLU = (PtgA @ _mT(LU.triu())).tril(-1) + (_mT(L) @ PtgA).triu()
-        return gLU, None, gB if need_b else None
+        return self._lu_grad(LU, pivots, grad, X), None, gB if need_b else None
+
+    def _lu_grad(self, LU, pivots, gX, X):
+        """torch's linalg_lu_solve_LU: LU's gradient from the unpacked factors (lu_unpack,
+        its permutation only where left == adjoint) by two triangular solves, in its order
+        (was a product through A = P L U: other nodes, other roundings)."""
+        from .linalg_solvers import solve_triangular
+
+        left, adj = self.left, self.adjoint
+        P, L, U = lu_unpack(LU, pivots, unpack_pivots=left == adj)
+        if left != adj:  # gR = U^-T op(-gX) op(X)^T; gL = (L^-T gR U^T).tril(-1)
+            prod = (gX if left else _mT(gX)).matmul(_mT(X) if left else X)
+            gR = solve_triangular(_mT(U), -prod, upper=False)
+            gL = solve_triangular(_mT(L), gR.matmul(_mT(U)), upper=True, unitriangular=True)
+            return gL.tril(-1) + gR.triu()
+        # gR = -P^T op(X) op(gX)^T P L^-T; gU = (L^T gR U^-T).triu()
+        gR = -(_mT(P).matmul(X if left else _mT(X)).matmul(_mT(gX) if left else gX).matmul(P))
+        gR = solve_triangular(_mT(L), gR, upper=True, left=False, unitriangular=True)
+        gU = solve_triangular(_mT(U), _mT(L).matmul(gR), upper=False, left=False)
+        return gR.tril(-1) + gU.triu()
 
     jvp = Op.jvp_transpose
 

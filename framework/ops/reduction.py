@@ -213,7 +213,7 @@ def sum_to_size(x, *size):
     if not axes:
         return x
     y = sum(x, dim=axes, keepdim=True)
-    return y.reshape(shape) if lead else y
+    return y.view(shape) if lead else y  # (torch's sum_to views: ViewBackward0 of any layout)
 
 
 def _float_only(x, what):
