@@ -338,3 +338,73 @@ def test_empty_strided_with_a_zero_size_keeps_its_strides(size, stride):
     assert (
         framework.empty_strided(size, stride).stride() == torch.empty_strided(size, stride).stride()
     )
+
+
+def _spd(L, a):
+    return a @ a.mT + 3 * L.eye(a.shape[-1], dtype=a.dtype)
+
+
+MORE_LINALG = {
+    "cholesky": (lambda L, a: L.linalg.cholesky(_spd(L, a)), [(3, 3)]),
+    "cholesky_upper": (lambda L, a: L.linalg.cholesky(_spd(L, a), upper=True), [(3, 3)]),
+    "cholesky_ex": (lambda L, a: L.linalg.cholesky_ex(_spd(L, a))[0], [(3, 3)]),
+    "cholesky_solve": (
+        lambda L, b, a: L.cholesky_solve(b, L.linalg.cholesky(_spd(L, a))),
+        [(3, 2), (3, 3)],
+    ),
+    "cholesky_inverse": (lambda L, a: L.cholesky_inverse(L.linalg.cholesky(_spd(L, a))), [(3, 3)]),
+    "eigh": (lambda L, a: tuple(L.linalg.eigh(a + a.mT)), [(3, 3)]),
+    "eigh_vectors": (lambda L, a: L.linalg.eigh(a + a.mT)[1], [(3, 3)]),
+    "eigvalsh": (lambda L, a: L.linalg.eigvalsh(a + a.mT), [(3, 3)]),
+    "vector_norm_3": (lambda L, a: L.linalg.vector_norm(a, 3), [(3, 4)]),
+    "vector_norm_1.5_dims": (lambda L, a: L.linalg.vector_norm(a, 1.5, dim=()), [(3, 4)]),
+    "vector_norm_2_dim0": (lambda L, a: L.linalg.vector_norm(a, 2, dim=0), [(3, 4)]),
+    "lu_solve": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b), [(3, 3), (3, 2)]),
+    "lu_solve_adjoint": (
+        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True),
+        [(3, 3), (3, 2)],
+    ),
+    "lu_solve_right": (
+        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False),
+        [(3, 3), (2, 3)],
+    ),
+    "lu_solve_right_adjoint": (
+        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False, adjoint=True),
+        [(3, 3), (2, 3)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_LINALG))
+@pytest.mark.parametrize("batch", [(), (2,)])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_more_linalg_second_order_graphs_are_torchs(name, batch, dt):
+    """cholesky's 0.5 * t (MulBackward1), eigh's in-place steps (CopySlices), vector_norm's
+    unlisted dims (no unsqueeze), lu_solve's linalg_lu_solve_LU: node for node as torch."""
+    fn, shapes = MORE_LINALG[name]
+    rng = np.random.default_rng(len(name))
+    arrays = [rng.standard_normal(batch + s).astype(dt) for s in shapes]
+    _compare(fn, arrays, seed=1, exact=bool(batch) and name.startswith(("chol", "eig")))
+
+
+def test_broadcast_reduction_is_a_view():
+    """The engine's sum_to views its keepdim sum (ViewBackward0, whatever the layout)."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((2, 3, 3)), rng.standard_normal((3, 3))
+    fn = lambda L, x, y: L.linalg.lu_solve(*L.linalg.lu_factor(x), y)
+    (fg, _), (tg, _) = (_second_order(L, fn, [a, b], 0) for L in (framework, torch))
+    assert _tree(fg[1].grad_fn) == _tree(tg[1].grad_fn)
+    assert _tree(fg[1].grad_fn)[0] == "ViewBackward0"
+
+
+@pytest.mark.parametrize("name", ["cholesky", "eigh_vectors", "eigvalsh", "lu_solve_right"])
+def test_more_linalg_gradgradcheck(name):
+    fn, shapes = MORE_LINALG[name]
+    rng = np.random.default_rng(13)
+    xs = [framework.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes]
+    if name == "eigh_vectors":  # (sign-invariant: each eigenvector's sign is arbitrary)
+        f = lambda *t: fn(framework, *t).abs()
+    else:
+        f = lambda *t: fn(framework, *t)
+    assert framework.autograd.gradcheck(f, tuple(xs))
+    assert framework.autograd.gradgradcheck(f, tuple(xs))
