@@ -359,6 +359,7 @@ MORE_LINALG = {
     "vector_norm_3": (lambda L, a: L.linalg.vector_norm(a, 3), [(3, 4)]),
     "vector_norm_1.5_dims": (lambda L, a: L.linalg.vector_norm(a, 1.5, dim=()), [(3, 4)]),
     "vector_norm_2_dim0": (lambda L, a: L.linalg.vector_norm(a, 2, dim=0), [(3, 4)]),
+    "matrix_exp": (lambda L, a: L.linalg.matrix_exp(0.5 * a), [(3, 3)]),
     "lu_solve": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b), [(3, 3), (3, 2)]),
     "lu_solve_adjoint": (
         lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True),
@@ -380,7 +381,8 @@ MORE_LINALG = {
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_more_linalg_second_order_graphs_are_torchs(name, batch, dt):
     """cholesky's 0.5 * t (MulBackward1), eigh's in-place steps (CopySlices), vector_norm's
-    unlisted dims (no unsqueeze), lu_solve's linalg_lu_solve_LU: node for node as torch."""
+    unlisted dims (no unsqueeze), lu_solve's linalg_lu_solve_LU, matrix_exp's block built by
+    copies into narrows of zeros (CopySlices): node for node as torch."""
     fn, shapes = MORE_LINALG[name]
     rng = np.random.default_rng(len(name))
     arrays = [rng.standard_normal(batch + s).astype(dt) for s in shapes]
@@ -397,7 +399,9 @@ def test_broadcast_reduction_is_a_view():
     assert _tree(fg[1].grad_fn)[0] == "ViewBackward0"
 
 
-@pytest.mark.parametrize("name", ["cholesky", "eigh_vectors", "eigvalsh", "lu_solve_right"])
+@pytest.mark.parametrize(
+    "name", ["cholesky", "eigh_vectors", "eigvalsh", "lu_solve_right", "matrix_exp"]
+)
 def test_more_linalg_gradgradcheck(name):
     fn, shapes = MORE_LINALG[name]
     rng = np.random.default_rng(13)
