@@ -73,6 +73,11 @@ def preserved_empty(xp, arr, dtype):
     non-overlapping dense ``arr``'s own strides (in elements), otherwise the order of its
     strides made dense (torch's infer_dense_strides, NumPy's order 'K')."""
     item = np.dtype(dtype).itemsize
+    if not arr.size:  # torch: an empty tensor is non-overlapping and dense, its strides kept
+        from .ops.views import strides
+
+        steps = [s * item for s in strides(arr)]
+        return xp.lib.stride_tricks.as_strided(xp.empty(0, dtype=dtype), arr.shape, steps)
     if _dense(arr) and all(s >= 0 for s in arr.strides):
         steps = [s // arr.itemsize * item for s in arr.strides]
         flat = xp.empty(arr.size, dtype=dtype)

@@ -407,7 +407,10 @@ def _like_array(x, dtype, device, memory_format):
         return None
     if getattr(memory_format, "rank", None) is not None:
         check_rank(memory_format, arr.ndim)
-    elif arr.ndim < 2 or arr.flags.c_contiguous or arr.size == 0:
+    elif not arr.size:  # (an empty array with strides: a view's, kept as torch's)
+        if not any(arr.strides):
+            return None
+    elif arr.ndim < 2 or arr.flags.c_contiguous:
         return None
     dt = _np_dtype(dtype) or arr.dtype
     dev = as_device(device) if device is not None else x.device

@@ -1626,8 +1626,8 @@ class Tensor:
 
     def index_put_(self, indices, values, accumulate=False):
         _ops.indexing.check_index_tuple(indices, "index_put_", method=True)
-        if not accumulate:
-            self.__setitem__(tuple(indices), values)
+        if not accumulate:  # (at::index_put_: the value not viewed without its leading 1s)
+            _ops.indexing.setitem(self, tuple(indices), values, strip_ones=False)
             return self
         return self._inplace(_ops.index_put, indices, values, accumulate)
 

@@ -18,7 +18,7 @@ from ..backend import CPU, scatter_add
 from ..tensor import Tensor, View, _writable_view
 from ._fastgrad import plain, wrap
 from .shape import _expanded_shape, _fmt, alias, unsqueeze
-from .views import view_array, view_op
+from .views import empty_basic_view, strided_empty, view_array, view_op
 
 
 __all__ = ["index_put"]
@@ -36,7 +36,10 @@ class _Basic(Op):
 
     def forward(self, x, key):
         self.in_shape, self.key = x.shape, key
-        return _gather(x, key)
+        out = _gather(x, key)
+        if not out.size:  # (torch's geometry: see empty_basic_view)
+            return empty_basic_view(x, key)
+        return out
 
     def backward(self, grad):
         return _Embed.apply(grad, shape=self.in_shape, key=self.key, of=type(self))
@@ -359,8 +362,12 @@ def getitem(x, index):
                 raise kernel[0][0] from None
             raise
     steps, adv, key = _parse(x, index)
+    if not x._data.size:  # (its views' strides from torch's strides of x)
+        strided_empty(x)
     if not (state.enabled and x._rg) and x._fw is None:  # no history, no tangent
         out = x._data[key]
+        if not out.size and not adv:  # torch's geometry (see empty_basic_view)
+            return view_array(empty_basic_view(x._data, key), x)
         if adv:
             return Tensor._make(out[_adv_key(adv, out.ndim)], x._device)
         if not hasattr(out, "shape") or out.ndim == 0:
@@ -470,10 +477,12 @@ def _check_copy_to(value, target):
         _expanded_shape(value[(0,) * lead], target)
 
 
-def setitem(x, index, value):
+def setitem(x, index, value, strip_ones=True):
     """x[index] = value, in place. As torch, the basic part of the index is a view that the
     value is copied (or filled, or index_put) into, so writing through it makes the base's
-    node CopySlices; without basic steps the node is IndexPutBackward0 or a fill/copy."""
+    node CopySlices; without basic steps the node is IndexPutBackward0 or a fill/copy.
+    `strip_ones=False`: torch's index_put_ (at::index_put_, not set_item), which puts the
+    value as it is (no view without its leading 1s, none dropped for the shape check)."""
     if (
         vmap_hook[0]
         and type(x) is not Tensor
@@ -494,7 +503,10 @@ def setitem(x, index, value):
         _refuse_leaf(x, index, value)
     deferred = []  # index_put's kernel checks the bounds after the value's shape and dtype
     steps, adv, key = _parse(x, index, getitem=False, deferred=deferred)
-    if adv and not scalar and value.ndim:  # torch views the value without its leading 1s
+    if adv and not scalar and not strip_ones:
+        if value.numel() != 1 or not _one_mask(index, x.xp):  # (index_put_'s masked_fill_
+            _check_put_shape(x, key, adv, value, strip_ones=False)  # takes any shape)
+    elif adv and not scalar and value.ndim:  # torch views the value without its leading 1s
         shape = tuple(value.shape)
         lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
         if lead:
@@ -600,14 +612,16 @@ def _one_mask(index, xp):
     return masks == 1 and not others
 
 
-def _check_put_shape(x, key, adv, value):
-    """torch's index_put check that the value (leading 1s dropped) broadcasts to the indexing
-    result (computed with in-range stand-ins for the indices)."""
+def _check_put_shape(x, key, adv, value, strip_ones=True):
+    """torch's index_put check that the value (leading 1s dropped, as set_item's view, unless
+    not `strip_ones`) broadcasts to the indexing result (computed with in-range stand-ins for
+    the indices)."""
     target = x._data[key + (Ellipsis,)]
     if adv:
         target = target[_adv_key({d: x.xp.zeros(a.shape, "int64") for d, a in adv.items()}, 0)]
     shape, vs = target.shape, tuple(value.shape)
-    vs = vs[next((i for i, n in enumerate(vs) if n != 1), len(vs)) :]
+    if strip_ones:
+        vs = vs[next((i for i, n in enumerate(vs) if n != 1), len(vs)) :]
     if len(vs) > len(shape) or any(v not in (1, n) for v, n in zip(vs[::-1], shape[::-1])):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {_fmt(value.shape)} cannot "

@@ -3,7 +3,7 @@
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .shape import _dim, _fmt
-from .views import view_outputs
+from .views import strided_empty, view_outputs
 
 
 __all__ = ["cat", "chunk", "concat", "concatenate", "split", "stack", "unbind"]
@@ -185,6 +185,8 @@ def split(x, split_size_or_sections, dim=0):
         (tensor([0, 1]), tensor([2, 3]), tensor([4]))
     """
     _check_1d(x, "split")
+    if not x._data.size:  # (its views' strides from torch's strides of x)
+        strided_empty(x)
     d = _dim(dim, x.ndim)
     n = x.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -263,4 +265,6 @@ def unbind(x, dim=0):
     """
     if x.ndim == 0:
         raise IndexError(f"Dimension specified as {_dim(dim, 0)} but tensor has no dimensions")
+    if not x._data.size:  # (its views' strides from torch's strides of x)
+        strided_empty(x)
     return view_outputs(Unbind.apply(x, dim=_dim(dim, x.ndim)), x)

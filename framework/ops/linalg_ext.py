@@ -314,8 +314,8 @@ class LinalgDet(Op):
         if A.shape[-1] <= 1 or not A.numel():  # torch: det of 1x1 is A itself (its gradient
             return grad[..., None, None].expand(A.shape)  # does not read A), empty: empty
         d = self.output
-        if is_grad_enabled():  # create_graph: torch's graph, a solve with A^T
-            return _solve_adjoint(A, grad * d)
+        if is_grad_enabled():  # create_graph: torch's graph (SVD-based where det is tiny)
+            return _det_backward_graph(A, grad, d)
         if self.xp is _np:
             g = _lu_gradient(A._data, (grad * d)._data, eps=True)
             if g is not None:  # torch's getrs with the forward's factors (MKL's bits)
@@ -341,6 +341,43 @@ def det(A):
     """
     _check_square(A, "det")
     return LinalgDet.apply(A)
+
+
+def _det_backward_graph(A, grad, det):
+    """torch's linalg_det_backward under create_graph: masked_fmap(|det| < 100 eps, singular,
+    non_singular) over the matrices of the batch. non_singular solves A^T G = diag(grad det)
+    (linalg_solve: LinalgSolveExBackward0); singular is the adjugate through the SVD, which
+    a second derivative can go through where det is (near) zero. A mixed batch puts both
+    into empty_like(A) as torch's C++ `index_put_({mask}, v)` (set_item: a value with a
+    leading 1 is viewed without it first). Seed 560028739 (float32 3 x 3, det -2.9e-6:
+    torch's MmBackward0, ours was LinalgSolveExBackward0)."""
+    from .extras2 import diag_embed
+
+    n = A.shape[-1]
+    c = grad * det
+    d = _mT(diag_embed(c.unsqueeze(-1).expand(*c.shape, n)))
+    mask = _np.abs(det._data) < 100.0 * float(_np.finfo(A._data.dtype).eps)
+    if mask.all():
+        return _det_singular_grad(A, grad)
+    if not mask.any():
+        return solve(_mT(A), d)
+    m = Tensor._make(mask, A.device)
+    out = A.detach().new_empty(tuple(A.shape))  # torch's empty_like(A)
+    out[m] = _det_singular_grad(A[m], grad[m])
+    out[~m] = solve(_mT(A[~m]), d[~m])
+    return out
+
+
+def _det_singular_grad(A, grad):
+    """grad times the adjugate^T of A through its SVD (det's gradient where A is singular or
+    nearly, torch's linalg_det_backward `singular`): with A = U diag(S) Vh, the cofactors are
+    det(U) det(Vh) U diag(prod_{j != i} S_j) Vh."""
+    from .reduction import _prod_safe_zeros_backward
+
+    U, S, Vh = svd(A)
+    alpha = (det(U) * det(Vh)) * grad
+    D = _prod_safe_zeros_backward(alpha.unsqueeze(-1), S, S.dim() - 1)
+    return (U * D.unsqueeze(-2)).matmul(Vh)
 
 
 def _solve_adjoint(A, c):
@@ -608,8 +645,10 @@ class LinalgCholeskyEx(Op):
             L, grad = _mT(L), _mT(grad)
         # torch's cholesky_backward: two triangular solves (not an inverse), so a NaN in the
         # gradient reaches only the entries back-substitution carries it to
+        from .elementwise import MulScalar
+
         gA = (_mT(L) @ grad).tril()
-        gA = 0.5 * (gA + _mT(gA.tril(-1)))
+        gA = MulScalar.apply(gA + _mT(gA.tril(-1)), other=0.5)  # C++ 0.5 * t: MulBackward1
         gA = solve_triangular(_mT(L), gA, upper=True, left=True)
         return solve_triangular(L, gA, upper=False, left=False)
 
@@ -790,18 +829,23 @@ class LinalgEigh(Op):
     saves = ("V",)
 
     def backward(self, gw, gV):
+        """torch's linalg_eig_backward (hermitian): V (skew(V^T gV) / 2 / E, gw on the
+        diagonal) V^T, E[i, j] = w_j - w_i (1 on the diagonal), in its order and with its
+        in-place steps (CopySlices), so a second derivative takes torch's graph."""
+        from .elementwise import MulScalar
+
         w = self.output
         V = _out(self, self.V, 1)
-        n = w.shape[-1]
-        eye = _eye_like(w, n)
-        inner = 0
-        if gV is not None:
-            E = w.unsqueeze(-2) - w.unsqueeze(-1)  # E[i, j] = w_j - w_i
-            VtgV = _mT(V) @ gV
-            inner = 0.5 * (VtgV - _mT(VtgV)) / (E + eye) * (1 - eye)
+        if gV is None:  # eigvalsh: V diag(gw) V^T
+            return (V * gw.unsqueeze(-2)).matmul(_mT(V))
+        VtgV = _mT(V).matmul(gV)
+        gA = MulScalar.apply(VtgV - _mT(VtgV), other=0.5)
+        E = w.unsqueeze(-2) - w.unsqueeze(-1)
+        E.diagonal(0, -2, -1).fill_(1.0)
+        gA.div_(E)
         if gw is not None:
-            inner = inner + gw.unsqueeze(-1) * eye
-        return V @ inner @ _mT(V)
+            gA.diagonal(0, -2, -1).copy_(gw)
+        return V.matmul(gA.matmul(_mT(V)))
 
     def jvp(self, tA):
         """torch's linalg_eig_jvp (hermitian): dP = V^T dA V, dw = diag(dP), dV = V (dP / E)
@@ -884,6 +928,7 @@ class LinalgSvd(Op):
             # ... and returns NaN factors for a matrix with an infinity
             inf = (~xp.isfinite(flat)).any(-1).reshape(A.shape[:-2])
             A = xp.where(inf[..., None, None], 0, A)
+        self.full_matrices = full_matrices
         got = _lapack_svd(A, full_matrices, values_only) if inf is None and xp is _np else None
         if got is not None:
             self.U, self.S, self.Vh = got
@@ -901,34 +946,58 @@ class LinalgSvd(Op):
 
     def backward(self, gU, gS, gVh):
         S = _out(self, self.S, 1)
-        k = S.shape[-1]
-        U = _out(self, self.U, 0)[..., :k]
-        Vh = _out(self, self.Vh, 2)[..., :k, :]
-        if gU is not None:
-            gU = gU[..., :k]
-        if gVh is not None:
-            gVh = gVh[..., :k, :]
-        eye = _eye_like(S, k)
-        if gU is None and gVh is None:
-            return (U * gS.unsqueeze(-2)) @ Vh
-        S2 = S * S
-        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye  # E[j, k] = S_k^2 - S_j^2, 1 on diag
-        inner = (gS.unsqueeze(-1) * eye) if gS is not None else 0
-        if gU is not None:
-            UtgU = _mT(U) @ gU
-            inner = inner + (UtgU - _mT(UtgU)) / E * S.unsqueeze(-2)
-        if gVh is not None:
-            VtgV = Vh @ _mT(gVh)
-            inner = inner + S.unsqueeze(-1) * ((VtgV - _mT(VtgV)) / E)
-        gA = U @ inner @ Vh
-        m, n = U.shape[-2], Vh.shape[-1]
-        if gU is not None and m > k:
-            gA = gA + (gU - U @ (_mT(U) @ gU)) / S.unsqueeze(-2) @ Vh
-        if gVh is not None and n > k:
-            gA = gA + U @ ((gVh - (gVh @ _mT(Vh)) @ Vh) / S.unsqueeze(-1))
-        return gA
+        U, Vh = _out(self, self.U, 0), _out(self, self.Vh, 2)
+        if self.full_matrices:  # torch narrows the full factors (SliceBackward0) to S's k
+            k = S.shape[-1]
+            gU = None if gU is None else gU.narrow(-1, 0, k)
+            gVh = None if gVh is None else gVh.narrow(-2, 0, k)
+            U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        return _svd_backward(gU, gS, gVh, U, S, Vh)
 
     jvp = Op.jvp_transpose
+
+
+def _svd_backward(gU, gS, gVh, U, S, Vh):
+    """torch's svd_backward (real): gA = U [(skew(U^T gU) S + S skew(Vh gVh^T)) / E + diag(gS)]
+    Vh, E_jk = S_k^2 - S_j^2 (1 on the diagonal), plus the (I - U U^T) gU S^-1 Vh term for a
+    tall A (U Sinv gVh (I - V V^T) for a wide one); its products in its order and its
+    nodes (the diagonal of E filled in place: CopySlices), so a second derivative takes
+    torch's graph."""
+    from .extras2 import diag_embed
+
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:  # svdvals: U diag(gS) Vh
+        if m >= n:
+            return U.matmul(gS.unsqueeze(-1) * Vh)
+        return (U * gS.unsqueeze(-2)).matmul(Vh)
+    UhgU = _skew(_mT(U).matmul(gU)) if gU is not None else None
+    VhgV = _skew(Vh.matmul(_mT(gVh))) if gVh is not None else None
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E.diagonal(0, -2, -1).fill_(1)
+    if gU is not None and gVh is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif gU is not None:
+        gA = (UhgU / E) * S.unsqueeze(-2)
+    else:
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + diag_embed(gS)
+    if m > n and gU is not None:  # [U gA + (I_m - U U^T) gU S^-1] Vh
+        gA = U.matmul(gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U.matmul(_mT(U).matmul(gUSinv))
+        return gA.matmul(Vh)
+    if m < n and gVh is not None:  # U [gA Vh + S^-1 gVh (I_n - V Vh)]
+        gA = gA.matmul(Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - SinvgVh.matmul(_mT(Vh)).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
+
+
+def _skew(X):
+    return X - _mT(X)
 
 
 def _lapack_svd(A, full_matrices, values_only):

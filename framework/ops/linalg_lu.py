@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from .extrema import _return_type, return_types
 from .join import cat
 from . import linalg_lapack as _lapack
-from .linalg_ext import _mT, _out, lapack_layout, solve
+from .linalg_ext import _mT, _out, lapack_layout
 
 return_types.linalg_lu_factor = _return_type("linalg_lu_factor", ("LU", "pivots"))
 return_types.linalg_lu_factor_ex = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
@@ -71,13 +71,6 @@ def _unpack(xp, LU, perm, dtype):
     return P, L, U
 
 
-def _solve_tri(T, B, left=True):
-    """T X = B (left) or X T = B (right) for a triangular T (a general solve: same values)."""
-    if left:
-        return solve(T, B)
-    return _mT(solve(_mT(T), _mT(B)))
-
-
 def _empty_any_dtype(A):
     """torch factors an empty matrix (batch) of any dtype, and refuses integer/bool ones."""
     if A.dtype.kind in "biu":
@@ -99,28 +92,27 @@ class LinalgLuFactorEx(Op):
 
     no_bfloat16 = "lu_cpu"
     non_differentiable = (1, 2)
-    saves = ("perm",)
+    saves = ("perm", "piv")
     saved_fields = {"pivot": "=True"}
 
     def forward(self, A):
         """The packed LU factors of ``A``, the pivots and LAPACK's info."""
         LU, piv, self.perm, info = _factor(self.xp, _empty_any_dtype(A))
         LU = lapack_layout(self.xp, LU.astype(A.dtype, copy=False))
-        self.LU = LU
+        self.LU, self.piv = LU, piv
         return LU, piv, info
 
     def backward(self, grad, _p=None, _i=None):
-        """The gradient of ``A`` from that of the packed factors (split into L's and U's parts)."""
+        """torch's lu_factor_ex_backward: lu_unpack of the packed factors (LuUnpackBackward0),
+        then linalg_lu_backward with L's and U's gradients as narrows of the packed one."""
+        from .linalg_lu_solve import lu_unpack
+
         _no_half_backward(self)
-        xp = self.xp
         LU = _out(self, self.LU, 0)
+        P, L, U = lu_unpack(LU, _out(self, self.piv, 1))
         m, n = LU.shape[-2:]
         k = min(m, n)
-        P = Tensor._make(_unpack(xp, self.LU, self.perm, self.LU.dtype)[0], LU.device)
-        eye = Tensor._make(xp.eye(m, k, dtype=self.LU.dtype), LU.device)
-        L = LU[..., :, :k].tril(-1) + eye
-        U = LU[..., :k, :].triu()
-        return lu_grad(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), P, L, U)
+        return lu_grad(grad.narrow(-1, 0, k), grad.narrow(-2, 0, k), P, L, U)
 
     jvp = Op.jvp_transpose  # the backward is Tensor ops: its transpose is exact
 
@@ -151,41 +143,44 @@ class LinalgLu(Op):
 
 def lu_grad(L_grad, U_grad, P, L, U):
     """torch's linalg_lu_backward: the gradient of A from those of L and U (either may be None),
-    for square, wide (m < n) and tall (m > n) A."""
+    for square, wide (m < n) and tall (m > n) A, with its triangular solves and products in
+    its order (seed 560065264: lu's float32 second derivative was 1.5e-5 apart through
+    general solves)."""
+    from .linalg_solvers import solve_triangular
+
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
-    if m == n:
-        g = (_mT(L) @ L_grad).tril(-1) if L_grad is not None else None
+    if m == n:  # P L^-T [L^T L_grad o 1_L + U_grad U^T o 1_U] U^-T
+        g = _mT(L).matmul(L_grad).tril(-1) if L_grad is not None else None
         if U_grad is not None:
-            gu = (U_grad @ _mT(U)).triu()
+            gu = U_grad.matmul(_mT(U)).triu()
             g = gu if g is None else g + gu
-        g = _solve_tri(_mT(U), g, left=False)
-        return P @ _solve_tri(_mT(L), g)
-    if m < n:
-        U1 = U[..., :, :k]
-        g = _mT(L) @ L_grad if L_grad is not None else None
+        g = solve_triangular(_mT(U), g, upper=False, left=False)
+        g = solve_triangular(_mT(L), g, upper=True, left=True, unitriangular=True)
+        return P.matmul(g)
+    if m < n:  # wide
+        g = _mT(L).matmul(L_grad) if L_grad is not None else None
         if U_grad is not None:
-            gu = U_grad.triu() @ _mT(U)
+            gu = U_grad.triu().matmul(_mT(U))
             g = -gu if g is None else g - gu
-        g = _solve_tri(_mT(U1), g.tril(-1), left=False)
+        g = solve_triangular(_mT(U.narrow(-1, 0, k)), g.tril(-1), upper=False, left=False)
         if U_grad is not None:
-            g = cat([g + U_grad[..., :, :k].triu(), U_grad[..., :, k:]], -1)
-        g = _solve_tri(_mT(L), g)
+            g = cat([g + U_grad.narrow(-1, 0, k).triu(), U_grad.narrow(-1, k, n - k)], -1)
+        g = solve_triangular(_mT(L), g, upper=True, left=True, unitriangular=True)
         if U_grad is None:
-            g = cat([g, (U[..., :, k:] * 0)], -1)
-        return P @ g
-    L1 = L[..., :k, :]
-    g = U_grad @ _mT(U) if U_grad is not None else None
+            g = cat([g, U.narrow(-1, k, n - k).detach().new_zeros(U.shape[:-1] + (n - k,))], -1)
+        return P.matmul(g)
+    g = U_grad.matmul(_mT(U)) if U_grad is not None else None  # tall
     if L_grad is not None:
-        gl = _mT(L) @ L_grad.tril(-1)
+        gl = _mT(L).matmul(L_grad.tril(-1))
         g = -gl if g is None else g - gl
-    g = _solve_tri(_mT(L1), g.triu())
+    g = solve_triangular(_mT(L.narrow(-2, 0, k)), g.triu(), upper=True, unitriangular=True)
     if L_grad is not None:
-        g = cat([g + L_grad[..., :k, :].tril(-1), L_grad[..., k:, :]], -2)
-    g = _solve_tri(_mT(U), g, left=False)
+        g = cat([g + L_grad.narrow(-2, 0, k).tril(-1), L_grad.narrow(-2, k, m - k)], -2)
+    g = solve_triangular(_mT(U), g, upper=False, left=False)
     if L_grad is None:
-        g = cat([g, (L[..., k:, :] * 0)], -2)
-    return P @ g
+        g = cat([g, L.detach().new_zeros(L.shape[:-2] + (m - k, k))], -2)
+    return P.matmul(g)
 
 
 def _check(A, fname, pivot):

@@ -9,7 +9,6 @@ import numpy as np
 from .. import dtypes
 from .._errors import float_input
 from ..autograd.op import Op
-from ..tensor import Tensor
 from .extrema import return_types
 from . import linalg_lapack as _lapack
 from .linalg_ext import _mT, lapack_layout
@@ -86,16 +85,26 @@ class LinalgLuSolve(Op):
         gB = linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adj)
         if not need_lu:
             return None, None, gB
-        if left:
-            gA = -(X @ _mT(gB)) if adj else -(gB @ _mT(X))
-        else:
-            gA = -(_mT(gB) @ X) if adj else -(_mT(X) @ gB)
-        xp, n = self.xp, LU.shape[-1]
-        Pt = Tensor._make(xp.swapaxes(_p_matrix(xp, self.perm, LU._data.dtype), -1, -2), LU.device)
-        L = LU.tril(-1) + Tensor._make(xp.eye(n, dtype=LU._data.dtype), LU.device)
-        PtgA = Pt @ gA
-        gLU = (PtgA @ _mT(LU.triu())).tril(-1) + (_mT(L) @ PtgA).triu()
-        return gLU, None, gB if need_b else None
+        return self._lu_grad(LU, pivots, grad, X), None, gB if need_b else None
+
+    def _lu_grad(self, LU, pivots, gX, X):
+        """torch's linalg_lu_solve_LU: LU's gradient from the unpacked factors (lu_unpack,
+        its permutation only where left == adjoint) by two triangular solves, in its order
+        (was a product through A = P L U: other nodes, other roundings)."""
+        from .linalg_solvers import solve_triangular
+
+        left, adj = self.left, self.adjoint
+        P, L, U = lu_unpack(LU, pivots, unpack_pivots=left == adj)
+        if left != adj:  # gR = U^-T op(-gX) op(X)^T; gL = (L^-T gR U^T).tril(-1)
+            prod = (gX if left else _mT(gX)).matmul(_mT(X) if left else X)
+            gR = solve_triangular(_mT(U), -prod, upper=False)
+            gL = solve_triangular(_mT(L), gR.matmul(_mT(U)), upper=True, unitriangular=True)
+            return gL.tril(-1) + gR.triu()
+        # gR = -P^T op(X) op(gX)^T P L^-T; gU = (L^T gR U^-T).triu()
+        gR = -(_mT(P).matmul(X if left else _mT(X)).matmul(_mT(gX) if left else gX).matmul(P))
+        gR = solve_triangular(_mT(L), gR, upper=True, left=False, unitriangular=True)
+        gU = solve_triangular(_mT(U), _mT(L).matmul(gR), upper=False, left=False)
+        return gR.tril(-1) + gU.triu()
 
     jvp = Op.jvp_transpose
 
@@ -202,22 +211,27 @@ class LuUnpack(Op):
         return self._lu_data_grad(gL, gU), None  # the pivots have no gradient
 
     def _lu_data_grad(self, gL, gU):
-        """torch's lu_unpack_backward: L's gradient below the diagonal, U's on and above."""
+        """torch's lu_unpack_backward: L's gradient below the diagonal, U's on and above (the
+        rest of a wide U's or a tall L's concatenated, or zeros where it has none)."""
+        from .join import cat
+
         m, n = self.m, self.n
         k = min(m, n)
-        gl = gL.tril(-1) if gL is not None else None
-        gu = gU.triu() if gU is not None else None
-        if m == n:
-            return gu if gl is None else (gl if gu is None else gl + gu)
-        if m < n:  # L is (m, m), U is (m, n)
-            base = gu if gu is not None else self.output_at(self.U_, 2) * 0
-            if gl is not None:
-                base = base + _pad(gl, 0, n - k)
-            return base
-        base = gl if gl is not None else self.output_at(self.L_, 1) * 0
-        if gu is not None:
-            base = base + _pad(gu, m - k, 0)
-        return base
+        if gL is not None and gU is not None:
+            if m == n:
+                return gL.tril(-1) + gU.triu()
+            L1 = gL.tril(-1) if m == k else gL.narrow(-2, 0, k).tril(-1)
+            U1 = gU.triu() if n == k else gU.narrow(-1, 0, k).triu()
+            if m > n:
+                return cat([L1 + U1, gL.narrow(-2, k, m - k)], -2)
+            return cat([L1 + U1, gU.narrow(-1, k, n - k)], -1)
+        if gL is not None:
+            if m >= n:
+                return gL.tril(-1)
+            return cat([gL.tril(-1), gL.detach().new_zeros(gL.shape[:-1] + (n - m,))], -1)
+        if n >= m:
+            return gU.triu()
+        return cat([gU.triu(), gU.detach().new_zeros(gU.shape[:-2] + (m - n, n))], -2)
 
     jvp = Op.jvp_transpose
 

@@ -95,14 +95,24 @@ class LinalgMatrixExp(Op):
 
 
 def _differential(a, g):
-    """The upper-right block of exp([[a, g], [0, a]])."""
+    """The upper-right block of exp([[a, g], [0, a]]), built as torch's
+    differential_analytic_matrix_function builds it: zeros, then a, a and g copied into
+    narrows of it (CopySlices), the block narrowed out of the exponential."""
+    from .._errors import broadcast_shapes
     from .join import cat
 
     n = a.shape[-1]
-    zero = g * 0
-    top = cat([a.expand_as(g) if a.shape != g.shape else a, g], -1)
-    block = cat([top, cat([zero, a.expand_as(g) if a.shape != g.shape else a], -1)], -2)
-    return matrix_exp(block)[..., :n, n:]
+    if hasattr(a, "_levels") or hasattr(g, "_levels"):  # vmap's batched tensors: torch's
+        # path for tensor subclasses, one cat of the blocks
+        a = a.expand_as(g) if a.shape != g.shape else a
+        block = cat([cat([a, g], -1), cat([g * 0, a], -1)], -2)
+        return matrix_exp(block)[..., :n, n:]
+    batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(g.shape[:-2]))
+    meta = g.detach().new_zeros(tuple(batch) + (2 * n, 2 * n))
+    meta.narrow(-2, 0, n).narrow(-1, 0, n).copy_(a)
+    meta.narrow(-2, n, n).narrow(-1, n, n).copy_(a)
+    meta.narrow(-2, 0, n).narrow(-1, n, n).copy_(g)
+    return matrix_exp(meta).narrow(-2, 0, n).narrow(-1, n, n)
 
 
 def matrix_exp(A):

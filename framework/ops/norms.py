@@ -51,6 +51,7 @@ def _numpy_norm(xp, x, ord, axes, single):
 class LinalgVectorNorm(Op):
     saves_inputs = True
     saves_output = True
+    dims_listed = False  # (torch.norm's node gets its dims listed)
 
     def forward(self, x, ord=2, dim=None, keepdim=False, reduce_scalar=False):
         """The `ord`-norm of x over `dim` (all dims when None); `reduce_scalar`: dim=() of a
@@ -58,6 +59,9 @@ class LinalgVectorNorm(Op):
         xp = self.xp
         axes = tuple(range(x.ndim)) if dim is None else dim
         self.ord, self.axes, self.keepdim = ord, axes, keepdim
+        # torch's norm_backward unsqueezes the reduced dims back only when they are listed
+        # (linalg.vector_norm's dim=None or (): its 0-dim norm broadcasts as it is)
+        self.listed = dim is not None or self.dims_listed
         one = ord != 0 and x.size and math.prod(x.shape[i] for i in axes) == 1
         p_norm = not (one and not reduce_scalar) and ord not in (0, math.inf, -math.inf)
         out = torch_norm(x, ord, axes) if p_norm and self.half is None else None
@@ -80,8 +84,9 @@ class LinalgVectorNorm(Op):
     def _norm_backward(self, x, grad):
         """torch's norm_backward: the gradient of the ord-norm of x (None for ord 0)."""
         p = self.ord
-        norm = _kept(self.output, self.axes, self.keepdim)
-        g = _kept(grad, self.axes, self.keepdim)
+        norm, g = self.output, grad
+        if self.listed:
+            norm, g = _kept(norm, self.axes, self.keepdim), _kept(g, self.axes, self.keepdim)
         if p == 0:
             return None  # torch leaves the gradient undefined
         if p == 1:
@@ -113,6 +118,7 @@ class Norm(LinalgVectorNorm):
     """torch.norm's own node (NormBackward1), used by pairwise_distance."""
 
     node_name = "NormBackward1"
+    dims_listed = True
 
 
 def _empty_dims(dim):
@@ -160,7 +166,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, _op=LinalgVect
                         f"the dimension {d}because this dimension is empty and "
                         "the operation does not have an identity"
                     )
-    axes = _norm_dims(dim, x.dim())
+    axes = None if _empty_dims(dim) else _norm_dims(dim, x.dim())  # (() is all, as None)
     if x.dim() == 0:  # dim 0 / -1 of a 0-dim tensor: its one element, which torch then
         axes = None  # reduces as any (|x|^p summed, ^(1/p): 1e30 overflows for p > 1);
         # dim=() is torch's all-reduce: its one element is |x| (seed 24050897)

@@ -213,7 +213,7 @@ def sum_to_size(x, *size):
     if not axes:
         return x
     y = sum(x, dim=axes, keepdim=True)
-    return y.reshape(shape) if lead else y
+    return y.view(shape) if lead else y  # (torch's sum_to views: ViewBackward0 of any layout)
 
 
 def _float_only(x, what):
@@ -334,6 +334,18 @@ class Prod(_Reduce):
 
     def node_variant(self):
         return "ProdBackward0" if self.all else "ProdBackward1"
+
+
+def _prod_safe_zeros_backward(grad, x, d):
+    """torch's prod_safe_zeros_backward: grad times the product of the other entries of x
+    along d (exclusive cumprods: a zero in x gives no NaN)."""
+    from .join import cat
+
+    if not x.numel():
+        return grad.expand_as(x)
+    if x.shape[d] == 1:
+        return grad
+    return grad * _exclusive_prods(x, d, cat)
 
 
 def _exclusive_prods(x, d, cat):

@@ -242,12 +242,27 @@ def alias(x):
     return _v.view_op(Alias, x)
 
 
+def _expand_strides(x, shape):
+    """torch's inferExpandGeometry strides of x expanded to `shape`: an expanded dim's 0, a
+    kept dim's own, a new dim's size * stride of the next (then 0 where it is expanded)."""
+    st_in, n, lead = _v.strides(x), len(shape), len(shape) - x.ndim
+    st = [0] * n
+    for i in range(n - 1, -1, -1):
+        d = i - lead
+        size = x.shape[d] if d >= 0 else 1
+        stride = st_in[d] if d >= 0 else (shape[i + 1] * st[i + 1] if i + 1 < n else 1)
+        st[i] = stride if size == shape[i] else 0
+    return st
+
+
 class Expand(Op):
     views = True
     saved_fields = {"self_sym_sizes": "in_shape"}
 
     def forward(self, x, shape):
         self.in_shape = x.shape
+        if not x.size:  # torch's inferExpandGeometry (NumPy gives an empty array's size-1
+            return _backend.as_strided(x, shape, _expand_strides(x, shape))  # dims stride 0)
         out = self.xp.broadcast_to(x, shape)
         lead = len(shape) - x.ndim
         if lead and 1 in shape[:lead]:  # torch gives a new leading dim of size 1 a real stride
@@ -547,7 +562,12 @@ class Unsqueeze(Op):
 
     def forward(self, x, dim):
         self.dim = dim
-        return self.xp.expand_dims(x, dim)
+        out = self.xp.expand_dims(x, dim)
+        if not x.size:  # torch's stride for the new dim: size * stride of the one it precedes
+            st = list(_v.strides(x))  # (1 at the end); NumPy's reshape of an empty array
+            st.insert(dim, x.shape[dim] * st[dim] if dim < x.ndim else 1)  # gives others
+            out = _backend.as_strided(x, out.shape, st)
+        return out
 
     def backward(self, grad):
         return grad.squeeze(self.dim)
@@ -583,9 +603,11 @@ class Squeeze(Op):
 
     def forward(self, x, dims, overload):
         self.in_shape, self.overload, self.dims = x.shape, overload, dims
-        return x.reshape(
-            tuple(s for i, s in enumerate(x.shape) if not (s == 1 and (dims is None or i in dims)))
-        )
+        keep = [i for i, s in enumerate(x.shape) if not (s == 1 and (dims is None or i in dims))]
+        if not x.size:  # the kept dims' strides, as torch's (NumPy's reshape: others)
+            st = _v.strides(x)
+            return _backend.as_strided(x, [x.shape[i] for i in keep], [st[i] for i in keep])
+        return x.reshape(tuple(x.shape[i] for i in keep))
 
     def backward(self, grad):
         if plain(grad):

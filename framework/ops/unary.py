@@ -615,7 +615,9 @@ def clone(input, memory_format=None):
         memory_format = "contiguous"
     elif memory_format is preserve_format:
         memory_format = None
-    keep = memory_format is None and not arr.flags.c_contiguous and arr.ndim > 1
+    keep = memory_format is None and (
+        (not arr.flags.c_contiguous and arr.ndim > 1) or (not arr.size and any(arr.strides))
+    )  # (an empty view's strides are kept, as torch's)
     return Clone.apply(input, order="preserve" if keep else "C")
 
 

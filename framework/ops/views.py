@@ -37,15 +37,55 @@ OVERLAP = (
 
 # ----- geometry ------------------------------------------------------------------------------
 def strides(arr):
-    """Strides in elements (torch's stride()); an empty array has contiguous ones."""
-    if arr.size == 0:
+    """Strides in elements (torch's stride()). NumPy gives a fresh empty array all-zero
+    strides, where torch's are contiguous ones (computed here); an empty array that carries
+    strides (`strided_empty`, a view of one, as_strided) reports its own, as torch's views of
+    an empty tensor compute theirs from its strides (torch.empty(0, 3).t(): (1, 3))."""
+    st = arr.strides
+    if arr.size == 0 and not any(st):
         out, acc = [], 1
         for n in reversed(arr.shape):
             out.append(acc)
             acc *= max(n, 1)
         return tuple(out[::-1])
     item = arr.itemsize
-    return tuple(s // item for s in arr.strides)
+    return tuple(s // item for s in st)
+
+
+def strided_empty(x):
+    """Give an empty tensor's array torch's strides in place of NumPy's zeros (an empty array
+    has no memory: any strides are safe), so that the views a view op takes of it compute
+    their strides and offsets from them, as torch's do."""
+    arr = x._data
+    if not arr.size and arr.ndim and not any(arr.strides):
+        x._data = _as_strided_array(arr, arr.shape, strides(arr))
+
+
+def empty_basic_view(arr, key):
+    """arr[key] for an empty arr and a basic key (ints, slices, None, Ellipsis) with torch's
+    geometry, applied index by index as torch's applySlicing: NumPy gives a slice of length
+    0 start 0 and step 1 (torch keeps both: torch.empty(0, 3)[::2] has strides (6, 1),
+    torch.empty(3, 1)[:, 1:] storage offset 1) and a new axis stride 0."""
+    shape, st = list(arr.shape), list(strides(arr))
+    n = sum(k is not None and k is not Ellipsis for k in key)
+    d = offset = 0
+    for k in key:
+        if k is Ellipsis:
+            d += arr.ndim - n
+        elif k is None:  # unsqueeze: size * stride of the dim it precedes (1 at the end)
+            st.insert(d, shape[d] * st[d] if d < len(shape) else 1)
+            shape.insert(d, 1)
+            d += 1
+        elif isinstance(k, slice):
+            start, stop, step = k.indices(shape[d])
+            offset += start * st[d]
+            shape[d] = max(0, (stop - start + step - 1) // step)
+            st[d] *= step
+            d += 1
+        else:  # select
+            offset += (int(k) % shape[d] if shape[d] else 0) * st[d]
+            del shape[d], st[d]
+    return _as_strided_array(arr, shape, st, offset)
 
 
 def storage_offset(arr):
@@ -140,6 +180,8 @@ def as_view(out, src, meta=DEFAULT):
 
 def view_op(cls, x, **params):
     """Apply a view primitive and mark its result as a view of x."""
+    if not x._data.size:
+        strided_empty(x)
     return as_view(cls.apply(x, **params), x)
 
 
@@ -432,7 +474,8 @@ def narrow(input, dim, start, length):
         raise IndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
         )
-    start %= size if size else 1
+    if start < 0:  # (start == size stays: an empty slice at the end, offset there)
+        start += size
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     if start + length > size:

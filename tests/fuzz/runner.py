@@ -359,8 +359,6 @@ KNOWN_DIFFERENCES[("special_ndtr", "out0")] = lambda p: (
     p.then is not None
     and any(isinstance(a, T) and a.a.dtype != bool and (abs(a.a) >= 3.5).any() for a in p.args)
 )
-# empty_strided with a zero-size dimension: every empty array reports contiguous strides here
-KNOWN_DIFFERENCES[("empty_strided", "out1")] = lambda p: 0 in p.args[0]
 
 
 # corrcoef's diagonal is c_ii / sqrt(c_ii) / sqrt(c_ii): torch's sqrt (MKL's vectorised one)

@@ -57,6 +57,10 @@ REGRESSION_SEEDS = {
     "(was OpenBLAS's summation order, known)",
     18098873: "float32 tensordot then tan: its mm is MKL's gemm as torch calls it (was an "
     "OpenBLAS ulp next to -5.5 pi, known)",
+    560028739: "det of a float32 3 x 3 at det -2.9e-6 with create_graph: torch's singular branch (the "
+    "SVD adjugate, MmBackward0), ours was the solve (LinalgSolveExBackward0)",
+    560065264: "lu_legacy float32 [3, 1, 1] second order: torch's triangular solves (ours general "
+    "ones, 1.5e-5 apart)",
     560041559: "igammac_ of a bool self by an int64 other: torch's in-place cast check (RuntimeError) "
     "comes before the kernel's dtype refusal",
     560052790: "igamma_ of a bool self by an int64 other (as 560041559)",
