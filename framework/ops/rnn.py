@@ -8,7 +8,6 @@ from ..autograd.grad_mode import is_grad_enabled
 from .activation import relu, tanh
 from .join import cat, stack
 from ._mkl_linear import linear_mkl as linear
-from .linalg import matmul
 from .rnn_layer import lstm_layer
 from .rnn_fused import ThnnFusedGruCell, ThnnFusedLstmCell, _Tensors, gru_gates, lstm_gates
 
@@ -28,7 +27,7 @@ def lstm_cell(x_proj, hc, w_hh, b_hh, w_hr=None):
     h, c = hc
     i, f, g, o, c, tc = lstm_gates(_Tensors, linear(h, w_hh, b_hh) + x_proj, c)
     h = o * tc
-    return (h if w_hr is None else matmul(h, w_hr.t())), c
+    return (h if w_hr is None else _project(h, w_hr)), c
 
 
 def gru_cell(x_proj, h, w_hh, b_hh):
@@ -39,7 +38,12 @@ def gru_cell(x_proj, h, w_hh, b_hh):
 def fused_lstm_cell(x_proj, hc, w_hh, b_hh, w_hr=None):
     """lstm_cell as one ThnnFusedLstmCell node per step (the layer loop's fast path)."""
     h, c = ThnnFusedLstmCell.apply(x_proj, linear(hc[0], w_hh, b_hh), hc[1])
-    return (h if w_hr is None else matmul(h, w_hr.t())), c
+    return (h if w_hr is None else _project(h, w_hr)), c
+
+
+def _project(h, w_hr):
+    """h W_hr^T, torch's matmul of the (N, H) state: an mm, MKL's at any size."""
+    return linear(h, w_hr)
 
 
 def fused_gru_cell(x_proj, h, w_hh, b_hh):
