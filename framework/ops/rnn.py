@@ -159,6 +159,14 @@ def rnn_forward(
     lstm = mode == "LSTM"
     finals = []
     layer_input = input
+    # torch's float32 LSTM runs oneDNN's RNN primitive (at::mkldnn_rnn_layer) on the CPU,
+    # unpacked or packed with one batch size at every step (a packed input it then runs as
+    # the unpacked (T, N, F) sequence); its layers with projections run the cells
+    one_dnn = (
+        lstm
+        and input.dtype.name == "float32"
+        and (batch_sizes is None or min(batch_sizes) == max(batch_sizes))
+    )
     for layer in range(num_layers):
         outputs = []
         for d in range(dirs):
@@ -166,13 +174,13 @@ def rnn_forward(
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
             h0 = (hx[0][k], hx[1][k]) if lstm else hx[k]
             args = (w_hh, b_hh, w_hr) if lstm else (w_hh, b_hh)
-            if (
-                lstm
-                and batch_sizes is None
-                and w_hr is None
-                and layer_input.dtype.name == "float32"
-            ):  # torch's oneDNN path: one node
-                out, h = lstm_layer(layer_input, h0[0], h0[1], w_ih, w_hh, b_ih, b_hh, d == 1)
+            if lstm and one_dnn and w_hr is None:  # torch's oneDNN path: one node
+                x = layer_input
+                if batch_sizes is not None:  # packed rows, every step the same batch
+                    x = x.reshape(len(batch_sizes), batch_sizes[0], x.shape[-1])
+                out, h = lstm_layer(x, h0[0], h0[1], w_ih, w_hh, b_ih, b_hh, d == 1)
+                if batch_sizes is not None:
+                    out = out.reshape(-1, out.shape[-1])
                 outputs.append(out)
                 finals.append(h)
                 continue
