@@ -199,3 +199,58 @@ def test_graph_cells_gradcheck(kind):
     x = framework.randn(3, 2, 2, dtype=framework.float64, requires_grad=True)
     assert framework.autograd.gradcheck(lambda v: m(v)[0], (x,))
     assert framework.autograd.gradgradcheck(lambda v: m(v)[0], (x,))
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    _CONFIGS[:5] + [{"batch": 1}, {"batch": 1, "num_layers": 2}],
+    ids=lambda c: "-".join(c) or "plain",
+)
+@pytest.mark.parametrize("seed", range(3))
+def test_float32_lstm_layer_without_grad_is_onednns_inference(seed, cfg):
+    """Grad mode off: torch's oneDNN forward_inference, replayed (_dnnl_rnn_jit): outputs,
+    h_n and c_n bit for bit (input size equal to the hidden size included: its merged
+    chain; at batch 1 the unmerged one)."""
+    cfg = dict(cfg)
+    batch = cfg.pop("batch", None)
+    i, h, x, _ = _draw(17_500 + seed, "float32", batch, cfg.get("batch_first", False))
+    for size in (i, h):  # (the second: input size == hidden size)
+        xs = np.resize(x, x.shape[:2] + (size,)).astype(np.float32)
+        f, t = _pair("LSTM", size, h, seed, "float32", **cfg)
+        with framework.no_grad(), torch.no_grad():
+            (fo, (fh, fc)), (to, (th, tc)) = f(framework.tensor(xs)), t(torch.tensor(xs))
+        _assert_bits([fo.numpy(), fh.numpy(), fc.numpy()], [to.numpy(), th.numpy(), tc.numpy()])
+
+
+def test_float32_lstm_layer_without_grad_at_a_model_size():
+    """nn.LSTM(32, 128, 2) on (16, 8, 32) without grad: torch's bits (longer chains)."""
+    f, t = _pair("LSTM", 32, 128, 0, "float32", num_layers=2)
+    x = np.random.default_rng(17).standard_normal((16, 8, 32)).astype(np.float32)
+    with framework.no_grad(), torch.no_grad():
+        (fo, (fh, fc)), (to, (th, tc)) = f(framework.tensor(x)), t(torch.tensor(x))
+    _assert_bits([fo.numpy(), fh.numpy(), fc.numpy()], [to.numpy(), th.numpy(), tc.numpy()])
+
+
+def test_onednn_gate_kernels_against_their_formulas():
+    """_dnnl_rnn_jit's logistic and tanh at the kernels' edges: saturation, the linear range
+    of tanh, zeros and infinities (tanh odd, logistic(-x) = 1 - logistic(x) there)."""
+    from numba import njit
+
+    from framework.ops import _dnnl_rnn_jit as J
+
+    @njit
+    def both(x, table):
+        a, b = np.empty_like(x), np.empty_like(x)
+        for k in range(x.size):
+            a[k], b[k] = J.dnnl_logistic(x[k]), J.dnnl_tanh(x[k], table)
+        return a, b
+
+    x = np.array([0.0, -0.0, 1e-4, -1e-4, 9.1, -9.1, 100, -100, np.inf, -np.inf], np.float32)
+    s, th = both(x, J.TANH_TABLE)
+    np.testing.assert_array_equal(th[:4], x[:4])  # below the linear bound: x itself
+    np.testing.assert_array_equal(th[4:], np.sign(x[4:]))  # saturated
+    np.testing.assert_array_equal(s[[0, 1, 6, 7, 8, 9]], [0.5, 0.5, 1, 0, 1, 0])
+    y = np.random.default_rng(0).standard_normal(1000).astype(np.float32) * 4
+    sy, ty = both(y, J.TANH_TABLE)
+    np.testing.assert_allclose(sy, 1 / (1 + np.exp(-y.astype(np.float64))), rtol=3e-7, atol=0)
+    np.testing.assert_allclose(ty, np.tanh(y.astype(np.float64)), rtol=3e-7, atol=1e-9)
