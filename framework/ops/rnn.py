@@ -4,7 +4,6 @@ Each layer projects the whole input sequence once (x @ W_ih^T + b_ih), then step
 through time; packed sequences shrink (forward) or grow (reverse) the batch step by step.
 """
 
-from ..autograd.grad_mode import is_grad_enabled
 from .activation import relu, tanh
 from .join import cat, stack
 from ._mkl_linear import linear_mkl as linear
@@ -56,21 +55,7 @@ CELLS = {
     "RNN_RELU": rnn_relu_cell,
     "LSTM": fused_lstm_cell,
     "GRU": fused_gru_cell,
-}
-# Where a graph is recorded, the cells torch's CPU layers run: their ops one by one (RNN.cpp's
-# LSTMCell / GRUCell), so backward is their autograd graph's (each step's products and gate
-# derivatives, the weights' gradients summed step by step as the engine adds them). The
-# fused nodes give the same forward bits and run where nothing is recorded.
-GRAPH_CELLS = {"LSTM": lstm_cell, "GRU": gru_cell}
-
-
-def _records(input, hx, weights):
-    """Whether the layer's forward records a graph: grad mode and an input that requires grad."""
-    if not is_grad_enabled():
-        return False
-    states = hx if isinstance(hx, tuple) else (hx,)
-    tensors = (input,) + states + tuple(w for ws in weights for w in ws if w is not None)
-    return any(t.requires_grad for t in tensors)
+}  # (the fused nodes' backward is the cells' graph's: torch's bits for every gradient)
 
 
 def _map(fn, hidden):
@@ -153,8 +138,6 @@ def rnn_forward(
     Returns (output, h_n) or (output, (h_n, c_n)) for LSTM.
     """
     cell = CELLS[mode]
-    if mode in GRAPH_CELLS and _records(input, hx, weights):
-        cell = GRAPH_CELLS[mode]
     dirs = 2 if bidirectional else 1
     lstm = mode == "LSTM"
     finals = []

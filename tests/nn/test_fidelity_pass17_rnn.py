@@ -4,9 +4,12 @@
   `_sleef.sigmoid` ran them through a compiled function whose result array carried a float32
   dtype that is another object than NumPy's; the next step's `Sigmoid` then missed its
   `dtype is float32` test and ran NumPy's formula. Fixed at both ends.
-- GRU and LSTM layers where a graph is recorded step torch's CPU cells op by op (RNN.cpp's
-  GRUCell / LSTMCell), so every gradient is their autograd graph's (the weights' gradients
-  summed step by step); the float32 LSTM layer stays oneDNN's (not replayed; README).
+- GRU and LSTM layers: the fused cell nodes' backward forms the gate gradients in the order
+  of torch's autograd graph of RNN.cpp's GRUCell / LSTMCell (mul's, sigmoid_backward's
+  grad * (1 - y) * y, tanh_backward's 1 - y^2 as one FMA, GRU's n gradient g - g z); the
+  weights' gradients were already summed step by step by the engine. The float32 LSTM layer
+  with grad on stays oneDNN's training kernels (not replayed; README); with grad off its
+  forward_inference is replayed (_dnnl_rnn_jit).
 - torch's linear on a non-contiguous 3-D input (a batch_first layer's input) is matmul's mm,
   then the bias added: other float64 bits than addmm's.
 - LSTM projections: h W_hr^T by MKL at any size.
@@ -19,11 +22,11 @@ import pytest
 import torch
 
 import framework
-from framework.ops import _mkl, _sleef, _sum_kernel
+from framework.ops import _fused, _mkl, _sleef, _sum_kernel
 
 pytestmark = pytest.mark.skipif(
-    _sum_kernel.vector_bytes() is None or not _mkl.available(),
-    reason="replays of torch's AVX2 kernels and MKL's products",
+    _sum_kernel.vector_bytes() is None or not _mkl.available() or _fused.kernels() is None,
+    reason="replays of torch's AVX2 kernels and MKL's products (compiled by numba)",
 )
 
 
@@ -192,9 +195,9 @@ def test_packed_float32_lstm_with_one_batch_size_is_onednns_layer(lens):
 
 
 @pytest.mark.parametrize("kind", ["GRU", "LSTM"])
-def test_graph_cells_gradcheck(kind):
-    """The layers' graph path (ops composed, no hand-written backward): gradcheck and
-    gradgradcheck in float64."""
+def test_fused_cell_layers_gradcheck(kind):
+    """The layers' fused cell nodes (hand-written backward in the graph's order): gradcheck
+    and gradgradcheck in float64."""
     m = getattr(framework.nn, kind)(2, 3, dtype=framework.float64)
     x = framework.randn(3, 2, 2, dtype=framework.float64, requires_grad=True)
     assert framework.autograd.gradcheck(lambda v: m(v)[0], (x,))
