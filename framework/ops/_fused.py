@@ -413,11 +413,14 @@ def lstm_pre_loop(gates, x, b, has_b, cap, e):
 def lstm_grads_loop(i, f, g, o, tc, c, dh, go, gc, has_dh, has_go, has_gc, out, dcf):
     """rnn_fused._lstm_grads on (N, H) arrays: with gh = dh + go (dh alone, go alone, or 0:
     has_dh, has_go; rnn_layer's backward adds the step's output gradient go to the
-    carried dh), dc = gh * o * (1 - tc^2) [+ gc], the gate gradients dc g i (1 - i), dc c
-    f (1 - f), dc i (1 - g^2), gh tc o (1 - o) into the column blocks of out (N, 4H), and
-    dc * f into dcf; each product in the formula's order. One short loop per block and row
-    (dc kept in dcf meanwhile): loops over a few arrays vectorise (LLVM checks the arrays'
-    overlap before vectorising, and gives up on a dozen); one loop over all ran 2.7x longer."""
+    carried dh), dc = gh * o * (1 - tc^2) [+ gc] (1 - y^2 one fused multiply-add, as torch's
+    tanh_backward), the gate gradients dc g (1 - i) i, dc c
+    (1 - f) f, dc i (1 - g^2), gh tc (1 - o) o into the column blocks of out (N, 4H), and
+    dc * f into dcf; each product in the order of torch's graph of the cell (mul's, then
+    sigmoid_backward's grad * (1 - y) * y, tanh_backward's grad * (1 - y^2)). One short
+    loop per block and row (dc kept in dcf meanwhile): loops over a few arrays vectorise
+    (LLVM checks the arrays' overlap before vectorising, and gives up on a dozen); one loop
+    over all ran 2.7x longer."""
     n, h = i.shape
     one = _to32(1.0)  # (float32; exact and promoted in float64 arrays)
     zero = one - one
@@ -432,45 +435,47 @@ def lstm_grads_loop(i, f, g, o, tc, c, dh, go, gc, has_dh, has_go, has_gc, out, 
             else:
                 ghv = zero
             t, ov = tc[r, j], o[r, j]
-            out[r, 3 * h + j] = ghv * t * ov * (one - ov)
+            out[r, 3 * h + j] = ghv * t * (one - ov) * ov
             dc = ghv * ov
-            dc = dc * (one - t * t)
+            dc = dc * _fma(-t, t, one)  # (tanh_backward: 1 - y^2 one fused multiply-add)
             if has_gc:
                 dc = dc + gc[r, j]
             dcf[r, j] = dc
         for j in range(h):
             iv = i[r, j]
-            out[r, j] = dcf[r, j] * g[r, j] * iv * (one - iv)
+            out[r, j] = dcf[r, j] * g[r, j] * (one - iv) * iv
         for j in range(h):
             fv = f[r, j]
-            out[r, h + j] = dcf[r, j] * c[r, j] * fv * (one - fv)
+            out[r, h + j] = dcf[r, j] * c[r, j] * (one - fv) * fv
         for j in range(h):
             gv = g[r, j]
-            out[r, 2 * h + j] = dcf[r, j] * i[r, j] * (one - gv * gv)
+            out[r, 2 * h + j] = dcf[r, j] * i[r, j] * _fma(-gv, gv, one)
         for j in range(h):
             dcf[r, j] = dcf[r, j] * f[r, j]
 
 
 def gru_grads_loop(r, z, nn, hn, h, g, gx, gh, gz):
-    """rnn_fused._gru_grads on (N, H) arrays: dn = g (1 - z) (1 - n^2), dr = dn hn r (1 - r),
-    dz = g (h - n) z (1 - z) into the column blocks of gx = [dr, dz, dn] and gh = [dr, dz,
-    dn r] (N, 3H), and g z into gz; each product in the formula's order."""
+    """rnn_fused._gru_grads on (N, H) arrays: dn = (g - g z) (1 - n^2), dr = dn hn (1 - r) r,
+    dz = g (h - n) (1 - z) z into the column blocks of gx = [dr, dz, dn] and gh = [dr, dz,
+    dn r] (N, 3H), and g z into gz; each product in the order of torch's graph of the cell
+    (n's gradient g from the last add plus -(g z) from h - n)."""
     n, w = r.shape
     one = _to32(1.0)  # (float32; exact and promoted in float64 arrays)
     for i in range(n):
         for j in range(w):
             rv, zv, nv, gv = r[i, j], z[i, j], nn[i, j], g[i, j]
-            dn = gv * (one - zv)
-            dn = dn * (one - nv * nv)
-            dr = dn * hn[i, j] * rv * (one - rv)
-            dz = gv * (h[i, j] - nv) * zv * (one - zv)
+            gzv = gv * zv
+            dn = gv - gzv
+            dn = dn * _fma(-nv, nv, one)  # (tanh_backward: 1 - y^2 one fused multiply-add)
+            dr = dn * hn[i, j] * (one - rv) * rv
+            dz = gv * (h[i, j] - nv) * (one - zv) * zv
             gx[i, j] = dr
             gx[i, w + j] = dz
             gx[i, 2 * w + j] = dn
             gh[i, j] = dr
             gh[i, w + j] = dz
             gh[i, 2 * w + j] = dn * rv
-            gz[i, j] = gv * zv
+            gz[i, j] = gzv
 
 
 def erf_ufunc(x):
@@ -589,6 +594,7 @@ def _to32(v):
 
 
 _phi32 = phi32
+_fma = None  # llvm.fma (_numba_fma.fma) once _build ran: the recurrent gradient loops' 1 - y^2
 # activation._gelu32_constants(), set before a ufunc using them compiles (frozen into it)
 _GELU32_C = _GELU32_COF = None
 
@@ -675,7 +681,9 @@ def _build(numba, cache):
         fastmath = {"reassoc"} if sums else False
         return numba.njit(cache=cache, nogil=True, error_model="numpy", fastmath=fastmath)(fn)
 
-    global _row_max, _half_erfc, _gelu32_tail, _phi32_main, _phi32, _to32
+    global _row_max, _half_erfc, _gelu32_tail, _phi32_main, _phi32, _to32, _fma
+    from .._numba_fma import fma as _fma
+
     _to32 = numba.float32
     _phi32_main = jit(phi32_main)
     _phi32 = jit(phi32)

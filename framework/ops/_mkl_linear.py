@@ -12,7 +12,7 @@ import numpy as np
 
 from ..amp.autocast_mode import in_use as _amp_in_use, state as _amp
 from . import _mkl
-from .linalg import Addmm, Mm, linear
+from .linalg import Addmm, Mm, linear, matmul
 from .shape import _unsafe_view, reshape
 
 
@@ -92,6 +92,13 @@ def linear_mkl(x, w, b=None):
         return linear(x, w, b)
     lead = tuple(x.shape[:-1])
     x2 = x if x.ndim == 2 else reshape(x, math.prod(lead), x.shape[-1])
+    if b is not None and x.ndim == 3 and not d.flags.c_contiguous:
+        # torch's linear adds the bias into addmm for a contiguous input only; otherwise it
+        # is matmul's product (folded: an mm of the copied rows, as the weight requires
+        # grad; else a bmm), then the bias added (AddBackward0): other float64 bits
+        if not w.requires_grad:
+            return matmul(x, w.t()) + b
+        return _unsafe_view(_MmMKL.apply(x2, w.t()), lead + (w.shape[0],)) + b
     if b is None:
         out = _MmMKL.apply(x2, w.t())
         return out if x.ndim == 2 else _unsafe_view(out, lead + (w.shape[0],))

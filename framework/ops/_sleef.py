@@ -402,7 +402,9 @@ def sigmoid(x, silu=False):
     j = _JIT[0]
     if j and x.flags.c_contiguous and x.ndim:  # the hot path: one compiled call
         if silu or x.size % (64 // x.itemsize):
-            return j.sigmoid_contiguous(x, silu, _CONSTS[x.dtype])
+            out = np.empty_like(x)
+            j.sigmoid_contiguous(x, silu, _CONSTS[x.dtype], out)
+            return out
         return j.sigmoid_body(x)  # (no scalar tail: the ufunc)
     if x.size == 0:
         return np.empty_like(x)

@@ -570,14 +570,14 @@ sigmoid_body = vectorize(["float32(float32)", "float64(float64)"], cache=True)(_
 
 
 @njit(**_OPTS)
-def sigmoid_contiguous(x, silu, c):
-    """sigmoid_rows of a C-contiguous array of any shape as one row, into a new array (one
-    call for the small tensors' hot path); c = (0, 1) in x's dtype."""
-    out = np.empty_like(x)
+def sigmoid_contiguous(x, silu, c, out):
+    """sigmoid_rows of a C-contiguous array of any shape as one row, into `out` (C-contiguous,
+    x's shape and dtype: made by the caller, as an array numba makes carries a dtype object
+    other than NumPy's, which identity checks downstream miss); c = (0, 1) in x's dtype. One
+    call for the small tensors' hot path."""
     xf, of = x.reshape(x.size), out.reshape(out.size)
     n = xf.size
     zero, one = c[0], c[1]
     nv = n - n % (64 // x.itemsize)
     for i in range(n):
         of[i] = unary(xf[i], i < nv, silu, zero, one)
-    return out

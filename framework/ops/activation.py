@@ -127,7 +127,7 @@ class Sigmoid(Op):
     saved_fields = {"result": "result"}
 
     def forward(self, x):
-        if self.half is None and type(x) is _ndarray and (x.dtype is _F32 or x.dtype is _F64):
+        if self.half is None and type(x) is _ndarray and x.dtype in _FLOATS:
             return _sleef.sigmoid(x)  # torch's kernel: Sleef's exp, its scalar tail
         return sigmoid_array(self.xp, _float(x))
 
@@ -281,6 +281,8 @@ def _const(xp, dtype, value=0):
 
 _F32 = _np.dtype("float32")
 _F64 = _np.dtype("float64")
+_FLOATS = (_F32, _F64)  # (`in` compares by identity, then by equality: an array numba made
+#                       carries an equal float32 dtype that is another object)
 _ndarray = _np.ndarray
 _Z32 = _const(_np, _F32)  # relu's zero for float32 NumPy arrays (the same cached constant)
 

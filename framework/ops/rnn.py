@@ -7,7 +7,6 @@ through time; packed sequences shrink (forward) or grow (reverse) the batch step
 from .activation import relu, tanh
 from .join import cat, stack
 from ._mkl_linear import linear_mkl as linear
-from .linalg import matmul
 from .rnn_layer import lstm_layer
 from .rnn_fused import ThnnFusedGruCell, ThnnFusedLstmCell, _Tensors, gru_gates, lstm_gates
 
@@ -27,7 +26,7 @@ def lstm_cell(x_proj, hc, w_hh, b_hh, w_hr=None):
     h, c = hc
     i, f, g, o, c, tc = lstm_gates(_Tensors, linear(h, w_hh, b_hh) + x_proj, c)
     h = o * tc
-    return (h if w_hr is None else matmul(h, w_hr.t())), c
+    return (h if w_hr is None else _project(h, w_hr)), c
 
 
 def gru_cell(x_proj, h, w_hh, b_hh):
@@ -38,7 +37,12 @@ def gru_cell(x_proj, h, w_hh, b_hh):
 def fused_lstm_cell(x_proj, hc, w_hh, b_hh, w_hr=None):
     """lstm_cell as one ThnnFusedLstmCell node per step (the layer loop's fast path)."""
     h, c = ThnnFusedLstmCell.apply(x_proj, linear(hc[0], w_hh, b_hh), hc[1])
-    return (h if w_hr is None else matmul(h, w_hr.t())), c
+    return (h if w_hr is None else _project(h, w_hr)), c
+
+
+def _project(h, w_hr):
+    """h W_hr^T, torch's matmul of the (N, H) state: an mm, MKL's at any size."""
+    return linear(h, w_hr)
 
 
 def fused_gru_cell(x_proj, h, w_hh, b_hh):
@@ -51,7 +55,7 @@ CELLS = {
     "RNN_RELU": rnn_relu_cell,
     "LSTM": fused_lstm_cell,
     "GRU": fused_gru_cell,
-}
+}  # (the fused nodes' backward is the cells' graph's: torch's bits for every gradient)
 
 
 def _map(fn, hidden):
@@ -138,6 +142,14 @@ def rnn_forward(
     lstm = mode == "LSTM"
     finals = []
     layer_input = input
+    # torch's float32 LSTM runs oneDNN's RNN primitive (at::mkldnn_rnn_layer) on the CPU,
+    # unpacked or packed with one batch size at every step (a packed input it then runs as
+    # the unpacked (T, N, F) sequence); its layers with projections run the cells
+    one_dnn = (
+        lstm
+        and input.dtype.name == "float32"
+        and (batch_sizes is None or min(batch_sizes) == max(batch_sizes))
+    )
     for layer in range(num_layers):
         outputs = []
         for d in range(dirs):
@@ -145,13 +157,13 @@ def rnn_forward(
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
             h0 = (hx[0][k], hx[1][k]) if lstm else hx[k]
             args = (w_hh, b_hh, w_hr) if lstm else (w_hh, b_hh)
-            if (
-                lstm
-                and batch_sizes is None
-                and w_hr is None
-                and layer_input.dtype.name == "float32"
-            ):  # torch's oneDNN path: one node
-                out, h = lstm_layer(layer_input, h0[0], h0[1], w_ih, w_hh, b_ih, b_hh, d == 1)
+            if lstm and one_dnn and w_hr is None:  # torch's oneDNN path: one node
+                x = layer_input
+                if batch_sizes is not None:  # packed rows, every step the same batch
+                    x = x.reshape(len(batch_sizes), batch_sizes[0], x.shape[-1])
+                out, h = lstm_layer(x, h0[0], h0[1], w_ih, w_hh, b_ih, b_hh, d == 1)
+                if batch_sizes is not None:
+                    out = out.reshape(-1, out.shape[-1])
                 outputs.append(out)
                 finals.append(h)
                 continue

@@ -10,6 +10,7 @@ import numpy as np
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
+from .._fma import fused
 from . import _fused, _sleef, _vml
 from .activation import sigmoid, tanh
 from .join import cat
@@ -75,18 +76,26 @@ def _lstm_grads(k, acts, c, grad_h, grad_c, out=None):
         fused = _fused_lstm_grads(k.xp, (i, f, g, o, tc, c, grad_h), grad_c, out)
         if fused is not None:
             return fused
-    dc = grad_h * o * (1 - tc * tc)  # through h' = o tanh(c')
+    dc = grad_h * o * _one_minus_square(k, tc)  # through h' = o tanh(c')
     if grad_c is not None:
         dc = dc + grad_c
-    grad_gates = k.cat(
-        [
-            dc * g * i * (1 - i),
-            dc * c * f * (1 - f),
-            dc * i * (1 - g * g),
-            grad_h * tc * o * (1 - o),
+    grad_gates = k.cat(  # (torch's graph of the cell: mul's, then sigmoid_backward's
+        [  # grad * (1 - y) * y and tanh_backward's grad * (1 - y^2))
+            dc * g * (1 - i) * i,
+            dc * c * (1 - f) * f,
+            dc * i * _one_minus_square(k, g),
+            grad_h * tc * (1 - o) * o,
         ]
     )
     return grad_gates, dc * f
+
+
+def _one_minus_square(k, y):
+    """1 - y^2 as torch's tanh_backward forms it: one fused multiply-add on arrays (_fma);
+    on the graph path the Tensor ops."""
+    if isinstance(k, _Arrays):
+        return fused(-y, y, y.dtype.type(1))
+    return 1 - y * y
 
 
 def _fused_kernels_for(arrays, contiguous=True):
@@ -247,10 +256,11 @@ def _gru_grads(k, acts, h, grad):
         fused = _fused_gru_grads(k.xp, (r, z, n, hn, h, grad))
         if fused is not None:
             return fused
-    dn = grad * (1 - z) * (1 - n * n)
-    dr = dn * hn * r * (1 - r)
-    dz = grad * (h - n) * z * (1 - z)
-    return k.cat([dr, dz, dn]), k.cat([dr, dz, dn * r]), grad * z
+    gz = grad * z  # torch's graph of the cell: n's gradient is grad (the last add) plus
+    dn = (grad - gz) * _one_minus_square(k, n)  # -(grad z) (from h - n), then tanh_backward
+    dr = dn * hn * (1 - r) * r  # sigmoid_backward: grad * (1 - y) * y
+    dz = grad * (h - n) * (1 - z) * z
+    return k.cat([dr, dz, dn]), k.cat([dr, dz, dn * r]), gz
 
 
 class ThnnFusedGruCell(Op):

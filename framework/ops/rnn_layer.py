@@ -13,7 +13,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
 from .join import stack
-from . import _mkl
+from . import _fused, _mkl
 from ._mkl_linear import mkl_any_size
 from .linalg import matmul
 from .rnn_fused import _Arrays, _Tensors, _lstm_grads, layer_loops, lstm_gates
@@ -92,8 +92,65 @@ class _TensorLinalg(_Tensors):
         return None  # (a graph: the formulas are recorded)
 
 
-def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
-    """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts))."""
+def _dnnl_kernels():
+    """_dnnl_rnn_jit where numba is (and FRAMEWORK_NUMBA is not 0), else None."""
+    if _DNNL[0] is None:
+        _DNNL[0] = False
+        if _fused.kernels() is not None:  # (numba importable and allowed)
+            try:
+                from . import _dnnl_rnn_jit
+
+                _DNNL[0] = _dnnl_rnn_jit
+            except ImportError:
+                pass
+    return _DNNL[0] or None
+
+
+_DNNL = [None]
+
+
+def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+    """_forward on float32 arrays as oneDNN's LSTM primitive computes it (_dnnl_rnn_jit: its
+    product chains, bias and gate kernels): torch's bits. Same returns as _forward."""
+    t_len, n, f = x.shape
+    hid = w_hh.shape[1]
+    f32 = np.float32
+    w_ih_t = np.ascontiguousarray(w_ih.T)
+    w_hh_t = np.ascontiguousarray(w_hh.T)
+    bias = np.zeros(4 * hid, f32) if b_ih is None else (b_ih + b_hh).astype(f32, copy=False)
+    gx = np.empty((t_len * n, 4 * hid), f32)
+    j.gemm_chain(np.ascontiguousarray(x).reshape(t_len * n, f), w_ih_t, gx, False)
+    gx = gx.reshape(t_len, n, 4 * hid)
+    merged = f == hid and n > 1  # one chain over [x_t, h], the input's continued by the
+    #                              state's (measured: not at batch 1)
+    steps = range(t_len - 1, -1, -1) if reverse else range(t_len)
+    outs, saved = [None] * t_len, [None] * t_len
+    hw = np.empty((n, 4 * hid), f32)
+    h = np.ascontiguousarray(h, f32)
+    c = np.ascontiguousarray(c, f32)
+    for t in steps:
+        if merged:
+            j.gemm_chain(h, w_hh_t, gx[t], True)
+        else:
+            j.gemm_chain(h, w_hh_t, hw, False)
+        acts = np.empty((6, n, hid), f32)
+        j.lstm_cell(gx[t], hw, bias, not merged, c, j.TANH_TABLE, *acts)
+        saved[t] = (h, c, tuple(acts))
+        h, c = acts[3] * acts[5], acts[4]
+        outs[t] = h
+    return outs, saved, h, c
+
+
+def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False):
+    """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts)).
+    inference: torch runs oneDNN's forward_inference (grad mode off), replayed on float32
+    arrays (forward_training's products are not: they take other orders by the batch)."""
+    j = _dnnl_kernels() if inference and isinstance(k, _ArrayLinalg) and k.xp is np else None
+    if j is not None and all(
+        a is None or (type(a) is np.ndarray and a.dtype == np.float32)
+        for a in (x, w_ih, w_hh, b_ih, b_hh, h, c)
+    ):
+        return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse)
     x_proj = k.mm(x.reshape(-1, x.shape[-1]), k.t(w_ih)).reshape(x.shape[:2] + (-1,))
     if b_ih is not None:
         x_proj = k.add_(x_proj, b_ih)
@@ -152,10 +209,10 @@ class MkldnnRnnLayer(Op):
     saves_inputs = True
     saves = ("steps",)
 
-    def forward(self, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+    def forward(self, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False, inference=False):
         self.reverse = reverse
         outs, self.steps, h, c = _forward(
-            _ArrayLinalg(self.xp), x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse
+            _ArrayLinalg(self.xp), x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, inference
         )
         return self.xp.stack(outs), h, c
 
@@ -187,5 +244,7 @@ class MkldnnRnnLayer(Op):
 
 def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse=False):
     """A full (unpacked) LSTM layer in one node: returns (outputs, (h_T, c_T))."""
-    out, h, c = MkldnnRnnLayer.apply(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=reverse)
+    out, h, c = MkldnnRnnLayer.apply(
+        x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=reverse, inference=not is_grad_enabled()
+    )
     return out, (h, c)

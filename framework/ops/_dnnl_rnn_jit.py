@@ -1,0 +1,156 @@
+"""numba replay of the forward of oneDNN's float32 LSTM primitive on an AVX2 CPU, as torch
+2.13 runs it for a float32 nn.LSTM layer on the CPU (at::mkldnn_rnn_layer) with grad mode
+off (oneDNN's forward_inference; with grad mode on torch asks for forward_training, whose
+products sum in other orders by the batch size: not replayed): torch's bits.
+
+Measured against torch (ONEDNN_MAX_CPU_ISA=AVX2, one thread; sizes 1 to 300):
+
+- the products are one fused multiply-add chain per gate element, in the order of the inner
+  index, from 0: the input's product for every step at once (x W_ih^T), then each step's
+  recurrent product added (h W_hh^T, its own chain); where the input size equals the hidden
+  size, one chain over the concatenated [x_t, h] instead (the input's chain continued by the
+  state's);
+- the bias is b_ih + b_hh, added to the sum last;
+- the gates take oneDNN's eltwise injector: logistic from its exp (a degree-5 polynomial of
+  the remainder, 2^(n-1) * 2), tanh from its 32 degree-6 polynomials on half binades (linear
+  below 0x39ddb3d7, 1 above 0x41102cb3);
+- c' = fma(i, g, f c), h' = o tanh(c').
+
+Exact pre-activations (multiples of 1/8) isolate the gates: 0 of 3,910 elements apart with
+this replay (1,505 with torch's own sigmoid and tanh kernels). Imported only where numba is.
+"""
+
+import numpy as np
+from numba import njit
+
+from .._numba_fma import fma
+from ._sleef_jit import bits as to_bits, from_bits
+
+_OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
+F = np.float32
+
+# oneDNN's tanh polynomials: degree 0 to 6 (rows), one per half binade (columns), as the
+# bits of jit_uni_eltwise_injector's table (cpu/x64, tanh_polynomial_table)
+_TANH_TABLE = (
+    "00000000 39bfffff 39ffffff 3a3ffffe 3a7ffffb 3abffff7 3affffeb 3b3fffdc 3b7fffab 3bbfff70 "
+    "3bfffeab 3c3ffdc0 3c7ffaab 3cbff701 3cffeaad 3d3fdc08 3d7faacd 3dbf7081 3dfeacc9 3e3dc7fd "
+    "3e7acbf5 3eb77a9f 3eec9a9f 3f22991f 3f42f7d6 3f67b7cc 3f76ca83 3f7ebbe9 3f7fd40c 3f7fff32 "
+    "3f7ffffc 3f800000 "
+    "3f800000 3f800018 3f7fffe8 3f7fffda 3f7fffdc 3f7fffdc 3f7fffac 3f7fff70 3f7ffeec 3f7ffdc0 "
+    "3f7ffbed 3f7ff704 3f7feff5 3f7fdbca 3f7fbfff 3f7f7041 3f7f009b 3f7dc36c 3f7c0aa8 3f7734b8 "
+    "3f70a4de 3f5f1fd8 3f495493 3f18b9ec 3ed706cb 3e390b06 3d90b11f 3c21a053 3aaf7fdb 37ccc1a3 "
+    "355c6733 00000000 "
+    "00000000 be4e0ff1 3d25b1b1 3d6b6dab 3c9fb1d5 babff06f 3c07b3f6 bb3fc1bc 3a9f5921 bbbf06f2 "
+    "bbb0f402 bc47db9e bc73d5e7 bca25bda bcfca780 bd40e07c bd7dab03 bdbe4a0f bdfb14a5 be36cc8d "
+    "be6bd102 be9fe7c5 beba0f10 bec206a8 bea3c388 be277d62 bd8b7960 bc209f49 baad44ca b7c6eeac "
+    "b663aa41 00000000 "
+    "00000000 45b3ae96 c414eb20 c450e02e c3152b4e bead2f56 c2162e02 beb4bd5a c11a59a4 bed2f507 "
+    "c020d32c 3dd0f506 bf2a75e2 bff950e3 bed47334 be809b8c beb64532 be961a5b be9b63ac bea0d4b2 "
+    "be828a77 be378612 bdc20908 3d2d3957 3dd46e89 3db3f629 3d2c5e7b 3bd20403 3a59dfae 3770af45 "
+    "372cc014 00000000 "
+    "00000000 cc981a1b 4a7edd3d 4ab1007c 48fedd9c 41a557b5 477ee32a 422557f5 45ff3ce4 42a55641 "
+    "446e0867 c33dc19a 42915214 43af4fad 4110fe88 c1099b75 3fc8a8dc bfbeaef5 be365aad 3f4d9652 "
+    "3ddfa08f 3e34e9b8 3e2d07a6 3dc63567 3cdaeb78 bcd17537 bc92829c bb43ab99 b9b471dd b6baad5a "
+    "b78bafc7 00000000 "
+    "00000000 52f688d5 d0505c72 d08f98e3 ce505cc9 c7162b8a cc5061d6 c7162bdf ca50b37f c7162a3a "
+    "c8422086 471a714e c5ece1f1 c70e3d90 c3eba94a 43e0c424 c21f4552 42217cc8 405e7dc4 c10dd401 "
+    "3e96b602 bd1a6d2f bd393883 bd674682 bd310016 b961e269 3ba32495 3a7680d5 38b3173c 35a9deea "
+    "375c3f2a 00000000 "
+    "00000000 d8995ed1 558285ea 55b2cd69 53028625 4bc9991f 5082898a 4b4999b3 4e02c07c 4ac99764 "
+    "4b72c822 ca40c0e1 489413e4 49b12224 46134c4e c60c2d57 43c83910 c3c872d1 c186bc9e 42325bc3 "
+    "bf2ffa4a 3d9a203c bc545a43 bae08fee 3c80225d 3b1fd1df ba36b9d1 b91de544 b71f100f b408e2ed "
+    "b685fec8 00000000"
+)
+TANH_TABLE = (
+    np.array([int(h, 16) for h in _TANH_TABLE.split()], np.uint32).view(np.float32).reshape(7, 32)
+)
+
+
+@njit(**_OPTS)
+def dnnl_exp(x):
+    """oneDNN's exp_compute_vector_fwd of one float32 lane."""
+    lo, hi = from_bits(np.int32(-1028740016)), from_bits(np.int32(0x42B17218))  # ln FLT_MIN/MAX
+    below = x < lo
+    s = x if x < hi else hi  # (minps: hi where x is NaN)
+    s = s if s > lo else lo
+    fx = s * from_bits(np.int32(0x3FB8AA3B))  # mul then add: two roundings
+    fx = fx + F(0.5)
+    fx = F(np.floor(fx))
+    r = fma(-fx, from_bits(np.int32(0x3F317218)), s)
+    e = np.int32(fx - F(1.0))
+    two = F(0.0) if below else from_bits(np.int32((e + 127) << 23))
+    p = fma(F(0.00828929059), r, F(0.0418978221))
+    p = fma(p, r, F(0.166676521))
+    p = fma(p, r, F(0.499991506))
+    p = fma(p, r, F(0.999999701))
+    p = fma(p, r, F(1.0))
+    return p * two * F(2.0)
+
+
+@njit(**_OPTS)
+def dnnl_logistic(x):
+    """oneDNN's logistic: e = exp(-|x|), y = e / (e + 1); 1 - y where x's sign bit is clear."""
+    bits = to_bits(x)
+    negative = bits < 0
+    e = dnnl_exp(from_bits(np.int32(bits | np.int32(-2147483648))))
+    y = e / (e + F(1.0))
+    return y if negative else F(1.0) - y
+
+
+@njit(**_OPTS)
+def dnnl_tanh(x, table):
+    """oneDNN's tanh_compute_vector_fwd (AVX2) of one float32 lane."""
+    bits = to_bits(x)
+    a_bits = np.int32(bits & np.int32(0x7FFFFFFF))
+    a = from_bits(a_bits)
+    idx = ((a_bits - np.int32(0x39800000)) & np.int32(-4194304)) >> 22
+    idx = idx & 31  # (vgatherdps reads the table by these 32-bit indices)
+    s = a - from_bits(np.int32(a_bits & np.int32(-4194304)))
+    p = table[6, idx]
+    for d in range(5, -1, -1):
+        p = fma(p, s, table[d, idx])
+    out = F(1.0)
+    if from_bits(np.int32(0x41102CB3)) > a:
+        out = p
+    if from_bits(np.int32(0x39DDB3D7)) > a:
+        out = a
+    return -out if bits < 0 else out
+
+
+@njit(**_OPTS)
+def gemm_chain(a, b, out, accumulate):
+    """out (M, N) = a (M, K) @ b (K, N) as one fused multiply-add chain per element in the
+    order of k, from 0 (or from out's values where accumulate)."""
+    m, k = a.shape
+    n = b.shape[1]
+    for i in range(m):
+        if not accumulate:
+            for j in range(n):
+                out[i, j] = F(0.0)
+        for q in range(k):
+            v = a[i, q]
+            for j in range(n):
+                out[i, j] = fma(v, b[q, j], out[i, j])
+
+
+@njit(**_OPTS)
+def lstm_cell(g, hw, bias, add_hw, c, table, i_out, f_out, g_out, o_out, c_out, tc_out):
+    """One step's gates from the pre-activation sums g (N, 4H) (plus hw where add_hw: the
+    recurrent product added first) and the bias: oneDNN's postgemm."""
+    n, h = c.shape
+    for r in range(n):
+        for j in range(h):
+            s0, s1, s2, s3 = g[r, j], g[r, h + j], g[r, 2 * h + j], g[r, 3 * h + j]
+            if add_hw:
+                s0 = s0 + hw[r, j]
+                s1 = s1 + hw[r, h + j]
+                s2 = s2 + hw[r, 2 * h + j]
+                s3 = s3 + hw[r, 3 * h + j]
+            gi = dnnl_logistic(s0 + bias[j])
+            gf = dnnl_logistic(s1 + bias[h + j])
+            gg = dnnl_tanh(s2 + bias[2 * h + j], table)
+            go = dnnl_logistic(s3 + bias[3 * h + j])
+            cn = fma(gi, gg, gf * c[r, j])
+            tc = dnnl_tanh(cn, table)
+            i_out[r, j], f_out[r, j], g_out[r, j], o_out[r, j] = gi, gf, gg, go
+            c_out[r, j], tc_out[r, j] = cn, tc
