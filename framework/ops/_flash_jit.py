@@ -59,6 +59,61 @@ def _gemm(typingctx, address, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, l
     return types.void(i, i, i, i, i, i, alpha, i, i, i, i, alpha, i, i), codegen
 
 
+def _lane_loop(width, largest):
+    """An intrinsic f(address, count, init) -> `width` lanes: over `count` vectors of `width`
+    elements from the data address (int64), each lane's running sum (init + x0 + x1 ...,
+    added in turn) or largest value (the strict `x > m` select: a NaN never kept), as one
+    loop on LLVM vectors (numba's own loops index with wrap-around checks and stay scalar)."""
+
+    @intrinsic
+    def lanes(typingctx, address, count, init):
+        """The lane loop; init is the float type's starting value of every lane."""
+        if not isinstance(init, types.Float):
+            return None
+
+        def codegen(context, builder, sig, args):
+            """entry -> loop (phi index, phi lanes) -> done (the lanes as a tuple)."""
+            at, n, start = args
+            i64, i32 = ir.IntType(64), ir.IntType(32)
+            vty = ir.VectorType(context.get_value_type(sig.args[2]), width)
+            first = ir.Constant(vty, ir.Undefined)
+            for k in range(width):
+                first = builder.insert_element(first, start, ir.Constant(i32, k))
+            ptr = builder.inttoptr(at, vty.as_pointer())
+            entry = builder.block
+            loop = builder.append_basic_block("lanes.loop")
+            done = builder.append_basic_block("lanes.done")
+            builder.cbranch(builder.icmp_signed(">", n, ir.Constant(i64, 0)), loop, done)
+            builder.position_at_end(loop)
+            i = builder.phi(i64)
+            acc = builder.phi(vty)
+            x = builder.load(builder.gep(ptr, [i]), align=init.bitwidth // 8)
+            if largest:
+                nxt = builder.select(builder.fcmp_ordered(">", x, acc), x, acc)
+            else:
+                nxt = builder.fadd(acc, x)
+            step = builder.add(i, ir.Constant(i64, 1))
+            i.add_incoming(ir.Constant(i64, 0), entry)
+            i.add_incoming(step, loop)
+            acc.add_incoming(first, entry)
+            acc.add_incoming(nxt, loop)
+            builder.cbranch(builder.icmp_signed("<", step, n), loop, done)
+            builder.position_at_end(done)
+            res = builder.phi(vty)
+            res.add_incoming(first, entry)
+            res.add_incoming(nxt, loop)
+            out = [builder.extract_element(res, ir.Constant(i32, k)) for k in range(width)]
+            return context.make_tuple(builder, sig.return_type, out)
+
+        return types.UniTuple(init, width)(types.int64, types.int64, init), codegen
+
+    return lanes
+
+
+_max8 = _lane_loop(8, True)
+_sum4, _sum8, _sum16 = (_lane_loop(w, False) for w in (4, 8, 16))
+
+
 @njit(**_OPTS)
 def _exp_u20(x):
     """Vectorized<float>::exp_u20 of one lane (AVX-512): a degree-5 polynomial of the
@@ -166,10 +221,74 @@ def row_dots(x, y, lanes):
 
 
 @njit(**_OPTS)
+def _scale_max(row, scale, add, top):
+    """row[c] = row[c] * scale, or fma(row[c], scale, add[c]) where add is not empty (torch's
+    build contracts a * scale + mask), in place; returns the largest of top and the row as
+    the kernel's running `x > top` select keeps it (a NaN never chosen). The products in a
+    loop of their own, the maximum in 8 lanes (`_max8`), then the rest in turn: a maximum
+    is the same in any order (of equal zeros of either sign the one kept may differ, which
+    no result shows: two zero maxima make the row's sum at least 2, its log not 0)."""
+    n = row.shape[0]
+    if add.shape[0]:
+        for c in range(n):
+            row[c] = fma(row[c], scale, add[c])
+    else:
+        for c in range(n):
+            row[c] = row[c] * scale
+    full = n - n % 8
+    m0, m1, m2, m3, m4, m5, m6, m7 = _max8(row.ctypes.data, full // 8, top)
+    for c in range(full, n):
+        m0 = row[c] if row[c] > m0 else m0
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    m4 = m5 if m5 > m4 else m4
+    m6 = m7 if m7 > m6 else m6
+    m0 = m2 if m2 > m0 else m0
+    m4 = m6 if m6 > m4 else m4
+    return m4 if m4 > m0 else m0
+
+
+@njit(**_OPTS)
 def _exp_row(row, top):
     """row[c] = exp_u20(row[c] - top) (the forward's vector body), a loop LLVM vectorises."""
     for c in range(row.shape[0]):
         row[c] = _exp_vec(row[c] - top)
+
+
+@njit(**_OPTS)
+def _exp_sum(row, top, lanes, zero):
+    """_exp_reduce_sum_fusion_kernel: row[c] = exp(row[c] - top) in place (exp_u20 over the
+    full vectors, the C library's exp on the rest) and the row's sum as torch adds it: lane
+    sums over the vectors, the lanes reduced by `_lanes_sum`'s tree, then the rest in turn."""
+    n = row.shape[0]
+    full = n - n % lanes
+    _exp_row(row[:full], top)  # a loop of its own: vectorised
+    at = row.ctypes.data
+    if lanes == 8:
+        a0, a1, a2, a3, a4, a5, a6, a7 = _sum8(at, full // 8, zero)
+        if row.itemsize == 4:
+            s = ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
+        else:
+            s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7
+    elif lanes == 16:
+        a = _sum16(at, full // 16, zero)
+        a0, a1, a2, a3 = a[0] + a[8], a[1] + a[9], a[2] + a[10], a[3] + a[11]
+        a4, a5, a6, a7 = a[4] + a[12], a[5] + a[13], a[6] + a[14], a[7] + a[15]
+        s = ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
+    elif lanes == 4:
+        a0, a1, a2, a3 = _sum4(at, full // 4, zero)
+        s = a0 + a1 + a2 + a3
+    else:
+        acc = np.full(lanes, zero)
+        for c0 in range(0, full, lanes):
+            for c in range(lanes):
+                acc[c] = acc[c] + row[c0 + c]
+        s = _lanes_sum(acc, lanes)
+    for c in range(full, n):
+        e = _cexp(row[c] - top)
+        s = s + e
+        row[c] = e
+    return s
 
 
 @njit(**_OPTS)
@@ -198,10 +317,10 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
     has_mask = mask.size > 0
     per = qs * ks + 2 * qs + qs * ne  # torch's buffer per thread: qk, max, sum, dst
     buf = _aligned(threads * per, q.dtype)
-    acc = np.empty(lanes, q.dtype)
     total = nb * nh * ((nq + qs - 1) // qs)
     chunk = (total + min(threads, total) - 1) // min(threads, total)
     zero, one, ninf = q.dtype.type(0), q.dtype.type(1), q.dtype.type(-np.inf)
+    none = np.empty(0, q.dtype)  # no mask row
     qsb, qsh, qsm = q.strides[0] // it, q.strides[1] // it, q.strides[2] // it
     ksb, ksh, ksn = k.strides[0] // it, k.strides[1] // it, k.strides[2] // it
     vsb, vsh, vsn = v.strides[0] // it, v.strides[1] // it, v.strides[2] // it
@@ -234,33 +353,15 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
                                 qk[r * kb + c] = ninf
                     for r in range(qb):
                         o = r * kb
-                        top = ninf
-                        for c in range(kb):
-                            if has_mask:  # a * scale + mask contracted (torch's build)
-                                x = fma(qk[o + c], scale, mask[i, j, m + r, n + c])
-                            else:
-                                x = qk[o + c] * scale
-                            qk[o + c] = x
-                            top = x if x > top else top
+                        add = mask[i, j, m + r, n : n + kb] if has_mask else none
+                        top = _scale_max(qk[o : o + kb], scale, add, ninf)
                         if qmax[r] > top:
                             top = qmax[r]
                         if top == ninf:
                             for c in range(kb):
                                 qk[o + c] = zero
                             continue
-                        full = kb - kb % lanes
-                        for c in range(lanes):
-                            acc[c] = zero
-                        row = qk[o : o + full]
-                        _exp_row(row, top)  # a loop of its own: vectorised (2x the kernel)
-                        for c0 in range(0, full, lanes):
-                            for c in range(lanes):
-                                acc[c] = acc[c] + row[c0 + c]
-                        s = _lanes_sum(acc, lanes)
-                        for c in range(full, kb):
-                            e = _cexp(qk[o + c] - top)
-                            s = s + e
-                            qk[o + c] = e
+                        s = _exp_sum(qk[o : o + kb], top, lanes, zero)
                         shift = _cexp(qmax[r] - top)
                         qsum[r] = fma(shift, qsum[r], s)
                         qmax[r] = top
