@@ -57,13 +57,9 @@ def multi_row_sum(x, base, row_stride, col_stride, size, nrows, lanes, res):
     acc = np.zeros((4, nrows, lanes), x.dtype)
     i = 0
     while i + step <= size:
-        for _ in range(step):
-            b = base + i * row_stride
-            for k in range(nrows):
-                o = b + k * col_stride
-                for lane in range(lanes):
-                    acc[0, k, lane] += x[o + lane]
-            i += 1
+        for k in range(nrows):  # each lane's additions in turn, as the rows interleaved
+            _block_add(acc, k, x, base + i * row_stride + k * col_stride, row_stride, step, lanes)
+        i += step
         for j in range(1, 4):
             for k in range(nrows):
                 for lane in range(lanes):
@@ -85,6 +81,15 @@ def multi_row_sum(x, base, row_stride, col_stride, size, nrows, lanes, res):
     for k in range(nrows):
         for lane in range(lanes):
             res[k, lane] = acc[0, k, lane]
+
+
+def block_add(acc, k, x, at, stride, count, lanes):
+    """acc[0, k, lane] += x[at + t * stride + lane] for t < count, lane by lane, in turn
+    (multi_row_sum's first level over one block)."""
+    for t in range(count):
+        o = at + t * stride
+        for lane in range(lanes):
+            acc[0, k, lane] += x[o + lane]
 
 
 def row_sum(x, base, stride, size, lanes, out):
@@ -274,6 +279,7 @@ def nll_sums_loop(vals, wts, keep, out):
 
 # the compiled helpers once framework.ops._fused built them (the loops call them by name)
 _ceil_log2, _multi_row_sum, _row_sum, _inner_row = ceil_log2, multi_row_sum, row_sum, inner_row
+_block_add = block_add
 
 
 def _torch_vector_bytes():
