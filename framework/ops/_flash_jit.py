@@ -59,27 +59,30 @@ def _gemm(typingctx, address, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, l
     return types.void(i, i, i, i, i, i, alpha, i, i, i, i, alpha, i, i), codegen
 
 
-def _lane_loop(width, largest):
-    """An intrinsic f(address, count, init) -> `width` lanes: over `count` vectors of `width`
-    elements from the data address (int64), each lane's running sum (init + x0 + x1 ...,
-    added in turn) or largest value (the strict `x > m` select: a NaN never kept), as one
-    loop on LLVM vectors (numba's own loops index with wrap-around checks and stay scalar)."""
+def _lane_loop(width, mode):
+    """An intrinsic f(address, other, count, init) -> `width` lanes: over `count` vectors of
+    `width` elements from the data address (int64), each lane's running largest value
+    (mode "max": the strict `x > m` select, a NaN never kept), sum (init + x0 + x1 ..., in
+    turn) or sum of products with the vectors at `other` (mode "dot": each product rounded,
+    then added; `other` unused otherwise), as one loop on LLVM vectors (numba's own loops
+    index with wrap-around checks and stay scalar)."""
 
     @intrinsic
-    def lanes(typingctx, address, count, init):
+    def lanes(typingctx, address, other, count, init):
         """The lane loop; init is the float type's starting value of every lane."""
         if not isinstance(init, types.Float):
             return None
 
         def codegen(context, builder, sig, args):
             """entry -> loop (phi index, phi lanes) -> done (the lanes as a tuple)."""
-            at, n, start = args
+            at, at2, n, start = args
             i64, i32 = ir.IntType(64), ir.IntType(32)
-            vty = ir.VectorType(context.get_value_type(sig.args[2]), width)
+            vty = ir.VectorType(context.get_value_type(sig.args[3]), width)
             first = ir.Constant(vty, ir.Undefined)
             for k in range(width):
                 first = builder.insert_element(first, start, ir.Constant(i32, k))
             ptr = builder.inttoptr(at, vty.as_pointer())
+            ptr2 = builder.inttoptr(at2, vty.as_pointer())
             entry = builder.block
             loop = builder.append_basic_block("lanes.loop")
             done = builder.append_basic_block("lanes.done")
@@ -87,9 +90,13 @@ def _lane_loop(width, largest):
             builder.position_at_end(loop)
             i = builder.phi(i64)
             acc = builder.phi(vty)
-            x = builder.load(builder.gep(ptr, [i]), align=init.bitwidth // 8)
-            if largest:
+            align = init.bitwidth // 8
+            x = builder.load(builder.gep(ptr, [i]), align=align)
+            if mode == "max":
                 nxt = builder.select(builder.fcmp_ordered(">", x, acc), x, acc)
+            elif mode == "dot":
+                y = builder.load(builder.gep(ptr2, [i]), align=align)
+                nxt = builder.fadd(acc, builder.fmul(x, y))
             else:
                 nxt = builder.fadd(acc, x)
             step = builder.add(i, ir.Constant(i64, 1))
@@ -105,13 +112,15 @@ def _lane_loop(width, largest):
             out = [builder.extract_element(res, ir.Constant(i32, k)) for k in range(width)]
             return context.make_tuple(builder, sig.return_type, out)
 
-        return types.UniTuple(init, width)(types.int64, types.int64, init), codegen
+        i = types.int64
+        return types.UniTuple(init, width)(i, i, i, init), codegen
 
     return lanes
 
 
-_max8 = _lane_loop(8, True)
-_sum4, _sum8, _sum16 = (_lane_loop(w, False) for w in (4, 8, 16))
+_max8 = _lane_loop(8, "max")
+_sum4, _sum8, _sum16 = (_lane_loop(w, "sum") for w in (4, 8, 16))
+_dot4, _dot8, _dot16 = (_lane_loop(w, "dot") for w in (4, 8, 16))
 
 
 @njit(**_OPTS)
@@ -189,35 +198,63 @@ def _lanes_sum(acc, lanes):
     return r
 
 
+def _row_dots(x, y, lanes, out):
+    """out[i, j, r] = vec::map2_reduce_all(x * y, +) over the last dim of x and y (4-D): the
+    products (rounded, not fused), lane-wise sums over the full vectors (`_dot8` and its
+    kin where both rows are contiguous: -0 + p is p), the tail added into the first lanes,
+    then the lanes reduced as `_lanes_sum` does; a row shorter than a vector added in turn."""
+    nb, nh, nq, ne = x.shape
+    it = x.itemsize
+    acc = np.empty(lanes, x.dtype)
+    full = ne - ne % lanes
+    fast = x.strides[3] == it and y.strides[3] == it and lanes in (4, 8, 16)
+    start = x.dtype.type(-0.0)
+    xs, ys = x.strides, y.strides
+    for i in range(nb):
+        for j in range(nh):
+            for r in range(nq):
+                if fast and ne >= lanes:  # by address: no row views (a row is 16 elements)
+                    xa = x.ctypes.data + i * xs[0] + j * xs[1] + r * xs[2]
+                    ya = y.ctypes.data + i * ys[0] + j * ys[1] + r * ys[2]
+                    if lanes == 8:
+                        t = _dot8(xa, ya, full // 8, start)
+                        for c in range(8):
+                            acc[c] = t[c]
+                    elif lanes == 16:
+                        t16 = _dot16(xa, ya, full // 16, start)
+                        for c in range(16):
+                            acc[c] = t16[c]
+                    else:
+                        t4 = _dot4(xa, ya, full // 4, start)
+                        for c in range(4):
+                            acc[c] = t4[c]
+                    for c in range(full, ne):
+                        acc[c - full] = acc[c - full] + x[i, j, r, c] * y[i, j, r, c]
+                    out[i, j, r] = _lanes_sum(acc, lanes)
+                    continue
+                xr, yr = x[i, j, r], y[i, j, r]
+                if ne < lanes:
+                    s = xr[0] * yr[0]
+                    for c in range(1, ne):
+                        s = s + xr[c] * yr[c]
+                    out[i, j, r] = s
+                    continue
+                for c in range(lanes):
+                    acc[c] = xr[c] * yr[c]
+                for c0 in range(lanes, full, lanes):
+                    for c in range(lanes):
+                        acc[c] = acc[c] + xr[c0 + c] * yr[c0 + c]
+                for c in range(full, ne):
+                    acc[c - full] = acc[c - full] + xr[c] * yr[c]
+                out[i, j, r] = _lanes_sum(acc, lanes)
+
+
 def row_dots(x, y, lanes):
-    """vec::map2_reduce_all(x * y, +) over the last dim of x and y, every row at once: the
-    products, lane-wise sums over the full vectors, the tail added into the first lanes, then
-    the lanes reduced as `_lanes_sum` does (NumPy: one pass per vector, not per row)."""
-    p = x * y
-    n = p.shape[-1]
-    if n < lanes:
-        r = p[..., 0].copy()
-        for c in range(1, n):
-            r += p[..., c]
-        return r
-    acc = p[..., :lanes].copy()
-    full = n - n % lanes
-    for c in range(lanes, full, lanes):
-        acc += p[..., c : c + lanes]
-    if n > full:
-        acc[..., : n - full] += p[..., full:]
-    if lanes == 8 and acc.itemsize == 4:
-        a = acc
-    elif lanes == 16:
-        a = acc[..., :8] + acc[..., 8:]
-    else:
-        r = acc[..., 0].copy()
-        for c in range(1, lanes):
-            r += acc[..., c]
-        return r
-    return ((a[..., 0] + a[..., 4]) + (a[..., 2] + a[..., 6])) + (
-        (a[..., 1] + a[..., 5]) + (a[..., 3] + a[..., 7])
-    )
+    """Each row's x . y over the last dim (4-D arrays of one dtype), in torch's lane order
+    (`_row_dots`, compiled per dtype): a (B, H, L) array."""
+    out = np.empty(x.shape[:3], x.dtype)
+    _ROW_DOTS(x, y, lanes, out)
+    return out
 
 
 @njit(**_OPTS)
@@ -236,7 +273,7 @@ def _scale_max(row, scale, add, top):
         for c in range(n):
             row[c] = row[c] * scale
     full = n - n % 8
-    m0, m1, m2, m3, m4, m5, m6, m7 = _max8(row.ctypes.data, full // 8, top)
+    m0, m1, m2, m3, m4, m5, m6, m7 = _max8(row.ctypes.data, 0, full // 8, top)
     for c in range(full, n):
         m0 = row[c] if row[c] > m0 else m0
     m0 = m1 if m1 > m0 else m0
@@ -265,18 +302,18 @@ def _exp_sum(row, top, lanes, zero):
     _exp_row(row[:full], top)  # a loop of its own: vectorised
     at = row.ctypes.data
     if lanes == 8:
-        a0, a1, a2, a3, a4, a5, a6, a7 = _sum8(at, full // 8, zero)
+        a0, a1, a2, a3, a4, a5, a6, a7 = _sum8(at, 0, full // 8, zero)
         if row.itemsize == 4:
             s = ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
         else:
             s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7
     elif lanes == 16:
-        a = _sum16(at, full // 16, zero)
+        a = _sum16(at, 0, full // 16, zero)
         a0, a1, a2, a3 = a[0] + a[8], a[1] + a[9], a[2] + a[10], a[3] + a[11]
         a4, a5, a6, a7 = a[4] + a[12], a[5] + a[13], a[6] + a[14], a[7] + a[15]
         s = ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
     elif lanes == 4:
-        a0, a1, a2, a3 = _sum4(at, full // 4, zero)
+        a0, a1, a2, a3 = _sum4(at, 0, full // 4, zero)
         s = a0 + a1 + a2 + a3
     else:
         acc = np.full(lanes, zero)
@@ -292,10 +329,15 @@ def _exp_sum(row, top, lanes, zero):
 
 
 @njit(**_OPTS)
-def _sleef_exp_row(row, norm):
-    """row[c] = Sleef exp(row[c] - norm) (the backward's probabilities), vectorised."""
-    for c in range(row.shape[0]):
-        row[c] = vexp(row[c] - norm)
+def _sleef_exp_rows(attn, rows, width, norms):
+    """attn[r * width + c] = Sleef exp(attn[r * width + c] - norms[r]) for r < rows (the
+    backward's probabilities), the block in one call (a call per row cost as much as its
+    exps), each row's loop vectorised."""
+    for r in range(rows):
+        row = attn[r * width : (r + 1) * width]
+        norm = norms[r]
+        for c in range(width):
+            row[c] = vexp(row[c] - norm)
 
 
 @njit(**_OPTS)
@@ -424,12 +466,12 @@ def _flash_backward(g, q, k, v, dots, lse, mask, causal, gq, gk, gv, scale, qspl
                     v_at = va + (i * st[8] + j * st[9] + n * st[10]) * it
                     lk, lv = max(st[6], ne), max(st[10], ne)
                     _gemm(gemm, _T, _N, kb, qb, ne, scale, k_at, lk, q_at, lq, zero, aa, kb)
-                    for r in range(qb):
-                        o = r * kb
-                        if has_mask:
+                    if has_mask:
+                        for r in range(qb):
+                            o = r * kb
                             for c in range(kb):
                                 attn[o + c] = attn[o + c] + mask[i, j, m + r, n + c]
-                        _sleef_exp_row(attn[o : o + kb], lse[i, j, m + r])
+                    _sleef_exp_rows(attn, qb, kb, lse[i, j, m : m + qb])
                     if causal and keys - n <= ks:
                         for r in range(qb):
                             for c in range(max(m + r - n + 1, 0), kb):
@@ -471,6 +513,14 @@ def _backward_sig(dt):
     return types.void(g, q, k, v, dots, lse, mask, types.boolean, gq, gk, gv, dt, i, i, i, i, i)
 
 
+def _row_dots_sig(dt):
+    """_row_dots' one signature per dtype (as `_forward_sig`)."""
+    x, y = _arrays(dt, 4, False, False)
+    (out,) = _arrays(dt, 3, True)
+    return types.void(x, y, types.int64, out)
+
+
 # compiled on the first call, once per dtype (one signature: no recompiling per layout)
+_ROW_DOTS = ByDtype(_row_dots, _row_dots_sig)
 flash_forward = ByDtype(_flash_forward, _forward_sig)
 flash_backward = ByDtype(_flash_backward, _backward_sig)
