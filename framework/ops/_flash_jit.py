@@ -293,13 +293,18 @@ def _exp_row(row, top):
 
 
 @njit(**_OPTS)
-def _exp_sum(row, top, lanes, zero):
+def _exp_sum(row, top, lanes, zero, kept):
     """_exp_reduce_sum_fusion_kernel: row[c] = exp(row[c] - top) in place (exp_u20 over the
     full vectors, the C library's exp on the rest) and the row's sum as torch adds it: lane
-    sums over the vectors, the lanes reduced by `_lanes_sum`'s tree, then the rest in turn."""
+    sums over the vectors, the lanes reduced by `_lanes_sum`'s tree, then the rest in turn.
+    Vector elements from `kept` on are the causal mask's -inf: their exps are +0, written
+    as such (adding +0 to a lane changes nothing: lanes start at +0)."""
     n = row.shape[0]
     full = n - n % lanes
-    _exp_row(row[:full], top)  # a loop of its own: vectorised
+    e = min(kept, full)
+    _exp_row(row[:e], top)  # a loop of its own: vectorised
+    for c in range(e, full):
+        row[c] = zero
     at = row.ctypes.data
     if lanes == 8:
         a0, a1, a2, a3, a4, a5, a6, a7 = _sum8(at, 0, full // 8, zero)
@@ -329,14 +334,15 @@ def _exp_sum(row, top, lanes, zero):
 
 
 @njit(**_OPTS)
-def _sleef_exp_rows(attn, rows, width, norms):
+def _sleef_exp_rows(attn, rows, width, norms, causal_from):
     """attn[r * width + c] = Sleef exp(attn[r * width + c] - norms[r]) for r < rows (the
     backward's probabilities), the block in one call (a call per row cost as much as its
-    exps), each row's loop vectorised."""
+    exps), each row's loop vectorised; where causal_from > -width (a block the causal mask
+    cuts) only c < causal_from + r: the kernel zeroes the rest next."""
     for r in range(rows):
         row = attn[r * width : (r + 1) * width]
         norm = norms[r]
-        for c in range(width):
+        for c in range(min(max(causal_from + r, 0), width)):
             row[c] = vexp(row[c] - norm)
 
 
@@ -403,7 +409,10 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
                             for c in range(kb):
                                 qk[o + c] = zero
                             continue
-                        s = _exp_sum(qk[o : o + kb], top, lanes, zero)
+                        kept = kb  # masked -inf from here (no additive mask, scale > 0)
+                        if causal and keys - n <= ks and not has_mask and scale > zero:
+                            kept = min(max(m + r - n + 1, 0), kb)
+                        s = _exp_sum(qk[o : o + kb], top, lanes, zero, kept)
                         shift = _cexp(qmax[r] - top)
                         qsum[r] = fma(shift, qsum[r], s)
                         qmax[r] = top
@@ -471,7 +480,8 @@ def _flash_backward(g, q, k, v, dots, lse, mask, causal, gq, gk, gv, scale, qspl
                             o = r * kb
                             for c in range(kb):
                                 attn[o + c] = attn[o + c] + mask[i, j, m + r, n + c]
-                    _sleef_exp_rows(attn, qb, kb, lse[i, j, m : m + qb])
+                    cut = m - n + 1 if causal and keys - n <= ks else kb  # keys kept in row 0
+                    _sleef_exp_rows(attn, qb, kb, lse[i, j, m : m + qb], cut)
                     if causal and keys - n <= ks:
                         for r in range(qb):
                             for c in range(max(m + r - n + 1, 0), kb):
