@@ -649,30 +649,6 @@ class _Ufuncs:
         return ufunc
 
 
-def _block_add_jit(numba, cache, loop):
-    """_sum_kernel.block_add compiled: one LLVM vector loop per accumulator row where its
-    lanes are 4 or 8 and the accumulator C-contiguous (the same additions in the same order
-    per lane), the loop otherwise."""
-    from .._numba_fma import lanes_add4, lanes_add8
-
-    scalar = numba.njit(cache=cache, nogil=True, error_model="numpy")(loop)
-
-    def block_add(acc, k, x, at, stride, count, lanes):
-        """lanes_add on &acc[0, k, 0] and &x[at], else the loop."""
-        it = x.itemsize
-        if acc.flags.c_contiguous and acc.shape[2] == lanes and lanes in (4, 8):
-            dst = acc.ctypes.data + k * lanes * it
-            src = x.ctypes.data + at * it
-            if lanes == 8:
-                lanes_add8(dst, src, count, stride * it, x[0])
-            else:
-                lanes_add4(dst, src, count, stride * it, x[0])
-            return
-        scalar(acc, k, x, at, stride, count, lanes)
-
-    return numba.njit(cache=cache, nogil=True, error_model="numpy")(block_add)
-
-
 def _compile():
     if os.environ.get("FRAMEWORK_NUMBA", "1") == "0":
         return False
@@ -709,7 +685,11 @@ def _build(numba, cache):
     from . import _sum_kernel as sk  # torch's summation order: helpers first, by name
 
     sk._ceil_log2 = jit(sk.ceil_log2)
-    sk._block_add = _block_add_jit(numba, cache, sk.block_add)
+    from .._numba_fma import lanes_add4, lanes_add8
+
+    sk._lanes_add4, sk._lanes_add8 = lanes_add4, lanes_add8
+    sk._block_add_loop = jit(sk.block_add)
+    sk._block_add = jit(sk.block_add_vec)
     sk._multi_row_sum = jit(sk.multi_row_sum)
     sk._row_sum = jit(sk.row_sum)
     sk._inner_row = jit(sk.inner_row)

@@ -92,6 +92,23 @@ def block_add(acc, k, x, at, stride, count, lanes):
             acc[0, k, lane] += x[o + lane]
 
 
+def block_add_vec(acc, k, x, at, stride, count, lanes):
+    """block_add compiled (``_fused`` sets the intrinsics): one LLVM vector loop over the
+    accumulator row (``_numba_fma.lanes_add4``/``8``: the same additions in the same order
+    per lane; numba's loop over the array stays scalar, the array may alias x) where its
+    lanes are 4 or 8 and acc is C-contiguous, else the loop."""
+    it = x.itemsize
+    if acc.flags.c_contiguous and acc.shape[2] == lanes and (lanes == 4 or lanes == 8):
+        dst = acc.ctypes.data + k * lanes * it
+        src = x.ctypes.data + at * it
+        if lanes == 8:
+            _lanes_add8(dst, src, count, stride * it, x[0])
+        else:
+            _lanes_add4(dst, src, count, stride * it, x[0])
+        return
+    _block_add_loop(acc, k, x, at, stride, count, lanes)
+
+
 def row_sum(x, base, stride, size, lanes, out):
     """ATen's row_sum: ``size`` elements (``lanes`` wide) at ``base + i * stride``, four-way
     interleaved (multi_row_sum of four rows), the rest into the first, then the four added."""
@@ -279,7 +296,8 @@ def nll_sums_loop(vals, wts, keep, out):
 
 # the compiled helpers once framework.ops._fused built them (the loops call them by name)
 _ceil_log2, _multi_row_sum, _row_sum, _inner_row = ceil_log2, multi_row_sum, row_sum, inner_row
-_block_add = block_add
+_block_add = _block_add_loop = block_add
+_lanes_add4 = _lanes_add8 = None  # numba intrinsics, set with the compiled loops
 
 
 def _torch_vector_bytes():
