@@ -297,8 +297,8 @@ def _exp_sum(row, top, lanes, zero, kept):
     """_exp_reduce_sum_fusion_kernel: row[c] = exp(row[c] - top) in place (exp_u20 over the
     full vectors, the C library's exp on the rest) and the row's sum as torch adds it: lane
     sums over the vectors, the lanes reduced by `_lanes_sum`'s tree, then the rest in turn.
-    Vector elements from `kept` on are the causal mask's -inf: their exps are +0, written
-    as such (adding +0 to a lane changes nothing: lanes start at +0)."""
+    Elements from `kept` on are the causal mask's -inf (left unwritten): their exps are +0,
+    written as such (adding +0 to a lane or the sum changes nothing: both start at +0)."""
     n = row.shape[0]
     full = n - n % lanes
     e = min(kept, full)
@@ -327,7 +327,7 @@ def _exp_sum(row, top, lanes, zero, kept):
                 acc[c] = acc[c] + row[c0 + c]
         s = _lanes_sum(acc, lanes)
     for c in range(full, n):
-        e = _cexp(row[c] - top)
+        e = _cexp(row[c] - top) if c < kept else zero
         s = s + e
         row[c] = e
     return s
@@ -395,23 +395,26 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
                     q_at = qa + (i * qsb + j * qsh + m * qsm) * it
                     _gemm(gemm, _T, _N, kb, qb, ne, one, gemm_at, max(ksn, ne), q_at,
                           max(qsm, ne), zero, qka, kb)  # fmt: skip
-                    if causal and keys - n <= ks:
+                    cut = causal and keys - n <= ks
+                    # the causal mask's elements stay -inf after the scale (no additive
+                    # mask, scale > 0): never a maximum, their exps +0, so they are not
+                    # written as -inf, scaled nor raised (`_exp_sum` writes the zeros)
+                    short = cut and not has_mask and scale > zero
+                    if cut and not short:
                         for r in range(qb):
                             for c in range(max(m + r - n + 1, 0), kb):
                                 qk[r * kb + c] = ninf
                     for r in range(qb):
                         o = r * kb
+                        kept = min(max(m + r - n + 1, 0), kb) if short else kb
                         add = mask[i, j, m + r, n : n + kb] if has_mask else none
-                        top = _scale_max(qk[o : o + kb], scale, add, ninf)
+                        top = _scale_max(qk[o : o + kept], scale, add, ninf)
                         if qmax[r] > top:
                             top = qmax[r]
                         if top == ninf:
                             for c in range(kb):
                                 qk[o + c] = zero
                             continue
-                        kept = kb  # masked -inf from here (no additive mask, scale > 0)
-                        if causal and keys - n <= ks and not has_mask and scale > zero:
-                            kept = min(max(m + r - n + 1, 0), kb)
                         s = _exp_sum(qk[o : o + kb], top, lanes, zero, kept)
                         shift = _cexp(qmax[r] - top)
                         qsum[r] = fma(shift, qsum[r], s)
