@@ -60,6 +60,62 @@ def vml_call(typingctx, address, n, x, out, mode):
     return types.void(types.int64, types.int64, types.int64, types.int64, types.int64), codegen
 
 
+def _lanes_add(width):
+    """An intrinsic f(dst, src, count, stride, like): the `width` elements at address dst
+    (int64) plus, lane by lane and in turn, the `count` vectors of `width` elements at src,
+    src + stride, ... (bytes), stored back: ``for t: for l: dst[l] += src[t][l]`` with the
+    lanes in one LLVM vector (numba's own loops over an accumulator array stay scalar: the
+    array may alias the source). `like` is a float of the elements' type (typing only)."""
+
+    @intrinsic
+    def lanes_add(typingctx, dst, src, count, stride, like):
+        """The loop; dst, src, count and stride int64, like float32 or float64."""
+        if not isinstance(like, types.Float):
+            return None
+
+        def codegen(context, builder, sig, args):
+            """entry (load dst) -> loop (phi index, phi lanes) -> done (store dst)."""
+            from llvmlite import ir
+
+            d, src0, n, step = args[:4]
+            i64, i8p = ir.IntType(64), ir.IntType(8).as_pointer()
+            vty = ir.VectorType(context.get_value_type(sig.args[4]), width)
+            align = like.bitwidth // 8
+            dp = builder.inttoptr(d, vty.as_pointer())
+            first = builder.load(dp, align=align)
+            base = builder.inttoptr(src0, i8p)
+            entry = builder.block
+            loop = builder.append_basic_block("lanes.loop")
+            done = builder.append_basic_block("lanes.done")
+            builder.cbranch(builder.icmp_signed(">", n, ir.Constant(i64, 0)), loop, done)
+            builder.position_at_end(loop)
+            i = builder.phi(i64)
+            acc = builder.phi(vty)
+            at = builder.gep(base, [builder.mul(i, step)])
+            x = builder.load(builder.bitcast(at, vty.as_pointer()), align=align)
+            nxt = builder.fadd(acc, x)
+            inc = builder.add(i, ir.Constant(i64, 1))
+            i.add_incoming(ir.Constant(i64, 0), entry)
+            i.add_incoming(inc, loop)
+            acc.add_incoming(first, entry)
+            acc.add_incoming(nxt, loop)
+            builder.cbranch(builder.icmp_signed("<", inc, n), loop, done)
+            builder.position_at_end(done)
+            res = builder.phi(vty)
+            res.add_incoming(first, entry)
+            res.add_incoming(nxt, loop)
+            builder.store(res, dp, align=align)
+            return context.get_dummy_value()
+
+        i = types.int64
+        return types.void(i, i, i, i, like), codegen
+
+    return lanes_add
+
+
+lanes_add4, lanes_add8 = _lanes_add(4), _lanes_add(8)
+
+
 def cached_jit(fn):
     """``exact_jit`` with numba's on-disk cache (a later process, or another pytest-xdist
     worker, loads the loop instead of compiling it) where the cache directory is writable, in

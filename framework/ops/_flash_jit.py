@@ -59,6 +59,70 @@ def _gemm(typingctx, address, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, l
     return types.void(i, i, i, i, i, i, alpha, i, i, i, i, alpha, i, i), codegen
 
 
+def _lane_loop(width, mode):
+    """An intrinsic f(address, other, count, init) -> `width` lanes: over `count` vectors of
+    `width` elements from the data address (int64), each lane's running largest value
+    (mode "max": the strict `x > m` select, a NaN never kept), sum (init + x0 + x1 ..., in
+    turn) or sum of products with the vectors at `other` (mode "dot": each product rounded,
+    then added; `other` unused otherwise), as one loop on LLVM vectors (numba's own loops
+    index with wrap-around checks and stay scalar)."""
+
+    @intrinsic
+    def lanes(typingctx, address, other, count, init):
+        """The lane loop; init is the float type's starting value of every lane."""
+        if not isinstance(init, types.Float):
+            return None
+
+        def codegen(context, builder, sig, args):
+            """entry -> loop (phi index, phi lanes) -> done (the lanes as a tuple)."""
+            at, at2, n, start = args
+            i64, i32 = ir.IntType(64), ir.IntType(32)
+            vty = ir.VectorType(context.get_value_type(sig.args[3]), width)
+            first = ir.Constant(vty, ir.Undefined)
+            for k in range(width):
+                first = builder.insert_element(first, start, ir.Constant(i32, k))
+            ptr = builder.inttoptr(at, vty.as_pointer())
+            ptr2 = builder.inttoptr(at2, vty.as_pointer())
+            entry = builder.block
+            loop = builder.append_basic_block("lanes.loop")
+            done = builder.append_basic_block("lanes.done")
+            builder.cbranch(builder.icmp_signed(">", n, ir.Constant(i64, 0)), loop, done)
+            builder.position_at_end(loop)
+            i = builder.phi(i64)
+            acc = builder.phi(vty)
+            align = init.bitwidth // 8
+            x = builder.load(builder.gep(ptr, [i]), align=align)
+            if mode == "max":
+                nxt = builder.select(builder.fcmp_ordered(">", x, acc), x, acc)
+            elif mode == "dot":
+                y = builder.load(builder.gep(ptr2, [i]), align=align)
+                nxt = builder.fadd(acc, builder.fmul(x, y))
+            else:
+                nxt = builder.fadd(acc, x)
+            step = builder.add(i, ir.Constant(i64, 1))
+            i.add_incoming(ir.Constant(i64, 0), entry)
+            i.add_incoming(step, loop)
+            acc.add_incoming(first, entry)
+            acc.add_incoming(nxt, loop)
+            builder.cbranch(builder.icmp_signed("<", step, n), loop, done)
+            builder.position_at_end(done)
+            res = builder.phi(vty)
+            res.add_incoming(first, entry)
+            res.add_incoming(nxt, loop)
+            out = [builder.extract_element(res, ir.Constant(i32, k)) for k in range(width)]
+            return context.make_tuple(builder, sig.return_type, out)
+
+        i = types.int64
+        return types.UniTuple(init, width)(i, i, i, init), codegen
+
+    return lanes
+
+
+_max8 = _lane_loop(8, "max")
+_sum4, _sum8, _sum16 = (_lane_loop(w, "sum") for w in (4, 8, 16))
+_dot4, _dot8, _dot16 = (_lane_loop(w, "dot") for w in (4, 8, 16))
+
+
 @njit(**_OPTS)
 def _exp_u20(x):
     """Vectorized<float>::exp_u20 of one lane (AVX-512): a degree-5 polynomial of the
@@ -134,35 +198,91 @@ def _lanes_sum(acc, lanes):
     return r
 
 
+def _row_dots(x, y, lanes, out):
+    """out[i, j, r] = vec::map2_reduce_all(x * y, +) over the last dim of x and y (4-D): the
+    products (rounded, not fused), lane-wise sums over the full vectors (`_dot8` and its
+    kin where both rows are contiguous: -0 + p is p), the tail added into the first lanes,
+    then the lanes reduced as `_lanes_sum` does; a row shorter than a vector added in turn."""
+    nb, nh, nq, ne = x.shape
+    it = x.itemsize
+    acc = np.empty(lanes, x.dtype)
+    full = ne - ne % lanes
+    fast = x.strides[3] == it and y.strides[3] == it and lanes in (4, 8, 16)
+    start = x.dtype.type(-0.0)
+    xs, ys = x.strides, y.strides
+    for i in range(nb):
+        for j in range(nh):
+            for r in range(nq):
+                if fast and ne >= lanes:  # by address: no row views (a row is 16 elements)
+                    xa = x.ctypes.data + i * xs[0] + j * xs[1] + r * xs[2]
+                    ya = y.ctypes.data + i * ys[0] + j * ys[1] + r * ys[2]
+                    if lanes == 8:
+                        t = _dot8(xa, ya, full // 8, start)
+                        for c in range(8):
+                            acc[c] = t[c]
+                    elif lanes == 16:
+                        t16 = _dot16(xa, ya, full // 16, start)
+                        for c in range(16):
+                            acc[c] = t16[c]
+                    else:
+                        t4 = _dot4(xa, ya, full // 4, start)
+                        for c in range(4):
+                            acc[c] = t4[c]
+                    for c in range(full, ne):
+                        acc[c - full] = acc[c - full] + x[i, j, r, c] * y[i, j, r, c]
+                    out[i, j, r] = _lanes_sum(acc, lanes)
+                    continue
+                xr, yr = x[i, j, r], y[i, j, r]
+                if ne < lanes:
+                    s = xr[0] * yr[0]
+                    for c in range(1, ne):
+                        s = s + xr[c] * yr[c]
+                    out[i, j, r] = s
+                    continue
+                for c in range(lanes):
+                    acc[c] = xr[c] * yr[c]
+                for c0 in range(lanes, full, lanes):
+                    for c in range(lanes):
+                        acc[c] = acc[c] + xr[c0 + c] * yr[c0 + c]
+                for c in range(full, ne):
+                    acc[c - full] = acc[c - full] + xr[c] * yr[c]
+                out[i, j, r] = _lanes_sum(acc, lanes)
+
+
 def row_dots(x, y, lanes):
-    """vec::map2_reduce_all(x * y, +) over the last dim of x and y, every row at once: the
-    products, lane-wise sums over the full vectors, the tail added into the first lanes, then
-    the lanes reduced as `_lanes_sum` does (NumPy: one pass per vector, not per row)."""
-    p = x * y
-    n = p.shape[-1]
-    if n < lanes:
-        r = p[..., 0].copy()
-        for c in range(1, n):
-            r += p[..., c]
-        return r
-    acc = p[..., :lanes].copy()
-    full = n - n % lanes
-    for c in range(lanes, full, lanes):
-        acc += p[..., c : c + lanes]
-    if n > full:
-        acc[..., : n - full] += p[..., full:]
-    if lanes == 8 and acc.itemsize == 4:
-        a = acc
-    elif lanes == 16:
-        a = acc[..., :8] + acc[..., 8:]
+    """Each row's x . y over the last dim (4-D arrays of one dtype), in torch's lane order
+    (`_row_dots`, compiled per dtype): a (B, H, L) array."""
+    out = np.empty(x.shape[:3], x.dtype)
+    _ROW_DOTS(x, y, lanes, out)
+    return out
+
+
+@njit(**_OPTS)
+def _scale_max(row, scale, add, top):
+    """row[c] = row[c] * scale, or fma(row[c], scale, add[c]) where add is not empty (torch's
+    build contracts a * scale + mask), in place; returns the largest of top and the row as
+    the kernel's running `x > top` select keeps it (a NaN never chosen). The products in a
+    loop of their own, the maximum in 8 lanes (`_max8`), then the rest in turn: a maximum
+    is the same in any order (of equal zeros of either sign the one kept may differ, which
+    no result shows: two zero maxima make the row's sum at least 2, its log not 0)."""
+    n = row.shape[0]
+    if add.shape[0]:
+        for c in range(n):
+            row[c] = fma(row[c], scale, add[c])
     else:
-        r = acc[..., 0].copy()
-        for c in range(1, lanes):
-            r += acc[..., c]
-        return r
-    return ((a[..., 0] + a[..., 4]) + (a[..., 2] + a[..., 6])) + (
-        (a[..., 1] + a[..., 5]) + (a[..., 3] + a[..., 7])
-    )
+        for c in range(n):
+            row[c] = row[c] * scale
+    full = n - n % 8
+    m0, m1, m2, m3, m4, m5, m6, m7 = _max8(row.ctypes.data, 0, full // 8, top)
+    for c in range(full, n):
+        m0 = row[c] if row[c] > m0 else m0
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    m4 = m5 if m5 > m4 else m4
+    m6 = m7 if m7 > m6 else m6
+    m0 = m2 if m2 > m0 else m0
+    m4 = m6 if m6 > m4 else m4
+    return m4 if m4 > m0 else m0
 
 
 @njit(**_OPTS)
@@ -173,10 +293,57 @@ def _exp_row(row, top):
 
 
 @njit(**_OPTS)
-def _sleef_exp_row(row, norm):
-    """row[c] = Sleef exp(row[c] - norm) (the backward's probabilities), vectorised."""
-    for c in range(row.shape[0]):
-        row[c] = vexp(row[c] - norm)
+def _exp_sum(row, top, lanes, zero, kept):
+    """_exp_reduce_sum_fusion_kernel: row[c] = exp(row[c] - top) in place (exp_u20 over the
+    full vectors, the C library's exp on the rest) and the row's sum as torch adds it: lane
+    sums over the vectors, the lanes reduced by `_lanes_sum`'s tree, then the rest in turn.
+    Elements from `kept` on are the causal mask's -inf (left unwritten): their exps are +0,
+    written as such (adding +0 to a lane or the sum changes nothing: both start at +0)."""
+    n = row.shape[0]
+    full = n - n % lanes
+    e = min(kept, full)
+    _exp_row(row[:e], top)  # a loop of its own: vectorised
+    for c in range(e, full):
+        row[c] = zero
+    at = row.ctypes.data
+    if lanes == 8:
+        a0, a1, a2, a3, a4, a5, a6, a7 = _sum8(at, 0, full // 8, zero)
+        if row.itemsize == 4:
+            s = ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
+        else:
+            s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7
+    elif lanes == 16:
+        a = _sum16(at, 0, full // 16, zero)
+        a0, a1, a2, a3 = a[0] + a[8], a[1] + a[9], a[2] + a[10], a[3] + a[11]
+        a4, a5, a6, a7 = a[4] + a[12], a[5] + a[13], a[6] + a[14], a[7] + a[15]
+        s = ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
+    elif lanes == 4:
+        a0, a1, a2, a3 = _sum4(at, 0, full // 4, zero)
+        s = a0 + a1 + a2 + a3
+    else:
+        acc = np.full(lanes, zero)
+        for c0 in range(0, full, lanes):
+            for c in range(lanes):
+                acc[c] = acc[c] + row[c0 + c]
+        s = _lanes_sum(acc, lanes)
+    for c in range(full, n):
+        e = _cexp(row[c] - top) if c < kept else zero
+        s = s + e
+        row[c] = e
+    return s
+
+
+@njit(**_OPTS)
+def _sleef_exp_rows(attn, rows, width, norms, causal_from):
+    """attn[r * width + c] = Sleef exp(attn[r * width + c] - norms[r]) for r < rows (the
+    backward's probabilities), the block in one call (a call per row cost as much as its
+    exps), each row's loop vectorised; where causal_from > -width (a block the causal mask
+    cuts) only c < causal_from + r: the kernel zeroes the rest next."""
+    for r in range(rows):
+        row = attn[r * width : (r + 1) * width]
+        norm = norms[r]
+        for c in range(min(max(causal_from + r, 0), width)):
+            row[c] = vexp(row[c] - norm)
 
 
 @njit(**_OPTS)
@@ -198,10 +365,10 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
     has_mask = mask.size > 0
     per = qs * ks + 2 * qs + qs * ne  # torch's buffer per thread: qk, max, sum, dst
     buf = _aligned(threads * per, q.dtype)
-    acc = np.empty(lanes, q.dtype)
     total = nb * nh * ((nq + qs - 1) // qs)
     chunk = (total + min(threads, total) - 1) // min(threads, total)
     zero, one, ninf = q.dtype.type(0), q.dtype.type(1), q.dtype.type(-np.inf)
+    none = np.empty(0, q.dtype)  # no mask row
     qsb, qsh, qsm = q.strides[0] // it, q.strides[1] // it, q.strides[2] // it
     ksb, ksh, ksn = k.strides[0] // it, k.strides[1] // it, k.strides[2] // it
     vsb, vsh, vsn = v.strides[0] // it, v.strides[1] // it, v.strides[2] // it
@@ -228,39 +395,27 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
                     q_at = qa + (i * qsb + j * qsh + m * qsm) * it
                     _gemm(gemm, _T, _N, kb, qb, ne, one, gemm_at, max(ksn, ne), q_at,
                           max(qsm, ne), zero, qka, kb)  # fmt: skip
-                    if causal and keys - n <= ks:
+                    cut = causal and keys - n <= ks
+                    # the causal mask's elements stay -inf after the scale (no additive
+                    # mask, scale > 0): never a maximum, their exps +0, so they are not
+                    # written as -inf, scaled nor raised (`_exp_sum` writes the zeros)
+                    short = cut and not has_mask and scale > zero
+                    if cut and not short:
                         for r in range(qb):
                             for c in range(max(m + r - n + 1, 0), kb):
                                 qk[r * kb + c] = ninf
                     for r in range(qb):
                         o = r * kb
-                        top = ninf
-                        for c in range(kb):
-                            if has_mask:  # a * scale + mask contracted (torch's build)
-                                x = fma(qk[o + c], scale, mask[i, j, m + r, n + c])
-                            else:
-                                x = qk[o + c] * scale
-                            qk[o + c] = x
-                            top = x if x > top else top
+                        kept = min(max(m + r - n + 1, 0), kb) if short else kb
+                        add = mask[i, j, m + r, n : n + kb] if has_mask else none
+                        top = _scale_max(qk[o : o + kept], scale, add, ninf)
                         if qmax[r] > top:
                             top = qmax[r]
                         if top == ninf:
                             for c in range(kb):
                                 qk[o + c] = zero
                             continue
-                        full = kb - kb % lanes
-                        for c in range(lanes):
-                            acc[c] = zero
-                        row = qk[o : o + full]
-                        _exp_row(row, top)  # a loop of its own: vectorised (2x the kernel)
-                        for c0 in range(0, full, lanes):
-                            for c in range(lanes):
-                                acc[c] = acc[c] + row[c0 + c]
-                        s = _lanes_sum(acc, lanes)
-                        for c in range(full, kb):
-                            e = _cexp(qk[o + c] - top)
-                            s = s + e
-                            qk[o + c] = e
+                        s = _exp_sum(qk[o : o + kb], top, lanes, zero, kept)
                         shift = _cexp(qmax[r] - top)
                         qsum[r] = fma(shift, qsum[r], s)
                         qmax[r] = top
@@ -323,12 +478,13 @@ def _flash_backward(g, q, k, v, dots, lse, mask, causal, gq, gk, gv, scale, qspl
                     v_at = va + (i * st[8] + j * st[9] + n * st[10]) * it
                     lk, lv = max(st[6], ne), max(st[10], ne)
                     _gemm(gemm, _T, _N, kb, qb, ne, scale, k_at, lk, q_at, lq, zero, aa, kb)
-                    for r in range(qb):
-                        o = r * kb
-                        if has_mask:
+                    if has_mask:
+                        for r in range(qb):
+                            o = r * kb
                             for c in range(kb):
                                 attn[o + c] = attn[o + c] + mask[i, j, m + r, n + c]
-                        _sleef_exp_row(attn[o : o + kb], lse[i, j, m + r])
+                    cut = m - n + 1 if causal and keys - n <= ks else kb  # keys kept in row 0
+                    _sleef_exp_rows(attn, qb, kb, lse[i, j, m : m + qb], cut)
                     if causal and keys - n <= ks:
                         for r in range(qb):
                             for c in range(max(m + r - n + 1, 0), kb):
@@ -370,6 +526,14 @@ def _backward_sig(dt):
     return types.void(g, q, k, v, dots, lse, mask, types.boolean, gq, gk, gv, dt, i, i, i, i, i)
 
 
+def _row_dots_sig(dt):
+    """_row_dots' one signature per dtype (as `_forward_sig`)."""
+    x, y = _arrays(dt, 4, False, False)
+    (out,) = _arrays(dt, 3, True)
+    return types.void(x, y, types.int64, out)
+
+
 # compiled on the first call, once per dtype (one signature: no recompiling per layout)
+_ROW_DOTS = ByDtype(_row_dots, _row_dots_sig)
 flash_forward = ByDtype(_flash_forward, _forward_sig)
 flash_backward = ByDtype(_flash_backward, _backward_sig)

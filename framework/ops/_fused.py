@@ -693,6 +693,11 @@ def _build(numba, cache):
     from . import _sum_kernel as sk  # torch's summation order: helpers first, by name
 
     sk._ceil_log2 = jit(sk.ceil_log2)
+    from .._numba_fma import lanes_add4, lanes_add8
+
+    sk._lanes_add4, sk._lanes_add8 = lanes_add4, lanes_add8
+    sk._block_add_loop = jit(sk.block_add)
+    sk._block_add = jit(sk.block_add_vec)
     sk._multi_row_sum = jit(sk.multi_row_sum)
     sk._row_sum = jit(sk.row_sum)
     sk._inner_row = jit(sk.inner_row)

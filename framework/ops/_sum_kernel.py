@@ -57,13 +57,9 @@ def multi_row_sum(x, base, row_stride, col_stride, size, nrows, lanes, res):
     acc = np.zeros((4, nrows, lanes), x.dtype)
     i = 0
     while i + step <= size:
-        for _ in range(step):
-            b = base + i * row_stride
-            for k in range(nrows):
-                o = b + k * col_stride
-                for lane in range(lanes):
-                    acc[0, k, lane] += x[o + lane]
-            i += 1
+        for k in range(nrows):  # each lane's additions in turn, as the rows interleaved
+            _block_add(acc, k, x, base + i * row_stride + k * col_stride, row_stride, step, lanes)
+        i += step
         for j in range(1, 4):
             for k in range(nrows):
                 for lane in range(lanes):
@@ -85,6 +81,32 @@ def multi_row_sum(x, base, row_stride, col_stride, size, nrows, lanes, res):
     for k in range(nrows):
         for lane in range(lanes):
             res[k, lane] = acc[0, k, lane]
+
+
+def block_add(acc, k, x, at, stride, count, lanes):
+    """acc[0, k, lane] += x[at + t * stride + lane] for t < count, lane by lane, in turn
+    (multi_row_sum's first level over one block)."""
+    for t in range(count):
+        o = at + t * stride
+        for lane in range(lanes):
+            acc[0, k, lane] += x[o + lane]
+
+
+def block_add_vec(acc, k, x, at, stride, count, lanes):
+    """block_add compiled (``_fused`` sets the intrinsics): one LLVM vector loop over the
+    accumulator row (``_numba_fma.lanes_add4``/``8``: the same additions in the same order
+    per lane; numba's loop over the array stays scalar, the array may alias x) where its
+    lanes are 4 or 8 and acc is C-contiguous, else the loop."""
+    it = x.itemsize
+    if acc.flags.c_contiguous and acc.shape[2] == lanes and (lanes == 4 or lanes == 8):
+        dst = acc.ctypes.data + k * lanes * it
+        src = x.ctypes.data + at * it
+        if lanes == 8:
+            _lanes_add8(dst, src, count, stride * it, x[0])
+        else:
+            _lanes_add4(dst, src, count, stride * it, x[0])
+        return
+    _block_add_loop(acc, k, x, at, stride, count, lanes)
 
 
 def row_sum(x, base, stride, size, lanes, out):
@@ -274,6 +296,8 @@ def nll_sums_loop(vals, wts, keep, out):
 
 # the compiled helpers once framework.ops._fused built them (the loops call them by name)
 _ceil_log2, _multi_row_sum, _row_sum, _inner_row = ceil_log2, multi_row_sum, row_sum, inner_row
+_block_add = _block_add_loop = block_add
+_lanes_add4 = _lanes_add8 = None  # numba intrinsics, set with the compiled loops
 
 
 def _torch_vector_bytes():
