@@ -15,6 +15,7 @@ from ._normal_avx2 import normal_fill_float32
 
 _F32, _F64 = np.float32, np.float64
 _M24, _M53 = np.uint64(0xFFFFFF), np.uint64(2**53 - 1)
+_BLOCK, _BLOCKED_BELOW = 1024, 65536  # uniform: the FMA path of tensors this small, in blocks
 _DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}  # mantissa bits
 
 
@@ -27,6 +28,15 @@ def uniform(gen, n, dt, low=0.0, high=1.0):
     """torch's uniform_: 24 random bits (float32, float16) or 53 (float64), then
     ``x * (to - from) + from`` with one rounding (an FMA on AVX2) in float32 or float64; a
     value that rounds to ``to`` in the tensor's dtype becomes ``from`` (torch keeps [from, to))."""
+    if _BLOCK < n < _BLOCKED_BELOW and (low, high) != (0.0, 1.0):
+        # the FMA's emulation keeps ~6 float64 temporaries alive: for a small tensor (a
+        # Linear(512, 10) weight: 40 KiB each) they grew the C heap, whose top then stays
+        # resident (glibc keeps 128 KiB of it); in blocks they fit its free lists. Every step
+        # is elementwise and the stream sequential, so the values are the same.
+        out = np.empty(n, dt)
+        for i in range(0, n, _BLOCK):
+            out[i : i + _BLOCK] = uniform(gen, min(_BLOCK, n - i), dt, low, high)
+        return out
     if dt == np.float64:
         x = uniform53(gen, n)
         lo, hi = _F64(low), _F64(high)
