@@ -37,8 +37,10 @@ OVERLAP = (
 
 # ----- geometry ------------------------------------------------------------------------------
 def strides(arr):
-    """Strides in elements (torch's stride()); an empty array has contiguous ones."""
-    if arr.size == 0:
+    """Strides in elements (torch's stride()). NumPy gives an empty array it allocates zero
+    strides: torch's contiguous ones; one with strides set (empty_strided, as_strided, a
+    slice of a tensor, and views of those) keeps them, as torch's geometry does."""
+    if arr.size == 0 and not any(arr.strides):
         out, acc = [], 1
         for n in reversed(arr.shape):
             out.append(acc)
