@@ -258,10 +258,13 @@ def row_dots(x, y, lanes):
 
 
 @njit(**_OPTS)
-def _scale_max(row, scale, add, top):
+def _scale_max(row, scale, add, top, vec_end):
     """row[c] = row[c] * scale, or fma(row[c], scale, add[c]) where add is not empty (torch's
     build contracts a * scale + mask), in place; returns the largest of top and the row as
-    the kernel's running `x > top` select keeps it (a NaN never chosen). The products in a
+    the kernel keeps it. A NaN among the elements its vector loop reads (`vec_end`: the
+    block's full vectors without a mask, `_mul_reduce_max_fusion_kernel`; every element with
+    one, `vec::reduce_all`), whose `vec::maximum` propagates it, makes the maximum NaN (the
+    row's outputs NaN, as torch's); the scalar tail's `x > m` select never keeps one. The products in a
     loop of their own, the maximum in 8 lanes (`_max8`), then the rest in turn: a maximum
     is the same in any order (of equal zeros of either sign the one kept may differ, which
     no result shows: two zero maxima make the row's sum at least 2, its log not 0)."""
@@ -272,6 +275,9 @@ def _scale_max(row, scale, add, top):
     else:
         for c in range(n):
             row[c] = row[c] * scale
+    for c in range(min(vec_end, n)):
+        if row[c] != row[c]:
+            return row[c]
     full = n - n % 8
     m0, m1, m2, m3, m4, m5, m6, m7 = _max8(row.ctypes.data, 0, full // 8, top)
     for c in range(full, n):
@@ -408,7 +414,8 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
                         o = r * kb
                         kept = min(max(m + r - n + 1, 0), kb) if short else kb
                         add = mask[i, j, m + r, n : n + kb] if has_mask else none
-                        top = _scale_max(qk[o : o + kept], scale, add, ninf)
+                        top = _scale_max(qk[o : o + kept], scale, add, ninf,
+                                         kb if has_mask else kb - kb % lanes)
                         if qmax[r] > top:
                             top = qmax[r]
                         if top == ninf:

@@ -245,7 +245,15 @@ def _igammac_method(self, other):
 def _check_cast(self, other):
     """torch's in-place check, made before the kernel's dtype check: the promoted result
     type must cast to self's (a bool self with an int64 other: "result type Long can't be
-    cast to the desired output type Bool"; fuzz seeds 560041559, 560052790)."""
+    cast to the desired output type Bool"; fuzz seeds 560041559, 560052790). The shapes
+    come first (TensorIterator's shape, then its types): where other does not broadcast to
+    self's shape the in-place path raises torch's shape error (fuzz seed 575019899)."""
+    try:
+        shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+    except ValueError:
+        return
+    if shape != tuple(self.shape):
+        return
     res = dtypes.result_type([self._data, other._data], [self.dim(), other.dim()], [])
     rank = {"b": 0, "i": 1, "u": 1}
     if rank.get(res.kind, 2) > rank.get(self._data.dtype.kind, 2):

@@ -85,8 +85,13 @@ def _dims(dims, ndim):
 
 class Flip(Op):
     def forward(self, x, dims=()):
+        """A new tensor in x's layout (torch's empty_like(Preserve), then the flipped copy),
+        not NumPy's view with negative strides (fuzz seed 575160543: fliplr then celu, whose
+        backward then read a strided input in its scalar loop: grad at a NaN, torch's NaN)."""
         self.dims = dims
-        return self.xp.flip(x, axis=dims) if dims else x.copy()
+        out = self.xp.empty_like(x)
+        out[...] = self.xp.flip(x, axis=dims) if dims else x
+        return out
 
     def backward(self, grad):
         return Flip.apply(grad, dims=self.dims)

@@ -61,6 +61,19 @@ REGRESSION_SEEDS = {
     "SVD adjugate, MmBackward0), ours was the solve (LinalgSolveExBackward0)",
     560065264: "lu_legacy float32 [3, 1, 1] second order: torch's triangular solves (ours general "
     "ones, 1.5e-5 apart)",
+    575019899: "igammac_ of an int64 self [2, 1, 4] by a float32 other [3, 2, 1, 1, 4]: the "
+    "in-place shape error comes before the cast check (TensorIterator's order)",
+    580003130: "empty_strided((1, 3, 0), (1, 1, 2)).stride(): the strides it was given (an "
+    "empty tensor reported contiguous ones; its known rule removed, seventeenth pass)",
+    575005826: "empty_strided of a zero-size shape: its strides (as 580003130)",
+    575001146: "empty_strided of a zero-size shape: its strides (as 580003130)",
+    575160543: "fliplr then celu: flip returns a new tensor in the input's layout (was NumPy's "
+    "negative-stride view, which celu's backward read in its scalar loop: grad, not NaN)",
+    # KNOWN_SEEDS of the seventeenth pass whose differences went with no rule of their own
+    # (ours replays torch's sort/polygamma/layer_norm since; each program agrees)
+    15039495: "unique's inverse of several NaNs (was known: torch's unstable sort)",
+    18063345: "float32 polygamma(2) then sinc (was known: polygamma's values are torch's bits)",
+    26085583: "layer_norm then expm1 of a 1e30 bias (was known: torch's fused NaN)",
     560041559: "igammac_ of a bool self by an int64 other: torch's in-place cast check (RuntimeError) "
     "comes before the kernel's dtype refusal",
     560052790: "igamma_ of a bool self by an int64 other (as 560041559)",
@@ -269,6 +282,10 @@ def test_regression_seed(seed):
 
 # Long-run finds that are torch's CPU internals, not reproduced: each still differs and the
 # runner classifies it known (runner.KNOWN_DIFFERENCES gives the reason)
+# (the seventeenth pass moved the seeds of the rules it measured off with MKL or deleted to
+# tests/test_fidelity_pass17_fuzz.py, and dropped six whose programs changed with the table
+# since they were recorded: 21121306, 21138678, 21170477, 21188697, 21296272 (drawn from 435
+# records) and 545004775 (439): they drew another op than the one documented and tested no rule)
 KNOWN_SEEDS = {
     490071136: "cross_entropy: torch's nll_loss threads race to name a bad target",
     440070803: "float32 lu_solve at cond 458 then sinh: torch's solution 21 ulps off float64, "
@@ -285,55 +302,38 @@ KNOWN_SEEDS = {
     "rounding of the matrix's scale, torch's 3.1e-8, ours 0",
     350016353: "float32 conv3d then logit: a cancelling sum (6.5e-4 of terms ~5) 2 ulps of the "
     "terms apart (oneDNN vs im2col + OpenBLAS), logit's 1 / x(1 - x) magnifies it",
-    340008459: "float32 corrcoef of one variable: the clip at 1 is decided by torch's MKL sqrt "
-    "ulp (second order)",
     340076822: "cholesky_solve of a 1e30 right-hand side then tan: the solution's last ulp "
     "(1.4e14) through a periodic op",
-    15020949: "corrcoef then acosh: torch's sqrt is 1 ulp off, its diagonal 1 - ulp (NaN)",
-    15039495: "unique's inverse of several NaNs: the order of torch's unstable (simd) sort",
-    15050878: "float32 linalg_cond gradient at cond 3662: float32 SVD accuracy",
-    15073951: "sdpa with 1e30 keys: softmax backward's cancellation noise of 1e21",
     15079563: "float32 pinv at cond 177 then exp2: float32 accuracy magnified",
-    15099684: "corrcoef of 2 observations: +-1 then clip's boundary decided by sqrt's ulp",
     18053078: "conv1d then sqrt: a NaN upstream gradient meets the padding (oneDNN skips it)",
     18044082: "float32 inverse (matrix_power -1) at cond 115 then lgamma: LAPACK ulps at poles",
-    18063345: "float32 polygamma(2) then sinc: the float32 sinc gradient of 1e4 (polygamma's "
-    "values are torch's bits)",
     18075868: "float32 linalg_cond (SVD) then frac: torch's sgesdd 16 ulps off float64, ours 0.3",
     18079590: "float32 addbmm then lgamma: summation-order ulps next to a pole",
     18091503: "float32 pinv then frac: LAPACK ulps of entries ~100, frac's absolute error",
     20050245: "float32 conv3d then log1p: summation-order ulp at -1.00044 (1 / (1 + x))",
-    20073336: "multi-head attention with a 1e30 in-projection weight: cancellation noise",
     20104276: "nuclear norm of a rank-deficient 4 x 3: U V^T's basis is the SVD's choice",
-    21296272: "float32 log_ndtr then lgamma near its pole at -11: log_ndtr's last ulp",
-    21188697: "float64 matrix_power holding 1e30 then sin: BLAS's last ulp at 3.9e29",
-    21170477: "float32 multi-head attention: the key bias gradient (exactly 0) is noise in both",
-    21138678: "float32 pinv (entries ~40) then frac: torch's pinv 2.4e-5 off float64, ours 1e-6",
-    21121306: "matrix_norm(ord=2) of a 3x5 with inf requiring grad: MKL gesdd's convergence",
-    17081477: "multi_head_attention with a 1e30 in_proj_bias: softmax backward noise of 1e22",
-    17047982: "multi_head_attention with a 1e30 in_proj_weight entry: the same noise",
-    17063610: "float32 legacy qr gradient at cond 1603: torch 2.5e-3 off float64, ours 3.4e-4",
-    17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
-    22031830: "float32 linalg.cond(p=-1) at cond 345 then cos: torch 1.1e-6 off float64, ours 4e-8",
-    22053648: "float32 multi_head_attention gradients: ours as close to float64 as torch's",
-    20174924: "float32 multi_head_attention gradient 1.85e-5 off torch: ours the closer to float64",
     23074945: "var of 1e30 then tan: 1.875e59 an ulp apart (torch 1 ulp, ours 2 from exact)",
-    26029051: "float32 cholesky gradient at cond 25,480: torch 7.5e-4 off float64, ours 1.9e-6",
     26029097: "group_norm then sgn: torch's backward leaves groups unwritten (1e12-1e31 per run)",
     26064405: "affine_grid of a 1e30 theta then sin: torch 1 ulp off at 3.3e29 (ours rounded)",
     26070593: "float32 i1(-7.6) then frac: torch's float Chebyshev bits, 2 ulps apart",
-    26085583: "layer_norm then expm1 of a 1e30 bias: an inf upstream gradient, torch's fused NaN",
     26155924: "float32 inverse at cond 21,058: torch 4.77 off float64 at 27,451, ours 9e-4",
     26141101: "float32 slogdet gradient at det 1e-4: torch 0.95 off float64, ours 4e-4",
-    26101991: "float32 zeta then tan: torch's 1-ulp zeta, ours rounded, cancelling in q's sum",
+    15050878: "float32 linalg_cond gradient at cond 3662: float32 SVD accuracy",
+    15073951: "sdpa with 1e30 keys: softmax backward's cancellation noise of 1e21",
+    17047982: "multi_head_attention with a 1e30 in_proj_weight entry: the same noise",
+    17081477: "multi_head_attention with a 1e30 in_proj_bias: softmax backward noise of 1e22",
+    20073336: "multi-head attention with a 1e30 in-projection weight: cancellation noise",
+    20174924: "float32 multi_head_attention gradient 1.85e-5 off torch: ours the closer to float64",
+    22053648: "float32 multi_head_attention gradients: ours as close to float64 as torch's",
     440005864: "float32 multi_head_attention query gradient 1.62e-5 off torch's fused kernel: "
     "cancellation (one ulp of the row term moves it 1.8e-5); float64 says ours 1.08e-5 off, "
     "torch's fused 5.5e-6, torch's math backend 1.08e-5 (ours within 2.2e-9 of it)",
     450079644: "float32 multi_head_attention (key_padding_mask) gradients 2.5e-4 / 4.3e-4 off "
     "torch's fused kernel: float64 says ours 1.2e-4 / 2.6e-4 off, torch's fused 1.3e-4 / "
     "1.9e-4, torch's math backend 1.2e-4 / 2.6e-4 (ours within 1.6e-6 of it)",
-    545004775: "float64 bilinear interpolate of a 1e30 edge entry then cos: torch's vectorized "
-    "kernel rounds the edge's two equal taps (weights 0.7, 0.3) apart, 9.999999999999999e29",
+    17039240: "float32 eigvalsh gradient at an eigengap of 1e-3: torch's ssyevd vectors 7e-5 off",
+    26029051: "float32 cholesky gradient at cond 25,480: torch 7.5e-4 off float64, ours 1.9e-6",
+    17063610: "float32 legacy qr gradient at cond 1603: torch 2.5e-3 off float64, ours 3.4e-4",
 }
 
 
