@@ -264,10 +264,11 @@ def _scale_max(row, scale, add, top, vec_end):
     the kernel keeps it. A NaN among the elements its vector loop reads (`vec_end`: the
     block's full vectors without a mask, `_mul_reduce_max_fusion_kernel`; every element with
     one, `vec::reduce_all`), whose `vec::maximum` propagates it, makes the maximum NaN (the
-    row's outputs NaN, as torch's); the scalar tail's `x > m` select never keeps one. The products in a
-    loop of their own, the maximum in 8 lanes (`_max8`), then the rest in turn: a maximum
-    is the same in any order (of equal zeros of either sign the one kept may differ, which
-    no result shows: two zero maxima make the row's sum at least 2, its log not 0)."""
+    row's outputs NaN, as torch's); the scalar tail's `x > m` select never keeps one. The
+    products in a loop of their own, the maximum in 8 lanes (`_max8`), then the rest in
+    turn: a maximum is the same in any order (of equal zeros of either sign the one kept
+    may differ, which no result shows: two zero maxima make the row's sum at least 2, its
+    log not 0)."""
     n = row.shape[0]
     if add.shape[0]:
         for c in range(n):
@@ -414,8 +415,8 @@ def _flash_forward(q, k, v, mask, causal, out, lse, scale, qsplit, kvsplit, lane
                         o = r * kb
                         kept = min(max(m + r - n + 1, 0), kb) if short else kb
                         add = mask[i, j, m + r, n : n + kb] if has_mask else none
-                        top = _scale_max(qk[o : o + kept], scale, add, ninf,
-                                         kb if has_mask else kb - kb % lanes)
+                        vec_end = kb if has_mask else kb - kb % lanes
+                        top = _scale_max(qk[o : o + kept], scale, add, ninf, vec_end)
                         if qmax[r] > top:
                             top = qmax[r]
                         if top == ninf:
