@@ -11,6 +11,8 @@ from ..autograd.op import Op
 from ..dtypes import cpp_type_name, scalar_type_name
 from .elementwise import MulScalar
 from .shape import _dim, _expanded_shape
+from ..backend import np as _np
+from . import _mkl
 
 
 def _combine(xp, bias, prod, beta, alpha):
@@ -117,6 +119,21 @@ class Addmv(_AddProduct):
 
     def product(self, a, b):
         return self.xp.matmul(a, b[..., None])[..., 0]
+
+    def forward(self, bias, a, b, beta=1, alpha=1):
+        dt = a.dtype
+        if a.size and b.size and dt.kind == "f" and dt.itemsize in (4, 8) and b.dtype == dt:
+            if bias.dtype == dt and self.xp is _np and _mkl.available():
+                # torch's addmv_impl_cpu: input copied into the result, then one ?gemv with
+                # alpha and beta (MKL scales and adds in its own order)
+                self.beta, self.alpha = beta, alpha
+                y = (
+                    _np.zeros(a.shape[0], dt)
+                    if beta == 0
+                    else _np.array(_np.broadcast_to(bias, (a.shape[0],)), dt, order="C")
+                )
+                return _mkl.gemv(a, b, alpha, beta, y)
+        return super().forward(bias, a, b, beta, alpha)
 
     def backward(self, grad):
         _, m, v = self.inputs

@@ -302,6 +302,11 @@ class Mv(Op):
     def forward(self, a, v):
         if a.size and v.size:
             refuse(a, "b", "addmv_impl_cpu")
+            dt = a.dtype
+            if (dt is _F32 or dt is _F64) and v.dtype is dt:
+                out = _mkl.gemv(a, v)  # torch's ?gemv call (None without MKL)
+                if out is not None:
+                    return out
         return _half_matmul(a, v)
 
     def backward(self, grad):

@@ -53,6 +53,8 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    590015677: "float32 addmv then lgamma near a pole: mv/addmv are MKL's ?gemv as torch's "
+    "addmv_impl_cpu calls it (was NumPy's dot, 1 ulp in the forward scaled into the gradient)",
     15043017: "float32 matrix_power then frac: its products are MKL's gemm as torch calls it "
     "(was OpenBLAS's summation order, known)",
     18098873: "float32 tensordot then tan: its mm is MKL's gemm as torch calls it (was an "
