@@ -123,7 +123,8 @@ class Addmv(_AddProduct):
     def forward(self, bias, a, b, beta=1, alpha=1):
         dt = a.dtype
         if a.size and b.size and dt.kind == "f" and dt.itemsize in (4, 8) and b.dtype == dt:
-            if bias.dtype == dt and self.xp is _np and _mkl.available():
+            plain = a.ndim == 2 and b.ndim == 1 and bias.ndim <= 1  # (vmap batches: matmul)
+            if plain and bias.dtype == dt and self.xp is _np and _mkl.available():
                 # torch's addmv_impl_cpu: input copied into the result, then one ?gemv with
                 # alpha and beta (MKL scales and adds in its own order)
                 self.beta, self.alpha = beta, alpha

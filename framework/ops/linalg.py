@@ -303,7 +303,7 @@ class Mv(Op):
         if a.size and v.size:
             refuse(a, "b", "addmv_impl_cpu")
             dt = a.dtype
-            if (dt is _F32 or dt is _F64) and v.dtype is dt:
+            if (dt is _F32 or dt is _F64) and v.dtype is dt and a.ndim == 2 and v.ndim == 1:
                 out = _mkl.gemv(a, v)  # torch's ?gemv call (None without MKL)
                 if out is not None:
                     return out
