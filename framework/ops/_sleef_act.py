@@ -29,6 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _fused, _sleef
+from ._vec_binary import _order
 from . import _sleef_math as M
 
 _JIT = [None]
@@ -321,28 +322,7 @@ def _walk(shape, strides, itemsize):
     ``coalesce_dimensions``, and whether ``cpu_kernel_vec`` runs that row's vector body
     (every input contiguous in it, or one of them a broadcast scalar)."""
     nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))  # innermost first
-
-    def swap(d0, d1):
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return 1 if s0 > s1 else -1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = _order(shape, strides)  # innermost first
     sizes = [shape[d] for d in perm]
     sts = [[st[d] for d in perm] for st in strides]
     inner = sizes[0] if nd else 1

@@ -121,6 +121,9 @@ class Addmv(_AddProduct):
         return self.xp.matmul(a, b[..., None])[..., 0]
 
     def forward(self, bias, a, b, beta=1, alpha=1):
+        """beta * bias + alpha * (a @ b) of an (n, m) matrix and an (m,) vector: one MKL
+        ?gemv where torch makes that call (float32/float64, MKL loaded), else the shared
+        product and combination."""
         dt = a.dtype
         if a.size and b.size and dt.kind == "f" and dt.itemsize in (4, 8) and b.dtype == dt:
             plain = a.ndim == 2 and b.ndim == 1 and bias.ndim <= 1  # (vmap batches: matmul)

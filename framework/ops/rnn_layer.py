@@ -210,6 +210,8 @@ class MkldnnRnnLayer(Op):
     saves = ("steps",)
 
     def forward(self, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False, inference=False):
+        """The layer over x's T steps (reversed where `reverse`); `inference`: oneDNN's
+        forward_inference replay (grad mode off), else the training forward."""
         self.reverse = reverse
         outs, self.steps, h, c = _forward(
             _ArrayLinalg(self.xp), x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, inference
