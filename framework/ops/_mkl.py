@@ -277,8 +277,6 @@ def gemv(a, v, alpha=1.0, beta=0.0, y=None):
     random float32/float64 products apart, NumPy's dot 93-95 %. By ctypes (~2 us a call)."""
     if not available():
         return None
-    import ctypes
-
     lib, size = library(), a.itemsize
     (r, c), (s0, s1) = a.shape, (a.strides[0] // size, a.strides[1] // size)
     if a.strides[0] == size and (c == 1 or s1 >= max(1, r)):
