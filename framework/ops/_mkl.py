@@ -159,10 +159,81 @@ def record(char, alpha=1.0, beta=0.0):
         lib = library()
         addr = ctypes.c_void_p
         fn = ctypes.cast(getattr(lib, "sgemm_" if char == "f" else "dgemm_"), addr).value
+        batch = ctypes.cast(getattr(lib, f"cblas_{'s' if char == 'f' else 'd'}gemm_batch"), addr)
         threads = 0  # (MKL_Set_Num_Threads_Local: off, see _mkl_gemm.SERIAL_MACS)
         r = _records[key] = _mkl_gemm.make_record(
-            fn, 4 if char == "f" else 8, threads, float(alpha), float(beta)
+            fn, 4 if char == "f" else 8, threads, float(alpha), float(beta), batch.value
         )
+    return r
+
+
+_entries = {}  # "batch", "dot" -> (float32, float64) entry points, or None
+
+
+def _entry(name):
+    """`_mkl_gemm.batch_into`'s or `dot_into`'s entry points (float32, float64), compiled on
+    first use, or None without MKL or numba."""
+    out = _entries.get(name)
+    if out is None and name not in _entries:
+        if product_into() is not None and available():
+            from . import _mkl_gemm
+
+            fn = _mkl_gemm.batch_into if name == "batch" else _mkl_gemm.dot_into
+            out = _mkl_gemm.entry_points(3 if name == "batch" else 1, fn)
+        _entries[name] = out
+    return out
+
+
+def batch_product(a, b, bias=None, alpha=1.0, beta=0.0):
+    """alpha * a @ b (+ beta * bias, broadcast to the result and copied into it first, as
+    torch's baddbmm) of float32/float64 NumPy batches (B x M x K by B x K x N, one dtype, M,
+    N, K non-zero) as torch's bmm_out_or_baddbmm_ from 400 multiply-adds a matrix
+    (`_mkl_gemm.batch_into`: one MKL ?gemm_batch call where torch makes it), or None without
+    MKL or numba."""
+    entries = _entry("batch")
+    if entries is None or not (a.dtype.isnative and b.dtype.isnative):
+        return None
+    if min(a.strides) < 0:  # (torch has no negative strides: its copy)
+        a = np.ascontiguousarray(a)
+    if min(b.strides) < 0:
+        b = np.ascontiguousarray(b)
+    dt = a.dtype
+    out = np.empty(a.shape[:2] + b.shape[2:], dt)
+    if beta != 0:
+        out[...] = bias
+    f64 = dt.char == "d"
+    rec = REC[f64] if alpha == 1 and beta == 0 else record(dt.char, float(alpha), float(beta))
+    entries[f64](rec, a, b, out)
+    return out
+
+
+def dot(x, y):
+    """x . y of float32/float64 NumPy vectors of one dtype as torch's dot (MKL's ?dot_ with
+    the vectors' strides), a 0-d array, or None without MKL or numba."""
+    entries = _entry("dot")
+    if entries is None or not (x.dtype.isnative and y.dtype.isnative):
+        return None
+    size = x.itemsize
+    if x.strides[0] < 0 or x.strides[0] % size:
+        x = np.ascontiguousarray(x)
+    if y.strides[0] < 0 or y.strides[0] % size:
+        y = np.ascontiguousarray(y)
+    f64 = x.dtype.char == "d"
+    out = np.empty(1, x.dtype)
+    rec = _dot_records[f64]
+    entries[f64](_dot_record(f64) if rec is None else rec, x, y, out)
+    return out.reshape(())
+
+
+_dot_records = [None, None]  # (float32, float64) records of MKL's sdot_ / ddot_
+
+
+def _dot_record(f64):
+    """`_mkl_gemm.dot_into`'s record of ddot_ (f64) or sdot_."""
+    from . import _mkl_gemm
+
+    fn = ctypes.cast(getattr(library(), "ddot_" if f64 else "sdot_"), ctypes.c_void_p).value
+    r = _dot_records[f64] = _mkl_gemm.make_record(fn, 8 if f64 else 4, 0, 1.0, 0.0)
     return r
 
 

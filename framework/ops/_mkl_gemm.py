@@ -93,6 +93,118 @@ def _gemm_call(real):
 _sgemm, _dgemm = _gemm_call(ir.FloatType()), _gemm_call(ir.DoubleType())
 
 
+def _batch_call(real):
+    """An intrinsic calling MKL's cblas_?gemm_batch of float type `real` at an address as
+    torch's mkl_gemm_batched calls it: column-major, one group of `count` products sharing
+    the transposes, sizes, alpha, beta and leading dimensions; pa, pb, pc the addresses of
+    arrays of the matrices' addresses."""
+
+    @intrinsic
+    def call(typingctx, fn, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, ldc, count):
+        """fn(102, &ta, &tb, &m, &n, &k, &alpha, pa, &lda, pb, &ldb, &beta, pc, &ldc, 1,
+        &count)."""
+
+        def codegen(context, builder, signature, args):
+            """LLVM IR of the call, its scalars in stack slots."""
+            f, ta_, tb_, m_, n_, k_, al, pa_, lda_, pb_, ldb_, be, pc_, ldc_, cnt = args
+            i32 = ir.IntType(32)
+            i32p, rp, vpp = i32.as_pointer(), real.as_pointer(), ir.IntType(8).as_pointer()
+
+            def slot(ty, value):
+                """A stack slot holding value."""
+                p = cgutils.alloca_once(builder, ty)
+                builder.store(value, p)
+                return p
+
+            def int_slot(v):
+                """A 32-bit int slot of an int64 value."""
+                return slot(i32, builder.trunc(v, i32))
+
+            def real_slot(v):
+                """A `real` slot of a float64 value."""
+                return slot(
+                    real, v if isinstance(real, ir.DoubleType) else builder.fptrunc(v, real)
+                )
+
+            fnty = ir.FunctionType(
+                ir.VoidType(),
+                [i32, i32p, i32p, i32p, i32p, i32p, rp, vpp, i32p, vpp, i32p, rp, vpp, i32p]
+                + [i32, i32p],
+            )
+            call_args = [
+                ir.Constant(i32, 102),  # CblasColMajor
+                int_slot(ta_),
+                int_slot(tb_),
+                int_slot(m_),
+                int_slot(n_),
+                int_slot(k_),
+                real_slot(al),
+                builder.inttoptr(pa_, vpp),
+                int_slot(lda_),
+                builder.inttoptr(pb_, vpp),
+                int_slot(ldb_),
+                real_slot(be),
+                builder.inttoptr(pc_, vpp),
+                int_slot(ldc_),
+                ir.Constant(i32, 1),  # one group
+                int_slot(cnt),
+            ]
+            builder.call(builder.inttoptr(f, fnty.as_pointer()), call_args)
+            return context.get_dummy_value()
+
+        i, d = types.int64, types.float64
+        return types.void(i, i, i, i, i, i, d, i, i, i, i, d, i, i, i), codegen
+
+    return call
+
+
+_sbatch, _dbatch = _batch_call(ir.FloatType()), _batch_call(ir.DoubleType())
+
+
+def _dot_call(real):
+    """An intrinsic calling a Fortran ?dot_ (n, x, incx, y, incy by pointer) of float type
+    `real` at an address: the result widened to float64."""
+
+    @intrinsic
+    def call(typingctx, fn, n, x, incx, y, incy):
+        """fn(&n, x, &incx, y, &incy)."""
+
+        def codegen(context, builder, signature, args):
+            """LLVM IR of the call, its ints in stack slots."""
+            f, n_, x_, incx_, y_, incy_ = args
+            i32 = ir.IntType(32)
+            i32p, rp = i32.as_pointer(), real.as_pointer()
+
+            def int_slot(v):
+                """A 32-bit int slot of an int64 value."""
+                p = cgutils.alloca_once(builder, i32)
+                builder.store(builder.trunc(v, i32), p)
+                return p
+
+            fnty = ir.FunctionType(real, [i32p, rp, i32p, rp, i32p])
+            out = builder.call(
+                builder.inttoptr(f, fnty.as_pointer()),
+                [
+                    int_slot(n_),
+                    builder.inttoptr(x_, rp),
+                    int_slot(incx_),
+                    builder.inttoptr(y_, rp),
+                    int_slot(incy_),
+                ],
+            )
+            if isinstance(real, ir.DoubleType):
+                return out
+            return builder.fpext(out, ir.DoubleType())
+
+        i = types.int64
+        return types.float64(i, i, i, i, i, i), codegen
+
+    return call
+
+
+_sdot, _ddot = _dot_call(ir.FloatType()), _dot_call(ir.DoubleType())
+
+
 @intrinsic
 def _as_double(typingctx, bits):
     """The float64 whose bits are the int64 `bits`."""
@@ -236,10 +348,32 @@ def _product(record, M, K, N, pa, a0, a1, pb, b0, b1, pc, c0, c1):
 @numba.njit(nogil=True, cache=True)
 def _call(record, tc, m, n, k, ta, p1, x1, y1, tb, p2, x2, y2, pc, ldc):
     """The gemm call of `_product`'s choices: leading dimensions as torch reads them off
-    the operands' strides (x, y: rows, columns), then cpublas::gemm's normalize_last_dims."""
-    fn, alpha, beta = record[0], _as_double(record[2]), _as_double(record[3])
+    the operands' strides (x, y: rows, columns), then `_gemm`."""
     lda = y1 if ta == tc else x1
     ldb = y2 if tb == tc else x2
+    _gemm(record, ta, tb, m, n, k, p1, lda, p2, ldb, pc, ldc)
+
+
+@numba.njit(nogil=True, cache=True)
+def _gemm(record, ta, tb, m, n, k, pa, lda, pb, ldb, pc, ldc):
+    """cpublas::gemm: normalize_last_dims on the leading dimensions, then ?gemm_ (alpha and
+    beta the record's)."""
+    fn, alpha, beta = record[0], _as_double(record[2]), _as_double(record[3])
+    lda, ldb, ldc = _normalized(ta, tb, m, n, k, lda, ldb, ldc)
+    serial = record[4] != 0 and m * n * k < SERIAL_MACS
+    threads = _set_threads(record[4], 1) if serial else 0
+    fa, fb = _T if ta else _N, _T if tb else _N
+    if record[1] == 4:
+        _sgemm(fn, fa, fb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, ldc)
+    else:
+        _dgemm(fn, fa, fb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, ldc)
+    if serial:
+        _set_threads(record[4], threads)
+
+
+@numba.njit(inline="always", cache=True)
+def _normalized(ta, tb, m, n, k, lda, ldb, ldc):
+    """cpublas's normalize_last_dims: the leading dimensions BLAS reads no other of."""
     if n == 1:
         ldc = m
     if ta:
@@ -252,15 +386,84 @@ def _call(record, tc, m, n, k, ta, p1, x1, y1, tb, p2, x2, y2, pc, ldc):
             ldb = n
     elif n == 1:
         ldb = k
-    serial = record[4] != 0 and m * n * k < SERIAL_MACS
-    threads = _set_threads(record[4], 1) if serial else 0
-    fa, fb = _T if ta else _N, _T if tb else _N
-    if record[1] == 4:
-        _sgemm(fn, fa, fb, m, n, k, alpha, p1, lda, p2, ldb, beta, pc, ldc)
+    return lda, ldb, ldc
+
+
+@numba.njit(inline="always", cache=True)
+def _items_blas(size, s1, s2, n1, n2):
+    """bmm_out_or_baddbmm_'s batch_items_contiguous_or_transposed of an operand's matrices
+    (byte strides s1, s2; sizes n1, n2): unit-strided rows or columns (a size-1 dimension's
+    stride not read)."""
+    e1, e2 = _elements(s1, size), _elements(s2, size)
+    return (e2 == 1 and (n1 == 1 or e1 >= n2)) or (e1 == 1 and (n2 == 1 or e2 >= n1))
+
+
+@numba.njit(nogil=True, cache=True)
+def batch_into(record, a, b, out):
+    """out = alpha * a @ b + beta * out for float32/float64 batches (a: B x M x K, b: B x K
+    x N, out: C-ordered, B x M x N, M, N and K non-zero) as torch's bmm_out_or_baddbmm_
+    computes them from 400 multiply-adds a matrix: where each operand's matrices have
+    unit-strided rows or columns, baddbmm_with_gemm_'s one cblas_?gemm_batch (the operands
+    swapped, as column-major: mat2 first) by cpublas::gemm_batched_with_stride (one matrix:
+    a plain `_gemm`); else addmm_impl_cpu_ a matrix (`_product`). The record: `make_record`'s
+    with the ?gemm_batch address."""
+    size = record[1]
+    B, M, K, N = a.shape[0], a.shape[1], a.shape[2], b.shape[2]
+    sa0, sa1, sa2 = a.strides[0], a.strides[1], a.strides[2]
+    sb0, sb1, sb2 = b.strides[0], b.strides[1], b.strides[2]
+    if not (_items_blas(size, sa1, sa2, M, K) and _items_blas(size, sb1, sb2, K, N)):
+        product_into(record, a, b, out)  # torch's split along the batch
+        return
+    e = _elements
+    ta = e(sb1, size) == 1 and e(sb2, size) >= K  # baddbmm_with_gemm_'s is_transposed
+    tb = e(sa1, size) == 1 and e(sa2, size) >= M
+    m, n, k = N, M, K
+    lda = e(sb2, size) if ta else e(sb1, size)
+    ldb = e(sa2, size) if tb else e(sa1, size)
+    ldc = N
+    pa, pb, pc = b.ctypes.data, a.ctypes.data, out.ctypes.data
+    if B == 1:
+        _gemm(record, ta, tb, m, n, k, pa, lda, pb, ldb, pc, ldc)
+        return
+    lda, ldb, ldc = _normalized(ta, tb, m, n, k, lda, ldb, ldc)
+    usable = (
+        max(m, n, k, lda, ldb, ldc) < 1 << 31
+        and lda >= max(1, k if ta else m)
+        and ldb >= max(1, n if tb else k)
+        and ldc >= max(1, m)
+    )  # cpublas's use_blas_gemm
+    if not usable:  # (torch: gemm a matrix; never met: the tests above leave none)
+        for i in range(B):
+            pc_i = pc + i * M * N * size
+            _gemm(record, ta, tb, m, n, k, pa + i * sb0, lda, pb + i * sa0, ldb, pc_i, ldc)
+        return
+    ptrs = np.empty(3 * B, np.int64)
+    for i in range(B):
+        ptrs[i] = pa + i * sb0
+        ptrs[B + i] = pb + i * sa0
+        ptrs[2 * B + i] = pc + i * M * N * size
+    p = ptrs.ctypes.data
+    alpha, beta = _as_double(record[2]), _as_double(record[3])
+    fa, fb = 112 if ta else 111, 112 if tb else 111  # CblasTrans, CblasNoTrans
+    if size == 4:
+        _sbatch(record[5], fa, fb, m, n, k, alpha, p, lda, p + 8 * B, ldb, beta, p + 16 * B, ldc, B)
     else:
-        _dgemm(fn, fa, fb, m, n, k, alpha, p1, lda, p2, ldb, beta, pc, ldc)
-    if serial:
-        _set_threads(record[4], threads)
+        _dbatch(record[5], fa, fb, m, n, k, alpha, p, lda, p + 8 * B, ldb, beta, p + 16 * B, ldc, B)
+    if ptrs.size < 0:  # (keeps the addresses alive through the call)
+        print(ptrs[0])
+
+
+@numba.njit(nogil=True, cache=True)
+def dot_into(record, x, y, out):
+    """out[0] = x . y of float32/float64 vectors as torch's dot_impl computes it: MKL's
+    ?dot_ (the record's address) with the vectors' strides as incx and incy (both 1 for one
+    element)."""
+    size, n = record[1], x.shape[0]
+    incx, incy = (1, 1) if n == 1 else (x.strides[0] // size, y.strides[0] // size)
+    if size == 4:
+        out[0] = _sdot(record[0], n, x.ctypes.data, incx, y.ctypes.data, incy)
+    else:
+        out[0] = _ddot(record[0], n, x.ctypes.data, incx, y.ctypes.data, incy)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -303,27 +506,30 @@ def product_into(record, a, b, out):
         )
 
 
-def entry_points(ndim):
-    """`product_into`'s CPython entry points for float32 and float64 operands of `ndim`
-    dimensions (a, b of any layout, out C-ordered), compiled (or loaded from numba's cache)
-    now. Called without numba's dispatch (the type of each argument: ~0.2 us, a third of a
-    4 x 4 product), so the caller guarantees the types: nothing checks them."""
+def entry_points(ndim, function=None):
+    """`product_into`'s (or `function`'s: `batch_into`, `dot_into`) CPython entry points for
+    float32 and float64 operands of `ndim` dimensions (a, b of any layout, out C-ordered),
+    compiled (or loaded from numba's cache) now. Called without numba's dispatch (the type
+    of each argument: ~0.2 us, a third of a 4 x 4 product), so the caller guarantees the
+    types: nothing checks them."""
+    function = product_into if function is None else function
     out = []
     for t in (types.float32, types.float64):
         sig = (
             types.Array(types.int64, 1, "C"),
             types.Array(t, ndim, "A"),
             types.Array(t, ndim, "A"),
-            types.Array(t, ndim, "C"),
+            types.Array(t, ndim if function is not dot_into else 1, "C"),
         )
-        product_into.compile(sig)
-        out.append(product_into.overloads[sig].entry_point)
+        function.compile(sig)
+        out.append(function.overloads[sig].entry_point)
     return tuple(out)
 
 
-def make_record(gemm, size, set_threads, alpha, beta):
+def make_record(gemm, size, set_threads, alpha, beta, batch=0):
     """`product_into`'s record: the ?gemm_ function's address, the item size (4: float32),
     alpha and beta (float64 bits), MKL_Set_Num_Threads_Local's address (0: leave MKL's
-    threads as they are)."""
+    threads as they are), cblas_?gemm_batch's address (`batch_into`; 0: none). `dot_into`
+    reads the address (?dot_'s there) and the item size."""
     bits = np.array([alpha, beta], np.float64).view(np.int64)
-    return np.array([gemm, size, bits[0], bits[1], set_threads], np.int64)
+    return np.array([gemm, size, bits[0], bits[1], set_threads, batch], np.int64)

@@ -15,6 +15,9 @@ from ..backend import np as _np
 from . import _mkl
 
 
+_REAL = (int, float, bool)
+
+
 def _combine(xp, bias, prod, beta, alpha):
     if alpha != 1:
         prod = (prod * alpha).astype(prod.dtype, copy=False)
@@ -68,6 +71,33 @@ class Baddbmm(_AddProduct):
 
     def product(self, a, b):
         return self.xp.matmul(a, b)
+
+    def forward(self, bias, a, b, beta=1, alpha=1):
+        """beta * bias + alpha * (a @ b) of batches: from 400 multiply-adds a matrix of
+        float32/float64 (MKL loaded) torch's call (bias copied into the result unless beta is
+        0, then one cblas_?gemm_batch with alpha and beta: `_mkl.batch_product`), else the
+        shared product and combination."""
+        dt = a.dtype
+        if (
+            a.size
+            and b.size
+            and dt.kind == "f"
+            and dt.itemsize in (4, 8)
+            and b.dtype == dt
+            and bias.dtype == dt
+            and a.ndim == 3
+            and b.ndim == 3
+            and type(a) is _np.ndarray
+            and type(b) is _np.ndarray
+            and type(alpha) in _REAL
+            and type(beta) in _REAL
+            and a.shape[1] * a.shape[2] * b.shape[2] >= 400
+        ):
+            out = _mkl.batch_product(a, b, bias, alpha, beta)
+            if out is not None:
+                self.beta, self.alpha = beta, alpha
+                return out
+        return super().forward(bias, a, b, beta, alpha)
 
     def empty_sum(self, a, b):
         """Whether the batched product sums over an empty dimension into a non-empty result."""

@@ -359,6 +359,11 @@ class Dot(Op):
 
     def forward(self, a, b):
         refuse(a, "b", "dot")
+        dt = a.dtype
+        if (dt is _F32 or dt is _F64) and b.dtype is dt and type(a) is _ndarray:
+            out = _mkl.dot(a, b) if type(b) is _ndarray else None  # torch's ?dot_ call
+            if out is not None:  # (None without MKL or numba: NumPy's dot)
+                return out
         return self.xp.dot(a, b)
 
     def backward(self, grad):
@@ -436,9 +441,14 @@ class Bmm(Op):
                 prods = a.transpose(2, 0, 1)[..., None] * b.transpose(1, 0, 2)[:, :, None, :]
                 out = down(prods.reshape(a.shape[2], -1)) + a.dtype.type(0)
                 return out.reshape(a.shape[0], a.shape[1], b.shape[2])
-        # (from 400 multiply-adds a matrix torch calls MKL's cblas_?gemm_batch_strided, whose
-        # bits differ from a ?gemm per matrix on some shapes (2 x 7 x 7 by 7 x 33 float32: 21 %
-        # of the elements); not replayed: NumPy's matmul)
+            dt = a.dtype
+            if (dt is _F32 or dt is _F64) and b.dtype is dt and type(a) is _ndarray:
+                # from 400 multiply-adds a matrix: torch's MKL call (cblas_?gemm_batch of the
+                # whole batch where each operand's matrices are unit-strided one way, else a
+                # gemm a matrix), whose bits differ from a ?gemm per matrix on some shapes
+                out = _mkl.batch_product(a, b) if type(b) is _ndarray else None
+                if out is not None:  # (None without MKL or numba: NumPy's matmul)
+                    return out
         return _half_matmul(a, b)
 
     def backward(self, grad):
