@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 import torch
 
-from framework.ops.attention import _intel
 import framework
 from framework.ops import _mkl, linalg_householder, linalg_lapack
 from fuzz import runner as R
@@ -440,24 +439,12 @@ def test_lapack_rounding_rules_are_off_with_mkl(seed, monkeypatch):
 
 
 @needs_mkl
-@pytest.mark.parametrize(
-    "dt",
-    [
-        pytest.param(
-            d,
-            marks=pytest.mark.xfail(
-                not _intel(),
-                reason="off Intel (measured on an AMD EPYC): hermitian pinv of batched 8 x 8 "
-                "matrices, 3 of 30, is 1 ulp apart in the batched product U diag(1/w) U^T "
-                "(512 multiply-adds a matrix: torch's MKL ?gemm_batch_strided, ours not; "
-                "equal on the Xeon); eigh itself is equal",
-            ),
-        )
-        for d in DTYPES
-    ],
-)
+@pytest.mark.parametrize("dt", DTYPES)
 def test_pinv_is_torchs_bits(dt):
-    """pinv: MKL's SVD (eigh when hermitian), then torch's matmul as ours replays it."""
+    """pinv: MKL's SVD (eigh when hermitian), then torch's matmul as ours replays it (its
+    batched product U diag(1/w) U^T of 8 x 8 matrices, 512 multiply-adds each: MKL's
+    ?gemm_batch as torch calls it; with NumPy's matmul 3 of 30 were 1 ulp apart on an AMD
+    EPYC)."""
     rng = np.random.default_rng(110)
     for _ in range(30):
         m, n = (int(v) for v in rng.integers(1, 9, 2))
