@@ -35,9 +35,10 @@ MIN_MACS = 0  # M * N * K at or above which a product goes to MKL: 0 until the f
 #              callers' size test then keeps every product NumPy's)
 INTO = None  # `_mkl_gemm.product_into` once `available()` loaded MKL, with numba
 RECORDS = {}  # dtype char ("f", "d") -> INTO's record of alpha 1, beta 0 ("f+", "d+": beta 1)
-# INTO's entry points without numba's type dispatch (`_mkl_gemm.entry_points`): (float32,
-# float64) of matrices; their records of alpha 1 and beta 0, of beta 1. The hot paths index
-# them by ``dtype is float64`` after checking the operands' types.
+# `_mkl_gemm.product_at`'s entry points without numba's type dispatch (`entry_points`):
+# (float32, float64) of matrices; the addresses of their records of alpha 1 and beta 0, of
+# beta 1 (`record_at`). The hot paths index them by ``dtype is float64`` after checking the
+# operands' types.
 MM = REC = REC_ADD = None
 _NEVER = 1 << 62
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
@@ -128,7 +129,8 @@ def available():
 
             RECORDS.update(f=record("f"), d=record("d"))
             RECORDS.update({"f+": record("f", 1.0, 1.0), "d+": record("d", 1.0, 1.0)})
-            REC, REC_ADD = (RECORDS["f"], RECORDS["d"]), (RECORDS["f+"], RECORDS["d+"])
+            REC = (record_at("f"), record_at("d"))
+            REC_ADD = (record_at("f", 1.0, 1.0), record_at("d", 1.0, 1.0))
             MM = _mkl_gemm.entry_points(2)  # (compiled once: ~5 s; numba's cache: <1 s)
             INTO = into
         MIN_MACS = _NEVER if not s else 0 if into is not None else 1 << 20
@@ -167,6 +169,19 @@ def record(char, alpha=1.0, beta=0.0):
     return r
 
 
+_addresses = {}  # (dtype char, alpha, beta) -> the address of `record`'s record
+
+
+def record_at(char, alpha=1.0, beta=0.0):
+    """The address of `record(char, alpha, beta)` (which `_records` keeps alive): the entry
+    points' first argument."""
+    key = (char, alpha, beta)
+    address = _addresses.get(key)
+    if address is None:
+        address = _addresses[key] = record(char, alpha, beta).ctypes.data
+    return address
+
+
 _entries = {}  # "batch", "dot" -> (float32, float64) entry points, or None
 
 
@@ -178,7 +193,7 @@ def _entry(name):
         if product_into() is not None and available():
             from . import _mkl_gemm
 
-            fn = _mkl_gemm.batch_into if name == "batch" else _mkl_gemm.dot_into
+            fn = _mkl_gemm.batch_at if name == "batch" else _mkl_gemm.dot_at
             out = _mkl_gemm.entry_points(3 if name == "batch" else 1, fn)
         _entries[name] = out
     return out
@@ -202,7 +217,7 @@ def batch_product(a, b, bias=None, alpha=1.0, beta=0.0):
     if beta != 0:
         out[...] = bias
     f64 = dt.char == "d"
-    rec = REC[f64] if alpha == 1 and beta == 0 else record(dt.char, float(alpha), float(beta))
+    rec = REC[f64] if alpha == 1 and beta == 0 else record_at(dt.char, float(alpha), float(beta))
     entries[f64](rec, a, b, out)
     return out
 
@@ -221,11 +236,11 @@ def dot(x, y):
     f64 = x.dtype.char == "d"
     out = np.empty(1, x.dtype)
     rec = _dot_records[f64]
-    entries[f64](_dot_record(f64) if rec is None else rec, x, y, out)
+    entries[f64](_dot_record(f64) if rec is None else rec, x, y, out)  # (an address)
     return out.reshape(())
 
 
-_dot_records = [None, None]  # (float32, float64) records of MKL's sdot_ / ddot_
+_dot_records = [None, None]  # (float32, float64) addresses of the records of sdot_ / ddot_
 
 
 def _dot_record(f64):
@@ -233,8 +248,11 @@ def _dot_record(f64):
     from . import _mkl_gemm
 
     fn = ctypes.cast(getattr(library(), "ddot_" if f64 else "sdot_"), ctypes.c_void_p).value
-    r = _dot_records[f64] = _mkl_gemm.make_record(fn, 8 if f64 else 4, 0, 1.0, 0.0)
-    return r
+    r = _records["d" if f64 else "f", "dot"] = _mkl_gemm.make_record(
+        fn, 8 if f64 else 4, 0, 1.0, 0.0
+    )
+    _dot_records[f64] = r.ctypes.data
+    return _dot_records[f64]
 
 
 def product(a, b, out=None, alpha=1.0, beta=0.0):

@@ -541,7 +541,7 @@ class Addmm(Op):
             if alpha == 1 and (beta == 1 or beta == 0):
                 rec = (_mkl.REC_ADD if beta else _mkl.REC)[f64]
             else:
-                rec = _mkl.record(dt.char, float(alpha), float(beta))
+                rec = _mkl.record_at(dt.char, float(alpha), float(beta))
             _mkl.MM[f64](rec, m1, m2, out)
             return out
         big = m1.shape[0] * m2.shape[0] * m2.shape[1] >= _mkl.MIN_MACS
