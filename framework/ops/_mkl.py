@@ -182,6 +182,22 @@ def record_at(char, alpha=1.0, beta=0.0):
     return address
 
 
+GRADS = None  # `_mkl_gemm.grads_at`'s entry points (float32, float64) once `grads` ran
+_NO_GRAD = (np.empty((0, 0), np.float32), np.empty((0, 0), np.float64))  # (grads_at's unused
+#           result argument)
+
+
+def grads():
+    """`GRADS`, compiled (or loaded from numba's cache) on first use; None without MKL or
+    numba (then `MM` is None too)."""
+    global GRADS
+    if GRADS is None and MM is not None:
+        from . import _mkl_gemm
+
+        GRADS = _mkl_gemm.grads_entry_points()
+    return GRADS
+
+
 _entries = {}  # "batch", "dot" -> (float32, float64) entry points, or None
 
 

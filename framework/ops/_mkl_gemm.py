@@ -525,6 +525,38 @@ def dot_at(address, x, y, out):
     dot_into(numba.carray(_i64_at(address), _RECORD), x, y, out)
 
 
+@numba.njit(nogil=True, cache=True)
+def grads_at(address, g, m1, m2, d1, d2, flags):
+    """mm's backward products in one call (mm_mat2_backward's and mm_mat1_backward's, each
+    laid out like its matrix), with the record at `address`: flags 2: d2 = m1.T @ g into the
+    K x N d2, or with 8 (a column-major m2) g.T @ m1 into the N x K d2 (the caller's result
+    d2.T); flags 1: d1 = g @ m2.T into the M x K d1, or with 4 (a column-major m1) m2 @ g.T
+    into the K x M d1 (the caller's result d1.T). ~1 us less than two `product_at` calls
+    and the transposed views they take."""
+    record = numba.carray(_i64_at(address), _RECORD)
+    if flags & 2:
+        if flags & 8:
+            product_into(record, g.T, m1, d2)
+        else:
+            product_into(record, m1.T, g, d2)
+    if flags & 1:
+        if flags & 4:
+            product_into(record, m2, g.T, d1)
+        else:
+            product_into(record, g, m2.T, d1)
+
+
+def grads_entry_points():
+    """`grads_at`'s CPython entry points (float32, float64; see `entry_points`)."""
+    out = []
+    for t in (types.float32, types.float64):
+        a, c = types.Array(t, 2, "A"), types.Array(t, 2, "C")
+        sig = (types.int64, a, a, a, c, c, types.int64)
+        grads_at.compile(sig)
+        out.append(grads_at.overloads[sig].entry_point)
+    return tuple(out)
+
+
 def entry_points(ndim, function=None):
     """The CPython entry points of `product_at` (or `function`: `batch_at`, `dot_at`) for
     float32 and float64 operands of `ndim` dimensions (a, b of any layout, out C-ordered,

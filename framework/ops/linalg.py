@@ -156,25 +156,35 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
         and type(g) is _ndarray
         and type(m1) is _ndarray
         and type(m2) is _ndarray
-    ):  # torch's products by MKL (any size), laid out as `_mat1_grad`/`_mat2_grad` lay them;
-        # wrap() inlined (as below)
+    ):  # torch's products by MKL (any size), laid out as `_mat1_grad`/`_mat2_grad` lay them,
+        # in one call (`_mkl_gemm.grads_at`); wrap() inlined (as below)
         f64 = dt is _F64
-        into, rec = mm[f64], _mkl.REC[f64]
         dev = grad._device
-        g1 = g2 = None
         size = dt.itemsize
+        flags = 0
+        d1 = d2 = _mkl._NO_GRAD[f64]
         if need_2:
             s0, s1 = m2.strides  # _column_major_array(m2), inlined
             if s0 == size and s1 == size * k if k and n else _column_major_array(m2):
-                d = _empty((n, k), dt)
-                into(rec, g.T, m1, d)
-                d = d.T
+                d2 = _empty((n, k), dt)
+                flags = 10
             else:
-                d = _empty((k, n), dt)
-                into(rec, m1.T, g, d)
+                d2 = _empty((k, n), dt)
+                flags = 2
+        if need_1:
+            s0, s1 = m1.strides
+            if s0 == size and s1 == size * m if m and k else _column_major_array(m1):
+                d1 = _empty((k, m), dt)
+                flags |= 5
+            else:
+                d1 = _empty((m, k), dt)
+                flags |= 1
+        (_mkl.GRADS or _mkl.grads())[f64](_mkl.REC[f64], g, m1, m2, d1, d2, flags)
+        g1 = g2 = None
+        if need_2:
             g2 = _new(Tensor)
             g2._data, g2._device, g2._rg, g2.grad, g2.grad_fn, g2._output_nr = (
-                d,
+                d2.T if flags & 8 else d2,
                 dev,
                 False,
                 None,
@@ -183,17 +193,9 @@ def _mm_grads(grad, m1, m2, need_1, need_2):
             )
             g2._vc = [0]
         if need_1:
-            s0, s1 = m1.strides
-            if s0 == size and s1 == size * m if m and k else _column_major_array(m1):
-                d = _empty((k, m), dt)
-                into(rec, m2, g.T, d)
-                d = d.T
-            else:
-                d = _empty((m, k), dt)
-                into(rec, g, m2.T, d)
             g1 = _new(Tensor)
             g1._data, g1._device, g1._rg, g1.grad, g1.grad_fn, g1._output_nr = (
-                d,
+                d1.T if flags & 4 else d1,
                 dev,
                 False,
                 None,
