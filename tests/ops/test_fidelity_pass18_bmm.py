@@ -213,9 +213,9 @@ def test_gradcheck_float64(op):
         y = framework.tensor(rng.standard_normal(7), requires_grad=True)
         args, fn = (x, y), framework.dot
     else:
-        x = framework.tensor(rng.standard_normal((2, 8, 9)), requires_grad=True)
-        y = framework.tensor(rng.standard_normal((2, 9, 6)), requires_grad=True)
-        c = framework.tensor(rng.standard_normal((8, 6)), requires_grad=True)
+        x = framework.tensor(rng.standard_normal((2, 5, 8)), requires_grad=True)
+        y = framework.tensor(rng.standard_normal((2, 8, 10)), requires_grad=True)
+        c = framework.tensor(rng.standard_normal((1, 10)), requires_grad=True)
         if op == "bmm":
             args, fn = (x, y), framework.bmm
         else:
