@@ -13,6 +13,7 @@ from .elementwise import MulScalar
 from .shape import _dim, _expanded_shape
 from ..backend import np as _np
 from . import _mkl
+from ._replay_jit import loops
 
 
 _REAL = (int, float, bool)
@@ -70,6 +71,25 @@ class Baddbmm(_AddProduct):
     )
 
     def product(self, a, b):
+        """a @ b; below 400 multiply-adds a matrix of float32/float64 NumPy batches torch's
+        baddbmm_cpu_kernel sums each entry from 0 over k in order (`_replay_jit.small_bmm`;
+        the combination with alpha, beta and the input rounds as `_combine`)."""
+        if (
+            a.ndim == 3
+            and b.ndim == 3
+            and a.size
+            and b.size
+            and a.shape[1] * a.shape[2] * b.shape[2] < 400
+            and a.dtype.char in "fd"
+            and b.dtype == a.dtype
+            and type(a) is _np.ndarray
+            and type(b) is _np.ndarray
+        ):
+            k = loops()
+            if k is not None:
+                out = _np.empty((a.shape[0], a.shape[1], b.shape[2]), a.dtype)
+                k.small_bmm(a, b, out)
+                return out
         return self.xp.matmul(a, b)
 
     def forward(self, bias, a, b, beta=1, alpha=1):

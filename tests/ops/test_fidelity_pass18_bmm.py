@@ -9,7 +9,7 @@ matmul there (28 % of the elements apart on random shapes and layouts; a ?gemm p
 21 % of a 2 x 7 x 7 by 7 x 33 float32 product on 2 threads). Now `_mkl.batch_product` makes
 the same call: 0 apart. torch's dot is MKL's ?dot_ with the vectors' strides (NumPy's dot:
 about half the results 1 ulp apart); now `_mkl.dot`. Without MKL (or numba) both stay
-NumPy's.
+NumPy's. baddbmm below 400 multiply-adds a matrix replays torch's own kernel (as bmm did).
 
 Every test draws its data from its own seeded generator (parametrized seeds)."""
 
@@ -134,13 +134,15 @@ def test_batched_matmul_is_torchs_bits(dt, seed):
 
 @needs_mkl
 @pytest.mark.parametrize("dt", ["float32", "float64"])
-@pytest.mark.parametrize("seed", range(2))
-def test_baddbmm_is_torchs_bits(dt, seed):
+@pytest.mark.parametrize("small", [False, True])
+def test_baddbmm_is_torchs_bits(dt, small):
     """baddbmm from 400 multiply-adds a matrix: the input copied into the result (not when
-    beta is 0: a NaN input ignored), alpha and beta passed to MKL; the gradients."""
-    rng = np.random.default_rng(100 + seed)
+    beta is 0: a NaN input ignored), alpha and beta passed to MKL; below, torch's
+    baddbmm_cpu_kernel (each entry summed in order, then input * beta + alpha * sum: NumPy's
+    matmul had 20 % of the elements apart); the gradients."""
+    rng = np.random.default_rng(100 + small)
     for _ in range(15):
-        nb, m, k, n = _shape(rng)
+        nb, m, k, n = _shape(rng, small)
         a = _layout(rng, rng.standard_normal((nb, m, k)).astype(dt))
         b = _layout(rng, rng.standard_normal((nb, k, n)).astype(dt))
         c = rng.standard_normal([(nb, m, n), (m, n), (1, n)][rng.integers(3)]).astype(dt)
