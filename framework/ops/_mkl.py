@@ -19,8 +19,9 @@ points `MM`), which makes torch's own choice of operands, transposes and leading
 apart from torch on a grid of small shapes where NumPy's dot had 10-47 % apart; a 4 x 4
 product costs ~0.2 us more than NumPy's dot (the result's np.empty). Without numba by ctypes
 (~2 us more a call), products of 2**20 multiply-adds and up (`MIN_MACS`), smaller ones
-NumPy's (their bits OpenBLAS's). Not MKL's here: bmm from 400 multiply-adds a matrix (torch:
-?gemm_batch_strided), mv and dot (torch: MKL's ?gemv/?dot).
+NumPy's (their bits OpenBLAS's). With numba also bmm/baddbmm from 400 multiply-adds a matrix
+(`batch_product`: torch's one cblas_?gemm_batch call, or a gemm a matrix where torch makes
+that) and dot (`dot`: ?dot_); mv/addmv are MKL's ?gemv by ctypes (`gemv`).
 """
 
 import ctypes

@@ -2,8 +2,9 @@
 `_mkl.product_into` on first use).
 
 torch 2.13 computes every float32/float64 mm/addmm (F.linear, matmul of matrices, their
-backward; bmm per matrix from 400 multiply-adds a matrix) by ``at::native::cpublas::gemm``,
-which calls MKL's Fortran ``sgemm_``/``dgemm_`` at any size. A product's bits depend on the
+backward) by ``at::native::cpublas::gemm``, which calls MKL's Fortran ``sgemm_``/``dgemm_``
+at any size; bmm/baddbmm from 400 multiply-adds a matrix by one ``cblas_?gemm_batch`` call
+(`batch_into`) and dot by ``?dot_`` (`dot_into`). A product's bits depend on the
 call (which operand is ``a``, the transpose flags, ``m``/``n``/``k``, the leading dimensions),
 so `_product` makes torch's choices from the operands' real strides: addmm_impl_cpu_'s
 result-transpose test (a C-ordered result of more than one column: the operands swapped),
@@ -12,7 +13,8 @@ cpublas's normalize_last_dims on the leading dimensions (0 of 4,800 small cases 
 torch.mm: C, F and strided layouts, sizes of 1). `product_into(record, a, b, out)` is the
 entry; its record holds the function's address, the item size, alpha and beta (float64 bits)
 and an optional ``MKL_Set_Num_Threads_Local`` (0: MKL's own thread count, as torch's; see
-`SERIAL_MACS`). The hot paths call its compiled CPython entry points (`entry_points`): a 4 x 4
+`SERIAL_MACS`); the hot paths pass its address instead (`product_at`). The hot paths call
+the compiled CPython entry points (`entry_points`; mm's backward: `grads_at`): a 4 x 4
 float32 product costs 0.58 us there, 0.80 us through numba's dispatch, 0.57 us by NumPy's
 dot (OpenBLAS) and ~2.5 us by ctypes (`_mkl.gemm` without numba); the caller's np.empty adds
 ~0.17 us. (A NumPy gufunc costs ~1.5 us more: its generic setup, and NumPy passes 0 as the

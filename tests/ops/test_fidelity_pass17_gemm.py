@@ -6,8 +6,8 @@ below 2**18 multiply-adds and differed in the last bit of 10-47 % of the element
 products (a grid of shapes up to 32 x 64 x 20). With MKL and numba every such product now
 calls MKL's gemm as torch calls it (`ops/_mkl_gemm`: addmm_impl_cpu_'s operand and transpose
 choices, cpublas's leading dimensions): 0 elements apart, values and gradients, any layout.
-Without MKL (or numba) the products stay NumPy's. dot and mv (torch: MKL's sdot/sgemv) are
-not covered: still NumPy's.
+Without MKL (or numba) the products stay NumPy's. (dot, mv and bmm from 400 multiply-adds a
+matrix: tests/ops/test_fidelity_pass17_mv.py and test_fidelity_pass18_bmm.py.)
 
 Every test draws its data from its own seeded generator (parametrized seeds)."""
 
@@ -140,7 +140,7 @@ def test_addmm_and_linear_are_torchs_bits(dt, seed):
 def test_small_bmm_and_batched_matmul_are_torchs_bits(dt, seed):
     """torch's own bmm kernel below 400 multiply-adds a matrix (replayed), matmul's broadcast
     batch through it, the backward's bmm products too. (From 400 on torch calls MKL's
-    ?gemm_batch_strided: not replayed, NumPy's matmul.)"""
+    ?gemm_batch: test_fidelity_pass18_bmm.py.)"""
     rng = np.random.default_rng(200 + seed)
     done = 0
     while done < 20:
