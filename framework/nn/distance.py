@@ -122,6 +122,16 @@ def _add_scalar(t, number):
     return t + number
 
 
+def _sub_scalar(t, number):
+    """t - number through torch's sub.Scalar (SubBackward1), as its C++ composites subtract a
+    number; an integer tensor takes the operator's promotion."""
+    if t.dtype.is_floating_point and t.dtype.itemsize > 2:
+        from ..special import _SubScalar
+
+        return _SubScalar.apply(t, other=number)
+    return t - number
+
+
 class CosineSimilarity(Module):
     r"""Returns the cosine similarity between :math:`x_1` and :math:`x_2`, computed along ``dim``.
 

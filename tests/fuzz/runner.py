@@ -896,6 +896,31 @@ for _what in ("out0", "grad"):
 
 
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
+CHECK_NODE_TREE = True  # an output's whole graph: every node's name along next_functions
+
+
+def node_tree(fn):
+    """Node class names of a graph, depth first along next_functions (each node once), each
+    name indented by its depth."""
+    out, seen, stack = [], set(), [(fn, 0)]
+    while stack:
+        fn, depth = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        out.append("  " * depth + type(fn).__name__)
+        stack.extend((nxt, depth + 1) for nxt, _ in reversed(fn.next_functions))
+    return out
+
+
+def _tree_difference(f, t):
+    """The first differing line of two node trees (a short description), or None."""
+    ft, tt = node_tree(f), node_tree(t)
+    if ft == tt:
+        return None
+    i = next((i for i, (a, b) in enumerate(zip(ft, tt)) if a != b), min(len(ft), len(tt)))
+    at = lambda tree: tree[i].strip() if i < len(tree) else "(end)"
+    return f"node {i}: {at(ft)} vs {at(tt)} ({len(ft)} vs {len(tt)} nodes)"
 
 
 class Mismatch:
@@ -1062,6 +1087,8 @@ def compare_tensor(f, t, where):
                         f"{type(f.grad_fn).__name__} vs {type(t.grad_fn).__name__}",
                     )
                 )
+            elif CHECK_NODE_TREE and (d := _tree_difference(f.grad_fn, t.grad_fn)):
+                out.append((NODE, f"{where} grad_fn tree", d))
         d = compare_arrays(_numpy(f), _numpy(t))
         if d:
             out.append((SILENT, f"{where} value", d))
