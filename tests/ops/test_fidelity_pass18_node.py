@@ -254,3 +254,29 @@ def test_empty_lapack_results_have_torchs_strides(shape, name):
         except Exception as e:
             got.append(type(e).__name__)
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("seed", [610000876, 610000874, 610000413, 610000821])
+def test_fuzz_seeds_whole_tree_agrees_composites(seed, monkeypatch):
+    """matrix_norm/cond with ord +-1/+-inf: torch's 1-norm over one dim (vector_norm), not
+    abs().sum(); cosine_similarity expands only operands of different shapes
+    (expand_outplace); kron _unsafe_view's its operands (UnsafeViewBackward0)."""
+    monkeypatch.setattr(R, "CHECK_NODE_TREE", True)
+    assert not [m for m in R.compare_program(R.Program(seed)) if m.kind != R.KNOWN]
+
+
+@pytest.mark.parametrize("ord", [1, -1, float("inf"), float("-inf")])
+@pytest.mark.parametrize("dim, keepdim", [((-2, -1), False), ((0, 2), True), ((2, 0), False)])
+def test_matrix_norm_one_and_inf_bit_for_bit(ord, dim, keepdim):
+    a = np.random.default_rng(2).standard_normal((2, 3, 4)).astype("float32")
+    g = np.random.default_rng(3)
+    got = []
+    for L in (framework, torch):
+        x = L.tensor(a, requires_grad=True)
+        y = L.linalg.matrix_norm(x, ord, dim, keepdim)
+        y.backward(L.tensor(g.standard_normal(tuple(y.shape)).astype("float32")))
+        g = np.random.default_rng(3)
+        got.append((y.detach().numpy(), x.grad.numpy(), _tree(y.grad_fn)))
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+    assert got[0][2] == got[1][2]
