@@ -414,7 +414,10 @@ def poisson_nll_loss(
     else:
         loss = input - target * _add_scalar(input, eps).log()
     if full:
-        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        from ..ops.elementwise import MulScalar  # (C++ double * Tensor: mul.Scalar)
+
+        log2pit = MulScalar.apply(target, other=2 * math.pi).log()
+        stirling = target * target.log() - target + MulScalar.apply(log2pit, other=0.5)
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _apply(loss, reduction)
 

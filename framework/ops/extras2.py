@@ -980,6 +980,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     dim = _dim(dim, y.dim())
     _check_trapezoid("cumulative_trapezoid", y, x, dx)
     if x is not None:
-        prod = (_dx_of("cumulative_trapezoid", y, x, dim) * _pairs(y, dim)).cumsum(dim)
+        dx = _dx_of("cumulative_trapezoid", y, x, dim)
+        prod = (_pairs(y, dim) * dx).cumsum(dim)  # torch's ((left + right) * dx).cumsum
         return _scaled(prod, 2.0, DivScalar)
     return _scaled(_pairs(y, dim), float(1 if dx is None else dx) / 2.0, MulScalar).cumsum(dim)

@@ -256,7 +256,9 @@ def test_empty_lapack_results_have_torchs_strides(shape, name):
     assert got[0] == got[1]
 
 
-@pytest.mark.parametrize("seed", [610000876, 610000874, 610000413, 610000821])
+@pytest.mark.parametrize(
+    "seed", [610000876, 610000874, 610000413, 610000821, 610001388, 610001398, 610000690]
+)
 def test_fuzz_seeds_whole_tree_agrees_composites(seed, monkeypatch):
     """matrix_norm/cond with ord +-1/+-inf: torch's 1-norm over one dim (vector_norm), not
     abs().sum(); cosine_similarity expands only operands of different shapes
@@ -280,3 +282,35 @@ def test_matrix_norm_one_and_inf_bit_for_bit(ord, dim, keepdim):
     np.testing.assert_array_equal(got[0][0], got[1][0])
     np.testing.assert_array_equal(got[0][1], got[1][1])
     assert got[0][2] == got[1][2]
+
+
+GETITEM_KEYS = [
+    (slice(2, None), None),
+    (slice(1, None), None),
+    (slice(None), None),
+    (None, slice(1, None)),
+    (slice(-10, None), None),
+    (slice(None, 10), None),
+    (slice(None, -1), None),
+    (slice(None, 2), None),
+    (slice(-1, None), 0),
+    (Ellipsis, slice(0, None)),
+    (slice(0, 1), slice(-5, None)),
+]
+
+
+@pytest.mark.parametrize("n", [0, 3])
+@pytest.mark.parametrize("key", GETITEM_KEYS)
+def test_getitem_skips_only_torchs_trivial_slices(n, key):
+    """torch's applySlice skips a slice only where its own start is 0 and its stop at least
+    the size (step 1): x[1:, None] of an empty x and x[-10:, None] keep SliceBackward0 (seed
+    610000690; ours judged the clamped slice)."""
+    got = []
+    for L in (torch, framework):
+        x = L.ones(n, 4, 1, requires_grad=True)
+        try:
+            y = x[key]
+            got.append((_tree(y.grad_fn), tuple(y.shape), y.stride(), y.storage_offset()))
+        except IndexError as e:
+            got.append(str(e))
+    assert got[0] == got[1]
