@@ -45,6 +45,38 @@ def _named(t, name):
     return _named_cls(name).apply(t)
 
 
+class _ViewCopy(Op):
+    """A copy of view(x) (a ``*_copy`` function): torch's one node over x's edge, its
+    backward the view's (taken through a fresh graph, so every order of derivative works)."""
+
+    def forward(self, x, view):
+        """A copy of view(x)."""
+        self.view, self.in_shape = view, x.shape
+        return view(Tensor._make(x)).detach()._data.copy()
+
+    def backward(self, grad):
+        """The view's backward of grad."""
+        from .autograd import grad as _grad
+        from .autograd.grad_mode import enable_grad, is_grad_enabled
+
+        create = is_grad_enabled()
+        x = grad.new_zeros(self.in_shape).requires_grad_()
+        with enable_grad():
+            return _grad(self.view(x), x, grad, create_graph=create)[0]
+
+    def jvp(self, t):
+        """The view of the tangent."""
+        return self.view(t)
+
+
+def _view_copy(input, view, name):
+    """A copy of view(input) whose grad_fn (one node, as torch's) is named `name`."""
+    cls = _NAMED.get(("view", name))
+    if cls is None:
+        cls = _NAMED[("view", name)] = type(f"_ViewCopy_{name}", (_ViewCopy,), {"node_name": name})
+    return cls.apply(input, view=view)
+
+
 # ---- Tensor methods ----
 
 
@@ -91,7 +123,7 @@ def narrow_copy(self, dim, start, length):
             "(Could this error message be improved?  If so, please report an enhancement "
             "request to PyTorch.)"
         )
-    return _named(self.narrow(dim, start, length), "NarrowCopyBackward0")
+    return _view_copy(self, lambda t: t.narrow(dim, start, length), "NarrowCopyBackward0")
 
 
 def split_with_sizes(self, split_sizes, dim=0):
@@ -253,7 +285,7 @@ def view_copy(input, *shape):
         >>> framework.view_copy(x, [6]).is_contiguous()
         True
     """
-    return _named(input.view(*shape), "ViewBackward0_copy")
+    return _view_copy(input, lambda t: t.view(*shape), "ViewBackward0_copy")
 
 
 def permute_copy(input, dims):
@@ -269,7 +301,7 @@ def permute_copy(input, dims):
         >>> framework.permute_copy(x, [1, 0]).is_contiguous()
         True
     """
-    return _named(input.permute(dims), "PermuteBackward0_copy")
+    return _view_copy(input, lambda t: t.permute(dims), "PermuteBackward0_copy")
 
 
 def transpose_copy(input, dim0, dim1):
@@ -286,7 +318,7 @@ def transpose_copy(input, dim0, dim1):
         >>> framework.transpose_copy(x, 0, 1).is_contiguous()
         True
     """
-    return _named(input.transpose(dim0, dim1), "TransposeBackward0_copy")
+    return _view_copy(input, lambda t: t.transpose(dim0, dim1), "TransposeBackward0_copy")
 
 
 def t_copy(input):
@@ -301,7 +333,7 @@ def t_copy(input):
         >>> framework.t_copy(x).is_contiguous()
         True
     """
-    return _named(input.t(), "TBackward0_copy")
+    return _view_copy(input, lambda t: t.t(), "TBackward0_copy")
 
 
 def squeeze_copy(input, dim=None):
@@ -317,7 +349,10 @@ def squeeze_copy(input, dim=None):
         >>> framework.squeeze_copy(x).is_contiguous()
         True
     """
-    return _named(input.squeeze() if dim is None else input.squeeze(dim), "SqueezeBackward0_copy")
+    if dim is None:
+        return _view_copy(input, lambda t: t.squeeze(), "SqueezeBackward0_copy")
+    name = "SqueezeBackward1_copy" if isinstance(dim, int) else "SqueezeBackward2_copy"
+    return _view_copy(input, lambda t: t.squeeze(dim), name)  # (torch's overloads: dim, dims)
 
 
 def unsqueeze_copy(input, dim):
@@ -333,7 +368,7 @@ def unsqueeze_copy(input, dim):
         >>> framework.unsqueeze_copy(x, 0).is_contiguous()
         True
     """
-    return _named(input.unsqueeze(dim), "UnsqueezeBackward0_copy")
+    return _view_copy(input, lambda t: t.unsqueeze(dim), "UnsqueezeBackward0_copy")
 
 
 def expand_copy(input, size, *, implicit=False):
@@ -350,7 +385,7 @@ def expand_copy(input, size, *, implicit=False):
         >>> framework.expand_copy(x, [2, 2, 3]).is_contiguous()
         True
     """
-    return _named(input.expand(size), "ExpandBackward0_copy")
+    return _view_copy(input, lambda t: t.expand(size), "ExpandBackward0_copy")
 
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1):
@@ -368,7 +403,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1):
         >>> framework.diagonal_copy(x).is_contiguous()
         True
     """
-    return _named(input.diagonal(offset, dim1, dim2), "DiagonalBackward0_copy")
+    return _view_copy(input, lambda t: t.diagonal(offset, dim1, dim2), "DiagonalBackward0_copy")
 
 
 def select_copy(input, dim, index):
@@ -385,7 +420,7 @@ def select_copy(input, dim, index):
         >>> framework.select_copy(x, 0, 1).is_contiguous()
         True
     """
-    return _named(input.select(dim, index), "SelectBackward0_copy")
+    return _view_copy(input, lambda t: t.select(dim, index), "SelectBackward0_copy")
 
 
 def unfold_copy(input, dimension, size, step):
@@ -403,7 +438,7 @@ def unfold_copy(input, dimension, size, step):
         >>> framework.unfold_copy(x, 1, 2, 1).is_contiguous()
         True
     """
-    return _named(input.unfold(dimension, size, step), "UnfoldBackward0_copy")
+    return _view_copy(input, lambda t: t.unfold(dimension, size, step), "UnfoldBackward0_copy")
 
 
 def alias_copy(input):
@@ -418,7 +453,7 @@ def alias_copy(input):
         >>> framework.alias_copy(x).is_contiguous()
         True
     """
-    return _named(input.view_as(input), "AliasBackward0_copy")
+    return _view_copy(input, lambda t: t.view_as(input), "AliasBackward0_copy")
 
 
 def as_strided_copy(input, size, stride, storage_offset=None):
@@ -437,7 +472,9 @@ def as_strided_copy(input, size, stride, storage_offset=None):
         >>> framework.as_strided_copy(x, [2, 2], [1, 2]).is_contiguous()
         True
     """
-    return _named(input.as_strided(size, stride, storage_offset), "AsStridedBackward0_copy")
+    return _view_copy(
+        input, lambda t: t.as_strided(size, stride, storage_offset), "AsStridedBackward0_copy"
+    )
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1):
@@ -456,7 +493,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
     """
     idx = [slice(None)] * input.dim()
     idx[dim] = slice(start, end, step)
-    return _named(input[tuple(idx)], "SliceBackward0_copy")
+    return _view_copy(input, lambda t: t[tuple(idx)], "SliceBackward0_copy")
 
 
 def split_copy(input, split_size, dim=0):

@@ -209,6 +209,16 @@ class _AddScalar(Op):
         return t
 
 
+class _SubScalar(_AddScalar):
+    """tensor - number through torch's sub.Scalar overload (SubBackward1)."""
+
+    node_name = "SubBackward1"
+
+    def forward(self, a, other):
+        """a - other in a's dtype."""
+        return (a - other).astype(a.dtype, copy=False)
+
+
 def ndtr(input):
     """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2, composed as torch's.
 

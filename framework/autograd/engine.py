@@ -214,7 +214,11 @@ def run(
         fn = roots[0][0]
         heap = [(-fn._seq, id(fn), fn)] if fn not in deps else []
     else:
-        heap = [(-fn._seq, id(fn), fn) for fn, _ in dict.fromkeys(roots) if not deps.get(fn)]
+        heap = [  # (each node once: two outputs of one node are two roots, one node)
+            (-fn._seq, id(fn), fn)
+            for fn in dict.fromkeys(fn for fn, _ in roots)
+            if not deps.get(fn)
+        ]
         heapq.heapify(heap)
     prev_mode, prev_task = state.enabled, state.graph_task
     state.enabled, state.graph_task = create_graph, task

@@ -70,7 +70,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         )
     shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     common = dtypes.from_numpy_dtype(common)
-    x1, x2 = (x.to(common).expand(*shape) for x in (x1, x2))  # torch expands first
+    x1, x2 = (x.to(common) for x in (x1, x2))
+    if x1.shape != x2.shape:  # torch's expand_outplace: both expanded, unless of one shape
+        x1, x2 = x1.expand(*shape), x2.expand(*shape)
     # torch clamps copies of the norms in place without recording it: the gradient flows as if
     # unclamped (CloneBackward0), and an infinite norm stays infinite
     n1 = vector_norm(x1, 2, dim, True).clone()
@@ -120,6 +122,16 @@ def _add_scalar(t, number):
             number = t.new_full((), number).item()
         return _AddScalar.apply(t, other=number)
     return t + number
+
+
+def _sub_scalar(t, number):
+    """t - number through torch's sub.Scalar (SubBackward1), as its C++ composites subtract a
+    number; an integer tensor takes the operator's promotion."""
+    if t.dtype.is_floating_point and t.dtype.itemsize > 2:
+        from ..special import _SubScalar
+
+        return _SubScalar.apply(t, other=number)
+    return t - number
 
 
 class CosineSimilarity(Module):

@@ -11,7 +11,7 @@ from ..ops import margin_loss as _m
 from ..ops.loss import _reduction
 from ..dtypes import cpp_type_name
 from ..tensor import Tensor
-from .distance import _add_scalar, pairwise_distance
+from .distance import _add_scalar, _sub_scalar, pairwise_distance
 from .loss import _Loss, _WeightedLoss
 
 
@@ -209,12 +209,12 @@ def cosine_embedding_loss(
     eps = 1e-12
     d = input1.dim() - 1
     prod_sum = (input1 * input2).sum(d)
-    mag1 = (input1 * input1).sum(d) + eps
-    mag2 = (input2 * input2).sum(d) + eps
+    mag1 = _add_scalar((input1 * input1).sum(d), eps)  # (torch's C++: add.Scalar)
+    mag2 = _add_scalar((input2 * input2).sum(d), eps)
     cos = prod_sum / (mag1 * mag2).sqrt()
     zeros = zeros_like(cos)  # not cos * 0: inf * 0 would be NaN
-    pos = 1 - cos
-    neg = (cos - margin).clamp_min(0)
+    pos = cos.new_ones(()) - cos  # (C++ 1 - cos: sub of a wrapped number, SubBackward0)
+    neg = _sub_scalar(cos, margin).clamp_min(0)
     return _apply(pos.where(target == 1, zeros) + neg.where(target == -1, zeros), reduction)
 
 
@@ -318,7 +318,7 @@ def triplet_margin_loss(
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
-    return _apply((margin + d_pos - d_neg).clamp_min(0), reduction)
+    return _apply((_add_scalar(d_pos, margin) - d_neg).clamp_min(0), reduction)
 
 
 def triplet_margin_with_distance_loss(
@@ -412,9 +412,12 @@ def poisson_nll_loss(
     if log_input:
         loss = input.exp() - target * input
     else:
-        loss = input - target * (input + eps).log()
+        loss = input - target * _add_scalar(input, eps).log()
     if full:
-        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        from ..ops.elementwise import MulScalar  # (C++ double * Tensor: mul.Scalar)
+
+        log2pit = MulScalar.apply(target, other=2 * math.pi).log()
+        stirling = target * target.log() - target + MulScalar.apply(log2pit, other=0.5)
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _apply(loss, reduction)
 

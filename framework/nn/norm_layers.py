@@ -171,7 +171,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = finfo(dtypes.float32 if half else origin).eps
     x = input.float() if half else input
     dims = tuple(range(input.dim() - k, input.dim()))
-    out = x * x.pow(2).mean(dims, keepdim=True).add(eps).rsqrt()  # torch's nodes
+    from .distance import _add_scalar
+
+    out = x * _add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()  # torch's nodes
     out = out * weight if weight is not None else out
     return out.to(origin) if half else out
 

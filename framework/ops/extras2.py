@@ -954,7 +954,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         return _wrap(y.xp.zeros(y.shape[:dim] + y.shape[dim + 1 :], y._data.dtype), y)
     _check_trapezoid("trapezoid", y, x, dx)
     if x is not None:
-        prod = (_dx_of("trapezoid", y, x, dim) * _pairs(y, dim)).sum(dim)
+        dx = _dx_of("trapezoid", y, x, dim)
+        prod = (_pairs(y, dim) * dx).sum(dim)  # torch's ((right + left) * dx).sum
         return _scaled(prod, 2.0, DivScalar)
     ends = _scaled(y.select(dim, 0) + y.select(dim, -1), 0.5, MulScalar)
     return _scaled(y.sum(dim) - ends, float(1 if dx is None else dx), MulScalar)
@@ -980,6 +981,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     dim = _dim(dim, y.dim())
     _check_trapezoid("cumulative_trapezoid", y, x, dx)
     if x is not None:
-        prod = (_dx_of("cumulative_trapezoid", y, x, dim) * _pairs(y, dim)).cumsum(dim)
+        dx = _dx_of("cumulative_trapezoid", y, x, dim)
+        prod = (_pairs(y, dim) * dx).cumsum(dim)  # torch's ((left + right) * dx).cumsum
         return _scaled(prod, 2.0, DivScalar)
     return _scaled(_pairs(y, dim), float(1 if dx is None else dx) / 2.0, MulScalar).cumsum(dim)

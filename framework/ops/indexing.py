@@ -219,7 +219,14 @@ def _parse(x, index, getitem=True, deferred=None):
                 raise ValueError("step must be greater than zero")
             start, stop, step = it.indices(cur[dim])
             stop = max(stop, start)
-            if single or not (start == 0 and stop == cur[dim] and step == 1):
+            # torch's applySlice skips a slice whose own start is 0 and stop at least the
+            # size (step 1): x[-10:] or, on an empty dim, x[1:] are still SliceBackward0
+            trivial = (
+                (it.start is None or int(it.start) == 0)
+                and (it.stop is None or int(it.stop) >= cur[dim])
+                and step == 1
+            )
+            if single or not trivial:
                 steps.append(("slice", dim, slice(start, stop, step)))
             cur[dim] = len(range(start, stop, step))
             key.append(slice(start, stop, step))

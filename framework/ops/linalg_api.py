@@ -6,7 +6,7 @@ import math
 from .. import dtypes
 from ..tensor import Tensor
 from .extrema import return_types
-from .linalg_ext import LinalgSolveEx, _check_square, _mT, _same_dtype
+from .linalg_ext import LinalgSolveEx, check_solve
 from .linalg_legacy import _raise_for_info, inv_ex
 
 __all__ = []  # under framework.linalg only
@@ -37,8 +37,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """
     from .linalg_lu import _factor
 
-    _check_square(A, "solve")
-    _same_dtype(A, B)
+    vector = check_solve(A, B, left)
     info = Tensor._make(_factor(A.xp, A._data)[3], A.device) if A.numel() else None
     if info is None:
         info = Tensor._make(A.xp.zeros(A.shape[:-2], dtype="int32"), A.device)
@@ -49,11 +48,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         "torch.linalg.solve_ex",
         lambda k: "The solver failed because the input matrix is singular.",
     )
-    if not left:
-        X = _mT(LinalgSolveEx.apply(_mT(A), _mT(B), vector=False, ex=True, right=True))
-    else:
-        vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-        X = LinalgSolveEx.apply(A, B, vector=vector, ex=True)
+    X = LinalgSolveEx.apply(A, B, vector=vector, ex=True, left=left)
     return return_types.linalg_solve_ex(X, info)
 
 

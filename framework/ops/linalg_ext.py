@@ -7,7 +7,7 @@ import numpy as _np
 
 from ..amp.autocast_mode import entry as _amp_entry
 from .. import dtypes
-from .._errors import float_input, refuse
+from .._errors import broadcast_shapes, float_input, refuse
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ..tensor import Tensor
@@ -100,6 +100,15 @@ def lapack_layout(xp, a):
     1-D array is returned as is."""
     if a.ndim < 2:
         return a
+    if not a.size:  # torch's batched_matrix_contiguous_strides(f_contig) (NumPy: zeros)
+        from ..backend import as_strided
+
+        st, acc = [], 1
+        for n in reversed(a.shape):
+            st.insert(0, acc)
+            acc *= max(n, 1)
+        st[-2:] = [1, max(a.shape[-2], 1)]
+        return as_strided(a, a.shape, st)
     return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
 
 
@@ -478,11 +487,14 @@ class LinalgSolveEx(Op):
     saves_inputs = True
     saves_output = True
 
-    def forward(self, A, B, vector=False, ex=False, right=False):
-        """X with A X = B; `right`: A and B are the transposes of X A = B's (the caller
-        transposes X back), factored as torch factors that A."""
+    def forward(self, A, B, vector=False, ex=False, left=True):
+        """X with A X = B, or X A = B (`left` False: solved as A^T X^T = B^T, A factored as
+        torch factors it; X C-ordered, as torch's row-major result)."""
         xp = self.xp
-        self.vector, self.right = vector, right
+        self.vector, self.left, self.right = vector, left, not left
+        if not left:
+            At, Bt = xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2)
+            return xp.swapaxes(lapack_layout(xp, self._solve(xp, At, Bt, False, ex)), -1, -2)
         return lapack_layout(xp, self._solve(xp, A, B, vector, ex))  # (a batch of vectors
         # too: torch's (2, 3, 4) solution has strides (12, 1, 3))
 
@@ -522,6 +534,12 @@ class LinalgSolveEx(Op):
         A, B = self.inputs
         X = self.output
         need_a, need_b = self.needs_input_grad
+        if not self.left:  # torch's linalg_solve_backward: gB = gX A^-H, gA = -X^H gB
+            if is_grad_enabled():  # create_graph: linalg_solve(A^H, gX, left=False)
+                gB = solve(_mT(A), grad, left=False)
+            else:  # (the transposed system A^T-side, as the forward solved it)
+                gB = _mT(self._adjoint_solve(_mT(A), _mT(grad)))
+            return -(_mT(X) @ gB) if need_a else None, gB if need_b else None
         if self.vector and is_grad_enabled():  # create_graph: torch's graph (a matrix
             gB_ = solve(_mT(A), grad.unsqueeze(-1))  # solve, squeezed; gA a product, negated)
             gB, gA = gB_.squeeze(-1), -(gB_ @ _mT(X.unsqueeze(-1)))
@@ -568,10 +586,13 @@ class LinalgSolveEx(Op):
         rhs = None
         if tB is not None:
             rhs = tB
-        if tA is not None:  # A X = B: A dX = dB - dA X
-            dAX = (tA @ X.unsqueeze(-1))[..., 0] if self.vector else tA @ X
+        if tA is not None:  # A X = B: A dX = dB - dA X (X A = B: dX A = dB - X dA)
+            if not self.left:
+                dAX = X @ tA
+            else:
+                dAX = (tA @ X.unsqueeze(-1))[..., 0] if self.vector else tA @ X
             rhs = -dAX if rhs is None else rhs - dAX
-        return solve(A, rhs)
+        return solve(A, rhs, left=self.left)
 
 
 def solve(A, B, *, left=True):
@@ -587,12 +608,34 @@ def solve(A, B, *, left=True):
         ...                        framework.tensor([2., 2.]))
         tensor([1.0000, 0.5000])
     """
-    _check_square(A, "solve")
+    vector = check_solve(A, B, left)
+    return LinalgSolveEx.apply(A, B, vector=vector, left=left)
+
+
+def check_solve(A, B, left):
+    """torch's _linalg_solve_ex checks, in its order (dtype, B as a vector or matrices, their
+    shapes, the batch broadcast, no vector B with left=False); returns whether B is a vector
+    (or a batch of them: B's shape A's without its last dim)."""
+    float_input("linalg.solve", A)
     _same_dtype(A, B)
-    if not left:  # torch: A's LU, solved with A^T against B^T
-        return _mT(LinalgSolveEx.apply(_mT(A), _mT(B), vector=False, right=True))
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    return LinalgSolveEx.apply(A, B, vector=vector)
+    _check_square(A, "solve", floating=False)
+    Bshape = tuple(B.shape) + (1,) if vector else tuple(B.shape)
+    if len(Bshape) < 2:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    if A.shape[-2 if left else -1] != Bshape[-2 if left else -1]:
+        raise RuntimeError(
+            "linalg.solve: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+            f"{Bshape[-2]}x{Bshape[-1]})"
+        )
+    broadcast_shapes(Bshape[:-2], tuple(A.shape[:-2]))
+    if not left and vector:
+        raise RuntimeError(
+            "linalg.solve: Vector broadcasting of the left hand side is not supported for "
+            "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
+        )
+    return vector
 
 
 def _same_dtype(A, B):
@@ -1093,14 +1136,22 @@ class LinalgPinv(Op):
         return left @ Ut
 
     def backward(self, grad):
-        (A,) = self.inputs
-        P = self.output
-        m, n = A.shape[-2], A.shape[-1]
-        Im, In = _eye_like(A, m), _eye_like(A, n)
-        Pt, gt = _mT(P), _mT(grad)
-        return -Pt @ grad @ Pt + (Im - A @ P) @ gt @ P @ Pt + Pt @ P @ gt @ (In - P @ A)
+        return pinv_backward(grad, self.output, self.inputs[0])
 
     jvp = Op.jvp_transpose
+
+
+def pinv_backward(grad, P, A):
+    """torch's pinv_backward: A's gradient from pinv(A) = P's, term by term in its order (its
+    graph with create_graph, its products grouped as its float rounding)."""
+    Ph, gh = _mT(P), _mT(grad)
+    if A.shape[-2] <= A.shape[-1]:
+        K = gh @ P
+        KPh = K @ Ph
+        return -_mT(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    K = P @ gh
+    PhK = Ph @ K
+    return -_mT(K @ P) + ((gh - A @ K) @ P) @ Ph + PhK - (PhK @ P) @ A
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):

@@ -7,7 +7,7 @@ from ..autograd.op import Op
 from .extrema import _return_type, return_types
 from .elementwise import MulScalar
 from .linalg import Dot, _check_dot
-from .linalg_ext import LinalgSvd, _mT, _out, eigvalsh, lapack_layout, pinv
+from .linalg_ext import LinalgSvd, _mT, _out, eigvalsh, lapack_layout, pinv, pinv_backward
 
 return_types.linalg_lstsq = _return_type(
     "linalg_lstsq", ("solution", "residuals", "rank", "singular_values")
@@ -112,19 +112,6 @@ def _as_tensor(v, like):
     return Tensor._make(like.xp.asarray(v, dtype="float64"), like.device)
 
 
-def _pinv_backward(grad, P, A):
-    """torch's pinv_backward (the gradient of A from pinv(A) = P's), term by term in its order
-    (its graph with create_graph, the products grouped as its float rounding)."""
-    Ph, gh = _mT(P), _mT(grad)
-    if A.shape[-2] <= A.shape[-1]:
-        K = gh @ P
-        KPh = K @ Ph
-        return -_mT(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
-    K = P @ gh
-    PhK = Ph @ K
-    return -_mT(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
-
-
 class LinalgLstsq(Op):
     """Least-squares solutions of A X = B (minimum norm where A is rank deficient) via the SVD,
     with the extras each LAPACK driver reports; torch's gradient: X = pinv(A) B, and the
@@ -177,7 +164,7 @@ class LinalgLstsq(Op):
         if g_sol is not None:
             P = pinv(A)
             if need_a:
-                grad_a = _pinv_backward(g_sol @ _mT(B), P, A)  # g_sol B^T: pinv(A)'s gradient
+                grad_a = pinv_backward(g_sol @ _mT(B), P, A)  # g_sol B^T: pinv(A)'s gradient
             if need_b:
                 grad_b = _mT(P) @ g_sol
                 grad_b = grad_b.squeeze(-1) if self.vector else grad_b

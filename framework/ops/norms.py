@@ -228,7 +228,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         sum_dim, red_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
         if not keepdim and red_dim > sum_dim:
             red_dim -= 1
-        s = A.abs().sum(sum_dim, keepdim=keepdim)
+        s = vector_norm(A, 1, (sum_dim,), keepdim)  # torch's: a 1-norm over one dim
         return _max_min(s, ord, red_dim, keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 

@@ -80,14 +80,15 @@ def kron(input, other):
                 [0., 0., 1., 1.]])
     """
     nd = max(input.dim(), other.dim())
-    a = input.reshape(*([1] * (nd - input.dim()) + list(input.shape)))
-    b = other.reshape(*([1] * (nd - other.dim()) + list(other.shape)))
+    a = [1] * (nd - input.dim()) + list(input.shape)
+    b = [1] * (nd - other.dim()) + list(other.shape)
     a_shape, b_shape = [], []
     for i in range(nd):
-        a_shape += [a.shape[i], 1]
-        b_shape += [1, b.shape[i]]
-    prod = a.reshape(*a_shape) * b.reshape(*b_shape)
-    return _unsafe_view(prod, tuple(a.shape[i] * b.shape[i] for i in range(nd)))
+        a_shape += [a[i], 1]
+        b_shape += [1, b[i]]
+    # torch's KronImpl: each operand _unsafe_view'ed (only 1s inserted: always a view)
+    prod = _unsafe_view(input, a_shape) * _unsafe_view(other, b_shape)
+    return _unsafe_view(prod, tuple(a[i] * b[i] for i in range(nd)))
 
 
 _BILINEAR = ((1, 3), (0,), (1, 2), (2, 3))  # _trilinear's dims as torch's bilinear calls it

@@ -47,7 +47,16 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SEED", "0")))
     ap.add_argument("--show", action="store_true", help="print each program and mismatch")
     ap.add_argument("--top", type=int, default=60)
+    ap.add_argument(
+        "--node-tree",
+        action="store_true",
+        help="also compare the create_graph gradients' whole node trees (CHECK_GRAD_NODE_TREE)",
+    )
     args = ap.parse_args(argv)
+    if args.node_tree:
+        from fuzz import runner
+
+        runner.CHECK_GRAD_NODE_TREE = True
     start = time.time()
     if args.show:
         for s in range(args.seed, args.seed + args.programs):
