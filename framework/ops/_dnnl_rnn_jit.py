@@ -154,3 +154,99 @@ def lstm_cell(g, hw, bias, add_hw, c, table, i_out, f_out, g_out, o_out, c_out, 
             tc = dnnl_tanh(cn, table)
             i_out[r, j], f_out[r, j], g_out[r, j], o_out[r, j] = gi, gf, gg, go
             c_out[r, j], tc_out[r, j] = cn, tc
+
+
+# forward_training: torch asks oneDNN's reference RNN ("ref" in ONEDNN_VERBOSE), whose
+# products are oneDNN's sgemm (column-major C (4H, rows) = W (4H, K) x (K, rows)): the layer's
+# over every step at once, each step's recurrent one added to it (beta 1). On an AVX2 CPU at
+# one thread with small sizes that is the "nocopy" kernel of cpu/x64/gemm/f32/jit_avx_gemm_f32
+# (rows of C in tiles of 16 or 8, columns in tiles of 6 with a 1-5 tail), a single row (a
+# matrix-vector product) its gemv kernel.
+
+
+def sgemm_is_nocopy(m, n, k):
+    """Whether oneDNN's gemm_driver takes the nocopy kernel (nocopy_checker_avx2, one thread,
+    B not transposed) for C (m, n) with inner size k; n == 1 is its gemv kernel."""
+    if n == 1 or 1.0 / m + 1.0 / n >= 0.0038:
+        return True
+    if (m <= 378 and n <= 378 and k >= 378) or (m >= 378 and k >= 378):
+        return False
+    return (m <= 128 and n <= 128) or n <= 16 or k <= 2 or (m <= 64 and n >= 16)
+
+
+@njit(**_OPTS)
+def _nocopy_sum(a, b, r, j, k0, k1, kind):
+    """One element's product over k0..k1 as a nocopy kernel sums it. kind 0 (16-row tiles
+    with 4-6 columns): one FMA chain in k order; 1 (8-row tiles, or 3 columns): the even and
+    the odd k in two FMA chains, added, then an odd last k's FMA; 2 (1 or 2 columns): the
+    same with each product rounded before its add."""
+    if kind == 0:
+        s = F(0.0)
+        for q in range(k0, k1):
+            s = fma(a[r, q], b[q, j], s)
+        return s
+    kk = k0 + ((k1 - k0) & ~1)
+    e = F(0.0)
+    o = F(0.0)
+    for q in range(k0, kk, 2):
+        if kind == 1:
+            e = fma(a[r, q], b[q, j], e)
+            o = fma(a[r, q + 1], b[q + 1, j], o)
+        else:
+            e = e + a[r, q] * b[q, j]
+            o = o + a[r, q + 1] * b[q + 1, j]
+    s = e + o
+    if kk < k1:
+        s = fma(a[r, kk], b[kk, j], s) if kind == 1 else s + a[r, kk] * b[kk, j]
+    return s
+
+
+@njit(**_OPTS)
+def _block(start, n, big, half_above):
+    """sgemm_nocopy_driver's next block size from start (of n): big where at least twice
+    that is left, half of what is left above half_above, else all of it."""
+    size = n - start
+    if size >= 2 * big:
+        return big
+    if size > half_above:
+        return (size + 1) // 2
+    return size
+
+
+@njit(**_OPTS)
+def sgemm_nocopy(a, b, out, accumulate):
+    """out (N, M) = a (N, K) @ b (K, M) as oneDNN's nocopy AVX2 sgemm computes C = W x, M
+    being C's rows (the gates), N its columns (a's rows); accumulate: out + the product
+    (beta 1). Blocks of 256 k (later blocks added to C), 4032 rows, 48 columns."""
+    nr, k = a.shape
+    m = b.shape[1]
+    if nr == 1:  # gemv: one FMA chain per element, from C's value where accumulate
+        for j in range(m):
+            s = out[0, j] if accumulate else F(0.0)
+            for q in range(k):
+                s = fma(a[0, q], b[q, j], s)
+            out[0, j] = s
+        return
+    k0 = 0
+    while k0 < k:
+        k1 = k0 + _block(k0, k, 256, 256)
+        beta1 = accumulate or k0 > 0
+        m0 = 0
+        while m0 < m:
+            msz = _block(m0, m, 4032, 6048)
+            full = msz // 16 * 16
+            um_tail = 16 if msz - full > 8 else 8
+            n0 = 0
+            while n0 < nr:
+                nsz = _block(n0, nr, 48, 72)
+                nfull = nsz // 6 * 6
+                for r in range(n0, n0 + nsz):
+                    un = 6 if r - n0 < nfull else nsz - nfull
+                    for jj in range(msz):
+                        um = 16 if jj < full else um_tail
+                        kind = 2 if un <= 2 else (0 if um == 16 and un >= 4 else 1)
+                        s = _nocopy_sum(a, b, r, m0 + jj, k0, k1, kind)
+                        out[r, m0 + jj] = out[r, m0 + jj] + s if beta1 else s
+                n0 += nsz
+            m0 += msz
+        k0 = k1

@@ -109,9 +109,11 @@ def _dnnl_kernels():
 _DNNL = [None]
 
 
-def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=False):
     """_forward on float32 arrays as oneDNN's LSTM primitive computes it (_dnnl_rnn_jit: its
-    product chains, bias and gate kernels): torch's bits. Same returns as _forward."""
+    product chains, bias and gate kernels): torch's bits. Same returns as _forward.
+    training: forward_training's reference RNN, whose products are oneDNN's nocopy sgemm
+    (the layer's over the steps in the order the direction walks them)."""
     t_len, n, f = x.shape
     hid = w_hh.shape[1]
     f32 = np.float32
@@ -119,22 +121,31 @@ def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     w_hh_t = np.ascontiguousarray(w_hh.T)
     bias = np.zeros(4 * hid, f32) if b_ih is None else (b_ih + b_hh).astype(f32, copy=False)
     gx = np.empty((t_len * n, 4 * hid), f32)
-    j.gemm_chain(np.ascontiguousarray(x).reshape(t_len * n, f), w_ih_t, gx, False)
-    gx = gx.reshape(t_len, n, 4 * hid)
-    merged = f == hid and n > 1  # one chain over [x_t, h], the input's continued by the
-    #                              state's (measured: not at batch 1)
+    if training:
+        walked = x[::-1] if reverse else x  # (the right-to-left direction's copy)
+        j.sgemm_nocopy(np.ascontiguousarray(walked).reshape(t_len * n, f), w_ih_t, gx, False)
+        gx = gx.reshape(t_len, n, 4 * hid)
+        if reverse:
+            gx = gx[::-1]
+    else:
+        j.gemm_chain(np.ascontiguousarray(x).reshape(t_len * n, f), w_ih_t, gx, False)
+        gx = gx.reshape(t_len, n, 4 * hid)
+    merged = not training and f == hid and n > 1  # one chain over [x_t, h], the input's
+    #                              continued by the state's (measured: not at batch 1)
     steps = range(t_len - 1, -1, -1) if reverse else range(t_len)
     outs, saved = [None] * t_len, [None] * t_len
     hw = np.empty((n, 4 * hid), f32)
     h = np.ascontiguousarray(h, f32)
     c = np.ascontiguousarray(c, f32)
     for t in steps:
-        if merged:
+        if training:
+            j.sgemm_nocopy(h, w_hh_t, gx[t], True)
+        elif merged:
             j.gemm_chain(h, w_hh_t, gx[t], True)
         else:
             j.gemm_chain(h, w_hh_t, hw, False)
         acts = np.empty((6, n, hid), f32)
-        j.lstm_cell(gx[t], hw, bias, not merged, c, j.TANH_TABLE, *acts)
+        j.lstm_cell(gx[t], hw, bias, not (merged or training), c, j.TANH_TABLE, *acts)
         saved[t] = (h, c, tuple(acts))
         h, c = acts[3] * acts[5], acts[4]
         outs[t] = h
@@ -143,14 +154,20 @@ def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
 
 def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False):
     """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts)).
-    inference: torch runs oneDNN's forward_inference (grad mode off), replayed on float32
-    arrays (forward_training's products are not: they take other orders by the batch)."""
-    j = _dnnl_kernels() if inference and isinstance(k, _ArrayLinalg) and k.xp is np else None
+    inference: torch runs oneDNN's forward_inference (grad mode off), else forward_training;
+    both replayed on float32 arrays (the training forward where oneDNN's sgemm takes its
+    nocopy or gemv kernel for both products: _dnnl_rnn_jit.sgemm_is_nocopy)."""
+    j = _dnnl_kernels() if isinstance(k, _ArrayLinalg) and k.xp is np else None
     if j is not None and all(
         a is None or (type(a) is np.ndarray and a.dtype == np.float32)
         for a in (x, w_ih, w_hh, b_ih, b_hh, h, c)
     ):
-        return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse)
+        t_len, n, f = x.shape
+        m = 4 * w_hh.shape[1]
+        if inference:
+            return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse)
+        if j.sgemm_is_nocopy(m, t_len * n, f) and j.sgemm_is_nocopy(m, n, m // 4):
+            return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=True)
     x_proj = k.mm(x.reshape(-1, x.shape[-1]), k.t(w_ih)).reshape(x.shape[:2] + (-1,))
     if b_ih is not None:
         x_proj = k.add_(x_proj, b_ih)
