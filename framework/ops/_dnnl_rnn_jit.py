@@ -214,12 +214,50 @@ def _block(start, n, big, half_above):
 
 
 @njit(**_OPTS)
+def _lanes_sum(v):
+    """The AVX sum of 8 lanes: vhaddps, the halves added, vhaddps."""
+    return ((v[0] + v[1]) + (v[4] + v[5])) + ((v[2] + v[3]) + (v[6] + v[7]))
+
+
+@njit(**_OPTS)
+def _gemv_t(a, b, r, k, y):
+    """y + a[r] . b[:, 0] as jit_avx_gemv_t_f32_kern sums it, in blocks of 512 k: 8 lanes of
+    FMA chains over 16 k at a time (lane l: k = l, l + 8 of each), their sum added to y;
+    then the remaining 8, 4, 2 and 1 k, each piece's products summed and added."""
+    lanes = np.zeros(8, np.float32)
+    for b0 in range(0, k, 512):
+        size = min(512, k - b0)
+        main = size // 16 * 16
+        if main:
+            lanes[:] = F(0.0)
+            for c0 in range(b0, b0 + main, 16):
+                for half in range(2):
+                    for lane in range(8):
+                        q = c0 + 8 * half + lane
+                        lanes[lane] = fma(a[r, q], b[q, 0], lanes[lane])
+            y = y + _lanes_sum(lanes)
+        q0 = b0 + main
+        for piece in (8, 4, 2, 1):
+            if (size - main) & piece:
+                lanes[:] = F(0.0)
+                for lane in range(piece):
+                    lanes[lane] = a[r, q0 + lane] * b[q0 + lane, 0]
+                y = y + _lanes_sum(lanes)
+                q0 += piece
+    return y
+
+
+@njit(**_OPTS)
 def sgemm_nocopy(a, b, out, accumulate):
     """out (N, M) = a (N, K) @ b (K, M) as oneDNN's nocopy AVX2 sgemm computes C = W x, M
     being C's rows (the gates), N its columns (a's rows); accumulate: out + the product
     (beta 1). Blocks of 256 k (later blocks added to C), 4032 rows, 48 columns."""
     nr, k = a.shape
     m = b.shape[1]
+    if m == 1:  # C of one row: the transposed gemv kernel
+        for r in range(nr):
+            out[r, 0] = _gemv_t(a, b, r, k, out[r, 0] if accumulate else F(0.0))
+        return
     if nr == 1:  # gemv: one FMA chain per element, from C's value where accumulate
         for j in range(m):
             s = out[0, j] if accumulate else F(0.0)
@@ -250,3 +288,30 @@ def sgemm_nocopy(a, b, out, accumulate):
                 n0 += nsz
             m0 += msz
         k0 = k1
+
+
+@njit(**_OPTS)
+def lstm_cell_backward(i, f, g, o, tc, c_prev, dh, dy, dc, d_gates, dc_prev):
+    """One step of oneDNN's backward postgemm (jit_uni_lstm_cell_postgemm_bwd): the gate
+    gradients d_gates (N, 4H) and dc_prev from the step's activations, the recurrent
+    gradient dh, the output's dy and the cell's dc."""
+    n, h = c_prev.shape
+    for r in range(n):
+        for j in range(h):
+            d_h = dh[r, j] + dy[r, j]
+            t = tc[r, j]
+            d_c = dc[r, j] + fma(-t, t, F(1.0)) * d_h * o[r, j]
+            gi, gf, gg, go = i[r, j], f[r, j], g[r, j], o[r, j]
+            d_gates[r, j] = fma(-gi, gi, gi) * d_c * gg
+            d_gates[r, h + j] = fma(-gf, gf, gf) * d_c * c_prev[r, j]
+            d_gates[r, 2 * h + j] = fma(-gg, gg, F(1.0)) * (gi * d_c)
+            d_gates[r, 3 * h + j] = fma(-go, go, go) * d_h * t
+            dc_prev[r, j] = d_c * gf
+
+
+@njit(**_OPTS)
+def bias_sum(d_gates, out):
+    """oneDNN's gates_reduction of one step: out += each row of d_gates, in row order."""
+    for r in range(d_gates.shape[0]):
+        for j in range(d_gates.shape[1]):
+            out[j] = out[j] + d_gates[r, j]

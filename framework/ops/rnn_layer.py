@@ -7,6 +7,8 @@ gradients with one matmul over all steps. Under create_graph the same loops run 
 rebuilt from the inputs, so higher derivatives stay exact.
 """
 
+from functools import partial
+
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
@@ -152,22 +154,34 @@ def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=False):
     return outs, saved, h, c
 
 
-def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False):
-    """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts)).
-    inference: torch runs oneDNN's forward_inference (grad mode off), else forward_training;
-    both replayed on float32 arrays (the training forward where oneDNN's sgemm takes its
-    nocopy or gemv kernel for both products: _dnnl_rnn_jit.sgemm_is_nocopy)."""
+def _dnnl_replay(k, x, w_ih, w_hh, b_ih, b_hh, h, c, inference):
+    """_dnnl_rnn_jit where the layer is replayed as oneDNN computes it (float32 arrays and
+    numba; the training forward where oneDNN's sgemm takes its nocopy or gemv kernel for
+    every product: _dnnl_rnn_jit.sgemm_is_nocopy), else None."""
     j = _dnnl_kernels() if isinstance(k, _ArrayLinalg) and k.xp is np else None
-    if j is not None and all(
+    if j is None or not all(
         a is None or (type(a) is np.ndarray and a.dtype == np.float32)
         for a in (x, w_ih, w_hh, b_ih, b_hh, h, c)
     ):
-        t_len, n, f = x.shape
-        m = 4 * w_hh.shape[1]
-        if inference:
-            return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse)
-        if j.sgemm_is_nocopy(m, t_len * n, f) and j.sgemm_is_nocopy(m, n, m // 4):
-            return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=True)
+        return None
+    if inference:
+        return j
+    rows, f, hid = x.shape[0] * x.shape[1], x.shape[2], w_hh.shape[1]
+    shapes = (  # (C's rows, columns, inner size) of each of the layer's products
+        (4 * hid, rows, f),  # forward: the layer's
+        (4 * hid, x.shape[1], hid),  # the recurrent one
+        (hid, x.shape[1], 4 * hid),  # backward: the recurrent gradient
+        (f, rows, 4 * hid),  # the input's gradient
+    )
+    return j if all(j.sgemm_is_nocopy(*s) for s in shapes) else None
+
+
+def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False, j=None):
+    """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts)).
+    inference: torch runs oneDNN's forward_inference (grad mode off), else forward_training;
+    j (_dnnl_replay's): both replayed on float32 arrays."""
+    if j is not None:
+        return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, not inference)
     x_proj = k.mm(x.reshape(-1, x.shape[-1]), k.t(w_ih)).reshape(x.shape[:2] + (-1,))
     if b_ih is not None:
         x_proj = k.add_(x_proj, b_ih)
@@ -187,6 +201,60 @@ def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False):
         h, c = acts[3] * acts[5], acts[4]
         outs[t] = h
     return outs, saved, h, c
+
+
+def _dnnl_backward(j, _, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
+    """_backward on float32 arrays as oneDNN's reference RNN computes it: each step's gate
+    gradients by its backward postgemm and the recurrent gradient by its sgemm, walking the
+    direction's steps from the last; then the input's gradient and both weights' over every
+    step at once (sgemm, the weights' on zeros with beta 1), the bias's summed step by step."""
+    t_len, n, f = x.shape
+    hid = w_hh.shape[1]
+    f32 = np.float32
+    walk = list(range(t_len - 1, -1, -1)) if reverse else list(range(t_len))
+    zeros = np.zeros((n, hid), f32)
+    dh = zeros if g_h is None else np.ascontiguousarray(g_h, f32)
+    dc = zeros if g_c is None else np.ascontiguousarray(g_c, f32)
+    d_gates = np.empty((t_len, n, 4 * hid), f32)  # in walked order
+    grad_b = np.zeros(4 * hid, f32)
+    for s in range(t_len - 1, -1, -1):
+        t = walk[s]
+        h_prev, c_prev, acts = saved[t]
+        dy = zeros if g_out is None else np.ascontiguousarray(g_out[t], f32)
+        dc_prev = np.empty((n, hid), f32)
+        j.lstm_cell_backward(
+            acts[0], acts[1], acts[2], acts[3], acts[5], c_prev, dh, dy, dc, d_gates[s], dc_prev
+        )
+        dh = np.empty((n, hid), f32)
+        j.sgemm_nocopy(d_gates[s], w_hh, dh, False)
+        dc = dc_prev
+        j.bias_sum(d_gates[s], grad_b)
+    flat = d_gates.reshape(t_len * n, 4 * hid)
+    grad_x = np.empty((t_len * n, f), f32)
+    j.sgemm_nocopy(flat, np.ascontiguousarray(w_ih), grad_x, False)
+    grad_x = grad_x.reshape(t_len, n, f)
+    if reverse:
+        grad_x = grad_x[::-1]
+    walked_x = (x[::-1] if reverse else x).reshape(t_len * n, f)
+    h_prev = np.stack([saved[t][0] for t in walk]).reshape(t_len * n, hid)
+    grad_w_ih = np.zeros((f, 4 * hid), f32)
+    j.sgemm_nocopy(np.ascontiguousarray(walked_x.T), flat, grad_w_ih, True)
+    grad_w_hh = np.zeros((hid, 4 * hid), f32)
+    if reverse:
+        j.sgemm_nocopy(np.ascontiguousarray(h_prev.T), flat, grad_w_hh, True)
+    else:
+        j.sgemm_nocopy(np.ascontiguousarray(h_prev[n:].T), flat[n:], grad_w_hh, True)
+        j.sgemm_nocopy(np.ascontiguousarray(h_prev[:n].T), flat[:n], grad_w_hh, True)
+    grad_b = grad_b if has_bias else None
+    return (
+        np.ascontiguousarray(grad_x),
+        np.ascontiguousarray(grad_w_ih.T),
+        np.ascontiguousarray(grad_w_hh.T),
+        grad_b,
+        grad_b,
+        dh,
+        dc,
+    )
 
 
 def _backward(k, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
@@ -230,8 +298,10 @@ class MkldnnRnnLayer(Op):
         """The layer over x's T steps (reversed where `reverse`); `inference`: oneDNN's
         forward_inference replay (grad mode off), else the training forward."""
         self.reverse = reverse
+        k = _ArrayLinalg(self.xp)
+        self.dnnl = _dnnl_replay(k, x, w_ih, w_hh, b_ih, b_hh, h0, c0, inference)
         outs, self.steps, h, c = _forward(
-            _ArrayLinalg(self.xp), x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, inference
+            k, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, inference, self.dnnl
         )
         return self.xp.stack(outs), h, c
 
@@ -246,8 +316,9 @@ class MkldnnRnnLayer(Op):
                 _TensorLinalg, x, w_ih, w_hh, steps, g_out, g_h, g_c, self.reverse, has_bias
             )
         ref = next(g for g in (g_out, g_h, g_c) if g is not None)
-        raw = _backward(
-            _ArrayLinalg(self.xp),
+        dnnl = self.dnnl is not None
+        raw = (partial(_dnnl_backward, self.dnnl) if dnnl else _backward)(
+            None if dnnl else _ArrayLinalg(self.xp),
             x._data,
             w_ih._data,
             w_hh._data,
