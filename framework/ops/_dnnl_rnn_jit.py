@@ -254,7 +254,7 @@ def sgemm_nocopy(a, b, out, accumulate):
     (beta 1). Blocks of 256 k (later blocks added to C), 4032 rows, 48 columns."""
     nr, k = a.shape
     m = b.shape[1]
-    if m == 1:  # C of one row: the transposed gemv kernel
+    if m == 1 and nr > 1:  # C of one row: the transposed gemv kernel
         for r in range(nr):
             out[r, 0] = _gemv_t(a, b, r, k, out[r, 0] if accumulate else F(0.0))
         return
