@@ -175,30 +175,37 @@ def sgemm_is_nocopy(m, n, k):
 
 
 @njit(**_OPTS)
-def _nocopy_sum(a, b, r, j, k0, k1, kind):
-    """One element's product over k0..k1 as a nocopy kernel sums it. kind 0 (16-row tiles
-    with 4-6 columns): one FMA chain in k order; 1 (8-row tiles, or 3 columns): the even and
-    the odd k in two FMA chains, added, then an odd last k's FMA; 2 (1 or 2 columns): the
-    same with each product rounded before its add."""
-    if kind == 0:
-        s = F(0.0)
-        for q in range(k0, k1):
-            s = fma(a[r, q], b[q, j], s)
-        return s
+def _split_row(a, b, r, k0, k1, fused, e, o):
+    """e = row r's products with b's columns over k0..k1 as the nocopy tiles other than the
+    16-row ones with 4 to 6 columns sum them (8 rows, or 3 columns: fused; 1 or 2 columns:
+    each product rounded before its add): the even and the odd k in two chains, added,
+    then an odd last k (o: scratch). b, e and o are views from column 0 (loops the
+    compiler can vectorise)."""
+    n = e.shape[0]
+    for j in range(n):
+        e[j] = F(0.0)
+        o[j] = F(0.0)
     kk = k0 + ((k1 - k0) & ~1)
-    e = F(0.0)
-    o = F(0.0)
     for q in range(k0, kk, 2):
-        if kind == 1:
-            e = fma(a[r, q], b[q, j], e)
-            o = fma(a[r, q + 1], b[q + 1, j], o)
+        v, w = a[r, q], a[r, q + 1]
+        if fused:
+            for j in range(n):
+                e[j] = fma(v, b[q, j], e[j])
+                o[j] = fma(w, b[q + 1, j], o[j])
         else:
-            e = e + a[r, q] * b[q, j]
-            o = o + a[r, q + 1] * b[q + 1, j]
-    s = e + o
+            for j in range(n):
+                e[j] = e[j] + v * b[q, j]
+                o[j] = o[j] + w * b[q + 1, j]
+    for j in range(n):
+        e[j] = e[j] + o[j]
     if kk < k1:
-        s = fma(a[r, kk], b[kk, j], s) if kind == 1 else s + a[r, kk] * b[kk, j]
-    return s
+        v = a[r, kk]
+        if fused:
+            for j in range(n):
+                e[j] = fma(v, b[kk, j], e[j])
+        else:
+            for j in range(n):
+                e[j] = e[j] + v * b[kk, j]
 
 
 @njit(**_OPTS)
@@ -259,35 +266,66 @@ def sgemm_nocopy(a, b, out, accumulate):
             out[r, 0] = _gemv_t(a, b, r, k, out[r, 0] if accumulate else F(0.0))
         return
     if nr == 1:  # gemv: one FMA chain per element, from C's value where accumulate
-        for j in range(m):
-            s = out[0, j] if accumulate else F(0.0)
-            for q in range(k):
-                s = fma(a[0, q], b[q, j], s)
-            out[0, j] = s
+        if not accumulate:
+            out[0, :] = F(0.0)
+        for q in range(k):
+            v = a[0, q]
+            for j in range(m):
+                out[0, j] = fma(v, b[q, j], out[0, j])
         return
+    e = np.empty(m, np.float32)
+    o = np.empty(m, np.float32)
     k0 = 0
     while k0 < k:
         k1 = k0 + _block(k0, k, 256, 256)
-        beta1 = accumulate or k0 > 0
         m0 = 0
         while m0 < m:
-            msz = _block(m0, m, 4032, 6048)
-            full = msz // 16 * 16
-            um_tail = 16 if msz - full > 8 else 8
-            n0 = 0
-            while n0 < nr:
-                nsz = _block(n0, nr, 48, 72)
-                nfull = nsz // 6 * 6
-                for r in range(n0, n0 + nsz):
-                    un = 6 if r - n0 < nfull else nsz - nfull
-                    for jj in range(msz):
-                        um = 16 if jj < full else um_tail
-                        kind = 2 if un <= 2 else (0 if um == 16 and un >= 4 else 1)
-                        s = _nocopy_sum(a, b, r, m0 + jj, k0, k1, kind)
-                        out[r, m0 + jj] = out[r, m0 + jj] + s if beta1 else s
-                n0 += nsz
-            m0 += msz
+            m1 = m0 + _block(m0, m, 4032, 6048)
+            if m1 - m0 == m:
+                _nocopy_block(a, b, out, k0, k1, accumulate or k0 > 0, e, o)
+            else:  # (a block of C's rows: contiguous copies, the loops' arrays from 0)
+                part = np.ascontiguousarray(out[:, m0:m1])
+                _nocopy_block(
+                    a, np.ascontiguousarray(b[:, m0:m1]), part, k0, k1, accumulate or k0 > 0, e, o
+                )
+                out[:, m0:m1] = part
+            m0 = m1
         k0 = k1
+
+
+@njit(**_OPTS)
+def _nocopy_block(a, b, out, k0, k1, beta1, e, o):
+    """sgemm_nocopy over one block of k (k0..k1) and all of C's rows (b's and out's
+    columns, C-contiguous; loops from 0, which the compiler vectorises): every column in
+    blocks of 48 (tiles of 6 with a 1 to 5 column tail); beta1: added to out."""
+    nr = a.shape[0]
+    width = b.shape[1]
+    full = width // 16 * 16  # 16-row tiles, then a 16- or 8-row tail
+    tail16 = width - full > 8
+    n0 = 0
+    while n0 < nr:
+        nsz = _block(n0, nr, 48, 72)
+        nfull = nsz // 6 * 6
+        for r in range(n0, n0 + nsz):
+            un = 6 if r - n0 < nfull else nsz - nfull
+            if un >= 4:  # (16-row tiles: one chain; an 8-row tail: split)
+                for j in range(width):
+                    e[j] = F(0.0)
+                for q in range(k0, k1):
+                    v = a[r, q]
+                    for j in range(width):
+                        e[j] = fma(v, b[q, j], e[j])
+                if not tail16:
+                    _split_row(a, b[:, full:], r, k0, k1, True, e[full:], o[full:])
+            else:
+                _split_row(a, b, r, k0, k1, un == 3, e, o)
+            if beta1:
+                for j in range(width):
+                    out[r, j] = out[r, j] + e[j]
+            else:
+                for j in range(width):
+                    out[r, j] = e[j]
+        n0 += nsz
 
 
 @njit(**_OPTS)

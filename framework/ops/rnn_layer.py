@@ -217,6 +217,7 @@ def _dnnl_backward(j, _, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bia
     dc = zeros if g_c is None else np.ascontiguousarray(g_c, f32)
     d_gates = np.empty((t_len, n, 4 * hid), f32)  # in walked order
     grad_b = np.zeros(4 * hid, f32)
+    w_hh_c = np.ascontiguousarray(w_hh)
     for s in range(t_len - 1, -1, -1):
         t = walk[s]
         h_prev, c_prev, acts = saved[t]
@@ -226,7 +227,7 @@ def _dnnl_backward(j, _, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bia
             acts[0], acts[1], acts[2], acts[3], acts[5], c_prev, dh, dy, dc, d_gates[s], dc_prev
         )
         dh = np.empty((n, hid), f32)
-        j.sgemm_nocopy(d_gates[s], w_hh, dh, False)
+        j.sgemm_nocopy(d_gates[s], w_hh_c, dh, False)
         dc = dc_prev
         j.bias_sum(d_gates[s], grad_b)
     flat = d_gates.reshape(t_len * n, 4 * hid)
