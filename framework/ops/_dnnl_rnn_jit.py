@@ -164,13 +164,15 @@ def lstm_cell(g, hw, bias, add_hw, c, table, i_out, f_out, g_out, o_out, c_out, 
 # matrix-vector product) its gemv kernel.
 
 
-def sgemm_is_nocopy(m, n, k):
-    """Whether oneDNN's gemm_driver takes the nocopy kernel (nocopy_checker_avx2, one thread,
-    B not transposed) for C (m, n) with inner size k; n == 1 is its gemv kernel."""
+def sgemm_is_nocopy(m, n, k, trans_b=False):
+    """Whether oneDNN's gemm_driver takes the nocopy kernel (nocopy_checker_avx2, one thread)
+    for C (m, n) with inner size k, B transposed or not; n == 1 is its gemv kernel."""
     if n == 1 or 1.0 / m + 1.0 / n >= 0.0038:
         return True
     if (m <= 378 and n <= 378 and k >= 378) or (m >= 378 and k >= 378):
         return False
+    if trans_b:
+        return (m <= 128 and n <= 128) or n <= 1 or k <= 1
     return (m <= 128 and n <= 128) or n <= 16 or k <= 2 or (m <= 64 and n >= 16)
 
 
@@ -255,10 +257,13 @@ def _gemv_t(a, b, r, k, y):
 
 
 @njit(**_OPTS)
-def sgemm_nocopy(a, b, out, accumulate):
+def sgemm(a, b, out, accumulate, k_block=256, tiles=True):
     """out (N, M) = a (N, K) @ b (K, M) as oneDNN's nocopy AVX2 sgemm computes C = W x, M
     being C's rows (the gates), N its columns (a's rows); accumulate: out + the product
-    (beta 1). Blocks of 256 k (later blocks added to C), 4032 rows, 48 columns."""
+    (beta 1). Blocks of k_block k (256; 96 where B is transposed, the weights' gradients;
+    later blocks added to C), 4032 rows, 48 columns. tiles False: the copy-based kernel
+    (jit_avx2_kernel_sgemm_kern, where sgemm_is_nocopy is not), measured as one FMA chain
+    per element in each block of 256 k."""
     nr, k = a.shape
     m = b.shape[1]
     if m == 1 and nr > 1:  # C of one row: the transposed gemv kernel
@@ -277,16 +282,24 @@ def sgemm_nocopy(a, b, out, accumulate):
     o = np.empty(m, np.float32)
     k0 = 0
     while k0 < k:
-        k1 = k0 + _block(k0, k, 256, 256)
+        k1 = k0 + _block(k0, k, k_block, k_block)
         m0 = 0
         while m0 < m:
             m1 = m0 + _block(m0, m, 4032, 6048)
             if m1 - m0 == m:
-                _nocopy_block(a, b, out, k0, k1, accumulate or k0 > 0, e, o)
+                _nocopy_block(a, b, out, k0, k1, accumulate or k0 > 0, tiles, e, o)
             else:  # (a block of C's rows: contiguous copies, the loops' arrays from 0)
                 part = np.ascontiguousarray(out[:, m0:m1])
                 _nocopy_block(
-                    a, np.ascontiguousarray(b[:, m0:m1]), part, k0, k1, accumulate or k0 > 0, e, o
+                    a,
+                    np.ascontiguousarray(b[:, m0:m1]),
+                    part,
+                    k0,
+                    k1,
+                    accumulate or k0 > 0,
+                    tiles,
+                    e,
+                    o,
                 )
                 out[:, m0:m1] = part
             m0 = m1
@@ -294,8 +307,8 @@ def sgemm_nocopy(a, b, out, accumulate):
 
 
 @njit(**_OPTS)
-def _nocopy_block(a, b, out, k0, k1, beta1, e, o):
-    """sgemm_nocopy over one block of k (k0..k1) and all of C's rows (b's and out's
+def _nocopy_block(a, b, out, k0, k1, beta1, tiles, e, o):
+    """sgemm over one block of k (k0..k1) and all of C's rows (b's and out's
     columns, C-contiguous; loops from 0, which the compiler vectorises): every column in
     blocks of 48 (tiles of 6 with a 1 to 5 column tail); beta1: added to out."""
     nr = a.shape[0]
@@ -307,7 +320,7 @@ def _nocopy_block(a, b, out, k0, k1, beta1, e, o):
         nsz = _block(n0, nr, 48, 72)
         nfull = nsz // 6 * 6
         for r in range(n0, n0 + nsz):
-            un = 6 if r - n0 < nfull else nsz - nfull
+            un = 6 if r - n0 < nfull or not tiles else nsz - nfull
             if un >= 4:  # (16-row tiles: one chain; an 8-row tail: split)
                 for j in range(width):
                     e[j] = F(0.0)
@@ -315,7 +328,7 @@ def _nocopy_block(a, b, out, k0, k1, beta1, e, o):
                     v = a[r, q]
                     for j in range(width):
                         e[j] = fma(v, b[q, j], e[j])
-                if not tail16:
+                if tiles and not tail16:
                     _split_row(a, b[:, full:], r, k0, k1, True, e[full:], o[full:])
             else:
                 _split_row(a, b, r, k0, k1, un == 3, e, o)

@@ -125,7 +125,7 @@ def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=False):
     gx = np.empty((t_len * n, 4 * hid), f32)
     if training:
         walked = x[::-1] if reverse else x  # (the right-to-left direction's copy)
-        j.sgemm_nocopy(np.ascontiguousarray(walked).reshape(t_len * n, f), w_ih_t, gx, False)
+        _sgemm(j, np.ascontiguousarray(walked).reshape(t_len * n, f), w_ih_t, gx, False)
         gx = gx.reshape(t_len, n, 4 * hid)
         if reverse:
             gx = gx[::-1]
@@ -141,7 +141,7 @@ def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=False):
     c = np.ascontiguousarray(c, f32)
     for t in steps:
         if training:
-            j.sgemm_nocopy(h, w_hh_t, gx[t], True)
+            _sgemm(j, h, w_hh_t, gx[t], True)
         elif merged:
             j.gemm_chain(h, w_hh_t, gx[t], True)
         else:
@@ -156,24 +156,22 @@ def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=False):
 
 def _dnnl_replay(k, x, w_ih, w_hh, b_ih, b_hh, h, c, inference):
     """_dnnl_rnn_jit where the layer is replayed as oneDNN computes it (float32 arrays and
-    numba; the training forward where oneDNN's sgemm takes its nocopy or gemv kernel for
-    every product: _dnnl_rnn_jit.sgemm_is_nocopy), else None."""
+    numba), else None."""
     j = _dnnl_kernels() if isinstance(k, _ArrayLinalg) and k.xp is np else None
     if j is None or not all(
         a is None or (type(a) is np.ndarray and a.dtype == np.float32)
         for a in (x, w_ih, w_hh, b_ih, b_hh, h, c)
     ):
         return None
-    if inference:
-        return j
-    rows, f, hid = x.shape[0] * x.shape[1], x.shape[2], w_hh.shape[1]
-    shapes = (  # (C's rows, columns, inner size) of each of the layer's products
-        (4 * hid, rows, f),  # forward: the layer's
-        (4 * hid, x.shape[1], hid),  # the recurrent one
-        (hid, x.shape[1], 4 * hid),  # backward: the recurrent gradient
-        (f, rows, 4 * hid),  # the input's gradient
-    )
-    return j if all(j.sgemm_is_nocopy(*s) for s in shapes) else None
+    return j
+
+
+def _sgemm(j, a, b, out, accumulate, trans_b=False):
+    """out (+)= a @ b as oneDNN's sgemm computes C (b's columns, a's rows) with inner size
+    a's columns: its nocopy kernel's tiles where nocopy_checker takes it (k blocks of 256,
+    96 where B is transposed: the weights' gradients), else the copy-based kernel."""
+    tiles = j.sgemm_is_nocopy(b.shape[1], a.shape[0], a.shape[1], trans_b)
+    j.sgemm(a, b, out, accumulate, 96 if trans_b and tiles else 256, tiles)
 
 
 def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False, j=None):
@@ -227,25 +225,25 @@ def _dnnl_backward(j, _, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bia
             acts[0], acts[1], acts[2], acts[3], acts[5], c_prev, dh, dy, dc, d_gates[s], dc_prev
         )
         dh = np.empty((n, hid), f32)
-        j.sgemm_nocopy(d_gates[s], w_hh_c, dh, False)
+        _sgemm(j, d_gates[s], w_hh_c, dh, False)
         dc = dc_prev
         j.bias_sum(d_gates[s], grad_b)
     flat = d_gates.reshape(t_len * n, 4 * hid)
     grad_x = np.empty((t_len * n, f), f32)
-    j.sgemm_nocopy(flat, np.ascontiguousarray(w_ih), grad_x, False)
+    _sgemm(j, flat, np.ascontiguousarray(w_ih), grad_x, False)
     grad_x = grad_x.reshape(t_len, n, f)
     if reverse:
         grad_x = grad_x[::-1]
     walked_x = (x[::-1] if reverse else x).reshape(t_len * n, f)
     h_prev = np.stack([saved[t][0] for t in walk]).reshape(t_len * n, hid)
     grad_w_ih = np.zeros((f, 4 * hid), f32)
-    j.sgemm_nocopy(np.ascontiguousarray(walked_x.T), flat, grad_w_ih, True)
+    _sgemm(j, np.ascontiguousarray(walked_x.T), flat, grad_w_ih, True, True)
     grad_w_hh = np.zeros((hid, 4 * hid), f32)
     if reverse:
-        j.sgemm_nocopy(np.ascontiguousarray(h_prev.T), flat, grad_w_hh, True)
+        _sgemm(j, np.ascontiguousarray(h_prev.T), flat, grad_w_hh, True, True)
     else:
-        j.sgemm_nocopy(np.ascontiguousarray(h_prev[n:].T), flat[n:], grad_w_hh, True)
-        j.sgemm_nocopy(np.ascontiguousarray(h_prev[:n].T), flat[:n], grad_w_hh, True)
+        _sgemm(j, np.ascontiguousarray(h_prev[n:].T), flat[n:], grad_w_hh, True, True)
+        _sgemm(j, np.ascontiguousarray(h_prev[:n].T), flat[:n], grad_w_hh, True, True)
     grad_b = grad_b if has_bias else None
     return (
         np.ascontiguousarray(grad_x),
