@@ -278,7 +278,7 @@ def sgemm(a, b, out, accumulate, k_block=256, tiles=True):
             for j in range(m):
                 out[0, j] = fma(v, b[q, j], out[0, j])
         return
-    e = np.empty(m, np.float32)
+    e = np.empty((4, m), np.float32)
     o = np.empty(m, np.float32)
     k0 = 0
     while k0 < k:
@@ -307,37 +307,71 @@ def sgemm(a, b, out, accumulate, k_block=256, tiles=True):
 
 
 @njit(**_OPTS)
+def _store(out, r, e, beta1):
+    """out[r] = e, or out[r] + e where beta1."""
+    if beta1:
+        for j in range(e.shape[0]):
+            out[r, j] = out[r, j] + e[j]
+    else:
+        for j in range(e.shape[0]):
+            out[r, j] = e[j]
+
+
+@njit(**_OPTS)
+def _chain_rows(a, b, out, r0, r1, k0, k1, beta1, split_from, e, o):
+    """Rows r0..r1 of out as one FMA chain per element in k order, four rows at a time
+    (each of b's rows loaded once for the four); columns from split_from (an 8-row tile
+    tail) as _split_row sums them (fused). e: (4, width) scratch, o: (width,)."""
+    width = b.shape[1]
+    for r in range(r0, r1, 4):
+        rows = min(4, r1 - r)
+        e[:, :] = F(0.0)
+        e0, e1, e2, e3 = e[0], e[1], e[2], e[3]
+        for q in range(k0, k1):
+            bq = b[q]
+            if rows == 4:
+                v0, v1, v2, v3 = a[r, q], a[r + 1, q], a[r + 2, q], a[r + 3, q]
+                for j in range(width):
+                    x = bq[j]
+                    e0[j] = fma(v0, x, e0[j])
+                    e1[j] = fma(v1, x, e1[j])
+                    e2[j] = fma(v2, x, e2[j])
+                    e3[j] = fma(v3, x, e3[j])
+            else:
+                for i in range(rows):
+                    v = a[r + i, q]
+                    ei = e[i]
+                    for j in range(width):
+                        ei[j] = fma(v, bq[j], ei[j])
+        for i in range(rows):
+            if split_from < width:
+                _split_row(a, b[:, split_from:], r + i, k0, k1, True, e[i, split_from:], o)
+            _store(out, r + i, e[i], beta1)
+
+
+@njit(**_OPTS)
 def _nocopy_block(a, b, out, k0, k1, beta1, tiles, e, o):
-    """sgemm over one block of k (k0..k1) and all of C's rows (b's and out's
-    columns, C-contiguous; loops from 0, which the compiler vectorises): every column in
-    blocks of 48 (tiles of 6 with a 1 to 5 column tail); beta1: added to out."""
+    """sgemm over one block of k (k0..k1) and all of C's rows (b's and out's columns,
+    C-contiguous; loops from 0, which the compiler vectorises): every column in blocks of
+    48 (tiles of 6 with a 1 to 5 column tail); beta1: added to out."""
     nr = a.shape[0]
     width = b.shape[1]
     full = width // 16 * 16  # 16-row tiles, then a 16- or 8-row tail
-    tail16 = width - full > 8
+    split_from = width if width - full > 8 or not tiles else full
     n0 = 0
     while n0 < nr:
         nsz = _block(n0, nr, 48, 72)
+        if not tiles:
+            _chain_rows(a, b, out, n0, n0 + nsz, k0, k1, beta1, width, e, o)
+            n0 += nsz
+            continue
         nfull = nsz // 6 * 6
-        for r in range(n0, n0 + nsz):
-            un = 6 if r - n0 < nfull or not tiles else nsz - nfull
-            if un >= 4:  # (16-row tiles: one chain; an 8-row tail: split)
-                for j in range(width):
-                    e[j] = F(0.0)
-                for q in range(k0, k1):
-                    v = a[r, q]
-                    for j in range(width):
-                        e[j] = fma(v, b[q, j], e[j])
-                if tiles and not tail16:
-                    _split_row(a, b[:, full:], r, k0, k1, True, e[full:], o[full:])
-            else:
-                _split_row(a, b, r, k0, k1, un == 3, e, o)
-            if beta1:
-                for j in range(width):
-                    out[r, j] = out[r, j] + e[j]
-            else:
-                for j in range(width):
-                    out[r, j] = e[j]
+        tail = nsz - nfull
+        chained = nsz if tail >= 4 else nfull  # (16-row tiles of 4 to 6 columns: a chain)
+        _chain_rows(a, b, out, n0, n0 + chained, k0, k1, beta1, split_from, e, o)
+        for r in range(n0 + chained, n0 + nsz):
+            _split_row(a, b, r, k0, k1, tail == 3, e[0], o)
+            _store(out, r, e[0], beta1)
         n0 += nsz
 
 
