@@ -1,9 +1,11 @@
-"""numba replay of the forward of oneDNN's float32 LSTM primitive on an AVX2 CPU, as torch
-2.13 runs it for a float32 nn.LSTM layer on the CPU (at::mkldnn_rnn_layer) with grad mode
-off (oneDNN's forward_inference; with grad mode on torch asks for forward_training, whose
-products sum in other orders by the batch size: not replayed): torch's bits.
+"""numba replay of oneDNN's float32 LSTM primitive on an AVX2 CPU, as torch 2.13 runs it
+for a float32 nn.LSTM layer on the CPU (at::mkldnn_rnn_layer): with grad mode off its
+forward_inference (brgemm), with grad mode on its reference RNN's forward_training and
+backward (products by oneDNN's sgemm: sgemm, sgemm_is_nocopy; the backward postgemm:
+lstm_cell_backward): torch's bits.
 
-Measured against torch (ONEDNN_MAX_CPU_ISA=AVX2, one thread; sizes 1 to 300):
+forward_inference, measured against torch (ONEDNN_MAX_CPU_ISA=AVX2, one thread; sizes 1
+to 300):
 
 - the products are one fused multiply-add chain per gate element, in the order of the inner
   index, from 0: the input's product for every step at once (x W_ih^T), then each step's

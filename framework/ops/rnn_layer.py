@@ -1,10 +1,12 @@
 """One whole LSTM layer (one direction) as a single node, as torch's oneDNN kernel records it
 for float32 on the CPU (MkldnnRnnLayerBackward0).
 
-Forward steps through time on arrays and keeps the gate activations; backward runs
-backpropagation through time on arrays with one matmul per step, then forms the weight
-gradients with one matmul over all steps. Under create_graph the same loops run on Tensors
-rebuilt from the inputs, so higher derivatives stay exact.
+float32 arrays where numba is: oneDNN's own arithmetic replayed (_dnnl_rnn_jit; its
+inference forward without grad, its reference RNN's training forward and backward with
+grad). Otherwise forward steps through time on arrays and keeps the gate activations;
+backward runs backpropagation through time on arrays with one matmul per step, then forms
+the weight gradients with one matmul over all steps. Under create_graph the same loops run
+on Tensors rebuilt from the inputs, so higher derivatives stay exact.
 """
 
 from functools import partial
@@ -36,8 +38,9 @@ class _ArrayLinalg(_Arrays):
         return a.T
 
     def sigmoid(self, x):
-        """torch's float32 layer is oneDNN's RNN primitive (not replayed): the formula of the
-        compiled layer loops (_LayerLoops), so both paths agree; float64 torch's kernel."""
+        """torch's float32 layer is oneDNN's RNN primitive (replayed where numba is; this is
+        the path without numba): the formula of the compiled layer loops (_LayerLoops), so
+        both paths agree; float64 torch's kernel."""
         if x.dtype == np.float32:
             return self.numpy_sigmoid(x)
         return super().sigmoid(x)
