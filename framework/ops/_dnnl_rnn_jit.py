@@ -329,7 +329,28 @@ def _chain_rows(a, b, out, r0, r1, k0, k1, beta1, split_from, e, o):
         rows = min(4, r1 - r)
         e[:, :] = F(0.0)
         e0, e1, e2, e3 = e[0], e[1], e[2], e[3]
-        for q in range(k0, k1):
+        q4 = k0
+        if rows == 4:  # four k per pass: each chain's four FMAs nested (the same order)
+            while q4 + 4 <= k1:
+                b0, b1, b2, b3 = b[q4], b[q4 + 1], b[q4 + 2], b[q4 + 3]
+                a0, a1, a2, a3 = (
+                    a[r, q4 : q4 + 4],
+                    a[r + 1, q4 : q4 + 4],
+                    a[r + 2, q4 : q4 + 4],
+                    a[r + 3, q4 : q4 + 4],
+                )
+                u0, u1, u2, u3 = a0[0], a0[1], a0[2], a0[3]
+                v0, v1, v2, v3 = a1[0], a1[1], a1[2], a1[3]
+                w0, w1, w2, w3 = a2[0], a2[1], a2[2], a2[3]
+                z0, z1, z2, z3 = a3[0], a3[1], a3[2], a3[3]
+                for j in range(width):
+                    x0, x1, x2, x3 = b0[j], b1[j], b2[j], b3[j]
+                    e0[j] = fma(u3, x3, fma(u2, x2, fma(u1, x1, fma(u0, x0, e0[j]))))
+                    e1[j] = fma(v3, x3, fma(v2, x2, fma(v1, x1, fma(v0, x0, e1[j]))))
+                    e2[j] = fma(w3, x3, fma(w2, x2, fma(w1, x1, fma(w0, x0, e2[j]))))
+                    e3[j] = fma(z3, x3, fma(z2, x2, fma(z1, x1, fma(z0, x0, e3[j]))))
+                q4 += 4
+        for q in range(q4, k1):
             bq = b[q]
             if rows == 4:
                 v0, v1, v2, v3 = a[r, q], a[r + 1, q], a[r + 2, q], a[r + 3, q]
