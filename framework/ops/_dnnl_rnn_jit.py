@@ -1,9 +1,11 @@
-"""numba replay of the forward of oneDNN's float32 LSTM primitive on an AVX2 CPU, as torch
-2.13 runs it for a float32 nn.LSTM layer on the CPU (at::mkldnn_rnn_layer) with grad mode
-off (oneDNN's forward_inference; with grad mode on torch asks for forward_training, whose
-products sum in other orders by the batch size: not replayed): torch's bits.
+"""numba replay of oneDNN's float32 LSTM primitive on an AVX2 CPU, as torch 2.13 runs it
+for a float32 nn.LSTM layer on the CPU (at::mkldnn_rnn_layer): with grad mode off its
+forward_inference (brgemm), with grad mode on its reference RNN's forward_training and
+backward (products by oneDNN's sgemm: sgemm, sgemm_is_nocopy; the backward postgemm:
+lstm_cell_backward): torch's bits.
 
-Measured against torch (ONEDNN_MAX_CPU_ISA=AVX2, one thread; sizes 1 to 300):
+forward_inference, measured against torch (ONEDNN_MAX_CPU_ISA=AVX2, one thread; sizes 1
+to 300):
 
 - the products are one fused multiply-add chain per gate element, in the order of the inner
   index, from 0: the input's product for every step at once (x W_ih^T), then each step's
@@ -154,3 +156,270 @@ def lstm_cell(g, hw, bias, add_hw, c, table, i_out, f_out, g_out, o_out, c_out, 
             tc = dnnl_tanh(cn, table)
             i_out[r, j], f_out[r, j], g_out[r, j], o_out[r, j] = gi, gf, gg, go
             c_out[r, j], tc_out[r, j] = cn, tc
+
+
+# forward_training: torch asks oneDNN's reference RNN ("ref" in ONEDNN_VERBOSE), whose
+# products are oneDNN's sgemm (column-major C (4H, rows) = W (4H, K) x (K, rows)): the layer's
+# over every step at once, each step's recurrent one added to it (beta 1). On an AVX2 CPU at
+# one thread with small sizes that is the "nocopy" kernel of cpu/x64/gemm/f32/jit_avx_gemm_f32
+# (rows of C in tiles of 16 or 8, columns in tiles of 6 with a 1-5 tail), a single row (a
+# matrix-vector product) its gemv kernel.
+
+
+def sgemm_is_nocopy(m, n, k, trans_b=False):
+    """Whether oneDNN's gemm_driver takes the nocopy kernel (nocopy_checker_avx2, one thread)
+    for C (m, n) with inner size k, B transposed or not; n == 1 is its gemv kernel."""
+    if n == 1 or 1.0 / m + 1.0 / n >= 0.0038:
+        return True
+    if (m <= 378 and n <= 378 and k >= 378) or (m >= 378 and k >= 378):
+        return False
+    if trans_b:
+        return (m <= 128 and n <= 128) or n <= 1 or k <= 1
+    return (m <= 128 and n <= 128) or n <= 16 or k <= 2 or (m <= 64 and n >= 16)
+
+
+@njit(**_OPTS)
+def _split_row(a, b, r, k0, k1, fused, e, o):
+    """e = row r's products with b's columns over k0..k1 as the nocopy tiles other than the
+    16-row ones with 4 to 6 columns sum them (8 rows, or 3 columns: fused; 1 or 2 columns:
+    each product rounded before its add): the even and the odd k in two chains, added,
+    then an odd last k (o: scratch). b, e and o are views from column 0 (loops the
+    compiler can vectorise)."""
+    n = e.shape[0]
+    for j in range(n):
+        e[j] = F(0.0)
+        o[j] = F(0.0)
+    kk = k0 + ((k1 - k0) & ~1)
+    for q in range(k0, kk, 2):
+        v, w = a[r, q], a[r, q + 1]
+        if fused:
+            for j in range(n):
+                e[j] = fma(v, b[q, j], e[j])
+                o[j] = fma(w, b[q + 1, j], o[j])
+        else:
+            for j in range(n):
+                e[j] = e[j] + v * b[q, j]
+                o[j] = o[j] + w * b[q + 1, j]
+    for j in range(n):
+        e[j] = e[j] + o[j]
+    if kk < k1:
+        v = a[r, kk]
+        if fused:
+            for j in range(n):
+                e[j] = fma(v, b[kk, j], e[j])
+        else:
+            for j in range(n):
+                e[j] = e[j] + v * b[kk, j]
+
+
+@njit(**_OPTS)
+def _block(start, n, big, half_above):
+    """sgemm_nocopy_driver's next block size from start (of n): big where at least twice
+    that is left, half of what is left above half_above, else all of it."""
+    size = n - start
+    if size >= 2 * big:
+        return big
+    if size > half_above:
+        return (size + 1) // 2
+    return size
+
+
+@njit(**_OPTS)
+def _lanes_sum(v):
+    """The AVX sum of 8 lanes: vhaddps, the halves added, vhaddps."""
+    return ((v[0] + v[1]) + (v[4] + v[5])) + ((v[2] + v[3]) + (v[6] + v[7]))
+
+
+@njit(**_OPTS)
+def _gemv_t(a, b, r, k, y):
+    """y + a[r] . b[:, 0] as jit_avx_gemv_t_f32_kern sums it, in blocks of 512 k: 8 lanes of
+    FMA chains over 16 k at a time (lane l: k = l, l + 8 of each), their sum added to y;
+    then the remaining 8, 4, 2 and 1 k, each piece's products summed and added."""
+    lanes = np.zeros(8, np.float32)
+    for b0 in range(0, k, 512):
+        size = min(512, k - b0)
+        main = size // 16 * 16
+        if main:
+            lanes[:] = F(0.0)
+            for c0 in range(b0, b0 + main, 16):
+                for half in range(2):
+                    for lane in range(8):
+                        q = c0 + 8 * half + lane
+                        lanes[lane] = fma(a[r, q], b[q, 0], lanes[lane])
+            y = y + _lanes_sum(lanes)
+        q0 = b0 + main
+        for piece in (8, 4, 2, 1):
+            if (size - main) & piece:
+                lanes[:] = F(0.0)
+                for lane in range(piece):
+                    lanes[lane] = a[r, q0 + lane] * b[q0 + lane, 0]
+                y = y + _lanes_sum(lanes)
+                q0 += piece
+    return y
+
+
+@njit(**_OPTS)
+def sgemm(a, b, out, accumulate, k_block=256, tiles=True):
+    """out (N, M) = a (N, K) @ b (K, M) as oneDNN's nocopy AVX2 sgemm computes C = W x, M
+    being C's rows (the gates), N its columns (a's rows); accumulate: out + the product
+    (beta 1). Blocks of k_block k (256; 96 where B is transposed, the weights' gradients;
+    later blocks added to C), 4032 rows, 48 columns. tiles False: the copy-based kernel
+    (jit_avx2_kernel_sgemm_kern, where sgemm_is_nocopy is not), measured as one FMA chain
+    per element in each block of 256 k."""
+    nr, k = a.shape
+    m = b.shape[1]
+    if m == 1 and nr > 1:  # C of one row: the transposed gemv kernel
+        for r in range(nr):
+            out[r, 0] = _gemv_t(a, b, r, k, out[r, 0] if accumulate else F(0.0))
+        return
+    if nr == 1:  # gemv: one FMA chain per element, from C's value where accumulate
+        if not accumulate:
+            out[0, :] = F(0.0)
+        for q in range(k):
+            v = a[0, q]
+            for j in range(m):
+                out[0, j] = fma(v, b[q, j], out[0, j])
+        return
+    e = np.empty((4, m), np.float32)
+    o = np.empty(m, np.float32)
+    k0 = 0
+    while k0 < k:
+        k1 = k0 + _block(k0, k, k_block, k_block)
+        m0 = 0
+        while m0 < m:
+            m1 = m0 + _block(m0, m, 4032, 6048)
+            if m1 - m0 == m:
+                _nocopy_block(a, b, out, k0, k1, accumulate or k0 > 0, tiles, e, o)
+            else:  # (a block of C's rows: contiguous copies, the loops' arrays from 0)
+                part = np.ascontiguousarray(out[:, m0:m1])
+                _nocopy_block(
+                    a,
+                    np.ascontiguousarray(b[:, m0:m1]),
+                    part,
+                    k0,
+                    k1,
+                    accumulate or k0 > 0,
+                    tiles,
+                    e,
+                    o,
+                )
+                out[:, m0:m1] = part
+            m0 = m1
+        k0 = k1
+
+
+@njit(**_OPTS)
+def _store(out, r, e, beta1):
+    """out[r] = e, or out[r] + e where beta1."""
+    if beta1:
+        for j in range(e.shape[0]):
+            out[r, j] = out[r, j] + e[j]
+    else:
+        for j in range(e.shape[0]):
+            out[r, j] = e[j]
+
+
+@njit(**_OPTS)
+def _chain_rows(a, b, out, r0, r1, k0, k1, beta1, split_from, e, o):
+    """Rows r0..r1 of out as one FMA chain per element in k order, four rows at a time
+    (each of b's rows loaded once for the four); columns from split_from (an 8-row tile
+    tail) as _split_row sums them (fused). e: (4, width) scratch, o: (width,)."""
+    width = b.shape[1]
+    for r in range(r0, r1, 4):
+        rows = min(4, r1 - r)
+        e[:, :] = F(0.0)
+        e0, e1, e2, e3 = e[0], e[1], e[2], e[3]
+        q4 = k0
+        if rows == 4:  # four k per pass: each chain's four FMAs nested (the same order)
+            while q4 + 4 <= k1:
+                b0, b1, b2, b3 = b[q4], b[q4 + 1], b[q4 + 2], b[q4 + 3]
+                a0, a1, a2, a3 = (
+                    a[r, q4 : q4 + 4],
+                    a[r + 1, q4 : q4 + 4],
+                    a[r + 2, q4 : q4 + 4],
+                    a[r + 3, q4 : q4 + 4],
+                )
+                u0, u1, u2, u3 = a0[0], a0[1], a0[2], a0[3]
+                v0, v1, v2, v3 = a1[0], a1[1], a1[2], a1[3]
+                w0, w1, w2, w3 = a2[0], a2[1], a2[2], a2[3]
+                z0, z1, z2, z3 = a3[0], a3[1], a3[2], a3[3]
+                for j in range(width):
+                    x0, x1, x2, x3 = b0[j], b1[j], b2[j], b3[j]
+                    e0[j] = fma(u3, x3, fma(u2, x2, fma(u1, x1, fma(u0, x0, e0[j]))))
+                    e1[j] = fma(v3, x3, fma(v2, x2, fma(v1, x1, fma(v0, x0, e1[j]))))
+                    e2[j] = fma(w3, x3, fma(w2, x2, fma(w1, x1, fma(w0, x0, e2[j]))))
+                    e3[j] = fma(z3, x3, fma(z2, x2, fma(z1, x1, fma(z0, x0, e3[j]))))
+                q4 += 4
+        for q in range(q4, k1):
+            bq = b[q]
+            if rows == 4:
+                v0, v1, v2, v3 = a[r, q], a[r + 1, q], a[r + 2, q], a[r + 3, q]
+                for j in range(width):
+                    x = bq[j]
+                    e0[j] = fma(v0, x, e0[j])
+                    e1[j] = fma(v1, x, e1[j])
+                    e2[j] = fma(v2, x, e2[j])
+                    e3[j] = fma(v3, x, e3[j])
+            else:
+                for i in range(rows):
+                    v = a[r + i, q]
+                    ei = e[i]
+                    for j in range(width):
+                        ei[j] = fma(v, bq[j], ei[j])
+        for i in range(rows):
+            if split_from < width:
+                _split_row(a, b[:, split_from:], r + i, k0, k1, True, e[i, split_from:], o)
+            _store(out, r + i, e[i], beta1)
+
+
+@njit(**_OPTS)
+def _nocopy_block(a, b, out, k0, k1, beta1, tiles, e, o):
+    """sgemm over one block of k (k0..k1) and all of C's rows (b's and out's columns,
+    C-contiguous; loops from 0, which the compiler vectorises): every column in blocks of
+    48 (tiles of 6 with a 1 to 5 column tail); beta1: added to out."""
+    nr = a.shape[0]
+    width = b.shape[1]
+    full = width // 16 * 16  # 16-row tiles, then a 16- or 8-row tail
+    split_from = width if width - full > 8 or not tiles else full
+    n0 = 0
+    while n0 < nr:
+        nsz = _block(n0, nr, 48, 72)
+        if not tiles:
+            _chain_rows(a, b, out, n0, n0 + nsz, k0, k1, beta1, width, e, o)
+            n0 += nsz
+            continue
+        nfull = nsz // 6 * 6
+        tail = nsz - nfull
+        chained = nsz if tail >= 4 else nfull  # (16-row tiles of 4 to 6 columns: a chain)
+        _chain_rows(a, b, out, n0, n0 + chained, k0, k1, beta1, split_from, e, o)
+        for r in range(n0 + chained, n0 + nsz):
+            _split_row(a, b, r, k0, k1, tail == 3, e[0], o)
+            _store(out, r, e[0], beta1)
+        n0 += nsz
+
+
+@njit(**_OPTS)
+def lstm_cell_backward(i, f, g, o, tc, c_prev, dh, dy, dc, d_gates, dc_prev):
+    """One step of oneDNN's backward postgemm (jit_uni_lstm_cell_postgemm_bwd): the gate
+    gradients d_gates (N, 4H) and dc_prev from the step's activations, the recurrent
+    gradient dh, the output's dy and the cell's dc."""
+    n, h = c_prev.shape
+    for r in range(n):
+        for j in range(h):
+            d_h = dh[r, j] + dy[r, j]
+            t = tc[r, j]
+            d_c = dc[r, j] + fma(-t, t, F(1.0)) * d_h * o[r, j]
+            gi, gf, gg, go = i[r, j], f[r, j], g[r, j], o[r, j]
+            d_gates[r, j] = fma(-gi, gi, gi) * d_c * gg
+            d_gates[r, h + j] = fma(-gf, gf, gf) * d_c * c_prev[r, j]
+            d_gates[r, 2 * h + j] = fma(-gg, gg, F(1.0)) * (gi * d_c)
+            d_gates[r, 3 * h + j] = fma(-go, go, go) * d_h * t
+            dc_prev[r, j] = d_c * gf
+
+
+@njit(**_OPTS)
+def bias_sum(d_gates, out):
+    """oneDNN's gates_reduction of one step: out += each row of d_gates, in row order."""
+    for r in range(d_gates.shape[0]):
+        for j in range(d_gates.shape[1]):
+            out[j] = out[j] + d_gates[r, j]

@@ -1,11 +1,15 @@
 """One whole LSTM layer (one direction) as a single node, as torch's oneDNN kernel records it
 for float32 on the CPU (MkldnnRnnLayerBackward0).
 
-Forward steps through time on arrays and keeps the gate activations; backward runs
-backpropagation through time on arrays with one matmul per step, then forms the weight
-gradients with one matmul over all steps. Under create_graph the same loops run on Tensors
-rebuilt from the inputs, so higher derivatives stay exact.
+float32 arrays where numba is: oneDNN's own arithmetic replayed (_dnnl_rnn_jit; its
+inference forward without grad, its reference RNN's training forward and backward with
+grad). Otherwise forward steps through time on arrays and keeps the gate activations;
+backward runs backpropagation through time on arrays with one matmul per step, then forms
+the weight gradients with one matmul over all steps. Under create_graph the same loops run
+on Tensors rebuilt from the inputs, so higher derivatives stay exact.
 """
+
+from functools import partial
 
 import numpy as np
 
@@ -34,8 +38,9 @@ class _ArrayLinalg(_Arrays):
         return a.T
 
     def sigmoid(self, x):
-        """torch's float32 layer is oneDNN's RNN primitive (not replayed): the formula of the
-        compiled layer loops (_LayerLoops), so both paths agree; float64 torch's kernel."""
+        """torch's float32 layer is oneDNN's RNN primitive (replayed where numba is; this is
+        the path without numba): the formula of the compiled layer loops (_LayerLoops), so
+        both paths agree; float64 torch's kernel."""
         if x.dtype == np.float32:
             return self.numpy_sigmoid(x)
         return super().sigmoid(x)
@@ -109,9 +114,11 @@ def _dnnl_kernels():
 _DNNL = [None]
 
 
-def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, training=False):
     """_forward on float32 arrays as oneDNN's LSTM primitive computes it (_dnnl_rnn_jit: its
-    product chains, bias and gate kernels): torch's bits. Same returns as _forward."""
+    product chains, bias and gate kernels): torch's bits. Same returns as _forward.
+    training: forward_training's reference RNN, whose products are oneDNN's nocopy sgemm
+    (the layer's over the steps in the order the direction walks them)."""
     t_len, n, f = x.shape
     hid = w_hh.shape[1]
     f32 = np.float32
@@ -119,38 +126,63 @@ def _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     w_hh_t = np.ascontiguousarray(w_hh.T)
     bias = np.zeros(4 * hid, f32) if b_ih is None else (b_ih + b_hh).astype(f32, copy=False)
     gx = np.empty((t_len * n, 4 * hid), f32)
-    j.gemm_chain(np.ascontiguousarray(x).reshape(t_len * n, f), w_ih_t, gx, False)
-    gx = gx.reshape(t_len, n, 4 * hid)
-    merged = f == hid and n > 1  # one chain over [x_t, h], the input's continued by the
-    #                              state's (measured: not at batch 1)
+    if training:
+        walked = x[::-1] if reverse else x  # (the right-to-left direction's copy)
+        _sgemm(j, np.ascontiguousarray(walked).reshape(t_len * n, f), w_ih_t, gx, False)
+        gx = gx.reshape(t_len, n, 4 * hid)
+        if reverse:
+            gx = gx[::-1]
+    else:
+        j.gemm_chain(np.ascontiguousarray(x).reshape(t_len * n, f), w_ih_t, gx, False)
+        gx = gx.reshape(t_len, n, 4 * hid)
+    merged = not training and f == hid and n > 1  # one chain over [x_t, h], the input's
+    #                              continued by the state's (measured: not at batch 1)
     steps = range(t_len - 1, -1, -1) if reverse else range(t_len)
     outs, saved = [None] * t_len, [None] * t_len
     hw = np.empty((n, 4 * hid), f32)
     h = np.ascontiguousarray(h, f32)
     c = np.ascontiguousarray(c, f32)
     for t in steps:
-        if merged:
+        if training:
+            _sgemm(j, h, w_hh_t, gx[t], True)
+        elif merged:
             j.gemm_chain(h, w_hh_t, gx[t], True)
         else:
             j.gemm_chain(h, w_hh_t, hw, False)
         acts = np.empty((6, n, hid), f32)
-        j.lstm_cell(gx[t], hw, bias, not merged, c, j.TANH_TABLE, *acts)
+        j.lstm_cell(gx[t], hw, bias, not (merged or training), c, j.TANH_TABLE, *acts)
         saved[t] = (h, c, tuple(acts))
         h, c = acts[3] * acts[5], acts[4]
         outs[t] = h
     return outs, saved, h, c
 
 
-def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False):
-    """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts)).
-    inference: torch runs oneDNN's forward_inference (grad mode off), replayed on float32
-    arrays (forward_training's products are not: they take other orders by the batch)."""
-    j = _dnnl_kernels() if inference and isinstance(k, _ArrayLinalg) and k.xp is np else None
-    if j is not None and all(
+def _dnnl_replay(k, x, w_ih, w_hh, b_ih, b_hh, h, c, inference):
+    """_dnnl_rnn_jit where the layer is replayed as oneDNN computes it (float32 arrays and
+    numba), else None."""
+    j = _dnnl_kernels() if isinstance(k, _ArrayLinalg) and k.xp is np else None
+    if j is None or not all(
         a is None or (type(a) is np.ndarray and a.dtype == np.float32)
         for a in (x, w_ih, w_hh, b_ih, b_hh, h, c)
     ):
-        return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse)
+        return None
+    return j
+
+
+def _sgemm(j, a, b, out, accumulate, trans_b=False):
+    """out (+)= a @ b as oneDNN's sgemm computes C (b's columns, a's rows) with inner size
+    a's columns: its nocopy kernel's tiles where nocopy_checker takes it (k blocks of 256,
+    96 where B is transposed: the weights' gradients), else the copy-based kernel."""
+    tiles = j.sgemm_is_nocopy(b.shape[1], a.shape[0], a.shape[1], trans_b)
+    j.sgemm(a, b, out, accumulate, 96 if trans_b and tiles else 256, tiles)
+
+
+def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False, j=None):
+    """Steps of the layer; returns (outputs list in time order, per-step (h_prev, c_prev, acts)).
+    inference: torch runs oneDNN's forward_inference (grad mode off), else forward_training;
+    j (_dnnl_replay's): both replayed on float32 arrays."""
+    if j is not None:
+        return _dnnl_forward(j, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, not inference)
     x_proj = k.mm(x.reshape(-1, x.shape[-1]), k.t(w_ih)).reshape(x.shape[:2] + (-1,))
     if b_ih is not None:
         x_proj = k.add_(x_proj, b_ih)
@@ -170,6 +202,61 @@ def _forward(k, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, inference=False):
         h, c = acts[3] * acts[5], acts[4]
         outs[t] = h
     return outs, saved, h, c
+
+
+def _dnnl_backward(j, _, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
+    """_backward on float32 arrays as oneDNN's reference RNN computes it: each step's gate
+    gradients by its backward postgemm and the recurrent gradient by its sgemm, walking the
+    direction's steps from the last; then the input's gradient and both weights' over every
+    step at once (sgemm, the weights' on zeros with beta 1), the bias's summed step by step."""
+    t_len, n, f = x.shape
+    hid = w_hh.shape[1]
+    f32 = np.float32
+    walk = list(range(t_len - 1, -1, -1)) if reverse else list(range(t_len))
+    zeros = np.zeros((n, hid), f32)
+    dh = zeros if g_h is None else np.ascontiguousarray(g_h, f32)
+    dc = zeros if g_c is None else np.ascontiguousarray(g_c, f32)
+    d_gates = np.empty((t_len, n, 4 * hid), f32)  # in walked order
+    grad_b = np.zeros(4 * hid, f32)
+    w_hh_c = np.ascontiguousarray(w_hh)
+    for s in range(t_len - 1, -1, -1):
+        t = walk[s]
+        h_prev, c_prev, acts = saved[t]
+        dy = zeros if g_out is None else np.ascontiguousarray(g_out[t], f32)
+        dc_prev = np.empty((n, hid), f32)
+        j.lstm_cell_backward(
+            acts[0], acts[1], acts[2], acts[3], acts[5], c_prev, dh, dy, dc, d_gates[s], dc_prev
+        )
+        dh = np.empty((n, hid), f32)
+        _sgemm(j, d_gates[s], w_hh_c, dh, False)
+        dc = dc_prev
+        j.bias_sum(d_gates[s], grad_b)
+    flat = d_gates.reshape(t_len * n, 4 * hid)
+    grad_x = np.empty((t_len * n, f), f32)
+    _sgemm(j, flat, np.ascontiguousarray(w_ih), grad_x, False)
+    grad_x = grad_x.reshape(t_len, n, f)
+    if reverse:
+        grad_x = grad_x[::-1]
+    walked_x = (x[::-1] if reverse else x).reshape(t_len * n, f)
+    h_prev = np.stack([saved[t][0] for t in walk]).reshape(t_len * n, hid)
+    grad_w_ih = np.zeros((f, 4 * hid), f32)
+    _sgemm(j, np.ascontiguousarray(walked_x.T), flat, grad_w_ih, True, True)
+    grad_w_hh = np.zeros((hid, 4 * hid), f32)
+    if reverse:
+        _sgemm(j, np.ascontiguousarray(h_prev.T), flat, grad_w_hh, True, True)
+    else:
+        _sgemm(j, np.ascontiguousarray(h_prev[n:].T), flat[n:], grad_w_hh, True, True)
+        _sgemm(j, np.ascontiguousarray(h_prev[:n].T), flat[:n], grad_w_hh, True, True)
+    grad_b = grad_b if has_bias else None
+    return (
+        np.ascontiguousarray(grad_x),
+        np.ascontiguousarray(grad_w_ih.T),
+        np.ascontiguousarray(grad_w_hh.T),
+        grad_b,
+        grad_b,
+        dh,
+        dc,
+    )
 
 
 def _backward(k, x, w_ih, w_hh, saved, g_out, g_h, g_c, reverse, has_bias):
@@ -213,8 +300,10 @@ class MkldnnRnnLayer(Op):
         """The layer over x's T steps (reversed where `reverse`); `inference`: oneDNN's
         forward_inference replay (grad mode off), else the training forward."""
         self.reverse = reverse
+        k = _ArrayLinalg(self.xp)
+        self.dnnl = _dnnl_replay(k, x, w_ih, w_hh, b_ih, b_hh, h0, c0, inference)
         outs, self.steps, h, c = _forward(
-            _ArrayLinalg(self.xp), x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, inference
+            k, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, inference, self.dnnl
         )
         return self.xp.stack(outs), h, c
 
@@ -229,8 +318,9 @@ class MkldnnRnnLayer(Op):
                 _TensorLinalg, x, w_ih, w_hh, steps, g_out, g_h, g_c, self.reverse, has_bias
             )
         ref = next(g for g in (g_out, g_h, g_c) if g is not None)
-        raw = _backward(
-            _ArrayLinalg(self.xp),
+        dnnl = self.dnnl is not None
+        raw = (partial(_dnnl_backward, self.dnnl) if dnnl else _backward)(
+            None if dnnl else _ArrayLinalg(self.xp),
             x._data,
             w_ih._data,
             w_hh._data,
