@@ -217,7 +217,7 @@ def _setup(x, grid, padding, align):
     n, c, h, w = x.shape
     dt = x.dtype
     ax_w, ax_h = _Axis(w, padding, align, dt), _Axis(h, padding, align, dt)
-    g = grid.reshape(n, -1, 2)
+    g = grid.reshape(n, grid.shape[1] * grid.shape[2], 2)  # (explicit sizes: empty)
     return ax_w, ax_h, g[..., 0], g[..., 1], x.reshape(n, c, h * w)
 
 
@@ -249,6 +249,8 @@ def forward(x, grid, mode, padding, align):
     n, c = x.shape[:2]
     ho, wo = grid.shape[1:3]
     dt = x.dtype
+    if not n * c * ho * wo:
+        return np.zeros((n, c, ho, wo), dt)
     ax_w, ax_h, gx, gy, flat = _setup(x, grid, padding, align)
     h_, w_ = x.shape[2:]
     with np.errstate(all="ignore"):
@@ -299,7 +301,8 @@ def backward(go, x, grid, mode, padding, align, need_input):
     grid); go is the output's gradient (N, C, Ho, Wo)."""
     n, c = x.shape[:2]
     dt = x.dtype
-    t = dt.type
+    if not go.size:
+        return (np.zeros(x.shape, dt) if need_input else None), np.zeros(grid.shape, dt)
     ax_w, ax_h, gx_, gy_, flat = _setup(x, grid, padding, align)
     h_, w_ = x.shape[2:]
     gout = np.ascontiguousarray(go).reshape(n, c, -1)
