@@ -125,15 +125,24 @@ def _gather(flat, idx, mask):
     return np.where(mask[:, None, :], v, flat.dtype.type(0))
 
 
+def _case(grid):
+    """Which of grid_sample_2d_grid_slice_iterator's three loops walks this grid: 1 (the
+    (H, W, 2) slice contiguous), 2 (W contiguous, whole slice or (flat=False) row by row),
+    3 (the general gather, row by row); returns (case, flat)."""
+    _, ho, wo, _ = grid.shape
+    sh, sw, sc = (s // grid.itemsize for s in grid.strides[1:])
+    if _contiguous((ho, wo, 2), (sh, sw, sc)):
+        return 1, True
+    if sw == 1 or wo == 1:
+        return 2, _contiguous((ho, wo), (sh, sw))
+    return 3, False
+
+
 def _order(m, grid, lanes):
     """Positions (out of m = Ho * Wo) in the order torch's iterator hands them out, as
     (vectors, lanes) with -1 past the end of a short vector."""
-    _, ho, wo, _ = grid.shape
-    sh, sw, sc = (s // grid.itemsize for s in grid.strides[1:])
-    flat_hw = _contiguous((ho, wo, 2), (sh, sw, sc)) or (
-        (sw == 1 or wo == 1) and _contiguous((ho, wo), (sh, sw))
-    )
-    rows = [(0, m)] if flat_hw else [(h * wo, wo) for h in range(ho)]
+    wo = grid.shape[2]
+    rows = [(0, m)] if _case(grid)[1] else [(h * wo, wo) for h in range(grid.shape[1])]
     out = []
     for base, n in rows:
         k = -(-n // lanes)
@@ -255,7 +264,8 @@ def forward(x, grid, mode, padding, align):
     h_, w_ = x.shape[2:]
     with np.errstate(all="ignore"):
         if mode == "bicubic":
-            out = _bicubic_forward(ax_w, ax_h, gx, gy, flat, padding == "zeros")
+            first_only = _case(grid)[0] == 1 or (dt == np.float32 and padding != "reflection")
+            out = _bicubic_forward(ax_w, ax_h, gx, gy, flat, padding == "zeros", first_only)
         else:
             xs, ys = ax_w.apply(gx), ax_h.apply(gy)
             if mode == "nearest":
@@ -281,7 +291,13 @@ def _tap(ax_w, ax_h, xx, yy, zeros):
     return iy * ax_w.size + ix, mask
 
 
-def _bicubic_forward(ax_w, ax_h, gx, gy, flat, zeros):
+def _bicubic_forward(ax_w, ax_h, gx, gy, flat, zeros, first_only):
+    """The sixteen taps, row by row (interp_x), then the rows. The compiler contracts each
+    row's sum as it schedules the inlined kernel, which differs between the iterator's
+    loops (measured): only the first product fused (`first_only`: the contiguous grid's
+    loop; float32 outside reflection padding in the other loops) or, as the rows' sum,
+    every later product. (The general loop, a column-strided grid, still differs in a few
+    float64 and float32-reflection elements by an ulp: no pattern tried matched them all.)"""
     t = flat.dtype.type
     x, y = ax_w.unnormalize(gx), ax_h.unnormalize(gy)
     ix, iy = np.floor(x), np.floor(y)
@@ -291,8 +307,10 @@ def _bicubic_forward(ax_w, ax_h, gx, gy, flat, zeros):
         taps = [_tap(ax_w, ax_h, ix + t(i - 1), iy + t(j - 1), zeros) for i in range(4)]
         v = [_gather(flat, *tp) for tp in taps]
         c = [a[:, None, :] for a in cx]
-        # measured: only the first product is fused here (the gathers reorder the statements)
-        rows.append((_fma(c[0], v[0], c[1] * v[1]) + c[2] * v[2]) + c[3] * v[3])
+        if first_only:
+            rows.append((_fma(c[0], v[0], c[1] * v[1]) + c[2] * v[2]) + c[3] * v[3])
+        else:
+            rows.append(_dot4(c, v))
     return _dot4([c[:, None, :] for c in cy], rows)
 
 
