@@ -6,6 +6,7 @@ import math
 
 from ..amp.autocast_mode import cast as _amp_cast, state as _amp
 from ..autograd.op import Op, vmap_hook
+from . import _mkl
 from ._conv_args import check_groups, check_nonempty, check_transposed_size, refuse_bool
 from .conv_backward import convolution_grads
 
@@ -54,12 +55,40 @@ def _grouped(xp, g, groups):
     return xp.ascontiguousarray(xp.moveaxis(g, 1, 0)).reshape(groups, o // groups, -1)
 
 
+def _by_mkl(xp, a, b):
+    """Whether products of a and b go to MKL (NumPy float32/float64 of one dtype, loaded)."""
+    return (
+        xp.__name__ == "numpy" and a.dtype == b.dtype and a.dtype.char in "fd" and _mkl.available()
+    )
+
+
+def _matmul(xp, a, b, samples=1):
+    """a @ b over the groups, (g, m, k) @ (g, k, n), b's columns `samples` blocks of one
+    sample each. With MKL (`_by_mkl`) group by group and sample by sample as torch's
+    slow_conv3d calls cpublas::gemm (its operands' layouts kept: a transposed weight stays a
+    view); measured on an AMD EPYC, NumPy's OpenBLAS differs from torch's MKL in the last
+    bit (the Xeon's happened to agree). Else xp.matmul."""
+    if not _by_mkl(xp, a, b) or not samples:
+        return xp.matmul(a, b)
+    from .linalg import _dot
+
+    p = b.shape[2] // samples
+    return xp.stack(
+        [
+            xp.concatenate(
+                [_dot(u, xp.ascontiguousarray(v[:, i * p : (i + 1) * p])) for i in range(samples)],
+                1,
+            )
+            for u, v in zip(a, b)
+        ]
+    )
+
+
 def _conv(xp, x, w, q):
     k, out = w.shape[2:], _out_sp(x.shape[2:], w.shape[2:], q["s"], q["p"], q["d"])
     g = q["groups"]
-    y = xp.matmul(
-        w.reshape(g, w.shape[0] // g, -1), _cols(xp, x, k, out, q["s"], q["p"], q["d"], g)
-    )
+    cols = _cols(xp, x, k, out, q["s"], q["p"], q["d"], g)
+    y = _matmul(xp, w.reshape(g, w.shape[0] // g, -1), cols, x.shape[0])
     return xp.ascontiguousarray(xp.moveaxis(y.reshape((w.shape[0], x.shape[0]) + out), 0, 1))
 
 
@@ -68,7 +97,7 @@ def _conv_t(xp, gy, w, in_sp, q):
     g, k, out = q["groups"], w.shape[2:], gy.shape[2:]
     n, c = gy.shape[0], w.shape[1] * g
     wg = w.reshape(g, w.shape[0] // g, -1).transpose(0, 2, 1)
-    cols = xp.matmul(wg, _grouped(xp, gy, g)).reshape((c,) + tuple(k) + (n,) + tuple(out))
+    cols = _matmul(xp, wg, _grouped(xp, gy, g), n).reshape((c,) + tuple(k) + (n,) + tuple(out))
     p, s, d = q["p"], q["s"], q["d"]
     buf = xp.zeros((c, n) + tuple(a + 2 * b for a, b in zip(in_sp, p)), dtype=cols.dtype)
     for a in range(k[0]):
@@ -86,7 +115,17 @@ def _conv_t(xp, gy, w, in_sp, q):
 def _conv_w(xp, x, gy, k, q):
     g = q["groups"]
     cols = _cols(xp, x, k, gy.shape[2:], q["s"], q["p"], q["d"], g)
-    gw = xp.matmul(_grouped(xp, gy, g), cols.transpose(0, 2, 1))
+    gyg = _grouped(xp, gy, g)
+    if _by_mkl(xp, cols, gyg):  # torch: sample by sample, beta = 1
+        p = math.prod(gy.shape[2:])
+        gw = xp.zeros(gyg.shape[:2] + cols.shape[1:2], gyg.dtype)
+        for j in range(g):
+            for i in range(x.shape[0]):
+                c = xp.ascontiguousarray(cols[j, :, i * p : (i + 1) * p])
+                o = xp.ascontiguousarray(gyg[j, :, i * p : (i + 1) * p])
+                gw[j] = _mkl.gemm(o, c.T, bias=gw[j])
+    else:
+        gw = xp.matmul(gyg, cols.transpose(0, 2, 1))
     return gw.reshape((gy.shape[1], x.shape[1] // g) + tuple(k))
 
 

@@ -11,12 +11,15 @@ import math
 import operator
 import warnings
 
+import numpy as np
+
 from .. import dtypes
 from .._errors import refuse
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, vmap_hook
 from ..tensor import Tensor
 from ._fastgrad import plain
+from . import grid_sample_3d, grid_sample_vec
 from .grid_sample_double import double_backward, source_set_grad
 
 
@@ -150,6 +153,8 @@ class GridSampler2D(Op):
 
     def forward(self, x, g, mode="bilinear", padding="zeros", align=False):
         self.args = (mode, padding, align)
+        if _replays(x):
+            return _kernel(x).forward(x, g, mode, padding, align)
         with no_grad():
             inp, grid = Tensor._make(x, _dev(x)), Tensor._make(g, _dev(g))
             corners = _corners(*_pieces(inp, grid, *self.args))
@@ -185,6 +190,14 @@ def _input_grads(grad, inp, grid, args, need, skips_taps):
     derivatives times the gathered taps, chained through the coordinate map."""
     mode, padding, align = args
     need_x, need_g = need
+    if _replays(inp._data) and not vmap_hook[0]:
+        gx, gg = _kernel(inp._data).backward(
+            grad._data, inp._data, grid._data, mode, padding, align, need_x
+        )
+        return (
+            Tensor._make(gx, inp.device) if need_x else None,
+            Tensor._make(gg, grid.device) if need_g else None,
+        )
     n, c = inp.shape[0], inp.shape[1]
     gx = gg = None
     axes, spatial, strides = _pieces(inp, grid, mode, padding, align)
@@ -286,6 +299,17 @@ def _chain(grid, gis, sizes, mode, padding, align):
             _, d = source_set_grad(grid[..., k].detach(), size, padding, align)
         out.append(gi * d)
     return stack(out, -1)
+
+
+def _replays(x):
+    """Whether torch's CPU kernel is replayed (its bits): NumPy float32 and float64 input;
+    elsewhere (half precision, another device, under vmap) the Tensor formulas below."""
+    return type(x) is np.ndarray and x.dtype in (np.float32, np.float64)
+
+
+def _kernel(x):
+    """The replay of torch's kernel for x: the vectorised 2-D one, the scalar 3-D one."""
+    return grid_sample_vec if x.ndim == 4 else grid_sample_3d
 
 
 def _dev(a):

@@ -53,6 +53,9 @@ def test_no_silent_or_exception_mismatch(chunk):
 
 # Long-run finds replayed by seed (the class of bug each one stood for, fixed in the op)
 REGRESSION_SEEDS = {
+    590028984: "float64 bicubic grid_sample (reflection padding) then tan next to its pole: "
+    "grid_sample replays torch's vectorised 2-D kernel (its FMA contraction, its tap order) "
+    "and its scalar 3-D kernel (was a last-bit difference, 18.9 after tan)",
     590015677: "float32 addmv then lgamma near a pole: mv/addmv are MKL's ?gemv as torch's "
     "addmv_impl_cpu calls it (was NumPy's dot, 1 ulp in the forward scaled into the gradient)",
     15043017: "float32 matrix_power then frac: its products are MKL's gemm as torch calls it "
