@@ -15,7 +15,7 @@ from .._gc_freeze import freeze_after_numba as _freeze_after_numba, numba_pendin
 from ..tensor import Tensor
 from . import forward_ad as _fw
 from . import zero_grad as _zero
-from .grad_mode import _State, fw_in_use, state
+from .grad_mode import _State, fw_in_use, state, local_set as _local_set
 from .node import node_hooks
 from .op import AccumulateGrad
 from .saved import drop_unpacked
@@ -221,7 +221,8 @@ def run(
         ]
         heapq.heapify(heap)
     prev_mode, prev_task = state.enabled, state.graph_task
-    state.enabled, state.graph_task = create_graph, task
+    state.enabled = create_graph
+    _local_set(state, "graph_task", task)  # (not `enabled`: no grad_off count to keep)
     # nodes without hooks run straight through _backward unless a target or anomaly mode
     # (process-wide, on the class) needs _run_node: decided once per walk, not per node
     direct = targets is None and not _State.anomaly
@@ -359,7 +360,8 @@ def run(
                         buffers[nxt] = slot
                     push(heap, (-nxt._seq, id(nxt), nxt))
     finally:
-        state.enabled, state.graph_task = prev_mode, prev_task
+        state.enabled = prev_mode
+        _local_set(state, "graph_task", prev_task)
     if _numba_pending[0] and "numba" in sys.modules:  # numba's objects out of the full
         # collections' way, once loaded
         _freeze_after_numba()

@@ -23,11 +23,16 @@ class _State(threading.local):
 
     def __setattr__(self, name, value):
         """Sets this thread's attribute; a change of `enabled` also moves `grad_off`."""
-        if name != "enabled" or bool(value) == bool(self.enabled):  # (this thread's own)
-            return threading.local.__setattr__(self, name, value)
+        if name != "enabled" or (not value) is (not self.enabled):  # (this thread's own)
+            return local_set(self, name, value)
         with _off_lock:  # `grad_off` counts the threads whose grad mode is off
-            threading.local.__setattr__(self, name, value)
+            local_set(self, name, value)
             grad_off[0] += -1 if value else 1
+
+
+# threading.local's own setattr, bound once: attributes other than `enabled` may be set with
+# it directly (the engine's graph_task: no Python-level __setattr__ call)
+local_set = threading.local.__setattr__
 
 
 grad_off = [0]  # threads with grad mode off now: while 0 it is on in every thread, and

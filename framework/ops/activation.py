@@ -132,6 +132,32 @@ class Sigmoid(Op):
         return sigmoid_array(self.xp, _float(x))
 
     def backward(self, grad):
+        g = grad._data
+        if (  # the common case: plain(), _small_ufunc and wrap() inlined (as Relu's)
+            (g.dtype is _F32 or g.dtype is _F64)
+            and type(g) is _ndarray
+            and g.ndim
+            and g.size <= _fused.SMALL
+            and not state.enabled
+            and not vmap_hook[0]
+        ):
+            k = _fused._state[0]
+            if k is None:
+                k = _fused.kernels()
+            y = self._out
+            u = k.ufunc.sigmoid_grad if k else None  # (None where numba could not build it)
+            if u is not None and type(y) is _ndarray and y.dtype is g.dtype:
+                t = _new(Tensor)  # sigmoid_grad's one compiled call, wrapped
+                t._data, t._device, t._rg, t.grad, t.grad_fn, t._output_nr = (
+                    u(y, g),
+                    grad._device,
+                    False,
+                    None,
+                    None,
+                    0,
+                )
+                t._vc = [0]
+                return t
         if plain(grad):  # no graph to record: the kernel on the arrays (float16 too, as torch)
             return wrap(sigmoid_grad(self.xp, grad._data, self._out), grad)
         return _grad_ops().SigmoidBackward.apply(grad, self.output)

@@ -127,6 +127,11 @@ class Sum(_Reduce):
             dtype = "int64"  # torch sums bools and integers as int64
         if self.xp is _numpy:  # what ndarray.sum calls, without its Python wrapper
             same = dtype is None or dtype == x.dtype  # (np.dtype == None is float64's test)
+            if same and self.kept_shape == self.in_shape and x.dtype.char in "fd":
+                # summed over dims of size 1 only: each sum is 0 + x, torch's zero-filled
+                # output plus its one element (-0 to +0, NaN payloads kept: add.reduce's bits)
+                out = _numpy.add(x, 0.0)
+                return out if out.shape == self.out_shape else out.reshape(self.out_shape)
             out = torch_sum(x, axes) if same else None
             if out is not None:  # torch's summation order (float32/float64)
                 return out.reshape(self.out_shape)
