@@ -14,6 +14,7 @@ from ..ops.activation import SafeSoftmax, softmax
 from ..ops.elementwise import MulScalar
 from ..ops.join import cat
 from ..ops._mkl_linear import linear_mkl as _linear
+from ..ops.batch_products import baddbmm
 from ..ops.linalg import bmm, matmul
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -504,9 +505,11 @@ def multi_head_attention_forward(
     if need_weights:
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        scores = bmm(q * math.sqrt(1.0 / float(q.shape[-1])), k.transpose(-2, -1))
+        q_scaled = q * math.sqrt(1.0 / float(q.shape[-1]))
         if attn_mask is not None:
-            scores = attn_mask + scores  # torch: baddbmm(attn_mask, q, k^T)
+            scores = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            scores = bmm(q_scaled, k.transpose(-2, -1))
         weights = softmax(scores, -1)
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)

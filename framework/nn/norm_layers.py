@@ -112,7 +112,6 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         return input
     from .functional import pad
 
-    c = input.shape[1]
     sq = input * input
     half = input.dtype.name == "bfloat16" or (
         input.dtype.name == "float16" and input.device.type == "cpu"
@@ -125,16 +124,18 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
             from .._errors import not_implemented
 
             raise not_implemented("avg_pool3d_out_frame", input._data.dtype)
-    moved = sq.movedim(1, -1)  # channels last, so pad's last-dim padding applies
-    padded = pad(moved, (size // 2, (size - 1) // 2))
-    window = padded[..., 0:c]
-    for o in range(1, size):
-        window = window + padded[..., o : o + c]
-    # torch's avg_pool of an integer tensor divides in its dtype, truncating (seed 50018692)
-    integer = sq._data.dtype.kind in "iu"
-    mean = window.div(size, rounding_mode="trunc") if integer else window / size
-    div = mean.movedim(-1, 1)
-    return input / (div * alpha + k) ** beta
+    from ..ops.pooling import avg_pool2d
+    from ..ops.pooling3d import avg_pool3d
+
+    if dim == 3:  # torch's formula, node for node: pad, then an average pool over channels
+        div = pad(sq.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = sq.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

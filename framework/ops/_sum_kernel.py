@@ -368,6 +368,49 @@ def _iterator_dims(shape, axes):
     return tuple(np.array(c, np.int64) for c in zip(*merged))
 
 
+def _memory_order(x, axes):
+    """A strided ``x`` as the C-contiguous view torch's iterator walks (its dimensions sorted
+    by stride, size-1 ones dropped) and the summed axes renumbered; (None, axes) where that
+    view would reorder the kept dimensions (the flat result's order would differ) or none
+    exists. (A transposed gradient, as multi-head attention's projections with one head or
+    one query send to their bias: torch sums it in memory order.)"""
+    keep = [d for d in range(x.ndim) if x.shape[d] != 1]
+    if any(x.strides[d] <= 0 for d in keep):
+        return None, axes
+    order = sorted(keep, key=lambda d: -x.strides[d])
+    kept = [d for d in order if d not in axes]
+    if kept != sorted(kept):
+        return None, axes
+    y = np.squeeze(x, tuple(d for d in range(x.ndim) if x.shape[d] == 1))
+    y = y.transpose([keep.index(d) for d in order])
+    axes = tuple(i for i, d in enumerate(order) if d in axes)
+    if not y.flags.c_contiguous:  # gaps (a slice): walked as its copy where they merge alike
+        step = [st // y.itemsize for st in y.strides]
+        if step[-1:] != [1] or _coalesced(y.shape, step, axes) != _coalesced(y.shape, None, axes):
+            return None, axes
+        y = np.ascontiguousarray(y)
+    return y, axes
+
+
+def _coalesced(shape, strides, axes):
+    """The sizes torch's iterator keeps after coalescing (as ``_iterator_dims``), for an input
+    of these element strides (None: C-contiguous)."""
+    ins, outs, s, o = [], [], 1, 1
+    for d in range(len(shape) - 1, -1, -1):
+        ins.append(s if strides is None else strides[d])
+        outs.append(0 if d in axes else o)
+        s *= shape[d]
+        o *= 1 if d in axes else shape[d]
+    dims = [(n, i, o) for n, i, o in zip(shape[::-1], ins, outs) if n != 1]
+    merged = []
+    for n, i, o in [d for d in dims if d[2] == 0] + [d for d in dims if d[2] != 0]:
+        if merged and merged[-1][0] * merged[-1][1] == i and merged[-1][0] * merged[-1][2] == o:
+            merged[-1] = (merged[-1][0] * n, merged[-1][1], merged[-1][2])
+        else:
+            merged.append((n, i, o))
+    return [n for n, _, _ in merged]
+
+
 def torch_sum(x, axes, columns=False):
     """``x`` (a NumPy array) summed over ``axes`` (non-negative, sorted) in torch's CPU order,
     as a flat array of the kept elements; None where that order is not reproduced (see the
@@ -376,8 +419,11 @@ def torch_sum(x, axes, columns=False):
     split it by columns, each column keeping its order (measured at 1 and 2 threads on
     (128, 512), (512, 512), (64, 4096) float32: every bit)."""
     vb = _VECTOR[0] if _VECTOR else vector_bytes()
+    if type(x) is np.ndarray and not x.flags.c_contiguous:
+        x, axes = _memory_order(x, axes)
     if (
         vb is None
+        or x is None
         or type(x) is not np.ndarray
         or x.dtype.char not in "fd"
         or not x.flags.c_contiguous

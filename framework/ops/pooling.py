@@ -469,8 +469,10 @@ class AvgPool2DBackward(Op):
             return out.reshape(fwd.in_shape)
         (ph, pw), (hp, wp) = p.pad, p.padded_hw
         out = xp.zeros((n, c, hp, wp), dtype=grad.dtype)
-        for i in range(kh):
-            for j in range(kw):
+        # torch adds each output's share in output order (increasing windows): at one input
+        # position the window offsets come last first
+        for i in reversed(range(kh)):
+            for j in reversed(range(kw)):
                 out[:, :, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw] += g4
         return xp.ascontiguousarray(out[:, :, ph : ph + h, pw : pw + w]).reshape(fwd.in_shape)
 

@@ -315,9 +315,11 @@ class AvgPool3DBackward(Op):
         win = fwd.win
         g2 = (g.reshape(-1, *win.out) / fwd.div).astype(g.dtype)
         buf = xp.zeros((g2.shape[0],) + win.padded, dtype=g.dtype)
-        for a in range(win.k[0]):
-            for b in range(win.k[1]):
-                for c in range(win.k[2]):
+        # torch adds each output's share in output order (increasing windows): at one input
+        # position the window offsets come last first
+        for a in reversed(range(win.k[0])):
+            for b in reversed(range(win.k[1])):
+                for c in reversed(range(win.k[2])):
                     key = (slice(None),) + tuple(
                         slice(o * dd, o * dd + ss * (n - 1) + 1, ss)
                         for o, dd, ss, n in zip((a, b, c), win.d, win.s, win.out)

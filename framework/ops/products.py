@@ -61,7 +61,11 @@ def tensordot(a, b, dims=2, out=None):
     m, n = math.prod(a.shape[i] for i in fa), math.prod(b.shape[i] for i in fb)
     shape = [a.shape[i] for i in fa] + [b.shape[i] for i in fb]
     if m == 1 and n == 1:  # one element on each free side: torch's dot (DotBackward0)
-        return a.permute(*(fa + da)).reshape(k).dot(b.permute(*(db + fb)).reshape(k)).reshape(shape)
+        # (an operand already 1-D is not reshaped: no ViewBackward0 under the dot)
+        at, bt = a.permute(*(fa + da)), b.permute(*(db + fb))
+        at = at if at.dim() == 1 else at.reshape(k)
+        bt = bt if bt.dim() == 1 else bt.reshape(k)
+        return at.dot(bt).reshape(shape)
     am = a.permute(*(fa + da)).reshape(m, k)
     bm = b.permute(*(db + fb)).reshape(k, n)
     return am.mm(bm).reshape(*shape)

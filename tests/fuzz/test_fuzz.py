@@ -56,6 +56,10 @@ REGRESSION_SEEDS = {
     590028984: "float64 bicubic grid_sample (reflection padding) then tan next to its pole: "
     "grid_sample replays torch's vectorised 2-D kernel (its FMA contraction, its tap order) "
     "and its scalar 3-D kernel (was a last-bit difference, 18.9 after tan)",
+    620000184: "local_response_norm: torch's formula node for node (pad, avg_pool3d, mul/add/pow, "
+    "div; was a channels-last window sum, PermuteBackward0 vs ViewBackward0)",
+    620001632: "inner of two 1-D tensors: torch's dot of the permuted operands, no reshape (was "
+    "a ViewBackward0 under DotBackward0)",
     590015677: "float32 addmv then lgamma near a pole: mv/addmv are MKL's ?gemv as torch's "
     "addmv_impl_cpu calls it (was NumPy's dot, 1 ulp in the forward scaled into the gradient)",
     15043017: "float32 matrix_power then frac: its products are MKL's gemm as torch calls it "
