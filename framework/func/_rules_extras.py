@@ -217,7 +217,16 @@ def ctc_grad(cls, args, params):
     return wrap(out.reshape(bs + (t, m, c)), lvls)
 
 
+def view_copy(cls, args, params):
+    """A ``*_copy`` function's node: the view of the batched input (through the view's own
+    rule), then its copy."""
+    return params["view"](args[0]).clone()
+
+
 def _register():
+    from .._surface_small import _ViewCopy
+
+    register(_ViewCopy)(view_copy)
     table = op_classes()
     for rule, names in (
         (zero_link, ["ZeroLink"]),

@@ -70,7 +70,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         )
     shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     common = dtypes.from_numpy_dtype(common)
-    x1, x2 = (x.to(common) for x in (x1, x2))
+    # torch casts only integral (and bool) inputs; floating ones keep their dtype, and the
+    # product of the two normalised inputs promotes
+    x1, x2 = (x if x.is_floating_point() else x.to(common) for x in (x1, x2))
     if x1.shape != x2.shape:  # torch's expand_outplace: both expanded, unless of one shape
         x1, x2 = x1.expand(*shape), x2.expand(*shape)
     # torch clamps copies of the norms in place without recording it: the gradient flows as if

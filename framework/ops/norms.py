@@ -219,10 +219,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         from .linalg_ext import svdvals
 
         s = svdvals(A.movedim((d0, d1), (-2, -1)))
-        out = s.sum(-1) if ord == "nuc" else _max_min(s, ord, -1, False)
-        if keepdim:  # torch: unsqueeze twice, then undo the permutation (PermuteBackward0)
+        out = s.sum(-1, keepdim=keepdim) if ord == "nuc" else _max_min(s, ord, -1, keepdim)
+        if keepdim:  # torch: the reduction keeps its dim, one unsqueeze, then the permutation
             perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
-            out = out.unsqueeze(-1).unsqueeze(-1).permute([perm.index(i) for i in range(len(perm))])
+            out = out.unsqueeze(-1).permute([perm.index(i) for i in range(len(perm))])
         return out
     if ord in (1, -1, math.inf, -math.inf):
         sum_dim, red_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
