@@ -30,6 +30,15 @@ if cpu_has_avx512():
     for _name, _value in PIN.items():
         os.environ.setdefault(_name, _value)
 
+# MKL's BLAS on one thread in both libraries (each MKL reads MKL_DOMAIN_NUM_THREADS at load;
+# the framework's products run on MKL's own thread count, as torch's, so the pair stays equal).
+# With two pytest-xdist workers on two cores, a small product of a two-thread MKL waited
+# ~1 ms for its OpenMP team: conv3d's gradgradcheck took 85 s, 13 s on one thread (AMD EPYC).
+# Only the BLAS domain: MKL_NUM_THREADS would also set torch's
+# intra-op thread count (it starts OpenMP at mkl_get_max_threads()), whose parallel kernels
+# the replays follow (351 tests failed with it).
+os.environ.setdefault("MKL_DOMAIN_NUM_THREADS", "MKL_BLAS=1")
+
 
 def without_aten_pin(env):
     """`env` without this module's ATEN_CPU_CAPABILITY: torch.compile's generated CPU kernels

@@ -55,6 +55,24 @@ def avg_pool_backward(cls, args, params):
     return wrap(out.reshape(bs + tuple(fwd.in_shape)), lvls)
 
 
+def avg_pool3d_backward(cls, args, params):
+    """AvgPool3DBackward: its kernel flattens every leading dim, so the batch dims lead the
+    output shape."""
+    got = _first_only(args)
+    if got is None:
+        return fallback(cls, args, params)
+    v, lvls, bs = got
+    fwd = params["fwd"]
+    folded = SimpleNamespace(
+        win=fwd.win,
+        div=fwd.div,
+        count_include_pad=fwd.count_include_pad,
+        divisor_override=fwd.divisor_override,
+        in_shape=bs + tuple(fwd.in_shape),
+    )
+    return wrap(cls.apply(v.contiguous(), fwd=folded), lvls)
+
+
 def _as_one_batch(t, lvls):
     """t's physical tensor with its batch dims merged into one leading dim, and their shape."""
     v = aligned(t, lvls, expand=True)
@@ -137,6 +155,7 @@ def _register():
         ["MaxPool2DWithIndicesBackward", "_MaxGather", "_ScatterPlanes", "_GatherPlanes"],
     )
     reg(avg_pool_backward, ["AvgPool2DBackward"])
+    reg(avg_pool3d_backward, ["AvgPool3DBackward"])
     reg(conv_weight_grad, ["ConvWeightGrad", "Conv3dWeightGrad"])
     reg(conv3d_input_grad, ["Conv3dInputGrad"])
     reg(embedding_dense_backward, ["EmbeddingDenseBackward"])
