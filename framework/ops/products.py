@@ -730,7 +730,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         _dim(dim, 0)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-    x = input.reshape(-1) if dim is None else input
+    # torch: input.flatten(), which returns a 1-D input itself (no ViewBackward0)
+    x = input if dim is not None or input.dim() == 1 else input.reshape(-1)
     d = 0 if dim is None else _dim(dim, x.dim())
     if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.dim() <= 1:
         repeats = int(repeats.item()) if repeats.dim() == 0 else repeats
