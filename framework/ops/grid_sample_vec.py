@@ -49,6 +49,8 @@ class _Axis:
         self.empty = size <= 1 if align else size <= 0
 
     def unnormalize(self, g):
+        """grid_sampler_unnormalize: a grid value in [-1, 1] to a pixel coordinate (align:
+        (g + 1) * scale; else one FMA of (g + 1) * scale - 0.5, as the vector kernel)."""
         t = self.t
         if self.align:
             return (g + t(1)) * self.scale
@@ -60,6 +62,8 @@ class _Axis:
         return np.where(x < self.max_val, x, self.max_val)
 
     def reflect(self, x):
+        """reflect_coordinates: x folded into [low, low + span] (the truncated quotient's
+        remainder by one FMA, as torch's vectorised kernel)."""
         t = self.t
         if self.align and self.empty:
             return np.zeros_like(x)
@@ -77,6 +81,7 @@ class _Axis:
         return x
 
     def apply(self, g):
+        """The source coordinate of grid values g: unnormalised, then the padding rule."""
         return self.coordinates(self.unnormalize(g))
 
     def apply_get_grad(self, g):
@@ -172,6 +177,9 @@ class _Scatter:
         self.taps.append((idx, mask, vals))
 
     def result(self, grid):
+        """The input gradient (N, C, H, W): every tap's values added at its destinations
+        in torch's order (the iterator's vectors over `grid`, then tap by tap, lane by
+        lane)."""
         n, c, h, w = self.shape
         out = np.zeros(n * c * h * w, self.dtype)
         if not self.taps:
@@ -197,10 +205,12 @@ def _cubic(tx):
     far_c = (t(5) * a, t(8) * a, t(4) * a)
     near_c = (a + t(2), a + t(3))
 
-    def far(x):  # (each k * A is a product of its own, the one contracted: no FMA here)
+    def far(x):
+        """The outer taps' cubic (each k * A a product of its own: no FMA here)."""
         return ((a * x - far_c[0]) * x + far_c[1]) * x - far_c[2]
 
     def near(x):
+        """The inner taps' cubic, two FMAs as GCC contracted them."""
         return _fma(_fma(near_c[0], x, -near_c[1]) * x, x, t(1))
 
     return [far(tx + t(1)), near(tx), near(t(1) - tx), far(t(2) - tx)]
